@@ -1,0 +1,93 @@
+"""Typed errors.
+
+Every error maskref raises on bad input is one of these: a malformed pattern, grammar or
+schema says *where* (offset, or line and column, with a caret line) and *what was expected*;
+a pathological input that would take unbounded work raises `LimitError` naming the limit.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+
+class MaskrefError(Exception):
+    """Base class of every error maskref raises on purpose."""
+
+
+def caret_line(text: str, offset: int) -> str:
+    """The line of `text` holding `offset`, and a caret under that offset.
+
+    >>> print(caret_line("ab(c", 2))
+    ab(c
+      ^
+    """
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    if end < 0:
+        end = len(text)
+    return text[start:end] + "\n" + " " * (offset - start) + "^"
+
+
+class RegexError(MaskrefError, ValueError):
+    """A malformed or unsupported regular expression.
+
+    `offset` is the index into `pattern` (a str) where the problem was found.
+    """
+
+    def __init__(self, message: str, pattern: str, offset: int) -> None:
+        self.message = message
+        self.pattern = pattern
+        self.offset = max(0, min(offset, len(pattern)))
+        super().__init__(
+            "%s at offset %d\n%s" % (message, self.offset, caret_line(pattern, self.offset))
+        )
+
+
+class GrammarError(MaskrefError, ValueError):
+    """A malformed or unsupported grammar; `line` and `column` are 1-based."""
+
+    def __init__(
+        self,
+        message: str,
+        text: str = "",
+        offset: Optional[int] = None,
+    ) -> None:
+        self.message = message
+        self.text = text
+        self.offset = offset
+        if offset is None:
+            self.line = self.column = None
+            super().__init__(message)
+        else:
+            self.line = text.count("\n", 0, offset) + 1
+            self.column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+            super().__init__(
+                "%s at line %d, column %d\n%s"
+                % (message, self.line, self.column, caret_line(text, offset))
+            )
+
+
+class SchemaError(MaskrefError, ValueError):
+    """A JSON schema that is malformed, unsatisfiable or uses an unsupported keyword.
+
+    `pointer` is the JSON pointer of the offending (sub)schema or keyword.
+    """
+
+    def __init__(self, message: str, pointer: str = "") -> None:
+        self.message = message
+        self.pointer = pointer
+        super().__init__("%s at %s" % (message, pointer or "/"))
+
+
+class LimitError(MaskrefError, RuntimeError):
+    """Bounded work ran out: `limit` names the limit, `value` is its setting.
+
+    The message says how to raise it (``Limits(<limit>=...)``).
+    """
+
+    def __init__(self, limit: str, value: int, what: str = "") -> None:
+        self.limit = limit
+        self.value = value
+        super().__init__(
+            "limit %s=%d exceeded%s; raise it with Limits(%s=...) if the input is legitimate"
+            % (limit, value, (" (" + what + ")") if what else "", limit)
+        )

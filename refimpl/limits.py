@@ -1,0 +1,30 @@
+"""Limits on the work an input may cause.
+
+Every loop whose length the input controls checks one of these and raises `LimitError`
+naming it. The defaults are generous for real grammars and small enough that a hostile
+input fails in seconds rather than hanging.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    #: hash-consed regex expressions in one ExprSet (bounds memory of derivatives)
+    expressions: int = 2_000_000
+    #: states of one lazy DFA (or lexer)
+    dfa_states: int = 200_000
+    #: derivative states explored by one emptiness / containment / forcing question
+    relevance_fuel: int = 10_000
+    #: largest counted repetition bound {n,m} in a pattern
+    repeat_bound: int = 100_000
+    #: Earley items in one row
+    items_per_row: int = 100_000
+    #: Earley rows (lexemes scanned) in one parse
+    rows: int = 1_000_000
+    #: symbols + rules of one grammar
+    grammar_size: int = 1_000_000
+
+
+DEFAULT_LIMITS = Limits()

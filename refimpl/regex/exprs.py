@@ -1,0 +1,331 @@
+"""Hash-consed regular expressions over bytes, built by smart constructors.
+
+An `ExprSet` owns every expression it has built; an expression is a small int (its id).
+Nodes are hash-consed: building the same node twice gives the same id, and the smart
+constructors put every node in a normal form first (the rules are listed beside their
+code), so that expressions equal up to those rules are the *same int*. That is what keeps
+Brzozowski's derivative automaton finite and small (Brzozowski 1964, Owens, Reppy & Turon
+2009, "Regular-expression derivatives re-examined", section 4.1: similarity up to
+associativity, commutativity and idempotence of `|` suffices for finiteness).
+
+Node kinds (the tuple stored for each id):
+
+    (NOTHING,)              ∅, no word at all                       id 0
+    (EPSILON,)              ε, the empty word                       id 1
+    (NOT, 0)                Σ*, every byte string (¬∅)              id 2
+    (BYTES, mask)           one byte b with bit b of the 256-bit int `mask` set
+    (CONCAT, head, tail)    head·tail; head is never a CONCAT (right-associated)
+    (OR, (e1, e2, ...))     alternation; >= 2 members, sorted by id, no OR among them
+    (AND, (e1, e2, ...))    intersection; same shape as OR
+    (NOT, e)                complement Σ* minus L(e)
+    (REPEAT, e, lo, hi)     e{lo,hi}; hi is None for unbounded
+
+`nullable` (ν in Brzozowski's notation: does the language contain ε?) is computed once
+when a node is built and kept in a bytearray; the derivative lives in derivative.py.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from ..errors import LimitError
+from ..limits import DEFAULT_LIMITS, Limits
+
+NOTHING_KIND, EPSILON_KIND, BYTES, CONCAT, OR, AND, NOT, REPEAT = range(8)
+KIND_NAMES = ("NOTHING", "EPSILON", "BYTES", "CONCAT", "OR", "AND", "NOT", "REPEAT")
+
+ALL_BYTES = (1 << 256) - 1
+
+Node = tuple
+
+
+class ExprSet:
+    """A store of hash-consed expressions; an expression is an int id into it.
+
+    >>> es = ExprSet()
+    >>> ab = es.union(es.literal(b"a"), es.literal(b"b"))
+    >>> ab == es.byte_set(0b11 << ord("a"))         # a|b is the byte set [ab]
+    True
+    >>> es.concat(ab, es.EPSILON) == ab            # ε is the identity of concatenation
+    True
+    >>> es.concat(ab, es.NOTHING) == es.NOTHING    # ∅ annihilates it
+    True
+    """
+
+    NOTHING = 0
+    EPSILON = 1
+    EVERYTHING = 2
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.limits = limits
+        self.nodes: List[Node] = []
+        self._ids: Dict[Node, int] = {}
+        self._nullable = bytearray()
+        # 1 where the expression contains AND or NOT: only then can a node other than ∅
+        # denote the empty language, so only then is an emptiness check needed.
+        self.has_boolean = bytearray()
+        self.derivatives: Dict[int, int] = {}  # (e << 8 | byte) -> d(e, byte)
+        self.cache: Dict[object, object] = {}  # for clients (compiled classes, ...)
+        assert self._make((NOTHING_KIND,)) == self.NOTHING
+        assert self._make((EPSILON_KIND,)) == self.EPSILON
+        assert self._make((NOT, self.NOTHING)) == self.EVERYTHING
+
+    # -- the store ---------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def kind(self, e: int) -> int:
+        return self.nodes[e][0]
+
+    def nullable(self, e: int) -> bool:
+        """ν(e): does L(e) contain the empty word?"""
+        return self._nullable[e] == 1
+
+    def _make(self, node: Node) -> int:
+        e = self._ids.get(node)
+        if e is not None:
+            return e
+        e = len(self.nodes)
+        if e >= self.limits.expressions:
+            raise LimitError("expressions", self.limits.expressions, "regex expressions built")
+        kind = node[0]
+        # ν, by the usual rules: ν(ε)=1, ν(∅)=ν(b)=0, ν(rs)=ν(r)ν(s), ν(r|s)=ν(r)+ν(s),
+        # ν(r&s)=ν(r)ν(s), ν(¬r)=1-ν(r), ν(r{lo,hi}) = (lo == 0 or ν(r)).
+        n = self._nullable
+        if kind == EPSILON_KIND:
+            nul, boolean = 1, 0
+        elif kind in (NOTHING_KIND, BYTES):
+            nul, boolean = 0, 0
+        elif kind == CONCAT:
+            nul = n[node[1]] & n[node[2]]
+            boolean = self.has_boolean[node[1]] | self.has_boolean[node[2]]
+        elif kind == OR:
+            nul = 1 if any(n[c] for c in node[1]) else 0
+            boolean = 1 if any(self.has_boolean[c] for c in node[1]) else 0
+        elif kind == AND:
+            nul = 1 if all(n[c] for c in node[1]) else 0
+            boolean = 1
+        elif kind == NOT:
+            nul, boolean = 1 - n[node[1]], 1
+        else:  # REPEAT
+            nul = 1 if node[2] == 0 or n[node[1]] else 0
+            boolean = self.has_boolean[node[1]]
+        self.nodes.append(node)
+        self._ids[node] = e
+        n.append(nul)
+        self.has_boolean.append(boolean)
+        return e
+
+    # -- smart constructors ---------------------------------------------------------------
+
+    def byte_set(self, mask: int) -> int:
+        """One byte out of `mask` (bit b set = byte b allowed). The empty set is ∅."""
+        if not 0 <= mask <= ALL_BYTES:
+            raise ValueError("byte mask out of range")
+        if mask == 0:
+            return self.NOTHING
+        return self._make((BYTES, mask))
+
+    def byte_range(self, lo: int, hi: int) -> int:
+        """One byte in lo..hi (inclusive)."""
+        if not 0 <= lo <= hi <= 255:
+            raise ValueError("bad byte range %d-%d" % (lo, hi))
+        return self.byte_set(((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1))
+
+    def literal(self, data: bytes) -> int:
+        """The one-word language {data}."""
+        return self.concat(*[self.byte_set(1 << b) for b in data])
+
+    def concat(self, *exprs: int) -> int:
+        """e1·e2·...·en, right-associated.
+
+        Rules: ∅ annihilates (r∅ = ∅r = ∅); ε is the identity (rε = εr = r);
+        (rs)t = r(st), so a CONCAT's head is never a CONCAT; r*r* = r* where two equal
+        stars meet, which keeps `.*.*`-like states from piling up.
+        """
+        factors: List[int] = []
+        nodes = self.nodes
+        for e in exprs:
+            if e == self.NOTHING:
+                return self.NOTHING
+            while nodes[e][0] == CONCAT:  # flatten: (rs)t -> r(st)
+                factors.append(nodes[e][1])
+                e = nodes[e][2]
+            if e != self.EPSILON:
+                factors.append(e)
+        result = self.EPSILON
+        for f in reversed(factors):
+            if result == self.EPSILON:
+                result = f
+                continue
+            head = result if nodes[result][0] != CONCAT else nodes[result][1]
+            if head == f and self._is_star(f):  # r*r* = r*
+                continue
+            result = self._make((CONCAT, f, result))
+        return result
+
+    def _is_star(self, e: int) -> bool:
+        node = self.nodes[e]
+        return e == self.EVERYTHING or (node[0] == REPEAT and node[2] == 0 and node[3] is None)
+
+    def union(self, *exprs: int) -> int:
+        """e1|e2|...|en.
+
+        Rules: flatten nested alternations (associativity); drop ∅ (identity); sort and
+        deduplicate members (commutativity, idempotence); merge all byte sets into one
+        byte set ([a]|[b] = [ab]); Σ* absorbs everything (Σ*|r = Σ*); drop ε when another
+        member is already nullable (ε|r* = r*).
+        """
+        members = set()
+        mask = 0
+        nodes = self.nodes
+        for e in exprs:
+            node = nodes[e]
+            kind = node[0]
+            if kind == OR:
+                for c in node[1]:
+                    if nodes[c][0] == BYTES:
+                        mask |= nodes[c][1]
+                    else:
+                        members.add(c)
+            elif kind == BYTES:
+                mask |= node[1]
+            elif e == self.EVERYTHING:
+                return self.EVERYTHING
+            elif e != self.NOTHING:
+                members.add(e)
+        if mask:
+            members.add(self.byte_set(mask))
+        if self.EPSILON in members and len(members) > 1:
+            if any(self._nullable[c] for c in members if c != self.EPSILON):
+                members.discard(self.EPSILON)
+        if not members:
+            return self.NOTHING
+        if len(members) == 1:
+            return members.pop()
+        return self._make((OR, tuple(sorted(members))))
+
+    def intersection(self, *exprs: int) -> int:
+        """e1&e2&...&en.
+
+        Rules: flatten; ∅ annihilates (r&∅ = ∅); Σ* is the identity (r&Σ* = r); sort and
+        deduplicate; byte sets intersect into one ([ab]&[bc] = [b], and ∅ if disjoint);
+        ε&r is ε if ν(r) else ∅; r&¬r = ∅. With no members left the result is Σ*.
+        """
+        members = set()
+        mask = ALL_BYTES
+        has_bytes = False
+        nodes = self.nodes
+        for e in exprs:
+            node = nodes[e]
+            kind = node[0]
+            if e == self.NOTHING:
+                return self.NOTHING
+            if kind == AND:
+                todo: Iterable[int] = node[1]
+            else:
+                todo = (e,)
+            for c in todo:
+                if nodes[c][0] == BYTES:
+                    mask &= nodes[c][1]
+                    has_bytes = True
+                elif c != self.EVERYTHING:
+                    members.add(c)
+        if has_bytes:
+            if mask == 0:
+                return self.NOTHING
+            members.add(self.byte_set(mask))
+        if self.EPSILON in members:
+            return self.EPSILON if all(self._nullable[c] for c in members) else self.NOTHING
+        for c in members:
+            node = nodes[c]
+            if node[0] == NOT and node[1] in members:
+                return self.NOTHING
+        if not members:
+            return self.EVERYTHING
+        if len(members) == 1:
+            return members.pop()
+        return self._make((AND, tuple(sorted(members))))
+
+    def complement(self, e: int) -> int:
+        """¬e, every byte string not in L(e). Rule: ¬¬r = r (so ¬Σ* = ∅)."""
+        node = self.nodes[e]
+        if node[0] == NOT:
+            return node[1]
+        return self._make((NOT, e))
+
+    def repeat(self, e: int, lo: int, hi: Optional[int] = None) -> int:
+        """e{lo,hi}; `hi` None means unbounded.
+
+        Rules: r{0,0} = ε; ∅{0,..} = ε and ∅{lo,..} = ∅ for lo > 0; ε{lo,hi} = ε;
+        if ν(r) the minimum drops to 0 (pad with empty copies): r{lo,hi} = r{0,hi};
+        r{1,1} = r; r{0,1} = r|ε (so `r?` and `(r|)` are the same node);
+        (r*){0,hi} = r* for hi >= 1; (r+)* = r*, and more generally (r+){lo,} = r{lo,};
+        [\\x00-\\xff]* = Σ*.
+        """
+        if lo < 0 or (hi is not None and hi < lo):
+            raise ValueError("bad repetition bounds {%r,%r}" % (lo, hi))
+        if hi == 0 or e == self.EPSILON:
+            return self.EPSILON
+        if e == self.NOTHING:
+            return self.EPSILON if lo == 0 else self.NOTHING
+        if self._nullable[e]:
+            lo = 0
+        if lo == 1 and hi == 1:
+            return e
+        if lo == 0 and hi == 1:
+            return self.union(e, self.EPSILON)
+        node = self.nodes[e]
+        if self._is_star(e):
+            return e
+        if hi is None and node[0] == REPEAT and node[2] == 1 and node[3] is None:
+            return self.repeat(node[1], lo, None)
+        if hi is None and lo == 0 and node == (BYTES, ALL_BYTES):
+            return self.EVERYTHING
+        return self._make((REPEAT, e, lo, hi))
+
+    def star(self, e: int) -> int:
+        return self.repeat(e, 0, None)
+
+    def plus(self, e: int) -> int:
+        return self.repeat(e, 1, None)
+
+    def optional(self, e: int) -> int:
+        return self.repeat(e, 0, 1)
+
+    def derivative(self, e: int, byte: int) -> int:
+        """The Brzozowski derivative d(e, byte); see derivative.py."""
+        d = self.derivatives.get(e << 8 | byte)
+        if d is None:
+            d = _derivative(self, e, byte)
+        return d
+
+    def to_string(self, e: int) -> str:
+        """A pattern that parses back (extended syntax) to this expression; see printer.py."""
+        return _to_string(self, e)
+
+    def size(self, e: int) -> int:
+        """The number of distinct nodes reachable from e (a measure of expression size)."""
+        seen = {e}
+        stack = [e]
+        while stack:
+            for c in self.children(stack.pop()):
+                if c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+        return len(seen)
+
+    def children(self, e: int) -> Tuple[int, ...]:
+        node = self.nodes[e]
+        kind = node[0]
+        if kind == CONCAT:
+            return (node[1], node[2])
+        if kind in (OR, AND):
+            return node[1]
+        if kind in (NOT, REPEAT):
+            return (node[1],)
+        return ()
+
+
+from .derivative import derivative as _derivative  # noqa: E402  (derivative.py uses ExprSet's kinds)
+from .printer import to_string as _to_string  # noqa: E402

@@ -1,0 +1,150 @@
+"""Printing an expression back as a pattern.
+
+`to_string(es, e)` writes a pattern that `compile_pattern(..., extended=True)` parses back to
+the very same expression id — the basis of teaching traces ("after `a`, the lexer is in
+state `[cd]`"). The notation is Rust regex syntax plus two operators of the extended
+syntax: `&` (intersection) and a prefix `~` (complement). Bytes are printed as themselves
+when printable ASCII and as `\\xHH` otherwise; when a byte >= 0x80 occurs, the pattern
+starts with `(?-u)` (Rust's byte mode, where `\\xHH` is a raw byte), because derivatives
+can stop in the middle of a UTF-8 sequence. ∅ prints as the empty byte class
+`(?-u)[^\\x00-\\xFF]`, and Σ* as `(?-u)[\\x00-\\xFF]*`.
+
+>>> from refimpl.regex.exprs import ExprSet
+>>> es = ExprSet()
+>>> es.to_string(es.concat(es.byte_range(ord("a"), ord("c")), es.star(es.literal(b"xy"))))
+'[a-c](?:xy)*'
+>>> es.to_string(es.literal("é".encode()))
+'(?-u)\\\\xC3\\\\xA9'
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional, Tuple, Union
+
+from .exprs import ALL_BYTES, AND, BYTES, CONCAT, NOT, OR, REPEAT
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .exprs import ExprSet
+
+# Precedence levels, loosest first: a sub-expression printed where a tighter level is
+# needed is wrapped in (?: ).
+ALTERNATION, INTERSECTION, CONCATENATION, COMPLEMENT, REPETITION, ATOM = range(6)
+
+_META = set(b"\\.+*?()|[]{}^$#&-~")
+_CLASS_META = set(b"\\[]^-&~")
+
+
+def _byte(b: int, meta: set) -> str:
+    if b in meta:
+        return "\\" + chr(b)
+    if 0x20 <= b < 0x7F:
+        return chr(b)
+    return "\\x%02X" % b
+
+
+def _byte_class(mask: int, byte_mode: bool) -> str:
+    """A byte set as a literal (one byte) or a class; negated when that is shorter."""
+    members = [b for b in range(256) if (mask >> b) & 1]
+    if len(members) == 1:
+        return _byte(members[0], _META)
+    negate = byte_mode and len(members) > 128
+    if negate:
+        mask ^= ALL_BYTES
+    ranges: List[str] = []
+    b = 0
+    while b < 256:
+        if (mask >> b) & 1:
+            lo = b
+            while b + 1 < 256 and (mask >> (b + 1)) & 1:
+                b += 1
+            text = _byte(lo, _CLASS_META)
+            if b > lo:
+                text += ("-" if b > lo + 1 else "") + _byte(b, _CLASS_META)
+            ranges.append(text)
+        b += 1
+    return "[" + ("^" if negate else "") + "".join(ranges) + "]"
+
+
+def _quantifier(lo: int, hi: Optional[int]) -> str:
+    if hi is None:
+        return "*" if lo == 0 else "+" if lo == 1 else "{%d,}" % lo
+    return "{%d}" % lo if lo == hi else "{%d,%d}" % (lo, hi)
+
+
+def _needs_byte_mode(es: "ExprSet", e: int) -> bool:
+    seen = {e}
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        node = es.nodes[x]
+        if x in (es.NOTHING, es.EVERYTHING) or (node[0] == BYTES and node[1] >> 128):
+            return True
+        for c in es.children(x):
+            if c not in seen:
+                seen.add(c)
+                stack.append(c)
+    return False
+
+
+Part = Union[str, Tuple[int, int]]
+
+
+def _render(es: "ExprSet", e: int, byte_mode: bool) -> Tuple[int, List[Part]]:
+    """The level of e and its text as strings and (child, needed level) pairs."""
+    node = es.nodes[e]
+    kind = node[0]
+    if e == es.NOTHING:
+        return ATOM, ["[^\\x00-\\xFF]"]
+    if e == es.EVERYTHING:
+        return REPETITION, ["[\\x00-\\xFF]*"]
+    if e == es.EPSILON:
+        return ATOM, ["(?:)"]
+    if kind == BYTES:
+        return ATOM, [_byte_class(node[1], byte_mode)]
+    if kind == CONCAT:
+        parts: List[Part] = []
+        while node[0] == CONCAT:
+            parts.append((node[1], COMPLEMENT))
+            e = node[2]
+            node = es.nodes[e]
+        parts.append((e, COMPLEMENT))
+        return CONCATENATION, parts
+    if kind == OR and es.EPSILON in node[1]:
+        rest = [c for c in node[1] if c != es.EPSILON]
+        if len(rest) == 1:
+            return REPETITION, [(rest[0], ATOM), "?"]
+        return REPETITION, ["(?:"] + _joined(rest, "|", INTERSECTION) + [")?"]
+    if kind == OR:
+        return ALTERNATION, _joined(node[1], "|", INTERSECTION)
+    if kind == AND:
+        return INTERSECTION, _joined(node[1], "&", CONCATENATION)
+    if kind == NOT:
+        return COMPLEMENT, ["~", (node[1], REPETITION)]
+    assert kind == REPEAT
+    return REPETITION, [(node[1], ATOM), _quantifier(node[2], node[3])]
+
+
+def _joined(members, sep: str, level: int) -> List[Part]:
+    parts: List[Part] = []
+    for i, c in enumerate(members):
+        if i:
+            parts.append(sep)
+        parts.append((c, level))
+    return parts
+
+
+def to_string(es: "ExprSet", e: int) -> str:
+    """Print e as a pattern (iteratively: deep expressions are fine)."""
+    byte_mode = _needs_byte_mode(es, e)
+    out: List[str] = ["(?-u)"] if byte_mode else []
+    stack: List[Part] = [(e, ALTERNATION)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        x, needed = item
+        level, parts = _render(es, x, byte_mode)
+        if level < needed:
+            parts = ["(?:"] + parts + [")"]
+        stack.extend(reversed(parts))
+    return "".join(out)

@@ -1,0 +1,146 @@
+"""Emptiness, containment and forced bytes, decided by exploring derivatives.
+
+Without intersection and complement, the smart constructors guarantee that an expression
+denotes the empty language only if it *is* ∅. With them, `a*&~(a*)` is a non-∅ node with
+an empty language, and emptiness must be decided by search: L(e) is non-empty iff some
+derivative reachable from e is nullable. The derivatives reachable from e are finitely many
+up to the normal form of exprs.py (Brzozowski's theorem), but possibly very many, so every
+question here takes a `fuel` budget (the number of derivative states it may visit) and
+answers None — "unknown" — when it runs out. Never a wrong answer.
+
+Bytes that every byte set of e treats alike give the same derivative, so the search only
+tries one representative byte per class of that partition (`byte_classes`): usually a
+handful instead of 256.
+
+>>> from refimpl.regex.exprs import ExprSet
+>>> es = ExprSet()
+>>> a_star = es.star(es.literal(b"a"))
+>>> is_empty(es, es.intersection(a_star, es.complement(a_star)))
+True
+>>> is_contained(es, es.literal(b"aa"), a_star), is_contained(es, a_star, es.literal(b"aa"))
+(True, False)
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional
+
+from ..errors import LimitError
+from .exprs import ALL_BYTES, BYTES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .exprs import ExprSet
+
+
+def byte_classes(es: "ExprSet", e: int) -> List[int]:
+    """The partition of the 256 bytes into classes that every byte set in e treats alike.
+
+    Returned as a list of masks (disjoint, covering all bytes). Derivatives of e only
+    contain byte sets of e, so the partition holds for all of them too.
+    """
+    key = ("classes", e)
+    cached = es.cache.get(key)
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    masks = set()
+    seen = {e}
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        node = es.nodes[x]
+        if node[0] == BYTES:
+            masks.add(node[1])
+        for c in es.children(x):
+            if c not in seen:
+                seen.add(c)
+                stack.append(c)
+    classes = [ALL_BYTES]
+    for m in masks:
+        refined = []
+        for c in classes:
+            inside, outside = c & m, c & ~m
+            if inside:
+                refined.append(inside)
+            if outside:
+                refined.append(outside)
+        classes = refined
+    es.cache[key] = classes
+    return classes
+
+
+def _lowest_byte(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def is_empty(es: "ExprSet", e: int, fuel: Optional[int] = None) -> Optional[bool]:
+    """Is L(e) empty? True, False, or None when `fuel` states did not suffice."""
+    if not es.has_boolean[e]:
+        return e == es.NOTHING
+    known = es.cache.get(("empty", e))
+    if known is not None:
+        return known  # type: ignore[return-value]
+    if fuel is None:
+        fuel = es.limits.relevance_fuel
+    representatives = [_lowest_byte(c) for c in byte_classes(es, e)]
+    seen = {e}
+    stack = [e]
+    while stack:
+        x = stack.pop()  # never ∅: ∅ is not pushed
+        known = es.cache.get(("empty", x))
+        if known is True:
+            continue
+        if known is False or es.nullable(x) or not es.has_boolean[x]:
+            es.cache[("empty", e)] = False
+            return False
+        fuel -= 1
+        if fuel < 0:
+            return None
+        for b in representatives:
+            d = es.derivative(x, b)
+            if d != es.NOTHING and d not in seen:
+                seen.add(d)
+                stack.append(d)
+    for x in seen:  # every state reachable from an empty one is empty too
+        es.cache[("empty", x)] = True
+    return True
+
+
+def check_empty(es: "ExprSet", e: int, fuel: Optional[int] = None) -> bool:
+    """`is_empty` for callers that need certainty: LimitError when fuel runs out."""
+    answer = is_empty(es, e, fuel)
+    if answer is None:
+        limit = es.limits.relevance_fuel if fuel is None else fuel
+        raise LimitError("relevance_fuel", limit, "deciding whether a regex can still match")
+    return answer
+
+
+def is_contained(es: "ExprSet", a: int, b: int, fuel: Optional[int] = None) -> Optional[bool]:
+    """Is L(a) ⊆ L(b)? Decided as emptiness of a & ¬b; None when fuel runs out."""
+    return is_empty(es, es.intersection(a, es.complement(b)), fuel)
+
+
+def forced_bytes(es: "ExprSet", e: int, fuel: Optional[int] = None) -> bytes:
+    """The bytes every word of L(e) starts with (empty if e is nullable or branches).
+
+    A byte is forced when exactly one byte has a non-empty derivative. Where emptiness is
+    unknown (fuel), forcing stops early: the answer is then a correct, shorter prefix.
+
+    >>> from refimpl.regex.exprs import ExprSet
+    >>> es = ExprSet()
+    >>> forced_bytes(es, es.concat(es.literal(b"ab"), es.byte_set(0b11 << 99)))
+    b'ab'
+    """
+    out = bytearray()
+    while not es.nullable(e):
+        live = []
+        for c in byte_classes(es, e):
+            d = es.derivative(e, _lowest_byte(c))
+            empty = is_empty(es, d, fuel)
+            if empty is None:
+                return bytes(out)
+            if not empty:
+                live.append((c, d))
+        if len(live) != 1 or live[0][0] & (live[0][0] - 1):
+            break
+        out.append(_lowest_byte(live[0][0]))
+        e = live[0][1]
+    return bytes(out)
