@@ -1,0 +1,236 @@
+"""Earley's parser over lexemes, with Leo items, and rows that push, pop and are reused.
+
+Notation (Earley 1970; Aycock & Horspool 2002; Leo 1991). An *item* [A → α • β, i] is a
+rule with a dot and the row i where it started (its origin). Row j holds the items that
+are possible after j lexemes. An item is one int: the dot position in the grammar's flat
+right-hand-side list (CompiledGrammar) in the low bits, the origin above them; advancing
+the dot is `item + 1`.
+
+Building row j from the items its lexeme advanced (the *scan*) runs to a fixpoint:
+
+  predict   [A → α • B β, i]  adds [B → • γ, j] for every rule B → γ;
+            and if B is nullable, also [A → α B • β, i]        (Aycock–Horspool: this
+            replaces completing ε-derivations, so items with origin j are never completed)
+  complete  [B → γ •, k] with k < j: every [A → α • B β, i] in row k gives
+            [A → α B • β, i] — unless a Leo item short-cuts the chain (below)
+  scan      (when the next lexeme arrives) [A → α • a β, i] with a among the lexemes
+            gives [A → α a • β, i] in row j + 1
+
+Leo items. Right recursion (S → a S | ε) makes plain Earley add one completed item per
+level, so row n holds O(n) items. Leo: if row k holds exactly one item with B after the
+dot, [A → α • B, i], and advancing it completes A, then completing B from k leads
+deterministically to completing A from i; follow that path to its top and add only the
+topmost completed item. The path's top is memoised per (row, symbol) as the *transitive
+item* of that row. Two details are load-bearing (docs/earley.md): transitive items are
+computed only for finished rows (k < j, never the row being built), and the grammar has
+an augmented start rule S' → S, so the accepting item is always the top of a path.
+
+Rows form a stack: `push(lexemes)` builds the next row (or reuses the one built last time
+from the same parent row for the same lexemes: the trie walk pushes the same lexeme for
+many tokens), `pop(n)` moves the top pointer down.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from .errors import LimitError
+from .grammar.ir import COMPLETE, CompiledGrammar
+from .limits import DEFAULT_LIMITS, Limits
+
+
+class Row:
+    """One Earley set: its items, what it waits for, and what the lexer may see next."""
+
+    __slots__ = ("items", "waiting", "allowed", "accepting", "leo", "serial", "parent", "scanned", "lexer_start")
+
+    def __init__(self, items: List[int], serial: int, parent: int, scanned: int) -> None:
+        self.items = items
+        self.waiting: Dict[int, List[int]] = {}  # symbol after the dot -> items
+        self.allowed = 0  # bit mask of the lexemes that may come next
+        self.accepting = False  # holds [S' → S •, 0]
+        self.leo: Dict[int, Optional[int]] = {}  # symbol -> transitive item (or None)
+        self.serial = serial  # unique per row built
+        self.parent = parent  # serial of the row below when this one was built
+        self.scanned = scanned  # the lexemes (bit mask) this row was built from
+        self.lexer_start = -1  # lexer start state; set by the recogniser
+
+
+class Parser:
+    def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True) -> None:
+        self.g = grammar
+        self.limits = limits
+        self.leo = leo
+        self.shift = max(1, len(grammar.dot_symbol).bit_length())
+        self.mask = (1 << self.shift) - 1
+        self.rows: List[Row] = []
+        self.top = 0  # rows[:top] are the live rows
+        self.rows_built = 0
+        self.rows_reused = 0
+        self._serial = 0
+        accept_pos = grammar.rules_of[grammar.start][0] + 1
+        self.accept_item = accept_pos  # [S' → S •, 0]
+        seeds = [p for p in grammar.rules_of[grammar.start]]
+        row = self._build(0, seeds, parent=-1, scanned=0)
+        self.rows.append(row)
+        self.top = 1
+
+    # -- the stack of rows ----------------------------------------------------------------
+
+    @property
+    def row(self) -> Row:
+        """The current (top) row."""
+        return self.rows[self.top - 1]
+
+    def push(self, lexemes: int) -> Optional[Row]:
+        """Scan one lexeme out of the bit mask `lexemes`; push and return the new row.
+
+        Returns None (and pushes nothing) when no item of the top row expects any of them.
+        A row built before from the same parent row for the same lexemes is reused.
+        """
+        parent = self.rows[self.top - 1]
+        j = self.top
+        if j < len(self.rows):
+            old = self.rows[j]
+            if old.parent == parent.serial and old.scanned == lexemes:
+                self.top = j + 1
+                self.rows_reused += 1
+                return old
+        n = self.g.n_nonterminals
+        seeds = []
+        for lexeme in _bits(lexemes):
+            seeds.extend(item + 1 for item in parent.waiting.get(n + lexeme, ()))
+        if not seeds:
+            return None
+        if j >= self.limits.rows:
+            raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
+        row = self._build(j, seeds, parent.serial, lexemes)
+        if j < len(self.rows):
+            self.rows[j] = row
+        else:
+            self.rows.append(row)
+        self.top = j + 1
+        return row
+
+    def pop(self, n: int = 1) -> None:
+        """Drop the top n rows (they stay stored, for reuse by the next push)."""
+        self.top -= n
+        assert self.top >= 1
+
+    # -- building a row -------------------------------------------------------------------
+
+    def _build(self, j: int, seeds: List[int], parent: int, scanned: int) -> Row:
+        g = self.g
+        dot_symbol, lhs, rules_of, nullable = g.dot_symbol, g.lhs, g.rules_of, g.nullable
+        n = g.n_nonterminals
+        shift, mask = self.shift, self.mask
+        rows = self.rows
+        origin_j = j << shift
+        limit = self.limits.items_per_row
+        items: List[int] = []
+        seen = set()
+        for item in seeds:
+            if item not in seen:
+                seen.add(item)
+                items.append(item)
+        predicted = set()
+        allowed = 0
+        i = 0
+        while i < len(items):
+            item = items[i]
+            i += 1
+            pos = item & mask
+            sym = dot_symbol[pos]
+            new: List[int]
+            if sym == COMPLETE:
+                origin = item >> shift
+                if origin == j:
+                    continue  # an ε-derivation: already advanced when predicted
+                symbol = lhs[pos]
+                top = self._transitive(origin, symbol) if self.leo else None
+                if top is not None:
+                    new = [top]
+                else:
+                    new = [w + 1 for w in rows[origin].waiting.get(symbol, ())]
+            elif sym >= n:
+                allowed |= 1 << (sym - n)
+                continue
+            else:
+                new = []
+                if sym not in predicted:
+                    predicted.add(sym)
+                    new = [origin_j | p for p in rules_of[sym]]
+                if nullable[sym]:
+                    new.append(item + 1)
+            for x in new:
+                if x not in seen:
+                    seen.add(x)
+                    items.append(x)
+            if len(items) > limit:
+                raise LimitError("items_per_row", limit, "Earley items in one row")
+        self._serial += 1
+        self.rows_built += 1
+        row = Row(items, self._serial, parent, scanned)
+        waiting = row.waiting
+        for item in items:
+            sym = dot_symbol[item & mask]
+            if sym != COMPLETE:
+                waiting.setdefault(sym, []).append(item)
+        row.allowed = allowed
+        row.accepting = self.accept_item in seen
+        return row
+
+    def _transitive(self, k: int, symbol: int) -> Optional[int]:
+        """The Leo transitive item of finished row k for `symbol`, or None.
+
+        Defined when row k holds exactly one item with `symbol` after the dot and
+        advancing it completes its rule: then it is the transitive item of that rule's
+        origin row for its left-hand side, if that one is defined, else the completed
+        item itself. Computed iteratively along the path and memoised in each row.
+        """
+        g = self.g
+        path = []
+        on_path = set()
+        top: Optional[int] = None
+        while True:
+            row = self.rows[k]
+            if symbol in row.leo:
+                top = row.leo[symbol]
+                break
+            waiting = row.waiting.get(symbol, ())
+            advanced = waiting[0] + 1 if len(waiting) == 1 else -1
+            if advanced < 0 or g.dot_symbol[advanced & self.mask] != COMPLETE or (k, symbol) in on_path:
+                if (k, symbol) not in on_path:
+                    row.leo[symbol] = None
+                top = None
+                break
+            on_path.add((k, symbol))
+            path.append((row, symbol, advanced))
+            k, symbol = advanced >> self.shift, g.lhs[advanced & self.mask]
+        for row, sym, advanced in reversed(path):
+            if top is None:
+                top = advanced
+            row.leo[sym] = top
+        return top
+
+    # -- teaching traces ------------------------------------------------------------------
+
+    def item_to_string(self, item: int) -> str:
+        return self.g.item_to_string(item & self.mask, item >> self.shift)
+
+    def row_to_string(self, j: int) -> str:
+        row = self.rows[j]
+        lines = ["row %d%s" % (j, " (accepting)" if row.accepting else "")]
+        lines.extend("  " + self.item_to_string(item) for item in row.items)
+        return "\n".join(lines)
+
+
+def _bits(mask: int) -> List[int]:
+    """The indices of the set bits of `mask`."""
+    out = []
+    i = 0
+    while mask:
+        if mask & 1:
+            out.append(i)
+        mask >>= 1
+        i += 1
+    return out

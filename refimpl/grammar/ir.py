@@ -1,0 +1,194 @@
+"""The grammar IR: lexemes (regular expressions) and context-free rules over them.
+
+Two forms:
+
+* `GrammarIR` — what frontends build and `simplify` rewrites: a list of rules
+  `(lhs, rhs)`, where a symbol is an int: a nonterminal is its index `n >= 0` into
+  `names`, a lexeme is `~i` (that is, `-1 - i`) for index `i` into `lexemes`.
+* `CompiledGrammar` — what the parser runs on: every right-hand side in one flat list of
+  symbols, each terminated by `COMPLETE`, so an Earley item is a *position* in that list
+  (the dot) plus an origin row. An augmented start rule `S' → S` is added (Earley with Leo
+  items needs it; see docs/earley.md).
+
+>>> from refimpl.regex import ExprSet
+>>> es = ExprSet()
+>>> g = GrammarIR(es)
+>>> a = g.add_lexeme('"a"', es.literal(b"a"))
+>>> s = g.add_nonterminal("s")
+>>> g.add_rule(s, (a, s)); g.add_rule(s, ())
+>>> g.start = s
+>>> print(g.to_text())
+s: "a" s
+ | ""
+<BLANKLINE>
+>>> c = g.compile()
+>>> c.item_to_string(c.rules_of[c.start][0], 0)
+"[s' → • s, 0]"
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..errors import GrammarError, LimitError
+from ..limits import DEFAULT_LIMITS, Limits
+from ..regex import ExprSet
+
+Rule = Tuple[int, Tuple[int, ...]]
+
+COMPLETE = -1  # in CompiledGrammar.dot_symbol: the dot is at the end of the rule
+
+
+def is_lexeme(sym: int) -> bool:
+    return sym < 0
+
+
+def lexeme_index(sym: int) -> int:
+    """The lexeme index of a lexeme symbol (`~sym`)."""
+    return ~sym
+
+
+@dataclass(frozen=True)
+class Lexeme:
+    """A lexeme: a name for display, its expression, and how it ends.
+
+    A greedy lexeme extends while any live lexeme can; a lazy one ends as soon as it
+    matches (llguidance's `[lazy]`).
+    """
+
+    name: str
+    expr: int
+    lazy: bool = False
+
+
+class GrammarIR:
+    """A grammar under construction: lexemes, nonterminals, rules, a start symbol."""
+
+    def __init__(self, es: Optional[ExprSet] = None, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.es = es if es is not None else ExprSet(limits)
+        self.limits = limits
+        self.lexemes: List[Lexeme] = []
+        self._lexeme_ids: Dict[Tuple[int, bool], int] = {}
+        self.names: List[str] = []
+        self.rules: List[Rule] = []
+        self.start: int = -1
+        #: expression of the %ignore lexeme (skipped between lexemes), or None
+        self.ignore: Optional[int] = None
+        #: may %ignore text come before the first lexeme? (llguidance's allow_initial_skip)
+        self.allow_initial_skip = False
+        #: may lexemes match byte strings that are not valid UTF-8?
+        self.allow_invalid_utf8 = False
+
+    def add_nonterminal(self, name: str) -> int:
+        self.names.append(name)
+        return len(self.names) - 1
+
+    def add_lexeme(self, name: str, expr: int, lazy: bool = False) -> int:
+        """The symbol of a lexeme; lexemes with the same expression and laziness are one."""
+        key = (expr, lazy)
+        i = self._lexeme_ids.get(key)
+        if i is None:
+            i = len(self.lexemes)
+            self.lexemes.append(Lexeme(name, expr, lazy))
+            self._lexeme_ids[key] = i
+        return ~i
+
+    def add_rule(self, lhs: int, rhs: Sequence[int]) -> None:
+        self.rules.append((lhs, tuple(rhs)))
+        if len(self.rules) > self.limits.grammar_size:
+            raise LimitError("grammar_size", self.limits.grammar_size, "rules in one grammar")
+
+    def symbol_name(self, sym: int) -> str:
+        return self.lexemes[~sym].name if sym < 0 else self.names[sym]
+
+    def to_text(self) -> str:
+        """The rules in Lark-like notation, one nonterminal per paragraph."""
+        by_lhs: Dict[int, List[Tuple[int, ...]]] = {}
+        for lhs, rhs in self.rules:
+            by_lhs.setdefault(lhs, []).append(rhs)
+        order = sorted(by_lhs, key=lambda n: (n != self.start, n))
+        lines = []
+        for lhs in order:
+            for k, rhs in enumerate(by_lhs[lhs]):
+                body = " ".join(self.symbol_name(s) for s in rhs) or '""'
+                lines.append(("%s: " % self.names[lhs] if k == 0 else " | ") + body)
+        return "\n".join(lines) + "\n"
+
+    def compile(self) -> "CompiledGrammar":
+        if not 0 <= self.start < len(self.names):
+            raise GrammarError("the grammar has no start symbol")
+        return CompiledGrammar(self)
+
+
+class CompiledGrammar:
+    """Rules in flat arrays, indexed by dot position.
+
+    Symbols here: nonterminal n is `n`; lexeme i is `n_nonterminals + i`; `COMPLETE` marks
+    the end of a right-hand side. For every position p:
+      dot_symbol[p]  the symbol after the dot (COMPLETE at the end of a rule)
+      lhs[p]         the rule's left-hand side
+      rule_start[p]  the position of the rule's first symbol
+    """
+
+    def __init__(self, ir: GrammarIR) -> None:
+        self.es = ir.es
+        self.lexemes = list(ir.lexemes)
+        self.ignore = ir.ignore
+        self.allow_initial_skip = ir.allow_initial_skip
+        self.allow_invalid_utf8 = ir.allow_invalid_utf8
+        self.names = list(ir.names) + [ir.names[ir.start] + "'"]
+        self.start = len(self.names) - 1  # the augmented start symbol S'
+        n = self.n_nonterminals = len(self.names)
+        self.dot_symbol: List[int] = []
+        self.lhs: List[int] = []
+        self.rule_start: List[int] = []
+        self.rules_of: List[List[int]] = [[] for _ in range(n)]
+        rules = list(ir.rules) + [(self.start, (ir.start,))]
+        for lhs, rhs in rules:
+            begin = len(self.dot_symbol)
+            self.rules_of[lhs].append(begin)
+            for sym in rhs:
+                self.dot_symbol.append(~sym + n if sym < 0 else sym)
+            self.dot_symbol.append(COMPLETE)
+            self.lhs.extend([lhs] * (len(rhs) + 1))
+            self.rule_start.extend([begin] * (len(rhs) + 1))
+        self.nullable = self._nullable()
+
+    def _nullable(self) -> List[bool]:
+        """Nonterminals deriving ε, by fixpoint (no recursion on grammar depth)."""
+        nullable = [False] * self.n_nonterminals
+        changed = True
+        while changed:
+            changed = False
+            for nt in range(self.n_nonterminals):
+                if nullable[nt]:
+                    continue
+                for p in self.rules_of[nt]:
+                    while self.dot_symbol[p] != COMPLETE and 0 <= self.dot_symbol[p] < self.n_nonterminals and nullable[self.dot_symbol[p]]:
+                        p += 1
+                    if self.dot_symbol[p] == COMPLETE:
+                        nullable[nt] = changed = True
+                        break
+        return nullable
+
+    def is_lexeme(self, sym: int) -> bool:
+        return sym >= self.n_nonterminals
+
+    def symbol_name(self, sym: int) -> str:
+        if sym >= self.n_nonterminals:
+            return self.lexemes[sym - self.n_nonterminals].name
+        return self.names[sym]
+
+    def item_to_string(self, pos: int, origin: int) -> str:
+        """An item in the usual notation: [A → α • β, origin]."""
+        begin = self.rule_start[pos]
+        syms = []
+        p = begin
+        while True:
+            if p == pos:
+                syms.append("•")
+            if self.dot_symbol[p] == COMPLETE:
+                break
+            syms.append(self.symbol_name(self.dot_symbol[p]))
+            p += 1
+        return "[%s → %s, %d]" % (self.names[self.lhs[pos]], " ".join(syms), origin)

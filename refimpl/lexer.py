@@ -1,0 +1,110 @@
+"""The lexer: one lazy DFA over *all* lexemes a parser row allows at once.
+
+A lexer state is a hash-consed tuple of (lexeme index, expression) pairs: the lexemes
+still alive and, for each, the derivative of its regex by the bytes read so far. The
+transition of (state, byte) is the tuple of non-∅ derivatives, computed on first use and
+cached in the flat table `table[state << 8 | byte]` (-1 while unknown), exactly like the
+regex engine's LazyDFA: after warm-up a step is one list index. State 0 is the dead state
+(no lexeme alive). A state's start is set by the parser: `start_state(allowed)` holds the
+lexemes the current Earley row allows, so only they are live.
+
+Per state, three bit masks over lexeme indices:
+  greedy_accepting  greedy lexemes that match here (they end when the next byte is dead)
+  lazy_accepting    lazy lexemes that match here (they end right here)
+  possible          every lexeme still alive
+
+Lexeme index `len(grammar.lexemes)` is the %ignore lexeme ("skip"), when there is one.
+See docs/semantics.md for how lexemes end.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+from .errors import LimitError
+from .grammar.ir import CompiledGrammar
+from .regex.relevance import check_empty
+
+DEAD = 0
+
+LexerState = Tuple[Tuple[int, int], ...]
+
+
+class Lexer:
+    def __init__(self, grammar: CompiledGrammar) -> None:
+        self.es = es = grammar.es
+        self.exprs = [lx.expr for lx in grammar.lexemes]
+        self.names = [lx.name for lx in grammar.lexemes]
+        lazy = [lx.lazy for lx in grammar.lexemes]
+        self.skip = -1
+        if grammar.ignore is not None:
+            self.skip = len(self.exprs)
+            self.exprs.append(grammar.ignore)
+            self.names.append("%ignore")
+            lazy.append(False)
+        self.lazy_mask = sum(1 << i for i, z in enumerate(lazy) if z)
+        self.limit = es.limits.dfa_states
+        self.states: List[LexerState] = []
+        self.index: Dict[LexerState, int] = {}
+        self.table: List[int] = []
+        self.greedy_accepting: List[int] = []
+        self.lazy_accepting: List[int] = []
+        self.possible: List[int] = []
+        self.transitions_computed = 0
+        self._starts: Dict[int, int] = {}
+        self._add(())
+
+    def _add(self, state: LexerState) -> int:
+        s = self.index.get(state)
+        if s is not None:
+            return s
+        s = len(self.states)
+        if s >= self.limit:
+            raise LimitError("dfa_states", self.limit, "lexer states")
+        accepting = possible = 0
+        for lexeme, e in state:
+            possible |= 1 << lexeme
+            if self.es.nullable(e):
+                accepting |= 1 << lexeme
+        self.states.append(state)
+        self.index[state] = s
+        self.table.extend([-1] * 256)
+        self.greedy_accepting.append(accepting & ~self.lazy_mask)
+        self.lazy_accepting.append(accepting & self.lazy_mask)
+        self.possible.append(possible)
+        return s
+
+    def _live(self, pairs: LexerState) -> LexerState:
+        """Drop lexemes whose expression can match nothing any more (∅, or empty by &/~)."""
+        es = self.es
+        return tuple(
+            (lx, e) for lx, e in pairs
+            if e != es.NOTHING and not (es.has_boolean[e] and check_empty(es, e))
+        )
+
+    def start_state(self, allowed: int) -> int:
+        """The state at the start of a lexeme, with the lexemes in the bit mask `allowed`."""
+        s = self._starts.get(allowed)
+        if s is None:
+            pairs = tuple((i, e) for i, e in enumerate(self.exprs) if (allowed >> i) & 1)
+            s = self._starts[allowed] = self._add(self._live(pairs))
+        return s
+
+    def fill(self, state: int, byte: int) -> int:
+        """Compute and cache the transition of `state` by `byte`."""
+        d = self.es.derivative
+        target = self._add(self._live(tuple((lx, d(e, byte)) for lx, e in self.states[state])))
+        self.table[state << 8 | byte] = target
+        self.transitions_computed += 1
+        return target
+
+    def step(self, state: int, byte: int) -> int:
+        target = self.table[state << 8 | byte]
+        return target if target >= 0 else self.fill(state, byte)
+
+    def describe(self, state: int) -> str:
+        """A state as text: each live lexeme with its current derivative."""
+        if state == DEAD:
+            return "dead"
+        return ", ".join(
+            "%s: %s" % (self.names[lx], self.es.to_string(e)) for lx, e in self.states[state]
+        )
