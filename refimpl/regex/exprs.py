@@ -143,25 +143,27 @@ class ExprSet:
         (rs)t = r(st), so a CONCAT's head is never a CONCAT; r*r* = r* where two equal
         stars meet, which keeps `.*.*`-like states from piling up.
         """
-        factors: List[int] = []
+        if self.NOTHING in exprs:
+            return self.NOTHING
         nodes = self.nodes
-        for e in exprs:
-            if e == self.NOTHING:
-                return self.NOTHING
+        result = self.EPSILON
+        # The last factor is already right-associated and is kept as it is (so that
+        # d(r·s) = d(r)·s costs O(|d(r)|), not O(|s|)); the others are flattened onto it.
+        for e in reversed(exprs):
+            if result == self.EPSILON:
+                result = e
+                continue
+            factors = []
             while nodes[e][0] == CONCAT:  # flatten: (rs)t -> r(st)
                 factors.append(nodes[e][1])
                 e = nodes[e][2]
             if e != self.EPSILON:
                 factors.append(e)
-        result = self.EPSILON
-        for f in reversed(factors):
-            if result == self.EPSILON:
-                result = f
-                continue
-            head = result if nodes[result][0] != CONCAT else nodes[result][1]
-            if head == f and self._is_star(f):  # r*r* = r*
-                continue
-            result = self._make((CONCAT, f, result))
+            for f in reversed(factors):
+                head = result if nodes[result][0] != CONCAT else nodes[result][1]
+                if head == f and self._is_star(f):  # r*r* = r*
+                    continue
+                result = self._make((CONCAT, f, result))
         return result
 
     def _is_star(self, e: int) -> bool:

@@ -46,7 +46,7 @@ def _byte_class(mask: int, byte_mode: bool) -> str:
     members = [b for b in range(256) if (mask >> b) & 1]
     if len(members) == 1:
         return _byte(members[0], _META)
-    negate = byte_mode and len(members) > 128
+    negate = byte_mode and 128 < len(members) < 256
     if negate:
         mask ^= ALL_BYTES
     ranges: List[str] = []

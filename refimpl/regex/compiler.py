@@ -1,0 +1,191 @@
+"""Compiling the AST of syntax.py into a hash-consed expression of an ExprSet.
+
+    compile_pattern(es, "(?i)k[0-9]+")  ->  an int: [Kk\\u212A]·[0-9]{1,}, over bytes
+
+The engine works on bytes, so every character becomes its UTF-8 encoding:
+
+* a literal code point is the concatenation of its bytes (under `(?i)` it is the class
+  of its simple case folding: 'k' is {k, K, U+212A KELVIN SIGN});
+* a Unicode class is the union, over `unicode.utf8_sequences` of its ranges, of
+  concatenations of byte ranges.  The sequences are first put in a trie so that common
+  leading bytes are shared, and sibling byte ranges followed by the same rest are merged
+  into one byte set -- `\\w` (770 ranges) becomes a few hundred nodes instead of
+  thousands (the same trick as derivre's `handle_unicode_ranges`);
+* byte-mode classes and bytes are single byte sets;
+* anchors (validated by the parser) are ε; `&`, `~` and repetitions map to
+  `es.intersection`, `es.complement` and `es.repeat`.
+
+The walk over the AST is iterative (post-order on an explicit stack), and nested
+concatenations, alternations and intersections are flattened into one n-ary call each,
+so `(a(b(c(...))))` 10,000 deep compiles in linear time.  Compiled classes are cached
+per ExprSet (in `es.cache`), since a pattern full of `\\w` or `.` would otherwise redo
+the same work for every occurrence.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Dict, List, Optional, Tuple
+
+from ..limits import Limits
+from . import unicode as uni
+from .exprs import ExprSet
+from .syntax import (Alternation, Anchor, ByteClass, ByteLiteral, Class, Complement, Concat,
+                     Empty, Intersection, Literal, Node, Repeat, parse)
+
+__all__ = ["compile_ast", "compile_class", "compile_pattern"]
+
+Ranges = Tuple[Tuple[int, int], ...]
+
+# Fallback cache for an ExprSet without a `cache` dict attribute.
+_FALLBACK_CACHES: "weakref.WeakKeyDictionary[ExprSet, Dict[object, object]]" = \
+    weakref.WeakKeyDictionary()
+
+
+def _cache(es: ExprSet) -> Dict[object, object]:
+    """The per-ExprSet dict where compiled classes are kept."""
+    cache = getattr(es, "cache", None)
+    if isinstance(cache, dict):
+        return cache
+    got = _FALLBACK_CACHES.get(es)
+    if got is None:
+        got = _FALLBACK_CACHES[es] = {}
+    return got
+
+
+def _byte_mask(lo: int, hi: int) -> int:
+    """The 256-bit mask of the bytes lo..hi."""
+    return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
+
+
+def _build_trie(es: ExprSet, node: dict) -> int:
+    """The expression of a trie of UTF-8 byte ranges (depth <= 4, so recursion is safe).
+
+    A trie node maps (byte_lo, byte_hi) to a child node; the key None marks the end of a
+    sequence.  Children whose rests compile to the same expression are merged into one
+    byte set: [\\xC3][\\x80-\\xBF] | [\\xC4][\\x80-\\xBF] = [\\xC3\\xC4][\\x80-\\xBF].
+    """
+    masks: Dict[int, int] = {}  # rest expression -> mask of the leading bytes
+    alternatives: List[int] = []
+    for key, child in node.items():
+        if key is None:
+            alternatives.append(es.EPSILON)
+            continue
+        rest = _build_trie(es, child)
+        masks[rest] = masks.get(rest, 0) | _byte_mask(key[0], key[1])
+    for rest, mask in masks.items():
+        alternatives.append(es.concat(es.byte_set(mask), rest))
+    return es.union(*alternatives)
+
+
+def compile_class(es: ExprSet, ranges: Ranges) -> int:
+    """The expression matching the UTF-8 encoding of any code point in `ranges` (cached)."""
+    cache = _cache(es)
+    key = ("refimpl.regex.compiler.class", ranges)
+    got = cache.get(key)
+    if got is not None:
+        return got  # type: ignore[return-value]
+    root: dict = {}
+    for lo, hi in ranges:
+        for seq in uni.utf8_sequences(lo, hi):
+            trie = root
+            for pair in seq:
+                trie = trie.setdefault(pair, {})
+            trie[None] = True
+    expr = _build_trie(es, root) if root else es.NOTHING
+    cache[key] = expr
+    return expr
+
+
+def _compile_literal(es: ExprSet, node: Literal) -> int:
+    """A code point as its UTF-8 bytes; under (?i) the class of its case folding."""
+    if node.fold:
+        folded = uni.case_fold(((node.cp, node.cp),))
+        if folded != ((node.cp, node.cp),):
+            return compile_class(es, folded)
+    return es.literal(chr(node.cp).encode("utf-8"))
+
+
+def _operands(node: Node) -> List[Node]:
+    """The operands of an n-ary node, seeing through nested nodes of the same type.
+
+    Concatenation, alternation and intersection are associative, so `a(b(cd))` is the one
+    concatenation a·b·c·d; flattening here keeps compilation linear for deep nesting.
+    """
+    t = type(node)
+    if t is Complement or t is Repeat:
+        return [node.item]
+    out: List[Node] = []
+    stack = list(reversed(node.items))
+    while stack:
+        item = stack.pop()
+        if type(item) is t:
+            stack.extend(reversed(item.items))
+        else:
+            out.append(item)
+    return out
+
+
+def _leaf(es: ExprSet, node: Node) -> int:
+    """The expression of a node without sub-nodes."""
+    t = type(node)
+    if t is Literal:
+        return _compile_literal(es, node)
+    if t is Class:
+        return compile_class(es, node.ranges)
+    if t is ByteClass:
+        return es.byte_set(node.mask)
+    if t is ByteLiteral:
+        return es.byte_set(1 << node.byte)
+    if t is Empty or t is Anchor:  # anchors were checked to be at the ends: no-ops
+        return es.EPSILON
+    raise TypeError("not an AST node: %r" % (node,))
+
+
+_INNER = (Concat, Alternation, Intersection, Complement, Repeat)
+
+
+def compile_ast(es: ExprSet, node: Node) -> int:
+    """The expression of an AST, built bottom-up with an explicit stack (no recursion)."""
+    done: Dict[int, int] = {}  # id(node) -> expression; the tree keeps the nodes alive
+    stack: List[Tuple[Node, Optional[List[Node]]]] = [(node, None)]
+    while stack:
+        current, operands = stack.pop()
+        key = id(current)
+        if key in done:
+            continue
+        if not isinstance(current, _INNER):
+            done[key] = _leaf(es, current)
+            continue
+        if operands is None:  # first visit: operands first, then this node again
+            operands = _operands(current)
+            stack.append((current, operands))
+            stack.extend((child, None) for child in reversed(operands) if id(child) not in done)
+            continue
+        args = [done[id(child)] for child in operands]
+        t = type(current)
+        if t is Concat:
+            expr = es.concat(*args)
+        elif t is Alternation:
+            expr = es.union(*args)
+        elif t is Intersection:
+            expr = es.intersection(*args)
+        elif t is Complement:
+            expr = es.complement(args[0])
+        else:
+            expr = es.repeat(args[0], current.lo, current.hi)
+        done[key] = expr
+    return done[id(node)]
+
+
+def compile_pattern(es: ExprSet, pattern: str, *, extended: bool = False,
+                    limits: Optional[Limits] = None) -> int:
+    """Parse `pattern` and compile it into `es` (limits default to the ExprSet's).
+
+    >>> es = ExprSet()
+    >>> e = compile_pattern(es, "ab|c")
+    >>> e == es.union(es.literal(b"ab"), es.literal(b"c"))
+    True
+    """
+    if limits is None:
+        limits = getattr(es, "limits", None)
+    return compile_ast(es, parse(pattern, extended=extended, limits=limits))
