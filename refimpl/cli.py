@@ -27,6 +27,45 @@ def _regex(args: argparse.Namespace) -> int:
     return 0
 
 
+def _mask(args: argparse.Namespace) -> int:
+    """Print the token mask after a prefix, with a readable sample of allowed tokens."""
+    import time
+
+    from . import Grammar, Matcher, Vocabulary
+
+    if args.lark is not None:
+        with open(args.lark, encoding="utf-8") as f:
+            grammar = Grammar.from_lark(f.read())
+    else:
+        grammar = Grammar.from_regex(args.regex)
+    vocab = Vocabulary.load(args.vocab)
+    m = Matcher(grammar, vocab)
+    if args.prefix and not m.consume_bytes(args.prefix.encode("utf-8")):
+        print("the prefix %r does not fit the grammar" % args.prefix)
+        return 1
+    t0 = time.perf_counter()
+    mask = m.mask()
+    seconds = time.perf_counter() - t0
+    allowed = mask.allowed()
+    print("grammar    %r" % grammar)
+    print("vocabulary %s (%d tokens)" % (vocab.name, len(vocab)))
+    print("prefix     %r" % (args.prefix or ""))
+    print("allowed    %d tokens%s" % (len(allowed), " (EOS allowed)" if m.is_accepting() else ""))
+    step = max(1, len(allowed) // args.sample) if allowed else 1
+    sample = [t for t in allowed[::step]][: args.sample]
+    print("sample     " + " ".join("%d:%r" % (t, vocab.tokens[t].decode("utf-8", "replace")) for t in sample))
+    forced = m.forced_bytes()
+    if forced:
+        print("forced     %r" % forced.decode("utf-8", "replace"))
+    if args.explain:
+        print("mask time  %.2f ms (first mask: lexer table and rows are built as the walk goes)" % (seconds * 1e3))
+        nodes = m.stats["trie_nodes_walked"]
+        print("trie       %d nodes in all, %d walked (%.0f ns per node walked)" % (len(m.trie), nodes, seconds * 1e9 / max(1, nodes)))
+        keys = ("lexer_states", "transitions_computed", "rows", "items", "rows_built", "rows_reused")
+        print("stats      " + ", ".join("%s=%d" % (k, m.stats[k]) for k in keys))
+    return 0
+
+
 def _show_byte(b: int) -> str:
     return repr(chr(b)) if 0x20 <= b < 0x7F else "0x%02X" % b
 
@@ -38,6 +77,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("pattern")
     p.add_argument("texts", nargs="*", default=[])
     p.set_defaults(run=_regex)
+    p = sub.add_parser("mask", help="the token mask of a grammar after a prefix")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--regex", help="a regular expression (Rust syntax, full match)")
+    source.add_argument("--lark", metavar="FILE", help="a grammar in llguidance's Lark dialect")
+    p.add_argument("--vocab", default="gpt2", help="an embedded vocabulary name or a tokenizer file (default gpt2)")
+    p.add_argument("--prefix", default="", help="text already generated")
+    p.add_argument("--sample", type=int, default=12, help="how many allowed tokens to show")
+    p.add_argument("--explain", action="store_true", help="print the walk statistics")
+    p.set_defaults(run=_mask)
     args = parser.parse_args(argv)
     from .errors import MaskrefError
 

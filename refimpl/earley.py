@@ -25,9 +25,9 @@ item* of that row. Two details are load-bearing (docs/earley.md): transitive ite
 computed only for finished rows (k < j, never the row being built), and the grammar has
 an augmented start rule S' → S, so the accepting item is always the top of a path.
 
-Rows form a stack: `push(lexemes)` builds the next row (or reuses the one built last time
-from the same parent row for the same lexemes: the trie walk pushes the same lexeme for
-many tokens), `pop(n)` moves the top pointer down.
+Rows form a stack: `push(lexemes)` builds the next row — or reuses the row built before
+from the same parent row for the same lexemes (each row caches its children): the trie
+walk pushes the same lexeme for many tokens — and `pop(n)` moves the top pointer down.
 """
 from __future__ import annotations
 
@@ -41,17 +41,15 @@ from .limits import DEFAULT_LIMITS, Limits
 class Row:
     """One Earley set: its items, what it waits for, and what the lexer may see next."""
 
-    __slots__ = ("items", "waiting", "allowed", "accepting", "leo", "serial", "parent", "scanned", "lexer_start")
+    __slots__ = ("items", "waiting", "allowed", "accepting", "leo", "children", "lexer_start")
 
-    def __init__(self, items: List[int], serial: int, parent: int, scanned: int) -> None:
+    def __init__(self, items: List[int]) -> None:
         self.items = items
         self.waiting: Dict[int, List[int]] = {}  # symbol after the dot -> items
         self.allowed = 0  # bit mask of the lexemes that may come next
         self.accepting = False  # holds [S' → S •, 0]
         self.leo: Dict[int, Optional[int]] = {}  # symbol -> transitive item (or None)
-        self.serial = serial  # unique per row built
-        self.parent = parent  # serial of the row below when this one was built
-        self.scanned = scanned  # the lexemes (bit mask) this row was built from
+        self.children: Dict[int, Row] = {}  # scanned lexemes (bit mask) -> the row built
         self.lexer_start = -1  # lexer start state; set by the recogniser
 
 
@@ -66,12 +64,10 @@ class Parser:
         self.top = 0  # rows[:top] are the live rows
         self.rows_built = 0
         self.rows_reused = 0
-        self._serial = 0
         accept_pos = grammar.rules_of[grammar.start][0] + 1
         self.accept_item = accept_pos  # [S' → S •, 0]
         seeds = [p for p in grammar.rules_of[grammar.start]]
-        row = self._build(0, seeds, parent=-1, scanned=0)
-        self.rows.append(row)
+        self.rows.append(self._build(0, seeds))
         self.top = 1
 
     # -- the stack of rows ----------------------------------------------------------------
@@ -89,21 +85,19 @@ class Parser:
         """
         parent = self.rows[self.top - 1]
         j = self.top
-        if j < len(self.rows):
-            old = self.rows[j]
-            if old.parent == parent.serial and old.scanned == lexemes:
-                self.top = j + 1
-                self.rows_reused += 1
-                return old
-        n = self.g.n_nonterminals
-        seeds = []
-        for lexeme in _bits(lexemes):
-            seeds.extend(item + 1 for item in parent.waiting.get(n + lexeme, ()))
-        if not seeds:
-            return None
-        if j >= self.limits.rows:
-            raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
-        row = self._build(j, seeds, parent.serial, lexemes)
+        row = parent.children.get(lexemes)
+        if row is not None:
+            self.rows_reused += 1
+        else:
+            n = self.g.n_nonterminals
+            seeds = []
+            for lexeme in _bits(lexemes):
+                seeds.extend(item + 1 for item in parent.waiting.get(n + lexeme, ()))
+            if not seeds:
+                return None
+            if j >= self.limits.rows:
+                raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
+            row = parent.children[lexemes] = self._build(j, seeds)
         if j < len(self.rows):
             self.rows[j] = row
         else:
@@ -112,13 +106,19 @@ class Parser:
         return row
 
     def pop(self, n: int = 1) -> None:
-        """Drop the top n rows (they stay stored, for reuse by the next push)."""
+        """Drop the top n rows (they stay cached in their parents, for reuse)."""
         self.top -= n
         assert self.top >= 1
 
+    def forget_children(self, start: int, stop: int) -> None:
+        """Drop the child caches of rows start..stop-1: once input is committed past
+        them, walks no longer push on them (keeps memory flat over long generations)."""
+        for j in range(max(0, start), stop):
+            self.rows[j].children = {}
+
     # -- building a row -------------------------------------------------------------------
 
-    def _build(self, j: int, seeds: List[int], parent: int, scanned: int) -> Row:
+    def _build(self, j: int, seeds: List[int]) -> Row:
         g = self.g
         dot_symbol, lhs, rules_of, nullable = g.dot_symbol, g.lhs, g.rules_of, g.nullable
         n = g.n_nonterminals
@@ -167,9 +167,8 @@ class Parser:
                     items.append(x)
             if len(items) > limit:
                 raise LimitError("items_per_row", limit, "Earley items in one row")
-        self._serial += 1
         self.rows_built += 1
-        row = Row(items, self._serial, parent, scanned)
+        row = Row(items)
         waiting = row.waiting
         for item in items:
             sym = dot_symbol[item & mask]

@@ -1,11 +1,14 @@
 """The lexer: one lazy DFA over *all* lexemes a parser row allows at once.
 
 A lexer state is a hash-consed tuple of (lexeme index, expression) pairs: the lexemes
-still alive and, for each, the derivative of its regex by the bytes read so far. The
+still alive and, for each, the derivative of its regex by the bytes read so far — plus
+one flag, *fresh*, set only on start states (no byte read yet), so that a state tells
+whether a lexeme is pending: a fresh state never ends a lexeme (lexemes are not empty). The
 transition of (state, byte) is the tuple of non-∅ derivatives, computed on first use and
 cached in the flat table `table[state << 8 | byte]` (-1 while unknown), exactly like the
-regex engine's LazyDFA: after warm-up a step is one list index. State 0 is the dead state
-(no lexeme alive). A state's start is set by the parser: `start_state(allowed)` holds the
+regex engine's LazyDFA: after warm-up a step is one list index. State 0 is the dead state:
+no lexeme alive, the input went wrong. (A fresh state with no lexemes is not dead: the
+input is fine so far, only nothing more may follow.) A state's start is set by the parser: `start_state(allowed)` holds the
 lexemes the current Earley row allows, so only they are live.
 
 Per state, three bit masks over lexeme indices:
@@ -26,7 +29,7 @@ from .regex.relevance import check_empty
 
 DEAD = 0
 
-LexerState = Tuple[Tuple[int, int], ...]
+LexerState = Tuple[bool, Tuple[Tuple[int, int], ...]]  # (fresh, ((lexeme, expr), ...))
 
 
 class Lexer:
@@ -51,7 +54,7 @@ class Lexer:
         self.possible: List[int] = []
         self.transitions_computed = 0
         self._starts: Dict[int, int] = {}
-        self._add(())
+        self._add((False, ()))
 
     def _add(self, state: LexerState) -> int:
         s = self.index.get(state)
@@ -60,10 +63,11 @@ class Lexer:
         s = len(self.states)
         if s >= self.limit:
             raise LimitError("dfa_states", self.limit, "lexer states")
+        fresh, pairs = state
         accepting = possible = 0
-        for lexeme, e in state:
+        for lexeme, e in pairs:
             possible |= 1 << lexeme
-            if self.es.nullable(e):
+            if self.es.nullable(e) and not fresh:
                 accepting |= 1 << lexeme
         self.states.append(state)
         self.index[state] = s
@@ -86,13 +90,14 @@ class Lexer:
         s = self._starts.get(allowed)
         if s is None:
             pairs = tuple((i, e) for i, e in enumerate(self.exprs) if (allowed >> i) & 1)
-            s = self._starts[allowed] = self._add(self._live(pairs))
+            s = self._starts[allowed] = self._add((True, self._live(pairs)))
         return s
 
     def fill(self, state: int, byte: int) -> int:
         """Compute and cache the transition of `state` by `byte`."""
         d = self.es.derivative
-        target = self._add(self._live(tuple((lx, d(e, byte)) for lx, e in self.states[state])))
+        pairs = self.states[state][1]
+        target = self._add((False, self._live(tuple((lx, d(e, byte)) for lx, e in pairs))))
         self.table[state << 8 | byte] = target
         self.transitions_computed += 1
         return target
@@ -106,5 +111,9 @@ class Lexer:
         if state == DEAD:
             return "dead"
         return ", ".join(
-            "%s: %s" % (self.names[lx], self.es.to_string(e)) for lx, e in self.states[state]
+            "%s: %s" % (self.names[lx], self.es.to_string(e)) for lx, e in self.states[state][1]
         )
+
+    def is_fresh(self, state: int) -> bool:
+        """Is `state` the start of a lexeme (no byte of it read yet)?"""
+        return self.states[state][0]

@@ -1,17 +1,18 @@
 """The byte-level recogniser: the lexer and the Earley parser, one byte at a time.
 
-How a byte b moves the state (lexer state s, parser rows, `pending`: bytes read into the
-current lexeme), following llguidance's lexer (docs/semantics.md):
+The state is a pair (lexer state, parser top). How a byte b moves it (`advance`),
+following llguidance's lexer (docs/semantics.md):
 
 1. t = step(s, b). If t is dead, the current lexeme ends *before* b: the greedy lexemes
    that match in s are scanned (the parser pushes a row; the %ignore lexeme pushes
    nothing), and b is read again from the new row's lexer start state. If no lexeme
-   matches in s (or no bytes were pending), b is rejected.
+   matches in s (a fresh state matches none: lexemes are never empty), b is rejected.
 2. If a lazy lexeme matches in t, it ends right there, b included, and is scanned.
-3. Otherwise t is the new state and b is pending.
+3. Otherwise t is the new lexer state.
 
 The input is accepted at its end when the pending lexeme (if any) can end and the top
-row holds the accepting item [S' → S •, 0].
+row then holds the accepting item [S' → S •, 0]. The token-mask walk runs the same
+`advance` on the rare bytes where the lexer table alone does not decide.
 
 >>> from refimpl.grammar.lark import parse_lark
 >>> r = Recognizer(parse_lark('start: NUMBER ("," NUMBER)*\\nNUMBER: /[0-9]+/').compile())
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from .earley import Parser
+from .earley import Parser, Row
 from .grammar.ir import CompiledGrammar
 from .lexer import DEAD, Lexer
 from .limits import DEFAULT_LIMITS, Limits
@@ -35,12 +36,12 @@ class Recognizer:
         self.grammar = grammar
         self.lexer = Lexer(grammar)
         self.parser = Parser(grammar, limits, leo=leo)
-        self.parser.rows[0].lexer_start = self._lexer_start(self.parser.rows[0], initial=True)
-        self.state = self.parser.rows[0].lexer_start
-        self.pending = False
-        self._history: List[Tuple[int, int, bool]] = []  # (rows, lexer state, pending) per byte
+        row0 = self.parser.rows[0]
+        row0.lexer_start = self._lexer_start(row0, initial=True)
+        self.state = row0.lexer_start
+        self._history: List[Tuple[int, int]] = []  # (parser top, lexer state) before each byte
 
-    def _lexer_start(self, row, initial: bool = False) -> int:
+    def _lexer_start(self, row: Row, initial: bool = False) -> int:
         """The lexer state at the start of a lexeme after `row`.
 
         The %ignore lexeme is allowed where some lexeme is (not after the grammar is
@@ -52,44 +53,53 @@ class Recognizer:
             allowed |= 1 << lexer.skip
         return lexer.start_state(allowed)
 
-    def _scan(self, lexemes: int) -> bool:
-        """End the current lexeme as one of `lexemes`; restart the lexer after it."""
-        lexer, parser = self.lexer, self.parser
-        if lexer.skip >= 0 and (lexemes >> lexer.skip) & 1:
-            row = parser.row  # %ignore: the parser does not move
-        else:
-            row = parser.push(lexemes)
-            if row is None:
-                return False
-            if row.lexer_start < 0:
-                row.lexer_start = self._lexer_start(row)
-        self.state = row.lexer_start
-        self.pending = False
-        return True
+    def scan(self, lexemes: int, top: int) -> Tuple[int, int]:
+        """End the pending lexeme as one of `lexemes` (a bit mask) over rows[:top].
+
+        Returns the lexer start state of the next lexeme and the new parser top, or
+        (DEAD, top) when the parser cannot take any of these lexemes here.
+        """
+        parser = self.parser
+        parser.top = top
+        if self.lexer.skip >= 0 and (lexemes >> self.lexer.skip) & 1:
+            return parser.rows[top - 1].lexer_start, top  # %ignore: the parser does not move
+        row = parser.push(lexemes)
+        if row is None:
+            return DEAD, top
+        if row.lexer_start < 0:
+            row.lexer_start = self._lexer_start(row)
+        return row.lexer_start, parser.top
+
+    def advance(self, state: int, top: int, b: int) -> Tuple[int, int]:
+        """The state after byte b from (state, top); (DEAD, _) if b is rejected."""
+        lexer = self.lexer
+        t = lexer.step(state, b)
+        if t == DEAD:
+            ended = lexer.greedy_accepting[state]
+            if not ended:
+                return DEAD, top
+            start, top = self.scan(ended, top)
+            if start == DEAD:
+                return DEAD, top
+            t = lexer.step(start, b)
+            if t == DEAD:
+                return DEAD, top
+        ended = lexer.lazy_accepting[t]
+        if ended:
+            return self.scan(ended, top)
+        return t, top
 
     def consume_byte(self, b: int) -> bool:
         """Read one byte; False (and no change) if the grammar cannot continue with it."""
-        snapshot = (self.parser.top, self.state, self.pending)
-        lexer = self.lexer
-        t = lexer.step(self.state, b)
-        if t == DEAD:
-            lexemes = lexer.greedy_accepting[self.state]
-            if not (self.pending and lexemes and self._scan(lexemes)):
-                return self._undo(snapshot)
-            t = lexer.step(self.state, b)
-            if t == DEAD:
-                return self._undo(snapshot)
-        if lexer.lazy_accepting[t]:
-            if not self._scan(lexer.lazy_accepting[t]):
-                return self._undo(snapshot)
-        else:
-            self.state, self.pending = t, True
-        self._history.append(snapshot)
+        top = self.parser.top
+        state, new_top = self.advance(self.state, top, b)
+        if state == DEAD:
+            self.parser.top = top
+            return False
+        self._history.append((top, self.state))
+        self.state = state
+        self.parser.top = new_top
         return True
-
-    def _undo(self, snapshot: Tuple[int, int, bool]) -> bool:
-        self.parser.top, self.state, self.pending = snapshot
-        return False
 
     def consume_bytes(self, data: bytes) -> bool:
         """Read all of `data`; on failure, nothing is consumed."""
@@ -100,15 +110,20 @@ class Recognizer:
                 return False
         return True
 
+    def accepts_at(self, state: int, top: int) -> bool:
+        """May the input end in (state, top)?"""
+        parser = self.parser
+        ended = self.lexer.greedy_accepting[state]
+        if ended:
+            start, new_top = self.scan(ended, top)
+            accepting = start != DEAD and parser.rows[new_top - 1].accepting
+            parser.top = top
+            return accepting
+        return self.lexer.is_fresh(state) and parser.rows[top - 1].accepting
+
     def is_accepting(self) -> bool:
         """May the input end here?"""
-        if not self.pending:
-            return self.parser.row.accepting
-        snapshot = (self.parser.top, self.state, self.pending)
-        lexemes = self.lexer.greedy_accepting[self.state]
-        accepting = bool(lexemes) and self._scan(lexemes) and self.parser.row.accepting
-        self._undo(snapshot)
-        return accepting
+        return self.accepts_at(self.state, self.parser.top)
 
     def rollback(self, n_bytes: int) -> None:
         """Undo the last n_bytes bytes consumed."""
@@ -116,7 +131,7 @@ class Recognizer:
             return
         if n_bytes > len(self._history):
             raise ValueError("cannot roll back %d bytes: only %d consumed" % (n_bytes, len(self._history)))
-        self.parser.top, self.state, self.pending = self._history[-n_bytes]
+        self.parser.top, self.state = self._history[-n_bytes]
         del self._history[-n_bytes:]
 
     @property

@@ -78,10 +78,24 @@ class GrammarIR:
         self.allow_initial_skip = False
         #: may lexemes match byte strings that are not valid UTF-8?
         self.allow_invalid_utf8 = False
+        #: nonterminals made by the EBNF helpers (simplify.py), by what they stand for
+        self.derived: Dict[Tuple[object, ...], int] = {}
 
     def add_nonterminal(self, name: str) -> int:
         self.names.append(name)
         return len(self.names) - 1
+
+    def derived_nonterminal(self, key: Tuple[object, ...], name: str) -> Tuple[int, bool]:
+        """The nonterminal standing for `key` (such as `("*", sym)` for `sym*`).
+
+        Made, and named `name`, the first time a key is asked for; returns
+        `(nonterminal, created)`, so the caller adds the rules only when `created`.
+        """
+        nt = self.derived.get(key)
+        if nt is not None:
+            return nt, False
+        nt = self.derived[key] = self.add_nonterminal(name)
+        return nt, True
 
     def add_lexeme(self, name: str, expr: int, lazy: bool = False) -> int:
         """The symbol of a lexeme; lexemes with the same expression and laziness are one."""
@@ -136,14 +150,16 @@ class CompiledGrammar:
         self.ignore = ir.ignore
         self.allow_initial_skip = ir.allow_initial_skip
         self.allow_invalid_utf8 = ir.allow_invalid_utf8
-        self.names = list(ir.names) + [ir.names[ir.start] + "'"]
+        self.names = list(ir.names)
+        rules = self._non_empty_lexemes(ir)
+        self.names.append(ir.names[ir.start] + "'")
         self.start = len(self.names) - 1  # the augmented start symbol S'
+        rules.append((self.start, (ir.start,)))
         n = self.n_nonterminals = len(self.names)
         self.dot_symbol: List[int] = []
         self.lhs: List[int] = []
         self.rule_start: List[int] = []
         self.rules_of: List[List[int]] = [[] for _ in range(n)]
-        rules = list(ir.rules) + [(self.start, (ir.start,))]
         for lhs, rhs in rules:
             begin = len(self.dot_symbol)
             self.rules_of[lhs].append(begin)
@@ -153,6 +169,21 @@ class CompiledGrammar:
             self.lhs.extend([lhs] * (len(rhs) + 1))
             self.rule_start.extend([begin] * (len(rhs) + 1))
         self.nullable = self._nullable()
+
+    def _non_empty_lexemes(self, ir: GrammarIR) -> List[Rule]:
+        """The rules, with every lexeme whose regex matches ε replaced by `L?` (a new
+        nonterminal: `L? → L | ε`): the lexer never ends an empty lexeme, so the empty
+        match moves into the grammar, as llguidance does."""
+        optional: Dict[int, int] = {}
+        for i, lexeme in enumerate(self.lexemes):
+            if ir.es.nullable(lexeme.expr):
+                optional[~i] = len(self.names)
+                self.names.append(lexeme.name + "?")
+        rules = [(lhs, tuple(optional.get(s, s) for s in rhs)) for lhs, rhs in ir.rules]
+        for sym, nt in optional.items():
+            rules.append((nt, (sym,)))
+            rules.append((nt, ()))
+        return rules
 
     def _nullable(self) -> List[bool]:
         """Nonterminals deriving ε, by fixpoint (no recursion on grammar depth)."""

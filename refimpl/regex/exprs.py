@@ -25,6 +25,7 @@ when a node is built and kept in a bytearray; the derivative lives in derivative
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..errors import LimitError
@@ -81,7 +82,8 @@ class ExprSet:
         """ν(e): does L(e) contain the empty word?"""
         return self._nullable[e] == 1
 
-    def _make(self, node: Node) -> int:
+    def _make(self, node: Node, flags: Optional[Tuple[int, int]] = None) -> int:
+        """The id of `node`, added if new; `flags` = (ν, has_boolean) when already known."""
         e = self._ids.get(node)
         if e is not None:
             return e
@@ -89,6 +91,12 @@ class ExprSet:
         if e >= self.limits.expressions:
             raise LimitError("expressions", self.limits.expressions, "regex expressions built")
         kind = node[0]
+        if flags is not None:
+            self.nodes.append(node)
+            self._ids[node] = e
+            self._nullable.append(flags[0])
+            self.has_boolean.append(flags[1])
+            return e
         # ν, by the usual rules: ν(ε)=1, ν(∅)=ν(b)=0, ν(rs)=ν(r)ν(s), ν(r|s)=ν(r)+ν(s),
         # ν(r&s)=ν(r)ν(s), ν(¬r)=1-ν(r), ν(r{lo,hi}) = (lo == 0 or ν(r)).
         n = self._nullable
@@ -178,9 +186,15 @@ class ExprSet:
         byte set ([a]|[b] = [ab]); Σ* absorbs everything (Σ*|r = Σ*); drop ε when another
         member is already nullable (ε|r* = r*).
         """
+        nodes = self.nodes
+        if len(exprs) == 2:
+            a, b = exprs
+            if nodes[a][0] == OR and nodes[b][0] not in (OR, BYTES):
+                return self._insert(a, b)
+            if nodes[b][0] == OR and nodes[a][0] not in (OR, BYTES):
+                return self._insert(b, a)
         members = set()
         mask = 0
-        nodes = self.nodes
         for e in exprs:
             node = nodes[e]
             kind = node[0]
@@ -206,6 +220,28 @@ class ExprSet:
         if len(members) == 1:
             return members.pop()
         return self._make((OR, tuple(sorted(members))))
+
+    def _insert(self, alternation: int, e: int) -> int:
+        """union(alternation, e) for a single non-byte-set e, in one pass over the members
+        (building long alternations one member at a time stays O(n) per step, in C)."""
+        members = self.nodes[alternation][1]
+        if e == self.NOTHING:
+            return alternation
+        if e == self.EVERYTHING:
+            return e
+        i = bisect_left(members, e)
+        if i < len(members) and members[i] == e:
+            return alternation
+        if e == self.EPSILON and self._nullable[alternation]:
+            return alternation
+        if self._nullable[e] and members[0] == self.EPSILON:  # ε has the smallest id
+            members = members[1:]
+            i -= 1
+        flags = (
+            self._nullable[alternation] | self._nullable[e],
+            self.has_boolean[alternation] | self.has_boolean[e],
+        )
+        return self._make((OR, members[:i] + (e,) + members[i:]), flags)
 
     def intersection(self, *exprs: int) -> int:
         """e1&e2&...&en.

@@ -1,0 +1,66 @@
+"""ns per trie node walked, mask time and memory: a quick comparison script, not a test.
+
+    python -m benchmarks.mask_speed          # CPython
+    pypy3 -m benchmarks.mask_speed           # PyPy
+
+For each vocabulary (GPT-2; Tekken 131k when mistral-common is installed) and workload
+(a full walk with `[^"]*` from the start; `[0-9]+`), the best of several warm masks, the
+nodes walked, and ns per node — and llguidance's time for the same mask with its slicer
+off, when llguidance is installed. llguidance caches masks per lexer state, so its figure
+is the best first mask of fresh matchers (which includes building the few lexer states
+these regexes have). Memory (CPython): the trie's arrays, and what a
+Matcher allocates (tracemalloc).
+"""
+from __future__ import annotations
+
+import platform
+import time
+
+from refimpl import Grammar, Matcher
+
+from . import llguidance_peer
+from .vocabs import available
+
+WORKLOADS = [("full walk", '[^"]*'), ("digits", "[0-9]+")]
+
+
+def best_of(n, fn):
+    best = float("inf")
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    print("%s %s, %s" % (platform.python_implementation(), platform.python_version(), time.strftime("%Y-%m-%d")))
+    print("%-7s %-10s %8s %10s %9s %11s %9s" % ("vocab", "workload", "nodes", "mask ms", "ns/node", "llg ms", "ratio"))
+    for name, vocab in available().items():
+        llg_tok = llguidance_peer.tokenizer(vocab, slices=[])
+        for label, pattern in WORKLOADS:
+            m = Matcher(Grammar.from_regex(pattern), vocab)
+            m.mask()  # warm the lexer table
+            seconds = best_of(5, m.mask)
+            nodes = m.stats["trie_nodes_walked"]
+            llg = ""
+            ratio = ""
+            if llg_tok is not None:
+                llg_seconds = llguidance_peer.first_mask_seconds(llg_tok, "regex", pattern)
+                llg = "%.3f" % (llg_seconds * 1e3)
+                ratio = "%.0fx" % (seconds / llg_seconds)
+            print("%-7s %-10s %8d %10.2f %9.0f %11s %9s" % (name, label, nodes, seconds * 1e3, seconds * 1e9 / nodes, llg, ratio))
+        if platform.python_implementation() == "CPython":
+            import tracemalloc
+
+            tracemalloc.start()
+            m = Matcher(Grammar.from_regex('[^"]*'), vocab)
+            m.mask()
+            current, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            print("%-7s trie %d nodes, %.1f MB of arrays; a Matcher after one mask: %.1f MB (peak %.1f MB)" % (
+                name, len(vocab.trie), vocab.trie.nbytes() / 1e6, current / 1e6, peak / 1e6))
+
+
+if __name__ == "__main__":
+    main()

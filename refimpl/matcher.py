@@ -1,0 +1,219 @@
+"""The Matcher: token masks, consumption and rollback for one generation.
+
+    m = Matcher(Grammar.from_regex("[0-9]+"), Vocabulary.load("gpt2"))
+    m.mask()              the tokens allowed next (EOS iff the input may end here)
+    m.consume(token)      False, and no change, when the token is not allowed
+    m.rollback(n)         undo the last n consumed tokens
+
+The state is the recogniser's (lexer state, parser rows); the mask is computed by the
+backend's trie walk (tokens/walk.py), and is always the full allowed set: no forcing
+shortcuts (docs/semantics.md). Forced bytes and tokens are separate queries.
+
+>>> from refimpl import Grammar, Vocabulary
+>>> m = Matcher(Grammar.from_regex("(yes|no)!"), Vocabulary.from_bytes([b"y", b"yes", b"no!", b"!", b"es"], eos_token_id=0))
+>>> m.mask().allowed()            # token 0 is EOS: special, and the input may not end yet
+[1, 2]
+>>> m.consume(1), m.mask().allowed(), m.forced_bytes()
+(True, [3], b'!')
+>>> m.consume(3), m.mask().allowed(), m.is_accepting()
+(True, [0], True)
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from .grammar.grammar import Grammar
+from .lexer import DEAD
+from .limits import Limits
+from .mask import Mask
+from .recognizer import Recognizer
+from .tokens.vocab import Vocabulary
+from .tokens.walk import walk
+
+BACKENDS = ("python",)
+
+#: a consumed step: (token id, or None for raw bytes; bytes consumed before it)
+Step = Tuple[Optional[int], int]
+
+FORCED_BYTES_CAP = 100_000
+
+
+class Matcher:
+    def __init__(
+        self,
+        grammar: Grammar,
+        vocab: Vocabulary,
+        *,
+        backend: str = "python",
+        limits: Optional[Limits] = None,
+    ) -> None:
+        if backend not in BACKENDS:
+            raise ValueError("unknown backend %r (available: %s)" % (backend, ", ".join(BACKENDS)))
+        self.grammar = grammar
+        self.vocab = vocab
+        self.backend = backend
+        self.recognizer = Recognizer(grammar.compiled, limits or grammar.limits)
+        self.trie = vocab.trie
+        self.stopped = False  # EOS consumed
+        self._steps: List[Step] = []
+        self.stats: Dict[str, int] = {"trie_nodes_walked": 0}
+        self._update_stats()
+
+    # -- masks ----------------------------------------------------------------------------
+
+    def mask(self) -> Mask:
+        """The tokens allowed next (and EOS iff the input may end here)."""
+        flags = bytearray(len(self.vocab))
+        walked = 0
+        if not self.stopped:
+            rec = self.recognizer
+            top = rec.parser.top
+            walked = walk(self.trie, rec.lexer, rec.advance, rec.state, top, flags)
+            rec.parser.top = top
+            if rec.is_accepting():
+                for t in self.vocab.eos_token_ids:
+                    flags[t] = 1
+        self.stats["trie_nodes_walked"] = walked
+        self._update_stats()
+        return Mask(flags)
+
+    # -- consuming ------------------------------------------------------------------------
+
+    def consume(self, token_id: int) -> bool:
+        """Consume one token; False (and no change of state) if it is not allowed."""
+        if self.stopped or not 0 <= token_id < len(self.vocab):
+            return False
+        rec = self.recognizer
+        if token_id in self.vocab.eos_token_ids:
+            if not rec.is_accepting():
+                return False
+            self.stopped = True
+            self._steps.append((token_id, rec.bytes_consumed))
+            return True
+        if not self.vocab.is_grammar_token(token_id):
+            return False
+        return self._consume(token_id, self.vocab.tokens[token_id])
+
+    def consume_tokens(self, ids: Iterable[int]) -> int:
+        """Consume tokens until one is refused; returns how many were consumed."""
+        n = 0
+        for t in ids:
+            if not self.consume(t):
+                break
+            n += 1
+        return n
+
+    def consume_bytes(self, data: bytes) -> bool:
+        """Consume raw bytes (one step for `rollback`); False and no change on failure."""
+        if self.stopped:
+            return False
+        return self._consume(None, data)
+
+    def _consume(self, token_id: Optional[int], data: bytes) -> bool:
+        rec = self.recognizer
+        before, top = rec.bytes_consumed, rec.parser.top
+        if not rec.consume_bytes(data):
+            return False
+        self._steps.append((token_id, before))
+        rec.parser.forget_children(top - 1, rec.parser.top - 1)
+        return True
+
+    def rollback(self, n_tokens: int) -> None:
+        """Undo the last n consumed steps (tokens, EOS, or consume_bytes calls)."""
+        if not 0 <= n_tokens <= len(self._steps):
+            raise ValueError("cannot roll back %d steps: %d consumed" % (n_tokens, len(self._steps)))
+        for _ in range(n_tokens):
+            token_id, before = self._steps.pop()
+            if self.stopped:
+                self.stopped = False  # the last step was EOS
+                continue
+            rec = self.recognizer
+            rec.rollback(rec.bytes_consumed - before)
+
+    def is_accepting(self) -> bool:
+        """May the output end here (is EOS allowed)?"""
+        return self.stopped or self.recognizer.is_accepting()
+
+    # -- forcing --------------------------------------------------------------------------
+
+    def forced_bytes(self) -> bytes:
+        """The bytes every continuation must start with (empty where EOS is allowed)."""
+        rec = self.recognizer
+        state, top = rec.state, rec.parser.top
+        rec_top = top  # the hooks move the parser's top while exploring
+        out = bytearray()
+        while not self.stopped and len(out) < FORCED_BYTES_CAP and not rec.accepts_at(state, top):
+            only = None
+            for b in range(256):
+                s, t = rec.advance(state, top, b)
+                if s != DEAD:
+                    if only is not None:
+                        only = None
+                        break
+                    only = (b, s, t)
+            if only is None:
+                break
+            out.append(only[0])
+            state, top = only[1], only[2]
+        rec.parser.top = rec_top
+        return bytes(out)
+
+    def forced_tokens(self) -> List[int]:
+        """The tokens a tokenizer-agnostic fast-forward would emit now.
+
+        The forced bytes, split greedily into the longest tokens; the last token is
+        dropped when a longer token extending it might also be allowed (then the
+        tokenisation is not forced).
+        """
+        forced = self.forced_bytes()
+        trie, rec = self.trie, self.recognizer
+        out: List[int] = []
+        i = 0
+        while i < len(forced):
+            node, best, n = 0, None, 0
+            for k in range(i, len(forced)):
+                child = trie.child(node, forced[k])
+                if child < 0:
+                    break
+                node = child
+                if trie.tokens_at(node):
+                    best, n = node, k + 1 - i
+            if best is None:
+                break
+            if i + n == len(forced) and self._may_extend(best, forced):
+                break
+            out.append(trie.tokens_at(best)[0])
+            i += n
+        return out
+
+    def _may_extend(self, node: int, forced: bytes) -> bool:
+        """Could a token longer than node's bytes, beyond the forced bytes, be allowed?"""
+        rec, trie = self.recognizer, self.trie
+        top0 = rec.parser.top
+        state, top = rec.state, top0
+        for b in forced:
+            state, top = rec.advance(state, top, b)
+        child = node + 1
+        possible = False
+        while child < trie.end[node]:
+            if rec.advance(state, top, trie.byte[child])[0] != DEAD:
+                possible = True
+                break
+            child = trie.end[child]
+        rec.parser.top = top0
+        return possible
+
+    # -- statistics -----------------------------------------------------------------------
+
+    def _update_stats(self) -> None:
+        rec = self.recognizer
+        parser = rec.parser
+        self.stats.update(
+            lexer_states=len(rec.lexer.states),
+            transitions_computed=rec.lexer.transitions_computed,
+            rows=parser.top,
+            items=sum(len(parser.rows[j].items) for j in range(parser.top)),
+            rows_built=parser.rows_built,
+            rows_reused=parser.rows_reused,
+        )
+

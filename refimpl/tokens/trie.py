@@ -1,0 +1,108 @@
+"""The token trie, flat and in preorder.
+
+Node 0 is the root (the empty prefix). Every other node n stands for one byte string, the
+path from the root; for node n:
+
+  byte[n]    the last byte of that path
+  depth[n]   its length
+  end[n]     the index just past n's subtree: nodes n+1 .. end[n]-1 extend n's bytes, so a
+             byte that kills the lexer at n skips the whole subtree with `n = end[n]`
+  token[n]   the token whose bytes are exactly the path: its id, -1 for none, or -2 when
+             several ids share these bytes (then `multi[n]` lists them)
+
+Only grammar tokens are in the trie (special and empty tokens never are). Arrays of
+machine ints, not lists of int objects: the 131k-token Tekken trie fits in a few MB.
+Built once per vocabulary and shared by every Matcher.
+
+>>> from refimpl.tokens.vocab import Vocabulary
+>>> t = TokenTrie(Vocabulary.from_bytes([b"a", b"ab", b"b", b"ab"]))
+>>> [bytes([t.byte[n]]) for n in range(1, len(t))], list(t.end), list(t.token)
+([b'a', b'b', b'b'], [4, 3, 3, 4], [-1, 0, -2, 2])
+>>> t.multi[2]
+(1, 3)
+"""
+from __future__ import annotations
+
+from array import array
+from typing import TYPE_CHECKING, Dict, List, Tuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .vocab import Vocabulary
+
+NO_TOKEN = -1
+SEVERAL_TOKENS = -2
+
+
+class TokenTrie:
+    def __init__(self, vocab: "Vocabulary") -> None:
+        by_bytes: Dict[bytes, List[int]] = {}
+        for t, data in enumerate(vocab.tokens):
+            if vocab.is_grammar_token(t):
+                by_bytes.setdefault(data, []).append(t)
+        self.byte = array("B", [0])
+        self.depth = array("H", [0])
+        self.end = array("i", [0])
+        self.token = array("i", [NO_TOKEN])
+        self.multi: Dict[int, Tuple[int, ...]] = {}
+        path: List[int] = [0]  # the nodes from the root to the last token's node
+        previous = b""
+        for data in sorted(by_bytes):
+            common = 0
+            while common < min(len(data), len(previous)) and data[common] == previous[common]:
+                common += 1
+            self._close(path, common)
+            for i in range(common, len(data)):
+                path.append(len(self.byte))
+                self.byte.append(data[i])
+                self.depth.append(i + 1)
+                self.end.append(0)
+                self.token.append(NO_TOKEN)
+            ids = by_bytes[data]
+            node = path[-1]
+            if len(ids) == 1:
+                self.token[node] = ids[0]
+            else:
+                self.token[node] = SEVERAL_TOKENS
+                self.multi[node] = tuple(ids)
+            previous = data
+        self._close(path, 0)
+        self.end[0] = len(self.byte)
+        self.max_depth = max(self.depth)
+        self.n_tokens = sum(len(ids) for ids in by_bytes.values())
+
+    def _close(self, path: List[int], keep: int) -> None:
+        """Finish the subtrees of the path's nodes deeper than `keep`."""
+        while len(path) > keep + 1:
+            self.end[path.pop()] = len(self.byte)
+
+    def __len__(self) -> int:
+        """The number of nodes, the root included."""
+        return len(self.byte)
+
+    def nbytes(self) -> int:
+        """Memory held by the arrays (the dict of shared-byte tokens is small)."""
+        return sum(a.itemsize * len(a) for a in (self.byte, self.depth, self.end, self.token))
+
+    def tokens_at(self, node: int) -> Tuple[int, ...]:
+        t = self.token[node]
+        if t >= 0:
+            return (t,)
+        return self.multi.get(node, ())
+
+    def child(self, node: int, b: int) -> int:
+        """The child of `node` by byte b, or -1."""
+        child = node + 1
+        while child < self.end[node]:
+            if self.byte[child] == b:
+                return child
+            child = self.end[child]
+        return -1
+
+    def find(self, data: bytes) -> int:
+        """The node whose path is `data`, or -1."""
+        n = 0
+        for b in data:
+            n = self.child(n, b)
+            if n < 0:
+                return -1
+        return n

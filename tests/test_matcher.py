@@ -1,0 +1,202 @@
+"""The Matcher's masks against the naive definition (refimpl/oracle.py).
+
+Random grammars (regexes and Lark), random small vocabularies — tokens that split UTF-8
+characters, empty and duplicate tokens, specials — and random token paths guided by the
+mask: at every step the walk's mask equals the naive one, every token in the mask is
+consumed, every other token is refused, and rollback restores the earlier mask.
+"""
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from refimpl import Grammar, LimitError, Matcher, Vocabulary, naive_mask
+from refimpl.errors import GrammarError, RegexError
+
+ALPHABET = ["a", "b", "ab", "0", "1", " ", ",", "[", "]", '"', "é", "\u00e9"[0], "€"]
+
+pieces = st.sampled_from(["a", "b", "c", "0", "1", " ", ",", '"', "é", "€", "x"])
+regexes = st.recursive(
+    st.one_of(
+        pieces.map(lambda c: c.replace('"', '\\"')),
+        st.sampled_from(["[a-c]", "[0-9]", "[^a]", ".", "\\d", "[ab]+", "[é€]"]),
+    ),
+    lambda inner: st.one_of(
+        st.tuples(inner, inner).map(lambda t: t[0] + t[1]),
+        st.tuples(inner, inner).map(lambda t: "(%s|%s)" % t),
+        st.tuples(inner, st.sampled_from(["*", "+", "?", "{2}", "{1,3}"])).map(lambda t: "(%s)%s" % t),
+    ),
+    max_leaves=6,
+)
+
+byte_pieces = st.one_of(
+    pieces.map(lambda c: c.encode()),
+    st.sampled_from([b"\xc3", b"\xa9", b"\xe2\x82", b"\xac", b"\xff", b""]),
+)
+token_lists = st.lists(
+    st.lists(byte_pieces, min_size=1, max_size=3).map(b"".join), min_size=1, max_size=24
+)
+
+
+def vocabulary(tokens):
+    """Tokens plus an EOS at the end and one other special token."""
+    tokens = list(tokens) + [b"<eos>", b"a"]
+    return Vocabulary.from_bytes(tokens, eos_token_id=len(tokens) - 2, special_token_ids=[len(tokens) - 1])
+
+
+def check_path(grammar, vocab, choices):
+    m = Matcher(grammar, vocab)
+    path = []
+    masks = []
+    for choice in choices:
+        mask = m.mask()
+        assert mask == naive_mask(grammar, vocab, path), (grammar, path)
+        allowed = mask.allowed()
+        for t in range(len(vocab)):
+            ok = m.consume(t)
+            assert ok == (t in mask), (grammar, path, t)
+            if ok:
+                m.rollback(1)
+                assert m.mask() == mask  # rollback restores exactly the earlier mask
+        masks.append(mask)
+        tokens = [t for t in allowed if t not in vocab.eos_token_ids]
+        if not tokens:
+            break
+        t = tokens[choice % len(tokens)]
+        assert m.consume(t)
+        path.append(t)
+    # roll the whole path back, step by step
+    for i in range(len(path), 0, -1):
+        m.rollback(1)
+        assert m.mask() == masks[i - 1]
+
+
+@settings(max_examples=150)
+@given(regexes, token_lists, st.lists(st.integers(0, 1000), max_size=6))
+def test_regex_masks_equal_the_naive_mask(pattern, tokens, choices):
+    try:
+        g = Grammar.from_regex(pattern)
+    except (RegexError, LimitError):
+        assume(False)
+    check_path(g, vocabulary(tokens), choices)
+
+
+def test_gpt2_spot_checks():
+    v = Vocabulary.load("gpt2")
+    m = Matcher(Grammar.from_regex("[0-9]+"), v)
+    mask = m.mask()
+    assert all(v.tokens[t].isdigit() for t in mask.allowed())
+    assert v.eos_token_id not in mask
+    assert m.consume(v.tokens.index(b"12"))
+    assert v.eos_token_id in m.mask()
+    assert not m.consume(v.tokens.index(b" the"))
+
+
+def test_utf8_splitting_tokens():
+    v = Vocabulary.from_bytes([b"\xc3", b"\xa9", b"\xc3\xa9", b"e", b"\xe2"], eos_token_id=3)
+    m = Matcher(Grammar.from_regex("é+"), Vocabulary.from_bytes(v.tokens + [b"<eos>"], eos_token_id=5))
+    assert m.mask().allowed() == [0, 2]  # the first byte of é, or all of it; not \xe2
+    assert m.consume(0)
+    assert m.mask().allowed() == [1]
+    assert not m.is_accepting()
+
+
+def test_empty_duplicate_and_special_tokens():
+    v = Vocabulary.from_bytes([b"", b"a", b"a", b"<s>", b"b"], eos_token_id=3, special_token_ids=[4])
+    m = Matcher(Grammar.from_regex("a*"), v)
+    assert m.mask().allowed() == [1, 2, 3]  # no empty token, both "a" ids, EOS; "b" is special
+    assert not m.consume(0) and not m.consume(4)
+    assert m.consume(3) and m.mask().allowed() == []  # after EOS nothing
+    m.rollback(1)
+    assert m.mask().allowed() == [1, 2, 3]
+
+
+def test_mask_bytes_layout():
+    v = Vocabulary.from_bytes([b"x"] * 40 + [b"a"], eos_token_id=0)
+    mask = Matcher(Grammar.from_regex("a"), v).mask()
+    assert mask.allowed() == [40]
+    assert mask.to_bytes() == bytes([0, 0, 0, 0, 0, 1, 0, 0])
+
+
+def test_forced_bytes_and_tokens():
+    v = Vocabulary.load("gpt2")
+    m = Matcher(Grammar.from_regex('\\{"name": "[a-z]+"\\}'), v)
+    forced_bytes = m.forced_bytes()
+    assert forced_bytes == b'{"name": "'
+    forced = m.forced_tokens()
+    assert forced and forced_bytes.startswith(v.decode(forced))
+    # no token of the path could be replaced by a longer allowed one
+    for i, t in enumerate(forced):
+        mask = m.mask()
+        longer = [u for u in mask.allowed() if len(v.tokens[u]) > len(v.tokens[t]) and v.tokens[u].startswith(v.tokens[t])]
+        assert t in mask and not longer, (v.tokens[t], [v.tokens[u] for u in longer])
+        assert m.consume(t)
+    assert forced_bytes == v.decode(forced) + m.forced_bytes()
+    m2 = Matcher(Grammar.from_regex("ab(c|cd)"), Vocabulary.from_bytes([b"a", b"ab", b"abc", b"abcd", b"c"]))
+    assert m2.forced_bytes() == b"abc"
+    # "abc" is the longest token in the forced bytes, but "abcd" may come instead: nothing
+    # is forced (forcing "ab" would rule out the one-token spelling "abcd")
+    assert m2.forced_tokens() == []
+
+
+def test_stats():
+    m = Matcher(Grammar.from_regex("[0-9]+"), Vocabulary.load("gpt2"))
+    m.mask()
+    for key in ("trie_nodes_walked", "lexer_states", "transitions_computed", "rows", "items"):
+        assert m.stats[key] > 0, key
+
+
+# Random context-free grammars over a few multi-byte lexemes (some lazy, with or without
+# an %ignore lexeme): the walk scans lexemes, pushes, reuses and pops rows mid-trie.
+LEXEME_PATTERNS = ["a", "ab", "[ab]+", "b+", "[0-9]+", "c", "a[bc]*c", "é"]
+rule_bodies = st.one_of(
+    st.just([]),
+    st.lists(st.sampled_from(["L0", "L1", "L2", "L0", "L1", "L2", "S", "T"]), min_size=1, max_size=3),
+)
+
+
+@st.composite
+def cfg_grammars(draw):
+    from refimpl.grammar.ir import GrammarIR
+
+    ir = GrammarIR()
+    lexemes = []
+    for i in range(3):
+        pattern = draw(st.sampled_from(LEXEME_PATTERNS))
+        lazy = draw(st.booleans()) and i == 2
+        lexemes.append(ir.add_lexeme("L%d" % i, _compile(ir.es, pattern), lazy))
+    names = {"S": ir.add_nonterminal("S"), "T": ir.add_nonterminal("T")}
+    syms = dict(names, L0=lexemes[0], L1=lexemes[1], L2=lexemes[2])
+    first = draw(st.tuples(st.sampled_from(["L0", "L1", "L2"]), st.sampled_from(["S", "T", "L0", "L2"])))
+    ir.add_rule(names["S"], [syms[s] for s in first])  # so that S rarely derives only ε
+    for name in ("S", "T"):
+        for body in draw(st.lists(rule_bodies, min_size=1, max_size=3)):
+            ir.add_rule(names[name], [syms[s] for s in body])
+    ir.start = names["S"]
+    if draw(st.booleans()):
+        ir.ignore = _compile(ir.es, draw(st.sampled_from([" +", "[ ,]", " "])))
+        ir.allow_initial_skip = draw(st.booleans())
+    return ir
+
+
+def _compile(es, pattern):
+    from refimpl.regex import compile_pattern
+
+    return compile_pattern(es, pattern)
+
+
+cfg_tokens = st.lists(
+    st.lists(st.sampled_from([b"a", b"b", b"c", b"ab", b"0", b"1", b" ", b",", b"\xc3", b"\xa9", b"\xc3\xa9"]), min_size=1, max_size=3).map(b"".join),
+    min_size=6,
+    max_size=20,
+)
+
+
+@settings(max_examples=200)
+@given(cfg_grammars(), cfg_tokens, st.lists(st.integers(0, 1000), max_size=6))
+def test_cfg_masks_equal_the_naive_mask(ir, tokens, choices):
+    from refimpl.grammar.grammar import Grammar as G
+
+    try:
+        g = G(ir, "ir", ir.to_text())
+    except GrammarError:
+        assume(False)  # e.g. the start symbol derives nothing
+    check_path(g, vocabulary(tokens), choices)
