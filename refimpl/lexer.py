@@ -16,8 +16,9 @@ Per state, three bit masks over lexeme indices:
   lazy_accepting    lazy lexemes that match here (they end right here)
   possible          every lexeme still alive
 
-Lexeme index `len(grammar.lexemes)` is the %ignore lexeme ("skip"), when there is one.
-See docs/semantics.md for how lexemes end.
+After the grammar's lexemes come the %ignore lexemes ("skips"), one per lexeme class that
+has one. A skip is allowed wherever some lexeme of its class is (`row_start`). See
+docs/semantics.md for how lexemes end.
 """
 from __future__ import annotations
 
@@ -38,12 +39,19 @@ class Lexer:
         self.exprs = [lx.expr for lx in grammar.lexemes]
         self.names = [lx.name for lx in grammar.lexemes]
         lazy = [lx.lazy for lx in grammar.lexemes]
-        self.skip = -1
-        if grammar.ignore is not None:
-            self.skip = len(self.exprs)
-            self.exprs.append(grammar.ignore)
-            self.names.append("%ignore")
+        skip_of_class = {}
+        for lexeme_class, expr in sorted(grammar.ignores.items()):
+            skip_of_class[lexeme_class] = len(self.exprs)
+            self.exprs.append(expr)
+            self.names.append("%ignore" if lexeme_class == 0 else "%%ignore(%d)" % lexeme_class)
             lazy.append(False)
+        #: bit mask of the skip lexemes; per grammar lexeme, the bit of its class's skip
+        self.skip_mask = sum(1 << i for i in skip_of_class.values())
+        self._skip_bit = [
+            (1 << skip_of_class[lx.lexeme_class]) if lx.lexeme_class in skip_of_class else 0
+            for lx in grammar.lexemes
+        ]
+        self._row_starts: Dict[Tuple[int, bool], int] = {}
         self.lazy_mask = sum(1 << i for i, z in enumerate(lazy) if z)
         self.limit = es.limits.dfa_states
         self.states: List[LexerState] = []
@@ -91,6 +99,26 @@ class Lexer:
         if s is None:
             pairs = tuple((i, e) for i, e in enumerate(self.exprs) if (allowed >> i) & 1)
             s = self._starts[allowed] = self._add((True, self._live(pairs)))
+        return s
+
+    def row_start(self, allowed: int, initial: bool, allow_initial_skip: bool) -> int:
+        """The start state after a parser row that allows the lexemes in `allowed`.
+
+        A class's %ignore is allowed where some lexeme of that class is (so not after the
+        grammar is complete), and before the first lexeme only with `allow_initial_skip`.
+        """
+        key = (allowed, initial and not allow_initial_skip)
+        s = self._row_starts.get(key)
+        if s is None:
+            with_skips = allowed
+            if self.skip_mask and not key[1]:
+                i, rest = 0, allowed
+                while rest:
+                    if rest & 1:
+                        with_skips |= self._skip_bit[i]
+                    rest >>= 1
+                    i += 1
+            s = self._row_starts[key] = self.start_state(with_skips)
         return s
 
     def fill(self, state: int, byte: int) -> int:

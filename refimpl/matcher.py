@@ -20,13 +20,14 @@ shortcuts (docs/semantics.md). Forced bytes and tokens are separate queries.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .grammar.grammar import Grammar
 from .lexer import DEAD
 from .limits import Limits
 from .mask import Mask
 from .recognizer import Recognizer
+from .tokens.slicer import JSON_SLICES, SliceOracle, Slicer
 from .tokens.vocab import Vocabulary
 from .tokens.walk import walk
 
@@ -46,6 +47,7 @@ class Matcher:
         *,
         backend: str = "python",
         limits: Optional[Limits] = None,
+        slices: Optional[Sequence[str]] = None,
     ) -> None:
         if backend not in BACKENDS:
             raise ValueError("unknown backend %r (available: %s)" % (backend, ", ".join(BACKENDS)))
@@ -54,26 +56,48 @@ class Matcher:
         self.backend = backend
         self.recognizer = Recognizer(grammar.compiled, limits or grammar.limits)
         self.trie = vocab.trie
+        patterns = JSON_SLICES if slices is None else tuple(slices)
+        self.slicer = Slicer.of(vocab, patterns) if patterns else None
+        self._slice_oracle = SliceOracle(self.slicer, self.recognizer.lexer) if self.slicer else None
         self.stopped = False  # EOS consumed
         self._steps: List[Step] = []
-        self.stats: Dict[str, int] = {"trie_nodes_walked": 0}
+        self.stats: Dict[str, int] = {"trie_nodes_walked": 0, "slices_applied": 0}
         self._update_stats()
 
     # -- masks ----------------------------------------------------------------------------
 
     def mask(self) -> Mask:
         """The tokens allowed next (and EOS iff the input may end here)."""
-        flags = bytearray(len(self.vocab))
-        walked = 0
-        if not self.stopped:
+        n = len(self.vocab)
+        walked = applied = 0
+        if self.stopped:
+            flags = bytearray(n)
+        else:
             rec = self.recognizer
-            top = rec.parser.top
-            walked = walk(self.trie, rec.lexer, rec.advance, rec.state, top, flags)
+            state, top = rec.state, rec.parser.top
+            tries = [self.trie]
+            flags = None
+            if self.slicer is not None:
+                certain = self._slice_oracle.certain(state)
+                union = 0
+                tries = [self.slicer.final.trie]
+                for piece, ok in zip(self.slicer.slices, certain):
+                    if ok:
+                        union |= piece.flags
+                        applied += 1
+                    else:
+                        tries.append(piece.trie)
+                flags = bytearray(union.to_bytes(n, "little"))
+            if flags is None:
+                flags = bytearray(n)
+            for trie in tries:
+                walked += walk(trie, rec.lexer, rec.advance, state, top, flags)
             rec.parser.top = top
             if rec.is_accepting():
                 for t in self.vocab.eos_token_ids:
                     flags[t] = 1
         self.stats["trie_nodes_walked"] = walked
+        self.stats["slices_applied"] = applied
         self._update_stats()
         return Mask(flags)
 

@@ -42,16 +42,8 @@ class Recognizer:
         self._history: List[Tuple[int, int]] = []  # (parser top, lexer state) before each byte
 
     def _lexer_start(self, row: Row, initial: bool = False) -> int:
-        """The lexer state at the start of a lexeme after `row`.
-
-        The %ignore lexeme is allowed where some lexeme is (not after the grammar is
-        complete) and, unless `allow_initial_skip`, not before the first lexeme.
-        """
-        allowed = row.allowed
-        lexer = self.lexer
-        if lexer.skip >= 0 and allowed and (not initial or self.grammar.allow_initial_skip):
-            allowed |= 1 << lexer.skip
-        return lexer.start_state(allowed)
+        """The lexer state at the start of a lexeme after `row` (see Lexer.row_start)."""
+        return self.lexer.row_start(row.allowed, initial, self.grammar.allow_initial_skip)
 
     def scan(self, lexemes: int, top: int) -> Tuple[int, int]:
         """End the pending lexeme as one of `lexemes` (a bit mask) over rows[:top].
@@ -61,7 +53,7 @@ class Recognizer:
         """
         parser = self.parser
         parser.top = top
-        if self.lexer.skip >= 0 and (lexemes >> self.lexer.skip) & 1:
+        if lexemes & self.lexer.skip_mask:
             return parser.rows[top - 1].lexer_start, top  # %ignore: the parser does not move
         row = parser.push(lexemes)
         if row is None:

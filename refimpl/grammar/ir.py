@@ -59,6 +59,8 @@ class Lexeme:
     name: str
     expr: int
     lazy: bool = False
+    #: lexemes of one class share an %ignore (e.g. a %json part inside a Lark grammar)
+    lexeme_class: int = 0
 
 
 class GrammarIR:
@@ -68,12 +70,12 @@ class GrammarIR:
         self.es = es if es is not None else ExprSet(limits)
         self.limits = limits
         self.lexemes: List[Lexeme] = []
-        self._lexeme_ids: Dict[Tuple[int, bool], int] = {}
+        self._lexeme_ids: Dict[Tuple[int, bool, int], int] = {}
         self.names: List[str] = []
         self.rules: List[Rule] = []
         self.start: int = -1
-        #: expression of the %ignore lexeme (skipped between lexemes), or None
-        self.ignore: Optional[int] = None
+        #: lexeme class -> expression of its %ignore lexeme (skipped between lexemes)
+        self.ignores: Dict[int, int] = {}
         #: may %ignore text come before the first lexeme? (llguidance's allow_initial_skip)
         self.allow_initial_skip = False
         #: may lexemes match byte strings that are not valid UTF-8?
@@ -97,13 +99,32 @@ class GrammarIR:
         nt = self.derived[key] = self.add_nonterminal(name)
         return nt, True
 
-    def add_lexeme(self, name: str, expr: int, lazy: bool = False) -> int:
-        """The symbol of a lexeme; lexemes with the same expression and laziness are one."""
-        key = (expr, lazy)
+    @property
+    def ignore(self) -> Optional[int]:
+        """The %ignore expression of lexeme class 0 (the grammar's own), or None."""
+        return self.ignores.get(0)
+
+    @ignore.setter
+    def ignore(self, expr: Optional[int]) -> None:
+        if expr is None:
+            self.ignores.pop(0, None)
+        else:
+            self.ignores[0] = expr
+
+    def copy_options(self, other: "GrammarIR") -> None:
+        """Take the ignores and flags of `other` (for passes that build a new IR)."""
+        self.ignores = dict(other.ignores)
+        self.allow_initial_skip = other.allow_initial_skip
+        self.allow_invalid_utf8 = other.allow_invalid_utf8
+
+    def add_lexeme(self, name: str, expr: int, lazy: bool = False, lexeme_class: int = 0) -> int:
+        """The symbol of a lexeme; lexemes with the same expression, laziness and class
+        are one."""
+        key = (expr, lazy, lexeme_class)
         i = self._lexeme_ids.get(key)
         if i is None:
             i = len(self.lexemes)
-            self.lexemes.append(Lexeme(name, expr, lazy))
+            self.lexemes.append(Lexeme(name, expr, lazy, lexeme_class))
             self._lexeme_ids[key] = i
         return ~i
 
@@ -147,7 +168,7 @@ class CompiledGrammar:
     def __init__(self, ir: GrammarIR) -> None:
         self.es = ir.es
         self.lexemes = list(ir.lexemes)
-        self.ignore = ir.ignore
+        self.ignores = dict(ir.ignores)
         self.allow_initial_skip = ir.allow_initial_skip
         self.allow_invalid_utf8 = ir.allow_invalid_utf8
         self.names = list(ir.names)

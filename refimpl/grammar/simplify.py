@@ -217,9 +217,7 @@ def _rebuild(ir: GrammarIR, by_lhs: Sequence[Sequence[Sequence[int]]], start: in
     lexemes some rule uses are kept, numbered in order of first use.
     """
     new = GrammarIR(ir.es, ir.limits)
-    new.ignore = ir.ignore
-    new.allow_initial_skip = ir.allow_initial_skip
-    new.allow_invalid_utf8 = ir.allow_invalid_utf8
+    new.copy_options(ir)
     used = [False] * len(ir.names)
     used[start] = True
     for lhs, alternatives in enumerate(by_lhs):
@@ -245,7 +243,7 @@ def _rebuild(ir: GrammarIR, by_lhs: Sequence[Sequence[Sequence[int]]], start: in
                     m = lexeme_map.get(sym)
                     if m is None:
                         lex = ir.lexemes[~sym]
-                        m = lexeme_map[sym] = new.add_lexeme(lex.name, lex.expr, lex.lazy)
+                        m = lexeme_map[sym] = new.add_lexeme(lex.name, lex.expr, lex.lazy, lex.lexeme_class)
                     mapped.append(m)
             new.add_rule(nt_map[lhs], mapped)
     new.start = nt_map[start]
@@ -618,12 +616,12 @@ def merge_literals(ir: GrammarIR) -> GrammarIR:
     context-free language over bytes — for both grammars, and substitution keeps that. If
     the condition fails, nothing is merged.
     """
-    if ir.ignore is not None:
+    if ir.ignores:
         return ir
     words: Dict[int, bytes] = {}
     for i, lexeme in enumerate(ir.lexemes):
         word = _literal_bytes(ir, lexeme.expr)
-        if lexeme.lazy or word is None or not word:
+        if lexeme.lazy or lexeme.lexeme_class or word is None or not word:
             return ir
         words[~i] = word
     if not _prefix_free(list(words.values())):
@@ -647,9 +645,7 @@ def merge_literals(ir: GrammarIR) -> GrammarIR:
     new = GrammarIR(ir.es, ir.limits)
     new.names = list(ir.names)
     new.start = ir.start
-    new.ignore = ir.ignore
-    new.allow_initial_skip = ir.allow_initial_skip
-    new.allow_invalid_utf8 = ir.allow_invalid_utf8
+    new.copy_options(ir)
     for lhs, items in new_rules:
         rhs = []
         for x in items:

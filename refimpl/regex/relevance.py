@@ -144,3 +144,59 @@ def forced_bytes(es: "ExprSet", e: int, fuel: Optional[int] = None) -> bytes:
         out.append(_lowest_byte(live[0][0]))
         e = live[0][1]
     return bytes(out)
+
+
+def prefixes_contain(es: "ExprSet", a: int, b: int, fuel: Optional[int] = None) -> Optional[bool]:
+    """Is every word of L(a) a prefix of some word of L(b)? None when fuel runs out.
+
+    Explores pairs (d_w(a), d_w(b)) over words w, from (a, b): the answer is no as soon as
+    some w takes a to a non-empty language (w extends to a word of L(a)) and b to an empty
+    one (no word of L(b) starts with w). The token-trie slicer asks this of a slice (a
+    regex every token of the slice matches) and a live lexeme: if yes, every token of the
+    slice keeps that lexeme alive, and the whole slice is allowed without walking it.
+
+    >>> from refimpl.regex.exprs import ExprSet
+    >>> es = ExprSet()
+    >>> word = es.plus(es.byte_range(ord("a"), ord("z")))
+    >>> three = es.repeat(es.byte_range(ord("a"), ord("c")), 1, 3)
+    >>> prefixes_contain(es, three, word), prefixes_contain(es, word, three)
+    (True, False)
+    >>> prefixes_contain(es, three, es.repeat(es.byte_range(ord("a"), ord("z")), 0, 2))
+    False
+    """
+    if fuel is None:
+        fuel = es.limits.relevance_fuel
+    if is_empty(es, a, fuel):
+        return True
+    key = ("prefixes", a, b)
+    known = es.cache.get(key)
+    if known is not None:
+        return known  # type: ignore[return-value]
+    representatives = [_lowest_byte(c) for c in byte_classes(es, es.concat(a, b))]
+    seen = {(a, b)}
+    stack = [(a, b)]
+    answer: Optional[bool] = True
+    while stack:
+        x, y = stack.pop()
+        empty = is_empty(es, y, fuel)
+        if empty is None:
+            return None
+        if empty:
+            answer = False  # x is non-empty here: some word of L(a) leaves L(b)'s prefixes
+            break
+        fuel -= 1
+        if fuel < 0:
+            return None
+        for byte in representatives:
+            dx = es.derivative(x, byte)
+            dx_empty = is_empty(es, dx, fuel)
+            if dx_empty is None:
+                return None
+            if dx_empty:
+                continue
+            pair = (dx, es.derivative(y, byte))
+            if pair not in seen:
+                seen.add(pair)
+                stack.append(pair)
+    es.cache[key] = answer
+    return answer

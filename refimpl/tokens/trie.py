@@ -24,7 +24,7 @@ Built once per vocabulary and shared by every Matcher.
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from .vocab import Vocabulary
@@ -34,11 +34,13 @@ SEVERAL_TOKENS = -2
 
 
 class TokenTrie:
-    def __init__(self, vocab: "Vocabulary") -> None:
+    def __init__(self, vocab: "Vocabulary", token_ids: Optional[Iterable[int]] = None) -> None:
+        """The trie of the vocabulary's grammar tokens (or of `token_ids` among them)."""
         by_bytes: Dict[bytes, List[int]] = {}
-        for t, data in enumerate(vocab.tokens):
+        ids = range(len(vocab.tokens)) if token_ids is None else token_ids
+        for t in ids:
             if vocab.is_grammar_token(t):
-                by_bytes.setdefault(data, []).append(t)
+                by_bytes.setdefault(vocab.tokens[t], []).append(t)
         self.byte = array("B", [0])
         self.depth = array("H", [0])
         self.end = array("i", [0])
