@@ -1,4 +1,49 @@
-"""Optional accelerated backends (a C walker, refimpl under PyPy), checked against refimpl.
+"""Optional accelerated backends, checked mask for mask against refimpl.
 
-Filled in by the accelerated-backends work; today no backend beyond refimpl's own exists.
+    native   a C extension for the trie walk (built by `pip install` where a compiler is)
+    pypy     refimpl itself under PyPy, in a worker process (docs/protocol.md)
+    cmd:...  any program speaking the worker protocol
+
+Importing `accel` registers the usable ones with refimpl's Matcher, so that
+`Matcher(g, v, backend="native")` works; `available_backends()` says what is usable here
+and why the others are not.
 """
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+from refimpl import matcher as _matcher
+
+
+def available_backends() -> Dict[str, Optional[str]]:
+    """Every backend name -> None if usable here, else the reason it is not."""
+    out: Dict[str, Optional[str]] = {"python": None}
+    for name, reason in _REASONS.items():
+        out[name] = reason
+    return out
+
+
+_REASONS: Dict[str, Optional[str]] = {}
+
+
+def _register() -> None:
+    try:
+        from . import native
+    except ImportError as e:  # the module itself is part of accel; its extension may be missing
+        _REASONS["native"] = "not importable: %s" % e
+    else:
+        _REASONS["native"] = native.unavailable_reason()
+        if _REASONS["native"] is None:
+            _matcher.WALKERS["native"] = native.walk
+    try:
+        from . import pypy
+    except ImportError as e:
+        _REASONS["pypy"] = "not importable: %s" % e
+    else:
+        _REASONS["pypy"] = pypy.unavailable_reason()
+        _matcher.PROCESS_BACKENDS["pypy"] = pypy.matcher
+        _matcher.PROCESS_BACKENDS["cmd"] = pypy.command_matcher
+        _REASONS["cmd:<command>"] = None
+
+
+_register()

@@ -15,6 +15,9 @@ Per state, three bit masks over lexeme indices:
   greedy_accepting  greedy lexemes that match here (they end when the next byte is dead)
   lazy_accepting    lazy lexemes that match here (they end right here)
   possible          every lexeme still alive
+and, for the trie walk (in any language), one byte `ends[state]`: bit 1 set if a greedy
+lexeme matches (a dead next byte may end it), bit 2 if a lazy one does (it ends here).
+The table and `ends` are machine-int arrays, so an accelerated walker reads them directly.
 
 After the grammar's lexemes come the %ignore lexemes ("skips"), one per lexeme class that
 has one. A skip is allowed wherever some lexeme of its class is (`row_start`). See
@@ -22,6 +25,7 @@ docs/semantics.md for how lexemes end.
 """
 from __future__ import annotations
 
+from array import array
 from typing import Dict, List, Tuple
 
 from .errors import LimitError
@@ -29,6 +33,10 @@ from .grammar.ir import CompiledGrammar
 from .regex.relevance import check_empty
 
 DEAD = 0
+GREEDY_ENDS = 1
+LAZY_ENDS = 2
+
+_UNKNOWN_ROW = array("i", [-1] * 256)
 
 LexerState = Tuple[bool, Tuple[Tuple[int, int], ...]]  # (fresh, ((lexeme, expr), ...))
 
@@ -56,7 +64,8 @@ class Lexer:
         self.limit = es.limits.dfa_states
         self.states: List[LexerState] = []
         self.index: Dict[LexerState, int] = {}
-        self.table: List[int] = []
+        self.table = array("i")
+        self.ends = bytearray()
         self.greedy_accepting: List[int] = []
         self.lazy_accepting: List[int] = []
         self.possible: List[int] = []
@@ -79,9 +88,11 @@ class Lexer:
                 accepting |= 1 << lexeme
         self.states.append(state)
         self.index[state] = s
-        self.table.extend([-1] * 256)
-        self.greedy_accepting.append(accepting & ~self.lazy_mask)
-        self.lazy_accepting.append(accepting & self.lazy_mask)
+        self.table.extend(_UNKNOWN_ROW)
+        greedy, lazy = accepting & ~self.lazy_mask, accepting & self.lazy_mask
+        self.greedy_accepting.append(greedy)
+        self.lazy_accepting.append(lazy)
+        self.ends.append((GREEDY_ENDS if greedy else 0) | (LAZY_ENDS if lazy else 0))
         self.possible.append(possible)
         return s
 

@@ -20,7 +20,7 @@ shortcuts (docs/semantics.md). Forced bytes and tokens are separate queries.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .grammar.grammar import Grammar
 from .lexer import DEAD
@@ -31,7 +31,22 @@ from .tokens.slicer import JSON_SLICES, SliceOracle, Slicer
 from .tokens.vocab import Vocabulary
 from .tokens.walk import walk
 
-BACKENDS = ("python",)
+#: In-process backends: name -> a walk function with the signature of tokens.walk.walk
+#: (trie, lexer, advance hook, lexer state, parser top, allowed flags) -> nodes walked.
+WALKERS: Dict[str, Callable] = {"python": walk}
+#: Process backends: name -> factory(grammar, vocab, **options) -> an object with the
+#: Matcher's API (a worker speaking docs/protocol.md). "cmd:<command>" is looked up as "cmd".
+PROCESS_BACKENDS: Dict[str, Callable] = {}
+
+
+def _load_backends(backend: str) -> None:
+    """Backends beyond "python" live in the optional `accel` package, which registers
+    them when imported; refimpl itself never needs it."""
+    if backend not in WALKERS and backend.split(":")[0] not in PROCESS_BACKENDS:
+        try:
+            import accel  # noqa: F401
+        except ImportError:
+            pass
 
 #: a consumed step: (token id, or None for raw bytes; bytes consumed before it)
 Step = Tuple[Optional[int], int]
@@ -40,6 +55,13 @@ FORCED_BYTES_CAP = 100_000
 
 
 class Matcher:
+    def __new__(cls, grammar: Grammar, vocab: Vocabulary, *, backend: str = "python", **options):
+        _load_backends(backend)
+        factory = PROCESS_BACKENDS.get(backend.split(":")[0])
+        if factory is not None:
+            return factory(grammar, vocab, backend=backend, **options)
+        return super().__new__(cls)
+
     def __init__(
         self,
         grammar: Grammar,
@@ -49,8 +71,12 @@ class Matcher:
         limits: Optional[Limits] = None,
         slices: Optional[Sequence[str]] = None,
     ) -> None:
-        if backend not in BACKENDS:
-            raise ValueError("unknown backend %r (available: %s)" % (backend, ", ".join(BACKENDS)))
+        if backend not in WALKERS:
+            raise ValueError(
+                "backend %r is not available here (available: %s; see accel.available_backends())"
+                % (backend, ", ".join(sorted(WALKERS) + sorted(PROCESS_BACKENDS)))
+            )
+        self._walk = WALKERS[backend]
         self.grammar = grammar
         self.vocab = vocab
         self.backend = backend
@@ -91,7 +117,7 @@ class Matcher:
             if flags is None:
                 flags = bytearray(n)
             for trie in tries:
-                walked += walk(trie, rec.lexer, rec.advance, state, top, flags)
+                walked += self._walk(trie, rec.lexer, rec.advance, state, top, flags)
             rec.parser.top = top
             if rec.is_accepting():
                 for t in self.vocab.eos_token_ids:

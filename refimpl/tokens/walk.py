@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Callable, Tuple
 
-from ..lexer import Lexer
+from ..lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
 from .trie import SEVERAL_TOKENS, TokenTrie
 
 Advance = Callable[[int, int, int], Tuple[int, int]]
@@ -39,8 +39,8 @@ def walk(trie: TokenTrie, lexer: Lexer, advance: Advance, state: int, top: int, 
     Returns the number of trie nodes walked.
     """
     byte, end, depth, token = trie.byte, trie.end, trie.depth, trie.token
-    table, fill = lexer.table, lexer.fill
-    greedy, lazy = lexer.greedy_accepting, lexer.lazy_accepting
+    table, fill, ends = lexer.table, lexer.fill, lexer.ends
+    greedy_ends, lazy_ends = GREEDY_ENDS, LAZY_ENDS
     states = [0] * (trie.max_depth + 1)
     states[0] = state
     # The parser top changes only where a lexeme ends, so it is kept on a stack of
@@ -64,8 +64,8 @@ def walk(trie: TokenTrie, lexer: Lexer, advance: Advance, state: int, top: int, 
         t = table[s << 8 | b]
         if t < 0:
             t = fill(s, b)
-        if t == 0 or lazy[t]:
-            if t == 0 and not greedy[s]:
+        if t == 0 or ends[t] & lazy_ends:
+            if t == 0 and not ends[s] & greedy_ends:
                 skipped += end[n] - n - 1
                 n = end[n]
                 continue
