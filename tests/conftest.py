@@ -1,12 +1,16 @@
-"""Hypothesis profiles: "ci" (the default) is deterministic and quick; "fuzz" is for long
-runs by hand: HYPOTHESIS_PROFILE=fuzz python -m pytest tests/...
+"""Hypothesis profiles: "ci" (the default) is deterministic and quick; "fuzz" is random,
+with 20x the examples (tests/budget.py), for long runs by hand:
+HYPOTHESIS_PROFILE=fuzz python -m pytest tests/...
 """
 import os
 
 from hypothesis import HealthCheck, settings
 
+from budget import examples
+
 settings.register_profile(
     "ci",
+    max_examples=examples(100),
     derandomize=True,
     deadline=None,
     print_blob=True,
@@ -14,7 +18,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "fuzz",
-    max_examples=20_000,
+    max_examples=examples(100),
     deadline=None,
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -7,6 +7,7 @@ import itertools
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 from refimpl.earley import Parser
 from refimpl.errors import LimitError
@@ -94,7 +95,7 @@ random_rules = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(random_rules)
 def test_random_grammars_agree_with_the_naive_recogniser(rules):
     max_len = 5

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 from refimpl.errors import LimitError
 from refimpl.limits import Limits
@@ -102,7 +103,7 @@ def run(es: ExprSet, e: int, w: bytes) -> bool:
     return es.nullable(e)
 
 
-@settings(max_examples=1500)
+@settings(max_examples=examples(1500))
 @given(trees, st.lists(words, min_size=1, max_size=12))
 def test_simplified_expression_and_derivatives_agree_with_the_definition(t, ws):
     es = ExprSet()
@@ -111,7 +112,7 @@ def test_simplified_expression_and_derivatives_agree_with_the_definition(t, ws):
         assert run(es, e, w) == member(t, w), (t, w, es.to_string(e))
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(trees, st.lists(words, min_size=1, max_size=8))
 def test_lazy_dfa_agrees_with_derivatives(t, ws):
     es = ExprSet()

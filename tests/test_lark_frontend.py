@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 from refimpl.errors import GrammarError, LimitError
 from refimpl.grammar.ir import GrammarIR
@@ -513,7 +514,7 @@ def random_grammars(draw) -> GrammarIR:
     return ir
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(random_grammars())
 def test_simplify_keeps_the_language(ir: GrammarIR) -> None:
     before = bounded_language(ir)
@@ -541,7 +542,7 @@ def recognizer_accepts(ir: GrammarIR, data: bytes) -> bool:
     return r.consume_bytes(data) and r.is_accepting()
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(random_grammars())
 def test_simplify_keeps_the_byte_language_under_the_lexer(ir: GrammarIR) -> None:
     """The same property through the real lexer (greedy lexemes, %ignore): in particular
@@ -575,7 +576,7 @@ def test_merge_literals_counterexample_under_the_lexer() -> None:
     assert recognizer_accepts(simplify(original), b"abc")
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.integers(0, 7), st.one_of(st.none(), st.integers(0, 9)))
 def test_repeat_helper_language(lo: int, hi: Optional[int]) -> None:
     if hi is not None and hi < lo:

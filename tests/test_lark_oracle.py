@@ -11,6 +11,7 @@ import itertools
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 lark = pytest.importorskip("lark")
 
@@ -43,7 +44,7 @@ def lark_accepts(parser, text):
         return False
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(grammars)
 def test_acceptance_agrees_with_lark(text):
     try:

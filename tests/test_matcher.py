@@ -7,6 +7,7 @@ consumed, every other token is refused, and rollback restores the earlier mask.
 """
 import pytest
 from hypothesis import assume, given, settings, strategies as st
+from budget import examples
 
 from refimpl import Grammar, LimitError, Matcher, Vocabulary, naive_mask
 from refimpl.errors import GrammarError, RegexError
@@ -69,7 +70,7 @@ def check_path(grammar, vocab, choices):
         assert m.mask() == masks[i - 1]
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(regexes, token_lists, st.lists(st.integers(0, 1000), max_size=6))
 def test_regex_masks_equal_the_naive_mask(pattern, tokens, choices):
     try:
@@ -190,7 +191,7 @@ cfg_tokens = st.lists(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(cfg_grammars(), cfg_tokens, st.lists(st.integers(0, 1000), max_size=6))
 def test_cfg_masks_equal_the_naive_mask(ir, tokens, choices):
     from refimpl.grammar.grammar import Grammar as G

@@ -4,6 +4,7 @@ from collections import deque
 
 import pytest
 from hypothesis import given, settings, strategies as st
+from budget import examples
 
 from refimpl.errors import LimitError
 from refimpl.regex.exprs import ExprSet
@@ -29,7 +30,7 @@ def shortest_word(es, e, limit=10_000):
     return None
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(trees)
 def test_is_empty_agrees_with_brute_force(t):
     es = ExprSet()
@@ -43,7 +44,7 @@ def test_is_empty_agrees_with_brute_force(t):
         assert w is not None and member(t, w), (t, w)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(trees, trees)
 def test_is_contained_agrees_with_brute_force(ta, tb):
     es = ExprSet()
@@ -57,7 +58,7 @@ def test_is_contained_agrees_with_brute_force(ta, tb):
         assert w is not None and member(ta, w) and not member(tb, w), (ta, tb, w)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(trees)
 def test_forced_bytes_prefix_every_word(t):
     es = ExprSet()

@@ -8,6 +8,7 @@ import pathlib
 
 import pytest
 from hypothesis import assume, given, settings, strategies as st
+from budget import examples
 
 from refimpl import Grammar, LimitError, Matcher, Vocabulary
 from refimpl.errors import GrammarError, RegexError
@@ -32,7 +33,7 @@ def masks_agree_along(grammar, vocab, choices, slices):
         assert with_slices.consume(t) and without.consume(t)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(regexes, token_lists, st.lists(st.integers(0, 1000), max_size=5), st.sampled_from([SMALL_SLICES, list(JSON_SLICES)]))
 def test_regex_masks_with_and_without_slices(pattern, tokens, choices, slices):
     try:
@@ -42,7 +43,7 @@ def test_regex_masks_with_and_without_slices(pattern, tokens, choices, slices):
     masks_agree_along(g, vocabulary(tokens), choices, slices)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(cfg_grammars(), cfg_tokens, st.lists(st.integers(0, 1000), max_size=5), st.sampled_from([SMALL_SLICES, list(JSON_SLICES)]))
 def test_cfg_masks_with_and_without_slices(ir, tokens, choices, slices):
     try:

@@ -15,6 +15,7 @@ import unicodedata
 
 import pytest
 from hypothesis import given, settings
+from budget import examples
 from hypothesis import strategies as st
 
 from refimpl.regex import unicode as u
@@ -22,7 +23,7 @@ from refimpl.regex import unicode_data as ud
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAX = 0x10FFFF
-SETTINGS = settings(derandomize=True, deadline=None, max_examples=150)
+SETTINGS = settings(derandomize=True, deadline=None, max_examples=examples(150))
 
 
 # ----------------------------------------------------------------------------- helpers
