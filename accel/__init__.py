@@ -16,10 +16,19 @@ from refimpl import matcher as _matcher
 
 
 def available_backends() -> Dict[str, Optional[str]]:
-    """Every backend name -> None if usable here, else the reason it is not."""
+    """Every backend name -> None if usable here, else the reason it is not.
+
+    (Checking "pypy" starts pypy3 once, so it is done here, not at import.)
+    """
     out: Dict[str, Optional[str]] = {"python": None}
-    for name, reason in _REASONS.items():
-        out[name] = reason
+    out.update(_REASONS)
+    if "pypy" not in out:
+        try:
+            from . import pypy
+        except ImportError as e:
+            out["pypy"] = "not importable: %s" % e
+        else:
+            out["pypy"] = pypy.unavailable_reason()
     return out
 
 
@@ -39,8 +48,7 @@ def _register() -> None:
         from . import pypy
     except ImportError as e:
         _REASONS["pypy"] = "not importable: %s" % e
-    else:
-        _REASONS["pypy"] = pypy.unavailable_reason()
+    else:  # its availability is checked when asked for (it means starting pypy3)
         _matcher.PROCESS_BACKENDS["pypy"] = pypy.matcher
         _matcher.PROCESS_BACKENDS["cmd"] = pypy.command_matcher
         _REASONS["cmd:<command>"] = None

@@ -1,0 +1,90 @@
+"""accel.pypy: refimpl itself under PyPy, in a worker process; and `cmd:` backends.
+
+    Matcher(g, v, backend="pypy")                         # pypy3 -m refimpl.worker
+    Matcher(g, v, backend="cmd:/path/to/engine --flag")   # any program speaking the protocol
+
+The PyPy worker runs this very copy of refimpl: the directory that holds the `refimpl`
+package is put first on the worker's PYTHONPATH, so nothing needs installing under PyPy.
+The executable is $MASKREF_PYPY, else `pypy3` on PATH. Both factories accept, besides
+the Matcher's `limits` and `slices`: `timeout` (seconds per request), `create_timeout`,
+`startup_timeout`, `reuse` (share one process per command; default True), and for
+`cmd:` also `cwd` and `env`. Errors of the process are `accel.worker_client.WorkerError`s.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+import shutil
+import subprocess
+from typing import Any, Dict, Optional
+
+import refimpl
+
+from .worker_client import WorkerMatcher, WorkerUnavailable, start
+
+#: the directory that contains the refimpl package this process uses
+SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(refimpl.__file__)))
+
+
+def pypy_executable() -> Optional[str]:
+    """$MASKREF_PYPY, or pypy3 on PATH, or None."""
+    given = os.environ.get("MASKREF_PYPY")
+    if given:
+        return shutil.which(given) or (given if os.path.exists(given) else None)
+    return shutil.which("pypy3")
+
+
+def worker_env() -> Dict[str, str]:
+    """The environment of a PyPy worker: ours, with refimpl's directory first on the path."""
+    env = dict(os.environ)
+    path = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = SOURCE_ROOT + (os.pathsep + path if path else "")
+    return env
+
+
+def unavailable_reason() -> Optional[str]:
+    """None if the pypy backend can run here, else why not."""
+    return _reason(pypy_executable())
+
+
+@functools.lru_cache(maxsize=None)
+def _reason(exe: Optional[str]) -> Optional[str]:
+    if exe is None:
+        given = os.environ.get("MASKREF_PYPY")
+        if given:
+            return "pypy: MASKREF_PYPY=%s is not an executable" % given
+        return "pypy: pypy3 not found on PATH (apt-get install pypy3, or set MASKREF_PYPY)"
+    probe = "import sys, refimpl.worker; print('%d.%d' % sys.version_info[:2])"
+    try:
+        done = subprocess.run(
+            [exe, "-c", probe], env=worker_env(), capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return "pypy: cannot run %s: %s" % (exe, e)
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["exit code %d" % done.returncode])[-1]
+        return "pypy: %s cannot import refimpl from %s: %s" % (exe, SOURCE_ROOT, tail)
+    version = tuple(int(x) for x in done.stdout.strip().split("."))
+    if version < (3, 9):
+        return "pypy: %s is Python %s; refimpl needs 3.9 or later" % (exe, done.stdout.strip())
+    return None
+
+
+def matcher(grammar: Any, vocab: Any, backend: str = "pypy", **options: Any) -> WorkerMatcher:
+    """A Matcher running in `pypy3 -m refimpl.worker` (shared by matchers of this process)."""
+    exe = pypy_executable()
+    reason = _reason(exe)
+    if reason is not None:
+        raise WorkerUnavailable("backend 'pypy' is not available: %s" % reason)
+    return start([exe, "-m", "refimpl.worker"], grammar, vocab, backend=backend, env=worker_env(), **options)
+
+
+def command_matcher(grammar: Any, vocab: Any, backend: str = "cmd:", **options: Any) -> WorkerMatcher:
+    """A Matcher in the worker started by the command after "cmd:" (split as a shell would,
+    not run by a shell)."""
+    command = backend[len("cmd:"):] if backend.startswith("cmd:") else backend
+    argv = shlex.split(command)
+    if not argv:
+        raise ValueError('backend "cmd:<command>" needs a command, e.g. "cmd:pypy3 -m refimpl.worker"')
+    return start(argv, grammar, vocab, backend=backend, **options)
