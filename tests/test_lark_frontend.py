@@ -140,8 +140,6 @@ UNSUPPORTED = [
     ('start.2: "a"', "priorities"),
     ('%llguidance {"ignore_once": true}\nstart: "a"', "ignore_once"),
     ('start: %lark { start: "a" }', "%lark"),
-    ('start: %json {"type": "integer"}', "%json is not supported yet"),
-    ('start: a\na: %json {"type": "integer"}', "%json is not supported yet"),
 ]
 
 
@@ -155,7 +153,7 @@ def test_unsupported_feature_is_named(grammar: str, feature: str) -> None:
 
 def test_json_error_points_at_the_directive() -> None:
     with pytest.raises(GrammarError) as info:
-        parse_lark('start: "x" j\nj: %json {"type": "object"}')
+        parse_lark('start: "x" j\nj: %json {"type": 5}')
     assert (info.value.line, info.value.column) == (2, 4)
 
 
@@ -405,7 +403,7 @@ def test_pathological_errors_are_grammar_errors() -> None:
     with pytest.raises(GrammarError, match="terminal A0 is recursive"):
         _call_with_shallow_stack(parse_lark, recursive)
     deep_json = "start: %json " + "[" * N + "]" * N
-    with pytest.raises(GrammarError, match="%json is not supported yet"):
+    with pytest.raises(GrammarError, match="failed to compile JSON schema: schema must be an object or boolean"):
         _call_with_shallow_stack(parse_lark, deep_json)
     with pytest.raises(GrammarError, match="unclosed"):
         _call_with_shallow_stack(parse_lark, "start: " + "(" * N + '"a"')

@@ -2,6 +2,7 @@
 
     Grammar.from_regex(pattern)     the whole output matches one regex (one lexeme)
     Grammar.from_lark(text)         llguidance's Lark dialect
+    Grammar.from_json_schema(s)     a JSON schema (dict or text), as llguidance means it
 
 Each frontend builds a GrammarIR; it is simplified (simplify.py) and compiled to flat
 arrays (ir.CompiledGrammar) once. A Grammar holds no matching state: one Grammar serves
@@ -14,6 +15,8 @@ start: /[0-9]+/
 """
 from __future__ import annotations
 
+from typing import Any, Dict, Optional, Sequence
+
 from ..limits import DEFAULT_LIMITS, Limits
 from ..regex import ExprSet, compile_pattern
 from .ir import GrammarIR
@@ -21,11 +24,15 @@ from .simplify import simplify
 
 
 class Grammar:
-    def __init__(self, ir: GrammarIR, kind: str, source: str) -> None:
+    #: the keywords a JSON schema compiled with lenient=True could not enforce (else empty)
+    ignored_keywords: Sequence[Any] = ()
+
+    def __init__(self, ir: GrammarIR, kind: str, source: str, options: Optional[Dict[str, Any]] = None) -> None:
         self.ir = simplify(ir)
         self.compiled = self.ir.compile()
         self.kind = kind
-        self.source = source
+        self.source = source  # with kind and options: enough to build it again elsewhere
+        self.options: Dict[str, Any] = dict(options or {})
         self.limits = ir.limits
 
     @classmethod
@@ -43,6 +50,31 @@ class Grammar:
         from .lark import parse_lark
 
         return cls(parse_lark(text, limits=limits), "lark", text)
+
+    @classmethod
+    def from_json_schema(cls, schema: Any, *, limits: Limits = DEFAULT_LIMITS, **options: Any) -> "Grammar":
+        """The JSON values a JSON schema (draft 2020-12; a dict or JSON text) allows.
+
+        Options are llguidance's `x-guidance` ones (item_separator, key_separator,
+        whitespace_flexible, whitespace_pattern, coerce_one_of, lenient, ...), with its
+        defaults; the schema's own "x-guidance" overrides them. A keyword that cannot
+        be enforced exactly raises SchemaError, unless lenient=True: then it is skipped
+        and listed in `grammar.ignored_keywords`. See docs/jsonschema.md.
+
+        >>> g = Grammar.from_json_schema({"type": "array", "items": {"type": "boolean"}, "maxItems": 2})
+        >>> from refimpl.recognizer import Recognizer
+        >>> [Recognizer(g.compiled).consume_bytes(s) for s in (b"[true, false]", b"[1]")]
+        [True, False]
+        """
+        from .jsonschema import dumps, json_schema_to_ir
+
+        if isinstance(schema, bytes):
+            schema = schema.decode("utf-8")
+        source = schema if isinstance(schema, str) else dumps(schema)
+        result = json_schema_to_ir(schema, limits=limits, **options)
+        grammar = cls(result.ir, "json_schema", source, options)
+        grammar.ignored_keywords = list(result.ignored)
+        return grammar
 
     def to_text(self) -> str:
         """The simplified rules, in Lark-like notation."""

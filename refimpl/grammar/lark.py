@@ -19,8 +19,8 @@ The dialect, as llguidance's docs/syntax.md and its lexer/parser/compiler define
   `|`, looser than concatenation) and prefix `~` (complement: binds tighter than the
   postfix operators, so `~A+` is `(~A)+`). In a rule, `~atom` is a terminal expression.
 * `%ignore <terminal expression>` (several: their union), `%import common.NAME [-> ALIAS]`,
-  `%import common (A, B)`, `%llguidance {json}` (options), `%json {schema}` (hook; not
-  supported yet), `%regex {"substring_words": ...}` and friends.
+  `%import common (A, B)`, `%llguidance {json}` (options), `%json {schema}` (a JSON
+  schema, compiled by jsonschema.py), `%regex {"substring_words": ...}` and friends.
 * `name[lazy]: <terminal expression>` makes the body one *lazy* lexeme.
 * `//` and `#` start comments.
 
@@ -59,7 +59,7 @@ import json
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import GrammarError, LimitError, RegexError
+from ..errors import GrammarError, LimitError, RegexError, SchemaError
 from ..limits import DEFAULT_LIMITS, Limits
 from ..regex import ExprSet, compile_pattern
 from ..regex import unicode as _unicode
@@ -1147,9 +1147,40 @@ def _case_insensitive_literal(es: ExprSet, s: str) -> int:
 
 
 def _compile_json(ir: GrammarIR, schema: Any, text: str, offset: int) -> int:
-    """The symbol for an inline JSON schema, `%json {...}` — the hook for JSON schema
-    support (refimpl/grammar/jsonschema.py); until it lands, a GrammarError."""
-    raise GrammarError("%json is not supported yet (JSON schema support is coming)", text, offset)
+    """The symbol for an inline JSON schema, `%json {...}` (refimpl/grammar/jsonschema.py).
+
+    Options come from the schema's "x-guidance" (llguidance's defaults otherwise). The
+    JSON's lexemes get a lexeme class of their own, so its whitespace (%ignore) is
+    allowed only inside the JSON, after its first token, as in llguidance; %json parts
+    with the same whitespace share one class (llguidance merges classes with equal
+    skips).
+    """
+    from .jsonschema import json_schema_to_ir, json_whitespace
+
+    classes = _JSON_CLASSES.setdefault(id(ir), {})
+
+    def lexeme_class(ws: Optional[int]) -> int:
+        """The class of the %json parts whose whitespace is `ws` (None: no %ignore)."""
+        got = classes.get(ws)
+        if got is None:
+            used = {lx.lexeme_class for lx in ir.lexemes} | set(ir.ignores) | set(classes.values()) | {0}
+            got = classes[ws] = max(used) + 1
+        return got
+
+    try:
+        ws = json_whitespace(ir.es, schema)
+        # the JSON's tokens, and its first token in a class without %ignore (shared with
+        # the %json parts that have no whitespace), so that, as in llguidance, JSON
+        # whitespace may come after a token of the JSON but not before its first one
+        return json_schema_to_ir(schema, ir=ir, lexeme_class=lexeme_class(ws),
+                                 entry_class=lexeme_class(None)).start
+    except SchemaError as e:
+        raise GrammarError("failed to compile JSON schema: %s" % e, text, offset) from None
+
+
+#: per GrammarIR under construction (by id, dropped when parse_lark returns): the
+#: lexeme class of the %json parts for each whitespace expression
+_JSON_CLASSES: Dict[int, Dict[Optional[int], int]] = {}
 
 
 class _Compiler:
@@ -1500,4 +1531,8 @@ def parse_lark(text: str, *, es: Optional[ExprSet] = None,
         es = ExprSet(limits)
     tokens = _scan(text)
     items = _Parser(text, tokens, limits).parse_grammar()
-    return _Compiler(text, items, es, limits).compile()
+    compiler = _Compiler(text, items, es, limits)
+    try:
+        return compiler.compile()
+    finally:
+        _JSON_CLASSES.pop(id(compiler.ir), None)
