@@ -414,6 +414,11 @@ def inline_aliases(ir: GrammarIR) -> GrammarIR:
     return _rebuild(ir, new_by_lhs, ir.start)
 
 
+#: splicing stops at this rule length: longer rules gain nothing, and splicing a long chain
+#: of single-use nonterminals into one ever-growing rule would cost quadratic time
+MAX_SPLICED_RULE = 64
+
+
 def inline_single_use(ir: GrammarIR) -> GrammarIR:
     """Inline a nonterminal B that occurs exactly once in the whole grammar.
 
@@ -461,7 +466,8 @@ def inline_single_use(ir: GrammarIR) -> GrammarIR:
                 for sym in rhs:
                     if sym >= 0:
                         owner[sym] = a
-        elif len(by_lhs[b]) == 1:  # A → α B γ with B → β: splice β in
+        elif len(by_lhs[b]) == 1 and len(rule) + len(by_lhs[b][0]) <= MAX_SPLICED_RULE:
+            # A → α B γ with B → β: splice β in
             beta = by_lhs[b][0]
             i = rule.index(b)
             rule[i:i + 1] = beta
