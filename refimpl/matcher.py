@@ -166,6 +166,7 @@ class Matcher:
             return False
         self._steps.append((token_id, before))
         rec.parser.forget_children(top - 1, rec.parser.top - 1)
+        self._update_stats()
         return True
 
     def rollback(self, n_tokens: int) -> None:
@@ -262,7 +263,7 @@ class Matcher:
             lexer_states=len(rec.lexer.states),
             transitions_computed=rec.lexer.transitions_computed,
             rows=parser.top,
-            items=sum(len(parser.rows[j].items) for j in range(parser.top)),
+            items=len(parser.rows[parser.top - 1].items),  # in the current row
             rows_built=parser.rows_built,
             rows_reused=parser.rows_reused,
         )
