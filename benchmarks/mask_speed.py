@@ -4,12 +4,15 @@
     pypy3 -m benchmarks.mask_speed           # PyPy
 
 For each vocabulary (GPT-2; Tekken 131k when mistral-common is installed) and workload
-(a full walk with `[^"]*` from the start; `[0-9]+`), the best of several warm masks, the
-nodes walked, and ns per node — and llguidance's time for the same mask with its slicer
-off, when llguidance is installed. llguidance caches masks per lexer state, so its figure
-is the best first mask of fresh matchers (which includes building the few lexer states
-these regexes have). Memory (CPython): the trie's arrays, and what a
-Matcher allocates (tracemalloc).
+(a full walk with `[^"]*` from the start; `[0-9]+`), with the slicer off (so that the
+walk is the whole trie, as in llguidance's figure): the best of several warm masks, the
+nodes walked, and ns per node — for refimpl's Python walker, for the C walker of
+accel.native (when built: `pip install -e .`), and llguidance's time for the same mask
+with its slicer off, when llguidance is installed, with the ratios python/llguidance and
+native/llguidance. llguidance caches masks per lexer state, so its figure is the best
+first mask of fresh matchers (which includes building the few lexer states these
+regexes have). Memory (CPython): the trie's arrays, and what a Matcher allocates
+(tracemalloc).
 """
 from __future__ import annotations
 
@@ -34,23 +37,48 @@ def best_of(n, fn):
     return best
 
 
+def _native_reason():
+    """None if the native backend is usable here, else why not."""
+    try:
+        from accel import native
+    except ImportError as e:
+        return str(e)
+    return native.unavailable_reason()
+
+
 def main() -> None:
     print("%s %s, %s" % (platform.python_implementation(), platform.python_version(), time.strftime("%Y-%m-%d")))
-    print("%-7s %-10s %8s %10s %9s %11s %9s" % ("vocab", "workload", "nodes", "mask ms", "ns/node", "llg ms", "ratio"))
+    native_reason = _native_reason()
+    if native_reason is not None:
+        print("(native columns empty: %s)" % native_reason)
+    print("%-7s %-10s %8s %10s %9s %10s %9s %11s %9s %7s %11s" % (
+        "vocab", "workload", "nodes", "mask ms", "ns/node", "native ms", "ns/node", "llg ms", "ns/node", "ratio", "native/llg"))
     for name, vocab in available().items():
         llg_tok = llguidance_peer.tokenizer(vocab, slices=[])
         for label, pattern in WORKLOADS:
-            m = Matcher(Grammar.from_regex(pattern), vocab)
+            m = Matcher(Grammar.from_regex(pattern), vocab, slices=[])
             m.mask()  # warm the lexer table
             seconds = best_of(5, m.mask)
             nodes = m.stats["trie_nodes_walked"]
-            llg = ""
-            ratio = ""
+            native = native_ns = ""
+            native_seconds = None
+            if native_reason is None:
+                mn = Matcher(Grammar.from_regex(pattern), vocab, backend="native", slices=[])
+                mn.mask()
+                native_seconds = best_of(50, mn.mask)
+                assert mn.stats["trie_nodes_walked"] == nodes
+                native = "%.3f" % (native_seconds * 1e3)
+                native_ns = "%.1f" % (native_seconds * 1e9 / nodes)
+            llg = llg_ns = ratio = native_ratio = ""
             if llg_tok is not None:
                 llg_seconds = llguidance_peer.first_mask_seconds(llg_tok, "regex", pattern)
                 llg = "%.3f" % (llg_seconds * 1e3)
+                llg_ns = "%.1f" % (llg_seconds * 1e9 / nodes)
                 ratio = "%.0fx" % (seconds / llg_seconds)
-            print("%-7s %-10s %8d %10.2f %9.0f %11s %9s" % (name, label, nodes, seconds * 1e3, seconds * 1e9 / nodes, llg, ratio))
+                if native_seconds is not None:
+                    native_ratio = "%.2fx" % (native_seconds / llg_seconds)
+            print("%-7s %-10s %8d %10.2f %9.0f %10s %9s %11s %9s %7s %11s" % (
+                name, label, nodes, seconds * 1e3, seconds * 1e9 / nodes, native, native_ns, llg, llg_ns, ratio, native_ratio))
         if platform.python_implementation() == "CPython":
             import tracemalloc
 

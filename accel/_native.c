@@ -1,0 +1,632 @@
+/*
+ * accel._native: refimpl's mask walk (refimpl/tokens/walk.py) in C.
+ *
+ *     walk(trie, lexer, advance, state, top, allowed) -> nodes walked
+ *
+ * The same function as walk.py's `walk`, step for step: the same nodes visited in the
+ * same order, the same calls of `lexer.fill` and `advance` with the same arguments, the
+ * same bits set in `allowed`, the same count returned. Read walk.py first; every block
+ * below names the lines of walk.py it implements.
+ *
+ * What it reads, through the buffer protocol (no copies):
+ *     trie.byte   array('B')   trie.depth  array('H')
+ *     trie.end    array('i')   trie.token  array('i')   (and trie.multi, trie.max_depth)
+ *     lexer.table array('i')   table[state << 8 | byte], -1 while not computed
+ *     lexer.ends  bytearray    bit 1: a greedy lexeme matches; bit 2: a lazy one does
+ * and it writes `allowed` (a bytearray) directly. It calls back into Python only where
+ * walk.py does: `lexer.fill(state, byte)` for a missing table entry, and
+ * `advance(state, top, byte)` where a lexeme may end.
+ *
+ * Safety. The callbacks may grow lexer.table and lexer.ends (new lexer states), and
+ * Python refuses to resize an array while a buffer view of it is held — so the two
+ * lexer views are released before every callback and taken again after it (the pointers
+ * may have moved). The trie's views and `allowed` are held for the whole walk: a
+ * callback that tried to resize them gets a BufferError, which propagates. Every index
+ * is bounds-checked against the current lengths, so a malformed trie, a lexer that
+ * answers out-of-range states or a too-short `allowed` raises ValueError, IndexError or
+ * TypeError; nothing reads or writes outside a buffer.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <string.h>
+
+/* refimpl/lexer.py: DEAD, GREEDY_ENDS, LAZY_ENDS; refimpl/tokens/trie.py: NO_TOKEN, SEVERAL_TOKENS */
+#define DEAD 0
+#define GREEDY_ENDS 1
+#define LAZY_ENDS 2
+#define NO_TOKEN (-1)
+#define SEVERAL_TOKENS (-2)
+/* A lexer state s must have s << 8 | 255 within int32_t, like the table's entries. */
+#define MAX_STATE (INT32_MAX >> 8)
+/* Branch hints for the fast loop: its exits are rare. */
+#if defined(__GNUC__)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define UNLIKELY(x) (x)
+#endif
+/* trie.depth is array('H'): no node is deeper than this. */
+#define MAX_DEPTH 65535
+
+/* ---- buffers --------------------------------------------------------------------- */
+
+/* One array attribute seen through a buffer view: its owner, the view, its length. */
+typedef struct {
+    PyObject *owner;   /* a strong reference, taken once (walk.py's local aliases) */
+    const char *name;  /* for error messages, e.g. "trie.end" */
+    Py_buffer view;
+    int held;          /* is `view` acquired? */
+    Py_ssize_t len;    /* in items */
+} Array;
+
+/* Does the buffer's struct format describe one native `code`, of `itemsize` bytes? */
+static int
+format_is(const Py_buffer *view, char code, Py_ssize_t itemsize)
+{
+    const char *f = view->format ? view->format : "B";
+    if (f[0] == '@')
+        f++;
+    return view->itemsize == itemsize && f[0] == code && f[1] == '\0';
+}
+
+/* Acquire a.view from a.owner: 1-dimensional, contiguous, of the expected item type. */
+static int
+array_acquire(Array *a, char code, Py_ssize_t itemsize, int writable)
+{
+    int flags = PyBUF_ND | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(a->owner, &a->view, flags) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {  /* not a buffer at all: say which */
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s must be a %scontiguous buffer of '%c' items, not %.100s",
+                         a->name, writable ? "writable " : "", code, Py_TYPE(a->owner)->tp_name);
+        }
+        return -1;
+    }
+    a->held = 1;
+    int ok = a->view.ndim <= 1;
+    if (ok && !format_is(&a->view, code, itemsize)) {
+        /* array('i') is 'i'; where long is 4 bytes, array('l') would do as well */
+        ok = code == 'i' && format_is(&a->view, 'l', itemsize);
+    }
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "%s must hold '%c' items (%zd bytes each), not format '%s'",
+                     a->name, code, itemsize, a->view.format ? a->view.format : "B");
+        return -1;
+    }
+    a->len = a->view.len / itemsize;
+    return 0;
+}
+
+static void
+array_release(Array *a)
+{
+    if (a->held) {
+        PyBuffer_Release(&a->view);
+        a->held = 0;
+    }
+    a->len = 0;
+}
+
+/* ---- the walk's state ------------------------------------------------------------ */
+
+typedef struct {
+    /* walk.py: byte, end, depth, token = trie.byte, trie.end, trie.depth, trie.token */
+    Array byte, depth, end, token;
+    /* walk.py: table, fill, ends = lexer.table, lexer.fill, lexer.ends */
+    Array table, ends;
+    PyObject *fill;
+    PyObject *advance;
+    PyObject *trie;    /* for trie.multi, looked up when first needed */
+    PyObject *multi;
+    Array allowed;
+    /* walk.py: states = [0] * (trie.max_depth + 1) */
+    int32_t *states;
+    long max_depth;
+    /* walk.py: scan_depths, scan_tops, last: the stack of (depth, parser top) entries;
+       sp is the index of its newest entry (walk.py's [-1]) */
+    int32_t *scan_depths;
+    Py_ssize_t *scan_tops;
+    Py_ssize_t sp;
+    long last;
+    /* walk.py: n, size, skipped */
+    Py_ssize_t n, size, skipped;
+} Walk;
+
+static void
+walk_free(Walk *w)
+{
+    array_release(&w->byte);
+    array_release(&w->depth);
+    array_release(&w->end);
+    array_release(&w->token);
+    array_release(&w->table);
+    array_release(&w->ends);
+    array_release(&w->allowed);
+    Py_XDECREF(w->byte.owner);
+    Py_XDECREF(w->depth.owner);
+    Py_XDECREF(w->end.owner);
+    Py_XDECREF(w->token.owner);
+    Py_XDECREF(w->table.owner);
+    Py_XDECREF(w->ends.owner);
+    Py_XDECREF(w->allowed.owner);
+    Py_XDECREF(w->fill);
+    Py_XDECREF(w->multi);
+    PyMem_Free(w->states);
+    PyMem_Free(w->scan_depths);
+    PyMem_Free(w->scan_tops);
+}
+
+/* The lexer's two views, taken again after a callback (it may have grown them). */
+static int
+lexer_acquire(Walk *w)
+{
+    if (array_acquire(&w->table, 'i', 4, 0) < 0)
+        return -1;
+    return array_acquire(&w->ends, 'B', 1, 0);
+}
+
+static void
+lexer_release(Walk *w)
+{
+    array_release(&w->table);
+    array_release(&w->ends);
+}
+
+/* A Python int that must be a lexer state: 0 <= s <= MAX_STATE. -1 with an exception if not. */
+static long
+as_state(PyObject *obj, const char *what)
+{
+    if (!PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int (a lexer state), not %.100s",
+                     what, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    int overflow;
+    long s = PyLong_AsLongAndOverflow(obj, &overflow);
+    if (s == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || s < 0 || s > MAX_STATE) {
+        PyErr_Format(PyExc_ValueError, "%s is not a lexer state: %R", what, obj);
+        return -1;
+    }
+    return s;
+}
+
+/* A Python int that must be a parser top (any Py_ssize_t; the parser checks it). */
+static int
+as_top(PyObject *obj, const char *what, Py_ssize_t *out)
+{
+    if (!PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be an int (a parser top), not %.100s",
+                     what, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    Py_ssize_t top = PyLong_AsSsize_t(obj);
+    if (top == -1 && PyErr_Occurred())
+        return -1;
+    *out = top;
+    return 0;
+}
+
+/* ---- the two callbacks ----------------------------------------------------------- */
+
+/* walk.py: `t = fill(s, b)`. The new state, or -1 with an exception. */
+static long
+call_fill(Walk *w, long s, int b)
+{
+    lexer_release(w);
+    PyObject *r = PyObject_CallFunction(w->fill, "li", s, b);
+    long t = -1;
+    if (r != NULL) {
+        t = as_state(r, "lexer.fill()'s result");
+        Py_DECREF(r);
+    }
+    if (t < 0)
+        return -1;  /* the views stay released; walk_free does not mind */
+    if (lexer_acquire(w) < 0)
+        return -1;
+    return t;
+}
+
+/* walk.py: `t, top = advance(s, scan_tops[-1], b)`. 0 and (*t, *top), or -1 with an exception. */
+static int
+call_advance(Walk *w, long s, Py_ssize_t top, int b, long *t_out, Py_ssize_t *top_out)
+{
+    lexer_release(w);
+    PyObject *r = PyObject_CallFunction(w->advance, "lni", s, top, b);
+    if (r == NULL)
+        return -1;
+    int ok = PyTuple_Check(r) && PyTuple_GET_SIZE(r) == 2;
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "advance() must return a pair (state, top), not %.100s",
+                     Py_TYPE(r)->tp_name);
+        Py_DECREF(r);
+        return -1;
+    }
+    long t = as_state(PyTuple_GET_ITEM(r, 0), "advance()'s state");
+    int err = t < 0 || as_top(PyTuple_GET_ITEM(r, 1), "advance()'s top", top_out) < 0;
+    Py_DECREF(r);
+    if (err)
+        return -1;
+    if (lexer_acquire(w) < 0)
+        return -1;
+    *t_out = t;
+    return 0;
+}
+
+/* walk.py: `for x in trie.multi[n]: allowed[x] = 1` (several tokens share node n's bytes). */
+static int
+set_several(Walk *w, Py_ssize_t n)
+{
+    if (w->multi == NULL) {
+        w->multi = PyObject_GetAttrString(w->trie, "multi");
+        if (w->multi == NULL)
+            return -1;
+    }
+    PyObject *key = PyLong_FromSsize_t(n);
+    if (key == NULL)
+        return -1;
+    PyObject *ids = PyObject_GetItem(w->multi, key);
+    Py_DECREF(key);
+    if (ids == NULL)
+        return -1;
+    PyObject *seq = PySequence_Fast(ids, "trie.multi[node] must be a sequence of token ids");
+    Py_DECREF(ids);
+    if (seq == NULL)
+        return -1;
+    int err = 0;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < k && !err; i++) {
+        PyObject *x = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyLong_Check(x)) {
+            PyErr_Format(PyExc_TypeError, "trie.multi[%zd] must hold ints, not %.100s", n, Py_TYPE(x)->tp_name);
+            err = 1;
+            break;
+        }
+        Py_ssize_t id = PyLong_AsSsize_t(x);
+        if (id == -1 && PyErr_Occurred()) {
+            err = 1;
+        } else if (id < 0 || id >= w->allowed.len) {
+            PyErr_Format(PyExc_IndexError, "token id %zd (trie.multi[%zd]) is beyond allowed (%zd flags)",
+                         id, n, w->allowed.len);
+            err = 1;
+        } else {
+            ((uint8_t *)w->allowed.view.buf)[id] = 1;
+        }
+    }
+    Py_DECREF(seq);
+    return err ? -1 : 0;
+}
+
+/* ---- the walk ----------------------------------------------------------------------- */
+
+/* The walk is split in two, for speed and nothing else:
+ *
+ *   step()     one node, exactly walk.py's loop body: callbacks, errors, every case;
+ *   fast_run() the same loop body for as long as it needs no callback and no Python
+ *              object: the common case, a few array reads per node, in local variables.
+ *              At a node it cannot finish it stops, having changed nothing step()
+ *              would not do again in the same way, and step() takes that node.
+ *
+ * run() alternates them. Both read the same fields of Walk: n, skipped, the states per
+ * depth and the (depth, top) stack. */
+
+/* walk.py's pop: `if d <= last: while scan_depths[-1] >= d: pop(); last = scan_depths[-1]`.
+   Never below entry 0 (depth 0 < d). Doing it twice is the same as once. */
+#define POP_SCANS(d, last, sp, scan_depths)        \
+    do {                                           \
+        if ((d) <= (last)) {                       \
+            while ((scan_depths)[sp] >= (d))       \
+                (sp)--;                            \
+            (last) = (scan_depths)[sp];            \
+        }                                          \
+    } while (0)
+
+/* walk.py: `skipped += end[n] - n - 1; n = end[n]` for n = w->n. end[n] must lie in
+   n+1 .. size (walk.py would loop forever, or count nodes that are not there). */
+static int
+skip_subtree(Walk *w)
+{
+    const Py_ssize_t n = w->n, e = ((const int32_t *)w->end.view.buf)[n];
+    if (e <= n || e > w->size) {
+        PyErr_Format(PyExc_ValueError, "malformed trie: end[%zd] = %zd (nodes %zd)", n, e, w->size);
+        return -1;
+    }
+    w->skipped += e - n - 1;
+    w->n = e;
+    return 0;
+}
+
+/* One node: walk.py's loop body for node w->n, line by line. 0, or -1 with an exception. */
+static int
+step(Walk *w)
+{
+    const Py_ssize_t n = w->n;
+    /* walk.py: d = depth[n]; if d <= last: ... (pop) */
+    const long d = ((const uint16_t *)w->depth.view.buf)[n];
+    if (d < 1 || d > w->max_depth) {
+        PyErr_Format(PyExc_ValueError, "malformed trie: depth[%zd] = %ld (max_depth %ld)", n, d, w->max_depth);
+        return -1;
+    }
+    POP_SCANS(d, w->last, w->sp, w->scan_depths);
+    /* walk.py: s = states[d - 1]; b = byte[n]; t = table[s << 8 | b]
+       (0 <= s <= MAX_STATE; an index beyond the table is "not computed yet") */
+    const long s = w->states[d - 1];
+    const int b = ((const uint8_t *)w->byte.view.buf)[n];
+    const size_t index = (size_t)s << 8 | (size_t)b;
+    long t = index < (size_t)w->table.len ? ((const int32_t *)w->table.view.buf)[index] : -1;
+    /* walk.py: if t < 0: t = fill(s, b) */
+    if (t < 0) {
+        t = call_fill(w, s, b);
+        if (t < 0)
+            return -1;
+    }
+    /* walk.py: if t == 0 or ends[t] & lazy_ends: */
+    if (t >= w->ends.len || (t == DEAD && s >= w->ends.len)) {
+        PyErr_Format(PyExc_IndexError, "lexer state %ld is beyond lexer.ends (%zd states)",
+                     t == DEAD ? s : t, w->ends.len);
+        return -1;
+    }
+    const uint8_t *ends = (const uint8_t *)w->ends.view.buf;
+    if (t == DEAD || (ends[t] & LAZY_ENDS)) {
+        /* walk.py: if t == 0 and not ends[s] & greedy_ends: skip the subtree */
+        if (t == DEAD && !(ends[s] & GREEDY_ENDS))
+            return skip_subtree(w);
+        /* walk.py: t, top = advance(s, scan_tops[-1], b); if t == 0: skip the subtree */
+        Py_ssize_t top;
+        if (call_advance(w, s, w->scan_tops[w->sp], b, &t, &top) < 0)
+            return -1;
+        if (t == DEAD)
+            return skip_subtree(w);
+        /* walk.py: scan_depths.append(d); scan_tops.append(top); last = d
+           (d > last here: the stack's depths increase, so it holds at most max_depth + 1) */
+        w->sp++;
+        w->scan_depths[w->sp] = (int32_t)d;
+        w->scan_tops[w->sp] = top;
+        w->last = d;
+    }
+    /* walk.py: states[d] = t */
+    w->states[d] = (int32_t)t;
+    /* walk.py: tok = token[n]; if tok >= 0: allowed[tok] = 1
+                elif tok == SEVERAL_TOKENS: for x in trie.multi[n]: allowed[x] = 1 */
+    const int32_t tok = ((const int32_t *)w->token.view.buf)[n];
+    if (tok >= 0) {
+        if (tok >= w->allowed.len) {
+            PyErr_Format(PyExc_IndexError, "token id %ld (node %zd) is beyond allowed (%zd flags)",
+                         (long)tok, n, w->allowed.len);
+            return -1;
+        }
+        ((uint8_t *)w->allowed.view.buf)[tok] = 1;
+    } else if (tok == SEVERAL_TOKENS) {
+        if (set_several(w, n) < 0)
+            return -1;
+    }
+    /* walk.py: n += 1 */
+    w->n = n + 1;
+    return 0;
+}
+
+/* walk.py's loop over the nodes that need neither a callback nor a Python object: until
+   the end, or until a node where step() is needed (a missing table entry, a lexeme that
+   may end, several tokens, anything out of range). Its locals are loaded once; each
+   rare case costs one unsigned comparison in the common path (a range check folded in:
+   (x - lo) as unsigned < (hi - lo) tests lo <= x < hi), and the flag is written
+   without a branch (whether a node ends a token is a coin toss the predictor loses). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+fast_run(Walk *w)
+{
+    const uint8_t *const byte = (const uint8_t *)w->byte.view.buf;
+    const uint16_t *const depth = (const uint16_t *)w->depth.view.buf;
+    const int32_t *const end = (const int32_t *)w->end.view.buf;
+    const int32_t *const token = (const int32_t *)w->token.view.buf;
+    uint8_t *const allowed = (uint8_t *)w->allowed.view.buf;
+    const size_t allowed_len = (size_t)w->allowed.len;
+    const int32_t *const table = (const int32_t *)w->table.view.buf;
+    const size_t table_len = (size_t)w->table.len;
+    const uint8_t *const ends = (const uint8_t *)w->ends.view.buf;
+    const size_t ends_len = (size_t)w->ends.len;
+    int32_t *const states = w->states;
+    const int32_t *const scan_depths = w->scan_depths;
+    const unsigned long max_depth = (unsigned long)w->max_depth;
+    const Py_ssize_t size = w->size;
+    Py_ssize_t n = w->n, skipped = w->skipped, sp = w->sp;
+    long last = w->last;  /* 0 <= last <= max_depth: the depth of a node walked */
+    uint8_t sink = 0;     /* where a node without a token writes its flag */
+    if (ends_len == 0)
+        return;           /* no lexer state at all: step() raises */
+
+    while (n < size) {
+        /* walk.py: d = depth[n]; if d <= last: pop ... — the common case is
+           last < d <= max_depth; otherwise pop, or stop at a malformed depth */
+        const long d = depth[n];
+        if (UNLIKELY((unsigned long)(d - last - 1) >= max_depth - (unsigned long)last)) {
+            if ((unsigned long)(d - 1) >= max_depth)
+                break;                                  /* malformed: step() says so */
+            POP_SCANS(d, last, sp, scan_depths);
+        }
+        /* walk.py: s = states[d - 1]; b = byte[n]; t = table[s << 8 | b] */
+        const size_t s = (size_t)states[d - 1];
+        const size_t index = s << 8 | byte[n];
+        if (UNLIKELY(index >= table_len))
+            break;                                      /* not computed: fill */
+        const int32_t t = table[index];
+        /* walk.py: if t == 0 or ends[t] & lazy_ends — the common case is 0 < t < len(ends) */
+        if ((size_t)((long)t - 1) >= ends_len - 1) {
+            if (t != DEAD || s >= ends_len || (ends[s] & GREEDY_ENDS))
+                break;                                  /* fill, advance, or an error */
+            /* walk.py: if t == 0 and not ends[s] & greedy_ends: skip the subtree */
+            const Py_ssize_t e = end[n];
+            if (e <= n || e > size)
+                break;                                  /* malformed: step() says so */
+            skipped += e - n - 1;
+            n = e;
+            continue;
+        }
+        if (UNLIKELY(ends[t] & LAZY_ENDS))
+            break;                                      /* a lazy lexeme ends: advance */
+        /* walk.py: tok = token[n]; if tok >= 0: allowed[tok] = 1 — the common cases are
+           -1 <= tok < len(allowed) */
+        const int32_t tok = token[n];
+        const uint32_t tok1 = (uint32_t)tok + 1u;      /* 0 for NO_TOKEN (-1) */
+        if (UNLIKELY(tok1 > allowed_len))
+            break;                                      /* several tokens, or an error */
+        {   /* allowed[tok] = 1, or sink = 1 for no token: a select, not a branch */
+            const uintptr_t mask = (uintptr_t)0 - (uintptr_t)(tok1 != 0);
+            const uintptr_t at = (uintptr_t)allowed + (uint32_t)tok;  /* integers: no pointer past the end */
+            uint8_t *flag = (uint8_t *)((at & mask) | ((uintptr_t)&sink & ~mask));
+            *flag = 1;
+        }
+        /* walk.py: states[d] = t; n += 1 */
+        states[d] = t;
+        n += 1;
+    }
+    w->n = n;
+    w->skipped = skipped;
+    w->sp = sp;
+    w->last = last;
+}
+
+/* The body of walk.py's `walk` once the buffers are held: the nodes walked, or -1 with
+   an exception (-1 is also walk.py's answer for a trie with no root: then no exception). */
+static Py_ssize_t
+run(Walk *w, long state, Py_ssize_t top)
+{
+    /* walk.py: size = len(byte) (the other arrays must be as long) */
+    w->size = w->byte.len;
+    if (w->depth.len < w->size || w->end.len < w->size || w->token.len < w->size) {
+        PyErr_Format(PyExc_ValueError, "malformed trie: byte has %zd nodes, depth %zd, end %zd, token %zd",
+                     w->size, w->depth.len, w->end.len, w->token.len);
+        return -1;
+    }
+    /* walk.py: states[0] = state; scan_depths = [0]; scan_tops = [top]; last = 0;
+       n = 1; skipped = 0 */
+    w->states[0] = (int32_t)state;
+    w->sp = 0;
+    w->scan_depths[0] = 0;
+    w->scan_tops[0] = top;
+    w->last = 0;
+    w->n = 1;
+    w->skipped = 0;
+    /* walk.py: while n < size: (the loop body) */
+    for (;;) {
+        fast_run(w);
+        if (w->n >= w->size)
+            break;
+        if (step(w) < 0)
+            return -1;
+    }
+    /* walk.py: return size - 1 - skipped */
+    return w->size - 1 - w->skipped;
+}
+
+/* a->owner = obj.attribute, a strong reference (walk.py's local aliases); `name` is for errors. */
+static int
+get_array(Array *a, PyObject *obj, const char *attribute, const char *name)
+{
+    a->name = name;
+    a->owner = PyObject_GetAttrString(obj, attribute);
+    return a->owner == NULL ? -1 : 0;
+}
+
+PyDoc_STRVAR(walk_doc,
+"walk(trie, lexer, advance, state, top, allowed) -> int\n\n"
+"Set allowed[t] = 1 for every token t whose bytes can follow (state, top); return the\n"
+"number of trie nodes walked. The C version of refimpl.tokens.walk.walk, identical in\n"
+"its results, its callbacks and its count.");
+
+static PyObject *
+native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    (void)module;
+    static char *kwlist[] = {"trie", "lexer", "advance", "state", "top", "allowed", NULL};
+    PyObject *trie, *lexer, *advance, *state_obj, *top_obj, *allowed;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO:walk", kwlist,
+                                     &trie, &lexer, &advance, &state_obj, &top_obj, &allowed))
+        return NULL;
+
+    Walk w;
+    memset(&w, 0, sizeof w);
+    PyObject *result = NULL;
+    w.trie = trie;  /* borrowed: the caller holds it for the call */
+    w.advance = advance;
+    w.allowed.owner = allowed;
+    Py_INCREF(allowed);
+    w.allowed.name = "allowed";
+
+    /* walk.py's aliases: byte, end, depth, token; table, fill, ends */
+    if (get_array(&w.byte, trie, "byte", "trie.byte") < 0 || get_array(&w.depth, trie, "depth", "trie.depth") < 0
+        || get_array(&w.end, trie, "end", "trie.end") < 0 || get_array(&w.token, trie, "token", "trie.token") < 0
+        || get_array(&w.table, lexer, "table", "lexer.table") < 0
+        || get_array(&w.ends, lexer, "ends", "lexer.ends") < 0)
+        goto done;
+    w.fill = PyObject_GetAttrString(lexer, "fill");
+    if (w.fill == NULL)
+        goto done;
+    if (!PyCallable_Check(advance)) {
+        PyErr_Format(PyExc_TypeError, "advance must be callable, not %.100s", Py_TYPE(advance)->tp_name);
+        goto done;
+    }
+
+    long state = as_state(state_obj, "state");
+    if (state < 0)
+        goto done;
+    Py_ssize_t top;
+    if (as_top(top_obj, "top", &top) < 0)
+        goto done;
+
+    /* walk.py: states = [0] * (trie.max_depth + 1) */
+    PyObject *md = PyObject_GetAttrString(trie, "max_depth");
+    if (md == NULL)
+        goto done;
+    w.max_depth = PyLong_Check(md) ? PyLong_AsLong(md) : -2;
+    Py_DECREF(md);
+    if (w.max_depth == -1 && PyErr_Occurred())
+        goto done;
+    if (w.max_depth < 0 || w.max_depth > MAX_DEPTH) {
+        PyErr_SetString(PyExc_ValueError, "trie.max_depth must be an int in 0..65535");
+        goto done;
+    }
+    w.states = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.states);
+    w.scan_depths = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.scan_depths);
+    w.scan_tops = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.scan_tops);
+    if (w.states == NULL || w.scan_depths == NULL || w.scan_tops == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+
+    if (array_acquire(&w.byte, 'B', 1, 0) < 0 || array_acquire(&w.depth, 'H', 2, 0) < 0
+        || array_acquire(&w.end, 'i', 4, 0) < 0 || array_acquire(&w.token, 'i', 4, 0) < 0
+        || array_acquire(&w.allowed, 'B', 1, 1) < 0 || lexer_acquire(&w) < 0)
+        goto done;
+
+    Py_ssize_t walked = run(&w, state, top);
+    if (walked != -1 || !PyErr_Occurred())
+        result = PyLong_FromSsize_t(walked);
+done:
+    walk_free(&w);
+    return result;
+}
+
+static PyMethodDef native_methods[] = {
+    {"walk", (PyCFunction)(void (*)(void))native_walk, METH_VARARGS | METH_KEYWORDS, walk_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT,
+    "accel._native",
+    "The trie walk of refimpl/tokens/walk.py in C (the \"native\" backend).",
+    0,
+    native_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__native(void)
+{
+    return PyModule_Create(&native_module);
+}
