@@ -25,7 +25,6 @@ import hashlib
 import os
 import platform
 import subprocess
-import sys
 import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple

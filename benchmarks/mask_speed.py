@@ -22,19 +22,12 @@ import time
 from refimpl import Grammar, Matcher
 
 from conformance import llguidance_peer
+from .common import best_of
 from .vocabs import available
 
 WORKLOADS = [("full walk", '[^"]*'), ("digits", "[0-9]+")]
 IN_STRING = r'"[^"\\\x00-\x1F\x7F]*"'  # a JSON-like string; masks are taken after its quote
 
-
-def best_of(n, fn):
-    best = float("inf")
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def _native_reason():
@@ -58,14 +51,14 @@ def main() -> None:
         for label, pattern in WORKLOADS:
             m = Matcher(Grammar.from_regex(pattern), vocab, slices=[])
             m.mask()  # warm the lexer table
-            seconds = best_of(5, m.mask)
+            seconds = best_of(m.mask, 5)
             nodes = m.stats["trie_nodes_walked"]
             native = native_ns = ""
             native_seconds = None
             if native_reason is None:
                 mn = Matcher(Grammar.from_regex(pattern), vocab, backend="native", slices=[])
                 mn.mask()
-                native_seconds = best_of(50, mn.mask)
+                native_seconds = best_of(mn.mask, 50)
                 assert mn.stats["trie_nodes_walked"] == nodes
                 native = "%.3f" % (native_seconds * 1e3)
                 native_ns = "%.1f" % (native_seconds * 1e9 / nodes)
@@ -102,7 +95,7 @@ def slicer_table() -> None:
             m = Matcher(grammar, vocab, slices=slices)
             m.consume_bytes(b'"')
             m.mask()
-            times.append(best_of(5, m.mask))
+            times.append(best_of(m.mask, 5))
         llg = ["", "", ""]
         sliced_tok = llguidance_peer.tokenizer(vocab, slices=None)
         if sliced_tok is not None:

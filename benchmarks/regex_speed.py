@@ -16,6 +16,8 @@ import time
 
 from refimpl.regex import ExprSet, LazyDFA, compile_pattern
 
+from .common import best_of
+
 PATTERNS = [
     r"[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?",
     r'"([^"\\]|\\.)*"',
@@ -26,21 +28,13 @@ PATTERNS = [
 ]
 
 
-def best_of(repeat, fn):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
 
 def cached_steps_per_second() -> float:
     es = ExprSet()
     dfa = LazyDFA(es, compile_pattern(es, r'"([^"\\]|\\.)*"'))
     data = b'"' + b'abc \\" xyz \\\\ 0123 ' * 50_000
     dfa.run(data)  # warm: every transition the input needs is now in the table
-    seconds = best_of(5, lambda: dfa.run(data))
+    seconds = best_of(lambda: dfa.run(data), 5)
     return len(data) / seconds
 
 

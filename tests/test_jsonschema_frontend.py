@@ -13,10 +13,10 @@
 import itertools
 import json
 import random
-import sys
 import time
 
 import pytest
+from shallow import call_with_shallow_stack
 from hypothesis import HealthCheck, given, settings, strategies as st
 from budget import examples
 
@@ -35,21 +35,6 @@ def accepts(grammar, text) -> bool:
 def compact(value) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
-
-def with_low_recursion_limit(fn, *args):
-    """Call fn with the recursion limit just above the current depth, as
-    tests/test_lark_frontend.py does: any recursion on the schema's depth fails."""
-    depth = 0
-    frame = sys._getframe()
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(depth + 150)
-    try:
-        return fn(*args)
-    finally:
-        sys.setrecursionlimit(old)
 
 
 # ================================================================================ examples
@@ -288,7 +273,7 @@ class _Compiled:
 def test_deep_schemas_do_not_recurse(kind):
     schema = nested(DEEP[kind], N, {"type": "integer"})
     make = _Compiled if kind in ("properties", "items") else Grammar.from_json_schema
-    g = with_low_recursion_limit(make, schema)
+    g = call_with_shallow_stack(make, schema)
     if kind == "properties":
         assert accepts(g, '{"a":' * 3 + "1" + "}" * 3) is False  # needs all 10,000 levels
     elif kind in ("allOf", "oneOf"):
@@ -301,11 +286,11 @@ def test_deep_schemas_do_not_recurse(kind):
 
 def test_deep_schema_as_text_and_a_long_ref_chain():
     text = '{"type": "array", "items": ' * N + '{"type": "integer"}' + "}" * N
-    g = with_low_recursion_limit(_Compiled, text)
+    g = call_with_shallow_stack(_Compiled, text)
     assert accepts(g, "[[[]]]") and not accepts(g, '[["x"]]')
     defs = {"d%d" % i: {"$ref": "#/$defs/d%d" % (i + 1)} for i in range(N)}
     defs["d%d" % N] = {"type": "string", "maxLength": 2}
-    g = with_low_recursion_limit(Grammar.from_json_schema, {"$defs": defs, "$ref": "#/$defs/d0"})
+    g = call_with_shallow_stack(Grammar.from_json_schema, {"$defs": defs, "$ref": "#/$defs/d0"})
     assert accepts(g, '"ab"') and not accepts(g, '"abc"')
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import sys
 from typing import Dict, List, Optional, Set, Tuple
 
 import pytest
+from shallow import call_with_shallow_stack
 from hypothesis import given, settings, strategies as st
 from budget import examples
 
@@ -353,21 +353,6 @@ def test_common_import_forms() -> None:
 N = 10_000
 
 
-def _call_with_shallow_stack(fn, *args):
-    """Run fn with a recursion limit only ~150 frames above the current depth: code that
-    recursed on the input's depth would fail here, whatever its depth-limit tricks."""
-    depth = 0
-    frame = sys._getframe()
-    while frame is not None:
-        depth += 1
-        frame = frame.f_back
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(depth + 150)
-    try:
-        return fn(*args)
-    finally:
-        sys.setrecursionlimit(old)
-
 
 def _compile(text: str) -> GrammarIR:
     return simplify(parse_lark(text))
@@ -394,19 +379,19 @@ PATHOLOGICAL = {
 
 @pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
 def test_pathological_input(name: str) -> None:
-    ir = _call_with_shallow_stack(_compile, PATHOLOGICAL[name])
+    ir = call_with_shallow_stack(_compile, PATHOLOGICAL[name])
     assert ir.rules
 
 
 def test_pathological_errors_are_grammar_errors() -> None:
     recursive = "start: A0\n" + "".join("A%d: A%d\n" % (i, i + 1) for i in range(N)) + "A%d: A0" % N
     with pytest.raises(GrammarError, match="terminal A0 is recursive"):
-        _call_with_shallow_stack(parse_lark, recursive)
+        call_with_shallow_stack(parse_lark, recursive)
     deep_json = "start: %json " + "[" * N + "]" * N
     with pytest.raises(GrammarError, match="failed to compile JSON schema: schema must be an object or boolean"):
-        _call_with_shallow_stack(parse_lark, deep_json)
+        call_with_shallow_stack(parse_lark, deep_json)
     with pytest.raises(GrammarError, match="unclosed"):
-        _call_with_shallow_stack(parse_lark, "start: " + "(" * N + '"a"')
+        call_with_shallow_stack(parse_lark, "start: " + "(" * N + '"a"')
 
 
 def test_repeat_bound_is_a_limit() -> None:
