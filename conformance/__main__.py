@@ -1,0 +1,171 @@
+"""python -m conformance {generate, run, fuzz, backends, show}: see docs/conformance.md.
+
+Exit status: 0 every vector agrees (known differences aside), 1 some disagreement,
+2 a usage or setup error (unknown or unavailable backend, missing or malformed suite).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import List, Optional
+
+from .backends import UnknownBackend, backend_names, get_backend
+from .generate import SUITE_DIR
+from .vectors import FormatError
+
+OUT_DEFAULT = "conformance-repros"
+
+
+def _backend(name: str):
+    try:
+        b = get_backend(name)
+    except UnknownBackend as e:
+        raise SetupError(str(e))
+    reason = b.unavailable_reason()
+    if reason:
+        raise SetupError("backend %s is unavailable: %s" % (name, reason))
+    return b
+
+
+class SetupError(Exception):
+    pass
+
+
+def cmd_generate(args) -> int:
+    from .generate import main_generate
+
+    kinds = args.only.split(",") if args.only else None
+    return main_generate(args.out, kinds)
+
+
+def cmd_run(args) -> int:
+    from .runner import run_suite
+
+    status = 0
+    for name in args.backend:
+        b = _backend(name)
+        report = run_suite(b, args.suite, args.out, jobs=1 if args.first else args.jobs, quiet=args.quiet,
+                           first=args.first)
+        print(report.table())
+        if report.disagreements:
+            status = 1
+            from .runner import safe_name
+
+            print("  repros in %s" % os.path.join(args.out, safe_name(report.backend.name)))
+    return status
+
+
+def cmd_fuzz(args) -> int:
+    try:
+        import hypothesis  # noqa: F401
+    except ImportError:
+        raise SetupError("fuzz needs hypothesis (pip install hypothesis, or the 'test' extra)")
+    from .fuzz import fuzz
+    from .strategies import VOCAB_MODES
+
+    b = _backend(args.backend)
+    if args.vocab not in VOCAB_MODES:
+        raise SetupError("--vocab must be one of %s" % ", ".join(VOCAB_MODES))
+    kinds = args.kinds.split(",") if args.kinds else None
+    from .fuzz import kinds_for
+    from .vectors import GRAMMAR_KINDS
+
+    if kinds and set(kinds) - set(GRAMMAR_KINDS):
+        raise SetupError("--kinds: unknown %s (known: %s)" % (", ".join(sorted(set(kinds) - set(GRAMMAR_KINDS))),
+                                                            ", ".join(GRAMMAR_KINDS)))
+    if not kinds_for(b, kinds):
+        raise SetupError("%s can run none of the grammar kinds %s here" % (b.name, ", ".join(kinds or GRAMMAR_KINDS)))
+    del b  # fuzz() builds its own, in each worker process
+    report = fuzz(args.backend, args.seconds, seed=args.seed, jobs=args.jobs, out_dir=args.out, kinds=kinds,
+                  vocab_mode=args.vocab, max_steps=args.steps, first_only=args.first, quiet=args.quiet)
+    print(report.table())
+    return 1 if report.failures else 0
+
+
+def cmd_backends(args) -> int:
+    for name, text in backend_names().items():
+        reason = None
+        if not name.startswith("cmd:"):
+            try:
+                reason = get_backend(name).unavailable_reason()
+            except UnknownBackend as e:
+                reason = str(e)
+        print("%-22s %-11s %s" % (name, "unavailable" if reason else "available", reason or text))
+    return 0
+
+
+def cmd_show(args) -> int:
+    from .vectors import read_vectors, token_text
+
+    for file, lineno, v in read_vectors(args.suite):
+        if args.id and args.id not in v.id:
+            continue
+        print("%s  (%s:%d)" % (v.id, file, lineno))
+        print("  grammar  %s" % v.grammar.describe().replace("\n", "\n  "))
+        print("  vocab    %s, %d tokens" % (v.vocab.name, len(v.vocab)))
+        from .vectors import ids_of
+
+        for i, s in enumerate(v.steps):
+            ids = ids_of(s.mask)
+            tok = "" if s.token is None else "-> %d %r" % (s.token, token_text(v.vocab, s.token))
+            print("  step %2d  %6d allowed%s  %s" % (i, len(ids), " (accepting)" if s.accepting else "", tok))
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    backends_help = "backend name: " + ", ".join(backend_names())
+
+    p = sub.add_parser("generate", help="write the default suite from refimpl")
+    p.add_argument("--out", default=SUITE_DIR, help="directory (default: conformance/suite)")
+    p.add_argument("--only", help="grammar kinds, comma-separated (regex,lark,json_schema)")
+    p.set_defaults(run=cmd_generate)
+
+    p = sub.add_parser("run", help="check a backend against the vectors")
+    p.add_argument("--backend", action="append", required=True, help=backends_help + " (repeatable)")
+    p.add_argument("--suite", default=SUITE_DIR, help="a .jsonl file or a directory of them (default: the default suite)")
+    p.add_argument("--out", default=OUT_DEFAULT, help="where repros go (default: %s)" % OUT_DEFAULT)
+    p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument("--first", action="store_true", help="stop at the first disagreement")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(run=cmd_run)
+
+    p = sub.add_parser("fuzz", help="differential fuzzing against refimpl")
+    p.add_argument("--backend", required=True, help=backends_help)
+    p.add_argument("--seconds", type=float, default=60.0, help="time budget (default 60)")
+    p.add_argument("--seed", type=int, default=0, help="campaign seed (default 0): same seed, same examples")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (seeds seed/0 .. seed/N-1)")
+    p.add_argument("--out", default=OUT_DEFAULT, help="where repros and found vectors go (default: %s)" % OUT_DEFAULT)
+    p.add_argument("--kinds", help="grammar kinds, comma-separated (default: all the backend supports)")
+    p.add_argument("--vocab", default="mixed", help="mixed (default), small, slices, gpt2, bytes")
+    p.add_argument("--steps", type=int, default=8, help="masks compared per example (default 8)")
+    p.add_argument("--first", action="store_true", help="stop at the first disagreement")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.set_defaults(run=cmd_fuzz)
+
+    p = sub.add_parser("backends", help="list backends and whether they are usable here")
+    p.set_defaults(run=cmd_backends)
+
+    p = sub.add_parser("show", help="print vectors readably")
+    p.add_argument("suite", nargs="?", default=SUITE_DIR)
+    p.add_argument("--id", help="only vectors whose id contains this")
+    p.set_defaults(run=cmd_show)
+
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse exits 2 on usage errors, 0 on --help
+        return int(e.code or 0)
+    try:
+        return args.run(args)
+    except (SetupError, FormatError) as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

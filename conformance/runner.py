@@ -1,0 +1,370 @@
+"""The runner: check a backend against the vectors, tell agreement from known
+differences from disagreements, and write a repro for every disagreement.
+
+A vector's status is one of
+    agree        every mask equal, every token of the path consumed
+    known        masks differ only by the backend's declared known differences
+    disagree     a difference no known difference explains, a token refused, or an error
+    unsupported  the backend cannot run the grammar or vocabulary (with the reason)
+and the run's exit status is 0 (no disagreement), 1 (some) or 2 (usage or setup error).
+"""
+from __future__ import annotations
+
+import collections
+import json
+import os
+import shlex
+import sys
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from refimpl import Grammar, MaskrefError
+
+from .backends import Backend, Divergence, get_backend
+from .vectors import GrammarSpec, NotSupported, Vector, ids_of, token_text
+
+STATUSES = ("agree", "known", "disagree", "unsupported")
+
+
+class Result:
+    """The outcome of one vector against one backend (plain data: it crosses processes)."""
+
+    def __init__(self, id: str, kind: str, status: str, steps: int = 0, known: Sequence[str] = (),
+                 reason: str = "", divergence: Optional[Dict[str, Any]] = None) -> None:
+        self.id = id
+        self.kind = kind
+        self.status = status
+        self.steps = steps
+        self.known = list(known)
+        self.reason = reason
+        self.divergence = divergence
+        self.repro: Optional[str] = None
+
+
+def diff(expected: bytes, got: bytes) -> Tuple[List[int], List[int]]:
+    """(ids only in got, ids only in expected)."""
+    a = int.from_bytes(expected, "little")
+    b = int.from_bytes(got.ljust(len(expected), b"\0"), "little")
+    return ids_of((b & ~a).to_bytes(len(expected), "little")), ids_of((a & ~b).to_bytes(len(expected), "little"))
+
+
+def divergence_data(d: Divergence) -> Dict[str, Any]:
+    return {"step": d.step, "prefix": d.prefix, "only_backend": d.only_backend, "only_refimpl": d.only_refimpl,
+            "error": d.error, "refused": d.refused, "accepting": d.accepting, "signature": d.signature()}
+
+
+class GrammarCache:
+    """refimpl's compiled grammars by spec (a Grammar holds no matching state)."""
+
+    def __init__(self) -> None:
+        self._cache: Dict[str, Any] = {}
+
+    def get(self, spec: GrammarSpec) -> Grammar:
+        key = spec.key()
+        g = self._cache.get(key)
+        if g is None:
+            try:
+                g = spec.compile()
+            except (NotSupported, MaskrefError) as e:
+                g = e
+            if len(self._cache) > 256:
+                self._cache.clear()
+            self._cache[key] = g
+        if isinstance(g, Exception):
+            raise g
+        return g
+
+
+def check_vector(backend: Backend, vector: Vector, grammars: Optional[GrammarCache] = None) -> Result:
+    """Run one vector against a backend."""
+    spec, vocab = vector.grammar, vector.vocab
+    res = Result(vector.id, spec.kind, "agree")
+    if spec.kind not in backend.kinds:
+        res.status, res.reason = "unsupported", "%s has no %s grammars" % (backend.name, spec.kind)
+        return res
+    grammar = None
+    if getattr(backend, "uses_refimpl", False):
+        try:
+            grammar = (grammars or GrammarCache()).get(spec)
+        except NotSupported as e:
+            res.status, res.reason = "unsupported", str(e)
+            return res
+        except MaskrefError as e:
+            res.status, res.reason = "unsupported", "refimpl cannot compile the grammar: %s" % e
+            return res
+    prefix: List[int] = []
+
+    def disagree(d: Divergence) -> Result:
+        res.status, res.divergence = "disagree", divergence_data(d)
+        return res
+
+    try:
+        session = backend.start(spec, vocab, grammar)
+    except NotSupported as e:
+        res.status, res.reason = "unsupported", str(e)
+        return res
+    except Exception as e:  # noqa: BLE001 - any crash of the backend is a finding
+        return disagree(Divergence(spec, vocab, prefix, 0, [], [], error="start: %s: %s" % (type(e).__name__, e)))
+    try:
+        for i, step in enumerate(vector.steps):
+            try:
+                got = session.mask()
+            except NotSupported as e:  # e.g. a peer's resource limit
+                res.status, res.reason = "unsupported", str(e)
+                return res
+            except Exception as e:  # noqa: BLE001
+                return disagree(Divergence(spec, vocab, prefix, i, [], [], error="mask: %s: %s" % (type(e).__name__, e)))
+            res.steps += 1
+            if got != step.mask:
+                only_b, only_r = diff(step.mask, got)
+                d = Divergence(spec, vocab, prefix, i, only_b, only_r, accepting=step.accepting,
+                               note=session.note)
+                k = backend.classify(d)
+                if k is None:
+                    return disagree(d)
+                res.status = "known"
+                if k.name not in res.known:
+                    res.known.append(k.name)
+            if step.token is None:
+                break
+            t = step.token
+            if not (got[t >> 3] >> (t & 7)) & 1:
+                break  # a known difference left the backend off this path: stop here
+            try:
+                ok = session.consume(t)
+            except Exception as e:  # noqa: BLE001
+                return disagree(Divergence(spec, vocab, prefix, i, [], [], error="consume: %s: %s" % (type(e).__name__, e)))
+            if not ok:
+                d = Divergence(spec, vocab, prefix, i, [], [], refused=t, accepting=step.accepting, note=session.note)
+                k = backend.classify(d)
+                if k is None:
+                    return disagree(d)
+                res.status = "known"
+                if k.name not in res.known:
+                    res.known.append(k.name)
+                break
+            prefix.append(t)
+    finally:
+        try:
+            session.close()
+        except Exception:  # noqa: BLE001
+            pass
+    return res
+
+
+# ------------------------------------------------------------------------------- repros
+
+
+def show_tokens(vocab, ids: Sequence[int], limit: int = 24) -> str:
+    shown = ", ".join("%d %s" % (t, json.dumps(token_text(vocab, t), ensure_ascii=False)) for t in ids[:limit])
+    more = " ... and %d more" % (len(ids) - limit) if len(ids) > limit else ""
+    return "(%d) %s%s" % (len(ids), shown or "-", more)
+
+
+def safe_name(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:100]
+
+
+def write_repro(out_dir: str, backend: Backend, vector: Vector, d: Dict[str, Any], known_notes: str = "") -> str:
+    """Write <out_dir>/<backend>/<vector id>.txt (readable) and .jsonl (the vector up to
+    the divergent step, to replay). Returns the .txt path."""
+    folder = os.path.join(out_dir, safe_name(backend.name))
+    os.makedirs(folder, exist_ok=True)
+    base = os.path.join(folder, safe_name(vector.id))
+    step = d["step"]
+    # keep the refused token's step (and the state after it) in the replayable vector
+    short = vector.truncated(step + 1 if d.get("refused") is not None and step + 1 < len(vector.steps) else step)
+    with open(base + ".jsonl", "w", encoding="utf-8") as f:
+        f.write(short.to_line() + "\n")
+    vocab = vector.vocab
+    prefix = d["prefix"]
+    lines = [
+        "maskref conformance repro",
+        "backend      %s%s" % (backend.name, " (%s)" % backend.version() if _safe_version(backend) else ""),
+        "vector       %s" % vector.id,
+        "grammar      %s" % vector.grammar.describe(),
+        "vocabulary   %s (%d tokens, EOS %s)" % (vector.vocab.name, len(vocab), list(vocab.eos_token_ids)),
+        "path         %s" % show_tokens(vocab, prefix, limit=64),
+        "text so far  %s" % json.dumps(vocab.decode([t for t in prefix if t not in vocab.eos_token_ids]).decode("utf-8", "backslashreplace"), ensure_ascii=False),
+        "diverges at  step %d (after %d tokens)" % (step, len(prefix)),
+    ]
+    if d.get("error"):
+        lines.append("error        %s" % d["error"])
+    elif d.get("refused") is not None:
+        lines.append("refused      token %d %s: in both masks, but the backend's consume refused it"
+                     % (d["refused"], json.dumps(token_text(vocab, d["refused"]), ensure_ascii=False)))
+    else:
+        lines.append("only backend %s" % show_tokens(vocab, d["only_backend"]))
+        lines.append("only refimpl %s" % show_tokens(vocab, d["only_refimpl"]))
+    if known_notes:
+        lines.append("note         %s" % known_notes)
+    lines.append("replay       python -m conformance run --backend %s --suite %s"
+                 % (shlex.quote(backend.name), shlex.quote(base + ".jsonl")))
+    with open(base + ".txt", "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return base + ".txt"
+
+
+def _safe_version(backend: Backend) -> str:
+    try:
+        return backend.version()
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+# ------------------------------------------------------------------------------- reports
+
+
+class Report:
+    """Counts per grammar kind, the known differences met, the unsupported reasons."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.rows: Dict[str, collections.Counter] = collections.OrderedDict()
+        self.known: collections.Counter = collections.Counter()
+        self.reasons: collections.Counter = collections.Counter()
+        self.disagreements: List[Result] = []
+
+    def add(self, r: Result) -> None:
+        row = self.rows.setdefault(r.kind, collections.Counter())
+        row["vectors"] += 1
+        row["steps"] += r.steps
+        row[r.status] += 1
+        for k in r.known:
+            self.known[k] += 1
+        if r.status == "unsupported":
+            self.reasons[r.reason] += 1
+        if r.status == "disagree":
+            self.disagreements.append(r)
+
+    def total(self) -> collections.Counter:
+        out: collections.Counter = collections.Counter()
+        for row in self.rows.values():
+            out.update(row)
+        return out
+
+    def table(self) -> str:
+        b = self.backend
+        head = "backend %s%s" % (b.name, " (%s)" % _safe_version(b) if _safe_version(b) else "")
+        cols = ("vectors", "steps", "agree", "known", "disagree", "unsupported")
+        lines = [head, "  %-12s" % "kind" + "".join("%12s" % c for c in cols)]
+        for kind, row in list(self.rows.items()) + [("total", self.total())]:
+            lines.append("  %-12s" % kind + "".join("%12d" % row[c] for c in cols))
+        for name, n in self.known.most_common():
+            k = next((k for k in b.known_differences if k.name == name), None)
+            lines.append("  known difference %-22s %4d vectors  (%s)" % (name, n, k.kind if k else "?"))
+        for reason, n in self.reasons.most_common(6):
+            lines.append("  unsupported: %4d x %s" % (n, reason[:150]))
+        if len(self.reasons) > 6:
+            lines.append("  unsupported: ... %d more reasons" % (len(self.reasons) - 6))
+        for r in self.disagreements[:20]:
+            d = r.divergence or {}
+            lines.append("  DISAGREE %s at step %s [%s]%s" % (r.id, d.get("step"), d.get("signature"),
+                                                            "  -> " + r.repro if r.repro else ""))
+        if len(self.disagreements) > 20:
+            lines.append("  ... %d more disagreements" % (len(self.disagreements) - 20))
+        return "\n".join(lines)
+
+
+class Progress:
+    """A progress line on stderr for runs longer than a couple of seconds."""
+
+    def __init__(self, label: str, total: Optional[int] = None, stream=None) -> None:
+        self.label, self.total = label, total
+        self.stream = stream or sys.stderr
+        self.t0 = time.monotonic()
+        self.last = self.t0
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.shown = False
+
+    def update(self, text: str, force: bool = False) -> None:
+        now = time.monotonic()
+        interval = 0.5 if self.tty else 10.0
+        if not force and (now - self.t0 < 2.0 or now - self.last < interval):
+            return
+        self.last = now
+        line = "%s: %s, %.0f s" % (self.label, text, now - self.t0)
+        if self.tty:
+            self.stream.write("\r" + line[:150].ljust(150))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown and self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# ------------------------------------------------------------------------------- running
+
+
+_WORKER: Dict[str, Any] = {}
+
+
+def _worker_init(backend_name: str) -> None:
+    _WORKER["backend"] = get_backend(backend_name)
+    _WORKER["grammars"] = GrammarCache()
+
+
+def _worker_check(line: str) -> Result:
+    vector = Vector.from_json(json.loads(line))
+    return check_vector(_WORKER["backend"], vector, _WORKER["grammars"])
+
+
+def raw_lines(suite: str) -> List[str]:
+    from .vectors import suite_files
+
+    out = []
+    for name in suite_files(suite):
+        with open(name, encoding="utf-8") as f:
+            out.extend(line for line in f if line.strip() and not line.lstrip().startswith("#"))
+    return out
+
+
+def run_suite(backend: Backend, suite: str, out_dir: str, jobs: int = 1, quiet: bool = False,
+              stream=None, first: bool = False) -> Report:
+    """Check every vector of `suite`; returns the report (repros already written).
+    first=True stops at the first disagreement (jobs=1 only)."""
+    from .vectors import read_vectors
+
+    report = Report(backend)
+    progress = Progress("run %s" % backend.name, stream=stream)
+    done = 0
+
+    def note(r: Result, vector: Optional[Vector]) -> None:
+        nonlocal done
+        done += 1
+        if r.status == "disagree":
+            if vector is None:
+                vector = by_id[r.id]
+            r.repro = write_repro(out_dir, backend, vector, r.divergence)
+        report.add(r)
+        if not quiet:
+            progress.update("%d vectors, %d steps, %d disagreeing" % (done, report.total()["steps"], len(report.disagreements)))
+
+    if jobs <= 1:
+        grammars = GrammarCache()
+        for _, _, vector in read_vectors(suite):
+            note(check_vector(backend, vector, grammars), vector)
+            if first and report.disagreements:
+                break
+    else:
+        import concurrent.futures as cf
+        import multiprocessing
+
+        lines = raw_lines(suite)
+        for line in lines:  # fail early (exit 2) on a malformed suite
+            Vector.from_json(json.loads(line))
+        by_id = {}
+        ids = [json.loads(line)["id"] for line in lines]
+        ctx = multiprocessing.get_context("spawn")
+        with cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_worker_init, initargs=(backend.name,)) as ex:
+            for line, vid, r in zip(lines, ids, ex.map(_worker_check, lines, chunksize=4)):
+                if r.status == "disagree":
+                    by_id[vid] = Vector.from_json(json.loads(line))
+                note(r, None)
+    if not quiet:
+        progress.done()
+    return report

@@ -1,0 +1,184 @@
+"""Hypothesis strategies for differential fuzzing: grammars, vocabularies.
+
+Everything generated is in the dialect maskref shares with llguidance (Rust regex syntax,
+llguidance's Lark) and shrinks well: a failing regex shrinks toward one atom, a Lark
+grammar toward one short rule, a vocabulary toward a few one-byte tokens, a GPT-2 slice
+toward a few ids. Token paths are drawn inside the test from the masks (fuzz.py).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Sequence
+
+from hypothesis import strategies as st
+
+from refimpl import Vocabulary
+
+from .vectors import GrammarSpec, load_builtin
+
+# ----------------------------------------------------------------------------- regexes
+
+LITERALS = ["a", "b", "c", "ab", "x", "0", "1", "9", " ", ",", ":", '\\"', "\\{", "\\}", "\\.", "-", "é", "€", "😀", "α", "the"]
+CLASSES = ["[a-c]", "[^a-c]", "[0-9]", "[^0-9]", '[^"]', ".", "\\d", "\\w", "\\s", "[ab]", "[é€]", "[a-zA-Z]",
+           "\\p{Greek}", "[^\\x00-\\x7F]", "[^a-z ]", "(?s:.)"]
+
+regex_atoms = st.one_of(st.sampled_from(LITERALS), st.sampled_from(CLASSES))
+
+
+def _regex_extend(inner):
+    return st.one_of(
+        st.tuples(inner, inner).map(lambda t: t[0] + t[1]),
+        st.tuples(inner, inner).map(lambda t: "(%s|%s)" % t),
+        st.tuples(inner, st.sampled_from(["*", "+", "?", "{2}", "{1,3}", "{0,2}"])).map(lambda t: "(%s)%s" % t),
+    )
+
+
+regexes = st.tuples(st.sampled_from(["", "", "", "", "(?i)"]),
+                    st.recursive(regex_atoms, _regex_extend, max_leaves=7)).map("".join)
+
+# ----------------------------------------------------------------------------- Lark
+
+TERMINAL_BODIES = ['"a"', '"b"', '"ab"', '"c"', '"0"', '" "', '"é"', '"if"',
+                   "/[a-c]+/", "/b+/", "/[0-9]+/", "/a[bc]*c/", "/é+/", "/[^a-c]/", "/[a-z]+/", "/\\d/", "/(ab)+/"]
+LAZY_BODIES = ["/a[bc]*c/", '"ab"', "/[0-9]+/", "/b+/"]
+LITERAL_ITEMS = ['"a"', '"b"', '","']
+
+
+@st.composite
+def lark_grammars(draw) -> str:
+    """start, up to two more rules (s, t), up to three terminals (T0..T2), an optional lazy
+    lexeme rule (lz) and %ignore; rule bodies refer only to what is defined, so shrinking
+    drops unused definitions."""
+    n_rules = draw(st.integers(0, 2))
+    n_terms = draw(st.integers(0, 3))
+    lazy = draw(st.booleans())
+    names = ["s", "t"][:n_rules] + ["T%d" % i for i in range(n_terms)] + (["lz"] if lazy else [])
+    items = st.sampled_from(LITERAL_ITEMS + names)
+
+    def body() -> str:
+        alternatives = []
+        for _ in range(draw(st.integers(1, 3))):
+            seq = [draw(items) + draw(st.sampled_from(["", "", "", "?", "*", "+"])) for _ in range(draw(st.integers(1, 3)))]
+            alternatives.append(" ".join(seq))
+        return " | ".join(alternatives)
+
+    lines = ["start: " + body()]
+    for name in ["s", "t"][:n_rules]:
+        lines.append("%s: %s" % (name, body()))
+    for i in range(n_terms):
+        lines.append("T%d: %s" % (i, draw(st.sampled_from(TERMINAL_BODIES))))
+    if lazy:
+        lines.append("lz[lazy]: %s" % draw(st.sampled_from(LAZY_BODIES)))
+    ignore = draw(st.sampled_from([None, None, '" "', "/[ ,]+/"]))
+    if ignore:
+        lines.append("%ignore " + ignore)
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- JSON schemas
+
+KEYS = ["a", "b", "name", "x y", "é"]
+scalar_schemas = st.one_of(
+    st.just({"type": "integer"}),
+    st.tuples(st.integers(-20, 20), st.integers(0, 200)).map(lambda t: {"type": "integer", "minimum": t[0], "maximum": t[0] + t[1]}),
+    st.just({"type": "number"}),
+    st.integers(-5, 5).map(lambda lo: {"type": "number", "minimum": lo}),
+    st.just({"type": "string"}),
+    st.tuples(st.integers(0, 3), st.integers(0, 6)).map(lambda t: {"type": "string", "minLength": t[0], "maxLength": t[0] + t[1]}),
+    st.sampled_from(["^[a-z]+$", "^[0-9]{2,3}$", "^(ab|é)*$", "^[^a-c]+$"]).map(lambda p: {"type": "string", "pattern": p}),
+    st.just({"type": "boolean"}),
+    st.just({"type": "null"}),
+    st.lists(st.sampled_from(["red", "é", 7, None, True, "a\"b", 1.5]), min_size=1, max_size=3, unique_by=json.dumps).map(lambda e: {"enum": e}),
+    st.sampled_from(["x", 0, False]).map(lambda c: {"const": c}),
+)
+
+
+def _schema_extend(inner):
+    return st.one_of(
+        st.tuples(inner, st.integers(0, 2), st.integers(0, 3)).map(
+            lambda t: {"type": "array", "items": t[0], "minItems": t[1], "maxItems": t[1] + t[2]}),
+        _objects(inner),
+        st.lists(inner, min_size=2, max_size=3).map(lambda xs: {"anyOf": xs}),
+    )
+
+
+@st.composite
+def _objects(draw, inner) -> Dict[str, Any]:
+    props = draw(st.dictionaries(st.sampled_from(KEYS), inner, min_size=1, max_size=3))
+    required = draw(st.lists(st.sampled_from(list(props)), unique=True, max_size=len(props)))
+    out: Dict[str, Any] = {"type": "object", "properties": props}
+    if required:
+        out["required"] = required
+    if draw(st.booleans()):
+        out["additionalProperties"] = False
+    return out
+
+
+json_schemas = st.recursive(scalar_schemas, _schema_extend, max_leaves=5)
+json_options = st.sampled_from([{}, {}, {}, {"whitespace_flexible": False}])
+
+# ----------------------------------------------------------------------------- grammars
+
+
+def grammar_specs(kinds: Sequence[str]):
+    options = []
+    if "regex" in kinds:
+        options.append(regexes.map(lambda r: GrammarSpec("regex", r)))
+    if "lark" in kinds:
+        options.append(lark_grammars().map(lambda g: GrammarSpec("lark", g)))
+    if "json_schema" in kinds:
+        options.append(st.tuples(json_schemas, json_options).map(lambda t: GrammarSpec("json_schema", schema=t[0], options=t[1])))
+    if not options:
+        raise ValueError("no grammar kinds to fuzz")
+    return st.one_of(*options)
+
+
+# ----------------------------------------------------------------------------- vocabularies
+
+BYTE_PIECES = [b"a", b"b", b"c", b"0", b"1", b"9", b" ", b",", b'"', b"x", b"{", b":", b"\n",
+               "é".encode(), "€".encode(), "😀".encode(),
+               b"\xc3", b"\xa9", b"\xe2\x82", b"\xac", b"\xf0\x9f", b"\xff", b""]
+
+small_token_lists = st.lists(st.lists(st.sampled_from(BYTE_PIECES), min_size=1, max_size=3).map(b"".join),
+                             min_size=1, max_size=24)
+
+
+def small_vocabulary(tokens: List[bytes], special: bool = True) -> Vocabulary:
+    """The tokens, then EOS and (optionally) a special token whose text is 'a'."""
+    tokens = list(tokens) + [b"<eos>"] + ([b"a"] if special else [])
+    return Vocabulary.from_bytes(tokens, eos_token_id=len(tokens) - (2 if special else 1),
+                                 special_token_ids=[len(tokens) - 1] if special else [], name="small")
+
+
+small_vocabularies = st.tuples(small_token_lists, st.booleans()).map(lambda t: small_vocabulary(*t))
+
+
+def gpt2_slice(start: int, size: int, with_bytes: bool) -> Vocabulary:
+    """GPT-2's tokens start..start+size (renumbered from 0), optionally with its 256
+    one-byte tokens, then EOS."""
+    g = load_builtin("gpt2")
+    ids = list(range(start, min(start + size, 50256)))
+    if with_bytes:
+        singles = [t for t in range(50256) if len(g.tokens[t]) == 1]
+        ids = sorted(set(ids) | set(singles))
+    tokens = [g.tokens[t] for t in ids] + [b"<|endoftext|>"]
+    return Vocabulary.from_bytes(tokens, eos_token_id=len(tokens) - 1, name="gpt2[%d:%d]%s" % (start, start + size, "+bytes" if with_bytes else ""))
+
+
+gpt2_slices = st.builds(gpt2_slice, st.integers(0, 50000), st.integers(1, 300), st.booleans())
+
+VOCAB_MODES = ("mixed", "small", "slices", "gpt2", "bytes")
+
+
+def vocabularies(mode: str = "mixed"):
+    if mode == "small":
+        return small_vocabularies
+    if mode == "slices":
+        return gpt2_slices
+    if mode == "gpt2":
+        return st.just(None).map(lambda _: load_builtin("gpt2"))
+    if mode == "bytes":
+        return st.just(None).map(lambda _: load_builtin("bytes"))
+    if mode == "mixed":
+        return st.one_of(small_vocabularies, gpt2_slices)
+    raise ValueError("unknown vocabulary mode %r (one of %s)" % (mode, ", ".join(VOCAB_MODES)))

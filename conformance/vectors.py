@@ -1,0 +1,434 @@
+"""Test vectors: a grammar, a vocabulary, and the masks along one token path.
+
+One vector per line of a JSON-lines file (docs/conformance.md is the full format):
+
+    {"format": "maskref-vector", "version": 1, "id": "regex/digits/bytes/0",
+     "grammar": {"kind": "regex", "source": "[0-9]+"},
+     "vocab": {"builtin": "bytes", "size": 257, "sha256": "..."},
+     "steps": [{"mask": {"count": 10, "sha256": "...", "ids": [48, ..., 57]},
+                "accepting": false, "token": 49, "text": "1"},
+               {"mask": {...}, "accepting": true, "token": null}],
+     "tags": ["numbers"], "origin": "generate"}
+
+Step i is the state after the tokens of steps 0..i-1: its full mask (EOS included iff
+the state accepts; empty after EOS) and the token consumed next (null on the last step).
+A mask is stored as its sorted ids when short, else as the llguidance/xgrammar bitmask
+(32-bit little-endian words) compressed with zlib and base64-encoded — either itself
+(`zlib`) or XORed with the previous step's bitmask (`xor`); `sha256` is the first 16 hex
+digits of the SHA-256 of the bitmask, so an engine can check a whole mask by hashing its
+own bitmask.
+
+>>> bits = bitmask_from_ids([1, 2, 40], 41)
+>>> encode_mask(bits, 41)["ids"], ids_of(decode_mask(encode_mask(bits, 41), 41))
+([1, 2, 40], [1, 2, 40])
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import zlib
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from refimpl import Grammar, Vocabulary
+
+FORMAT = "maskref-vector"
+VERSION = 1
+#: masks with at most this many ids are stored as an id list, others as a bitmask
+IDS_LIMIT = 32
+BUILTIN_VOCABS = ("bytes", "gpt2")
+GRAMMAR_KINDS = ("regex", "lark", "json_schema")
+
+
+class FormatError(ValueError):
+    """A vector file that does not follow the format (a setup error: exit status 2)."""
+
+
+# ------------------------------------------------------------------------------- masks
+
+
+def bitmask_len(n_tokens: int) -> int:
+    return 4 * ((n_tokens + 31) // 32)
+
+
+def bitmask_from_ids(ids: Iterable[int], n_tokens: int) -> bytes:
+    """The bitmask (llguidance layout: token t at bit t % 32 of LE word t // 32)."""
+    out = bytearray(bitmask_len(n_tokens))
+    for t in ids:
+        out[t >> 3] |= 1 << (t & 7)
+    return bytes(out)
+
+
+_BITS = [[i for i in range(8) if b >> i & 1] for b in range(256)]
+
+
+def ids_of(bitmask: bytes) -> List[int]:
+    """The token ids set in a bitmask, ascending."""
+    out: List[int] = []
+    bits = _BITS
+    for i, b in enumerate(bitmask):
+        if b:
+            base = i << 3
+            out.extend([base + k for k in bits[b]])
+    return out
+
+
+_PACK: Dict[bytes, int] = {}
+
+
+def bitmask_from_flags(flags: bytes) -> bytes:
+    """The bitmask of a Mask's flags (one 0/1 byte per token), packed 8 flags per byte."""
+    if not _PACK:
+        for b in range(256):
+            _PACK[bytes((b >> i) & 1 for i in range(8))] = b
+    n = len(flags)
+    padded = bytes(flags) + bytes(bitmask_len(n) * 8 - n)
+    pack = _PACK
+    return bytes([pack[padded[i:i + 8]] for i in range(0, len(padded), 8)])
+
+
+def mask_hash(bitmask: bytes) -> str:
+    return hashlib.sha256(bitmask).hexdigest()[:16]
+
+
+def _xor(a: bytes, b: bytes) -> bytes:
+    return (int.from_bytes(a, "little") ^ int.from_bytes(b, "little")).to_bytes(len(a), "little")
+
+
+def encode_mask(bitmask: bytes, n_tokens: int, previous: Optional[bytes] = None) -> Dict[str, Any]:
+    """The stored form: `ids` when there are few, else the smaller of `zlib` (the
+    bitmask) and `xor` (the bitmask XOR the previous step's, which is mostly zeros when
+    the state changed little)."""
+    ids = ids_of(bitmask)
+    out: Dict[str, Any] = {"count": len(ids), "sha256": mask_hash(bitmask)}
+    if len(ids) <= IDS_LIMIT:
+        out["ids"] = ids
+        return out
+    plain = base64.b64encode(zlib.compress(bitmask, 9)).decode("ascii")
+    delta = None
+    if previous is not None:
+        delta = base64.b64encode(zlib.compress(_xor(bitmask, previous), 9)).decode("ascii")
+    if delta is not None and len(delta) < len(plain):
+        out["xor"] = delta
+    else:
+        out["zlib"] = plain
+    return out
+
+
+def decode_mask(data: Dict[str, Any], n_tokens: int, previous: Optional[bytes] = None) -> bytes:
+    """The bitmask of a stored mask; checks its count and hash."""
+    if "ids" in data:
+        bits = bitmask_from_ids(data["ids"], n_tokens)
+    elif "zlib" in data:
+        bits = zlib.decompress(base64.b64decode(data["zlib"]))
+    elif "xor" in data:
+        if previous is None:
+            raise FormatError("an 'xor' mask on the first step")
+        bits = _xor(zlib.decompress(base64.b64decode(data["xor"])), previous)
+    else:
+        raise FormatError("a mask needs 'ids', 'zlib' or 'xor'")
+    if len(bits) != bitmask_len(n_tokens):
+        raise FormatError("mask of %d bytes for %d tokens" % (len(bits), n_tokens))
+    if "sha256" in data and mask_hash(bits) != data["sha256"]:
+        raise FormatError("mask hash mismatch")
+    if "count" in data and bin(int.from_bytes(bits, "little")).count("1") != data["count"]:
+        raise FormatError("mask count mismatch")
+    return bits
+
+
+# ------------------------------------------------------------------------------- grammars
+
+
+class GrammarSpec:
+    """What a vector's grammar is: a kind and its text (or schema) and options."""
+
+    __slots__ = ("kind", "source", "schema", "options")
+
+    def __init__(self, kind: str, source: Optional[str] = None, schema: Any = None, options: Optional[dict] = None):
+        if kind not in GRAMMAR_KINDS:
+            raise FormatError("unknown grammar kind %r (one of %s)" % (kind, ", ".join(GRAMMAR_KINDS)))
+        if kind == "json_schema":
+            if schema is None:
+                raise FormatError("a json_schema grammar needs 'schema'")
+            source = json.dumps(schema, ensure_ascii=False)
+        elif not isinstance(source, str):
+            raise FormatError("a %s grammar needs 'source' (a string)" % kind)
+        self.kind = kind
+        self.source = source
+        self.schema = schema
+        self.options = dict(options or {})
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]) -> "GrammarSpec":
+        return cls(data.get("kind", ""), data.get("source"), data.get("schema"), data.get("options"))
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"kind": self.kind}
+        if self.kind == "json_schema":
+            out["schema"] = self.schema
+        else:
+            out["source"] = self.source
+        if self.options:
+            out["options"] = self.options
+        return out
+
+    def key(self) -> str:
+        return json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False)
+
+    def compile(self) -> Grammar:
+        """refimpl's Grammar for this spec. Raises `NotSupported` when refimpl lacks the
+        frontend (JSON schema before Grammar.from_json_schema exists) and refimpl's own
+        errors (RegexError, GrammarError, SchemaError, LimitError) for bad grammars."""
+        if self.kind == "regex":
+            return Grammar.from_regex(self.source)
+        if self.kind == "lark":
+            return Grammar.from_lark(self.source)
+        if not hasattr(Grammar, "from_json_schema"):
+            raise NotSupported("refimpl has no JSON-schema frontend here (Grammar.from_json_schema)")
+        return Grammar.from_json_schema(self.schema, **self.options)
+
+    def describe(self) -> str:
+        if self.kind == "json_schema":
+            text = json.dumps(self.schema, ensure_ascii=False)
+            if self.options:
+                text += "  options " + json.dumps(self.options)
+            return "json_schema " + text
+        if self.kind == "regex":
+            return "regex " + json.dumps(self.source, ensure_ascii=False)
+        return "lark\n" + "\n".join("    " + line for line in self.source.splitlines())
+
+    def __repr__(self) -> str:
+        return "GrammarSpec(%s)" % self.key()
+
+
+class NotSupported(Exception):
+    """A backend (or refimpl) cannot run this grammar or vocabulary here."""
+
+
+def json_schema_supported() -> bool:
+    return hasattr(Grammar, "from_json_schema")
+
+
+# ------------------------------------------------------------------------------- vocabularies
+
+
+def byte_vocabulary() -> Vocabulary:
+    """The 256 single-byte tokens, then EOS (id 256, special)."""
+    return Vocabulary.from_bytes([bytes([b]) for b in range(256)] + [b"<eos>"], eos_token_id=256, name="bytes")
+
+
+def vocab_hash(vocab: Vocabulary) -> str:
+    """SHA-256 (16 hex digits) of the token bytes, EOS ids and special ids (cached on the
+    vocabulary, which is never modified once built)."""
+    cached = vocab.__dict__.get("_conformance_hash")
+    if cached is not None:
+        return cached
+    h = hashlib.sha256()
+    for t in vocab.tokens:
+        h.update(len(t).to_bytes(4, "little"))
+        h.update(t)
+    h.update(json.dumps([list(vocab.eos_token_ids), sorted(vocab.special_token_ids)]).encode())
+    vocab.__dict__["_conformance_hash"] = out = h.hexdigest()[:16]
+    return out
+
+
+_VOCABS: Dict[str, Vocabulary] = {}
+
+
+def load_builtin(name: str) -> Vocabulary:
+    v = _VOCABS.get(name)
+    if v is None:
+        if name == "bytes":
+            v = byte_vocabulary()
+        elif name == "gpt2":
+            v = Vocabulary.load("gpt2")
+        else:
+            raise FormatError("unknown built-in vocabulary %r (one of %s)" % (name, ", ".join(BUILTIN_VOCABS)))
+        _VOCABS[name] = v
+    return v
+
+
+def vocab_to_json(vocab: Vocabulary) -> Dict[str, Any]:
+    """A vocabulary as a vector stores it: a built-in name when it is one, else inline."""
+    if vocab.name in BUILTIN_VOCABS and vocab_hash(vocab) == vocab_hash(load_builtin(vocab.name)):
+        return {"builtin": vocab.name, "size": len(vocab), "sha256": vocab_hash(vocab)}
+    return {
+        "tokens_hex": [t.hex() for t in vocab.tokens],
+        "eos": list(vocab.eos_token_ids),
+        "special": sorted(set(vocab.special_token_ids) - set(vocab.eos_token_ids)),
+        "sha256": vocab_hash(vocab),
+        "name": vocab.name,
+    }
+
+
+_INLINE: Dict[str, Vocabulary] = {}
+
+
+def vocab_from_json(data: Dict[str, Any]) -> Vocabulary:
+    if "builtin" in data:
+        v = load_builtin(data["builtin"])
+    elif "tokens_hex" in data:
+        key = data.get("sha256") or json.dumps(data, sort_keys=True)
+        v = _INLINE.get(key)
+        if v is None:
+            try:
+                tokens = [bytes.fromhex(h) for h in data["tokens_hex"]]
+                v = Vocabulary.from_bytes(tokens, eos_token_id=list(data.get("eos", ())),
+                                          special_token_ids=data.get("special", ()), name=data.get("name", "inline"))
+            except (ValueError, TypeError) as e:
+                raise FormatError("bad inline vocabulary: %s" % e) from None
+            _INLINE[key] = v
+    else:
+        raise FormatError("a vocabulary needs 'builtin' or 'tokens_hex'")
+    if "sha256" in data and vocab_hash(v) != data["sha256"]:
+        raise FormatError("vocabulary %s: hash %s, the vector expects %s (a different build of it?)"
+                          % (data.get("builtin", "inline"), vocab_hash(v), data["sha256"]))
+    return v
+
+
+# ------------------------------------------------------------------------------- vectors
+
+
+class Step:
+    __slots__ = ("mask", "accepting", "token")
+
+    def __init__(self, mask: bytes, accepting: bool, token: Optional[int]) -> None:
+        self.mask = mask
+        self.accepting = accepting
+        self.token = token
+
+
+class Vector:
+    """A grammar, a vocabulary and the expected masks along a token path."""
+
+    def __init__(self, id: str, grammar: GrammarSpec, vocab: Vocabulary, steps: List[Step],
+                 tags: Sequence[str] = (), origin: str = "", note: str = "") -> None:
+        self.id = id
+        self.grammar = grammar
+        self.vocab = vocab
+        self.steps = steps
+        self.tags = list(tags)
+        self.origin = origin
+        self.note = note
+
+    @property
+    def path(self) -> List[int]:
+        return [s.token for s in self.steps if s.token is not None]
+
+    def to_json(self) -> Dict[str, Any]:
+        n = len(self.vocab)
+        steps = []
+        previous = None
+        for s in self.steps:
+            d: Dict[str, Any] = {"mask": encode_mask(s.mask, n, previous), "accepting": s.accepting, "token": s.token}
+            previous = s.mask
+            if s.token is not None:
+                d["text"] = token_text(self.vocab, s.token)
+            steps.append(d)
+        out: Dict[str, Any] = {"format": FORMAT, "version": VERSION, "id": self.id,
+                               "grammar": self.grammar.to_json(), "vocab": vocab_to_json(self.vocab),
+                               "steps": steps}
+        if self.tags:
+            out["tags"] = self.tags
+        if self.origin:
+            out["origin"] = self.origin
+        if self.note:
+            out["note"] = self.note
+        return out
+
+    def to_line(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]) -> "Vector":
+        if data.get("format") != FORMAT:
+            raise FormatError("not a maskref vector (format %r)" % data.get("format"))
+        if data.get("version") != VERSION:
+            raise FormatError("vector format version %r; this reader knows version %d" % (data.get("version"), VERSION))
+        try:
+            vocab = vocab_from_json(data["vocab"])
+            n = len(vocab)
+            steps: List[Step] = []
+            for s in data["steps"]:
+                token = s.get("token")
+                if token is not None and not 0 <= token < n:
+                    raise FormatError("token %r is not in the vocabulary" % token)
+                previous = steps[-1].mask if steps else None
+                steps.append(Step(decode_mask(s["mask"], n, previous), bool(s["accepting"]), token))
+            if not steps:
+                raise FormatError("a vector needs at least one step")
+            return cls(str(data["id"]), GrammarSpec.from_json(data["grammar"]), vocab, steps,
+                       data.get("tags", ()), data.get("origin", ""), data.get("note", ""))
+        except (KeyError, TypeError) as e:
+            raise FormatError("malformed vector: %r" % e) from None
+
+    def truncated(self, upto: int) -> "Vector":
+        """The vector's first `upto + 1` steps (the last one consumes nothing)."""
+        steps = [Step(s.mask, s.accepting, s.token) for s in self.steps[: upto + 1]]
+        steps[-1].token = None
+        return Vector(self.id, self.grammar, self.vocab, steps, self.tags, self.origin, self.note)
+
+
+def token_text(vocab: Vocabulary, t: int) -> str:
+    """A token shown readably: its UTF-8 text, invalid bytes as \\xNN, specials as <id>."""
+    if t in vocab.eos_token_ids:
+        return "<EOS>"
+    data = vocab.tokens[t]
+    if t in vocab.special_token_ids:
+        return "<special %s>" % data.decode("utf-8", "backslashreplace")
+    return data.decode("utf-8", "backslashreplace")
+
+
+def suite_files(path: str) -> List[str]:
+    """The .jsonl files of a suite: the file itself, or a directory's, sorted."""
+    if os.path.isdir(path):
+        return [os.path.join(path, f) for f in sorted(os.listdir(path)) if f.endswith(".jsonl")]
+    if os.path.isfile(path):
+        return [path]
+    raise FormatError("no suite at %s" % path)
+
+
+def read_vectors(path: str) -> Iterator[Tuple[str, int, Vector]]:
+    """(file, line number, vector) for every vector of a suite file or directory."""
+    for name in suite_files(path):
+        with open(name, encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                try:
+                    data = json.loads(line)
+                except ValueError as e:
+                    raise FormatError("%s:%d: not JSON: %s" % (name, lineno, e)) from None
+                try:
+                    yield name, lineno, Vector.from_json(data)
+                except FormatError as e:
+                    raise FormatError("%s:%d: %s" % (name, lineno, e)) from None
+
+
+def write_vectors(path: str, vectors: Iterable[Vector]) -> int:
+    n = 0
+    with open(path, "w", encoding="utf-8") as f:
+        for v in vectors:
+            f.write(v.to_line() + "\n")
+            n += 1
+    return n
+
+
+def record(grammar: Grammar, spec: GrammarSpec, vocab: Vocabulary, path: Sequence[int], id: str,
+           tags: Sequence[str] = (), origin: str = "", note: str = "") -> Vector:
+    """Record refimpl's masks along `path` (tokens refused by refimpl end the path)."""
+    from refimpl import Matcher
+
+    m = Matcher(grammar, vocab)
+    n = len(vocab)
+    steps = []
+    for t in list(path) + [None]:
+        mask = m.mask()
+        step = Step(bitmask_from_flags(mask.flags), m.is_accepting(), None)
+        steps.append(step)
+        if t is None or not m.consume(t):
+            break
+        step.token = t
+    assert all(len(s.mask) == bitmask_len(n) for s in steps)
+    return Vector(id, spec, vocab, steps, tags, origin, note)
