@@ -35,6 +35,14 @@ def available_backends() -> Dict[str, Optional[str]]:
 _REASONS: Dict[str, Optional[str]] = {}
 
 
+def register() -> None:
+    """Register the usable backends with refimpl's Matcher (the entry point
+    "maskref.backends" of pyproject.toml; importing accel does it too)."""
+    if _REASONS:
+        return
+    _register()
+
+
 def _register() -> None:
     try:
         from . import native

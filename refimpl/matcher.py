@@ -40,18 +40,22 @@ PROCESS_BACKENDS: Dict[str, Callable] = {}
 
 
 def _load_backends(backend: str) -> None:
-    """Backends beyond "python" live in the optional `accel` package, which registers
-    them when imported; refimpl itself never needs it."""
-    if backend not in WALKERS and backend.split(":")[0] not in PROCESS_BACKENDS:
+    """Backends beyond "python" come from installed packages that declare an entry point
+    in the group "maskref.backends" (maskref's own `accel` does): loading it registers
+    them. refimpl itself depends on none of them."""
+    if backend in WALKERS or backend.split(":")[0] in PROCESS_BACKENDS:
+        return
+    try:
+        from importlib.metadata import entry_points
+    except ImportError:  # pragma: no cover
+        return
+    found = entry_points()
+    group = found.select(group="maskref.backends") if hasattr(found, "select") else found.get("maskref.backends", ())
+    for ep in group:
         try:
-            import accel  # noqa: F401
-        except ImportError:
-            pass
-
-#: a consumed step: (token id, or None for raw bytes; bytes consumed before it)
-Step = Tuple[Optional[int], int]
-
-FORCED_BYTES_CAP = 100_000
+            ep.load()()
+        except Exception:  # a broken optional backend must not break refimpl
+            continue
 
 
 class Matcher:
