@@ -58,6 +58,12 @@ def _load_backends(backend: str) -> None:
             continue
 
 
+#: a consumed step: (token id, or None for raw bytes; bytes consumed before it)
+Step = Tuple[Optional[int], int]
+
+FORCED_BYTES_CAP = 100_000
+
+
 class Matcher:
     def __new__(cls, grammar: Grammar, vocab: Vocabulary, *, backend: str = "python", **options):
         _load_backends(backend)
