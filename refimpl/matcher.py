@@ -227,7 +227,7 @@ class Matcher:
         tokenisation is not forced).
         """
         forced = self.forced_bytes()
-        trie, rec = self.trie, self.recognizer
+        trie = self.trie
         out: List[int] = []
         i = 0
         while i < len(forced):
