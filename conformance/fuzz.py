@@ -248,12 +248,12 @@ def fuzz(backend_name: str, seconds: float, seed: int = 0, jobs: int = 1, out_di
     if jobs <= 1:
         results = [run_worker(*args[0], progress=progress)]
     else:
-        import concurrent.futures as cf
         import multiprocessing
 
-        ctx = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(jobs, mp_context=ctx) as ex:
-            results = list(ex.map(_worker_entry, args))
+        # a multiprocessing Pool, not concurrent.futures: PyPy 3.9's ProcessPoolExecutor
+        # is broken (it calls a method it renamed)
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            results = pool.map(_worker_entry, args)
     if progress is not None:
         progress.done()
     seen = set()

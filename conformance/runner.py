@@ -351,7 +351,6 @@ def run_suite(backend: Backend, suite: str, out_dir: str, jobs: int = 1, quiet: 
             if first and report.disagreements:
                 break
     else:
-        import concurrent.futures as cf
         import multiprocessing
 
         lines = raw_lines(suite)
@@ -359,9 +358,11 @@ def run_suite(backend: Backend, suite: str, out_dir: str, jobs: int = 1, quiet: 
             Vector.from_json(json.loads(line))
         by_id = {}
         ids = [json.loads(line)["id"] for line in lines]
+        # a multiprocessing Pool, not concurrent.futures: PyPy 3.9's ProcessPoolExecutor
+        # is broken (it calls a method it renamed)
         ctx = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_worker_init, initargs=(backend.name,)) as ex:
-            for line, vid, r in zip(lines, ids, ex.map(_worker_check, lines, chunksize=4)):
+        with ctx.Pool(jobs, initializer=_worker_init, initargs=(backend.name,)) as pool:
+            for line, vid, r in zip(lines, ids, pool.imap(_worker_check, lines, chunksize=4)):
                 if r.status == "disagree":
                     by_id[vid] = Vector.from_json(json.loads(line))
                 note(r, None)
