@@ -5,7 +5,6 @@ characters, empty and duplicate tokens, specials — and random token paths guid
 mask: at every step the walk's mask equals the naive one, every token in the mask is
 consumed, every other token is refused, and rollback restores the earlier mask.
 """
-import pytest
 from hypothesis import assume, given, settings, strategies as st
 from budget import examples
 
@@ -35,6 +34,24 @@ byte_pieces = st.one_of(
 token_lists = st.lists(
     st.lists(byte_pieces, min_size=1, max_size=3).map(b"".join), min_size=1, max_size=24
 )
+
+
+def regex_grammar(pattern):
+    """The grammar of a generated pattern; patterns the engine rejects are skipped."""
+    try:
+        return Grammar.from_regex(pattern)
+    except (RegexError, LimitError):
+        assume(False)
+
+
+def cfg_grammar(ir):
+    """The grammar of a generated IR; skipped when, e.g., the start symbol derives nothing."""
+    from refimpl.grammar.grammar import Grammar as G
+
+    try:
+        return G(ir, "ir", ir.to_text())
+    except GrammarError:
+        assume(False)
 
 
 def vocabulary(tokens):
@@ -73,10 +90,7 @@ def check_path(grammar, vocab, choices):
 @settings(max_examples=examples(150))
 @given(regexes, token_lists, st.lists(st.integers(0, 1000), max_size=6))
 def test_regex_masks_equal_the_naive_mask(pattern, tokens, choices):
-    try:
-        g = Grammar.from_regex(pattern)
-    except (RegexError, LimitError):
-        assume(False)
+    g = regex_grammar(pattern)
     check_path(g, vocabulary(tokens), choices)
 
 
@@ -194,10 +208,5 @@ cfg_tokens = st.lists(
 @settings(max_examples=examples(200))
 @given(cfg_grammars(), cfg_tokens, st.lists(st.integers(0, 1000), max_size=6))
 def test_cfg_masks_equal_the_naive_mask(ir, tokens, choices):
-    from refimpl.grammar.grammar import Grammar as G
-
-    try:
-        g = G(ir, "ir", ir.to_text())
-    except GrammarError:
-        assume(False)  # e.g. the start symbol derives nothing
+    g = cfg_grammar(ir)
     check_path(g, vocabulary(tokens), choices)

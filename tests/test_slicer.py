@@ -7,15 +7,14 @@ positions and after an opening quote, where slices apply (or must not).
 import pathlib
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 from budget import examples
 
-from refimpl import Grammar, LimitError, Matcher, Vocabulary
-from refimpl.errors import GrammarError, RegexError
+from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.regex import ExprSet, compile_pattern
 from refimpl.regex.relevance import prefixes_contain
 from refimpl.tokens.slicer import JSON_SLICES, Slicer
-from test_matcher import cfg_grammars, cfg_tokens, regexes, token_lists, vocabulary
+from test_matcher import cfg_grammar, cfg_grammars, cfg_tokens, regex_grammar, regexes, token_lists, vocabulary
 
 SMALL_SLICES = ["[ ,]+", "[ab]{1,2}", "[abc]+", "[^\"]+"]
 
@@ -36,20 +35,14 @@ def masks_agree_along(grammar, vocab, choices, slices):
 @settings(max_examples=examples(100))
 @given(regexes, token_lists, st.lists(st.integers(0, 1000), max_size=5), st.sampled_from([SMALL_SLICES, list(JSON_SLICES)]))
 def test_regex_masks_with_and_without_slices(pattern, tokens, choices, slices):
-    try:
-        g = Grammar.from_regex(pattern)
-    except (RegexError, LimitError):
-        assume(False)
+    g = regex_grammar(pattern)
     masks_agree_along(g, vocabulary(tokens), choices, slices)
 
 
 @settings(max_examples=examples(100))
 @given(cfg_grammars(), cfg_tokens, st.lists(st.integers(0, 1000), max_size=5), st.sampled_from([SMALL_SLICES, list(JSON_SLICES)]))
 def test_cfg_masks_with_and_without_slices(ir, tokens, choices, slices):
-    try:
-        g = Grammar(ir, "ir", ir.to_text())
-    except GrammarError:
-        assume(False)
+    g = cfg_grammar(ir)
     masks_agree_along(g, vocabulary(tokens), choices, slices)
 
 
