@@ -8,7 +8,7 @@ from typing import List, Optional
 
 def _regex(args: argparse.Namespace) -> int:
     """Show the derivative trace of each text through the pattern."""
-    from .regex import DEAD, Regex
+    from .regex import DEAD, Regex, to_string
 
     r = Regex(args.pattern)
     print("pattern  %s" % args.pattern)
@@ -19,7 +19,7 @@ def _regex(args: argparse.Namespace) -> int:
         print("\n%r" % text)
         for i, b in enumerate(data):
             state = r.dfa.step(state, b)
-            print("  d/d %-6s -> %s" % (_show_byte(b), r.es.to_string(r.dfa.states[state])))
+            print("  d/d %-6s -> %s" % (_show_byte(b), to_string(r.es, r.dfa.states[state])))
             if state == DEAD:
                 print("  dead after %d of %d bytes" % (i + 1, len(data)))
                 break

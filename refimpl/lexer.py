@@ -30,6 +30,8 @@ from typing import Dict, List, Tuple
 
 from .errors import LimitError
 from .grammar.ir import CompiledGrammar
+from .regex.derivative import derivative
+from .regex.printer import to_string
 from .regex.relevance import check_empty
 
 DEAD = 0
@@ -134,9 +136,9 @@ class Lexer:
 
     def fill(self, state: int, byte: int) -> int:
         """Compute and cache the transition of `state` by `byte`."""
-        d = self.es.derivative
+        es = self.es
         pairs = self.states[state][1]
-        target = self._add((False, self._live(tuple((lx, d(e, byte)) for lx, e in pairs))))
+        target = self._add((False, self._live(tuple((lx, derivative(es, e, byte)) for lx, e in pairs))))
         self.table[state << 8 | byte] = target
         self.transitions_computed += 1
         return target
@@ -150,7 +152,7 @@ class Lexer:
         if state == DEAD:
             return "dead"
         return ", ".join(
-            "%s: %s" % (self.names[lx], self.es.to_string(e)) for lx, e in self.states[state][1]
+            "%s: %s" % (self.names[lx], to_string(self.es, e)) for lx, e in self.states[state][1]
         )
 
     def is_fresh(self, state: int) -> bool:

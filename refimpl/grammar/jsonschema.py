@@ -46,11 +46,12 @@ from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, S
 
 from ..errors import GrammarError, LimitError, RegexError, SchemaError
 from ..limits import DEFAULT_LIMITS, Limits
-from ..regex import ExprSet, compile_pattern, is_empty
+from ..regex import ExprSet, compile_pattern, derivative, is_empty
 from ..regex import syntax as _syntax
 from ..regex.compiler import compile_ast
 from .simplify import repeat as _repeat
 from .ir import GrammarIR
+from .jsontext import JsonTextError, dumps, read_json
 
 __all__ = ["DEFAULT_OPTIONS", "IgnoredKeyword", "JsonSchemaIR", "dumps", "json_schema_to_ir", "json_whitespace", "parse_json_text"]
 
@@ -125,142 +126,19 @@ def _merge_options(base: Dict[str, Any], extra: Any, where: str) -> None:
 
 # ====================================================================== JSON text (iterative)
 
-_NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_WS_RE = re.compile(r"[ \t\n\r]*")
-
-
 def parse_json_text(text: str) -> Any:
-    """Parse JSON text without recursion (a 10,000-deep schema is fine); numbers with a
-    fraction or an exponent become `Decimal`, so bounds like 0.1 stay exact.
+    """A whole JSON text (see jsontext.read_json); SchemaError if it is not one.
 
     >>> parse_json_text('{"a": [1, 2.50, true, null]}')
     {'a': [1, Decimal('2.50'), True, None]}
     """
-    pos = _WS_RE.match(text, 0).end()
-    stack: List[Tuple[Any, Optional[str]]] = []  # (container, pending key of a dict)
-    root: Any = None
-    have_root = False
-
-    def fail(message: str) -> SchemaError:
-        return SchemaError("invalid JSON: %s at offset %d" % (message, pos))
-
-    while True:
-        if pos >= len(text):
-            raise fail("unexpected end of text")
-        c = text[pos]
-        # read one value (or open a container)
-        if c == "{" or c == "[":
-            container: Any = {} if c == "{" else []
-            pos = _WS_RE.match(text, pos + 1).end()
-            close = "}" if c == "{" else "]"
-            if pos < len(text) and text[pos] == close:
-                value: Any = container
-                pos += 1
-            else:
-                stack.append((container, None))
-                if c == "{":
-                    pos = _read_key(text, pos, stack, fail)
-                continue
-        elif c == '"':
-            try:
-                value, pos = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
-            except ValueError as e:
-                raise fail(str(e)) from None
-        else:
-            m = _NUMBER_RE.match(text, pos)
-            if m and m.end() > pos:
-                tok = m.group()
-                value = Decimal(tok) if ("." in tok or "e" in tok or "E" in tok) else int(tok)
-                pos = m.end()
-            elif text.startswith("true", pos):
-                value, pos = True, pos + 4
-            elif text.startswith("false", pos):
-                value, pos = False, pos + 5
-            elif text.startswith("null", pos):
-                value, pos = None, pos + 4
-            else:
-                raise fail("unexpected character %r" % c)
-        # store the value; close finished containers
-        while True:
-            pos = _WS_RE.match(text, pos).end()
-            if not stack:
-                root, have_root = value, True
-                break
-            container, key = stack[-1]
-            if isinstance(container, dict):
-                container[key] = value  # type: ignore[index]
-            else:
-                container.append(value)
-            if pos < len(text) and text[pos] == ",":
-                pos = _WS_RE.match(text, pos + 1).end()
-                if isinstance(container, dict):
-                    pos = _read_key(text, pos, stack, fail)
-                break
-            close = "}" if isinstance(container, dict) else "]"
-            if pos < len(text) and text[pos] == close:
-                stack.pop()
-                value = container
-                pos += 1
-                continue
-            if pos >= len(text):
-                raise fail("unexpected end of text")
-            raise fail("expected ',' or '%s'" % close)
-        if have_root:
-            if pos != len(text):
-                raise fail("extra data after the JSON value")
-            return root
-
-
-def _read_key(text: str, pos: int, stack: List[Tuple[Any, Optional[str]]], fail: Any) -> int:
-    """Read `"key" :` of an object member; the key goes on the top of the stack."""
-    if pos >= len(text) or text[pos] != '"':
-        raise fail("key must be a string")
     try:
-        key, pos = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
-    except ValueError as e:
-        raise fail(str(e)) from None
-    pos = _WS_RE.match(text, pos).end()
-    if pos >= len(text) or text[pos] != ":":
-        raise fail("expected ':'")
-    stack[-1] = (stack[-1][0], key)
-    return _WS_RE.match(text, pos + 1).end()
-
-
-def dumps(value: Any, limit: Optional[int] = None) -> str:
-    """Compact JSON text of a value, without recursion (cut with "..." past `limit`).
-
-    >>> dumps({"a": [1, 2.5, None], "b": "x"})
-    '{"a":[1,2.5,null],"b":"x"}'
-    """
-    out: List[str] = []
-    size = 0
-    stack: List[Any] = [("v", value)]
-    while stack:
-        kind, x = stack.pop()
-        if kind == "s":
-            out.append(x)
-        elif isinstance(x, dict):
-            stack.append(("s", "}"))
-            items = list(x.items())
-            for i in range(len(items) - 1, -1, -1):
-                stack.append(("v", items[i][1]))
-                stack.append(("s", ("," if i else "") + json.dumps(items[i][0], ensure_ascii=False) + ":"))
-            out.append("{")
-        elif isinstance(x, list):
-            stack.append(("s", "]"))
-            for i in range(len(x) - 1, -1, -1):
-                stack.append(("v", x[i]))
-                if i:
-                    stack.append(("s", ","))
-            out.append("[")
-        elif _is_number(x):
-            out.append(str(x) if isinstance(x, (int, Decimal)) else repr(x))
-        else:
-            out.append(json.dumps(x, ensure_ascii=False))
-        size += len(out[-1])
-        if limit is not None and size > limit:
-            return "".join(out)[:limit] + "..."
-    return "".join(out)
+        value, end = read_json(text)
+        if text[end:].strip(" \t\n\r"):
+            raise JsonTextError("extra data after the JSON value", end)
+    except JsonTextError as e:
+        raise SchemaError("invalid JSON: %s at offset %d" % (e.message, e.offset)) from None
+    return value
 
 
 def _escape_pointer(token: str) -> str:
@@ -1212,10 +1090,6 @@ _UNSUPPORTED_FORMATS = {
 
 def _format_expr(es: ExprSet, name: str) -> Optional[int]:
     """The decoded strings of a format, or None for a format not supported."""
-    key = ("json-format", name)
-    got = es.cache.get(key)
-    if got is not None:
-        return got  # type: ignore[return-value]
     if name not in _FORMATS:
         return None
     pattern = _FORMATS[name]
@@ -1226,7 +1100,6 @@ def _format_expr(es: ExprSet, name: str) -> Optional[int]:
     else:
         time = _time_expr(es)
         e = time if name == "time" else es.concat(compile_pattern(es, _DATE + "[tT]"), time)
-    es.cache[key] = e
     return e
 
 
@@ -1324,11 +1197,7 @@ class _Compiler:
         self.opts = options
         self.lenient = bool(options["lenient"])
         self.cls = lexeme_class
-        key = ("json-regexes", options["json_allowed_escapes"])
-        rx = es.cache.get(key)
-        if rx is None:
-            rx = es.cache[key] = _Regexes(es, options["json_allowed_escapes"])
-        self.rx: _Regexes = rx  # type: ignore[assignment]
+        self.rx = rx = _Regexes(es, options["json_allowed_escapes"])
         self.universe = _Scalars(True, frozenset((True, False)), rx.number, rx.any_string)
         self.nothing = _Scalars(False, frozenset(), es.NOTHING, es.NOTHING)
         self.ignored: List[IgnoredKeyword] = []
@@ -1854,7 +1723,7 @@ class _Compiler:
         """Does the decoded string `text` belong to the language of `e`?"""
         es = self.es
         for b in text.encode("utf-8"):
-            e = es.derivative(e, b)
+            e = derivative(es, e, b)
             if e == es.NOTHING:
                 return False
         return es.nullable(e)

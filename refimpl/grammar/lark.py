@@ -65,6 +65,7 @@ from ..regex import ExprSet, compile_pattern
 from ..regex import unicode as _unicode
 from . import simplify as _simplify
 from .ir import GrammarIR
+from .jsontext import JsonTextError, read_json
 
 __all__ = ["parse_lark", "COMMON_TERMINALS"]
 
@@ -326,92 +327,13 @@ def _scan_regex(text: str, i: int) -> Tuple[str, str, int]:
 
 # =========================================================================== JSON values
 
-_JSON_WS = " \t\r\n"
-_JSON_TOKEN_RE = re.compile(
-    r'(?P<string>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")'
-    r"|(?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
-    r"|(?P<literal>true|false|null)"
-    r"|(?P<punct>[{}\[\],:])"
-)
-
-
-class _JsonArray(list):
-    """A JSON array under construction (to tell it apart from an object's [dict, key])."""
-
-
-def _is_array(container: Any) -> bool:
-    return isinstance(container, _JsonArray)
-
-
 def _read_json(text: str, i: int, what: str) -> Tuple[Any, int]:
-    """The JSON value starting at text[i], and the offset after it.
-
-    An explicit stack of open arrays and objects (no recursion, so a deeply nested schema
-    cannot overflow Python's stack); strings and numbers are decoded by the json module.
-    """
-    stack: List[Any] = []  # open containers: a _JsonArray, or [dict, pending key]
-    expect = "value"
-
-    def fail(message: str, at: int) -> GrammarError:
-        return GrammarError("invalid JSON after %s: %s" % (what, message), text, at)
-
-    n = len(text)
-    while True:
-        while i < n and text[i] in _JSON_WS:
-            i += 1
-        m = _JSON_TOKEN_RE.match(text, i)
-        if not m:
-            raise fail("unexpected %s" % ("end of text" if i >= n else repr(text[i])), i)
-        tok, kind, at = m.group(), m.lastgroup, i
-        i = m.end()
-        if expect in ("value", "value-or-close"):
-            if tok == "]" and expect == "value-or-close":
-                value: Any = list(stack.pop())
-            elif tok == "{":
-                stack.append([{}, None])
-                expect = "key-or-close"
-                continue
-            elif tok == "[":
-                stack.append(_JsonArray())
-                expect = "value-or-close"
-                continue
-            elif kind in ("string", "number", "literal"):
-                value = json.loads(tok)
-            else:
-                raise fail("expected a value, found %r" % tok, at)
-        elif expect in ("key", "key-or-close"):
-            if tok == "}" and expect == "key-or-close":
-                value = stack.pop()[0]
-            elif kind == "string":
-                stack[-1][1] = json.loads(tok)
-                expect = "colon"
-                continue
-            else:
-                raise fail("expected a string key, found %r" % tok, at)
-        elif expect == "colon":
-            if tok != ":":
-                raise fail("expected ':', found %r" % tok, at)
-            expect = "value"
-            continue
-        else:  # after a value inside a container: ',' or the closing bracket
-            top = stack[-1]
-            if tok == ",":
-                expect = "value" if _is_array(top) else "key"
-                continue
-            if tok == "]" and _is_array(top):
-                value = list(stack.pop())
-            elif tok == "}" and not _is_array(top):
-                value = stack.pop()[0]
-            else:
-                raise fail("expected ',' or %s, found %r" % ("']'" if _is_array(top) else "'}'", tok), at)
-        if not stack:
-            return value, i
-        top = stack[-1]
-        if _is_array(top):
-            top.append(value)
-        else:
-            top[0][top[1]] = value
-        expect = "after"
+    """The JSON value starting at text[i], and the offset after it (jsontext.read_json)."""
+    try:
+        value, end = read_json(text, i)
+    except JsonTextError as e:
+        raise GrammarError("invalid JSON after %s: %s" % (what, e.message), text, e.offset) from None
+    return value, end
 
 
 # ================================================================================= AST

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from .compiler import compile_pattern
+from .derivative import derivative
 from .dfa import DEAD, LazyDFA
 from .exprs import ExprSet
 from .printer import to_string
@@ -21,7 +22,7 @@ from .relevance import byte_classes, check_empty, forced_bytes, is_contained, is
 from .syntax import parse
 
 __all__ = [
-    "DEAD", "ExprSet", "LazyDFA", "Regex", "byte_classes", "check_empty",
+    "DEAD", "ExprSet", "LazyDFA", "Regex", "byte_classes", "check_empty", "derivative",
     "compile_pattern", "forced_bytes", "is_contained", "is_empty", "parse", "to_string",
 ]
 

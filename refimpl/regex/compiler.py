@@ -7,10 +7,10 @@ The engine works on bytes, so every character becomes its UTF-8 encoding:
 * a literal code point is the concatenation of its bytes (under `(?i)` it is the class
   of its simple case folding: 'k' is {k, K, U+212A KELVIN SIGN});
 * a Unicode class is the union, over `unicode.utf8_sequences` of its ranges, of
-  concatenations of byte ranges.  The sequences are first put in a trie so that common
-  leading bytes are shared, and sibling byte ranges followed by the same rest are merged
-  into one byte set -- `\\w` (770 ranges) becomes a few hundred nodes instead of
-  thousands (the same trick as derivre's `handle_unicode_ranges`);
+  concatenations of byte ranges, built as a trie by `ExprSet.words`: common leading
+  bytes are shared, and sibling byte ranges followed by the same rest are merged into
+  one byte set -- `\\w` (770 ranges) becomes a few hundred nodes instead of thousands
+  (the same trick as derivre's `handle_unicode_ranges`);
 * byte-mode classes and bytes are single byte sets;
 * anchors (validated by the parser) are ε; `&`, `~` and repetitions map to
   `es.intersection`, `es.complement` and `es.repeat`.
@@ -18,12 +18,11 @@ The engine works on bytes, so every character becomes its UTF-8 encoding:
 The walk over the AST is iterative (post-order on an explicit stack), and nested
 concatenations, alternations and intersections are flattened into one n-ary call each,
 so `(a(b(c(...))))` 10,000 deep compiles in linear time.  Compiled classes are cached
-per ExprSet (in `es.cache`), since a pattern full of `\\w` or `.` would otherwise redo
+per ExprSet (in `es.compiled_classes`), since a pattern full of `\\w` or `.` would otherwise redo
 the same work for every occurrence.
 """
 from __future__ import annotations
 
-import weakref
 from typing import Dict, List, Optional, Tuple
 
 from ..limits import Limits
@@ -36,64 +35,23 @@ __all__ = ["compile_ast", "compile_class", "compile_pattern"]
 
 Ranges = Tuple[Tuple[int, int], ...]
 
-# Fallback cache for an ExprSet without a `cache` dict attribute.
-_FALLBACK_CACHES: "weakref.WeakKeyDictionary[ExprSet, Dict[object, object]]" = \
-    weakref.WeakKeyDictionary()
-
-
-def _cache(es: ExprSet) -> Dict[object, object]:
-    """The per-ExprSet dict where compiled classes are kept."""
-    cache = getattr(es, "cache", None)
-    if isinstance(cache, dict):
-        return cache
-    got = _FALLBACK_CACHES.get(es)
-    if got is None:
-        got = _FALLBACK_CACHES[es] = {}
-    return got
-
 
 def _byte_mask(lo: int, hi: int) -> int:
     """The 256-bit mask of the bytes lo..hi."""
     return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
 
 
-def _build_trie(es: ExprSet, node: dict) -> int:
-    """The expression of a trie of UTF-8 byte ranges (depth <= 4, so recursion is safe).
-
-    A trie node maps (byte_lo, byte_hi) to a child node; the key None marks the end of a
-    sequence.  Children whose rests compile to the same expression are merged into one
-    byte set: [\\xC3][\\x80-\\xBF] | [\\xC4][\\x80-\\xBF] = [\\xC3\\xC4][\\x80-\\xBF].
-    """
-    masks: Dict[int, int] = {}  # rest expression -> mask of the leading bytes
-    alternatives: List[int] = []
-    for key, child in node.items():
-        if key is None:
-            alternatives.append(es.EPSILON)
-            continue
-        rest = _build_trie(es, child)
-        masks[rest] = masks.get(rest, 0) | _byte_mask(key[0], key[1])
-    for rest, mask in masks.items():
-        alternatives.append(es.concat(es.byte_set(mask), rest))
-    return es.union(*alternatives)
-
-
 def compile_class(es: ExprSet, ranges: Ranges) -> int:
-    """The expression matching the UTF-8 encoding of any code point in `ranges` (cached)."""
-    cache = _cache(es)
-    key = ("refimpl.regex.compiler.class", ranges)
-    got = cache.get(key)
-    if got is not None:
-        return got  # type: ignore[return-value]
-    root: dict = {}
-    for lo, hi in ranges:
-        for seq in uni.utf8_sequences(lo, hi):
-            trie = root
-            for pair in seq:
-                trie = trie.setdefault(pair, {})
-            trie[None] = True
-    expr = _build_trie(es, root) if root else es.NOTHING
-    cache[key] = expr
-    return expr
+    """The expression matching the UTF-8 encoding of any code point in `ranges` (cached
+    per ExprSet in `es.compiled_classes`)."""
+    got = es.compiled_classes.get(ranges)
+    if got is None:
+        got = es.compiled_classes[ranges] = es.words(
+            [_byte_mask(lo, hi) for lo, hi in seq]
+            for first, last in ranges
+            for seq in uni.utf8_sequences(first, last)
+        )
+    return got
 
 
 def _compile_literal(es: ExprSet, node: Literal) -> int:

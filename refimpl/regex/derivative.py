@@ -21,27 +21,20 @@ expression is pushed, its children's derivatives are computed first, then its ow
 >>> from refimpl.regex.exprs import ExprSet
 >>> es = ExprSet()
 >>> ab = es.byte_set(0b11 << ord("a"))
->>> es.derivative(es.concat(ab, es.literal(b"c")), ord("a")) == es.literal(b"c")
+>>> derivative(es, es.concat(ab, es.literal(b"c")), ord("a")) == es.literal(b"c")
 True
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from .exprs import AND, BYTES, CONCAT, NOT, OR, REPEAT
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .exprs import ExprSet
+from .exprs import AND, BYTES, CONCAT, NOT, OR, REPEAT, ExprSet
 
 
-def nullable(es: "ExprSet", e: int) -> bool:
-    """ν(e): whether ε ∈ L(e) (computed when e was built; see exprs.py)."""
-    return es.nullable(e)
-
-
-def derivative(es: "ExprSet", e: int, byte: int) -> int:
+def derivative(es: ExprSet, e: int, byte: int) -> int:
     """d(e, byte), cached; iterative over the expression's structure."""
     cache = es.derivatives
+    known = cache.get(e << 8 | byte)
+    if known is not None:
+        return known
     nodes = es.nodes
     is_nullable = es._nullable
     stack = [e]

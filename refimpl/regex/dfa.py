@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ..errors import LimitError
+from .derivative import derivative
 from .exprs import ExprSet
 from .relevance import check_empty
 
@@ -55,7 +56,7 @@ class LazyDFA:
     def fill(self, state: int, byte: int) -> int:
         """Compute, cache and return the transition of `state` by `byte`."""
         es = self.es
-        d = es.derivative(self.states[state], byte)
+        d = derivative(es, self.states[state], byte)
         if es.has_boolean[d] and check_empty(es, d):
             d = es.NOTHING
         target = self._add(d)

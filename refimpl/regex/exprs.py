@@ -21,12 +21,14 @@ Node kinds (the tuple stored for each id):
     (REPEAT, e, lo, hi)     e{lo,hi}; hi is None for unbounded
 
 `nullable` (ν in Brzozowski's notation: does the language contain ε?) is computed once
-when a node is built and kept in a bytearray; the derivative lives in derivative.py.
+when a node is built and kept in a bytearray. The derivative lives in derivative.py and
+printing in printer.py; both build on this module, which imports neither. Code outside
+the regex engine reads nodes through `ExprSet.node` (a named view), never by position.
 """
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import LimitError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -37,6 +39,21 @@ KIND_NAMES = ("NOTHING", "EPSILON", "BYTES", "CONCAT", "OR", "AND", "NOT", "REPE
 ALL_BYTES = (1 << 256) - 1
 
 Node = tuple
+
+
+class NodeView(NamedTuple):
+    """A read-only view of one expression node, for code outside the regex engine.
+
+    `kind` is one of the kind constants; `children` the sub-expressions (concatenation:
+    head and tail; alternation and intersection: the members; complement and repeat:
+    the operand); `mask` the byte set of a BYTES node; `lo`, `hi` the bounds of a REPEAT.
+    """
+
+    kind: int
+    children: Tuple[int, ...]
+    mask: int = 0
+    lo: int = 0
+    hi: Optional[int] = None
 
 
 class ExprSet:
@@ -64,8 +81,17 @@ class ExprSet:
         # 1 where the expression contains AND or NOT: only then can a node other than ∅
         # denote the empty language, so only then is an emptiness check needed.
         self.has_boolean = bytearray()
-        self.derivatives: Dict[int, int] = {}  # (e << 8 | byte) -> d(e, byte)
-        self.cache: Dict[object, object] = {}  # for clients (compiled classes, ...)
+        # Caches of questions asked about expressions, one typed dict per question:
+        #: (e << 8 | byte) -> d(e, byte)                                 (derivative.py)
+        self.derivatives: Dict[int, int] = {}
+        #: e -> the byte classes of e                                    (relevance.py)
+        self.classes: Dict[int, List[int]] = {}
+        #: e -> is L(e) empty? (only decided answers are kept)          (relevance.py)
+        self.emptiness: Dict[int, bool] = {}
+        #: (a, b) -> is every word of L(a) a prefix of a word of L(b)?   (relevance.py)
+        self.prefix_containment: Dict[Tuple[int, int], bool] = {}
+        #: code point ranges -> the expression of their UTF-8 encodings  (compiler.py)
+        self.compiled_classes: Dict[Tuple[Tuple[int, int], ...], int] = {}
         assert self._make((NOTHING_KIND,)) == self.NOTHING
         assert self._make((EPSILON_KIND,)) == self.EPSILON
         assert self._make((NOT, self.NOTHING)) == self.EVERYTHING
@@ -331,19 +357,67 @@ class ExprSet:
     def optional(self, e: int) -> int:
         return self.repeat(e, 0, 1)
 
-    def derivative(self, e: int, byte: int) -> int:
-        """The Brzozowski derivative d(e, byte); see derivative.py."""
-        d = self.derivatives.get(e << 8 | byte)
-        if d is None:
-            d = _derivative(self, e, byte)
-        return d
+    def words(self, sequences: Iterable[Sequence[int]]) -> int:
+        """The union of the sequences of byte sets (masks), built as a trie.
 
-    def to_string(self, e: int) -> str:
-        """A pattern that parses back (extended syntax) to this expression; see printer.py."""
-        return _to_string(self, e)
+        Sequences that share leading byte sets share one path, and sibling byte sets
+        followed by the same rest (the same expression, by hash-consing) merge into one
+        byte set: `[\\xC3][\\x80-\\xBF] | [\\xC4][\\x80-\\xBF]` = `[\\xC3\\xC4][\\x80-\\xBF]`.
+        So a 100,000-word enum, or the UTF-8 encodings of a Unicode class, stay small.
+        Built bottom-up with an explicit stack (a long word is no problem).
 
-    def size(self, e: int) -> int:
-        """The number of distinct nodes reachable from e (a measure of expression size)."""
+        A literal word w is the sequence `[1 << b for b in w]`:
+
+        >>> es = ExprSet()
+        >>> a_or_c = es.byte_set(1 << ord("a") | 1 << ord("c"))
+        >>> es.words([[1 << b for b in w] for w in (b"ab", b"cb")]) == es.concat(a_or_c, es.literal(b"b"))
+        True
+        """
+        root: Dict[int, dict] = {}
+        END = -1  # key of the end of a sequence (byte masks are >= 1)
+        for seq in sequences:
+            node = root
+            for mask in seq:
+                node = node.setdefault(mask, {})
+            node[END] = {}
+        done: Dict[int, int] = {}  # id(trie node) -> expression; the trie keeps them alive
+        stack: List[Tuple[Dict[int, dict], bool]] = [(root, False)]
+        while stack:
+            node, ready = stack.pop()
+            if not ready:
+                stack.append((node, True))
+                stack.extend((child, False) for key, child in node.items() if key != END)
+                continue
+            by_rest: Dict[int, int] = {}  # rest expression -> mask of the leading bytes
+            for key, child in node.items():
+                if key != END:
+                    rest = done[id(child)]
+                    by_rest[rest] = by_rest.get(rest, 0) | key
+            alternatives = [self.concat(self.byte_set(mask), rest) for rest, mask in by_rest.items()]
+            if END in node:
+                alternatives.append(self.EPSILON)
+            done[id(node)] = self.union(*alternatives)
+        return done[id(root)]
+
+    # -- reading expressions ----------------------------------------------------------------
+
+    def node(self, e: int) -> NodeView:
+        """The node of e as a named view (see NodeView)."""
+        node = self.nodes[e]
+        kind = node[0]
+        if kind == BYTES:
+            return NodeView(kind, (), mask=node[1])
+        if kind == REPEAT:
+            return NodeView(kind, (node[1],), lo=node[2], hi=node[3])
+        return NodeView(kind, self.children(e))
+
+    def reachable(self, e: int) -> List[int]:
+        """Every expression reachable from e, once each, children before parents.
+
+        A node is built after its children, so a child's id is always smaller than its
+        parent's: sorted by id, the reachable set is a bottom-up order (a pass over it
+        sees every child's result before its parent needs it).
+        """
         seen = {e}
         stack = [e]
         while stack:
@@ -351,7 +425,11 @@ class ExprSet:
                 if c not in seen:
                     seen.add(c)
                     stack.append(c)
-        return len(seen)
+        return sorted(seen)
+
+    def size(self, e: int) -> int:
+        """The number of distinct nodes reachable from e (a measure of expression size)."""
+        return len(self.reachable(e))
 
     def children(self, e: int) -> Tuple[int, ...]:
         node = self.nodes[e]
@@ -363,7 +441,3 @@ class ExprSet:
         if kind in (NOT, REPEAT):
             return (node[1],)
         return ()
-
-
-from .derivative import derivative as _derivative  # noqa: E402  (derivative.py uses ExprSet's kinds)
-from .printer import to_string as _to_string  # noqa: E402

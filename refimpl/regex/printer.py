@@ -11,19 +11,16 @@ can stop in the middle of a UTF-8 sequence. ∅ prints as the empty byte class
 
 >>> from refimpl.regex.exprs import ExprSet
 >>> es = ExprSet()
->>> es.to_string(es.concat(es.byte_range(ord("a"), ord("c")), es.star(es.literal(b"xy"))))
+>>> to_string(es, es.concat(es.byte_range(ord("a"), ord("c")), es.star(es.literal(b"xy"))))
 '[a-c](?:xy)*'
->>> es.to_string(es.literal("é".encode()))
+>>> to_string(es, es.literal("é".encode()))
 '(?-u)\\\\xC3\\\\xA9'
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Tuple, Union
+from typing import List, Optional, Sequence, Set, Tuple, Union
 
-from .exprs import ALL_BYTES, AND, BYTES, CONCAT, NOT, OR, REPEAT
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .exprs import ExprSet
+from .exprs import ALL_BYTES, AND, BYTES, CONCAT, NOT, OR, REPEAT, ExprSet
 
 # Precedence levels, loosest first: a sub-expression printed where a tighter level is
 # needed is wrapped in (?: ).
@@ -33,7 +30,7 @@ _META = set(b"\\.+*?()|[]{}^$#&-~")
 _CLASS_META = set(b"\\[]^-&~")
 
 
-def _byte(b: int, meta: set) -> str:
+def _byte(b: int, meta: Set[int]) -> str:
     if b in meta:
         return "\\" + chr(b)
     if 0x20 <= b < 0x7F:
@@ -70,25 +67,18 @@ def _quantifier(lo: int, hi: Optional[int]) -> str:
     return "{%d}" % lo if lo == hi else "{%d,%d}" % (lo, hi)
 
 
-def _needs_byte_mode(es: "ExprSet", e: int) -> bool:
-    seen = {e}
-    stack = [e]
-    while stack:
-        x = stack.pop()
+def _needs_byte_mode(es: ExprSet, e: int) -> bool:
+    for x in es.reachable(e):
         node = es.nodes[x]
         if x in (es.NOTHING, es.EVERYTHING) or (node[0] == BYTES and node[1] >> 128):
             return True
-        for c in es.children(x):
-            if c not in seen:
-                seen.add(c)
-                stack.append(c)
     return False
 
 
 Part = Union[str, Tuple[int, int]]
 
 
-def _render(es: "ExprSet", e: int, byte_mode: bool) -> Tuple[int, List[Part]]:
+def _render(es: ExprSet, e: int, byte_mode: bool) -> Tuple[int, List[Part]]:
     """The level of e and its text as strings and (child, needed level) pairs."""
     node = es.nodes[e]
     kind = node[0]
@@ -123,7 +113,7 @@ def _render(es: "ExprSet", e: int, byte_mode: bool) -> Tuple[int, List[Part]]:
     return REPETITION, [(node[1], ATOM), _quantifier(node[2], node[3])]
 
 
-def _joined(members, sep: str, level: int) -> List[Part]:
+def _joined(members: Sequence[int], sep: str, level: int) -> List[Part]:
     parts: List[Part] = []
     for i, c in enumerate(members):
         if i:
@@ -132,7 +122,7 @@ def _joined(members, sep: str, level: int) -> List[Part]:
     return parts
 
 
-def to_string(es: "ExprSet", e: int) -> str:
+def to_string(es: ExprSet, e: int) -> str:
     """Print e as a pattern (iteratively: deep expressions are fine)."""
     byte_mode = _needs_byte_mode(es, e)
     out: List[str] = ["(?-u)"] if byte_mode else []

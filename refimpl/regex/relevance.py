@@ -22,37 +22,23 @@ True
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional
+from typing import List, Optional
 
 from ..errors import LimitError
-from .exprs import ALL_BYTES, BYTES
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .exprs import ExprSet
+from .derivative import derivative
+from .exprs import ALL_BYTES, BYTES, ExprSet
 
 
-def byte_classes(es: "ExprSet", e: int) -> List[int]:
+def byte_classes(es: ExprSet, e: int) -> List[int]:
     """The partition of the 256 bytes into classes that every byte set in e treats alike.
 
     Returned as a list of masks (disjoint, covering all bytes). Derivatives of e only
     contain byte sets of e, so the partition holds for all of them too.
     """
-    key = ("classes", e)
-    cached = es.cache.get(key)
+    cached = es.classes.get(e)
     if cached is not None:
-        return cached  # type: ignore[return-value]
-    masks = set()
-    seen = {e}
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        node = es.nodes[x]
-        if node[0] == BYTES:
-            masks.add(node[1])
-        for c in es.children(x):
-            if c not in seen:
-                seen.add(c)
-                stack.append(c)
+        return cached
+    masks = {es.nodes[x][1] for x in es.reachable(e) if es.nodes[x][0] == BYTES}
     classes = [ALL_BYTES]
     for m in masks:
         refined = []
@@ -63,7 +49,7 @@ def byte_classes(es: "ExprSet", e: int) -> List[int]:
             if outside:
                 refined.append(outside)
         classes = refined
-    es.cache[key] = classes
+    es.classes[e] = classes
     return classes
 
 
@@ -71,13 +57,13 @@ def _lowest_byte(mask: int) -> int:
     return (mask & -mask).bit_length() - 1
 
 
-def is_empty(es: "ExprSet", e: int, fuel: Optional[int] = None) -> Optional[bool]:
+def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
     """Is L(e) empty? True, False, or None when `fuel` states did not suffice."""
     if not es.has_boolean[e]:
         return e == es.NOTHING
-    known = es.cache.get(("empty", e))
+    known = es.emptiness.get(e)
     if known is not None:
-        return known  # type: ignore[return-value]
+        return known
     if fuel is None:
         fuel = es.limits.relevance_fuel
     representatives = [_lowest_byte(c) for c in byte_classes(es, e)]
@@ -85,26 +71,26 @@ def is_empty(es: "ExprSet", e: int, fuel: Optional[int] = None) -> Optional[bool
     stack = [e]
     while stack:
         x = stack.pop()  # never ∅: ∅ is not pushed
-        known = es.cache.get(("empty", x))
+        known = es.emptiness.get(x)
         if known is True:
             continue
         if known is False or es.nullable(x) or not es.has_boolean[x]:
-            es.cache[("empty", e)] = False
+            es.emptiness[e] = False
             return False
         fuel -= 1
         if fuel < 0:
             return None
         for b in representatives:
-            d = es.derivative(x, b)
+            d = derivative(es, x, b)
             if d != es.NOTHING and d not in seen:
                 seen.add(d)
                 stack.append(d)
     for x in seen:  # every state reachable from an empty one is empty too
-        es.cache[("empty", x)] = True
+        es.emptiness[x] = True
     return True
 
 
-def check_empty(es: "ExprSet", e: int, fuel: Optional[int] = None) -> bool:
+def check_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> bool:
     """`is_empty` for callers that need certainty: LimitError when fuel runs out."""
     answer = is_empty(es, e, fuel)
     if answer is None:
@@ -113,12 +99,12 @@ def check_empty(es: "ExprSet", e: int, fuel: Optional[int] = None) -> bool:
     return answer
 
 
-def is_contained(es: "ExprSet", a: int, b: int, fuel: Optional[int] = None) -> Optional[bool]:
+def is_contained(es: ExprSet, a: int, b: int, fuel: Optional[int] = None) -> Optional[bool]:
     """Is L(a) ⊆ L(b)? Decided as emptiness of a & ¬b; None when fuel runs out."""
     return is_empty(es, es.intersection(a, es.complement(b)), fuel)
 
 
-def forced_bytes(es: "ExprSet", e: int, fuel: Optional[int] = None) -> bytes:
+def forced_bytes(es: ExprSet, e: int, fuel: Optional[int] = None) -> bytes:
     """The bytes every word of L(e) starts with (empty if e is nullable or branches).
 
     A byte is forced when exactly one byte has a non-empty derivative. Where emptiness is
@@ -133,7 +119,7 @@ def forced_bytes(es: "ExprSet", e: int, fuel: Optional[int] = None) -> bytes:
     while not es.nullable(e):
         live = []
         for c in byte_classes(es, e):
-            d = es.derivative(e, _lowest_byte(c))
+            d = derivative(es, e, _lowest_byte(c))
             empty = is_empty(es, d, fuel)
             if empty is None:
                 return bytes(out)
@@ -146,7 +132,7 @@ def forced_bytes(es: "ExprSet", e: int, fuel: Optional[int] = None) -> bytes:
     return bytes(out)
 
 
-def prefixes_contain(es: "ExprSet", a: int, b: int, fuel: Optional[int] = None) -> Optional[bool]:
+def prefixes_contain(es: ExprSet, a: int, b: int, fuel: Optional[int] = None) -> Optional[bool]:
     """Is every word of L(a) a prefix of some word of L(b)? None when fuel runs out.
 
     Explores pairs (d_w(a), d_w(b)) over words w, from (a, b): the answer is no as soon as
@@ -168,10 +154,9 @@ def prefixes_contain(es: "ExprSet", a: int, b: int, fuel: Optional[int] = None) 
         fuel = es.limits.relevance_fuel
     if is_empty(es, a, fuel):
         return True
-    key = ("prefixes", a, b)
-    known = es.cache.get(key)
+    known = es.prefix_containment.get((a, b))
     if known is not None:
-        return known  # type: ignore[return-value]
+        return known
     representatives = [_lowest_byte(c) for c in byte_classes(es, es.concat(a, b))]
     seen = {(a, b)}
     stack = [(a, b)]
@@ -188,15 +173,16 @@ def prefixes_contain(es: "ExprSet", a: int, b: int, fuel: Optional[int] = None) 
         if fuel < 0:
             return None
         for byte in representatives:
-            dx = es.derivative(x, byte)
+            dx = derivative(es, x, byte)
             dx_empty = is_empty(es, dx, fuel)
             if dx_empty is None:
                 return None
             if dx_empty:
                 continue
-            pair = (dx, es.derivative(y, byte))
+            pair = (dx, derivative(es, y, byte))
             if pair not in seen:
                 seen.add(pair)
                 stack.append(pair)
-    es.cache[key] = answer
+    if answer is not None:
+        es.prefix_containment[(a, b)] = answer
     return answer

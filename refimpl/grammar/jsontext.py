@@ -1,0 +1,160 @@
+"""JSON text, read and written without recursion: one reader for every frontend.
+
+JSON schemas arrive as text (`Grammar.from_json_schema`), inside Lark grammars (`%json
+{...}`, `%llguidance {...}`) and in grammar options. Python's json module recurses on
+nesting depth, so a 10,000-deep schema would raise RecursionError; this reader keeps an
+explicit stack. Numbers with a fraction or an exponent become `Decimal`, so a bound like
+`0.1` stays exact (a float would not).
+
+>>> read_json('xx {"a": [1, 2.50, true, null]} yy', 3)
+({'a': [1, Decimal('2.50'), True, None]}, 31)
+>>> dumps({"a": [1, Decimal("2.5"), None], "b": "x"})
+'{"a":[1,2.5,null],"b":"x"}'
+"""
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+__all__ = ["JsonTextError", "dumps", "read_json"]
+
+_NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_WS_RE = re.compile(r"[ \t\n\r]*")
+_LITERALS = (("true", True), ("false", False), ("null", None))
+
+#: an open container on the reader's stack, and the key pending in it (objects only)
+_Open = Tuple[Union[Dict[str, Any], List[Any]], Optional[str]]
+
+
+class JsonTextError(ValueError):
+    """Malformed JSON text: `message` and the `offset` where reading stopped."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        self.message = message
+        self.offset = offset
+        super().__init__("%s at offset %d" % (message, offset))
+
+
+def _skip(text: str, pos: int) -> int:
+    m = _WS_RE.match(text, pos)
+    assert m is not None  # `[ \t\n\r]*` matches everywhere
+    return m.end()
+
+
+def read_json(text: str, pos: int = 0) -> Tuple[Any, int]:
+    """The JSON value that starts at text[pos] (after whitespace), and the offset just
+    past it. Raises JsonTextError."""
+    stack: List[_Open] = []
+    pos = _skip(text, pos)
+    while True:
+        value, pos, opened = _read_scalar_or_open(text, pos, stack)
+        if opened:
+            continue
+        while True:  # store the value; close the containers it finishes
+            if not stack:
+                return value, pos
+            pos = _skip(text, pos)
+            container, key = stack[-1]
+            if isinstance(container, dict):
+                assert key is not None
+                container[key] = value
+            else:
+                container.append(value)
+            close = "}" if isinstance(container, dict) else "]"
+            if text.startswith(",", pos):
+                pos = _skip(text, pos + 1)
+                if isinstance(container, dict):
+                    pos = _read_key(text, pos, stack)
+                break
+            if text.startswith(close, pos):
+                stack.pop()
+                value = container
+                pos += 1
+                continue
+            raise JsonTextError("unexpected end of text" if pos >= len(text)
+                                else "expected ',' or '%s'" % close, pos)
+
+
+def _read_scalar_or_open(text: str, pos: int, stack: List[_Open]) -> Tuple[Any, int, bool]:
+    """Read a scalar or an empty container (-> value, end, False), or open a container
+    on the stack (-> None, offset of its first member, True)."""
+    if pos >= len(text):
+        raise JsonTextError("unexpected end of text", pos)
+    c = text[pos]
+    if c in "{[":
+        close = "}" if c == "{" else "]"
+        start = _skip(text, pos + 1)
+        if text.startswith(close, start):
+            return ({} if c == "{" else []), start + 1, False
+        stack.append(({} if c == "{" else [], None))
+        return None, (_read_key(text, start, stack) if c == "{" else start), True
+    if c == '"':
+        return _read_string(text, pos) + (False,)
+    m = _NUMBER_RE.match(text, pos)
+    if m and m.end() > pos:
+        tok = m.group()
+        number = Decimal(tok) if ("." in tok or "e" in tok or "E" in tok) else int(tok)
+        return number, m.end(), False
+    for word, literal in _LITERALS:
+        if text.startswith(word, pos):
+            return literal, pos + len(word), False
+    raise JsonTextError("unexpected character %r" % c, pos)
+
+
+def _read_string(text: str, pos: int) -> Tuple[str, int]:
+    """The string whose opening quote is at text[pos], and the offset after it."""
+    try:
+        return json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined,no-any-return]
+    except ValueError as e:
+        raise JsonTextError(str(e), pos) from None
+
+
+def _read_key(text: str, pos: int, stack: List[_Open]) -> int:
+    """Read `"key" :` of an object member; the key goes on the top of the stack."""
+    if not text.startswith('"', pos):
+        raise JsonTextError("unexpected end of text" if pos >= len(text) else "key must be a string", pos)
+    key, pos = _read_string(text, pos)
+    pos = _skip(text, pos)
+    if not text.startswith(":", pos):
+        raise JsonTextError("expected ':'", pos)
+    stack[-1] = (stack[-1][0], key)
+    return _skip(text, pos + 1)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
+
+
+def dumps(value: Any, limit: Optional[int] = None) -> str:
+    """Compact JSON text of a value, without recursion (cut with "..." past `limit`)."""
+    out: List[str] = []
+    size = 0
+    stack: List[Tuple[str, Any]] = [("v", value)]
+    while stack:
+        kind, x = stack.pop()
+        if kind == "s":
+            out.append(x)
+        elif isinstance(x, dict):
+            stack.append(("s", "}"))
+            items = list(x.items())
+            for i in range(len(items) - 1, -1, -1):
+                stack.append(("v", items[i][1]))
+                stack.append(("s", ("," if i else "") + json.dumps(items[i][0], ensure_ascii=False) + ":"))
+            out.append("{")
+        elif isinstance(x, list):
+            stack.append(("s", "]"))
+            for i in range(len(x) - 1, -1, -1):
+                stack.append(("v", x[i]))
+                if i:
+                    stack.append(("s", ","))
+            out.append("[")
+        elif _is_number(x):
+            out.append(str(x) if isinstance(x, (int, Decimal)) else repr(x))
+        else:
+            out.append(json.dumps(x, ensure_ascii=False))
+        size += len(out[-1])
+        if limit is not None and size > limit:
+            return "".join(out)[:limit] + "..."
+    return "".join(out)
