@@ -4,15 +4,15 @@
     pypy     refimpl itself under PyPy, in a worker process (docs/protocol.md)
     cmd:...  any program speaking the worker protocol
 
-Importing `accel` registers the usable ones with refimpl's Matcher, so that
-`Matcher(g, v, backend="native")` works; `available_backends()` says what is usable here
-and why the others are not.
+Importing `accel` registers them in refimpl's backend registry (refimpl/backends.py), so
+that `refimpl.open_matcher(g, v, backend="native")` works, and a backend that cannot run
+here says why; `available_backends()` says what is usable here and why the others are not.
 """
 from __future__ import annotations
 
 from typing import Dict, Optional
 
-from refimpl import matcher as _matcher
+from refimpl import backends as _backends
 
 
 def available_backends() -> Dict[str, Optional[str]]:
@@ -36,7 +36,7 @@ _REASONS: Dict[str, Optional[str]] = {}
 
 
 def register() -> None:
-    """Register the usable backends with refimpl's Matcher (the entry point
+    """Register the backends in refimpl.backends (the entry point
     "maskref.backends" of pyproject.toml; importing accel does it too)."""
     if _REASONS:
         return
@@ -44,21 +44,25 @@ def register() -> None:
 
 
 def _register() -> None:
+    reason: Optional[str]
     try:
         from . import native
     except ImportError as e:  # the module itself is part of accel; its extension may be missing
-        _REASONS["native"] = "not importable: %s" % e
+        reason = "not importable: %s" % e
     else:
-        _REASONS["native"] = native.unavailable_reason()
-        if _REASONS["native"] is None:
-            _matcher.WALKERS["native"] = native.walk
+        reason = native.unavailable_reason()
+        if reason is None:
+            _backends.WALKERS["native"] = native.walk
+    _REASONS["native"] = reason
+    if reason is not None:
+        _backends.UNAVAILABLE["native"] = reason
     try:
         from . import pypy
     except ImportError as e:
-        _REASONS["pypy"] = "not importable: %s" % e
+        _REASONS["pypy"] = _backends.UNAVAILABLE["pypy"] = "not importable: %s" % e
     else:  # its availability is checked when asked for (it means starting pypy3)
-        _matcher.PROCESS_BACKENDS["pypy"] = pypy.matcher
-        _matcher.PROCESS_BACKENDS["cmd"] = pypy.command_matcher
+        _backends.PROCESS_BACKENDS["pypy"] = pypy.matcher
+        _backends.PROCESS_BACKENDS["cmd"] = pypy.command_matcher
         _REASONS["cmd:<command>"] = None
 
 

@@ -20,7 +20,7 @@ shortcuts (docs/semantics.md). Forced bytes and tokens are separate queries.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .grammar.grammar import Grammar
 from .lexer import DEAD
@@ -31,33 +31,6 @@ from .tokens.slicer import JSON_SLICES, SliceOracle, Slicer
 from .tokens.vocab import Vocabulary
 from .tokens.walk import walk
 
-#: In-process backends: name -> a walk function with the signature of tokens.walk.walk
-#: (trie, lexer, advance hook, lexer state, parser top, allowed flags) -> nodes walked.
-WALKERS: Dict[str, Callable] = {"python": walk}
-#: Process backends: name -> factory(grammar, vocab, **options) -> an object with the
-#: Matcher's API (a worker speaking docs/protocol.md). "cmd:<command>" is looked up as "cmd".
-PROCESS_BACKENDS: Dict[str, Callable] = {}
-
-
-def _load_backends(backend: str) -> None:
-    """Backends beyond "python" come from installed packages that declare an entry point
-    in the group "maskref.backends" (maskref's own `accel` does): loading it registers
-    them. refimpl itself depends on none of them."""
-    if backend in WALKERS or backend.split(":")[0] in PROCESS_BACKENDS:
-        return
-    try:
-        from importlib.metadata import entry_points
-    except ImportError:  # pragma: no cover
-        return
-    found = entry_points()
-    group = found.select(group="maskref.backends") if hasattr(found, "select") else found.get("maskref.backends", ())
-    for ep in group:
-        try:
-            ep.load()()
-        except Exception:  # a broken optional backend must not break refimpl
-            continue
-
-
 #: a consumed step: (token id, or None for raw bytes; bytes consumed before it)
 Step = Tuple[Optional[int], int]
 
@@ -65,12 +38,9 @@ FORCED_BYTES_CAP = 100_000
 
 
 class Matcher:
-    def __new__(cls, grammar: Grammar, vocab: Vocabulary, *, backend: str = "python", **options):
-        _load_backends(backend)
-        factory = PROCESS_BACKENDS.get(backend.split(":")[0])
-        if factory is not None:
-            return factory(grammar, vocab, backend=backend, **options)
-        return super().__new__(cls)
+    """One generation's matcher, its masks computed by refimpl's trie walk (tokens/walk.py)
+    or by another in-process walker with the same signature. Backends are chosen by name
+    with `refimpl.open_matcher(grammar, vocab, backend=...)`, which passes the walker."""
 
     def __init__(
         self,
@@ -78,15 +48,18 @@ class Matcher:
         vocab: Vocabulary,
         *,
         backend: str = "python",
+        walker: Optional[Callable[..., int]] = None,
         limits: Optional[Limits] = None,
         slices: Optional[Sequence[str]] = None,
     ) -> None:
-        if backend not in WALKERS:
-            raise ValueError(
-                "backend %r is not available here (available: %s; see accel.available_backends())"
-                % (backend, ", ".join(sorted(WALKERS) + sorted(PROCESS_BACKENDS)))
-            )
-        self._walk = WALKERS[backend]
+        if walker is None:
+            if backend != "python":
+                raise ValueError(
+                    "Matcher(..., backend=%r): backends other than 'python' are opened by name with "
+                    "refimpl.open_matcher(grammar, vocab, backend=%r)" % (backend, backend)
+                )
+            walker = walk
+        self._walk = walker
         self.grammar = grammar
         self.vocab = vocab
         self.backend = backend
@@ -263,6 +236,17 @@ class Matcher:
             child = trie.end[child]
         rec.parser.top = top0
         return possible
+
+    # -- ending ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Nothing to release (the state is in this process); for the MatcherLike API."""
+
+    def __enter__(self) -> "Matcher":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     # -- statistics -----------------------------------------------------------------------
 

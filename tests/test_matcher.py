@@ -5,10 +5,11 @@ characters, empty and duplicate tokens, specials — and random token paths guid
 mask: at every step the walk's mask equals the naive one, every token in the mask is
 consumed, every other token is refused, and rollback restores the earlier mask.
 """
+import pytest
 from hypothesis import assume, given, settings, strategies as st
 from budget import examples
 
-from refimpl import Grammar, LimitError, Matcher, Vocabulary, naive_mask
+from refimpl import Grammar, LimitError, Matcher, Vocabulary, backends, naive_mask, open_matcher
 from refimpl.errors import GrammarError, RegexError
 
 ALPHABET = ["a", "b", "ab", "0", "1", " ", ",", "[", "]", '"', "é", "\u00e9"[0], "€"]
@@ -157,6 +158,36 @@ def test_stats():
     m.mask()
     for key in ("trie_nodes_walked", "lexer_states", "transitions_computed", "rows", "items"):
         assert m.stats[key] > 0, key
+
+
+def test_backends_are_opened_by_name():
+    g, v = Grammar.from_regex("a+"), Vocabulary.from_bytes([b"a", b"aa", b"b"])
+    with open_matcher(g, v) as m:
+        assert isinstance(m, Matcher) and m.backend == "python" and m.mask().allowed() == [0, 1]
+    with pytest.raises(ValueError, match=r"open_matcher\(grammar, vocab, backend='pypy'\)"):
+        Matcher(g, v, backend="pypy")
+    with pytest.raises(ValueError, match="backend 'nonesuch' is not available here"):
+        open_matcher(g, v, backend="nonesuch")
+
+
+def test_a_backend_plugin_that_fails_to_load_is_named(monkeypatch):
+    """A broken plugin does not break refimpl, and asking for a backend says why it failed."""
+    import importlib.metadata
+
+    class BrokenPlugin:
+        name = "broken"
+
+        def load(self):
+            raise ImportError("no module named 'broken_accel'")
+
+    class Found:
+        def select(self, group):
+            return [BrokenPlugin()] if group == backends.ENTRY_POINT_GROUP else []
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", Found)
+    monkeypatch.setattr(backends, "PLUGIN_ERRORS", {})
+    with pytest.raises(ValueError, match=r"plugins that failed to load: broken: ImportError: no module named 'broken_accel'"):
+        open_matcher(Grammar.from_regex("a"), Vocabulary.from_bytes([b"a"]), backend="gpu")
 
 
 # Random context-free grammars over a few multi-byte lexemes (some lazy, with or without

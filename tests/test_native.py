@@ -24,7 +24,7 @@ from hypothesis import event, given, settings, strategies as st
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from refimpl import Grammar, Matcher, Vocabulary  # noqa: E402
+from refimpl import Grammar, Matcher, Vocabulary, open_matcher  # noqa: E402
 from refimpl.tokens.trie import TokenTrie  # noqa: E402
 from refimpl.tokens.walk import walk as python_walk  # noqa: E402
 
@@ -48,8 +48,8 @@ def test_registered_as_a_backend():
     import accel
 
     assert accel.available_backends()["native"] is None
-    m = Matcher(Grammar.from_regex("a+"), Vocabulary.from_bytes([b"a", b"aa", b"b"]), backend="native")
-    assert m._walk is native_walk and m.mask().allowed() == [0, 1]
+    m = open_matcher(Grammar.from_regex("a+"), Vocabulary.from_bytes([b"a", b"aa", b"b"]), backend="native")
+    assert isinstance(m, Matcher) and m._walk is native_walk and m.mask().allowed() == [0, 1]
 
 
 # -- random grammars, vocabularies and paths ---------------------------------------------
@@ -66,8 +66,8 @@ def compare_path(grammar, vocab, choices, slices):
 
     A choice c consumes the (c mod k)-th allowed token, or rolls one token back when
     c mod 5 == 4 (so that rows are reused after a rollback)."""
-    py = Matcher(grammar, vocab, backend="python", slices=slices)
-    nat = Matcher(grammar, vocab, backend="native", slices=slices)
+    py = open_matcher(grammar, vocab, backend="python", slices=slices)
+    nat = open_matcher(grammar, vocab, backend="native", slices=slices)
     depth = 0
     for choice in list(choices) + [None]:
         a, b = py.mask(), nat.mask()
@@ -118,8 +118,8 @@ def real_vocab(request):
 @pytest.mark.parametrize("slices", [[], None])
 def test_real_vocab_regexes(real_vocab, pattern, slices):
     g = Grammar.from_regex(pattern)
-    py = Matcher(g, real_vocab, backend="python", slices=slices)
-    nat = Matcher(g, real_vocab, backend="native", slices=slices)
+    py = open_matcher(g, real_vocab, backend="python", slices=slices)
+    nat = open_matcher(g, real_vocab, backend="native", slices=slices)
     for prefix in (b"", b'"', b'"ab'):
         if not (py.consume_bytes(prefix) and nat.consume_bytes(prefix)):
             continue
@@ -135,8 +135,8 @@ def test_real_vocab_regexes(real_vocab, pattern, slices):
 @pytest.mark.parametrize("slices", [[], None])
 def test_real_vocab_json(real_vocab, prefix, slices):
     g = Grammar.from_lark(JSONISH)
-    py = Matcher(g, real_vocab, backend="python", slices=slices)
-    nat = Matcher(g, real_vocab, backend="native", slices=slices)
+    py = open_matcher(g, real_vocab, backend="python", slices=slices)
+    nat = open_matcher(g, real_vocab, backend="native", slices=slices)
     assert py.consume_bytes(prefix) and nat.consume_bytes(prefix)
     assert py.mask() == nat.mask()
     assert py.stats == nat.stats

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from refimpl import Grammar, GrammarError, Matcher, Mask, RegexError, Vocabulary
+from refimpl import Grammar, GrammarError, Matcher, Mask, RegexError, Vocabulary, open_matcher
 from refimpl import worker
 from refimpl import mask as mask_encoding
 from refimpl.worker import PROTOCOL_VERSION, Worker, count_bits, decode_mask, encode_mask, serve
@@ -72,7 +72,7 @@ def grammars():
 
 
 def worker_matcher(grammar, vocab, **options):
-    return Matcher(grammar, vocab, backend=WORKER, cwd=str(ROOT), **options)
+    return open_matcher(grammar, vocab, backend=WORKER, cwd=str(ROOT), **options)
 
 
 def walk_both(m, ref, rng, steps):
@@ -473,24 +473,24 @@ def quickly(fn, *args, **kw):
 
 def test_a_worker_that_exits_at_once():
     with pytest.raises(WorkerDied) as e:
-        quickly(Matcher, Grammar.from_regex("a"), small_vocab(), backend=cmd("import sys; sys.exit(3)"))
+        quickly(open_matcher, Grammar.from_regex("a"), small_vocab(), backend=cmd("import sys; sys.exit(3)"))
     assert e.value.returncode == 3 and "exited with code 3" in str(e.value) and '"op":"hello"' in str(e.value)
 
 
 def test_a_worker_that_hangs_at_once():
     backend = cmd("import time; time.sleep(60)")
     with pytest.raises(WorkerTimeout, match="did not answer within 1 s"):
-        quickly(Matcher, Grammar.from_regex("a"), small_vocab(), backend=backend, startup_timeout=1, reuse=False)
+        quickly(open_matcher, Grammar.from_regex("a"), small_vocab(), backend=backend, startup_timeout=1, reuse=False)
 
 
 def test_a_worker_that_answers_garbage():
     with pytest.raises(WorkerGarbage, match="'not json'"):
-        quickly(Matcher, Grammar.from_regex("a"), small_vocab(), backend=cmd("print('not json')"))
+        quickly(open_matcher, Grammar.from_regex("a"), small_vocab(), backend=cmd("print('not json')"))
 
 
 def test_a_worker_that_does_not_exist():
     with pytest.raises(WorkerError, match="cannot start worker"):
-        Matcher(Grammar.from_regex("a"), small_vocab(), backend="cmd:/nonexistent/engine --flag")
+        open_matcher(Grammar.from_regex("a"), small_vocab(), backend="cmd:/nonexistent/engine --flag")
 
 
 @pytest.mark.parametrize("mode, error, message", [
@@ -502,7 +502,7 @@ def test_a_worker_that_does_not_exist():
 def test_a_worker_that_fails_mid_session(mode, error, message):
     vocab = Vocabulary.from_bytes([b"a"] * 10)
     backend = cmd(FAKE % mode)
-    m = Matcher(Grammar.from_regex("a"), vocab, backend=backend, timeout=1)
+    m = open_matcher(Grammar.from_regex("a"), vocab, backend=backend, timeout=1)
     assert m.process.ops == {"hello", "create", "mask", "close", "shutdown"}
     with pytest.raises(error) as e:
         quickly(m.mask)
@@ -513,7 +513,7 @@ def test_a_worker_that_fails_mid_session(mode, error, message):
     with pytest.raises(WorkerUnsupported, match="does not implement 'consume'"):
         m.consume(0)
     # the next matcher of the same command gets a fresh process
-    m2 = Matcher(Grammar.from_regex("a"), vocab, backend=backend, timeout=1)
+    m2 = open_matcher(Grammar.from_regex("a"), vocab, backend=backend, timeout=1)
     assert m2.process is not m.process and m2.process.dead is None
     m2.process.close()
 
@@ -523,7 +523,7 @@ def test_a_hanging_create_with_a_large_vocabulary_times_out():
     that stops reading cannot block the caller past the deadline either."""
     vocab = Vocabulary.from_bytes([b"%06d" % i for i in range(200_000)])
     with pytest.raises(WorkerTimeout, match="within 1 s"):
-        quickly(Matcher, Grammar.from_regex("a"), vocab, backend=cmd(FAKE % "hang-create"), create_timeout=1)
+        quickly(open_matcher, Grammar.from_regex("a"), vocab, backend=cmd(FAKE % "hang-create"), create_timeout=1)
 
 
 def test_a_worker_error_reply_without_a_type_is_a_remote_error():
@@ -537,7 +537,7 @@ def test_a_worker_error_reply_without_a_type_is_a_remote_error():
                 print(json.dumps({"ok": False, "id": req["id"], "error": {"message": "no such thing"}}), flush=True)
     """)
     with pytest.raises(WorkerRemoteError, match="no such thing"):
-        Matcher(Grammar.from_regex("a"), small_vocab(), backend=backend)
+        open_matcher(Grammar.from_regex("a"), small_vocab(), backend=backend)
 
 
 # -- under PyPy -----------------------------------------------------------------------------
@@ -549,14 +549,14 @@ PYPY_REASON = pypy.unavailable_reason()
 def test_pypy_backend_masks_equal_the_matcher(gpt2):
     vocab = small_vocab()
     for g in grammars():
-        with Matcher(g, vocab, backend="pypy") as m:
+        with open_matcher(g, vocab, backend="pypy") as m:
             assert "PyPy" in m.engine["implementation"]
             walk_both(m, Matcher(g, vocab), random.Random(5), 10)
     g = Grammar.from_lark(LARK)
-    with Matcher(g, gpt2, backend="pypy") as m:
+    with open_matcher(g, gpt2, backend="pypy") as m:
         walk_both(m, Matcher(g, gpt2), random.Random(6), 6)
     with pytest.raises(GrammarError):
-        Matcher(_Source("lark", "start: (\n"), gpt2, backend="pypy")
+        open_matcher(_Source("lark", "start: (\n"), gpt2, backend="pypy")
 
 
 def test_pypy_unavailable_names_the_reason(monkeypatch):
@@ -564,4 +564,4 @@ def test_pypy_unavailable_names_the_reason(monkeypatch):
     reason = pypy.unavailable_reason()
     assert reason.startswith("pypy: MASKREF_PYPY=/nonexistent/pypy3")
     with pytest.raises(WorkerError, match="backend 'pypy' is not available"):
-        Matcher(Grammar.from_regex("a"), small_vocab(), backend="pypy")
+        open_matcher(Grammar.from_regex("a"), small_vocab(), backend="pypy")
