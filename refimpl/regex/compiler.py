@@ -69,14 +69,15 @@ def _operands(node: Node) -> List[Node]:
     Concatenation, alternation and intersection are associative, so `a(b(cd))` is the one
     concatenation a·b·c·d; flattening here keeps compilation linear for deep nesting.
     """
-    t = type(node)
-    if t is Complement or t is Repeat:
+    if isinstance(node, (Complement, Repeat)):
         return [node.item]
+    assert isinstance(node, (Concat, Alternation, Intersection)), node
+    t = type(node)
     out: List[Node] = []
     stack = list(reversed(node.items))
     while stack:
         item = stack.pop()
-        if type(item) is t:
+        if isinstance(item, t):
             stack.extend(reversed(item.items))
         else:
             out.append(item)
@@ -85,21 +86,34 @@ def _operands(node: Node) -> List[Node]:
 
 def _leaf(es: ExprSet, node: Node) -> int:
     """The expression of a node without sub-nodes."""
-    t = type(node)
-    if t is Literal:
+    if isinstance(node, Literal):
         return _compile_literal(es, node)
-    if t is Class:
+    if isinstance(node, Class):
         return compile_class(es, node.ranges)
-    if t is ByteClass:
+    if isinstance(node, ByteClass):
         return es.byte_set(node.mask)
-    if t is ByteLiteral:
+    if isinstance(node, ByteLiteral):
         return es.byte_set(1 << node.byte)
-    if t is Empty or t is Anchor:  # anchors were checked to be at the ends: no-ops
+    if isinstance(node, (Empty, Anchor)):  # anchors were checked to be at the ends: no-ops
         return es.EPSILON
     raise TypeError("not an AST node: %r" % (node,))
 
 
 _INNER = (Concat, Alternation, Intersection, Complement, Repeat)
+
+
+def _inner(es: ExprSet, node: Node, args: List[int]) -> int:
+    """The expression of a node with sub-nodes, given the expressions of its operands."""
+    if isinstance(node, Concat):
+        return es.concat(*args)
+    if isinstance(node, Alternation):
+        return es.union(*args)
+    if isinstance(node, Intersection):
+        return es.intersection(*args)
+    if isinstance(node, Complement):
+        return es.complement(args[0])
+    assert isinstance(node, Repeat), node
+    return es.repeat(args[0], node.lo, node.hi)
 
 
 def compile_ast(es: ExprSet, node: Node) -> int:
@@ -119,19 +133,7 @@ def compile_ast(es: ExprSet, node: Node) -> int:
             stack.append((current, operands))
             stack.extend((child, None) for child in reversed(operands) if id(child) not in done)
             continue
-        args = [done[id(child)] for child in operands]
-        t = type(current)
-        if t is Concat:
-            expr = es.concat(*args)
-        elif t is Alternation:
-            expr = es.union(*args)
-        elif t is Intersection:
-            expr = es.intersection(*args)
-        elif t is Complement:
-            expr = es.complement(args[0])
-        else:
-            expr = es.repeat(args[0], current.lo, current.hi)
-        done[key] = expr
+        done[key] = _inner(es, current, [done[id(child)] for child in operands])
     return done[id(node)]
 
 
@@ -144,6 +146,4 @@ def compile_pattern(es: ExprSet, pattern: str, *, extended: bool = False,
     >>> e == es.union(es.literal(b"ab"), es.literal(b"c"))
     True
     """
-    if limits is None:
-        limits = getattr(es, "limits", None)
-    return compile_ast(es, parse(pattern, extended=extended, limits=limits))
+    return compile_ast(es, parse(pattern, extended=extended, limits=es.limits if limits is None else limits))

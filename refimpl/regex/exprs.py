@@ -28,7 +28,7 @@ the regex engine reads nodes through `ExprSet.node` (a named view), never by pos
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..errors import LimitError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -219,7 +219,23 @@ class ExprSet:
                 return self._insert(a, b)
             if nodes[b][0] == OR and nodes[a][0] not in (OR, BYTES):
                 return self._insert(b, a)
-        members = set()
+        members = self._union_members(exprs)
+        if members is None:
+            return self.EVERYTHING
+        if self.EPSILON in members and len(members) > 1:
+            if any(self._nullable[c] for c in members if c != self.EPSILON):
+                members.discard(self.EPSILON)
+        if not members:
+            return self.NOTHING
+        if len(members) == 1:
+            return members.pop()
+        return self._make((OR, tuple(sorted(members))))
+
+    def _union_members(self, exprs: Tuple[int, ...]) -> Optional[Set[int]]:
+        """The members of a union: nested alternations flattened, ∅ dropped, byte sets merged
+        into one; None if Σ* is among them."""
+        nodes = self.nodes
+        members: Set[int] = set()
         mask = 0
         for e in exprs:
             node = nodes[e]
@@ -233,19 +249,12 @@ class ExprSet:
             elif kind == BYTES:
                 mask |= node[1]
             elif e == self.EVERYTHING:
-                return self.EVERYTHING
+                return None
             elif e != self.NOTHING:
                 members.add(e)
         if mask:
             members.add(self.byte_set(mask))
-        if self.EPSILON in members and len(members) > 1:
-            if any(self._nullable[c] for c in members if c != self.EPSILON):
-                members.discard(self.EPSILON)
-        if not members:
-            return self.NOTHING
-        if len(members) == 1:
-            return members.pop()
-        return self._make((OR, tuple(sorted(members))))
+        return members
 
     def _insert(self, alternation: int, e: int) -> int:
         """union(alternation, e) for a single non-byte-set e, in one pass over the members
@@ -276,7 +285,7 @@ class ExprSet:
         deduplicate; byte sets intersect into one ([ab]&[bc] = [b], and ∅ if disjoint);
         ε&r is ε if ν(r) else ∅; r&¬r = ∅. With no members left the result is Σ*.
         """
-        members = set()
+        members: Set[int] = set()
         mask = ALL_BYTES
         has_bytes = False
         nodes = self.nodes

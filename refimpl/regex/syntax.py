@@ -61,6 +61,8 @@ class Node:
     """
 
     __slots__ = ("_hash",)
+    _hash: Optional[int]
+    offset: int
     _fields: Tuple[str, ...] = ()
     _node_fields: Tuple[str, ...] = ()
     _defaults: Dict[str, Any] = {"offset": 0, "fold": False}
@@ -122,20 +124,22 @@ class Node:
 
     def __hash__(self) -> int:
         """A hash consistent with `__eq__`, computed once per node, bottom-up without recursion."""
-        if self._hash is None:
-            stack: List[Node] = [self]  # post-order: children's hashes first
-            while stack:
-                node = stack[-1]
-                missing = [c for c in node.children() if c._hash is None]
-                if missing:
-                    stack.extend(missing)
-                    continue
-                stack.pop()
-                if node._hash is None:
-                    h = hash((type(node).__name__, node._key(),
-                              tuple(c._hash for c in node.children())))
-                    object.__setattr__(node, "_hash", h)
-        return self._hash  # type: ignore[return-value]
+        if self._hash is not None:
+            return self._hash
+        h = 0
+        stack: List[Node] = [self]  # post-order: children's hashes first, `self` last
+        while stack:
+            node = stack[-1]
+            missing = [c for c in node.children() if c._hash is None]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            if node._hash is None:
+                h = hash((type(node).__name__, node._key(),
+                          tuple(c._hash for c in node.children())))
+                object.__setattr__(node, "_hash", h)
+        return h  # the last node hashed is `self`
 
     def __repr__(self) -> str:
         """`Type(field, ..., offset=n)`, expanded on an explicit stack."""
@@ -173,56 +177,69 @@ class Empty(Node):
 class Literal(Node):
     """One code point, matched as its UTF-8 bytes; `fold`: case-insensitively, `(?i)`."""
     __slots__ = _fields = ("cp", "fold", "offset")
+    cp: int
+    fold: bool
 
 
 class ByteLiteral(Node):
     """One raw byte (>= 0x80): `\\xHH` in byte mode `(?-u)`."""
     __slots__ = _fields = ("byte", "offset")
+    byte: int
 
 
 class Class(Node):
     """One code point out of `ranges` (canonical inclusive pairs, no surrogates; () = ∅)."""
     __slots__ = _fields = ("ranges", "offset")
+    ranges: Ranges
 
 
 class ByteClass(Node):
     """One byte out of `mask` (bit b set = byte b): classes, `.` and `(?i)` in byte mode."""
     __slots__ = _fields = ("mask", "offset")
+    mask: int
 
 
 class Anchor(Node):
     """`^`, `$`, `\\A` or `\\z` (the `kind`) where it means nothing: at an end of the pattern."""
     __slots__ = _fields = ("kind", "offset")
+    kind: str
 
 
 class Concat(Node):
     """The items one after the other (at least two)."""
     __slots__ = _fields = ("items", "offset")
     _node_fields = ("items",)
+    items: Tuple[Node, ...]
 
 
 class Alternation(Node):
     """Any one of the items (at least two): `a|b`."""
     __slots__ = _fields = ("items", "offset")
     _node_fields = ("items",)
+    items: Tuple[Node, ...]
 
 
 class Intersection(Node):
     """Words matching every item (at least two): `a&b`, extended syntax only."""
     __slots__ = _fields = ("items", "offset")
     _node_fields = ("items",)
+    items: Tuple[Node, ...]
 
 
 class Complement(Node):
     """Every byte string the item does not match: `~a`, extended syntax only."""
     __slots__ = _fields = ("item", "offset")
     _node_fields = ("item",)
+    item: Node
 
 
 class Repeat(Node):
     """`item{lo,hi}`; `hi` None means unbounded (`*` is 0..None, `+` 1..None, `?` 0..1)."""
     __slots__ = _fields = ("item", "lo", "hi", "offset")
     _node_fields = ("item",)
+    item: Node
+    lo: int
+    hi: Optional[int]
 
 
 def _char_text(cp: int) -> str:
@@ -238,6 +255,31 @@ def _ranges_text(ranges: Ranges) -> str:
     for lo, hi in ranges:
         parts.append(_char_text(lo) if lo == hi else _char_text(lo) + "-" + _char_text(hi))
     return "".join(parts)
+
+
+def _class_text(ranges: Ranges) -> str:
+    """A Unicode class for `dump`: `any`, or `[...]`, shown negated when it holds both 0 and
+    0x10FFFF."""
+    if ranges == uni.ANY:
+        return "any"
+    negated = len(ranges) > 1 and ranges[0][0] == 0 and ranges[-1][1] == 0x10FFFF
+    shown = uni.negate(ranges) if negated else ranges
+    return "[%s%s]" % ("^" if negated else "", _ranges_text(shown))
+
+
+def _mask_text(mask: int) -> str:
+    """A byte class for `dump`: `bytes[\\x00-\\x09\\x0B]`."""
+    pairs = []
+    b = 0
+    while b < 256:
+        if (mask >> b) & 1:
+            lo = b
+            while b < 255 and (mask >> (b + 1)) & 1:
+                b += 1
+            pairs.append((lo, b))
+        b += 1
+    return "bytes[%s]" % "".join(
+        "\\x%02X" % lo if lo == hi else "\\x%02X-\\x%02X" % (lo, hi) for lo, hi in pairs)
 
 
 def dump(node: Node) -> str:
@@ -262,25 +304,10 @@ def dump(node: Node) -> str:
             out.append(("i'%s'" if item.fold else "'%s'") % _char_text(item.cp))
         elif t is ByteLiteral:
             out.append("\\x%02X" % item.byte)
-        elif t is Class and item.ranges == uni.ANY:
-            out.append("any")
-        elif t is Class:  # shown negated when it holds both 0 and 0x10FFFF
-            negated = len(item.ranges) > 1 and item.ranges[0][0] == 0 and \
-                item.ranges[-1][1] == 0x10FFFF
-            shown = uni.negate(item.ranges) if negated else item.ranges
-            out.append("[%s%s]" % ("^" if negated else "", _ranges_text(shown)))
+        elif t is Class:
+            out.append(_class_text(item.ranges))
         elif t is ByteClass:
-            pairs = []
-            b = 0
-            while b < 256:
-                if (item.mask >> b) & 1:
-                    lo = b
-                    while b < 255 and (item.mask >> (b + 1)) & 1:
-                        b += 1
-                    pairs.append((lo, b))
-                b += 1
-            out.append("bytes[%s]" % "".join(
-                "\\x%02X" % lo if lo == hi else "\\x%02X-\\x%02X" % (lo, hi) for lo, hi in pairs))
+            out.append(_mask_text(item.mask))
         elif t is Anchor:
             out.append(item.kind)
         elif t is Complement:
@@ -576,75 +603,84 @@ class _Parser:
 
     def parse(self) -> Node:
         """Parse the whole pattern with an explicit stack of open groups."""
-        p, n = self.p, self.n
         groups = [_Group(0, _Flags(), 0)]
         pos = 0
         while True:
-            group = groups[-1]
-            flags = group.flags
-            if flags.verbose:
+            if groups[-1].flags.verbose:
                 pos = self.skip_space(pos)
-            if pos >= n:
+            if pos >= self.n:
                 break
-            c = p[pos]
-            if c == "(":
-                pos = self.open_group(groups, pos)
-            elif c == ")":
-                if len(groups) == 1:
-                    raise self.error("unopened group: this ')' has no matching '('", pos)
-                groups.pop()
-                node = self.finish_group(group, pos)
-                groups[-1].push(node if node is not None else Empty(group.offset))
-                pos += 1
-            elif c == "|":
-                self.finish_branch(group, pos)
-                pos += 1
-                group.start = pos
-            elif c == "&" and self.extended:
-                node = self.finish_concat(group)
-                if node is None:
-                    raise self.error("intersection '&' without a left operand", pos)
-                group.operands.append(node)
-                group.last_and = pos
-                pos += 1
-                group.start = pos
-            elif c == "~" and self.extended:
-                group.nots.append(pos)
-                pos += 1
-            elif c in "*+?":
-                lo, hi = {"*": (0, None), "+": (1, None), "?": (0, 1)}[c]
-                self.check_operand(group, pos, c)
-                pos += 1
-                if pos < n and p[pos] == "?":  # lazy: same language
-                    pos += 1
-                self.repeat_last(group, lo, hi)
-            elif c == "{":
-                pos = self.counted_repetition(group, pos)
-            elif c == "[":
-                node, pos = self.parse_class(pos, flags)
-                group.push(node)
-            elif c == ".":
-                group.push(_dot(flags, pos))
-                pos += 1
-            elif c == "^" or c == "$":
-                self.saw_anchor = True
-                group.push(Anchor(c, pos))
-                pos += 1
-            elif c == "\\":
-                esc = self.parse_escape(pos, in_class=False)
-                group.push(self.escape_node(esc, flags))
-                pos = esc.end
-            else:
-                group.push(self.literal(ord(c), flags, pos))
-                pos += 1
+            pos = self.step(groups, pos)
         if len(groups) > 1:
             raise self.error("unclosed group: expected ')' to close this '('", groups[-1].offset)
-        root = self.finish_group(groups[0], n)
+        root = self.finish_group(groups[0], self.n)
         if root is None:
             root = Empty(0)
         if self.saw_anchor:
             self.check_anchors(root)
         return root
+
+    def step(self, groups: List[_Group], pos: int) -> int:
+        """Parse the operator or atom at p[pos] into the innermost group; the offset after it."""
+        p = self.p
+        group = groups[-1]
+        c = p[pos]
+        if c == "(":
+            return self.open_group(groups, pos)
+        if c == ")":
+            if len(groups) == 1:
+                raise self.error("unopened group: this ')' has no matching '('", pos)
+            groups.pop()
+            node = self.finish_group(group, pos)
+            groups[-1].push(node if node is not None else Empty(group.offset))
+            return pos + 1
+        if c == "|":
+            self.finish_branch(group, pos)
+            group.start = pos + 1
+            return pos + 1
+        if c == "&" and self.extended:
+            node = self.finish_concat(group)
+            if node is None:
+                raise self.error("intersection '&' without a left operand", pos)
+            group.operands.append(node)
+            group.last_and = pos
+            group.start = pos + 1
+            return pos + 1
+        if c == "~" and self.extended:
+            group.nots.append(pos)
+            return pos + 1
+        if c in "*+?":
+            lo, hi = {"*": (0, None), "+": (1, None), "?": (0, 1)}[c]
+            self.check_operand(group, pos, c)
+            pos += 1
+            if pos < self.n and p[pos] == "?":  # lazy: same language
+                pos += 1
+            self.repeat_last(group, lo, hi)
+            return pos
+        if c == "{":
+            return self.counted_repetition(group, pos)
+        return self.atom(group, pos)
+
+    def atom(self, group: _Group, pos: int) -> int:
+        """Parse a class, `.`, an anchor, an escape or a literal at p[pos]; the offset after it."""
+        c = self.p[pos]
+        flags = group.flags
+        if c == "[":
+            node, pos = self.parse_class(pos, flags)
+            group.push(node)
+            return pos
+        if c == ".":
+            group.push(_dot(flags, pos))
+        elif c == "^" or c == "$":
+            self.saw_anchor = True
+            group.push(Anchor(c, pos))
+        elif c == "\\":
+            esc = self.parse_escape(pos, in_class=False)
+            group.push(self.escape_node(esc, flags))
+            return esc.end
+        else:
+            group.push(self.literal(ord(c), flags, pos))
+        return pos + 1
 
     # -- groups, alternation, intersection, concatenation ---------------------------------
 
@@ -871,11 +907,10 @@ class _Parser:
         the start, or an alternative (or operand of & or ~) of a node at the start; never
         inside a repetition.  Likewise for the end.
         """
-        stack = [(root, True, True)]
+        stack: List[Tuple[Node, bool, bool]] = [(root, True, True)]
         while stack:
             node, at_start, at_end = stack.pop()
-            t = type(node)
-            if t is Anchor:
+            if isinstance(node, Anchor):
                 if node.kind in ("^", "\\A") and not at_start:
                     raise self.error(
                         "anchors are only supported at the ends of the pattern: '%s' is not at "
@@ -884,16 +919,16 @@ class _Parser:
                     raise self.error(
                         "anchors are only supported at the ends of the pattern: '%s' is not at "
                         "the end (every match is a full match)" % node.kind, node.offset)
-            elif t is Concat:
+            elif isinstance(node, Concat):
                 last = len(node.items) - 1
                 for i, child in enumerate(node.items):
                     stack.append((child, at_start and i == 0, at_end and i == last))
-            elif t is Alternation or t is Intersection:
+            elif isinstance(node, (Alternation, Intersection)):
                 for child in node.items:
                     stack.append((child, at_start, at_end))
-            elif t is Complement:
+            elif isinstance(node, Complement):
                 stack.append((node.item, at_start, at_end))
-            elif t is Repeat:
+            elif isinstance(node, Repeat):
                 stack.append((node.item, False, False))
 
     # -- atoms ---------------------------------------------------------------------------
@@ -1247,6 +1282,4 @@ def parse(pattern: str, *, extended: bool = False, limits: Limits = DEFAULT_LIMI
     >>> dump(parse("a&~b", extended=True))
     "(and 'a' (not 'b'))"
     """
-    if limits is None:
-        limits = DEFAULT_LIMITS
     return _Parser(pattern, extended, limits).parse()

@@ -418,37 +418,34 @@ def utf8_sequences(lo: int, hi: int) -> List[ByteSequence]:
                 continue
             if start > end:
                 break
-            split = False
-            for mx in _MAX_BY_LEN:  # split at encoding-length boundaries
-                if start <= mx < end:
-                    stack.append((mx + 1, end))
-                    end = mx
-                    split = True
-                    break
-            if split:
-                continue
-            if end <= 0x7F:
-                out.append(((start, end),))
-                break
-            for i in (1, 2, 3):  # split until the trailing bytes span full ranges
-                m = (1 << (6 * i)) - 1
-                if (start & ~m) != (end & ~m):
-                    if start & m != 0:
-                        stack.append(((start | m) + 1, end))
-                        end = start | m
-                        split = True
-                        break
-                    if end & m != m:
-                        stack.append((end & ~m, end))
-                        end = (end & ~m) - 1
-                        split = True
-                        break
-            if split:
+            cut = _utf8_cut(start, end)
+            if cut < end:  # [start, cut] now, [cut + 1, end] later
+                stack.append((cut + 1, end))
+                end = cut
                 continue
             a, b = _encode(start), _encode(end)
             out.append(tuple(zip(a, b)))
             break
     return out
+
+
+def _utf8_cut(start: int, end: int) -> int:
+    """Where a surrogate-free [start, end] must be cut for `utf8_sequences`: the last code
+    point of the first part, or `end` when the encodings already form one sequence of byte
+    ranges."""
+    for mx in _MAX_BY_LEN:  # split at encoding-length boundaries
+        if start <= mx < end:
+            return mx
+    if end <= 0x7F:
+        return end
+    for i in (1, 2, 3):  # split until the trailing bytes span full ranges
+        m = (1 << (6 * i)) - 1
+        if (start & ~m) != (end & ~m):
+            if start & m != 0:
+                return start | m
+            if end & m != m:
+                return (end & ~m) - 1
+    return end
 
 
 def utf8_sequences_of(ranges: Iterable[Tuple[int, int]]) -> List[ByteSequence]:
