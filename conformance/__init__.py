@@ -9,10 +9,12 @@ Filled in by the conformance work; refimpl is the oracle every backend is checke
 Modules, one concept each (docs/conformance.md is the full story):
 
     vectors.py     the vector format (JSON lines, version 1): grammar, vocabulary, masks
-    backends.py    the Backend/Session interface, known differences, refimpl's adapters
-    peers.py       llguidance, outlines-core, xgrammar adapters and their known differences
-    faults.py      deliberately broken backends, to test the suite itself
-    runner.py      run vectors, classify divergences, write repros, print the table
+    core.py        the Backend/Session interface, divergences, known differences
+    adapters/      one module per backend: refimpl (Matcher, oracle), llguidance, outlines,
+                   xgrammar, faults (deliberately broken backends, to test the suite itself)
+    registry.py    backend names -> adapters (get_backend, backend_names)
+    compare.py     one step of refimpl against a backend: mask, classify, consume
+    runner.py      run vectors, write repros, print the table
     strategies.py  hypothesis strategies: regexes, Lark grammars, JSON schemas, vocabularies
     fuzz.py        the fuzz loop: mask-guided paths, shrinking, seeds, worker processes
     generate.py    the default suite's grammars, sample texts and paths

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import List, Optional
 
-from .backends import UnknownBackend, backend_names, get_backend
+from .registry import UnknownBackend, backend_names, get_backend
 from .generate import SUITE_DIR
 from .vectors import FormatError
 
@@ -21,7 +21,7 @@ def _backend(name: str):
     try:
         b = get_backend(name)
     except UnknownBackend as e:
-        raise SetupError(str(e))
+        raise SetupError(str(e)) from None
     reason = b.unavailable_reason()
     if reason:
         raise SetupError("backend %s is unavailable: %s" % (name, reason))
@@ -60,7 +60,7 @@ def cmd_fuzz(args) -> int:
     try:
         import hypothesis  # noqa: F401
     except ImportError:
-        raise SetupError("fuzz needs hypothesis (pip install hypothesis, or the 'test' extra)")
+        raise SetupError("fuzz needs hypothesis (pip install hypothesis, or the 'test' extra)") from None
     from .fuzz import fuzz
     from .strategies import VOCAB_MODES
 

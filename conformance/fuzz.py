@@ -1,10 +1,10 @@
 """Differential fuzzing: random grammars, vocabularies and mask-guided paths, refimpl
 against a backend; every disagreement shrunk by hypothesis to a minimal case.
 
-One example: draw a grammar (regex, Lark, or JSON schema when refimpl has the frontend)
-and a vocabulary; start refimpl's Matcher and a backend session; at every step compare
-the two full masks, then consume a token drawn from the tokens both allow (EOS included,
-so the end of the path is compared too). A difference that none of the backend's
+One example: draw a grammar (regex, Lark or JSON schema) and a vocabulary; start
+refimpl's Matcher and a backend session; at every step compare the two full masks, then
+consume a token drawn from the tokens both allow (EOS included, so the end of the path is
+compared too); compare.compare_step does one step, as for the runner. A difference that none of the backend's
 declared known differences explains fails the example; hypothesis then shrinks it (fewer
 steps, smaller grammar, fewer tokens, smaller ids) and the minimal case is written as a
 repro (runner.write_repro) and as a vector that can join the suite.
@@ -22,13 +22,15 @@ import hashlib
 import json
 import os
 import time
-from typing import Any, Dict, List, Optional, Sequence, Set
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
-from refimpl import Matcher, MaskrefError
+from refimpl import Matcher, MaskrefError, Vocabulary
 
-from .backends import Backend, Divergence, get_backend
-from .runner import GrammarCache, Progress, diff, divergence_data, write_repro
-from .vectors import NotSupported, Vector, bitmask_from_flags, ids_of, json_schema_supported, record
+from .compare import Path, compare_step
+from .core import Backend, Divergence, Session
+from .registry import get_backend
+from .runner import GrammarCache, Progress, divergence_data, write_repro
+from .vectors import GRAMMAR_KINDS, GrammarSpec, NotSupported, Vector, ids_of, record
 
 EXAMPLES_PER_BATCH = 25
 SHRINK_SECONDS = 60
@@ -69,141 +71,150 @@ def batch_seed(seed: int, worker: int, batch: int) -> int:
 
 
 def kinds_for(backend: Backend, kinds: Optional[Sequence[str]] = None) -> List[str]:
-    out = [k for k in (kinds or ("regex", "lark", "json_schema")) if k in backend.kinds]
-    if "json_schema" in out and not json_schema_supported():
-        out.remove("json_schema")
-    return out
+    return [k for k in (kinds or GRAMMAR_KINDS) if k in backend.kinds]
 
 
-def run_worker(backend_name: str, seconds: float, seed: int, worker: int, kinds: Sequence[str],
-               vocab_mode: str, max_steps: int, first_only: bool, examples_per_batch: int = EXAMPLES_PER_BATCH,
-               progress: Optional[Progress] = None) -> Dict[str, Any]:
-    """Fuzz until `seconds` have passed; returns stats and the minimal failures found."""
-    import hypothesis
-    from hypothesis import HealthCheck, Phase, given, settings, strategies as st
-    from hypothesis.errors import HypothesisException
-    import hypothesis.internal.conjecture.engine as engine
+def _draw_token(expected: bytes, vocab: Vocabulary, data) -> Callable[[bytes], Optional[int]]:
+    """A chooser for compare_step: a token both masks allow, drawn by hypothesis (None if
+    there is none)."""
+    from hypothesis import strategies as st
 
-    from .strategies import grammar_specs, vocabularies
+    eos = set(vocab.eos_token_ids)
 
-    engine.MAX_SHRINKING_SECONDS = SHRINK_SECONDS  # bound the time spent shrinking one failure
-    backend = get_backend(backend_name)
-    t_end = time.monotonic() + seconds
-    grammars = GrammarCache()
-    stats = Stats()
-    seen: Set[str] = set()
-    failures: List[Dict[str, Any]] = []
+    def choose(got: bytes) -> Optional[int]:
+        both = ids_of((int.from_bytes(expected, "little") & int.from_bytes(got, "little")).to_bytes(len(expected), "little"))
+        # EOS last: shrinking prefers the grammar's own tokens (smaller index)
+        choices = [t for t in both if t not in eos] + [t for t in both if t in eos]
+        if not choices:
+            return None
+        return choices[data.draw(st.integers(0, len(choices) - 1), label="token")]
 
-    def fail(d: Divergence) -> None:
-        """Raise the disagreement unless its kind was already found; from the first failure
-        on, examples run even after the deadline (the shrinker must see them fail)."""
-        if d.signature() in seen:
+    return choose
+
+
+class Worker:
+    """One worker's campaign: batches of hypothesis examples until the deadline; every
+    distinct disagreement shrunk once and kept as a failure (a vector and its divergence)."""
+
+    def __init__(self, backend_name: str, seconds: float, seed: int, worker: int, max_steps: int) -> None:
+        self.backend = get_backend(backend_name)
+        self.deadline = time.monotonic() + seconds
+        self.seed, self.worker, self.max_steps = seed, worker, max_steps
+        self.grammars = GrammarCache()
+        self.stats = Stats()
+        self.seen: Set[str] = set()  # signatures found
+        self.failures: List[Dict[str, Any]] = []
+        self.batches = 0
+        # from a batch's first failure on, examples run even after the deadline (the
+        # shrinker must see them fail)
+        self.shrinking = False
+
+    def example(self, spec: GrammarSpec, vocab: Vocabulary, data) -> None:
+        """One hypothesis example: refimpl's Matcher and a backend session along a path of
+        tokens drawn (by `data`) from the tokens both allow."""
+        if time.monotonic() > self.deadline and not self.shrinking:
             return
-        shrinking[0] = True
-        raise Disagreement(d)
-
-    strategies = (grammar_specs(kinds), vocabularies(vocab_mode), st.data())
-
-    def example(spec, vocab, data) -> None:
-        if time.monotonic() > t_end and not shrinking[0]:
-            return
-        stats.examples += 1
+        self.stats.examples += 1
         try:
-            grammar = grammars.get(spec)
-        except (NotSupported, MaskrefError, RecursionError):
-            stats.invalid += 1
+            grammar = self.grammars.get(spec)
+        except (MaskrefError, RecursionError):
+            self.stats.invalid += 1
             return
+        path = Path(spec, vocab)
         try:
-            session = backend.start(spec, vocab, grammar if backend.uses_refimpl else None)
+            session = self.backend.start(spec, vocab, grammar if self.backend.uses_refimpl else None)
         except NotSupported as e:
-            stats.unsupported[str(e)[:120]] += 1
+            self.stats.unsupported[str(e)[:120]] += 1
             return
         except Exception as e:  # noqa: BLE001
-            return fail(Divergence(spec, vocab, [], 0, [], [], error="start: %s: %s" % (type(e).__name__, e)))
-        ref = Matcher(grammar, vocab)
-        prefix: List[int] = []
-        eos = set(vocab.eos_token_ids)
+            return self.fail(path.divergence(error="start: %s: %s" % (type(e).__name__, e)))
         try:
-            for i in range(max_steps):
-                expected = bitmask_from_flags(ref.mask().flags)
-                accepting = ref.is_accepting()
-                try:
-                    got = session.mask()
-                except NotSupported as e:  # e.g. a peer's resource limit
-                    stats.unsupported[str(e)[:120]] += 1
-                    return
-                except Exception as e:  # noqa: BLE001
-                    return fail(Divergence(spec, vocab, prefix, i, [], [], error="mask: %s: %s" % (type(e).__name__, e)))
-                stats.steps += 1
-                if got != expected:
-                    only_b, only_r = diff(expected, got)
-                    d = Divergence(spec, vocab, prefix, i, only_b, only_r, accepting=accepting,
-                                   note=session.note)
-                    k = backend.classify(d)
-                    if k is None:
-                        return fail(d)
-                    stats.known[k.name] += 1
-                else:
-                    stats.agree += 1
-                both = ids_of((int.from_bytes(expected, "little") & int.from_bytes(got, "little"))
-                              .to_bytes(len(expected), "little"))
-                # EOS last: shrinking prefers the grammar's own tokens (smaller index)
-                choices = [t for t in both if t not in eos] + [t for t in both if t in eos]
-                if not choices:
-                    return
-                t = choices[data.draw(st.integers(0, len(choices) - 1), label="token")]
-                assert ref.consume(t)
-                try:
-                    ok = session.consume(t)
-                except Exception as e:  # noqa: BLE001
-                    ok, err = False, "consume: %s: %s" % (type(e).__name__, e)
-                else:
-                    err = None
-                if not ok:
-                    d = Divergence(spec, vocab, prefix, i, [], [], error=err, refused=None if err else t,
-                                   accepting=accepting, note=session.note)
-                    k = None if err else backend.classify(d)
-                    if k is None:
-                        return fail(d)
-                    stats.known[k.name] += 1
-                    return
-                prefix.append(t)
+            self.walk(Matcher(grammar, vocab), session, path, data)
         finally:
             try:
                 session.close()
             except Exception:  # noqa: BLE001
                 pass
 
-    shrinking = [False]
-    batch = 0
-    while time.monotonic() < t_end:
-        shrinking[0] = False
-        s = batch_seed(seed, worker, batch)
-        batch += 1
-        test = settings(
-            max_examples=examples_per_batch, deadline=None, database=None, derandomize=False,
-            phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False, print_blob=False,
-            suppress_health_check=list(HealthCheck),
-        )(hypothesis.seed(s)(given(*strategies)(example)))
-        try:
-            test()
-        except Disagreement as e:
-            d = e.divergence
-            sig = d.signature()
-            seen.add(sig)
-            vid = "fuzz/%s/%s/seed%d-w%d-b%d" % (backend.name, sig.replace(":", "-"), seed, worker, batch - 1)
-            grammar = grammars.get(d.grammar)
-            path = d.prefix + ([d.refused] if d.refused is not None else [])
-            vector = record(grammar, d.grammar, d.vocab, path, vid, ["fuzz", sig], "fuzz",
-                            "found by: python -m conformance fuzz --backend %s --seed %d" % (backend.name, seed))
-            failures.append({"signature": sig, "vector": vector.to_line(), "divergence": divergence_data(d)})
-            if first_only:
-                break
-        except HypothesisException as e:  # Unsatisfiable and friends: nothing valid was drawn
-            stats.unsupported["hypothesis: %s" % type(e).__name__] += 1
-        if progress is not None:
-            progress.update("%d examples, %d steps, %d disagreements" % (stats.examples, stats.steps, len(failures)))
-    return {"stats": stats.to_json(), "failures": failures, "batches": batch}
+    def walk(self, ref: Matcher, session: Session, path: Path, data) -> None:
+        """Compare up to max_steps masks along the path; stats updated, a disagreement raised."""
+        for _ in range(self.max_steps):
+            expected = ref.mask().to_bytes()
+            out = compare_step(self.backend, session, path, expected, ref.is_accepting(),
+                               _draw_token(expected, path.vocab, data))
+            self.stats.steps += out.compared
+            self.stats.agree += out.agree
+            for k in out.known:
+                self.stats.known[k.name] += 1
+            if out.unsupported is not None:
+                self.stats.unsupported[out.unsupported[:120]] += 1
+                return
+            if out.divergence is not None:
+                return self.fail(out.divergence)
+            if out.token is None:
+                return
+            assert ref.consume(out.token)
+
+    def fail(self, d: Divergence) -> None:
+        """Raise the disagreement unless its kind was already found."""
+        if d.signature() in self.seen:
+            return
+        self.shrinking = True
+        raise Disagreement(d)
+
+    def run(self, kinds: Sequence[str], vocab_mode: str, first_only: bool, examples_per_batch: int,
+            progress: Optional[Progress]) -> Dict[str, Any]:
+        import hypothesis
+        from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+        from hypothesis.errors import HypothesisException
+
+        from .strategies import grammar_specs, vocabularies
+
+        strategies = (grammar_specs(kinds), vocabularies(vocab_mode), st.data())
+        while time.monotonic() < self.deadline:
+            self.shrinking = False
+            s = batch_seed(self.seed, self.worker, self.batches)
+            self.batches += 1
+            test = settings(
+                max_examples=examples_per_batch, deadline=None, database=None, derandomize=False,
+                phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False, print_blob=False,
+                suppress_health_check=list(HealthCheck),
+            )(hypothesis.seed(s)(given(*strategies)(self.example)))
+            try:
+                test()
+            except Disagreement as e:
+                self.record(e.divergence)
+                if first_only:
+                    break
+            except HypothesisException as e:  # Unsatisfiable and friends: nothing valid was drawn
+                self.stats.unsupported["hypothesis: %s" % type(e).__name__] += 1
+            if progress is not None:
+                progress.update("%d examples, %d steps, %d disagreements"
+                                % (self.stats.examples, self.stats.steps, len(self.failures)))
+        return {"stats": self.stats.to_json(), "failures": self.failures, "batches": self.batches}
+
+    def record(self, d: Divergence) -> None:
+        """Keep a shrunk disagreement: refimpl's masks along its path, as a vector."""
+        sig = d.signature()
+        self.seen.add(sig)
+        name = self.backend.name
+        vid = "fuzz/%s/%s/seed%d-w%d-b%d" % (name, sig.replace(":", "-"), self.seed, self.worker, self.batches - 1)
+        grammar = self.grammars.get(d.grammar)
+        path = d.prefix + ([d.refused] if d.refused is not None else [])
+        vector = record(grammar, d.grammar, d.vocab, path, vid, ["fuzz", sig], "fuzz",
+                        "found by: python -m conformance fuzz --backend %s --seed %d" % (name, self.seed))
+        self.failures.append({"signature": sig, "vector": vector.to_line(), "divergence": divergence_data(d)})
+
+
+def run_worker(backend_name: str, seconds: float, seed: int, worker: int, kinds: Sequence[str],
+               vocab_mode: str, max_steps: int, first_only: bool, examples_per_batch: int = EXAMPLES_PER_BATCH,
+               progress: Optional[Progress] = None) -> Dict[str, Any]:
+    """Fuzz until `seconds` have passed; returns stats and the minimal failures found."""
+    import hypothesis.internal.conjecture.engine as engine
+
+    engine.MAX_SHRINKING_SECONDS = SHRINK_SECONDS  # bound the time spent shrinking one failure
+    w = Worker(backend_name, seconds, seed, worker, max_steps)
+    return w.run(kinds, vocab_mode, first_only, examples_per_batch, progress)
 
 
 def _worker_entry(args) -> Dict[str, Any]:
@@ -221,8 +232,10 @@ class FuzzReport:
     def table(self) -> str:
         s = self.stats
         lines = [
-            "fuzz %s: %.0f s, seed %d, %d job(s), %d batches" % (self.backend.name, self.elapsed, self.seed, self.jobs, self.batches),
-            "  examples %d (grammars refimpl rejects: %d), masks compared %d, agreeing %d" % (s.examples, s.invalid, s.steps, s.agree),
+            "fuzz %s: %.0f s, seed %d, %d job(s), %d batches"
+            % (self.backend.name, self.elapsed, self.seed, self.jobs, self.batches),
+            "  examples %d (grammars refimpl rejects: %d), masks compared %d, agreeing %d"
+            % (s.examples, s.invalid, s.steps, s.agree),
         ]
         for name, n in s.known.most_common():
             lines.append("  known difference %-22s %6d masks" % (name, n))

@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from refimpl import Matcher, Vocabulary
 
-from .vectors import GrammarSpec, Vector, json_schema_supported, load_builtin, record, write_vectors
+from .vectors import GrammarSpec, Vector, load_builtin, record, write_vectors
 
 SUITE_DIR = os.path.join(os.path.dirname(__file__), "suite")
 
@@ -186,8 +186,6 @@ def generate(kinds: Sequence[str] = ("regex", "lark", "json_schema", "findings")
             out.setdefault(kind, []).append(record(grammar, spec, vocab, path, vid, tags + ["random"], "generate"))
     if "findings" in kinds:
         for name, spec, vnames, texts, tags in FINDINGS:
-            if spec.kind == "json_schema" and not json_schema_supported():
-                continue
             grammar = spec.compile()
             for vname in vnames:
                 vocab = load_builtin(vname)
@@ -205,9 +203,6 @@ def main_generate(out_dir: str = SUITE_DIR, kinds: Optional[Sequence[str]] = Non
 
     stream = stream or sys.stdout
     kinds = list(kinds or ("regex", "lark", "json_schema", "findings"))
-    if "json_schema" in kinds and not json_schema_supported():
-        kinds.remove("json_schema")
-        print("json_schema: skipped (refimpl has no Grammar.from_json_schema yet; re-run generate later)", file=stream)
     os.makedirs(out_dir, exist_ok=True)
     by_kind = generate(kinds)
     for kind, vectors in by_kind.items():

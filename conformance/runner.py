@@ -16,12 +16,14 @@ import os
 import shlex
 import sys
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from refimpl import Grammar, MaskrefError
 
-from .backends import Backend, Divergence, get_backend
-from .vectors import GrammarSpec, NotSupported, Vector, ids_of, token_text
+from .compare import Path, allows, compare_step
+from .core import Backend, Divergence, Session
+from .registry import get_backend
+from .vectors import GrammarSpec, NotSupported, Vector, token_text
 
 STATUSES = ("agree", "known", "disagree", "unsupported")
 
@@ -41,13 +43,6 @@ class Result:
         self.repro: Optional[str] = None
 
 
-def diff(expected: bytes, got: bytes) -> Tuple[List[int], List[int]]:
-    """(ids only in got, ids only in expected)."""
-    a = int.from_bytes(expected, "little")
-    b = int.from_bytes(got.ljust(len(expected), b"\0"), "little")
-    return ids_of((b & ~a).to_bytes(len(expected), "little")), ids_of((a & ~b).to_bytes(len(expected), "little"))
-
-
 def divergence_data(d: Divergence) -> Dict[str, Any]:
     return {"step": d.step, "prefix": d.prefix, "only_backend": d.only_backend, "only_refimpl": d.only_refimpl,
             "error": d.error, "refused": d.refused, "accepting": d.accepting, "signature": d.signature()}
@@ -65,7 +60,7 @@ class GrammarCache:
         if g is None:
             try:
                 g = spec.compile()
-            except (NotSupported, MaskrefError) as e:
+            except MaskrefError as e:
                 g = e
             if len(self._cache) > 256:
                 self._cache.clear()
@@ -83,73 +78,55 @@ def check_vector(backend: Backend, vector: Vector, grammars: Optional[GrammarCac
         res.status, res.reason = "unsupported", "%s has no %s grammars" % (backend.name, spec.kind)
         return res
     grammar = None
-    if getattr(backend, "uses_refimpl", False):
+    if backend.uses_refimpl:
         try:
             grammar = (grammars or GrammarCache()).get(spec)
-        except NotSupported as e:
-            res.status, res.reason = "unsupported", str(e)
-            return res
         except MaskrefError as e:
             res.status, res.reason = "unsupported", "refimpl cannot compile the grammar: %s" % e
             return res
-    prefix: List[int] = []
-
-    def disagree(d: Divergence) -> Result:
-        res.status, res.divergence = "disagree", divergence_data(d)
-        return res
-
+    path = Path(spec, vocab)
     try:
         session = backend.start(spec, vocab, grammar)
     except NotSupported as e:
         res.status, res.reason = "unsupported", str(e)
         return res
     except Exception as e:  # noqa: BLE001 - any crash of the backend is a finding
-        return disagree(Divergence(spec, vocab, prefix, 0, [], [], error="start: %s: %s" % (type(e).__name__, e)))
+        res.status = "disagree"
+        res.divergence = divergence_data(path.divergence(error="start: %s: %s" % (type(e).__name__, e)))
+        return res
     try:
-        for i, step in enumerate(vector.steps):
-            try:
-                got = session.mask()
-            except NotSupported as e:  # e.g. a peer's resource limit
-                res.status, res.reason = "unsupported", str(e)
-                return res
-            except Exception as e:  # noqa: BLE001
-                return disagree(Divergence(spec, vocab, prefix, i, [], [], error="mask: %s: %s" % (type(e).__name__, e)))
-            res.steps += 1
-            if got != step.mask:
-                only_b, only_r = diff(step.mask, got)
-                d = Divergence(spec, vocab, prefix, i, only_b, only_r, accepting=step.accepting,
-                               note=session.note)
-                k = backend.classify(d)
-                if k is None:
-                    return disagree(d)
-                res.status = "known"
-                if k.name not in res.known:
-                    res.known.append(k.name)
-            if step.token is None:
-                break
-            t = step.token
-            if not (got[t >> 3] >> (t & 7)) & 1:
-                break  # a known difference left the backend off this path: stop here
-            try:
-                ok = session.consume(t)
-            except Exception as e:  # noqa: BLE001
-                return disagree(Divergence(spec, vocab, prefix, i, [], [], error="consume: %s: %s" % (type(e).__name__, e)))
-            if not ok:
-                d = Divergence(spec, vocab, prefix, i, [], [], refused=t, accepting=step.accepting, note=session.note)
-                k = backend.classify(d)
-                if k is None:
-                    return disagree(d)
-                res.status = "known"
-                if k.name not in res.known:
-                    res.known.append(k.name)
-                break
-            prefix.append(t)
+        _follow(backend, session, vector, path, res)
     finally:
         try:
             session.close()
         except Exception:  # noqa: BLE001
             pass
     return res
+
+
+def _next_token(t: Optional[int]) -> Callable[[bytes], Optional[int]]:
+    """The vector's next token, unless a known difference left the backend off the
+    vector's path (its mask lacks that token): the comparison stops there."""
+    return lambda got: t if t is not None and allows(got, t) else None
+
+
+def _follow(backend: Backend, session: Session, vector: Vector, path: Path, res: Result) -> None:
+    """Compare the vector's steps in order, until its path ends or a step decides."""
+    for step in vector.steps:
+        out = compare_step(backend, session, path, step.mask, step.accepting, _next_token(step.token))
+        res.steps += out.compared
+        for k in out.known:
+            res.status = "known"
+            if k.name not in res.known:
+                res.known.append(k.name)
+        if out.unsupported is not None:
+            res.status, res.reason = "unsupported", out.unsupported
+            return
+        if out.divergence is not None:
+            res.status, res.divergence = "disagree", divergence_data(out.divergence)
+            return
+        if out.token is None:
+            return
 
 
 # ------------------------------------------------------------------------------- repros
@@ -178,6 +155,7 @@ def write_repro(out_dir: str, backend: Backend, vector: Vector, d: Dict[str, Any
         f.write(short.to_line() + "\n")
     vocab = vector.vocab
     prefix = d["prefix"]
+    text = vocab.decode([t for t in prefix if t not in vocab.eos_token_ids])
     lines = [
         "maskref conformance repro",
         "backend      %s%s" % (backend.name, " (%s)" % backend.version() if _safe_version(backend) else ""),
@@ -185,7 +163,7 @@ def write_repro(out_dir: str, backend: Backend, vector: Vector, d: Dict[str, Any
         "grammar      %s" % vector.grammar.describe(),
         "vocabulary   %s (%d tokens, EOS %s)" % (vector.vocab.name, len(vocab), list(vocab.eos_token_ids)),
         "path         %s" % show_tokens(vocab, prefix, limit=64),
-        "text so far  %s" % json.dumps(vocab.decode([t for t in prefix if t not in vocab.eos_token_ids]).decode("utf-8", "backslashreplace"), ensure_ascii=False),
+        "text so far  %s" % json.dumps(text.decode("utf-8", "backslashreplace"), ensure_ascii=False),
         "diverges at  step %d (after %d tokens)" % (step, len(prefix)),
     ]
     if d.get("error"):

@@ -80,15 +80,18 @@ def lark_grammars(draw) -> str:
 KEYS = ["a", "b", "name", "x y", "é"]
 scalar_schemas = st.one_of(
     st.just({"type": "integer"}),
-    st.tuples(st.integers(-20, 20), st.integers(0, 200)).map(lambda t: {"type": "integer", "minimum": t[0], "maximum": t[0] + t[1]}),
+    st.tuples(st.integers(-20, 20), st.integers(0, 200))
+    .map(lambda t: {"type": "integer", "minimum": t[0], "maximum": t[0] + t[1]}),
     st.just({"type": "number"}),
     st.integers(-5, 5).map(lambda lo: {"type": "number", "minimum": lo}),
     st.just({"type": "string"}),
-    st.tuples(st.integers(0, 3), st.integers(0, 6)).map(lambda t: {"type": "string", "minLength": t[0], "maxLength": t[0] + t[1]}),
+    st.tuples(st.integers(0, 3), st.integers(0, 6))
+    .map(lambda t: {"type": "string", "minLength": t[0], "maxLength": t[0] + t[1]}),
     st.sampled_from(["^[a-z]+$", "^[0-9]{2,3}$", "^(ab|é)*$", "^[^a-c]+$"]).map(lambda p: {"type": "string", "pattern": p}),
     st.just({"type": "boolean"}),
     st.just({"type": "null"}),
-    st.lists(st.sampled_from(["red", "é", 7, None, True, "a\"b", 1.5]), min_size=1, max_size=3, unique_by=json.dumps).map(lambda e: {"enum": e}),
+    st.lists(st.sampled_from(["red", "é", 7, None, True, "a\"b", 1.5]), min_size=1, max_size=3, unique_by=json.dumps)
+    .map(lambda e: {"enum": e}),
     st.sampled_from(["x", 0, False]).map(lambda c: {"const": c}),
 )
 
@@ -162,7 +165,8 @@ def gpt2_slice(start: int, size: int, with_bytes: bool) -> Vocabulary:
         singles = [t for t in range(50256) if len(g.tokens[t]) == 1]
         ids = sorted(set(ids) | set(singles))
     tokens = [g.tokens[t] for t in ids] + [b"<|endoftext|>"]
-    return Vocabulary.from_bytes(tokens, eos_token_id=len(tokens) - 1, name="gpt2[%d:%d]%s" % (start, start + size, "+bytes" if with_bytes else ""))
+    name = "gpt2[%d:%d]%s" % (start, start + size, "+bytes" if with_bytes else "")
+    return Vocabulary.from_bytes(tokens, eos_token_id=len(tokens) - 1, name=name)
 
 
 gpt2_slices = st.builds(gpt2_slice, st.integers(0, 50000), st.integers(1, 300), st.booleans())

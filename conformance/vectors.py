@@ -31,7 +31,8 @@ import os
 import zlib
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from refimpl import Grammar, Vocabulary
+from refimpl import Grammar, Mask, Vocabulary
+from refimpl.mask import count_bits, decode_mask as decode_bits, encode_mask as encode_bits
 
 FORMAT = "maskref-vector"
 VERSION = 1
@@ -49,43 +50,21 @@ class FormatError(ValueError):
 
 
 def bitmask_len(n_tokens: int) -> int:
+    """The size of the bitmask of n tokens: whole 32-bit words (len(encode_bits(...)))."""
     return 4 * ((n_tokens + 31) // 32)
 
 
 def bitmask_from_ids(ids: Iterable[int], n_tokens: int) -> bytes:
     """The bitmask (llguidance layout: token t at bit t % 32 of LE word t // 32)."""
-    out = bytearray(bitmask_len(n_tokens))
+    flags = bytearray(n_tokens)
     for t in ids:
-        out[t >> 3] |= 1 << (t & 7)
-    return bytes(out)
-
-
-_BITS = [[i for i in range(8) if b >> i & 1] for b in range(256)]
+        flags[t] = 1
+    return encode_bits(flags)
 
 
 def ids_of(bitmask: bytes) -> List[int]:
     """The token ids set in a bitmask, ascending."""
-    out: List[int] = []
-    bits = _BITS
-    for i, b in enumerate(bitmask):
-        if b:
-            base = i << 3
-            out.extend([base + k for k in bits[b]])
-    return out
-
-
-_PACK: Dict[bytes, int] = {}
-
-
-def bitmask_from_flags(flags: bytes) -> bytes:
-    """The bitmask of a Mask's flags (one 0/1 byte per token), packed 8 flags per byte."""
-    if not _PACK:
-        for b in range(256):
-            _PACK[bytes((b >> i) & 1 for i in range(8))] = b
-    n = len(flags)
-    padded = bytes(flags) + bytes(bitmask_len(n) * 8 - n)
-    pack = _PACK
-    return bytes([pack[padded[i:i + 8]] for i in range(0, len(padded), 8)])
+    return Mask(decode_bits(bitmask, 8 * len(bitmask))).allowed()
 
 
 def mask_hash(bitmask: bytes) -> str:
@@ -132,7 +111,7 @@ def decode_mask(data: Dict[str, Any], n_tokens: int, previous: Optional[bytes] =
         raise FormatError("mask of %d bytes for %d tokens" % (len(bits), n_tokens))
     if "sha256" in data and mask_hash(bits) != data["sha256"]:
         raise FormatError("mask hash mismatch")
-    if "count" in data and bin(int.from_bytes(bits, "little")).count("1") != data["count"]:
+    if "count" in data and count_bits(bits) != data["count"]:
         raise FormatError("mask count mismatch")
     return bits
 
@@ -177,15 +156,12 @@ class GrammarSpec:
         return json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False)
 
     def compile(self) -> Grammar:
-        """refimpl's Grammar for this spec. Raises `NotSupported` when refimpl lacks the
-        frontend (JSON schema before Grammar.from_json_schema exists) and refimpl's own
-        errors (RegexError, GrammarError, SchemaError, LimitError) for bad grammars."""
+        """refimpl's Grammar for this spec. Raises refimpl's own errors (RegexError,
+        GrammarError, SchemaError, LimitError) for bad grammars."""
         if self.kind == "regex":
             return Grammar.from_regex(self.source)
         if self.kind == "lark":
             return Grammar.from_lark(self.source)
-        if not hasattr(Grammar, "from_json_schema"):
-            raise NotSupported("refimpl has no JSON-schema frontend here (Grammar.from_json_schema)")
         return Grammar.from_json_schema(self.schema, **self.options)
 
     def describe(self) -> str:
@@ -204,10 +180,6 @@ class GrammarSpec:
 
 class NotSupported(Exception):
     """A backend (or refimpl) cannot run this grammar or vocabulary here."""
-
-
-def json_schema_supported() -> bool:
-    return hasattr(Grammar, "from_json_schema")
 
 
 # ------------------------------------------------------------------------------- vocabularies
@@ -425,7 +397,7 @@ def record(grammar: Grammar, spec: GrammarSpec, vocab: Vocabulary, path: Sequenc
     steps = []
     for t in list(path) + [None]:
         mask = m.mask()
-        step = Step(bitmask_from_flags(mask.flags), m.is_accepting(), None)
+        step = Step(mask.to_bytes(), m.is_accepting(), None)
         steps.append(step)
         if t is None or not m.consume(t):
             break

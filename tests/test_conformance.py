@@ -2,7 +2,7 @@
 
 - The default suite agrees with refimpl (exit 0), and with every Matcher backend and peer
   available here (known differences aside).
-- Fault injection: deliberately broken backends (conformance/faults.py). `run` on the
+- Fault injection: deliberately broken backends (conformance/adapters/faults.py). `run` on the
   default suite catches most of them, `fuzz` finds each one with a fixed seed and a small
   time budget, and shrinks it to a small repro that replays.
 - Exit status 1 on a disagreement, 2 on a usage or setup error; the vector format round
@@ -13,22 +13,22 @@ import os
 
 import pytest
 
-from refimpl import Grammar, Vocabulary
+from refimpl import Vocabulary
 
 from conformance.__main__ import main
-from conformance.backends import get_backend
-from conformance.faults import FAULTS, incomplete_tail, shorten_negated_ranges
+from conformance.adapters.faults import FAULTS, incomplete_tail, shorten_negated_ranges
 from conformance.generate import SUITE_DIR
+from conformance.registry import get_backend
 from conformance.runner import check_vector, run_suite
 from conformance.vectors import (
     FormatError, GrammarSpec, Vector, byte_vocabulary, decode_mask, encode_mask, ids_of, bitmask_from_ids,
-    json_schema_supported, read_vectors, record,
+    read_vectors, record,
 )
 
 REGEX_SUITE = os.path.join(SUITE_DIR, "regex.jsonl")
 
 
-def digits_vector(path=(ord("1"), ord("2"), 256)):
+def digits_vector(path=(0x31, 0x32, 256)):  # "1", "2", EOS
     spec = GrammarSpec("regex", "[0-9]+")
     return record(spec.compile(), spec, byte_vocabulary(), list(path), "test/digits")
 
@@ -76,17 +76,6 @@ def test_checked_in_suite_is_what_generate_writes():
     finally:
         generate.REGEXES = kept
     assert {v.id: v.to_line() for v in fresh} == stored
-
-
-def test_json_schema_vectors_without_the_frontend(monkeypatch):
-    schema_file = os.path.join(SUITE_DIR, "json_schema.jsonl")
-    if not os.path.exists(schema_file):
-        pytest.skip("the suite has no JSON-schema vectors (generated before Grammar.from_json_schema)")
-    vector = next(v for _, _, v in read_vectors(schema_file))
-    monkeypatch.delattr(Grammar, "from_json_schema", raising=False)
-    assert not json_schema_supported()
-    r = check_vector(get_backend("refimpl"), vector)
-    assert r.status == "unsupported" and "JSON-schema" in r.reason
 
 
 # ------------------------------------------------------------------------------ run

@@ -13,7 +13,7 @@ from refimpl import Grammar, Matcher, Vocabulary
 
 llguidance = pytest.importorskip("llguidance", reason="llguidance is not installed (pip install -e '.[peers]')")
 
-from conformance import llguidance_peer  # noqa: E402
+from conformance.adapters import llguidance as llguidance_peer  # noqa: E402
 
 REGEXES = [
     "[0-9]+",
@@ -28,7 +28,8 @@ REGEXES = [
 
 LARK = [
     'start: item ("," item)*\nitem: NUMBER | WORD\n%import common.NUMBER\n%import common.WORD\n%ignore " "',
-    'start: expr\nexpr: term (("+" | "-") term)*\nterm: factor (("*" | "/") factor)*\nfactor: NUMBER | "(" expr ")"\nNUMBER: /[0-9]+/\n%ignore /[ \\t]+/',
+    'start: expr\nexpr: term (("+" | "-") term)*\nterm: factor (("*" | "/") factor)*\n'
+    'factor: NUMBER | "(" expr ")"\nNUMBER: /[0-9]+/\n%ignore /[ \\t]+/',
     'start: "{" pair ("," pair)* "}"\npair: KEY ":" VALUE\nKEY: /"[a-z]+"/\nVALUE: /[0-9]+/ | "true" | "false"',
     'start: line+\nline: /[a-z]+/ "\\n"',
     'start: A B | A C\nA: "ab"\nB: /c+/\nC: "cd"',
@@ -48,7 +49,7 @@ def compare_along_random_paths(vocab, tok, kind, source, steps=12, paths=3):
     for _ in range(paths):
         ours = Matcher(grammar, vocab)
         theirs = llguidance_peer.matcher(tok, kind, source)
-        for step in range(steps):
+        for _ in range(steps):
             mask = ours.mask()
             their_bits = theirs.compute_bitmask()
             if mask.to_bytes() != their_bits[: len(mask.to_bytes())]:

@@ -23,8 +23,9 @@ from refimpl.mask import Mask
 from refimpl.tokens.trie import SEVERAL_TOKENS
 from refimpl.lexer import GREEDY_ENDS, LAZY_ENDS
 
-from .backends import Backend, MatcherSession, Session
-from .vectors import GrammarSpec
+from ..core import Backend, Session
+from ..vectors import GrammarSpec
+from .refimpl import MatcherSession
 
 
 class Fault:

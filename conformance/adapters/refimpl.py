@@ -1,0 +1,95 @@
+"""refimpl itself as a backend: its Matcher with any of its backends, and the naive oracle.
+
+    refimpl (python), native, pypy, cmd:<command>   MatcherBackend
+    oracle                                          OracleBackend (small vocabularies)
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from refimpl import Grammar, Matcher, Vocabulary, naive_mask
+
+from ..core import Backend, Session
+from ..vectors import GrammarSpec, NotSupported, bitmask_len, ids_of
+
+
+class MatcherSession(Session):
+    """A session on anything with Matcher's mask/consume (and, for processes, close)."""
+
+    def __init__(self, matcher) -> None:
+        self.m = matcher
+
+    def mask(self) -> bytes:
+        return self.m.mask().to_bytes()
+
+    def consume(self, token: int) -> bool:
+        return self.m.consume(token)
+
+    def close(self) -> None:
+        close = getattr(self.m, "close", None)
+        if close is not None:
+            close()
+
+
+class MatcherBackend(Backend):
+    """refimpl's Matcher with one of its backends: python, native, pypy, cmd:<command>."""
+
+    uses_refimpl = True
+
+    def __init__(self, backend: str = "python") -> None:
+        self.backend = backend
+        self.name = "refimpl" if backend == "python" else backend
+        self.description = "refimpl's Matcher, backend=%r" % backend
+
+    def unavailable_reason(self) -> Optional[str]:
+        if self.backend == "python":
+            return None
+        try:
+            import accel
+        except ImportError as e:
+            return "the accel package is not importable: %s" % e
+        reasons = accel.available_backends()
+        key = "cmd:<command>" if self.backend.startswith("cmd:") else self.backend
+        if key not in reasons:
+            return "unknown Matcher backend %r (known: %s)" % (self.backend, ", ".join(sorted(reasons)))
+        return reasons[key]
+
+    def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        if grammar is None:
+            grammar = spec.compile()
+        return MatcherSession(Matcher(grammar, vocab, backend=self.backend))
+
+
+class OracleSession(Session):
+    def __init__(self, grammar: Grammar, vocab: Vocabulary) -> None:
+        self.grammar, self.vocab = grammar, vocab
+        self.path: List[int] = []
+        self.stopped = False
+
+    def mask(self) -> bytes:
+        if self.stopped:
+            return bytes(bitmask_len(len(self.vocab)))
+        return naive_mask(self.grammar, self.vocab, self.path).to_bytes()
+
+    def consume(self, token: int) -> bool:
+        if self.stopped or token not in ids_of(self.mask()):
+            return False
+        if token in self.vocab.eos_token_ids:
+            self.stopped = True
+        else:
+            self.path.append(token)
+        return True
+
+
+class OracleBackend(Backend):
+    """refimpl's naive mask (oracle.py): one recogniser run per token per step."""
+
+    name = "oracle"
+    uses_refimpl = True
+    description = "refimpl.oracle.naive_mask, the definition (slow: small vocabularies only)"
+    max_vocab = 2000
+
+    def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        if len(vocab) > self.max_vocab:
+            raise NotSupported("the naive oracle is for vocabularies of at most %d tokens" % self.max_vocab)
+        return OracleSession(grammar or spec.compile(), vocab)

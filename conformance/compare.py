@@ -1,0 +1,103 @@
+"""One step of a differential comparison: refimpl's mask against a backend's, the
+difference classified, then one token consumed by the backend.
+
+The runner (refimpl's masks recorded in a vector) and the fuzzer (refimpl's Matcher
+live) both go through `compare_step`, so a step is judged the same way by both.
+
+>>> from .vectors import bitmask_from_ids
+>>> diff(bitmask_from_ids([1, 2], 10), bitmask_from_ids([2, 3], 10))
+([3], [1])
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Optional, Tuple
+
+from refimpl import Vocabulary
+
+from .core import Backend, Divergence, KnownDifference, Session
+from .vectors import GrammarSpec, NotSupported, ids_of
+
+
+def diff(expected: bytes, got: bytes) -> Tuple[List[int], List[int]]:
+    """(ids only in got, ids only in expected)."""
+    a = int.from_bytes(expected, "little")
+    b = int.from_bytes(got.ljust(len(expected), b"\0"), "little")
+    return ids_of((b & ~a).to_bytes(len(expected), "little")), ids_of((a & ~b).to_bytes(len(expected), "little"))
+
+
+def allows(bitmask: bytes, token: int) -> bool:
+    return bool(bitmask[token >> 3] >> (token & 7) & 1)
+
+
+class Path:
+    """Where a comparison stands: the grammar, the vocabulary, the tokens consumed."""
+
+    def __init__(self, spec: GrammarSpec, vocab: Vocabulary) -> None:
+        self.spec = spec
+        self.vocab = vocab
+        self.tokens: List[int] = []
+
+    def divergence(self, only_backend: Optional[List[int]] = None, only_refimpl: Optional[List[int]] = None,
+                   **details) -> Divergence:
+        """A divergence at the current step (step i comes after i tokens)."""
+        return Divergence(self.spec, self.vocab, self.tokens, len(self.tokens), only_backend or [],
+                          only_refimpl or [], **details)
+
+
+class StepOutcome:
+    """What one step showed. `divergence` is set on a disagreement (the comparison ends),
+    `unsupported` when the backend gave up (it ends too), `token` when the path goes on."""
+
+    def __init__(self) -> None:
+        self.compared = False  # the backend gave a mask
+        self.agree = False  # ... equal to refimpl's
+        self.known: List[KnownDifference] = []  # differences explained, in order met
+        self.divergence: Optional[Divergence] = None
+        self.unsupported: Optional[str] = None
+        self.token: Optional[int] = None  # the token both consumed
+
+    def explain(self, backend: Backend, d: Divergence) -> bool:
+        """Record d as a known difference, or as the disagreement; True if known."""
+        k = backend.classify(d)
+        if k is None:
+            self.divergence = d
+            return False
+        self.known.append(k)
+        return True
+
+
+def compare_step(backend: Backend, session: Session, path: Path, expected: bytes, accepting: bool,
+                 choose: Callable[[bytes], Optional[int]]) -> StepOutcome:
+    """Compare the session's mask with refimpl's `expected` (the state accepting or not),
+    then consume the token `choose(backend's mask)` picks (None: the path ends here).
+    A consumed token is appended to path.tokens."""
+    out = StepOutcome()
+    try:
+        got = session.mask()
+    except NotSupported as e:  # e.g. a peer's resource limit
+        out.unsupported = str(e)
+        return out
+    except Exception as e:  # noqa: BLE001 - any crash of the backend is a finding
+        out.divergence = path.divergence(error="mask: %s: %s" % (type(e).__name__, e))
+        return out
+    out.compared = True
+    out.agree = got == expected
+    if not out.agree:
+        only_b, only_r = diff(expected, got)
+        if not out.explain(backend, path.divergence(only_b, only_r, accepting=accepting, note=session.note)):
+            return out
+    t = choose(got)
+    if t is None:
+        return out
+    try:
+        ok = session.consume(t)
+    except Exception as e:  # noqa: BLE001
+        out.divergence = path.divergence(error="consume: %s: %s" % (type(e).__name__, e), accepting=accepting,
+                                         note=session.note)
+        return out
+    if ok:
+        path.tokens.append(t)
+        out.token = t
+    else:  # refused: the path ends, as a known difference or a disagreement
+        out.explain(backend, path.divergence(refused=t, accepting=accepting, note=session.note))
+    return out

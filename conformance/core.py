@@ -1,0 +1,199 @@
+"""What every backend adapter shares: the Backend/Session interface, divergences and
+known differences.
+
+A `Backend` starts a `Session` for (grammar spec, vocabulary); a session gives its full
+mask as a bitmask (llguidance layout, vectors.bitmask_from_ids) and consumes tokens.
+A backend declares its *known differences*: documented semantic differences (or reported
+peer bugs) with a predicate that recognises a divergence as one of them, so a report can
+tell "known difference" from "disagreement".
+
+This module imports no adapter (conformance/adapters/ import it); registry.py names them.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Sequence
+
+from refimpl import Grammar, Vocabulary
+
+from .vectors import GrammarSpec
+
+
+class Divergence:
+    """Where a backend's mask (or a consume) first differs from refimpl's."""
+
+    def __init__(self, grammar: GrammarSpec, vocab: Vocabulary, prefix: Sequence[int], step: int,
+                 only_backend: List[int], only_refimpl: List[int], error: Optional[str] = None,
+                 refused: Optional[int] = None, accepting: Optional[bool] = None,
+                 note: Optional[str] = None) -> None:
+        self.grammar = grammar
+        self.vocab = vocab
+        self.prefix = list(prefix)
+        self.step = step
+        self.only_backend = only_backend
+        self.only_refimpl = only_refimpl
+        self.error = error  # the backend raised (message)
+        self.refused = refused  # the backend refused a token its own mask allowed
+        self.accepting = accepting  # may the output end here (refimpl), when known
+        self.note = note  # what the backend said about its last mask (Session.note)
+
+    def single(self, which: str, token: int) -> "Divergence":
+        """The same divergence reduced to one token of one side ("backend" or "refimpl")."""
+        return Divergence(self.grammar, self.vocab, self.prefix, self.step,
+                          [token] if which == "backend" else [],
+                          [token] if which == "refimpl" else [], accepting=self.accepting, note=self.note)
+
+    def text(self) -> bytes:
+        """The bytes consumed before the divergence (EOS left out)."""
+        return self.vocab.decode([t for t in self.prefix if t not in self.vocab.eos_token_ids])
+
+    @property
+    def after_eos(self) -> bool:
+        eos = self.vocab.eos_token_ids
+        return bool(self.prefix) and self.prefix[-1] in eos
+
+    def differing(self) -> List[int]:
+        return self.only_backend + self.only_refimpl
+
+    def signature(self) -> str:
+        """A coarse class of the divergence, to tell distinct bugs apart while fuzzing."""
+        if self.error is not None:
+            return "%s:error" % self.grammar.kind
+        if self.refused is not None:
+            return "%s:refused" % self.grammar.kind
+        eos = set(self.vocab.eos_token_ids)
+        parts = [self.grammar.kind]
+        for side, ids in (("extra", self.only_backend), ("missing", self.only_refimpl)):
+            if not ids:
+                continue
+            if all(t in eos for t in ids):
+                parts.append(side + "-eos")
+            elif any(not _valid_utf8(self.vocab.tokens[t]) for t in ids if t not in eos):
+                parts.append(side + "-partial-utf8")
+            else:
+                parts.append(side)
+        return ":".join(parts)
+
+
+def _valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+class KnownDifference:
+    """A declared difference: a name, whether it is a semantic choice or a reported bug
+    of the peer, what it is, and a predicate over a Divergence."""
+
+    def __init__(self, name: str, kind: str, description: str, applies: Callable[[Divergence], bool]) -> None:
+        assert kind in ("semantic", "peer-bug")
+        self.name = name
+        self.kind = kind
+        self.description = description
+        self.applies = applies
+
+    def __repr__(self) -> str:
+        return "KnownDifference(%r, %s)" % (self.name, self.kind)
+
+
+def only_eos_after_eos(d: Divergence) -> bool:
+    """After EOS the peer's mask holds EOS only; refimpl's is empty."""
+    eos = set(d.vocab.eos_token_ids)
+    return d.after_eos and not d.only_refimpl and bool(d.only_backend) and set(d.only_backend) <= eos
+
+
+AFTER_EOS = KnownDifference(
+    "after-eos", "semantic",
+    "after EOS has been consumed the peer keeps allowing EOS (its matcher is 'stopped'); "
+    "maskref's mask after EOS is empty",
+    only_eos_after_eos,
+)
+
+
+def all_differing(d: Divergence, pred: Callable[[bytes], bool]) -> bool:
+    """Is the divergence a mask difference whose every differing token's bytes satisfy pred?"""
+    ids = d.differing()
+    return bool(ids) and d.error is None and d.refused is None and all(pred(d.vocab.tokens[t]) for t in ids)
+
+
+_COMPILED: Dict[str, Grammar] = {}
+
+
+def compiled(spec: GrammarSpec) -> Grammar:
+    """refimpl's grammar for a spec, cached (known-difference predicates run once per
+    differing token, often on a variant of the vector's grammar)."""
+    key = spec.key()
+    g = _COMPILED.get(key)
+    if g is None:
+        if len(_COMPILED) > 32:
+            _COMPILED.clear()
+        g = _COMPILED[key] = spec.compile()
+    return g
+
+
+class Session:
+    """One generation: the backend's state after the tokens consumed so far."""
+
+    #: a remark about the last mask that known differences may use (e.g. llguidance's
+    #: stop reason when it gave up), or None
+    note: Optional[str] = None
+
+    def mask(self) -> bytes:
+        raise NotImplementedError
+
+    def consume(self, token: int) -> bool:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class Backend:
+    name = "?"
+    description = ""
+    #: grammar kinds this backend can run at all
+    kinds: Sequence[str] = ("regex", "lark", "json_schema")
+    known_differences: Sequence[KnownDifference] = ()
+    #: built on refimpl: the runner hands start() refimpl's compiled grammar
+    uses_refimpl = False
+
+    def unavailable_reason(self) -> Optional[str]:
+        """None when the backend can run here, else why not (e.g. not installed)."""
+        return None
+
+    def version(self) -> str:
+        return ""
+
+    def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        """A session at the start of the grammar. `grammar` is refimpl's compiled grammar
+        for spec (adapters built on refimpl reuse it). Raises NotSupported."""
+        raise NotImplementedError
+
+    def classify(self, d: Divergence) -> Optional[KnownDifference]:
+        """The known difference that explains d, or None. When none explains the whole
+        divergence, every differing token may be explained by its own (a mask can differ
+        for two documented reasons at once); the first of them is returned."""
+        k = self._explain(d)
+        if k is not None or d.error is not None or d.refused is not None:
+            return k
+        first = None
+        for which, ids in (("backend", d.only_backend), ("refimpl", d.only_refimpl)):
+            for t in ids:
+                k = self._explain(d.single(which, t))
+                if k is None:
+                    return None
+                first = first or k
+        return first
+
+    def _explain(self, d: Divergence) -> Optional[KnownDifference]:
+        for k in self.known_differences:
+            try:
+                if k.applies(d):
+                    return k
+            except Exception:  # a predicate must never hide a disagreement by crashing
+                continue
+        return None
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,76 @@
+"""Backend names: every name `run --backend` and `fuzz --backend` accept, and the adapter
+that builds it.
+
+    refimpl, python         refimpl's Matcher (the reference itself)
+    native, pypy, cmd:...   refimpl's Matcher with that backend (accel registers them)
+    oracle                  refimpl's naive definition of the mask (small vocabularies)
+    llguidance, outlines-core, xgrammar     peer libraries, when installed
+    fault:<name>            deliberately broken backends, to test the suite
+
+>>> get_backend("python").name, get_backend("outlines").name, get_backend("cmd:pypy3 -m refimpl.worker").name
+('refimpl', 'outlines-core', 'cmd:pypy3 -m refimpl.worker')
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Tuple
+
+from .adapters.faults import FAULTS, FaultBackend
+from .adapters.llguidance import LlguidanceBackend
+from .adapters.outlines import OutlinesBackend
+from .adapters.refimpl import MatcherBackend, OracleBackend
+from .adapters.xgrammar import XgrammarBackend
+from .core import Backend
+
+ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core"}
+
+
+class UnknownBackend(ValueError):
+    pass
+
+
+def _command(name: str) -> Backend:
+    if name == "cmd:":
+        raise UnknownBackend("cmd: needs a command, e.g. cmd:'pypy3 -m refimpl.worker'")
+    return MatcherBackend(name)
+
+
+def _fault(name: str) -> Backend:
+    if name[6:] not in FAULTS:
+        raise UnknownBackend("unknown fault %r (known: %s)" % (name[6:], ", ".join(sorted(FAULTS))))
+    return FaultBackend(name[6:])
+
+
+#: (name, or a prefix ending in ':' for a family of names; one-line description; factory
+#: called with the full name), in the order `backends` and --help list them
+REGISTRY: List[Tuple[str, str, Callable[[str], Backend]]] = [
+    ("refimpl", "refimpl's Matcher (python walker); alias: python", lambda name: MatcherBackend("python")),
+    ("native", "refimpl's Matcher with accel's C walker", MatcherBackend),
+    ("pypy", "refimpl under PyPy in a worker process (docs/protocol.md)", MatcherBackend),
+    ("cmd:", "any program speaking the worker protocol", _command),
+    ("oracle", "refimpl's naive mask (small vocabularies only)", lambda name: OracleBackend()),
+    ("llguidance", "llguidance, no_forcing, tokenizer from the same token bytes", lambda name: LlguidanceBackend()),
+    ("outlines-core", "outlines-core's Index (regex and JSON schema)", lambda name: OutlinesBackend()),
+    ("xgrammar", "xgrammar's GrammarMatcher (needs torch-free numpy bitmasks)", lambda name: XgrammarBackend()),
+    ("fault:", "deliberately broken: ", _fault),
+]
+
+
+def get_backend(name: str) -> Backend:
+    """The backend called `name` (it may still be unavailable: see unavailable_reason)."""
+    name = ALIASES.get(name, name)
+    for key, _, build in REGISTRY:
+        if name == key or (key.endswith(":") and name.startswith(key)):
+            return build(name)
+    raise UnknownBackend("unknown backend %r" % name)
+
+
+def backend_names() -> Dict[str, str]:
+    """Every backend name -> a one-line description (for --help and `backends`)."""
+    out = {}
+    for key, text, _ in REGISTRY:
+        if key == "fault:":
+            for f, fault in sorted(FAULTS.items()):
+                out[key + f] = text + fault.description
+        else:
+            out[key + "<command>" if key == "cmd:" else key] = text
+    return out
