@@ -90,7 +90,7 @@ class Parser:
             self.rows_reused += 1
         else:
             n = self.g.n_nonterminals
-            seeds = []
+            seeds: List[int] = []
             for lexeme in _bits(lexemes):
                 seeds.extend(item + 1 for item in parent.waiting.get(n + lexeme, ()))
             if not seeds:

@@ -40,7 +40,8 @@ LAZY_ENDS = 2
 
 _UNKNOWN_ROW = array("i", [-1] * 256)
 
-LexerState = Tuple[bool, Tuple[Tuple[int, int], ...]]  # (fresh, ((lexeme, expr), ...))
+Pairs = Tuple[Tuple[int, int], ...]  # ((lexeme, expr), ...)
+LexerState = Tuple[bool, Pairs]  # (fresh, pairs)
 
 
 class Lexer:
@@ -98,7 +99,7 @@ class Lexer:
         self.possible.append(possible)
         return s
 
-    def _live(self, pairs: LexerState) -> LexerState:
+    def _live(self, pairs: Pairs) -> Pairs:
         """Drop lexemes whose expression can match nothing any more (∅, or empty by &/~)."""
         es = self.es
         return tuple(

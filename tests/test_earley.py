@@ -58,7 +58,7 @@ def derivable(rules, start, max_len):
     return lang[start]
 
 
-# Grammars that break wrong variants of Leo's optimisation (ARCHITECTURE.md).
+# Grammars that break wrong variants of Leo's optimisation (docs/earley.md, "Leo items").
 REGRESSIONS = [
     ({"S": ["", "S b b"]}, "bbbb", True),  # uniqueness must count every item with S after the dot
     ({"S": ["A"], "A": ["B a"], "B": ["", "S"]}, "a", True),  # needs the augmented start rule

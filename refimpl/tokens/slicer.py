@@ -91,7 +91,7 @@ class SliceOracle:
     def __init__(self, slicer: Slicer, lexer: Lexer) -> None:
         self.lexer = lexer
         es = lexer.es
-        self.exprs = [compile_pattern(es, s.pattern) for s in slicer.slices]
+        self.exprs = [compile_pattern(es, p) for p in slicer.patterns]  # one per slice but the final
         self._cache: Dict[int, Tuple[bool, ...]] = {}
 
     def certain(self, state: int) -> Tuple[bool, ...]:

@@ -12,7 +12,9 @@ path from the root; for node n:
 
 Only grammar tokens are in the trie (special and empty tokens never are). Arrays of
 machine ints, not lists of int objects: the 131k-token Tekken trie fits in a few MB.
-Built once per vocabulary and shared by every Matcher.
+Built once per vocabulary (`Vocabulary.trie`) and shared by every Matcher. The trie needs
+only the tokens' bytes and which of them are grammar tokens (a `TokenSource`), so it does
+not depend on vocab.py; the vocabulary builds and caches its trie.
 
 >>> from refimpl.tokens.vocab import Vocabulary
 >>> t = TokenTrie(Vocabulary.from_bytes([b"a", b"ab", b"b", b"ab"]))
@@ -24,17 +26,25 @@ Built once per vocabulary and shared by every Matcher.
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .vocab import Vocabulary
+from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
 
 NO_TOKEN = -1
 SEVERAL_TOKENS = -2
 
 
+class TokenSource(Protocol):
+    """What a trie is built from: a `Vocabulary`, or anything with its two members."""
+
+    @property
+    def tokens(self) -> Sequence[bytes]:
+        """Token id -> its bytes."""
+
+    def is_grammar_token(self, t: int) -> bool:
+        """May token t appear in the trie (not special, not empty)?"""
+
+
 class TokenTrie:
-    def __init__(self, vocab: "Vocabulary", token_ids: Optional[Iterable[int]] = None) -> None:
+    def __init__(self, vocab: TokenSource, token_ids: Optional[Iterable[int]] = None) -> None:
         """The trie of the vocabulary's grammar tokens (or of `token_ids` among them)."""
         by_bytes: Dict[bytes, List[int]] = {}
         ids = range(len(vocab.tokens)) if token_ids is None else token_ids

@@ -20,9 +20,10 @@ import gzip
 import json
 import os
 import re
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import MaskrefError
+from .trie import TokenTrie
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 EMBEDDED = {"gpt2": "gpt2.json.gz"}
@@ -49,7 +50,7 @@ class Vocabulary:
                 raise VocabularyError("EOS token id %d is not in the vocabulary" % t)
         self.special_token_ids = frozenset(special_token_ids) | frozenset(self.eos_token_ids)
         self.name = name
-        self._trie = None
+        self._trie: Optional[TokenTrie] = None
 
     @property
     def eos_token_id(self) -> Optional[int]:
@@ -62,11 +63,9 @@ class Vocabulary:
         return "Vocabulary(%r, %d tokens, eos=%r)" % (self.name, len(self), self.eos_token_ids)
 
     @property
-    def trie(self):
+    def trie(self) -> TokenTrie:
         """The token trie, built on first use and shared by every Matcher."""
         if self._trie is None:
-            from .trie import TokenTrie
-
             self._trie = TokenTrie(self)
         return self._trie
 
@@ -234,7 +233,7 @@ def _mentions(data: dict, kind: str) -> bool:
     return '"type": "%s"' % kind in text
 
 
-def _byte_level_decoder():
+def _byte_level_decoder() -> Callable[[str], bytes]:
     """The inverse of GPT-2's bytes_to_unicode: printable bytes map to themselves, the
     others to code points 256 and up, in byte order."""
     printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))

@@ -16,9 +16,10 @@ live). At node n, with byte b, from its parent's state (s, top):
 
 Moving to a sibling or an uncle pops the parser rows pushed below: the parser top is a
 stack of (depth, top) entries, one per node on the current path where a lexeme ended, and
-an entry is dropped when the walk leaves that node's subtree (rows stay cached for reuse). The parser is involved at well under 1% of nodes;
-the common step is a few list and array indexings on ints, with local aliases and no
-method calls (docs/performance model in ARCHITECTURE.md).
+an entry is dropped when the walk leaves that node's subtree (rows stay cached for reuse).
+The parser is involved at well under 1% of nodes; the common step is a few list and array
+indexings on ints, with local aliases and no method calls (measured per node in
+docs/benchmarks.md; the seam to other backends is in docs/backends.md).
 
 This function is the hot loop of refimpl's "python" backend; other backends implement the
 same interface: (trie arrays, lexer table and flags, the `advance` hook, start state).
