@@ -43,7 +43,7 @@ s: "a"*
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import GrammarError
 from ..regex.exprs import BYTES, CONCAT, EPSILON_KIND
@@ -275,9 +275,7 @@ def remove_unproductive(ir: GrammarIR) -> GrammarIR:
     A nonterminal is *productive* if it derives some string of lexemes: some rule of it has
     only productive symbols. A lexeme is productive unless its language is empty. Rules
     using an unproductive symbol can never take part in a derivation, so dropping them
-    keeps the language. Computed by a worklist: each rule counts its not-yet-productive
-    nonterminal occurrences, and a nonterminal found productive decrements the counts of
-    the rules using it. If the start symbol is unproductive the grammar accepts nothing,
+    keeps the language (`productive_nonterminals` computes them). If the start symbol is unproductive the grammar accepts nothing,
     which is almost certainly a mistake: GrammarError.
 
     The context-free language is unchanged, but what the lexer sees is not quite: an
@@ -293,39 +291,49 @@ def remove_unproductive(ir: GrammarIR) -> GrammarIR:
     n = len(ir.names)
     dead_lexemes = {~sym for _, rhs in ir.rules for sym in rhs if sym < 0}
     dead_lexemes = {i for i in dead_lexemes if _lexeme_is_empty(ir, i)}
-    productive = [False] * n
-    missing = [0] * len(ir.rules)
-    uses: List[List[int]] = [[] for _ in range(n)]
-    queue: List[int] = []
-    for r, (lhs, rhs) in enumerate(ir.rules):
-        if any(sym < 0 and ~sym in dead_lexemes for sym in rhs):
-            missing[r] = -1  # never productive
-            continue
-        for sym in rhs:
-            if sym >= 0:
-                missing[r] += 1
-                uses[sym].append(r)
-        if missing[r] == 0 and not productive[lhs]:
-            productive[lhs] = True
-            queue.append(lhs)
-    while queue:
-        nt = queue.pop()
-        for r in uses[nt]:
-            missing[r] -= 1
-            lhs = ir.rules[r][0]
-            if missing[r] == 0 and not productive[lhs]:
-                productive[lhs] = True
-                queue.append(lhs)
+    productive = productive_nonterminals(ir.rules, [False] * n, dead_lexemes)
     if not productive[ir.start]:
         raise GrammarError(
             "the start symbol '%s' derives no string (every derivation of it is infinite "
             "or uses an empty terminal)" % ir.names[ir.start]
         )
     by_lhs: List[List[Rhs]] = [[] for _ in range(n)]
-    for r, (lhs, rhs) in enumerate(ir.rules):
-        if missing[r] == 0:
+    for lhs, rhs in ir.rules:
+        if all(productive[sym] if sym >= 0 else ~sym not in dead_lexemes for sym in rhs):
             by_lhs[lhs].append(rhs)
     return _rebuild(ir, by_lhs, ir.start)
+
+
+def productive_nonterminals(rules: Sequence[Tuple[int, Rhs]], productive: List[bool],
+                            dead_lexemes: AbstractSet[int] = frozenset()) -> List[bool]:
+    """Which nonterminals derive some string of lexemes: `productive` (updated in place
+    and returned) marks those known to beforehand; a rule using a lexeme of
+    `dead_lexemes` (an empty language) never counts. A worklist: each rule counts its
+    not-yet-productive nonterminal occurrences, and a nonterminal found productive
+    decrements the counts of the rules using it."""
+    missing = [0] * len(rules)
+    uses: Dict[int, List[int]] = {}
+    queue: List[int] = []
+    for r, (lhs, rhs) in enumerate(rules):
+        if any(sym < 0 and ~sym in dead_lexemes for sym in rhs):
+            missing[r] = -1  # never productive
+            continue
+        for sym in rhs:
+            if sym >= 0 and not productive[sym]:
+                missing[r] += 1
+                uses.setdefault(sym, []).append(r)
+        if missing[r] == 0 and not productive[lhs]:
+            productive[lhs] = True
+            queue.append(lhs)
+    while queue:
+        nt = queue.pop()
+        for r in uses.pop(nt, ()):
+            missing[r] -= 1
+            lhs = rules[r][0]
+            if missing[r] == 0 and not productive[lhs]:
+                productive[lhs] = True
+                queue.append(lhs)
+    return productive
 
 
 def remove_unreachable(ir: GrammarIR) -> GrammarIR:
@@ -579,21 +587,21 @@ def merge_equivalent_nonterminals(ir: GrammarIR) -> GrammarIR:
 
 def _literal_bytes(ir: GrammarIR, expr: int) -> Optional[bytes]:
     """The one word of a literal expression (a chain of single bytes), else None."""
-    nodes = ir.es.nodes
+    es = ir.es
     out = bytearray()
     e = expr
     while True:
-        node = nodes[e]
-        if node[0] == EPSILON_KIND:
+        node = es.node(e)
+        if node.kind == EPSILON_KIND:
             return bytes(out)
-        head = node[1] if node[0] == CONCAT else e
-        head_node = nodes[head]
-        if head_node[0] != BYTES or head_node[1] & (head_node[1] - 1):
+        head = node.children[0] if node.kind == CONCAT else e
+        head_node = es.node(head)
+        if head_node.kind != BYTES or head_node.mask & (head_node.mask - 1):
             return None
-        out.append(head_node[1].bit_length() - 1)
-        if node[0] != CONCAT:
+        out.append(head_node.mask.bit_length() - 1)
+        if node.kind != CONCAT:
             return bytes(out)
-        e = node[2]
+        e = node.children[1]
 
 
 def _prefix_free(words: Sequence[bytes]) -> bool:

@@ -1,0 +1,53 @@
+"""JSON schema (draft 2020-12) → grammar IR: `json_schema_to_ir`, behind
+`Grammar.from_json_schema(schema, **options)` and `%json {...}` in Lark grammars.
+
+The schema means the same language as in llguidance (same options, same defaults, same
+layout: properties in schema order, then additional properties; whitespace as an
+%ignore lexeme of the JSON's own lexeme class), with one rule on top: **nothing is
+silently ignored** — a keyword that cannot be enforced exactly raises `SchemaError`
+naming it and its JSON pointer, unless `lenient=True`, in which case it is skipped and
+listed in the result (`Grammar.ignored_keywords`). docs/jsonschema.md is the full story.
+
+How a schema compiles (no recursion on the depth of the schema anywhere: every walk
+keeps an explicit stack, and nonterminals are made lazily from a worklist; one module
+per part, named in brackets):
+
+* **Scalars are lexemes.** For a set of subschemas that must all hold (a *conjunction*:
+  `allOf`, `$ref`, sibling keywords), the null / boolean / number / string values they
+  allow are computed as ONE regular expression by regex algebra — `allOf` is `&`,
+  `anyOf` is `|`, `not` is complement, `pattern` ∩ length bounds, `enum` a union of
+  literals — and become one lexeme [scalars, keywords, formats]. Strings are regexes
+  over the *decoded* text, quoted at the end by a homomorphism that maps each byte to
+  its JSON encodings (`\\n`, `\\u000a`, ...), so every keyword stays exact [strings].
+* **Arrays and objects are rules.** A conjunction is flattened (`allOf`/`$ref` inline);
+  a disjunction (`anyOf`, exact `oneOf`, `if`/`then`/`else`, `enum` of arrays or
+  objects, `dependentRequired`/`dependentSchemas`) that matters for the container type
+  is distributed into alternatives, one nonterminal each; a leaf conjunction is laid out
+  as `[` items `]` or `{` properties `}`, each item or property value being the
+  conjunction of the subschemas that apply to it. Recursion through `$ref` is recursion
+  through nonterminals: that is why JSON goes through the context-free grammar
+  [containers, negation, arrays, objects].
+* **Numbers** are kept exact by an invariant: every number regex accepts only texts
+  whose value satisfies the schema, and always the canonical text of every such value
+  (`-?(0|[1-9][0-9]*)` for integers; shortest plain decimal otherwise), so intersections,
+  unions and complements (taken within canonical texts) never lose a value. Bounds
+  compile to digit-by-digit regexes; `multipleOf` to a divisibility automaton
+  [numbers, multiples].
+
+The other modules: options (x-guidance options), values (JSON values), index (subschemas
+and `$ref`), base (the compiler's shared state), profiles, compiler (entry points).
+
+>>> from refimpl import Grammar
+>>> g = Grammar.from_json_schema({"type": "object", "properties": {"n": {"type": "integer"}},
+...                               "required": ["n"], "additionalProperties": False})
+>>> print(g.to_text(), end="")
+json: "{" "\\"n\\"" ":" integer "}"
+"""
+from __future__ import annotations
+
+from ..jsontext import dumps
+from .compiler import JsonSchemaIR, json_schema_to_ir, json_whitespace
+from .options import DEFAULT_OPTIONS, IgnoredKeyword
+from .values import parse_json_text
+
+__all__ = ["DEFAULT_OPTIONS", "IgnoredKeyword", "JsonSchemaIR", "dumps", "json_schema_to_ir", "json_whitespace", "parse_json_text"]

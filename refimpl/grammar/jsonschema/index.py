@@ -1,0 +1,222 @@
+"""The schema index: every subschema as a node (an int) with its value, JSON pointer
+and base URI, and the resources (`$id`) and anchors `$ref` resolves against. Built
+without recursion, so 10,000-deep schemas are fine."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Set, Tuple
+from urllib.parse import unquote, urljoin as _urllib_join, urlsplit
+
+from ...errors import SchemaError
+from .values import escape_pointer, short
+
+#: keywords whose value is one schema / a map of schemas / a list of schemas
+SCHEMA_VALUE = ("additionalProperties", "items", "contains", "not", "if", "then", "else",
+                "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems",
+                "contentSchema")
+SCHEMA_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+SCHEMA_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
+
+#: annotations and identifiers: accepted, no effect on the language
+ANNOTATIONS = frozenset((
+    "$schema", "$id", "id", "$anchor", "$dynamicAnchor", "$defs", "definitions", "$comment",
+    "$vocabulary", "title", "description", "default", "examples", "deprecated", "readOnly",
+    "writeOnly", "contentMediaType", "contentEncoding", "contentSchema", "format_annotation",
+))
+
+#: every keyword draft 2020-12 (and the older drafts' leftovers) defines; anything else is
+#: an unknown keyword, which JSON schema says to ignore (it is an annotation)
+KNOWN = frozenset((
+    "$ref", "$dynamicRef", "$recursiveRef", "$recursiveAnchor", "allOf", "anyOf", "oneOf", "not",
+    "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems", "items",
+    "additionalItems", "contains", "properties", "patternProperties", "additionalProperties",
+    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "type", "enum", "const",
+    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum", "maxLength",
+    "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
+    "maxProperties", "minProperties", "required", "dependentRequired", "format",
+)) | ANNOTATIONS
+
+TYPES = ("null", "boolean", "number", "string", "array", "object")
+TRUE, FALSE = 0, 1  # node ids of the boolean schemas
+
+
+class Node:
+    """A subschema: its value, where it is (parent node and the pointer tokens from it:
+    pointers are made on demand, so a 10,000-deep schema does not store 10,000 long
+    strings), and its base URI."""
+
+    __slots__ = ("value", "parent", "token", "base")
+
+    def __init__(self, value: Any, parent: int, token: str, base: str) -> None:
+        self.value = value
+        self.parent = parent
+        self.token = token
+        self.base = base
+
+
+class Index:
+    """Every subschema as a node (an int): its value, JSON pointer and base URI; the
+    resources (`$id`) and anchors `$ref` resolves against. Built without recursion."""
+
+    def __init__(self, root: Any) -> None:
+        self.nodes: List[Node] = [Node(True, -1, "", ""), Node(False, -1, "", "")]
+        self.node_of: Dict[int, int] = {}
+        self.resources: Dict[str, int] = {}
+        self.anchors: Dict[str, int] = {}
+        self.keep: List[Any] = []  # synthesized schemas (their ids must stay unique)
+        self.root = self.add(root, -1, "", "")
+        self.resources.setdefault("", self.root)
+
+    def pointer(self, n: int) -> str:
+        """The JSON pointer of node n ("" for the root)."""
+        parts = []
+        while n >= 0 and self.nodes[n].token:
+            parts.append(self.nodes[n].token)
+            n = self.nodes[n].parent
+        return "".join("/" + t for t in reversed(parts))
+
+    def label(self, n: int, depth: int = 2) -> str:
+        """The last few tokens of node n's pointer (a short name)."""
+        parts = []
+        while n >= 0 and self.nodes[n].token and len(parts) < depth:
+            parts.append(self.nodes[n].token)
+            n = self.nodes[n].parent
+        more = "…" if n >= 0 and self.nodes[n].token else ""
+        return more + "".join("/" + t for t in reversed(parts))
+
+    def add(self, value: Any, parent: int, token: str, base: str) -> int:
+        """Index `value` (a schema) and the subschemas under it; its node."""
+        first = self._register(value, parent, token, base)
+        stack = [first]
+        while stack:
+            n = stack.pop()
+            node = self.nodes[n]
+            v = node.value
+            if not isinstance(v, dict):
+                continue
+            children: List[Tuple[Any, str]] = []
+            for key, child in v.items():
+                k = escape_pointer(key)
+                if key in SCHEMA_VALUE:
+                    if key == "items" and isinstance(child, list):
+                        children.extend((c, "%s/%d" % (k, i)) for i, c in enumerate(child))
+                    else:
+                        children.append((child, k))
+                elif key in SCHEMA_MAP:
+                    if not isinstance(child, dict):
+                        raise SchemaError("%s must be an object" % key, self.pointer(n) + "/" + k)
+                    children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items())
+                elif key in SCHEMA_LIST:
+                    if not isinstance(child, list):
+                        raise SchemaError("%s must be an array" % key, self.pointer(n) + "/" + k)
+                    children.extend((c, "%s/%d" % (k, i)) for i, c in enumerate(child))
+                elif key == "dependencies" and isinstance(child, dict):
+                    children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items()
+                                    if isinstance(c, (dict, bool)))
+            for child, t in reversed(children):
+                if not isinstance(child, (dict, bool)):
+                    raise SchemaError("schema must be an object or boolean, got %s" % short(child),
+                                      self.pointer(n) + "/" + t)
+                if isinstance(child, dict) and id(child) not in self.node_of:
+                    stack.append(self._register(child, n, t, node.base))
+        return first
+
+    def _register(self, value: Any, parent: int, token: str, base: str) -> int:
+        if value is True:
+            return TRUE
+        if value is False:
+            return FALSE
+        if not isinstance(value, dict):
+            where = (self.pointer(parent) if parent >= 0 else "") + ("/" + token if token else "")
+            raise SchemaError("schema must be an object or boolean, got %s" % short(value), where)
+        n = self.node_of.get(id(value))
+        if n is not None:
+            return n
+        sid = value.get("$id")
+        if isinstance(sid, str):
+            base = urljoin(base, sid)
+            self.resources.setdefault(base, len(self.nodes))
+        for key in ("$anchor", "$dynamicAnchor"):
+            anchor = value.get(key)
+            if isinstance(anchor, str):
+                self.anchors.setdefault(base + "#" + anchor, len(self.nodes))
+        n = len(self.nodes)
+        self.nodes.append(Node(value, parent, token, base))
+        self.node_of[id(value)] = n
+        return n
+
+    def dynamic_anchors(self, name: str) -> Set[str]:
+        """The resources that define `$dynamicAnchor: name`."""
+        return {key.partition("#")[0] for key, n in self.anchors.items()
+                if key.partition("#")[2] == name and isinstance(self.nodes[n].value, dict)
+                and self.nodes[n].value.get("$dynamicAnchor") == name}
+
+    def synth(self, value: Any, n: int, what: str) -> int:
+        """A node for a schema made by the compiler for node n (kept alive, so ids stay
+        unique; its pointer is n's, followed by `what`)."""
+        if isinstance(value, bool):
+            return TRUE if value else FALSE
+        self.keep.append(value)
+        return self.add(value, n, what, self.nodes[n].base)
+
+    def resolve(self, ref: str, n: int, keyword: str = "$ref") -> int:
+        """The node `ref` (in node n) points to; SchemaError for unknown references."""
+        node = self.nodes[n]
+        target = urljoin(node.base, ref)
+        doc, _, frag = target.partition("#")
+        frag = unquote(frag)
+        root = self.resources.get(doc)
+        if root is None:
+            raise SchemaError("unknown $ref '%s' (only references into this schema are "
+                              "supported; remote schemas are not fetched)" % ref, self.pointer(n) + "/" + keyword)
+        if not frag:
+            return root
+        if not frag.startswith("/"):
+            m = self.anchors.get(doc + "#" + frag)
+            if m is None:
+                raise SchemaError("unknown $ref '%s' (no anchor '%s')" % (ref, frag), self.pointer(n) + "/" + keyword)
+            return m
+        value = self.nodes[root].value
+        base = self.nodes[root].base
+        path = []
+        for token in frag.split("/")[1:]:
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(value, dict) and token in value:
+                value = value[token]
+            elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+                value = value[int(token)]
+            else:
+                raise SchemaError("unknown $ref '%s' (nothing at that JSON pointer)" % ref,
+                                  self.pointer(n) + "/" + keyword)
+            path.append(escape_pointer(token))
+            if isinstance(value, dict) and isinstance(value.get("$id"), str):
+                base = urljoin(base, value["$id"])
+        if not isinstance(value, (dict, bool)):
+            raise SchemaError("$ref '%s' does not point to a schema" % ref, self.pointer(n) + "/" + keyword)
+        if isinstance(value, dict) and id(value) in self.node_of:
+            return self.node_of[id(value)]
+        return self.add(value, root, "/".join(path), base)
+
+
+def urljoin(base: str, ref: str) -> str:
+    """RFC 3986 reference resolution, also for non-hierarchical schemes (urn:, tag:)."""
+    if not base:
+        return ref
+    if ref.startswith("#"):
+        return base.partition("#")[0] + ref
+    if urlsplit(ref).scheme:
+        return ref
+    scheme = urlsplit(base).scheme
+    if scheme and scheme not in ("http", "https", "file", "ftp"):
+        # urljoin does not resolve against unknown schemes: do it as for a path
+        joined = _urllib_join("http://x/" + base.partition(":")[2], ref)
+        return scheme + ":" + joined[len("http://x/"):]
+    return _urllib_join(base, ref)
+
+
+def trivial(value: Any) -> bool:
+    """Is this schema `true` or a dict with no constraining keyword of its own?"""
+    if value is True:
+        return True
+    if not isinstance(value, dict):
+        return False
+    return all(k in ANNOTATIONS or k not in KNOWN for k in value)

@@ -1,0 +1,175 @@
+"""Synthesized subschemas: the schema of one constant array or object (for enum/const),
+and the negation of a schema within one container type, by De Morgan over its keywords
+(for `not`, `if`/`else` and exact `oneOf`)."""
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from ...errors import SchemaError
+from .base import NEGATION, Unsupported
+from .index import trivial
+from .scalars import ScalarAlgebra
+from .values import json_type
+
+
+class Negations(ScalarAlgebra):
+    """Constants and negations of subschemas, as new nodes of the index."""
+
+    def const_node(self, value: Any, n: int) -> int:
+        """A schema whose only instance is the array or object `value` (built without
+        recursion): exact length / exact properties, each item or member a const."""
+        got = self._consts.get(id(value))
+        if got is not None:
+            return got
+        built: Dict[int, Any] = {}
+        stack = [(value, False)]
+        while stack:
+            x, ready = stack.pop()
+            if id(x) in built:
+                continue
+            kids = list(x.values()) if isinstance(x, dict) else x
+            if not ready:
+                stack.append((x, True))
+                stack.extend((k, False) for k in kids if isinstance(k, (list, dict)) and id(k) not in built)
+                continue
+
+            def sub(k: Any) -> Any:
+                return built[id(k)] if isinstance(k, (list, dict)) else {"const": k}
+
+            if isinstance(x, list):
+                built[id(x)] = {"type": "array", "prefixItems": [sub(k) for k in x], "items": False,
+                                "minItems": len(x)}
+            else:
+                built[id(x)] = {"type": "object", "properties": {k: sub(c) for k, c in x.items()},
+                                "required": list(x), "additionalProperties": False}
+        m = self.synth(built[id(value)], n, "const")
+        self._consts[id(value)] = m
+        return m
+
+    def neg_node(self, n: int, T: str) -> int:
+        """A schema for the T-values (arrays or objects) that do NOT satisfy node n, by De
+        Morgan over n's keywords; Unsupported for a keyword whose negation is not
+        expressible (additionalProperties, patternProperties, propertyNames,
+        uniqueItems, unevaluated*, items after prefixItems)."""
+        got = self._negations.get((n, T))
+        if got is not None:
+            return got
+        v = self.value(n)
+        parts: List[Any] = []
+        node_value = self.value
+        if isinstance(v, dict):
+            for key, x in v.items():
+                p = self.ptr(n, key)
+                if key == "allOf":
+                    parts.extend({"not": node_value(c)} for c in self.list_of(n, key))
+                elif key == "anyOf":
+                    parts.append({"allOf": [{"not": node_value(c)} for c in self.list_of(n, key)]})
+                elif key == "oneOf":
+                    kids = [node_value(c) for c in self.list_of(n, key)]
+                    parts.append({"allOf": [{"not": k} for k in kids]})
+                    parts.extend({"allOf": [a, b]} for i, a in enumerate(kids) for b in kids[i + 1:])
+                elif key == "not":
+                    parts.append(x)
+                elif key in ("$ref", "$dynamicRef"):
+                    parts.append({"not": node_value(self.ref_target(n, key))})
+                elif key == "if":
+                    i, t, e = x, v.get("then", True), v.get("else", True)
+                    parts.append({"allOf": [i, {"not": t}]})
+                    parts.append({"allOf": [{"not": i}, {"not": e}]})
+                elif key in ("enum", "const"):
+                    values = [x] if key == "const" else x
+                    mine = [y for y in values if json_type(y) == T]
+                    if not mine:
+                        return self._neg_done(n, T, True)
+                    parts.append({"allOf": [{"not": node_value(self.const_node(y, n))} for y in mine]})
+                elif key == "$recursiveRef":
+                    raise Unsupported(key, p, "draft 2019-09 recursive references are not supported")
+                elif T == "array":
+                    self._neg_array(n, v, key, x, parts)
+                elif T == "object":
+                    self._neg_object(n, v, key, x, parts)
+        if v is False:
+            return self._neg_done(n, T, True)
+        types = self.types(n) if isinstance(v, dict) else None
+        if types is not None and T not in types:
+            return self._neg_done(n, T, True)
+        if not parts:
+            return self._neg_done(n, T, False)
+        m = self.synth({"type": T, "anyOf": parts}, n, "not")
+        self._negations[(n, T)] = m
+        return m
+
+    def _neg_done(self, n: int, T: str, everything: bool) -> int:
+        m = self.synth({"type": T} if everything else False, n, "not")
+        self._negations[(n, T)] = m
+        return m
+
+    def _neg_array(self, n: int, v: Dict[str, Any], key: str, x: Any, parts: List[Any]) -> None:
+        p = self.ptr(n, key)
+        if key == "minItems":
+            k = self._count(n, v, key)
+            if k:
+                parts.append({"maxItems": k - 1})
+        elif key == "maxItems":
+            parts.append({"minItems": self._count(n, v, key) + 1})  # type: ignore[operator]
+        elif key == "prefixItems" or (key == "items" and isinstance(x, list)):
+            for i, s in enumerate(x):
+                if not trivial(s):
+                    parts.append({"minItems": i + 1, "prefixItems": [True] * i + [{"not": s}]})
+        elif key == "items":
+            prefix = v.get("prefixItems", [])
+            if trivial(x):
+                return
+            if prefix:
+                raise Unsupported(key, p, "its negation (needed by not, if/else or oneOf) after prefixItems is not expressible")
+            parts.append({"contains": {"not": x}})
+        elif key == "additionalItems":
+            if isinstance(v.get("items"), list) and not trivial(x):
+                raise Unsupported(key, p, NEGATION)
+        elif key == "contains":
+            lo = self._count(n, v, "minContains")
+            hi = self._count(n, v, "maxContains")
+            lo = 1 if lo is None else lo
+            if lo > 0:
+                parts.append({"contains": x, "minContains": 0, "maxContains": lo - 1})
+            if hi is not None:
+                parts.append({"contains": x, "minContains": hi + 1})
+        elif key == "uniqueItems":
+            if x is True:
+                raise Unsupported(key, p, NEGATION)
+        elif key == "unevaluatedItems":
+            if not trivial(x):
+                raise Unsupported(key, p, NEGATION)
+
+    def _neg_object(self, n: int, v: Dict[str, Any], key: str, x: Any, parts: List[Any]) -> None:
+        p = self.ptr(n, key)
+        if key == "minProperties":
+            k = self._count(n, v, key)
+            if k:
+                parts.append({"maxProperties": k - 1})
+        elif key == "maxProperties":
+            parts.append({"minProperties": self._count(n, v, key) + 1})  # type: ignore[operator]
+        elif key == "required":
+            if not isinstance(x, list):
+                raise SchemaError("required must be an array of strings", p)
+            parts.extend({"properties": {name: False}} for name in x)
+        elif key == "properties":
+            if not isinstance(x, dict):
+                raise SchemaError("properties must be an object", p)
+            for name, s in x.items():
+                if not trivial(s):
+                    parts.append({"required": [name], "properties": {name: {"not": s}}})
+        elif key in ("dependentRequired", "dependentSchemas", "dependencies"):
+            if not isinstance(x, dict):
+                raise SchemaError("%s must be an object" % key, p)
+            for name, dep in x.items():
+                if isinstance(dep, list):
+                    parts.append({"required": [name], "anyOf": [{"properties": {b: False}} for b in dep]})
+                else:
+                    parts.append({"required": [name], "not": dep})
+        elif key in ("additionalProperties", "patternProperties", "propertyNames", "unevaluatedProperties"):
+            if key == "patternProperties" and isinstance(x, dict) and all(trivial(s) for s in x.values()):
+                return
+            if key != "patternProperties" and trivial(x):
+                return
+            raise Unsupported(key, p, NEGATION)

@@ -1,0 +1,105 @@
+"""The options of the JSON schema compiler (llguidance's `x-guidance`): their defaults,
+how the layers merge (`defaults`, keyword arguments, the schema's "x-guidance",
+`overrides`), the whitespace they give JSON, and `IgnoredKeyword`, the record of a
+keyword skipped under `lenient`."""
+from __future__ import annotations
+
+from typing import Any, Dict, NamedTuple, Optional, Tuple
+
+from ...errors import RegexError, SchemaError
+from ...regex import ExprSet, compile_pattern, is_contained
+from .values import escape_pointer, parse_json_text
+
+#: llguidance's `x-guidance` options and their defaults (docs/json_schema.md there).
+DEFAULT_OPTIONS: Dict[str, Any] = {
+    "item_separator": ",",
+    "key_separator": ":",
+    "whitespace_flexible": True,
+    "whitespace_pattern": None,
+    "coerce_one_of": False,
+    "lenient": False,
+    "json_allowed_escapes": "nrbtf\\\"u",
+    "json_allow_general_unicode_escapes": False,
+}
+
+FLEXIBLE_WHITESPACE = r"[\x20\x0A\x0D\x09]+"
+
+
+class IgnoredKeyword(NamedTuple):
+    """A keyword skipped under `lenient=True`: what, where, and why it is not exact."""
+
+    keyword: str
+    pointer: str
+    reason: str
+
+    def __str__(self) -> str:
+        return "%s at %s: %s" % (self.keyword, self.pointer or "/", self.reason)
+
+
+def merge_options(base: Dict[str, Any], extra: Any, where: str) -> None:
+    """Check and merge one layer of options (`defaults`, `x-guidance`, `overrides`)."""
+    if extra is None:
+        return
+    if not isinstance(extra, dict):
+        raise SchemaError("%s must be an object" % (where or "options"), where)
+    for key, value in extra.items():
+        if key not in DEFAULT_OPTIONS:
+            raise SchemaError(
+                "unknown option '%s' (known: %s)" % (key, ", ".join(sorted(DEFAULT_OPTIONS))),
+                where + "/" + escape_pointer(key) if where else "",
+            )
+        if key in ("item_separator", "key_separator", "json_allowed_escapes"):
+            ok = isinstance(value, str) or (value is None and key == "json_allowed_escapes")
+        elif key == "whitespace_pattern":
+            ok = value is None or isinstance(value, str)
+        else:
+            ok = isinstance(value, bool)
+        if not ok:
+            raise SchemaError("option '%s' has a value of the wrong type: %r" % (key, value),
+                              where + "/" + key if where else "")
+        if key == "json_allowed_escapes":
+            if value is None:
+                value = DEFAULT_OPTIONS[key]
+            bad = [c for c in value if c not in "nrbtf\\\"u"]
+            if bad:
+                raise SchemaError("invalid escape character in allowed_escapes: %s" % bad[0],
+                                  where + "/" + key if where else "")
+        base[key] = value
+
+
+def whitespace(es: ExprSet, options: Dict[str, Any]) -> Optional[int]:
+    """The %ignore expression for JSON whitespace, or None (compact JSON).
+
+    llguidance matches `whitespace_pattern` at most once between two lexemes; maskref's
+    %ignore may repeat, which is the same language when the pattern is closed under
+    concatenation (as `[ \\t\\n\\r]+` is). Other patterns raise SchemaError.
+    """
+    pattern = options["whitespace_pattern"]
+    if pattern is None:
+        return compile_pattern(es, FLEXIBLE_WHITESPACE) if options["whitespace_flexible"] else None
+    try:
+        w = compile_pattern(es, pattern)
+    except RegexError as e:
+        raise SchemaError("invalid whitespace_pattern %r: %s" % (pattern, e.message), "/x-guidance/whitespace_pattern") from None
+    if is_contained(es, es.concat(w, w), w) is not True:
+        raise SchemaError("whitespace_pattern %r is matched at most once between tokens by llguidance, which only "
+                          "maskref's %%ignore matches when the pattern is closed under repetition (w w ⊆ w), as "
+                          "[ \\t\\n\\r]+ is" % pattern, "/x-guidance/whitespace_pattern")
+    return w
+
+
+def prepare(schema: Any, defaults: Optional[Dict[str, Any]], overrides: Optional[Dict[str, Any]],
+             options: Dict[str, Any]) -> Tuple[Any, Dict[str, Any]]:
+    if isinstance(schema, bytes):
+        schema = schema.decode("utf-8")
+    if isinstance(schema, str):
+        schema = parse_json_text(schema)
+    opts = dict(DEFAULT_OPTIONS)
+    merge_options(opts, defaults, "")
+    merge_options(opts, options, "")
+    if isinstance(schema, dict) and "x-guidance" in schema:
+        merge_options(opts, schema["x-guidance"], "/x-guidance")
+    merge_options(opts, overrides, "")
+    if opts["lenient"]:
+        opts["coerce_one_of"] = True  # as in llguidance
+    return schema, opts

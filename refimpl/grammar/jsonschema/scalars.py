@@ -1,0 +1,162 @@
+"""The scalar algebra: the null / boolean / number / string values a schema allows,
+exactly. For a conjunction they are computed as ONE regular expression per type by
+regex algebra (`allOf` is `&`, `anyOf` is `|`, `not` is complement within canonical
+texts, `enum` a union of literals), and become one lexeme."""
+from __future__ import annotations
+
+from typing import Any, List, Set
+
+from ...errors import SchemaError
+from .base import Scalars, literal_union
+from .keywords import ScalarKeywords
+from .values import is_number, number_text
+
+
+class ScalarAlgebra(ScalarKeywords):
+    """Scalars of subschemas, combined through their applicators."""
+
+    def s_and(self, a: Scalars, b: Scalars) -> Scalars:
+        return Scalars(a.null and b.null, a.booleans & b.booleans,
+                        self._x_and(a.number, b.number, self.numbers.number),
+                        self._x_and(a.string, b.string, self.strings.any_string))
+
+    def s_or(self, a: Scalars, b: Scalars) -> Scalars:
+        es = self.es
+        return Scalars(a.null or b.null, a.booleans | b.booleans,
+                        self.numbers.number if self.numbers.number in (a.number, b.number) else es.union(a.number, b.number),
+                        self.strings.any_string if self.strings.any_string in (a.string, b.string) else es.union(a.string, b.string))
+
+    def s_not(self, a: Scalars) -> Scalars:
+        es = self.es
+        if a.number == es.NOTHING:
+            number = self.numbers.number
+        elif a.number == self.numbers.number:
+            number = es.NOTHING
+        else:  # within canonical texts, so that no value of `a` comes back in another form
+            number = self._x_and(self.numbers.canonical, es.complement(a.number), None)
+        if a.string == es.NOTHING:
+            string = self.strings.any_string
+        elif a.string == self.strings.any_string:
+            string = es.NOTHING
+        else:
+            string = self._x_and(self.strings.any_string, es.complement(a.string), None)
+        return Scalars(not a.null, frozenset((True, False)) - a.booleans, number, string)
+
+    def scalars(self, n: int) -> Scalars:
+        got = self._scalars.get(n)
+        if got is not None:
+            return got
+
+        def on_cycle(m: int) -> Scalars:
+            raise SchemaError("circular in-place references (a subschema that applies to the same "
+                              "value as itself through $ref/allOf/anyOf...) have no meaning", self.ptr(m))
+
+        def combine(m: int, get: Any) -> Scalars:
+            v = self.value(m)
+            if v is True:
+                return self.universe
+            if v is False:
+                return self.nothing
+            s = self._own_scalars(m)
+            for kw, kids in self.inplace(m):
+                vals = [get(c) for c in kids]
+                if kw in ("allOf", "$ref"):
+                    for x in vals:
+                        s = self.s_and(s, x)
+                elif kw == "anyOf":
+                    acc = vals[0]
+                    for x in vals[1:]:
+                        acc = self.s_or(acc, x)
+                    s = self.s_and(s, acc)
+                elif kw == "oneOf":
+                    s = self.s_and(s, self._exactly_one(vals))
+                elif kw == "not":
+                    s = self.s_and(s, self.s_not(vals[0]))
+                else:
+                    i, t, e = vals
+                    s = self.s_and(s, self.s_or(self.s_and(i, t), self.s_and(self.s_not(i), e)))
+            return s
+
+        return self._fold(n, self._scalars, lambda m: m, combine, on_cycle)
+
+    def _exactly_one(self, vals: List[Scalars]) -> Scalars:
+        out = self.nothing
+        for i, x in enumerate(vals):
+            others = self.nothing
+            for j, y in enumerate(vals):
+                if j != i:
+                    others = self.s_or(others, y)
+            out = self.s_or(out, self.s_and(x, self.s_not(others)))
+        return out
+
+    def _own_scalars(self, n: int) -> Scalars:
+        """The scalars node n allows by its own keywords (not its applicators)."""
+        v = self.value(n)
+        es = self.es
+        types = self.types(n)
+        integer_only = types is not None and "integer" in types and "number" not in types
+        null = types is None or "null" in types
+        booleans = frozenset((True, False)) if types is None or "boolean" in types else frozenset()
+        if types is None or "number" in types:
+            number = self.numbers.number
+        elif "integer" in types:
+            number = self.numbers.integer
+        else:
+            number = es.NOTHING
+        string = self.strings.any_string if types is None or "string" in types else es.NOTHING
+        if number != es.NOTHING:
+            number = self._x_and(number, self._own_number(n, v, integer_only), self.numbers.number)
+        if string != es.NOTHING:
+            string = self._x_and(string, self._own_string(n, v), self.strings.any_string)
+        s = Scalars(null, booleans, number, string)
+        if "const" in v:
+            s = self.s_and(s, self._literal_scalars(n, [v["const"]]))
+        if "enum" in v:
+            values = v["enum"]
+            if not isinstance(values, list):
+                raise SchemaError("enum must be an array", self.ptr(n, "enum"))
+            s = self.s_and(s, self._literal_scalars(n, values))
+        return s
+
+    def _literal_scalars(self, n: int, values: List[Any]) -> Scalars:
+        """The scalars among enum/const values (arrays and objects are rules)."""
+        es = self.es
+        null = False
+        booleans: Set[bool] = set()
+        numbers: Set[str] = set()
+        strings: Set[bytes] = set()
+        for x in values:
+            if x is None:
+                null = True
+            elif isinstance(x, bool):
+                booleans.add(x)
+            elif is_number(x):
+                numbers.add(number_text(x))
+            elif isinstance(x, str):
+                strings.add(x.encode("utf-8"))
+        return Scalars(null, frozenset(booleans), literal_union(es, [t.encode() for t in numbers]),
+                        literal_union(es, list(strings)))
+
+    def _scalar_name(self, s: Scalars) -> str:
+        es = self.es
+        parts = []
+        if s.null:
+            parts.append("null")
+        if s.booleans:
+            parts.append("boolean" if len(s.booleans) == 2 else "true" if True in s.booleans else "false")
+        if s.number != es.NOTHING:
+            parts.append("number" if s.number == self.numbers.number else "integer" if s.number == self.numbers.integer else "number'")
+        if s.string != es.NOTHING:
+            parts.append("string" if s.string == self.strings.any_string else "string'")
+        return "|".join(parts)
+
+    def string_lexeme_expr(self, decoded: int) -> int:
+        """The JSON texts of the decoded strings `decoded`: quoted, or with general
+        \\uXXXX escapes when the option asks for them and only length is constrained."""
+        es = self.es
+        if self.opts["json_allow_general_unicode_escapes"]:
+            bounds = self.strings.length_only(decoded)
+            if bounds is not None:
+                q = es.literal(b'"')
+                return es.concat(q, es.repeat(self.strings.general_unit(), bounds[0], bounds[1]), q)
+        return self.strings.quote(decoded)
