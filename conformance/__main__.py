@@ -10,14 +10,15 @@ import os
 import sys
 from typing import List, Optional
 
-from .registry import UnknownBackend, backend_names, get_backend
+from .core import Backend
 from .generate import SUITE_DIR
+from .registry import UnknownBackend, backend_names, get_backend
 from .vectors import FormatError
 
 OUT_DEFAULT = "conformance-repros"
 
 
-def _backend(name: str):
+def _backend(name: str) -> Backend:
     try:
         b = get_backend(name)
     except UnknownBackend as e:
@@ -32,14 +33,14 @@ class SetupError(Exception):
     pass
 
 
-def cmd_generate(args) -> int:
+def cmd_generate(args: argparse.Namespace) -> int:
     from .generate import main_generate
 
     kinds = args.only.split(",") if args.only else None
     return main_generate(args.out, kinds)
 
 
-def cmd_run(args) -> int:
+def cmd_run(args: argparse.Namespace) -> int:
     from .runner import run_suite
 
     status = 0
@@ -56,7 +57,7 @@ def cmd_run(args) -> int:
     return status
 
 
-def cmd_fuzz(args) -> int:
+def cmd_fuzz(args: argparse.Namespace) -> int:
     try:
         import hypothesis  # noqa: F401
     except ImportError:
@@ -83,7 +84,7 @@ def cmd_fuzz(args) -> int:
     return 1 if report.failures else 0
 
 
-def cmd_backends(args) -> int:
+def cmd_backends(args: argparse.Namespace) -> int:
     for name, text in backend_names().items():
         reason = None
         if not name.startswith("cmd:"):
@@ -95,7 +96,7 @@ def cmd_backends(args) -> int:
     return 0
 
 
-def cmd_show(args) -> int:
+def cmd_show(args: argparse.Namespace) -> int:
     from .vectors import read_vectors, token_text
 
     for file, lineno, v in read_vectors(args.suite):

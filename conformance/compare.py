@@ -10,7 +10,7 @@ live) both go through `compare_step`, so a step is judged the same way by both.
 """
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from refimpl import Vocabulary
 
@@ -38,7 +38,7 @@ class Path:
         self.tokens: List[int] = []
 
     def divergence(self, only_backend: Optional[List[int]] = None, only_refimpl: Optional[List[int]] = None,
-                   **details) -> Divergence:
+                   **details: Any) -> Divergence:
         """A divergence at the current step (step i comes after i tokens)."""
         return Divergence(self.spec, self.vocab, self.tokens, len(self.tokens), only_backend or [],
                           only_refimpl or [], **details)

@@ -22,9 +22,12 @@ import hashlib
 import json
 import os
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from refimpl import Matcher, MaskrefError, Vocabulary
+
+if TYPE_CHECKING:  # hypothesis is needed only to fuzz
+    from hypothesis.strategies import DataObject
 
 from .compare import Path, compare_step
 from .core import Backend, Divergence, Session
@@ -74,7 +77,7 @@ def kinds_for(backend: Backend, kinds: Optional[Sequence[str]] = None) -> List[s
     return [k for k in (kinds or GRAMMAR_KINDS) if k in backend.kinds]
 
 
-def _draw_token(expected: bytes, vocab: Vocabulary, data) -> Callable[[bytes], Optional[int]]:
+def _draw_token(expected: bytes, vocab: Vocabulary, data: DataObject) -> Callable[[bytes], Optional[int]]:
     """A chooser for compare_step: a token both masks allow, drawn by hypothesis (None if
     there is none)."""
     from hypothesis import strategies as st
@@ -109,7 +112,7 @@ class Worker:
         # shrinker must see them fail)
         self.shrinking = False
 
-    def example(self, spec: GrammarSpec, vocab: Vocabulary, data) -> None:
+    def example(self, spec: GrammarSpec, vocab: Vocabulary, data: DataObject) -> None:
         """One hypothesis example: refimpl's Matcher and a backend session along a path of
         tokens drawn (by `data`) from the tokens both allow."""
         if time.monotonic() > self.deadline and not self.shrinking:
@@ -136,7 +139,7 @@ class Worker:
             except Exception:  # noqa: BLE001
                 pass
 
-    def walk(self, ref: Matcher, session: Session, path: Path, data) -> None:
+    def walk(self, ref: Matcher, session: Session, path: Path, data: DataObject) -> None:
         """Compare up to max_steps masks along the path; stats updated, a disagreement raised."""
         for _ in range(self.max_steps):
             expected = ref.mask().to_bytes()
@@ -217,7 +220,7 @@ def run_worker(backend_name: str, seconds: float, seed: int, worker: int, kinds:
     return w.run(kinds, vocab_mode, first_only, examples_per_batch, progress)
 
 
-def _worker_entry(args) -> Dict[str, Any]:
+def _worker_entry(args: Tuple[Any, ...]) -> Dict[str, Any]:
     return run_worker(*args)
 
 

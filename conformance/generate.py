@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from refimpl import Matcher, Vocabulary
 
@@ -198,7 +198,7 @@ def generate(kinds: Sequence[str] = ("regex", "lark", "json_schema", "findings")
     return out
 
 
-def main_generate(out_dir: str = SUITE_DIR, kinds: Optional[Sequence[str]] = None, stream=None) -> int:
+def main_generate(out_dir: str = SUITE_DIR, kinds: Optional[Sequence[str]] = None, stream: Optional[TextIO] = None) -> int:
     import sys
 
     stream = stream or sys.stdout

@@ -16,14 +16,14 @@ import os
 import shlex
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
-from refimpl import Grammar, MaskrefError
+from refimpl import Grammar, MaskrefError, Vocabulary
 
 from .compare import Path, allows, compare_step
 from .core import Backend, Divergence, Session
 from .registry import get_backend
-from .vectors import GrammarSpec, NotSupported, Vector, token_text
+from .vectors import GrammarSpec, NotSupported, Vector, read_vectors, suite_files, token_text
 
 STATUSES = ("agree", "known", "disagree", "unsupported")
 
@@ -132,7 +132,7 @@ def _follow(backend: Backend, session: Session, vector: Vector, path: Path, res:
 # ------------------------------------------------------------------------------- repros
 
 
-def show_tokens(vocab, ids: Sequence[int], limit: int = 24) -> str:
+def show_tokens(vocab: Vocabulary, ids: Sequence[int], limit: int = 24) -> str:
     shown = ", ".join("%d %s" % (t, json.dumps(token_text(vocab, t), ensure_ascii=False)) for t in ids[:limit])
     more = " ... and %d more" % (len(ids) - limit) if len(ids) > limit else ""
     return "(%d) %s%s" % (len(ids), shown or "-", more)
@@ -247,7 +247,7 @@ class Report:
 class Progress:
     """A progress line on stderr for runs longer than a couple of seconds."""
 
-    def __init__(self, label: str, total: Optional[int] = None, stream=None) -> None:
+    def __init__(self, label: str, total: Optional[int] = None, stream: Optional[TextIO] = None) -> None:
         self.label, self.total = label, total
         self.stream = stream or sys.stderr
         self.t0 = time.monotonic()
@@ -292,9 +292,7 @@ def _worker_check(line: str) -> Result:
 
 
 def raw_lines(suite: str) -> List[str]:
-    from .vectors import suite_files
-
-    out = []
+    out: List[str] = []
     for name in suite_files(suite):
         with open(name, encoding="utf-8") as f:
             out.extend(line for line in f if line.strip() and not line.lstrip().startswith("#"))
@@ -302,48 +300,46 @@ def raw_lines(suite: str) -> List[str]:
 
 
 def run_suite(backend: Backend, suite: str, out_dir: str, jobs: int = 1, quiet: bool = False,
-              stream=None, first: bool = False) -> Report:
+              stream: Optional[TextIO] = None, first: bool = False) -> Report:
     """Check every vector of `suite`; returns the report (repros already written).
-    first=True stops at the first disagreement (jobs=1 only)."""
-    from .vectors import read_vectors
-
+    first=True stops at the first disagreement (meant for jobs=1: the order is the suite's)."""
     report = Report(backend)
     progress = Progress("run %s" % backend.name, stream=stream)
     done = 0
-
-    def note(r: Result, vector: Optional[Vector]) -> None:
-        nonlocal done
+    results = _check_here(backend, suite) if jobs <= 1 else _check_in_processes(backend, suite, jobs)
+    for r, vector in results:
         done += 1
         if r.status == "disagree":
-            if vector is None:
-                vector = by_id[r.id]
+            assert vector is not None and r.divergence is not None
             r.repro = write_repro(out_dir, backend, vector, r.divergence)
         report.add(r)
         if not quiet:
             progress.update("%d vectors, %d steps, %d disagreeing" % (done, report.total()["steps"], len(report.disagreements)))
-
-    if jobs <= 1:
-        grammars = GrammarCache()
-        for _, _, vector in read_vectors(suite):
-            note(check_vector(backend, vector, grammars), vector)
-            if first and report.disagreements:
-                break
-    else:
-        import multiprocessing
-
-        lines = raw_lines(suite)
-        for line in lines:  # fail early (exit 2) on a malformed suite
-            Vector.from_json(json.loads(line))
-        by_id = {}
-        ids = [json.loads(line)["id"] for line in lines]
-        # a multiprocessing Pool, not concurrent.futures: PyPy 3.9's ProcessPoolExecutor
-        # is broken (it calls a method it renamed)
-        ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(jobs, initializer=_worker_init, initargs=(backend.name,)) as pool:
-            for line, vid, r in zip(lines, ids, pool.imap(_worker_check, lines, chunksize=4)):
-                if r.status == "disagree":
-                    by_id[vid] = Vector.from_json(json.loads(line))
-                note(r, None)
+        if first and report.disagreements:
+            break
     if not quiet:
         progress.done()
     return report
+
+
+def _check_here(backend: Backend, suite: str) -> Iterator[Tuple[Result, Optional[Vector]]]:
+    """(result, vector) for every vector of the suite, in this process."""
+    grammars = GrammarCache()
+    for _, _, vector in read_vectors(suite):
+        yield check_vector(backend, vector, grammars), vector
+
+
+def _check_in_processes(backend: Backend, suite: str, jobs: int) -> Iterator[Tuple[Result, Optional[Vector]]]:
+    """(result, vector) for every vector of the suite, checked by `jobs` worker processes
+    (the vector is given only where it disagrees: repros need it)."""
+    import multiprocessing
+
+    lines = raw_lines(suite)
+    for line in lines:  # fail early (exit 2) on a malformed suite
+        Vector.from_json(json.loads(line))
+    # a multiprocessing Pool, not concurrent.futures: PyPy 3.9's ProcessPoolExecutor
+    # is broken (it calls a method it renamed)
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(jobs, initializer=_worker_init, initargs=(backend.name,)) as pool:
+        for line, r in zip(lines, pool.imap(_worker_check, lines, chunksize=4)):
+            yield r, (Vector.from_json(json.loads(line)) if r.status == "disagree" else None)

@@ -11,6 +11,7 @@ import json
 from typing import Any, Dict, List, Sequence
 
 from hypothesis import strategies as st
+from hypothesis.strategies import SearchStrategy
 
 from refimpl import Vocabulary
 
@@ -25,7 +26,7 @@ CLASSES = ["[a-c]", "[^a-c]", "[0-9]", "[^0-9]", '[^"]', ".", "\\d", "\\w", "\\s
 regex_atoms = st.one_of(st.sampled_from(LITERALS), st.sampled_from(CLASSES))
 
 
-def _regex_extend(inner):
+def _regex_extend(inner: SearchStrategy[str]) -> SearchStrategy[str]:
     return st.one_of(
         st.tuples(inner, inner).map(lambda t: t[0] + t[1]),
         st.tuples(inner, inner).map(lambda t: "(%s|%s)" % t),
@@ -45,7 +46,7 @@ LITERAL_ITEMS = ['"a"', '"b"', '","']
 
 
 @st.composite
-def lark_grammars(draw) -> str:
+def lark_grammars(draw: st.DrawFn) -> str:
     """start, up to two more rules (s, t), up to three terminals (T0..T2), an optional lazy
     lexeme rule (lz) and %ignore; rule bodies refer only to what is defined, so shrinking
     drops unused definitions."""
@@ -96,7 +97,7 @@ scalar_schemas = st.one_of(
 )
 
 
-def _schema_extend(inner):
+def _schema_extend(inner: SearchStrategy[Any]) -> SearchStrategy[Any]:
     return st.one_of(
         st.tuples(inner, st.integers(0, 2), st.integers(0, 3)).map(
             lambda t: {"type": "array", "items": t[0], "minItems": t[1], "maxItems": t[1] + t[2]}),
@@ -106,7 +107,7 @@ def _schema_extend(inner):
 
 
 @st.composite
-def _objects(draw, inner) -> Dict[str, Any]:
+def _objects(draw: st.DrawFn, inner: SearchStrategy[Any]) -> Dict[str, Any]:
     props = draw(st.dictionaries(st.sampled_from(KEYS), inner, min_size=1, max_size=3))
     required = draw(st.lists(st.sampled_from(list(props)), unique=True, max_size=len(props)))
     out: Dict[str, Any] = {"type": "object", "properties": props}
@@ -123,7 +124,7 @@ json_options = st.sampled_from([{}, {}, {}, {"whitespace_flexible": False}])
 # ----------------------------------------------------------------------------- grammars
 
 
-def grammar_specs(kinds: Sequence[str]):
+def grammar_specs(kinds: Sequence[str]) -> SearchStrategy[GrammarSpec]:
     options = []
     if "regex" in kinds:
         options.append(regexes.map(lambda r: GrammarSpec("regex", r)))
@@ -174,7 +175,7 @@ gpt2_slices = st.builds(gpt2_slice, st.integers(0, 50000), st.integers(1, 300), 
 VOCAB_MODES = ("mixed", "small", "slices", "gpt2", "bytes")
 
 
-def vocabularies(mode: str = "mixed"):
+def vocabularies(mode: str = "mixed") -> SearchStrategy[Vocabulary]:
     if mode == "small":
         return small_vocabularies
     if mode == "slices":

@@ -241,21 +241,27 @@ def vocab_from_json(data: Dict[str, Any]) -> Vocabulary:
     if "builtin" in data:
         v = load_builtin(data["builtin"])
     elif "tokens_hex" in data:
-        key = data.get("sha256") or json.dumps(data, sort_keys=True)
-        v = _INLINE.get(key)
-        if v is None:
-            try:
-                tokens = [bytes.fromhex(h) for h in data["tokens_hex"]]
-                v = Vocabulary.from_bytes(tokens, eos_token_id=list(data.get("eos", ())),
-                                          special_token_ids=data.get("special", ()), name=data.get("name", "inline"))
-            except (ValueError, TypeError) as e:
-                raise FormatError("bad inline vocabulary: %s" % e) from None
-            _INLINE[key] = v
+        v = _inline_vocabulary(data)
     else:
         raise FormatError("a vocabulary needs 'builtin' or 'tokens_hex'")
     if "sha256" in data and vocab_hash(v) != data["sha256"]:
         raise FormatError("vocabulary %s: hash %s, the vector expects %s (a different build of it?)"
                           % (data.get("builtin", "inline"), vocab_hash(v), data["sha256"]))
+    return v
+
+
+def _inline_vocabulary(data: Dict[str, Any]) -> Vocabulary:
+    """A vocabulary stored in the vector (built once per hash)."""
+    key = data.get("sha256") or json.dumps(data, sort_keys=True)
+    v = _INLINE.get(key)
+    if v is None:
+        try:
+            tokens = [bytes.fromhex(h) for h in data["tokens_hex"]]
+            v = Vocabulary.from_bytes(tokens, eos_token_id=list(data.get("eos", ())),
+                                      special_token_ids=data.get("special", ()), name=data.get("name", "inline"))
+        except (ValueError, TypeError) as e:
+            raise FormatError("bad inline vocabulary: %s" % e) from None
+        _INLINE[key] = v
     return v
 
 

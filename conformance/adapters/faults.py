@@ -20,8 +20,9 @@ from typing import Callable, Dict, Optional
 
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.mask import Mask
-from refimpl.tokens.trie import SEVERAL_TOKENS
-from refimpl.lexer import GREEDY_ENDS, LAZY_ENDS
+from refimpl.lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
+from refimpl.tokens.trie import SEVERAL_TOKENS, TokenTrie
+from refimpl.tokens.walk import Advance
 
 from ..core import Backend, Session
 from ..vectors import GrammarSpec
@@ -67,7 +68,7 @@ def shorten_negated_ranges(text: str) -> str:
 # -- no-pop ---------------------------------------------------------------------------------
 
 
-def walk_without_pop(trie, lexer, advance, state, top, allowed) -> int:
+def walk_without_pop(trie: TokenTrie, lexer: Lexer, advance: Advance, state: int, top: int, allowed: bytearray) -> int:
     """tokens/walk.py's walk, minus the popping of parser tops when leaving a subtree:
     a sibling is then read on top of rows pushed for another branch."""
     byte, end, depth, token = trie.byte, trie.end, trie.depth, trie.token
@@ -104,10 +105,8 @@ def walk_without_pop(trie, lexer, advance, state, top, allowed) -> int:
     return size - 1
 
 
-class NoPop(Matcher):
-    def __init__(self, grammar: Grammar, vocab: Vocabulary, **kw) -> None:
-        super().__init__(grammar, vocab, **kw)
-        self._walk = walk_without_pop
+def no_pop(grammar: Grammar, vocab: Vocabulary) -> Matcher:
+    return Matcher(grammar, vocab, walker=walk_without_pop)
 
 
 # -- utf8-split -----------------------------------------------------------------------------
@@ -147,7 +146,7 @@ class Utf8Split(Matcher):
 class SliceLast(Matcher):
     def mask(self) -> Mask:
         mask = super().mask()
-        if self.slicer is None or self.stopped:
+        if self.slicer is None or self._slice_oracle is None or self.stopped:
             return mask
         certain = self._slice_oracle.certain(self.recognizer.state)
         for piece, ok in zip(self.slicer.slices, certain):
@@ -160,7 +159,7 @@ class SliceLast(Matcher):
 FAULTS: Dict[str, Fault] = {
     "drop-eos": Fault("never allows EOS", DropEos),
     "negated-range": Fault("reads [^a-c] as [^a-b] (negated range end off by one)", Matcher, shorten_negated_ranges),
-    "no-pop": Fault("the trie walk forgets to pop parser rows", NoPop),
+    "no-pop": Fault("the trie walk forgets to pop parser rows", no_pop),
     "utf8-split": Fault("allows tokens ending in an incomplete UTF-8 sequence", Utf8Split),
     "slice-last": Fault("a slice's precomputed mask misses its last token", SliceLast),
 }

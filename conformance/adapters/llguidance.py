@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import time
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from refimpl import Grammar, Vocabulary
 
@@ -30,11 +30,11 @@ class _Tokenizer:
         self.bos_token_id = None
         self.special_token_ids = sorted(vocab.special_token_ids)
 
-    def __call__(self, text):  # tokenising prompts is not needed for masks
+    def __call__(self, text: str) -> List[int]:  # tokenising prompts is not needed for masks
         return []
 
 
-def tokenizer(vocab: Vocabulary, slices: Optional[list] = None):
+def tokenizer(vocab: Vocabulary, slices: Optional[List[str]] = None) -> Any:
     """An llguidance LLTokenizer for `vocab` (slices=[] turns its slicer off), or None."""
     try:
         import llguidance
@@ -61,7 +61,7 @@ def grammar_text(spec: GrammarSpec) -> str:
     return HEAD + "start: %%json %s\n" % json.dumps(schema, ensure_ascii=False)
 
 
-def matcher(tok, kind: str, source: str):
+def matcher(tok: Any, kind: str, source: str) -> Any:
     """An llguidance matcher for a regex or Lark grammar (raises ValueError if llguidance
     rejects it)."""
     import llguidance
@@ -72,7 +72,7 @@ def matcher(tok, kind: str, source: str):
     return m
 
 
-def first_mask_seconds(tok, kind: str, source: str, repeat: int = 20, after: Sequence[int] = ()) -> float:
+def first_mask_seconds(tok: Any, kind: str, source: str, repeat: int = 20, after: Sequence[int] = ()) -> float:
     """The best time of a fresh matcher's first mask, after consuming the tokens `after`
     (llguidance caches later masks of the same state)."""
     best = float("inf")
@@ -159,7 +159,7 @@ UNPRODUCTIVE = KnownDifference(
 
 
 class LlguidanceSession(Session):
-    def __init__(self, matcher, n_tokens: int) -> None:
+    def __init__(self, matcher: Any, n_tokens: int) -> None:
         self.m = matcher
         self.n = n_tokens
 
@@ -203,7 +203,7 @@ class LlguidanceBackend(Backend):
 
         return "llguidance %s" % llguidance.get_version() if hasattr(llguidance, "get_version") else "llguidance"
 
-    def tokenizer(self, vocab: Vocabulary):
+    def tokenizer(self, vocab: Vocabulary) -> Any:
         key = vocab_hash(vocab)
         tok = self._tokenizers.get(key)
         if tok is None:

@@ -145,7 +145,7 @@ class OutlinesSession(Session):
     next_state refuses it, outlines-core#227; outlines stops at EOS), so after EOS the mask
     is empty, as maskref's."""
 
-    def __init__(self, index, n_tokens: int, eos: int) -> None:
+    def __init__(self, index: Any, n_tokens: int, eos: int) -> None:
         self.index = index
         self.state = index.get_initial_state()
         self.n = n_tokens
@@ -198,7 +198,7 @@ class OutlinesBackend(Backend):
         except Exception:
             return "outlines-core"
 
-    def vocabulary(self, vocab: Vocabulary):
+    def vocabulary(self, vocab: Vocabulary) -> Any:
         import outlines_core
 
         key = vocab_hash(vocab)
@@ -212,7 +212,7 @@ class OutlinesBackend(Backend):
                     by_bytes.setdefault(data, []).append(t)
             if len(self._vocabs) > 64:
                 self._vocabs.clear()
-            v = self._vocabs[key] = outlines_core.Vocabulary(vocab.eos_token_id, by_bytes)
+            v = self._vocabs[key] = outlines_core.Vocabulary(vocab.eos_token_ids[0], by_bytes)
         return v
 
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
@@ -230,4 +230,4 @@ class OutlinesBackend(Backend):
             if len(self._indexes) > 64:
                 self._indexes.clear()
             self._indexes[key] = index
-        return OutlinesSession(index, len(vocab), vocab.eos_token_id)
+        return OutlinesSession(index, len(vocab), vocab.eos_token_ids[0])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from refimpl import Grammar, Matcher, Vocabulary, naive_mask
+from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
 
 from ..core import Backend, Session
 from ..vectors import GrammarSpec, NotSupported, bitmask_len, ids_of
@@ -16,7 +16,7 @@ from ..vectors import GrammarSpec, NotSupported, bitmask_len, ids_of
 class MatcherSession(Session):
     """A session on anything with Matcher's mask/consume (and, for processes, close)."""
 
-    def __init__(self, matcher) -> None:
+    def __init__(self, matcher: MatcherLike) -> None:
         self.m = matcher
 
     def mask(self) -> bytes:
@@ -26,9 +26,7 @@ class MatcherSession(Session):
         return self.m.consume(token)
 
     def close(self) -> None:
-        close = getattr(self.m, "close", None)
-        if close is not None:
-            close()
+        self.m.close()
 
 
 class MatcherBackend(Backend):
@@ -57,7 +55,7 @@ class MatcherBackend(Backend):
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
         if grammar is None:
             grammar = spec.compile()
-        return MatcherSession(Matcher(grammar, vocab, backend=self.backend))
+        return MatcherSession(open_matcher(grammar, vocab, backend=self.backend))
 
 
 class OracleSession(Session):

@@ -22,7 +22,7 @@ JSON_LAYOUT = KnownDifference(
 
 
 class XgrammarSession(Session):
-    def __init__(self, matcher, n_tokens: int) -> None:
+    def __init__(self, matcher: Any, n_tokens: int) -> None:
         import numpy
 
         self.m = matcher
@@ -69,7 +69,7 @@ class XgrammarBackend(Backend):
 
         return "xgrammar %s" % getattr(xgrammar, "__version__", "?")
 
-    def compiler(self, vocab: Vocabulary):
+    def compiler(self, vocab: Vocabulary) -> Any:
         import xgrammar as xgr
 
         key = vocab_hash(vocab)
