@@ -79,9 +79,9 @@ class Mask:
         reason = common.backend_reasons()[backend]
         if reason is not None:
             raise NotImplementedError(reason)
-        from refimpl import Matcher
+        from refimpl import open_matcher
 
-        self.m = Matcher(common.grammar("regex", '[^"]*'), common.vocab("gpt2"), backend=backend, slices=[])
+        self.m = open_matcher(common.grammar("regex", '[^"]*'), common.vocab("gpt2"), backend=backend, slices=[])
         self.m.mask()
 
     def time_mask(self, backend):

@@ -97,7 +97,7 @@ def vocab(name: str):
         v = Vocabulary.load("gpt2") if name == "gpt2" else tekken()
         if v is None:
             raise Skip("Tekken skipped: install the bench extra (mistral-common)")
-        v.trie  # build it now, so that compile times do not include it
+        _ = v.trie  # build it now, so that compile times do not include it
         _VOCABS[name] = v
     return _VOCABS[name]
 
@@ -155,11 +155,11 @@ _LLG_TOK: Dict[Tuple[str, bool], Any] = {}
 
 
 def _llg_tokenizer(vname: str, sliced: bool):
-    from conformance import llguidance_peer
+    from conformance.adapters import llguidance as llg
 
     key = (vname, sliced)
     if key not in _LLG_TOK:
-        _LLG_TOK[key] = llguidance_peer.tokenizer(vocab(vname), slices=None if sliced else [])
+        _LLG_TOK[key] = llg.tokenizer(vocab(vname), slices=None if sliced else [])
     return _LLG_TOK[key]
 
 
@@ -179,16 +179,16 @@ def _byte_tokens(vname: str, data: bytes) -> List[int]:
 
 
 def measure_llguidance(vname: str, workload: str, repeat: int = 20) -> Dict[str, float]:
-    from conformance import llguidance_peer
+    from conformance.adapters import llguidance as llg
 
     kind, source, prefix, sliced = WORKLOADS[workload]
     tok = _llg_tokenizer(vname, sliced)
     lkind, lsource = _llg_source(kind, source)
     after = _byte_tokens(vname, prefix)
     t0 = time.perf_counter()
-    llguidance_peer.matcher(tok, lkind, lsource)
+    llg.matcher(tok, lkind, lsource)
     compile_s = time.perf_counter() - t0
-    mask_s = llguidance_peer.first_mask_seconds(tok, lkind, lsource, repeat=repeat, after=after)
+    mask_s = llg.first_mask_seconds(tok, lkind, lsource, repeat=repeat, after=after)
     return {"mask_ms": mask_s * 1e3, "compile_ms": compile_s * 1e3, "inproc_s": mask_s}
 
 
@@ -209,12 +209,12 @@ def measure(vname: str, workload: str, backend: str) -> Dict[str, float]:
         out["nodes"] = nodes_walked(vname, workload)
         out["ns_per_node"] = out.pop("inproc_s") * 1e9 / out["nodes"]
         return out
-    from refimpl import Matcher
+    from refimpl import open_matcher
 
     kind, source, prefix, sliced = WORKLOADS[workload]
     t0 = time.perf_counter()
     g = grammar(kind, source)
-    m = Matcher(g, v, backend=backend, slices=None if sliced else [])
+    m = open_matcher(g, v, backend=backend, slices=None if sliced else [])
     compile_s = time.perf_counter() - t0
     try:
         if prefix and not m.consume_bytes(prefix):
@@ -232,9 +232,7 @@ def measure(vname: str, workload: str, backend: str) -> Dict[str, float]:
         mask_s = best_of(one, REPEATS[backend])
         nodes = m.stats["trie_nodes_walked"]
     finally:
-        close = getattr(m, "close", None)
-        if close is not None:
-            close()
+        m.close()
     inproc_s = min(inproc) if inproc else mask_s
     return {
         "mask_ms": mask_s * 1e3,
@@ -268,27 +266,27 @@ def measure_recursion(backend: str, n: int) -> Dict[str, float]:
         raise Skip("%s: %s" % (backend, reason))
     data = b"a" * n
     if backend == "llguidance":
-        from conformance import llguidance_peer
+        from conformance.adapters import llguidance as llg
 
         tok = _llg_tokenizer("gpt2", False)
         ids = _byte_tokens("gpt2", b"a")
         best = float("inf")
         for _ in range(3):
-            m = llguidance_peer.matcher(tok, "lark", RECURSION)
+            m = llg.matcher(tok, "lark", RECURSION)
             t0 = time.perf_counter()
             for _ in range(n):
                 m.consume_token(ids[0])
             best = min(best, time.perf_counter() - t0)
             assert not m.is_error(), m.get_error()
         return {"consume_ms": best * 1e3, "rows": float("nan"), "items": float("nan")}
-    from refimpl import Grammar, Matcher
+    from refimpl import Grammar, open_matcher
 
     g = Grammar.from_lark(RECURSION)
     v = vocab("gpt2")
     best = float("inf")
     stats: Dict[str, int] = {}
     for _ in range(3):
-        m = Matcher(g, v, backend=backend, slices=[])
+        m = open_matcher(g, v, backend=backend, slices=[])
         try:
             t0 = time.perf_counter()
             ok = m.consume_bytes(data)  # the recognizer consumes it byte by byte
@@ -297,9 +295,7 @@ def measure_recursion(backend: str, n: int) -> Dict[str, float]:
             m.is_accepting()
             stats = dict(m.stats)
         finally:
-            close = getattr(m, "close", None)
-            if close is not None:
-                close()
+            m.close()
     return {"consume_ms": best * 1e3, "rows": stats.get("rows", float("nan")), "items": stats.get("items", float("nan"))}
 
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import platform
 import time
 
-from refimpl import Grammar, Matcher
+from refimpl import Grammar, Matcher, open_matcher
 
-from conformance import llguidance_peer
+from conformance.adapters import llguidance as llguidance_adapter
 from .common import best_of
 from .vocabs import available
 
@@ -47,7 +47,7 @@ def main() -> None:
     print("%-7s %-10s %8s %10s %9s %10s %9s %11s %9s %7s %11s" % (
         "vocab", "workload", "nodes", "mask ms", "ns/node", "native ms", "ns/node", "llg ms", "ns/node", "ratio", "native/llg"))
     for name, vocab in available().items():
-        llg_tok = llguidance_peer.tokenizer(vocab, slices=[])
+        llg_tok = llguidance_adapter.tokenizer(vocab, slices=[])
         for label, pattern in WORKLOADS:
             m = Matcher(Grammar.from_regex(pattern), vocab, slices=[])
             m.mask()  # warm the lexer table
@@ -56,7 +56,7 @@ def main() -> None:
             native = native_ns = ""
             native_seconds = None
             if native_reason is None:
-                mn = Matcher(Grammar.from_regex(pattern), vocab, backend="native", slices=[])
+                mn = open_matcher(Grammar.from_regex(pattern), vocab, backend="native", slices=[])
                 mn.mask()
                 native_seconds = best_of(mn.mask, 50)
                 assert mn.stats["trie_nodes_walked"] == nodes
@@ -64,7 +64,7 @@ def main() -> None:
                 native_ns = "%.1f" % (native_seconds * 1e9 / nodes)
             llg = llg_ns = ratio = native_ratio = ""
             if llg_tok is not None:
-                llg_seconds = llguidance_peer.first_mask_seconds(llg_tok, "regex", pattern)
+                llg_seconds = llguidance_adapter.first_mask_seconds(llg_tok, "regex", pattern)
                 llg = "%.3f" % (llg_seconds * 1e3)
                 llg_ns = "%.1f" % (llg_seconds * 1e9 / nodes)
                 ratio = "%.0fx" % (seconds / llg_seconds)
@@ -87,7 +87,8 @@ def main() -> None:
 def slicer_table() -> None:
     """In-string masks with and without slices, and llguidance's ratio beside ours."""
     print("\nin-string mask (after the opening quote), with and without slices")
-    print("%-7s %12s %12s %7s %14s %14s %7s" % ("vocab", "sliced ms", "plain ms", "ratio", "llg sliced ms", "llg plain ms", "ratio"))
+    print("%-7s %12s %12s %7s %14s %14s %7s"
+          % ("vocab", "sliced ms", "plain ms", "ratio", "llg sliced ms", "llg plain ms", "ratio"))
     grammar = Grammar.from_regex(IN_STRING)
     for name, vocab in available().items():
         times = []
@@ -97,11 +98,12 @@ def slicer_table() -> None:
             m.mask()
             times.append(best_of(m.mask, 5))
         llg = ["", "", ""]
-        sliced_tok = llguidance_peer.tokenizer(vocab, slices=None)
+        sliced_tok = llguidance_adapter.tokenizer(vocab, slices=None)
         if sliced_tok is not None:
-            plain_tok = llguidance_peer.tokenizer(vocab, slices=[])
+            plain_tok = llguidance_adapter.tokenizer(vocab, slices=[])
             quote = vocab.tokens.index(b'"')
-            lt = [llguidance_peer.first_mask_seconds(tok, "regex", IN_STRING, after=[quote]) for tok in (sliced_tok, plain_tok)]
+            lt = [llguidance_adapter.first_mask_seconds(tok, "regex", IN_STRING, after=[quote])
+                  for tok in (sliced_tok, plain_tok)]
             llg = ["%.3f" % (lt[0] * 1e3), "%.3f" % (lt[1] * 1e3), "%.1fx" % (lt[1] / lt[0])]
         print("%-7s %12.2f %12.2f %6.1fx %14s %14s %7s" % (name, times[0] * 1e3, times[1] * 1e3, times[1] / times[0], *llg))
 

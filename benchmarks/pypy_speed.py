@@ -5,7 +5,7 @@
 For each vocabulary (GPT-2; Tekken 131k from tests/data/vocab) and workload, warm masks
 only (the lexer table filled, PyPy's JIT warmed by `--warmup` masks first):
 
-  cpython ms   Matcher(..., backend="python") in this (CPython) process
+  cpython ms   refimpl's Matcher (Python walker) in this (CPython) process
   pypy ms      the same mask inside the PyPy worker (its own clock: `mask_ns`)
   rt ms        the pypy backend's round trip as the caller sees it: request, mask,
                bitmask encoding, base64, pipe, decoding into a Mask
@@ -25,7 +25,7 @@ import subprocess
 import time
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from refimpl import Grammar, Matcher, Vocabulary
+from refimpl import Grammar, Matcher, Vocabulary, open_matcher
 
 from accel import pypy
 
@@ -90,7 +90,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         for label, make, slices, prefix in WORKLOADS:
             grammar = make()
             local = Matcher(grammar, vocab, slices=slices)
-            remote = Matcher(grammar, vocab, backend="pypy", slices=slices)
+            remote = open_matcher(grammar, vocab, backend="pypy", slices=slices)
             assert local.consume_bytes(prefix) and remote.consume_bytes(prefix)
             assert local.mask() == remote.mask()  # the same answer, and both warm
             local_ms = timed(local.mask, max(3, args.repeat // 2))
