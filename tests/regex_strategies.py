@@ -25,7 +25,7 @@ and Python's `re` disagree (Python folds `i` with U+0130/U+0131, Rust does not).
 from __future__ import annotations
 
 import string
-from typing import Iterable, List, Optional, Set, Tuple
+from typing import Callable, Iterable, List, Optional, Set, Tuple
 
 from hypothesis import strategies as st
 
@@ -203,6 +203,46 @@ def _escape_char(c: str, meta: Set[str], style: str, byte_mode: bool = False) ->
     return c
 
 
+def _quantifier(lo: int, hi: Optional[int]) -> str:
+    """The shortest quantifier text for {lo,hi}: `*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`."""
+    if (lo, hi) == (0, None):
+        return "*"
+    if (lo, hi) == (1, None):
+        return "+"
+    if (lo, hi) == (0, 1):
+        return "?"
+    if hi is None:
+        return "{%d,}" % lo
+    if lo == hi:
+        return "{%d}" % lo
+    return "{%d,%d}" % (lo, hi)
+
+
+def _group_opener(g: str, counter: List[int]) -> str:
+    """The text opening a ("grp", g, child) node; named groups are numbered by `counter`."""
+    if g == "cap":
+        return "("
+    if g == "noncap":
+        return "(?:"
+    if g == "named":
+        counter[0] += 1
+        return "(?P<g%d>" % counter[0]
+    return "(?%s:" % g
+
+
+def _class_text(t, esc: Callable[[str, Set[str], str], str]) -> str:
+    """The text of a ("cls", negated, items) node."""
+    parts = []
+    for item in t[2]:
+        if item[0] == "perl":
+            parts.append("\\" + item[1])
+        elif item[1] == item[2]:
+            parts.append(esc(item[1], CLASS_META, "raw"))
+        else:
+            parts.append(esc(item[1], CLASS_META, "raw") + "-" + esc(item[2], CLASS_META, "raw"))
+    return "[" + ("^" if t[1] else "") + "".join(parts) + "]"
+
+
 def render(tree, byte_mode: bool = False, extended: bool = False, counter=None) -> str:
     """Pattern text for the tree (the same text for Rust and for Python `re`).
 
@@ -230,17 +270,7 @@ def render(tree, byte_mode: bool = False, extended: bool = False, counter=None) 
         if kind == "lit":
             return esc(t[1], meta, t[2])
         if kind == "cls":
-            parts = []
-            for item in t[2]:
-                if item[0] == "perl":
-                    parts.append("\\" + item[1])
-                elif item[1] == item[2]:
-                    parts.append(esc(item[1], CLASS_META, "raw"))
-                else:
-                    parts.append(
-                        esc(item[1], CLASS_META, "raw") + "-" + esc(item[2], CLASS_META, "raw")
-                    )
-            return "[" + ("^" if t[1] else "") + "".join(parts) + "]"
+            return _class_text(t, esc)
         if kind == "dot":
             return "."
         if kind == "perl":
@@ -250,32 +280,10 @@ def render(tree, byte_mode: bool = False, extended: bool = False, counter=None) 
         if kind == "alt":
             return "|".join(go(c) for c in t[1])
         if kind == "grp":
-            g = t[1]
-            if g == "cap":
-                opener = "("
-            elif g == "noncap":
-                opener = "(?:"
-            elif g == "named":
-                counter[0] += 1
-                opener = "(?P<g%d>" % counter[0]
-            else:
-                opener = "(?%s:" % g
-            return opener + go(t[2]) + ")"
+            return _group_opener(t[1], counter) + go(t[2]) + ")"
         if kind == "rep":
             _, child, lo, hi, lazy = t
-            if (lo, hi) == (0, None):
-                q = "*"
-            elif (lo, hi) == (1, None):
-                q = "+"
-            elif (lo, hi) == (0, 1):
-                q = "?"
-            elif hi is None:
-                q = "{%d,}" % lo
-            elif lo == hi:
-                q = "{%d}" % lo
-            else:
-                q = "{%d,%d}" % (lo, hi)
-            return atom(child) + q + ("?" if lazy else "")
+            return atom(child) + _quantifier(lo, hi) + ("?" if lazy else "")
         raise AssertionError(kind)
 
     return go(tree)
@@ -298,23 +306,9 @@ def near_strings(draw, tree, alphabet: str = "unicode", count: int = 8, dotall: 
     def sample(t, icase: bool, dotall: bool, out: List[str]) -> None:
         kind = t[0]
         if kind == "lit":
-            c = t[1]
-            if icase and c.isascii() and c.isalpha() and draw(st.booleans()):
-                c = c.swapcase()
-            out.append(c)
+            out.append(_literal_char(draw, t[1], icase))
         elif kind == "cls":
-            if t[1]:  # negated: anything, it may or may not match
-                out.append(draw(char))
-                return
-            item = draw(st.sampled_from(t[2]))
-            if item[0] == "perl":
-                out.append(_perl_char(draw, item[1], char))
-            else:
-                lo, hi = ord(item[1]), ord(item[2])
-                c = chr(_not_surrogate(draw(st.integers(lo, hi))))
-                if alphabet == "bytes" and ord(c) > 0xFF:
-                    c = item[1]
-                out.append(c)
+            out.append(_class_char(draw, t, char, alphabet))
         elif kind == "dot":
             c = draw(char)
             if c == "\n" and not dotall:
@@ -328,13 +322,7 @@ def near_strings(draw, tree, alphabet: str = "unicode", count: int = 8, dotall: 
         elif kind == "alt":
             sample(draw(st.sampled_from(t[1])), icase, dotall, out)
         elif kind == "grp":
-            g = t[1]
-            sample(
-                t[2],
-                True if g == "i" else False if g == "-i" else icase,
-                True if g == "s" else dotall,
-                out,
-            )
+            sample(t[2], *_group_flags(t[1], icase, dotall), out)
         elif kind == "rep":
             _, child, lo, hi, _lazy = t
             top = lo + 2 if hi is None else min(hi, lo + 2)
@@ -345,21 +333,51 @@ def near_strings(draw, tree, alphabet: str = "unicode", count: int = 8, dotall: 
     for _ in range(count):
         out: List[str] = []
         sample(tree, False, dotall, out)
-        s = "".join(out)
-        edit = draw(st.sampled_from(["none", "none", "delete", "insert", "replace", "double"]))
-        if edit != "none" and s:
-            i = draw(st.integers(0, len(s) - 1))
-            if edit == "delete":
-                s = s[:i] + s[i + 1 :]
-            elif edit == "insert":
-                s = s[:i] + draw(char) + s[i:]
-            elif edit == "replace":
-                s = s[:i] + draw(char) + s[i + 1 :]
-            else:
-                s = s + s
-        results.append(s)
+        results.append(_small_edit(draw, "".join(out), char))
     results.append("".join(draw(st.lists(char, max_size=6))))
     return results
+
+
+def _literal_char(draw, c: str, icase: bool) -> str:
+    """A literal character, its case sometimes swapped under (?i)."""
+    if icase and c.isascii() and c.isalpha() and draw(st.booleans()):
+        return c.swapcase()
+    return c
+
+
+def _group_flags(g: str, icase: bool, dotall: bool) -> Tuple[bool, bool]:
+    """(case-insensitive, dot-all) inside a ("grp", g, child) node."""
+    return (True if g == "i" else False if g == "-i" else icase), (True if g == "s" else dotall)
+
+
+def _class_char(draw, t, char, alphabet: str) -> str:
+    """A character for a ("cls", negated, items) node; under negation anything (it may or
+    may not match)."""
+    if t[1]:
+        return draw(char)
+    item = draw(st.sampled_from(t[2]))
+    if item[0] == "perl":
+        return _perl_char(draw, item[1], char)
+    lo, hi = ord(item[1]), ord(item[2])
+    c = chr(_not_surrogate(draw(st.integers(lo, hi))))
+    if alphabet == "bytes" and ord(c) > 0xFF:
+        c = item[1]
+    return c
+
+
+def _small_edit(draw, s: str, char) -> str:
+    """`s`, or (often) `s` with one character deleted, inserted or replaced, or doubled."""
+    edit = draw(st.sampled_from(["none", "none", "delete", "insert", "replace", "double"]))
+    if edit == "none" or not s:
+        return s
+    i = draw(st.integers(0, len(s) - 1))
+    if edit == "delete":
+        return s[:i] + s[i + 1 :]
+    if edit == "insert":
+        return s[:i] + draw(char) + s[i:]
+    if edit == "replace":
+        return s[:i] + draw(char) + s[i + 1 :]
+    return s + s
 
 
 def _perl_char(draw, x: str, char) -> str:

@@ -30,7 +30,10 @@ def grammar(rules, start="S", lexemes=LEXEMES):
     return ir
 
 
-def parse(ir, text, leo=True, limits=Limits()):
+DEFAULT_LIMITS = Limits()
+
+
+def parse(ir, text, leo=True, limits=DEFAULT_LIMITS):
     """Accept `text` (one lexeme per character)? Also returns the parser."""
     p = Parser(ir.compile(), limits, leo=leo)
     for ch in text:

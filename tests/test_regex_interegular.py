@@ -20,7 +20,6 @@ interegular meaning is ASCII-only) the languages must agree:
 from __future__ import annotations
 
 import os
-import random
 import sys
 
 import pytest
@@ -129,7 +128,7 @@ def test_same_language(tree, rng):
         try:
             text = b.decode("utf-8")
         except UnicodeDecodeError:
-            raise AssertionError("pattern %r accepts %r, which is not UTF-8" % (pattern, b))
+            raise AssertionError("pattern %r accepts %r, which is not UTF-8" % (pattern, b)) from None
         assert ours.matches(b), "pattern %r: a walk to an accepting state gave %r, " \
             "which does not match" % (pattern, b)
         if folds and RUST_ONLY_FOLDS & set(text):

@@ -17,7 +17,6 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from refimpl.regex.derivative import derivative
-from refimpl.regex.printer import to_string
 from refimpl.regex import ExprSet, byte_classes, compile_pattern, to_string
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -3,7 +3,7 @@ import itertools
 from collections import deque
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 from budget import examples
 
 from refimpl.regex.derivative import derivative

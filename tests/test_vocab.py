@@ -50,7 +50,8 @@ def test_tekken_from_mistral_common_matches():
 
 def test_tekken_small_file(tmp_path):
     path = tmp_path / "tekken.json"
-    vocab = [{"rank": i, "token_bytes": base64.b64encode(t).decode(), "token_str": None} for i, t in enumerate([b"a", b"b", b"ab", b"zz"])]
+    vocab = [{"rank": i, "token_bytes": base64.b64encode(t).decode(), "token_str": None}
+             for i, t in enumerate([b"a", b"b", b"ab", b"zz"])]
     path.write_text(json.dumps({"config": {"default_num_special_tokens": 3, "default_vocab_size": 6}, "vocab": vocab}))
     v = Vocabulary.load(str(path))
     assert v.tokens[3:] == [b"a", b"b", b"ab"] and v.special_token_ids == {0, 1, 2} and v.eos_token_id == 2
@@ -70,7 +71,8 @@ def test_hf_byte_level_bpe():
 
 def test_hf_sentencepiece():
     data = {
-        "model": {"type": "BPE", "byte_fallback": True, "vocab": {"<unk>": 0, "<s>": 1, "</s>": 2, "<0x0A>": 3, "▁the": 4, "é": 5}},
+        "model": {"type": "BPE", "byte_fallback": True,
+                  "vocab": {"<unk>": 0, "<s>": 1, "</s>": 2, "<0x0A>": 3, "▁the": 4, "é": 5}},
         "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "▁"}, "content": " "}]},
         "added_tokens": [{"id": i, "content": c, "special": True} for i, c in enumerate(["<unk>", "<s>", "</s>"])],
     }

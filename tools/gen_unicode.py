@@ -292,11 +292,13 @@ tables map names normalized by UAX44-LM3 loose matching to them.
 '''
 
 
-def generate(ucd: str) -> str:
-    files = ["UnicodeData.txt", "Scripts.txt", "PropList.txt", "DerivedCoreProperties.txt",
+UCD_FILES = ["UnicodeData.txt", "Scripts.txt", "PropList.txt", "DerivedCoreProperties.txt",
              "emoji-data.txt", "CaseFolding.txt", "PropertyAliases.txt",
              "PropertyValueAliases.txt"]
-    paths = {name: find_file(ucd, name) for name in files}
+
+
+def ucd_version(paths: Dict[str, str]) -> str:
+    """The one UCD version of the input files (exit if they are of mixed versions)."""
     versions = {}
     for name, path in paths.items():
         head = first_line(path)
@@ -312,8 +314,11 @@ def generate(ucd: str) -> str:
     version = found[0]
     if version != PINNED_VERSION:
         sys.stderr.write("warning: UCD version %s, pinned version is %s\n" % (version, PINNED_VERSION))
+    return version
 
-    # General categories.
+
+def general_categories(paths: Dict[str, str]) -> Tuple[Dict[str, Pairs], Dict[str, str], Pairs]:
+    """(long General_Category name -> ranges, the value aliases, the Bidi_Mirrored ranges)."""
     gc_raw, mirrored = parse_unicode_data(paths["UnicodeData.txt"])
     gc_aliases, gc_short_to_long, gc_groups = parse_value_aliases(paths["PropertyValueAliases.txt"], "gc")
     gc_two: Dict[str, Pairs] = {k: canonical(v) for k, v in gc_raw.items()}
@@ -327,6 +332,46 @@ def generate(ucd: str) -> str:
         general[gc_short_to_long[group]] = canonical(p for m in members for p in gc_two.get(m, []))
     for short, long_name in gc_short_to_long.items():
         assert long_name in general or short == "Cs", short
+    return general, gc_aliases, mirrored
+
+
+def binary_properties(paths: Dict[str, str], mirrored: Pairs,
+                      prop_aliases: Dict[str, str]) -> Dict[str, Pairs]:
+    """Binary properties: long property name -> ranges."""
+    binary: Dict[str, Pairs] = {}
+    for fname in BINARY_FROM_FILES:
+        for name, pairs in parse_ranges_by_value(paths[fname]).items():
+            assert name not in binary, name
+            binary[name] = canonical(pairs)
+    binary["Bidi_Mirrored"] = canonical(mirrored)
+    for name in binary:
+        assert prop_aliases.get(symbolic_name_normalize(name)) == name, name
+    return binary
+
+
+def emit_case_folding(out: List[str], classes: List[Tuple[int, ...]]) -> None:
+    """Append CASE_FOLDING_CLASSES, wrapped at 99 columns."""
+    out.append("# Simple case folding equivalence classes (CaseFolding.txt statuses C and S):")
+    out.append("# each tuple is every code point that simple-folds to the same code point, and it.")
+    out.append("CASE_FOLDING_CLASSES = (")
+    line = "   "
+    for cls in classes:
+        tok = " (%s)," % ",".join("%d" % c for c in cls)
+        if len(line) + len(tok) > 99:
+            out.append(line)
+            line = "   "
+        line += tok
+    if line.strip():
+        out.append(line)
+    out.append(")")
+
+
+def generate(ucd: str) -> str:
+    """The text of refimpl/regex/unicode_data.py from the UCD files under `ucd`."""
+    files = UCD_FILES
+    paths = {name: find_file(ucd, name) for name in files}
+    version = ucd_version(paths)
+    general, gc_aliases, mirrored = general_categories(paths)
 
     # Scripts (only those with code points: Unknown/Zzzz and Katakana_Or_Hiragana have none).
     sc_aliases, _, _ = parse_value_aliases(paths["PropertyValueAliases.txt"], "sc")
@@ -334,17 +379,8 @@ def generate(ucd: str) -> str:
     for name in scripts:
         assert symbolic_name_normalize(name) in sc_aliases, name
 
-    # Binary properties.
-    binary: Dict[str, Pairs] = {}
-    for fname in BINARY_FROM_FILES:
-        for name, pairs in parse_ranges_by_value(paths[fname]).items():
-            assert name not in binary, name
-            binary[name] = canonical(pairs)
-    binary["Bidi_Mirrored"] = canonical(mirrored)
-
     prop_aliases = parse_property_aliases(paths["PropertyAliases.txt"])
-    for name in binary:
-        assert prop_aliases.get(symbolic_name_normalize(name)) == name, name
+    binary = binary_properties(paths, mirrored, prop_aliases)
 
     # Perl classes (regex-syntax: perl-word = Alphabetic + M + Nd + Pc + Join_Control).
     perl_word = canonical(binary["Alphabetic"] + general["Mark"] + general["Decimal_Number"]
@@ -377,19 +413,7 @@ def generate(ucd: str) -> str:
     emit_str_dict(out, "SCRIPT_VALUES", "Script value aliases, normalized -> long value name.",
                   sc_aliases)
     out.append("")
-    out.append("# Simple case folding equivalence classes (CaseFolding.txt statuses C and S):")
-    out.append("# each tuple is every code point that simple-folds to the same code point, and it.")
-    out.append("CASE_FOLDING_CLASSES = (")
-    line = "   "
-    for cls in classes:
-        tok = " (%s)," % ",".join("%d" % c for c in cls)
-        if len(line) + len(tok) > 99:
-            out.append(line)
-            line = "   "
-        line += tok
-    if line.strip():
-        out.append(line)
-    out.append(")")
+    emit_case_folding(out, classes)
     out.append("")
     return "\n".join(out)
 

@@ -87,7 +87,7 @@ def features(pattern: str) -> list:
     anywhere but the very start (after leading flag groups) or the very end;
     multi-line / crlf / verbose: the m / R / x flags set somewhere.
     """
-    found = set()
+    found: set = set()
     start = _LEADING_FLAGS.match(pattern).end()
     n = len(pattern)
     depth = 0  # class nesting
@@ -95,53 +95,66 @@ def features(pattern: str) -> list:
     while i < n:
         c = pattern[i]
         if c == "\\":
-            nxt = pattern[i + 1 : i + 2]
-            if depth == 0 and nxt and nxt in "bB<>":
-                found.add("word-boundary")
-            if depth == 0 and nxt and nxt in "Az":
-                end = i + 2
-                if not ((nxt == "A" and i == start) or (nxt == "z" and end == n)):
-                    found.add("inner-anchor")
+            if depth == 0:
+                found.update(_escape_features(pattern, i, start))
             i += 2
             continue
         if depth:
-            if c == "[":
-                if pattern.startswith("[:", i):
-                    close = pattern.find(":]", i + 2)
-                    if close >= 0:
-                        i = close + 2
-                        continue
-                depth += 1
-                i += 1
-                if pattern[i : i + 1] == "^":
-                    i += 1
-                if pattern[i : i + 1] == "]":
-                    i += 1
-                continue
-            if c == "]":
-                depth -= 1
-            i += 1
+            i, depth = _in_class(pattern, i, depth)
             continue
         if c == "[":
             depth = 1
-            i += 1
-            if pattern[i : i + 1] == "^":
-                i += 1
-            if pattern[i : i + 1] == "]":
-                i += 1
+            i = _class_opened(pattern, i + 1)
             continue
         if c in "^$":
             if not ((c == "^" and i == start) or (c == "$" and i == n - 1)):
                 found.add("inner-anchor")
         elif c == "(" and pattern.startswith("(?", i):
-            m = re.match(r"\(\?([A-Za-z-]*)[:)]", pattern[i:])
-            if m:
-                on = m.group(1).split("-")[0]
-                for flag, name in (("m", "multi-line"), ("R", "crlf"), ("x", "verbose")):
-                    if flag in on:
-                        found.add(name)
+            found.update(_flag_features(pattern, i))
         i += 1
     return sorted(found)
+
+
+def _escape_features(pattern: str, i: int, start: int) -> list:
+    """The features of the escape at pattern[i] == "\\", outside a class."""
+    nxt = pattern[i + 1 : i + 2]
+    if nxt and nxt in "bB<>":
+        return ["word-boundary"]
+    if nxt and nxt in "Az" and not ((nxt == "A" and i == start) or (nxt == "z" and i + 2 == len(pattern))):
+        return ["inner-anchor"]
+    return []
+
+
+def _class_opened(pattern: str, i: int) -> int:
+    """Skip a leading `^` and a literal first `]` of a class whose `[` ends before i."""
+    if pattern[i : i + 1] == "^":
+        i += 1
+    if pattern[i : i + 1] == "]":
+        i += 1
+    return i
+
+
+def _in_class(pattern: str, i: int, depth: int) -> tuple:
+    """Step over pattern[i] inside a class (not an escape): (next i, new nesting depth)."""
+    c = pattern[i]
+    if c == "[":
+        if pattern.startswith("[:", i):
+            close = pattern.find(":]", i + 2)
+            if close >= 0:
+                return close + 2, depth
+        return _class_opened(pattern, i + 1), depth + 1
+    if c == "]":
+        depth -= 1
+    return i + 1, depth
+
+
+def _flag_features(pattern: str, i: int) -> list:
+    """The flags m / R / x set by the group opening at pattern[i] == "(", as features."""
+    m = re.match(r"\(\?([A-Za-z-]*)[:)]", pattern[i:])
+    if not m:
+        return []
+    on = m.group(1).split("-")[0]
+    return [name for flag, name in (("m", "multi-line"), ("R", "crlf"), ("x", "verbose")) if flag in on]
 
 
 def _toml_module():
