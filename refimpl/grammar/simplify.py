@@ -454,15 +454,7 @@ def inline_single_use(ir: GrammarIR) -> GrammarIR:
     # Parents before children (breadth-first from the start symbol): B's rules are then
     # moved before anything was inlined into them, so each symbol moves O(1) times and a
     # 10,000-deep chain of groups costs linear time, not quadratic.
-    order = [ir.start]
-    seen = {ir.start}
-    for nt in order:
-        for rhs in by_lhs[nt]:
-            for sym in rhs:
-                if sym >= 0 and sym not in seen:
-                    seen.add(sym)
-                    order.append(sym)
-    for b in order:
+    for b in _breadth_first(by_lhs, ir.start):
         if count[b] != 1 or b == ir.start or owner[b] == b or not by_lhs[b]:
             continue
         rule, a = where[b], owner[b]
@@ -493,6 +485,19 @@ def inline_single_use(ir: GrammarIR) -> GrammarIR:
     return _rebuild(
         ir, [[rhs for rhs in alts if id(rhs) not in dead] for alts in by_lhs], ir.start
     )
+
+
+def _breadth_first(by_lhs: Sequence[Sequence[Sequence[int]]], start: int) -> List[int]:
+    """The nonterminals reachable from `start`, breadth-first (parents before children)."""
+    order = [start]
+    seen = {start}
+    for nt in order:
+        for rhs in by_lhs[nt]:
+            for sym in rhs:
+                if sym >= 0 and sym not in seen:
+                    seen.add(sym)
+                    order.append(sym)
+    return order
 
 
 def _strongly_connected_components(succ: Sequence[Sequence[int]]) -> List[List[int]]:
@@ -661,18 +666,18 @@ def merge_literals(ir: GrammarIR) -> GrammarIR:
     new.start = ir.start
     new.copy_options(ir)
     for lhs, items in new_rules:
-        rhs = []
+        new_rhs: List[int] = []
         for x in items:
             if isinstance(x, bytes):
                 old = by_word.get(x)
                 if old is not None:
                     lex = ir.lexemes[~old]
-                    rhs.append(new.add_lexeme(lex.name, lex.expr))
+                    new_rhs.append(new.add_lexeme(lex.name, lex.expr))
                 else:
-                    rhs.append(new.add_lexeme(_quote_bytes(x), ir.es.literal(x)))
+                    new_rhs.append(new.add_lexeme(_quote_bytes(x), ir.es.literal(x)))
             else:
-                rhs.append(x)  # type: ignore[arg-type]
-        new.add_rule(lhs, rhs)
+                new_rhs.append(x)  # type: ignore[arg-type]
+        new.add_rule(lhs, new_rhs)
     return new
 
 

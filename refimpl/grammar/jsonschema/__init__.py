@@ -50,4 +50,5 @@ from .compiler import JsonSchemaIR, json_schema_to_ir, json_whitespace
 from .options import DEFAULT_OPTIONS, IgnoredKeyword
 from .values import parse_json_text
 
-__all__ = ["DEFAULT_OPTIONS", "IgnoredKeyword", "JsonSchemaIR", "dumps", "json_schema_to_ir", "json_whitespace", "parse_json_text"]
+__all__ = ["DEFAULT_OPTIONS", "IgnoredKeyword", "JsonSchemaIR", "dumps", "json_schema_to_ir", "json_whitespace",
+           "parse_json_text"]

@@ -166,66 +166,83 @@ class Arrays(Containers):
                        counted: List[Contains], sep: int, open_: int, close: int) -> None:
         """Arrays with contains / minContains / maxContains: states count the items that
         match each `contains` schema (every item either matches it or matches its `not`)."""
-        J = len(counted)
-        if J > 4:
-            self.unsupported("contains", self.ptr(counted[0][0]), "more than 4 contains constraints on one array")
+        if len(counted) > 4:
+            self.unsupported("contains", self.ptr(counted[0].schema), "more than 4 contains constraints on one array")
             counted = counted[:4]
-            J = 4
-        caps = [(mx + 1) if mx is not None else mn for _, mn, mx in counted]
-        L = items.length
-        saturate = max(L, lo)
+        J = len(counted)
+        counting = _Counting(counted, [(mx + 1) if mx is not None else mn for _, mn, mx in counted],
+                             lo, hi, max(items.length, lo))
         item_nts: Dict[Tuple[Optional[int], int], int] = {}
 
         def item(i: int, mask: int) -> int:
-            cls = i if i < L else None
+            cls = i if i < items.length else None
             got = item_nts.get((cls, mask))
             if got is None:
                 atoms = items.position(cls) + [Atom(c, not (mask >> j) & 1, ()) for j, (c, _, _) in enumerate(counted)]
                 got = item_nts[(cls, mask)] = self.value_nt(atoms)
             return got
 
-        def accept(i: int, counts: Tuple[int, ...]) -> bool:
-            return i >= lo and all(counts[j] >= mn and (mx is None or counts[j] <= mx)
-                                   for j, (_, mn, mx) in enumerate(counted))
+        states: Dict[_Count, int] = {}
+        todo: List[_Count] = []
 
-        def advance(i: int, counts: Tuple[int, ...], mask: int) -> Optional[Tuple[int, Tuple[int, ...]]]:
-            new = []
-            for j, (_, mn, mx) in enumerate(counted):
-                c = counts[j] + ((mask >> j) & 1)
-                if mx is not None and c > mx:
-                    return None
-                new.append(min(c, caps[j]))
-            i += 1
-            if hi is None:
-                i = min(i, saturate)
-            return i, tuple(new)
-
-        states: Dict[Tuple[int, Tuple[int, ...]], int] = {}
-        todo: List[Tuple[int, Tuple[int, ...]]] = []
-
-        def state(key: Tuple[int, Tuple[int, ...]]) -> int:
+        def state(key: _Count) -> int:
             got = states.get(key)
             if got is None:
-                got = states[key] = self.ir.add_nonterminal("%s@%d%s" % (self.ir.names[nt], key[0], list(key[1])))
+                got = states[key] = self.ir.add_nonterminal("%s@%d%s" % (self.ir.names[nt], key.items, list(key.counts)))
                 todo.append(key)
             return got
 
-        zeros = tuple(0 for _ in counted)
-        if accept(0, zeros):
+        zeros = _Count(0, tuple(0 for _ in counted))
+        if counting.accept(zeros):
             self.ir.add_rule(nt, (open_, close))
         if hi is None or hi >= 1:
             for mask in range(1 << J):
-                nxt = advance(0, zeros, mask)
+                nxt = counting.advance(zeros, mask)
                 if nxt is not None:
                     self.ir.add_rule(nt, (open_, item(0, mask), state(nxt), close))
         while todo:
-            i, counts = todo.pop()
-            s = states[(i, counts)]
-            if accept(i, counts):
+            key = todo.pop()
+            s = states[key]
+            if counting.accept(key):
                 self.ir.add_rule(s, ())
-            if hi is None or i < hi:
+            if hi is None or key.items < hi:
                 for mask in range(1 << J):
-                    nxt = advance(i, counts, mask)
+                    nxt = counting.advance(key, mask)
                     if nxt is not None:
-                        self.ir.add_rule(s, (sep, item(i, mask), state(nxt)))
+                        self.ir.add_rule(s, (sep, item(key.items, mask), state(nxt)))
 
+
+class _Count(NamedTuple):
+    """A state of a counted array: items read (saturated when unbounded) and, for each
+    `contains`, the matching items (capped)."""
+
+    items: int
+    counts: Tuple[int, ...]
+
+
+class _Counting(NamedTuple):
+    """The counting of a counted array: the contains bounds, caps, and the item bounds."""
+
+    counted: List[Contains]
+    caps: List[int]
+    lo: int
+    hi: Optional[int]
+    saturate: int
+
+    def accept(self, state: _Count) -> bool:
+        """May the array end here?"""
+        return state.items >= self.lo and all(state.counts[j] >= mn and (mx is None or state.counts[j] <= mx)
+                                              for j, (_, mn, mx) in enumerate(self.counted))
+
+    def advance(self, state: _Count, mask: int) -> Optional[_Count]:
+        """The state after an item matching the contains schemas of `mask` (None: too many)."""
+        new = []
+        for j, (_, _, mx) in enumerate(self.counted):
+            c = state.counts[j] + ((mask >> j) & 1)
+            if mx is not None and c > mx:
+                return None
+            new.append(min(c, self.caps[j]))
+        i = state.items + 1
+        if self.hi is None:
+            i = min(i, self.saturate)
+        return _Count(i, tuple(new))

@@ -108,11 +108,11 @@ class Compiler(Objects):
                 if first < 0:
                     lexeme = ir.lexemes[~first]
                     new = ir.add_lexeme(lexeme.name, lexeme.expr, lexeme.lazy, entry_class)
+                elif first in copies:
+                    new = copies[first]
                 else:
-                    new = copies.get(first)
-                    if new is None:
-                        new = copies[first] = ir.add_nonterminal(ir.names[first] + "^")
-                        todo.append(first)
+                    new = copies[first] = ir.add_nonterminal(ir.names[first] + "^")
+                    todo.append(first)
                 ir.add_rule(copies[nt], (new,) + rhs[1:])
         return copies[start]
 
@@ -128,13 +128,12 @@ class Compiler(Objects):
         seen = {start}
         queue = [start]
         for nt in queue:
-            for name, vnt, where in self.required_of.get(nt, ()):
-                if not productive[vnt]:
-                    raise SchemaError("Unsatisfiable schema: required property '%s' is unsatisfiable" % name,
-                                      self.ptr(where))
+            for member in self.required_of.get(nt, ()):
+                if not productive[member.value_nt]:
+                    raise SchemaError("Unsatisfiable schema: required property '%s' is unsatisfiable" % member.name,
+                                      self.ptr(member.where))
             if nt in self.reasons:
-                message, where = self.reasons[nt]
-                raise SchemaError("Unsatisfiable schema: " + message, where)
+                raise SchemaError("Unsatisfiable schema: " + self.reasons[nt].message, self.reasons[nt].pointer)
             if nt in self.value_atoms:
                 reason = self._value_reason(self.value_atoms[nt])
                 if reason is not None and not any(not productive[s] for rhs in by_lhs.get(nt, ()) for s in rhs if s >= 0):
@@ -154,6 +153,15 @@ class Compiler(Objects):
     def _value_reason(self, atoms: Tuple[Atom, ...]) -> Optional[Reason]:
         """Why no scalar satisfies these atoms: a recorded reason of a subschema applying
         in place, or bounds that contradict across allOf."""
+        closure = self._in_place_closure(atoms)
+        for n in closure:
+            reason = self._node_reason(n)
+            if reason is not None:
+                return reason
+        return self._bounds_reason(closure)
+
+    def _in_place_closure(self, atoms: Tuple[Atom, ...]) -> List[int]:
+        """The plain atoms' nodes and what they reach through allOf/$ref (at most 1,000)."""
         closure: List[int] = []
         seen: Set[int] = set()
         stack = [n for n, neg, _ in reversed(atoms) if not neg]
@@ -166,21 +174,28 @@ class Compiler(Objects):
             for kw, kids in self.inplace(n):
                 if kw in ("allOf", "$ref"):
                     stack.extend(reversed(kids))
-        for n in closure:
-            if n in self.node_reasons:
-                return self.node_reasons[n]
-            v = self.value(n)
-            if v is False:
-                return Reason("the schema is false", self.ptr(n))
-            if not isinstance(v, dict):
-                continue
-            if v.get("enum") == []:
-                return Reason("enum is empty", self.ptr(n, "enum"))
-            if "not" in v and trivial(v["not"]):
-                return Reason("'not' excludes every value", self.ptr(n, "not"))
-            for kw in ("anyOf", "oneOf"):
-                if isinstance(v.get(kw), list) and all(x is False for x in v[kw]):
-                    return Reason("all options in %s are unsatisfiable" % kw, self.ptr(n, kw))
+        return closure
+
+    def _node_reason(self, n: int) -> Optional[Reason]:
+        """Why node n allows nothing by itself, if it is plain to see."""
+        if n in self.node_reasons:
+            return self.node_reasons[n]
+        v = self.value(n)
+        if v is False:
+            return Reason("the schema is false", self.ptr(n))
+        if not isinstance(v, dict):
+            return None
+        if v.get("enum") == []:
+            return Reason("enum is empty", self.ptr(n, "enum"))
+        if "not" in v and trivial(v["not"]):
+            return Reason("'not' excludes every value", self.ptr(n, "not"))
+        for kw in ("anyOf", "oneOf"):
+            if isinstance(v.get(kw), list) and all(x is False for x in v[kw]):
+                return Reason("all options in %s are unsatisfiable" % kw, self.ptr(n, kw))
+        return None
+
+    def _bounds_reason(self, closure: List[int]) -> Optional[Reason]:
+        """The numeric bounds of the nodes of `closure`, if they contradict."""
         lo: Optional[Tuple[Decimal, str]] = None
         hi: Optional[Tuple[Decimal, str]] = None
         for n in closure:
@@ -197,6 +212,7 @@ class Compiler(Objects):
             return Reason("%s (%s) is greater than %s (%s)" % (lo[1], number_text(lo[0]), hi[1], number_text(hi[0])),
                           self.ptr(closure[0]))
         return None
+
 
 def json_whitespace(es: ExprSet, schema: Any, **options: Any) -> Optional[int]:
     """The %ignore expression the schema's options give JSON whitespace (None: none)."""

@@ -204,6 +204,7 @@ class Containers(Negations):
                 raise SchemaError("enum must be an array", self.ptr(n, k))
             return [[Atom(self.const_node(x, n), False, ())] for x in values if json_type(x) == T]
         # dependentRequired / dependentSchemas / dependencies, for property `sub`
+        assert sub is not None
         dep = v[k][sub]
         absent = self._dep_node(n, k, sub, {"properties": {sub: False}}, "absent")
         if isinstance(dep, list):

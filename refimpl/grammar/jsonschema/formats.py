@@ -76,9 +76,9 @@ class _Search(NamedTuple):
 
 
 class _Union(NamedTuple):
-    """Replace the last `count` values by their union."""
+    """Replace the last `size` values by their union."""
 
-    count: int
+    size: int
 
 
 class _Concat(NamedTuple):
@@ -101,8 +101,8 @@ def search_expr(es: ExprSet, pattern: str, anything: int) -> int:
     while stack:
         frame = stack.pop()
         if isinstance(frame, _Union):
-            args = values[len(values) - frame.count:]
-            del values[len(values) - frame.count:]
+            args = values[len(values) - frame.size:]
+            del values[len(values) - frame.size:]
             values.append(es.union(*args))
         elif isinstance(frame, _Concat):
             last = values.pop()

@@ -76,7 +76,7 @@ class Index:
 
     def label(self, n: int, depth: int = 2) -> str:
         """The last few tokens of node n's pointer (a short name)."""
-        parts = []
+        parts: List[str] = []
         while n >= 0 and self.nodes[n].token and len(parts) < depth:
             parts.append(self.nodes[n].token)
             n = self.nodes[n].parent

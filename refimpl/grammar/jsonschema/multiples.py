@@ -3,7 +3,7 @@ number text, turned into a regex by state elimination."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Dict, List, NamedTuple, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 from ...regex import ExprSet
 
@@ -73,36 +73,42 @@ def _divisibility_automaton(es: ExprSet, c: int, k: int, fractions: bool) -> Tup
     def digit(d: int) -> int:
         return es.byte_set(1 << (0x30 + d))
 
-    dot = es.byte_set(1 << 0x2E)
     edge(_START, state(_State("Z")), digit(0))
     for d in range(1, 10):
         edge(_START, state(_State("I", d % c)), digit(d))
     while todo:
         key = todo.pop()
         s = ids[key]
-        r = key.remainder
-        if key.kind == "I":
-            if (r * 10 ** k) % c == 0:
-                edge(s, _FINAL, es.EPSILON)
-            for d in range(10):
-                edge(s, state(_State("I", (10 * r + d) % c)), digit(d))
-            if fractions:
-                edge(s, state(_State("D", r)), dot)
-        elif key.kind == "Z":
-            edge(s, _FINAL, es.EPSILON)
-            if fractions:
-                edge(s, state(_State("D", 0)), dot)
-        elif key.kind == "D":
-            for d in range(10):
-                edge(s, state(_State("F", (10 * r + d) % c, 1)), digit(d))
-        else:  # F
-            j = key.digits
-            if (r * 10 ** (k - j)) % c == 0:
-                edge(s, _FINAL, es.EPSILON)
-            if j < k:
-                for d in range(10):
-                    edge(s, state(_State("F", (10 * r + d) % c, j + 1)), digit(d))
+        for target, label in _transitions(key, c, k, fractions):
+            e = es.EPSILON if label is None else es.byte_set(1 << (0x2E if isinstance(label, str) else 0x30 + label))
+            edge(s, _FINAL if target is None else state(target), e)
     return edges, len(ids) + 2
+
+
+def _transitions(key: _State, c: int, k: int, fractions: bool) -> List[Tuple[Optional[_State], Union[int, str, None]]]:
+    """The edges out of a state, in order: (target, None: final; label: a digit, "." or
+    None for the empty word)."""
+    out: List[Tuple[Optional[_State], Union[int, str, None]]] = []
+    r = key.remainder
+    if key.kind == "I":
+        if (r * 10 ** k) % c == 0:
+            out.append((None, None))
+        out.extend((_State("I", (10 * r + d) % c), d) for d in range(10))
+        if fractions:
+            out.append((_State("D", r), "."))
+    elif key.kind == "Z":
+        out.append((None, None))
+        if fractions:
+            out.append((_State("D", 0), "."))
+    elif key.kind == "D":
+        out.extend((_State("F", (10 * r + d) % c, 1), d) for d in range(10))
+    else:  # F
+        j = key.digits
+        if (r * 10 ** (k - j)) % c == 0:
+            out.append((None, None))
+        if j < k:
+            out.extend((_State("F", (10 * r + d) % c, j + 1), d) for d in range(10))
+    return out
 
 
 def _eliminate_states(es: ExprSet, edges: Edges, n: int) -> int:

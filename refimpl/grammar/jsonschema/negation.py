@@ -56,38 +56,10 @@ class Negations(ScalarAlgebra):
             return got
         v = self.value(n)
         parts: List[Any] = []
-        node_value = self.value
         if isinstance(v, dict):
             for key, x in v.items():
-                p = self.ptr(n, key)
-                if key == "allOf":
-                    parts.extend({"not": node_value(c)} for c in self.list_of(n, key))
-                elif key == "anyOf":
-                    parts.append({"allOf": [{"not": node_value(c)} for c in self.list_of(n, key)]})
-                elif key == "oneOf":
-                    kids = [node_value(c) for c in self.list_of(n, key)]
-                    parts.append({"allOf": [{"not": k} for k in kids]})
-                    parts.extend({"allOf": [a, b]} for i, a in enumerate(kids) for b in kids[i + 1:])
-                elif key == "not":
-                    parts.append(x)
-                elif key in ("$ref", "$dynamicRef"):
-                    parts.append({"not": node_value(self.ref_target(n, key))})
-                elif key == "if":
-                    i, t, e = x, v.get("then", True), v.get("else", True)
-                    parts.append({"allOf": [i, {"not": t}]})
-                    parts.append({"allOf": [{"not": i}, {"not": e}]})
-                elif key in ("enum", "const"):
-                    values = [x] if key == "const" else x
-                    mine = [y for y in values if json_type(y) == T]
-                    if not mine:
-                        return self._neg_done(n, T, True)
-                    parts.append({"allOf": [{"not": node_value(self.const_node(y, n))} for y in mine]})
-                elif key == "$recursiveRef":
-                    raise Unsupported(key, p, "draft 2019-09 recursive references are not supported")
-                elif T == "array":
-                    self._neg_array(n, v, key, x, parts)
-                elif T == "object":
-                    self._neg_object(n, v, key, x, parts)
+                if not self._neg_keyword(n, T, key, x, parts):
+                    return self._neg_done(n, T, True)
         if v is False:
             return self._neg_done(n, T, True)
         types = self.types(n) if isinstance(v, dict) else None
@@ -99,6 +71,50 @@ class Negations(ScalarAlgebra):
         self._negations[(n, T)] = m
         return m
 
+    def _neg_keyword(self, n: int, T: str, key: str, x: Any, parts: List[Any]) -> bool:
+        """Add to `parts` the schemas of the T-values that fail keyword `key` (value x) of
+        node n; False if every T-value fails it (an enum/const without a T-value)."""
+        v = self.value(n)
+        node_value = self.value
+        if key == "allOf":
+            parts.extend({"not": node_value(c)} for c in self.list_of(n, key))
+        elif key == "anyOf":
+            parts.append({"allOf": [{"not": node_value(c)} for c in self.list_of(n, key)]})
+        elif key == "oneOf":
+            kids = [node_value(c) for c in self.list_of(n, key)]
+            parts.append({"allOf": [{"not": k} for k in kids]})
+            parts.extend({"allOf": [a, b]} for i, a in enumerate(kids) for b in kids[i + 1:])
+        elif key == "not":
+            parts.append(x)
+        elif key in ("$ref", "$dynamicRef"):
+            parts.append({"not": node_value(self.ref_target(n, key))})
+        elif key == "if":
+            i, t, e = x, v.get("then", True), v.get("else", True)
+            parts.append({"allOf": [i, {"not": t}]})
+            parts.append({"allOf": [{"not": i}, {"not": e}]})
+        elif key in ("enum", "const"):
+            mine = [y for y in ([x] if key == "const" else x) if json_type(y) == T]
+            if not mine:
+                return False
+            parts.append({"allOf": [{"not": node_value(self.const_node(y, n))} for y in mine]})
+        elif key == "$recursiveRef":
+            raise Unsupported(key, self.ptr(n, key), "draft 2019-09 recursive references are not supported")
+        elif T == "array":
+            self._neg_array(n, v, key, x, parts)
+        elif T == "object":
+            self._neg_object(n, v, key, x, parts)
+        return True
+
+    def _neg_count(self, n: int, v: Dict[str, Any], key: str, parts: List[Any]) -> None:
+        """minItems/maxItems/minProperties/maxProperties: the counts on the other side."""
+        k = self._count(n, v, key)
+        assert k is not None
+        if key.startswith("min"):
+            if k:
+                parts.append({"max" + key[3:]: k - 1})
+        else:
+            parts.append({"min" + key[3:]: k + 1})
+
     def _neg_done(self, n: int, T: str, everything: bool) -> int:
         m = self.synth({"type": T} if everything else False, n, "not")
         self._negations[(n, T)] = m
@@ -106,26 +122,18 @@ class Negations(ScalarAlgebra):
 
     def _neg_array(self, n: int, v: Dict[str, Any], key: str, x: Any, parts: List[Any]) -> None:
         p = self.ptr(n, key)
-        if key == "minItems":
-            k = self._count(n, v, key)
-            if k:
-                parts.append({"maxItems": k - 1})
-        elif key == "maxItems":
-            parts.append({"minItems": self._count(n, v, key) + 1})  # type: ignore[operator]
+        if key in ("minItems", "maxItems"):
+            self._neg_count(n, v, key, parts)
         elif key == "prefixItems" or (key == "items" and isinstance(x, list)):
             for i, s in enumerate(x):
                 if not trivial(s):
                     parts.append({"minItems": i + 1, "prefixItems": [True] * i + [{"not": s}]})
         elif key == "items":
-            prefix = v.get("prefixItems", [])
             if trivial(x):
                 return
-            if prefix:
+            if v.get("prefixItems", []):
                 raise Unsupported(key, p, "its negation (needed by not, if/else or oneOf) after prefixItems is not expressible")
             parts.append({"contains": {"not": x}})
-        elif key == "additionalItems":
-            if isinstance(v.get("items"), list) and not trivial(x):
-                raise Unsupported(key, p, NEGATION)
         elif key == "contains":
             lo = self._count(n, v, "minContains")
             hi = self._count(n, v, "maxContains")
@@ -134,21 +142,14 @@ class Negations(ScalarAlgebra):
                 parts.append({"contains": x, "minContains": 0, "maxContains": lo - 1})
             if hi is not None:
                 parts.append({"contains": x, "minContains": hi + 1})
-        elif key == "uniqueItems":
-            if x is True:
-                raise Unsupported(key, p, NEGATION)
-        elif key == "unevaluatedItems":
-            if not trivial(x):
-                raise Unsupported(key, p, NEGATION)
+        elif ((key == "additionalItems" and isinstance(v.get("items"), list) and not trivial(x))
+              or (key == "uniqueItems" and x is True) or (key == "unevaluatedItems" and not trivial(x))):
+            raise Unsupported(key, p, NEGATION)
 
     def _neg_object(self, n: int, v: Dict[str, Any], key: str, x: Any, parts: List[Any]) -> None:
         p = self.ptr(n, key)
-        if key == "minProperties":
-            k = self._count(n, v, key)
-            if k:
-                parts.append({"maxProperties": k - 1})
-        elif key == "maxProperties":
-            parts.append({"minProperties": self._count(n, v, key) + 1})  # type: ignore[operator]
+        if key in ("minProperties", "maxProperties"):
+            self._neg_count(n, v, key, parts)
         elif key == "required":
             if not isinstance(x, list):
                 raise SchemaError("required must be an array of strings", p)

@@ -50,10 +50,10 @@ class _Member(NamedTuple):
 
 
 class _LayoutState(NamedTuple):
-    """Named members 0..i-1 done, `count` members so far (capped), `after` a member."""
+    """Named members 0..i-1 done, `members` members so far (capped), `after` a member."""
 
     i: int
-    count: int
+    members: int
     after: bool
 
 

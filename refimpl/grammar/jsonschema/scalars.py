@@ -22,9 +22,10 @@ class ScalarAlgebra(ScalarKeywords):
 
     def s_or(self, a: Scalars, b: Scalars) -> Scalars:
         es = self.es
+        number, string = self.numbers.number, self.strings.any_string
         return Scalars(a.null or b.null, a.booleans | b.booleans,
-                        self.numbers.number if self.numbers.number in (a.number, b.number) else es.union(a.number, b.number),
-                        self.strings.any_string if self.strings.any_string in (a.string, b.string) else es.union(a.string, b.string))
+                       number if number in (a.number, b.number) else es.union(a.number, b.number),
+                       string if string in (a.string, b.string) else es.union(a.string, b.string))
 
     def s_not(self, a: Scalars) -> Scalars:
         es = self.es
@@ -145,7 +146,8 @@ class ScalarAlgebra(ScalarKeywords):
         if s.booleans:
             parts.append("boolean" if len(s.booleans) == 2 else "true" if True in s.booleans else "false")
         if s.number != es.NOTHING:
-            parts.append("number" if s.number == self.numbers.number else "integer" if s.number == self.numbers.integer else "number'")
+            numbers = self.numbers
+            parts.append("number" if s.number == numbers.number else "integer" if s.number == numbers.integer else "number'")
         if s.string != es.NOTHING:
             parts.append("string" if s.string == self.strings.any_string else "string'")
         return "|".join(parts)
