@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import importlib.util
 import platform
-from typing import Callable, Optional
+from types import ModuleType
+from typing import Any, Callable, NoReturn, Optional
 
 _REASON: Optional[str] = None
+_native: Optional[ModuleType]
 try:
     from . import _native
 except ImportError as e:  # not built (no compiler at install time, PyPy, a plain checkout)
@@ -31,7 +33,7 @@ def unavailable_reason() -> Optional[str]:
     return _REASON
 
 
-def _unavailable(*args, **kwargs):
+def _unavailable(*args: Any, **kwargs: Any) -> NoReturn:
     raise RuntimeError(_REASON)
 
 

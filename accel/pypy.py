@@ -1,14 +1,14 @@
 """accel.pypy: refimpl itself under PyPy, in a worker process; and `cmd:` backends.
 
-    Matcher(g, v, backend="pypy")                         # pypy3 -m refimpl.worker
-    Matcher(g, v, backend="cmd:/path/to/engine --flag")   # any program speaking the protocol
+    open_matcher(g, v, backend="pypy")                         # pypy3 -m refimpl.worker
+    open_matcher(g, v, backend="cmd:/path/to/engine --flag")   # any program speaking the protocol
 
 The PyPy worker runs this very copy of refimpl: the directory that holds the `refimpl`
 package is put first on the worker's PYTHONPATH, so nothing needs installing under PyPy.
 The executable is $MASKREF_PYPY, else `pypy3` on PATH. Both factories accept, besides
 the Matcher's `limits` and `slices`: `timeout` (seconds per request), `create_timeout`,
 `startup_timeout`, `reuse` (share one process per command; default True), and for
-`cmd:` also `cwd` and `env`. Errors of the process are `accel.worker_client.WorkerError`s.
+`cmd:` also `cwd` and `env`. Errors of the process are `accel.worker.WorkerError`s.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from typing import Any, Dict, Optional
 
 import refimpl
 
-from .worker_client import WorkerMatcher, WorkerUnavailable, start
+from .worker import WorkerMatcher, WorkerUnavailable, start
 
 #: the directory that contains the refimpl package this process uses
 SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(refimpl.__file__)))
@@ -75,7 +75,7 @@ def matcher(grammar: Any, vocab: Any, backend: str = "pypy", **options: Any) -> 
     """A Matcher running in `pypy3 -m refimpl.worker` (shared by matchers of this process)."""
     exe = pypy_executable()
     reason = _reason(exe)
-    if reason is not None:
+    if reason is not None or exe is None:
         raise WorkerUnavailable("backend 'pypy' is not available: %s" % reason)
     return start([exe, "-m", "refimpl.worker"], grammar, vocab, backend=backend, env=worker_env(), **options)
 

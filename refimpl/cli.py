@@ -60,7 +60,8 @@ def _mask(args: argparse.Namespace) -> int:
     if args.explain:
         print("mask time  %.2f ms (first mask: lexer table and rows are built as the walk goes)" % (seconds * 1e3))
         nodes = m.stats["trie_nodes_walked"]
-        print("trie       %d nodes in all, %d walked (%.0f ns per node walked)" % (len(m.trie), nodes, seconds * 1e9 / max(1, nodes)))
+        print("trie       %d nodes in all, %d walked (%.0f ns per node walked)"
+              % (len(m.trie), nodes, seconds * 1e9 / max(1, nodes)))
         keys = ("lexer_states", "transitions_computed", "rows", "items", "rows_built", "rows_reused")
         print("stats      " + ", ".join("%s=%d" % (k, m.stats[k]) for k in keys))
     return 0

@@ -28,6 +28,7 @@ from .limits import Limits
 from .mask import Mask
 from .recognizer import Recognizer
 from .tokens.slicer import JSON_SLICES, SliceOracle, Slicer
+from .tokens.trie import TokenTrie
 from .tokens.vocab import Vocabulary
 from .tokens.walk import walk
 
@@ -84,21 +85,10 @@ class Matcher:
         else:
             rec = self.recognizer
             state, top = rec.state, rec.parser.top
-            tries = [self.trie]
-            flags = None
-            if self.slicer is not None:
-                certain = self._slice_oracle.certain(state)
-                union = 0
-                tries = [self.slicer.final.trie]
-                for piece, ok in zip(self.slicer.slices, certain):
-                    if ok:
-                        union |= piece.flags
-                        applied += 1
-                    else:
-                        tries.append(piece.trie)
-                flags = bytearray(union.to_bytes(n, "little"))
-            if flags is None:
-                flags = bytearray(n)
+            if self.slicer is not None and self._slice_oracle is not None:
+                flags, tries, applied = self._sliced(self.slicer, self._slice_oracle, state, n)
+            else:
+                flags, tries = bytearray(n), [self.trie]
             for trie in tries:
                 walked += self._walk(trie, rec.lexer, rec.advance, state, top, flags)
             rec.parser.top = top
@@ -109,6 +99,19 @@ class Matcher:
         self.stats["slices_applied"] = applied
         self._update_stats()
         return Mask(flags)
+
+    def _sliced(self, slicer: Slicer, oracle: SliceOracle, state: int, n: int) -> Tuple[bytearray, List[TokenTrie], int]:
+        """The flags of the slices certain to be allowed whole in `state`, the tries still
+        to walk (the other slices' and the tokens in no slice), and how many were applied."""
+        union = applied = 0
+        tries = [slicer.final.trie]
+        for piece, ok in zip(slicer.slices, oracle.certain(state)):
+            if ok:
+                union |= piece.flags
+                applied += 1
+            else:
+                tries.append(piece.trie)
+        return bytearray(union.to_bytes(n, "little")), tries, applied
 
     # -- consuming ------------------------------------------------------------------------
 

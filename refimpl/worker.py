@@ -5,7 +5,8 @@
 
 One request per line in, one reply per line out, in order (docs/protocol.md is the full
 specification, written for anyone implementing the protocol in another language so that
-the conformance suite can check their engine). A session is one Matcher; sessions are
+the conformance suite can check their engine; refimpl/protocol.py holds what this server
+and maskref's client share). A session is one Matcher; sessions are
 independent, and a vocabulary or grammar used by several sessions is loaded and compiled
 once. Nothing a client sends can stop the loop except `shutdown` or the end of stdin:
 malformed JSON, unknown ops, bad grammars and engine bugs are all error replies.
@@ -14,6 +15,8 @@ malformed JSON, unknown ops, bad grammars and engine bugs are all error replies.
 >>> w.handle_line('{"op": "create", "id": 1, "grammar": {"kind": "regex", "text": "ab?"},'
 ...               ' "vocabulary": {"tokens_hex": ["61", "62", "6162", ""], "eos_token_ids": [3]}}')
 '{"ok":true,"id":1,"session":1,"vocab_size":4,"eos_token_ids":[3]}\\n'
+>>> import base64
+>>> from refimpl.mask import decode_mask
 >>> reply = w.handle({"op": "mask", "session": 1})
 >>> reply["mask"], reply["count"], decode_mask(base64.b64decode(reply["mask"]), 4)
 ('BQAAAA==', 2, bytearray(b'\\x01\\x00\\x01\\x00'))
@@ -24,116 +27,28 @@ malformed JSON, unknown ops, bad grammars and engine bugs are all error replies.
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import dataclasses
 import hashlib
-import inspect
 import json
 import platform
 import sys
 import time
-import traceback
 from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
-from .errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaError
 from .grammar.grammar import Grammar
 from .limits import Limits
-from .mask import count_bits, decode_mask, encode_mask
 from .matcher import Matcher
+from .protocol import (
+    PROTOCOL_VERSION, ProtocolError, Unsupported, b64_field, b64encode, dump, error_reply, field, int_list, mask_fields,
+)
 from .tokens.vocab import EMBEDDED, Vocabulary, VocabularyError
 
-#: The protocol version this module speaks (docs/protocol.md, "Versioning").
-PROTOCOL_VERSION = 1
 ENGINE = "maskref"
 #: Grammars compiled and kept for reuse by later `create` requests (least recently used out).
 GRAMMAR_CACHE_SIZE = 32
 
-__all__ = ["PROTOCOL_VERSION", "ProtocolError", "Unsupported", "Worker", "count_bits", "decode_mask", "encode_mask", "main"]
-
-
-class ProtocolError(MaskrefError, ValueError):
-    """A request that does not follow the protocol (bad JSON, unknown op, bad field)."""
-
-
-class Unsupported(MaskrefError, ValueError):
-    """A well-formed request this engine cannot serve (e.g. a grammar kind it lacks)."""
-
-
-# -- the mask encoding ----------------------------------------------------------------------
-
-
-
-
-# -- errors as replies ----------------------------------------------------------------------
-
-
-def error_reply(exc: BaseException) -> Dict[str, Any]:
-    """The `error` object of a failed request: its type, the full message, and the typed
-    error's fields (offset, line, column, pattern, pointer, limit, value)."""
-    err: Dict[str, Any] = {"type": _error_type(exc), "message": str(exc)}
-    if isinstance(exc, RegexError):
-        err.update(detail=exc.message, pattern=exc.pattern, offset=exc.offset)
-    elif isinstance(exc, GrammarError):
-        err.update(detail=exc.message, offset=exc.offset, line=exc.line, column=exc.column)
-    elif isinstance(exc, SchemaError):
-        err.update(detail=exc.message, pointer=exc.pointer)
-    elif isinstance(exc, LimitError):
-        err.update(limit=exc.limit, value=exc.value)
-    elif err["type"] == "InternalError":
-        err["message"] = "%s: %s" % (type(exc).__name__, exc)
-        err["traceback"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-6:])
-    return err
-
-
-def _error_type(exc: BaseException) -> str:
-    for cls in (ProtocolError, Unsupported, RegexError, GrammarError, SchemaError, LimitError, VocabularyError):
-        if isinstance(exc, cls):
-            return "Unsupported" if cls is Unsupported else cls.__name__
-    if isinstance(exc, MaskrefError):
-        return "MaskrefError"
-    if type(exc) is ValueError:  # a bad argument the engine refused (e.g. rollback too far)
-        return "ValueError"
-    return "InternalError"
-
-
-# -- request fields -------------------------------------------------------------------------
-
-
-def _field(req: Dict[str, Any], name: str, kind: Union[type, Tuple[type, ...]], default: Any = ...) -> Any:
-    if name not in req:
-        if default is ...:
-            raise ProtocolError("missing field %r" % name)
-        return default
-    value = req[name]
-    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
-        raise ProtocolError("field %r must be %s, not %s" % (name, _kind_name(kind), json.dumps(value)[:60]))
-    return value
-
-
-def _as_tuple(kind: Union[type, Tuple[type, ...]]) -> Tuple[type, ...]:
-    return kind if isinstance(kind, tuple) else (kind,)
-
-
-def _kind_name(kind: Union[type, Tuple[type, ...]]) -> str:
-    names = {int: "an integer", str: "a string", list: "a list", dict: "an object", bool: "a boolean", type(None): "null"}
-    return " or ".join(names.get(k, k.__name__) for k in _as_tuple(kind))
-
-
-def _int_list(req: Dict[str, Any], name: str, default: Any = ...) -> List[int]:
-    values = _field(req, name, list, default)
-    for v in values:
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise ProtocolError("field %r must be a list of integers" % name)
-    return values
-
-
-def _b64(req: Dict[str, Any], name: str) -> bytes:
-    try:
-        return base64.b64decode(_field(req, name, str), validate=True)
-    except (binascii.Error, ValueError):
-        raise ProtocolError("field %r is not valid base64" % name) from None
+__all__ = ["Worker", "main", "serve"]
 
 
 # -- the worker -----------------------------------------------------------------------------
@@ -178,18 +93,18 @@ class Worker:
             try:
                 line = line.decode("utf-8")
             except UnicodeDecodeError as e:
-                return _dump({"ok": False, "id": None, "error": error_reply(ProtocolError("request is not UTF-8: %s" % e))})
+                return dump({"ok": False, "id": None, "error": error_reply(ProtocolError("request is not UTF-8: %s" % e))})
         if not line.strip():
             return None
         try:
             req = json.loads(line)
         except Exception as e:  # ValueError, or RecursionError on absurd nesting
-            return _dump({"ok": False, "id": None, "error": error_reply(ProtocolError("malformed JSON: %s" % e))})
+            return dump({"ok": False, "id": None, "error": error_reply(ProtocolError("malformed JSON: %s" % e))})
         reply = self.handle(req)
         try:
-            return _dump(reply)
+            return dump(reply)
         except Exception as e:  # an engine value JSON cannot carry: the engine's bug
-            return _dump({"ok": False, "id": reply.get("id"), "error": error_reply(e)})
+            return dump({"ok": False, "id": reply.get("id"), "error": error_reply(e)})
 
     def handle(self, req: Any) -> Dict[str, Any]:
         """One parsed request -> its reply (`{"ok": true, ...}` or `{"ok": false, "error": ...}`)."""
@@ -197,7 +112,7 @@ class Worker:
         try:
             if not isinstance(req, dict):
                 raise ProtocolError("a request must be a JSON object")
-            op = _field(req, "op", str)
+            op = field(req, "op", str)
             handler = self._ops.get(op)
             if handler is None:
                 raise ProtocolError("unknown op %r (this worker knows: %s)" % (op, ", ".join(self._ops)))
@@ -217,10 +132,10 @@ class Worker:
     # -- ops ------------------------------------------------------------------------------
 
     def op_hello(self, req: Dict[str, Any]) -> Dict[str, Any]:
-        wanted = _field(req, "protocol", int, PROTOCOL_VERSION)
+        wanted = field(req, "protocol", int, PROTOCOL_VERSION)
         if wanted != PROTOCOL_VERSION:
             raise Unsupported("protocol version %d is not supported (this worker speaks %d)" % (wanted, PROTOCOL_VERSION))
-        kinds = ["regex", "lark"] + (["json_schema"] if hasattr(Grammar, "from_json_schema") else [])
+        kinds = ["regex", "lark", "json_schema"]
         return {
             "protocol": PROTOCOL_VERSION,
             "engine": ENGINE,
@@ -232,20 +147,20 @@ class Worker:
         }
 
     def op_load_vocabulary(self, req: Dict[str, Any]) -> Dict[str, Any]:
-        ref = self._vocabulary(_field(req, "vocabulary", dict))
+        ref = self._vocabulary(field(req, "vocabulary", dict))
         vocab = self.vocabularies[ref]
         return {"vocabulary_id": ref, "vocab_size": len(vocab), "eos_token_ids": list(vocab.eos_token_ids)}
 
     def op_create(self, req: Dict[str, Any]) -> Dict[str, Any]:
-        vocab = self.vocabularies[self._vocabulary(_field(req, "vocabulary", dict))]
-        options = dict(_field(req, "options", dict, {}))
+        vocab = self.vocabularies[self._vocabulary(field(req, "vocabulary", dict))]
+        options = dict(field(req, "options", dict, {}))
         slices = options.pop("slices", None)
         if slices is not None and (not isinstance(slices, list) or not all(isinstance(s, str) for s in slices)):
             raise ProtocolError("option 'slices' must be null or a list of regex strings")
         limits = _limits(options.pop("limits", None))
         if options:
             raise Unsupported("unknown session option(s): %s" % ", ".join(sorted(options)))
-        grammar = self._grammar(_field(req, "grammar", dict), limits)
+        grammar = self._grammar(field(req, "grammar", dict), limits)
         matcher = Matcher(grammar, vocab, limits=limits, slices=slices)
         self._last_session += 1
         self.sessions[self._last_session] = matcher
@@ -257,25 +172,19 @@ class Worker:
         mask = m.mask()
         elapsed = time.perf_counter_ns() - t0
         self._last_mask_ns[sid] = elapsed
-        data = encode_mask(mask.flags)
-        return {
-            "mask": base64.b64encode(data).decode("ascii"),
-            "vocab_size": len(mask.flags),
-            "count": count_bits(data),
-            "mask_ns": elapsed,
-        }
+        return dict(mask_fields(mask.flags), mask_ns=elapsed)
 
     def op_consume(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)
-        return {"consumed": m.consume_tokens(_int_list(req, "tokens"))}
+        return {"consumed": m.consume_tokens(int_list(req, "tokens"))}
 
     def op_consume_bytes(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)
-        return {"consumed": m.consume_bytes(_b64(req, "bytes"))}
+        return {"consumed": m.consume_bytes(b64_field(req, "bytes"))}
 
     def op_rollback(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)
-        m.rollback(_field(req, "n", int))
+        m.rollback(field(req, "n", int))
         return {}
 
     def op_accepting(self, req: Dict[str, Any]) -> Dict[str, Any]:
@@ -284,7 +193,7 @@ class Worker:
 
     def op_forced_bytes(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)
-        return {"bytes": base64.b64encode(m.forced_bytes()).decode("ascii")}
+        return {"bytes": b64encode(m.forced_bytes())}
 
     def op_forced_tokens(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)
@@ -310,7 +219,7 @@ class Worker:
     # -- helpers --------------------------------------------------------------------------
 
     def _session(self, req: Dict[str, Any]) -> Tuple[int, Matcher]:
-        sid = _field(req, "session", int)
+        sid = field(req, "session", int)
         m = self.sessions.get(sid)
         if m is None:
             raise ProtocolError("unknown session %d" % sid)
@@ -319,14 +228,14 @@ class Worker:
     def _vocabulary(self, spec: Dict[str, Any]) -> str:
         """The id ("v1", ...) of the vocabulary a spec names, loading it the first time."""
         if "ref" in spec:
-            ref = _field(spec, "ref", str)
+            ref = field(spec, "ref", str)
             if ref not in self.vocabularies:
                 raise ProtocolError("unknown vocabulary_id %r" % ref)
             return ref
         if "tokens_hex" in spec:  # inline (a "name" beside the tokens is only a label)
             key = "sha256:" + hashlib.sha256(json.dumps(spec, sort_keys=True).encode("utf-8")).hexdigest()
         elif "name" in spec:
-            name = _field(spec, "name", str)
+            name = field(spec, "name", str)
             if name not in EMBEDDED:
                 raise VocabularyError("unknown vocabulary name %r (this worker has: %s)" % (name, ", ".join(sorted(EMBEDDED))))
             key = "name:" + name
@@ -341,9 +250,9 @@ class Worker:
         return ref
 
     def _grammar(self, spec: Dict[str, Any], limits: Optional[Limits]) -> Grammar:
-        kind = _field(spec, "kind", str)
-        text = _field(spec, "text", str)
-        options = _field(spec, "options", dict, {})
+        kind = field(spec, "kind", str)
+        text = field(spec, "text", str)
+        options = field(spec, "options", dict, {})
         key = json.dumps([kind, text, options, dataclasses.asdict(limits) if limits else None], sort_keys=True)
         grammar = self._grammars.get(key)
         if grammar is not None:
@@ -355,12 +264,7 @@ class Worker:
                 raise Unsupported("grammar kind %r takes no options (got %s)" % (kind, ", ".join(sorted(options))))
             grammar = Grammar.from_regex(text, **kw) if kind == "regex" else Grammar.from_lark(text, **kw)
         elif kind == "json_schema":
-            frontend = getattr(Grammar, "from_json_schema", None)
-            if frontend is None:
-                raise Unsupported("grammar kind 'json_schema' is not supported by this engine yet (refimpl has no JSON-schema frontend)")
-            if limits is not None and "limits" not in inspect.signature(frontend).parameters:
-                kw = {}
-            grammar = frontend(text, **dict(options, **kw))
+            grammar = Grammar.from_json_schema(text, **dict(options, **kw))
         else:
             raise Unsupported("unknown grammar kind %r (this worker knows: regex, lark, json_schema)" % kind)
         self._grammars[key] = grammar
@@ -370,17 +274,17 @@ class Worker:
 
 
 def _inline_vocabulary(spec: Dict[str, Any]) -> Vocabulary:
-    hexes = _field(spec, "tokens_hex", list)
+    hexes = field(spec, "tokens_hex", list)
     try:
         tokens = [bytes.fromhex(h) for h in hexes]
     except (TypeError, ValueError):
         raise VocabularyError("tokens_hex must be a list of hex strings") from None
-    eos = _int_list(spec, "eos_token_ids", [])
-    special = _int_list(spec, "special_token_ids", [])
+    eos = int_list(spec, "eos_token_ids", [])
+    special = int_list(spec, "special_token_ids", [])
     for t in special:
         if not 0 <= t < len(tokens):
             raise VocabularyError("special token id %d is not in the vocabulary" % t)
-    return Vocabulary(tokens, eos, special, _field(spec, "name", str, "inline"))
+    return Vocabulary(tokens, eos, special, field(spec, "name", str, "inline"))
 
 
 def _limits(spec: Any) -> Optional[Limits]:
@@ -404,10 +308,6 @@ def _engine_version() -> str:
         return version("maskref")
     except Exception:
         return "unknown"
-
-
-def _dump(reply: Dict[str, Any]) -> str:
-    return json.dumps(reply, separators=(",", ":")) + "\n"
 
 
 # -- the loop -------------------------------------------------------------------------------

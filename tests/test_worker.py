@@ -19,13 +19,14 @@ from pathlib import Path
 import pytest
 
 from refimpl import Grammar, GrammarError, Matcher, Mask, RegexError, Vocabulary, open_matcher
-from refimpl import worker
 from refimpl import mask as mask_encoding
-from refimpl.worker import PROTOCOL_VERSION, Worker, count_bits, decode_mask, encode_mask, serve
+from refimpl.mask import count_bits, decode_mask, encode_mask
+from refimpl.protocol import PROTOCOL_VERSION
+from refimpl.worker import Worker, serve
 
 import accel
 from accel import pypy
-from accel.worker_client import (
+from accel.worker import (
     WorkerDied,
     WorkerError,
     WorkerGarbage,
@@ -245,15 +246,12 @@ def test_in_process_errors_are_replies():
     assert err["id"] == 8 and err["error"]["type"] == "InternalError" and "not JSON serializable" in err["error"]["message"]
 
 
-def test_json_schema_is_served_or_refused_by_name():
+def test_json_schema_is_served():
     w = Worker()
     reply = w.handle({"op": "create", "grammar": {"kind": "json_schema", "text": '{"type": "integer"}'},
                       "vocabulary": {"name": "gpt2"}})
-    if hasattr(Grammar, "from_json_schema"):
-        assert reply["ok"], reply
-    else:
-        assert reply["error"]["type"] == "Unsupported" and "json_schema" in reply["error"]["message"]
-        assert "json_schema" not in w.handle({"op": "hello"})["grammar_kinds"]
+    assert reply["ok"], reply
+    assert "json_schema" in w.handle({"op": "hello"})["grammar_kinds"]
 
 
 def test_wire_lines():
@@ -381,10 +379,6 @@ SCHEMA = '{"type": "object", "properties": {"n": {"type": "integer"}, "tags": {"
 
 def test_json_schema_through_the_client(gpt2):
     vocab = small_vocab()
-    if not hasattr(Grammar, "from_json_schema"):
-        with pytest.raises(WorkerUnsupported, match="json_schema"):
-            worker_matcher(_Source("json_schema", SCHEMA), vocab)
-        return
     g = Grammar.from_json_schema(SCHEMA)
     for v in (vocab, gpt2):
         with worker_matcher(g, v) as m:
@@ -399,7 +393,6 @@ def test_json_schema_through_the_client(gpt2):
     walk_both(s, local, random.Random(4), 10)
 
 
-@pytest.mark.skipif(not hasattr(Grammar, "from_json_schema"), reason="no JSON-schema frontend")
 def test_a_json_schema_grammar_that_its_source_does_not_rebuild_is_not_sent():
     """Grammar.from_json_schema keeps a display of a dict schema (cut at 200 characters) and
     not its options: sending that source would check a different grammar. The client

@@ -1,0 +1,244 @@
+"""`WorkerMatcher`: a matcher whose state lives in a worker process (one session of it),
+with the API of refimpl's Matcher (refimpl.backends.MatcherLike).
+
+    proc = WorkerProcess.shared(["pypy3", "-m", "refimpl.worker"])
+    m = WorkerMatcher(proc, grammar, vocab, backend="pypy")
+    m.mask(); m.consume(t); m.rollback(1); m.close()
+
+Every reply is checked (refimpl.protocol): a mask of the wrong size, a count that is not
+an integer, ... is garbage, and the process is killed.
+"""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, TypeVar
+
+from refimpl import protocol
+from refimpl.limits import DEFAULT_LIMITS, Limits
+from refimpl.mask import Mask, decode_mask
+from refimpl.tokens.vocab import Vocabulary
+
+from .errors import WorkerError, WorkerGarbage, WorkerUnsupported
+from .process import DEFAULT_CREATE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TIMEOUT, WorkerProcess
+from .specs import SENDABLE_KINDS, grammar_spec, is_embedded_gpt2, limits_spec, vocabulary_spec
+
+T = TypeVar("T")
+
+class WorkerMatcher:
+    """A Matcher whose state lives in a worker process (one session of it).
+
+    The API of refimpl.Matcher: mask, consume, consume_tokens, consume_bytes, rollback,
+    is_accepting, forced_bytes, forced_tokens, stats; plus close() (or use it as a
+    context manager) to end the session. `last_mask_ns` is the worker's own time for the
+    last mask (without transfer), `last_roundtrip_ns` the caller's time for it.
+    """
+
+    def __init__(
+        self,
+        process: WorkerProcess,
+        grammar: Any,
+        vocab: Vocabulary,
+        *,
+        backend: str,
+        limits: Optional[Limits] = None,
+        slices: Optional[Sequence[str]] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        create_timeout: float = DEFAULT_CREATE_TIMEOUT,
+        owns_process: bool = False,
+    ) -> None:
+        self.process = process
+        self.grammar = grammar
+        self.vocab = vocab
+        self.backend = backend
+        self.timeout = timeout
+        self.create_timeout = create_timeout
+        self.last_mask_ns: Optional[int] = None
+        self.last_roundtrip_ns: Optional[int] = None
+        self._owns_process = owns_process
+        self.session: Any = None
+        spec = grammar_spec(grammar)
+        if spec["kind"] not in (process.hello.get("grammar_kinds") or SENDABLE_KINDS):
+            raise WorkerUnsupported(
+                "worker `%s` does not support grammar kind %r (it supports: %s)"
+                % (process.command, spec["kind"], ", ".join(process.hello.get("grammar_kinds") or ())),
+                command=process.command,
+            )
+        options: Dict[str, Any] = {"slices": None if slices is None else list(slices)}
+        chosen: Limits = limits if limits is not None else getattr(grammar, "limits", DEFAULT_LIMITS)
+        lim = limits_spec(chosen)
+        if lim:
+            options["limits"] = lim
+        reply = process.request(
+            {"op": "create", "grammar": spec, "vocabulary": self._vocabulary(), "options": options},
+            create_timeout,
+            grammar_text=spec["text"],
+        )
+        self.session = reply.get("session")
+        if reply.get("vocab_size") not in (None, len(vocab)):
+            raise WorkerGarbage(
+                "worker `%s` built a vocabulary of %r tokens from one of %d"
+                % (process.command, reply.get("vocab_size"), len(vocab)),
+                command=process.command,
+            )
+
+    def _vocabulary(self) -> Dict[str, Any]:
+        """The vocabulary as sent to this process: by name, or by reference to one loaded
+        earlier (`load_vocabulary`, once per process), or inline every time."""
+        proc, vocab = self.process, self.vocab
+        spec = proc.vocab_specs.get(vocab)
+        if spec is not None:
+            return spec
+        if vocab.name in (proc.hello.get("vocabularies") or ()) and vocab.name == "gpt2" and is_embedded_gpt2(vocab):
+            spec = {"name": "gpt2"}
+        else:
+            spec = vocabulary_spec(vocab)
+        if "load_vocabulary" in proc.ops:
+            reply = proc.request({"op": "load_vocabulary", "vocabulary": spec}, self.create_timeout)
+            if reply.get("vocab_size") != len(vocab):
+                raise WorkerGarbage(
+                    "worker `%s` loaded a vocabulary of %r tokens from one of %d"
+                    % (proc.command, reply.get("vocab_size"), len(vocab)),
+                    command=proc.command,
+                )
+            spec = {"ref": reply["vocabulary_id"]}
+        proc.vocab_specs[vocab] = spec
+        return spec
+
+    def _call(self, op: str, **fields: Any) -> Dict[str, Any]:
+        if self.session is None:
+            raise ValueError("this WorkerMatcher is closed")
+        if op not in self.process.ops:
+            raise WorkerUnsupported(
+                "worker `%s` does not implement %r (it implements: %s)"
+                % (self.process.command, op, ", ".join(sorted(self.process.ops))),
+                command=self.process.command,
+            )
+        return self.process.request(dict(op=op, session=self.session, **fields), self.timeout)
+
+    def _checked(self, read: Callable[..., T], reply: Dict[str, Any], *args: Any) -> T:
+        """`read(reply, *args)` (a reply reader of refimpl.protocol); a reply it refuses is
+        garbage: the process is killed and WorkerGarbage raised."""
+        try:
+            return read(reply, *args)
+        except protocol.BadReply as e:
+            self.process.kill("it answered garbage")
+            raise WorkerGarbage(
+                "worker `%s` sent %s: %s" % (self.process.command, e, json.dumps(reply)[:200]),
+                command=self.process.command,
+            ) from None
+
+    # -- the Matcher API ------------------------------------------------------------------
+
+    def mask(self) -> Mask:
+        """The tokens allowed next (and EOS iff the input may end here)."""
+        t0 = time.perf_counter_ns()
+        data = self.mask_bytes()
+        mask = Mask(decode_mask(data, len(self.vocab)))
+        self.last_roundtrip_ns = time.perf_counter_ns() - t0
+        return mask
+
+    def mask_bytes(self) -> bytes:
+        """The mask as the worker sent it, checked: the bitmask of `Mask.to_bytes()`
+        (32-bit little-endian words), without decoding it into a Mask."""
+        t0 = time.perf_counter_ns()
+        reply = self._call("mask")
+        data = self._checked(protocol.mask_from_reply, reply, len(self.vocab))
+        self.last_roundtrip_ns = time.perf_counter_ns() - t0
+        self.last_mask_ns = reply.get("mask_ns")
+        return data
+
+    def consume(self, token_id: int) -> bool:
+        """Consume one token; False (and no change of state) if it is not allowed."""
+        return self.consume_tokens([token_id]) == 1
+
+    def consume_tokens(self, ids: Iterable[int]) -> int:
+        """Consume tokens until one is refused; returns how many were consumed."""
+        ids = [int(t) for t in ids]
+        return self._checked(protocol.consumed_from_reply, self._call("consume", tokens=ids), len(ids))
+
+    def consume_bytes(self, data: bytes) -> bool:
+        """Consume raw bytes (one step for `rollback`); False and no change on failure."""
+        reply = self._call("consume_bytes", bytes=protocol.b64encode(bytes(data)))
+        return self._checked(protocol.bool_from_reply, reply, "consumed", "consume_bytes")
+
+    def rollback(self, n_tokens: int) -> None:
+        """Undo the last n consumed steps (tokens, EOS, or consume_bytes calls)."""
+        self._call("rollback", n=int(n_tokens))
+
+    def is_accepting(self) -> bool:
+        """May the output end here (is EOS allowed)?"""
+        return self._checked(protocol.bool_from_reply, self._call("accepting"), "accepting", "accepting")
+
+    def forced_bytes(self) -> bytes:
+        """The bytes every continuation must start with (empty where EOS is allowed)."""
+        return self._checked(protocol.bytes_from_reply, self._call("forced_bytes"), "bytes", "forced bytes")
+
+    def forced_tokens(self) -> List[int]:
+        """The tokens a tokenizer-agnostic fast-forward would emit now."""
+        return self._checked(protocol.tokens_from_reply, self._call("forced_tokens"))
+
+    @property
+    def stats(self) -> Dict[str, Any]:
+        """The worker's statistics for this session (with `mask_ns`, its last mask time)."""
+        return self._checked(protocol.stats_from_reply, self._call("stats"))
+
+    @property
+    def engine(self) -> Dict[str, Any]:
+        """The worker's hello reply: engine name, version, implementation, ops."""
+        return self.process.hello
+
+    # -- ending ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """End the session (and the process, if this matcher started its own)."""
+        session, self.session = self.session, None
+        if session is not None and self.process.dead is None:
+            try:
+                self.process.request({"op": "close", "session": session}, self.timeout)
+            except (WorkerError, ValueError):
+                pass
+        if self._owns_process:
+            self.process.close()
+
+    def __enter__(self) -> "WorkerMatcher":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        session = getattr(self, "session", None)
+        if session is not None:
+            if getattr(self, "_owns_process", False):
+                self.process.kill("its matcher was collected without close()")
+            else:
+                self.process.close_session_later(session)
+
+    def __repr__(self) -> str:
+        return "WorkerMatcher(%r, %r, backend=%r, session=%r)" % (self.grammar, self.vocab, self.backend, self.session)
+
+
+def start(
+    argv: Sequence[str],
+    grammar: Any,
+    vocab: Vocabulary,
+    *,
+    backend: str,
+    cwd: Optional[str] = None,
+    env: Optional[Dict[str, str]] = None,
+    reuse: bool = True,
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    **options: Any,
+) -> WorkerMatcher:
+    """A WorkerMatcher on the shared process for `argv` (or a private one, reuse=False)."""
+    if reuse:
+        proc = WorkerProcess.shared(argv, cwd=cwd, env=env, startup_timeout=startup_timeout)
+    else:
+        proc = WorkerProcess(argv, cwd=cwd, env=env, startup_timeout=startup_timeout)
+    try:
+        return WorkerMatcher(proc, grammar, vocab, backend=backend, owns_process=not reuse, **options)
+    except BaseException:
+        if not reuse:
+            proc.close()
+        raise
