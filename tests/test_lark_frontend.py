@@ -1,4 +1,4 @@
-"""Tests of the Lark frontend (refimpl/grammar/lark.py) and the simplifier (simplify.py).
+"""Tests of the Lark frontend (refimpl/grammar/lark/) and the simplifier (simplify.py).
 
 (a) malformed grammars: message and position; (b) unsupported llguidance features are
 named; (c) the `%import common` terminals have llguidance's languages; (d) pathological

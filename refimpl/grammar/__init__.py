@@ -1,6 +1,6 @@
 """Grammars: the IR, frontends (Lark, JSON schema) and simplification.
 
-    parse_lark(text) -> GrammarIR      the Lark frontend (llguidance's dialect), lark.py
+    parse_lark(text) -> GrammarIR      the Lark frontend (llguidance's dialect), lark/
     simplify(ir) -> GrammarIR          language-preserving rewrites, simplify.py
     ir.compile() -> CompiledGrammar    flat arrays for the Earley parser, ir.py
 """

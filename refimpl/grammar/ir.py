@@ -39,15 +39,6 @@ Rule = Tuple[int, Tuple[int, ...]]
 COMPLETE = -1  # in CompiledGrammar.dot_symbol: the dot is at the end of the rule
 
 
-def is_lexeme(sym: int) -> bool:
-    return sym < 0
-
-
-def lexeme_index(sym: int) -> int:
-    """The lexeme index of a lexeme symbol (`~sym`)."""
-    return ~sym
-
-
 @dataclass(frozen=True)
 class Lexeme:
     """A lexeme: a name for display, its expression, and how it ends.
@@ -82,6 +73,8 @@ class GrammarIR:
         self.allow_invalid_utf8 = False
         #: nonterminals made by the EBNF helpers (simplify.py), by what they stand for
         self.derived: Dict[Tuple[object, ...], int] = {}
+        #: the classes made by `lexeme_class_for`, by their %ignore expression (or None)
+        self._classes_by_ignore: Dict[Optional[int], int] = {}
 
     def add_nonterminal(self, name: str) -> int:
         self.names.append(name)
@@ -110,6 +103,29 @@ class GrammarIR:
             self.ignores.pop(0, None)
         else:
             self.ignores[0] = expr
+
+    def lexeme_class_for(self, ignore: Optional[int]) -> int:
+        """The lexeme class whose %ignore is `ignore` (None: a class with no %ignore).
+
+        Made the first time, numbered after every class in use (so never class 0, the
+        grammar's own), and shared by all later askers with the same `ignore`, as
+        llguidance merges lexeme classes with equal skips. Used for the parts of a
+        grammar with their own whitespace, such as a %json inside a Lark grammar.
+
+        >>> from refimpl.regex import ExprSet
+        >>> g = GrammarIR(ExprSet())
+        >>> ws = g.es.literal(b" ")
+        >>> g.lexeme_class_for(ws), g.lexeme_class_for(None), g.lexeme_class_for(ws), g.ignores == {1: ws}
+        (1, 2, 1, True)
+        """
+        cls = self._classes_by_ignore.get(ignore)
+        if cls is None:
+            used = {0, *self.ignores, *self._classes_by_ignore.values()}
+            used.update(lexeme.lexeme_class for lexeme in self.lexemes)
+            cls = self._classes_by_ignore[ignore] = max(used) + 1
+            if ignore is not None:
+                self.ignores[cls] = ignore
+        return cls
 
     def copy_options(self, other: "GrammarIR") -> None:
         """Take the ignores and flags of `other` (for passes that build a new IR)."""
@@ -216,15 +232,12 @@ class CompiledGrammar:
                 if nullable[nt]:
                     continue
                 for p in self.rules_of[nt]:
-                    while self.dot_symbol[p] != COMPLETE and 0 <= self.dot_symbol[p] < self.n_nonterminals and nullable[self.dot_symbol[p]]:
-                        p += 1
+                    while 0 <= self.dot_symbol[p] < self.n_nonterminals and nullable[self.dot_symbol[p]]:
+                        p += 1  # (COMPLETE is negative: the loop stops at the end of the rule)
                     if self.dot_symbol[p] == COMPLETE:
                         nullable[nt] = changed = True
                         break
         return nullable
-
-    def is_lexeme(self, sym: int) -> bool:
-        return sym >= self.n_nonterminals
 
     def symbol_name(self, sym: int) -> str:
         if sym >= self.n_nonterminals:

@@ -1,0 +1,153 @@
+"""The syntax tree of a Lark grammar: expression nodes, and the definitions that hold them.
+
+The parser (parser.py) builds them and the compiler (compiler.py) folds them; nothing
+mutates them after parsing, so the parsed common library (common.py) is shared.
+"""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple, Union
+
+
+class Node:
+    """An expression of a rule or terminal body; `offset` points into the grammar text."""
+
+    __slots__ = ("offset",)
+
+
+class Alt(Node):
+    """a | b | ..."""
+
+    __slots__ = ("options",)
+
+    def __init__(self, offset: int, options: List[Node]) -> None:
+        self.offset, self.options = offset, options
+
+
+class And(Node):
+    """a & b & ... (terminals only)."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, offset: int, parts: List[Node]) -> None:
+        self.offset, self.parts = offset, parts
+
+
+class Seq(Node):
+    """a b ... (possibly empty: ε)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, offset: int, items: List[Node]) -> None:
+        self.offset, self.items = offset, items
+
+
+class Repeat(Node):
+    """node{lo,hi}; hi None for unbounded. `x?`, `x*`, `x+`, `[x]` are repeats too."""
+
+    __slots__ = ("node", "lo", "hi")
+
+    def __init__(self, offset: int, node: Node, lo: int, hi: Optional[int]) -> None:
+        self.offset, self.node, self.lo, self.hi = offset, node, lo, hi
+
+
+class Not(Node):
+    """~node: the complement (terminal expressions only)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, offset: int, node: Node) -> None:
+        self.offset, self.node = offset, node
+
+
+class Literal(Node):
+    """"text" or "text"i."""
+
+    __slots__ = ("text", "ci")
+
+    def __init__(self, offset: int, text: str, ci: bool) -> None:
+        self.offset, self.text, self.ci = offset, text, ci
+
+
+class CharRange(Node):
+    """"a".."z": one character between two (inclusive)."""
+
+    __slots__ = ("lo", "hi")
+
+    def __init__(self, offset: int, lo: str, hi: str) -> None:
+        self.offset, self.lo, self.hi = offset, lo, hi
+
+
+class RegexLit(Node):
+    """/pattern/flags; `pattern_offset` is where the pattern starts in the grammar text."""
+
+    __slots__ = ("pattern", "flags", "pattern_offset")
+
+    def __init__(self, offset: int, pattern: str, flags: str, pattern_offset: int) -> None:
+        self.offset, self.pattern, self.flags, self.pattern_offset = offset, pattern, flags, pattern_offset
+
+
+class Substring(Node):
+    """%regex {"substring_...": ...}: any run of consecutive chunks."""
+
+    __slots__ = ("chunks",)
+
+    def __init__(self, offset: int, chunks: List[str]) -> None:
+        self.offset, self.chunks = offset, chunks
+
+
+class Name(Node):
+    """A reference to a rule or terminal; `namespace` is None, or "common" for imports."""
+
+    __slots__ = ("name", "namespace")
+
+    def __init__(self, offset: int, name: str, namespace: Optional[str]) -> None:
+        self.offset, self.name, self.namespace = offset, name, namespace
+
+
+class Json(Node):
+    """%json {schema} (a nonterminal; compiled by compiler.compile_json)."""
+
+    __slots__ = ("schema",)
+
+    def __init__(self, offset: int, schema: Any) -> None:
+        self.offset, self.schema = offset, schema
+
+
+class Definition:
+    """`name: body` — kind is "rule" or "terminal"; `lazy` for `name[lazy]:`."""
+
+    __slots__ = ("kind", "name", "offset", "body", "lazy")
+
+    def __init__(self, kind: str, name: str, offset: int, body: Node, lazy: bool = False) -> None:
+        self.kind, self.name, self.offset, self.body, self.lazy = kind, name, offset, body, lazy
+
+
+class Ignore:
+    """`%ignore body`."""
+
+    __slots__ = ("offset", "body")
+
+    def __init__(self, offset: int, body: Node) -> None:
+        self.offset, self.body = offset, body
+
+
+class Import:
+    """`%import common...`: the (common name, local name, offset) of each imported terminal."""
+
+    __slots__ = ("offset", "names")
+
+    def __init__(self, offset: int, names: List[Tuple[str, str, int]]) -> None:
+        self.offset, self.names = offset, names
+
+
+class Options:
+    """`%llguidance {...}`: `value` is the JSON value, `offset` where it starts."""
+
+    __slots__ = ("offset", "value")
+
+    def __init__(self, offset: int, value: Any) -> None:
+        self.offset, self.value = offset, value
+
+
+#: one item of a grammar: what the parser returns a list of
+Item = Union[Definition, Ignore, Import, Options]

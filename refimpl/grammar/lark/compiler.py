@@ -1,0 +1,374 @@
+"""Items (ast.py) -> GrammarIR.
+
+Terminal expressions fold into one regex expression each (`Compiler._terminal`); rule
+bodies fold into symbol sequences (`Compiler._sequence`), nested groups and repetitions
+becoming fresh nonterminals through simplify.py's EBNF helpers. Both folds use explicit
+stacks. Terminals and rules are compiled only when reachable from `start` (or from
+%ignore).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Tuple
+
+from ...errors import GrammarError, RegexError, SchemaError
+from ...limits import Limits
+from ...regex import ExprSet, compile_pattern
+from .. import simplify as _simplify
+from ..ir import GrammarIR
+from .ast import (
+    Alt, And, CharRange, Definition, Ignore, Import, Item, Json, Literal, Name, Node, Not, Options,
+    RegexLit, Repeat, Seq, Substring,
+)
+from .common import COMMON_TERMINALS, common_definitions
+from .scanner import quote
+from .substring import substring_expr
+
+
+def _case_insensitive_literal(es: ExprSet, s: str) -> int:
+    """"s"i: the literal under Unicode simple case folding, as (?i) does in a regex."""
+    return compile_pattern(es, "(?i)" + "".join("\\x{%x}" % ord(ch) for ch in s))
+
+
+def compile_json(ir: GrammarIR, schema: Any, text: str, offset: int) -> int:
+    """The symbol for an inline JSON schema, `%json {...}` (refimpl/grammar/jsonschema).
+
+    Options come from the schema's "x-guidance" (llguidance's defaults otherwise). The
+    JSON's lexemes get a lexeme class of their own, so its whitespace (%ignore) is
+    allowed only inside the JSON, after its first token, as in llguidance; %json parts
+    with the same whitespace share one class (llguidance merges classes with equal
+    skips: `GrammarIR.lexeme_class_for`).
+    """
+    from ..jsonschema import json_schema_to_ir, json_whitespace
+
+    try:
+        ws = json_whitespace(ir.es, schema)
+        # the JSON's tokens, and its first token in a class without %ignore (shared with
+        # the %json parts that have no whitespace), so that, as in llguidance, JSON
+        # whitespace may come after a token of the JSON but not before its first one
+        return json_schema_to_ir(schema, ir=ir, lexeme_class=ir.lexeme_class_for(ws),
+                                 entry_class=ir.lexeme_class_for(None)).start
+    except SchemaError as e:
+        raise GrammarError("failed to compile JSON schema: %s" % e, text, offset) from None
+
+
+class Compiler:
+    """Items -> GrammarIR: `Compiler(text, items, es, limits).compile()`."""
+
+    def __init__(self, text: str, items: List[Item], es: ExprSet, limits: Limits) -> None:
+        self.text = text
+        self.items = items
+        self.ir = GrammarIR(es, limits)
+        self.es = es
+        self.rules: Dict[str, Definition] = {}
+        self.terminals: Dict[str, Definition] = {}
+        self.terminal_exprs: Dict[Tuple[Optional[str], str], int] = {}
+        self.nonterminals: Dict[str, int] = {}
+        self.todo: List[str] = []  # rules whose nonterminal exists but whose body is not compiled
+
+    def error(self, message: str, offset: Optional[int]) -> GrammarError:
+        return GrammarError(message, self.text, offset)
+
+    # -- top level ----------------------------------------------------------------------
+
+    def compile(self) -> GrammarIR:
+        """Collect definitions, then compile `start` and all it reaches, and %ignore."""
+        ignores: List[Node] = []
+        options: Dict[str, Any] = {}
+        for item in self.items:
+            if isinstance(item, Definition):
+                table = self.rules if item.kind == "rule" else self.terminals
+                if item.name in table:
+                    raise self.error("duplicate %s: '%s'" % (item.kind, item.name), item.offset)
+                table[item.name] = item
+            elif isinstance(item, Ignore):
+                ignores.append(item.body)
+            elif isinstance(item, Import):
+                self._import(item)
+            else:
+                self._options(item, options)
+        if "start" not in self.rules:
+            raise GrammarError("rule 'start' is not defined (no start rule found)")
+        ir = self.ir
+        ir.start = self._nonterminal("start")
+        while self.todo:
+            self._rule(self.rules[self.todo.pop()])
+        if ignores:
+            ir.ignore = self.es.union(*[self._terminal(node, "%ignore") for node in ignores])
+        return ir
+
+    def _import(self, item: Import) -> None:
+        """%import common...: each name becomes a terminal standing for the common one."""
+        for name, local, offset in item.names:
+            if name not in COMMON_TERMINALS:
+                raise self.error(
+                    "Unknown common terminal 'common.%s'; available: %s"
+                    % (name, ", ".join(COMMON_TERMINALS)), offset,
+                )
+            if local in self.terminals:
+                raise self.error("duplicate terminal: '%s' (imported)" % local, offset)
+            self.terminals[local] = Definition("terminal", local, offset, Name(offset, name, "common"))
+            assert name in common_definitions()
+
+    def _options(self, item: Options, merged: Dict[str, Any]) -> None:
+        """%llguidance {...}: options merge across declarations; each must be a boolean.
+
+        no_forcing is accepted and ignored (maskref's masks never force);
+        allow_initial_skip and allow_invalid_utf8 set the IR's flags; ignore_once: true is
+        not supported; anything else is an error naming the option.
+        """
+        offset, value = item.offset, item.value
+        if not isinstance(value, dict):
+            raise self.error("failed to parse %llguidance declaration: expected a JSON object", offset)
+        for key, v in value.items():
+            if key not in ("no_forcing", "allow_initial_skip", "allow_invalid_utf8", "ignore_once"):
+                raise self.error(
+                    "unknown %%llguidance option '%s' (supported: no_forcing, allow_initial_skip, "
+                    "allow_invalid_utf8)" % key, offset,
+                )
+            if not isinstance(v, bool):
+                raise self.error(
+                    "failed to parse %%llguidance declaration: '%s' must be true or false" % key, offset
+                )
+            if key == "ignore_once" and v:
+                raise self.error("the %llguidance option ignore_once is not supported", offset)
+            merged[key] = v
+        self.ir.allow_initial_skip = bool(merged.get("allow_initial_skip", False))
+        self.ir.allow_invalid_utf8 = bool(merged.get("allow_invalid_utf8", False))
+
+    def _nonterminal(self, name: str) -> int:
+        """The nonterminal of rule `name`, queueing its body the first time."""
+        nt = self.nonterminals.get(name)
+        if nt is None:
+            nt = self.nonterminals[name] = self.ir.add_nonterminal(name)
+            self.todo.append(name)
+        return nt
+
+    def _rule(self, definition: Definition) -> None:
+        """Add the BNF rules of one rule definition: one per top-level alternative."""
+        nt = self.nonterminals[definition.name]
+        body = definition.body
+        if definition.lazy:
+            expr = self._terminal(body, "the [lazy] rule '%s'" % definition.name)
+            name = "%s[lazy]" % definition.name
+            self.ir.add_rule(nt, (self.ir.add_lexeme(name, expr, lazy=True),))
+            return
+        for option in body.options if isinstance(body, Alt) else [body]:
+            self.ir.add_rule(nt, self._sequence(option))
+
+    # -- terminal expressions -> one regex expression ------------------------------------
+
+    def _terminal(self, root: Node, where: str) -> int:
+        """Fold a terminal expression into a regex expression (post-order, explicit stack).
+
+        A name expands to its terminal's body the first time (then the result is
+        memoised); a name met again while its own body is being folded is a cycle:
+        "terminal X is recursive".
+        """
+        es = self.es
+        values: List[int] = []
+        in_progress: Dict[Tuple[Optional[str], str], int] = {}
+        stack: List[Tuple[Node, int]] = [(root, -1)]
+        while stack:
+            node, n = stack.pop()
+            if n < 0:  # first visit: push the children (or compute a leaf)
+                kids = self._terminal_children(node, where, in_progress)
+                if kids is None:
+                    values.append(self._terminal_leaf(node, where))
+                else:
+                    stack.append((node, len(kids)))
+                    stack.extend((kid, -1) for kid in reversed(kids))
+                continue
+            args = values[len(values) - n:]
+            del values[len(values) - n:]
+            if isinstance(node, Alt):
+                value = es.union(*args)
+            elif isinstance(node, And):
+                value = es.intersection(*args)
+            elif isinstance(node, Seq):
+                value = es.concat(*args)
+            elif isinstance(node, Repeat):
+                value = es.repeat(args[0], node.lo, node.hi)
+            elif isinstance(node, Not):
+                value = es.complement(args[0])
+            else:  # a Name whose definition was just folded
+                assert isinstance(node, Name)
+                key = (node.namespace, node.name)
+                del in_progress[key]
+                self.terminal_exprs[key] = value = args[0]
+            values.append(value)
+        return values[0]
+
+    def _terminal_children(self, node: Node, where: str,
+                           in_progress: Dict[Tuple[Optional[str], str], int]) -> Optional[List[Node]]:
+        """The sub-expressions to fold first, or None for a leaf."""
+        if isinstance(node, Alt):
+            return node.options
+        if isinstance(node, And):
+            return node.parts
+        if isinstance(node, Seq):
+            return node.items
+        if isinstance(node, (Repeat, Not)):
+            return [node.node]
+        if isinstance(node, Name):
+            key = (node.namespace, node.name)
+            if key in self.terminal_exprs:
+                return None
+            if key in in_progress:
+                raise self.error("terminal %s is recursive (terminals are regular expressions; "
+                                 "use a rule for recursion)" % node.name, node.offset)
+            definition = self._terminal_definition(node, where)
+            in_progress[key] = node.offset
+            return [definition.body]
+        return None
+
+    def _terminal_definition(self, node: Name, where: str) -> Definition:
+        """The definition a name stands for inside a terminal expression."""
+        if node.namespace == "common":
+            return common_definitions()[node.name]
+        definition = self.terminals.get(node.name)
+        if definition is not None:
+            return definition
+        if node.name in self.rules:
+            raise self.error(
+                "rule '%s' cannot be used in %s: terminal expressions may only use terminals "
+                "(rename the rule to uppercase to make it a terminal)" % (node.name, where),
+                node.offset,
+            )
+        raise self.error("undefined symbol '%s' (unknown name)" % node.name, node.offset)
+
+    def _terminal_leaf(self, node: Node, where: str) -> int:
+        """The expression of a leaf: a literal, range, regex, substring or known name."""
+        es = self.es
+        if isinstance(node, Name):
+            return self.terminal_exprs[(node.namespace, node.name)]
+        if isinstance(node, Literal):
+            if node.ci:
+                return _case_insensitive_literal(es, node.text)
+            return es.literal(node.text.encode("utf-8"))
+        if isinstance(node, CharRange):
+            return compile_pattern(es, "[\\x{%x}-\\x{%x}]" % (ord(node.lo), ord(node.hi)))
+        if isinstance(node, RegexLit):
+            prefix = "(?%s)" % node.flags if node.flags else ""
+            try:
+                return compile_pattern(es, prefix + node.pattern)
+            except RegexError as e:
+                offset = node.pattern_offset + max(0, e.offset - len(prefix))
+                raise self.error("invalid regex /%s/: %s" % (node.pattern, e.message), offset) from None
+        if isinstance(node, Substring):
+            return substring_expr(es, node.chunks)
+        if isinstance(node, Json):
+            raise self.error("%%json cannot be used in %s" % where, node.offset)
+        raise AssertionError("unexpected node %r" % node)
+
+    # -- rule expressions -> symbol sequences ---------------------------------------------
+
+    def _sequence(self, root: Node) -> Tuple[int, ...]:
+        """Fold a rule expression into a sequence of symbols (post-order, explicit stack).
+
+        Terminal-like leaves (literals, regexes, ranges, terminal names, `~x`) become
+        lexemes; rule names become nonterminals; a group with several alternatives becomes
+        a fresh nonterminal; repetitions use the EBNF helpers; "" is ε.
+        """
+        values: List[Tuple[int, ...]] = []
+        stack: List[Tuple[Node, int]] = [(root, -1)]
+        while stack:
+            node, n = stack.pop()
+            if n < 0:
+                if isinstance(node, Alt):
+                    kids: Optional[List[Node]] = node.options
+                elif isinstance(node, Seq):
+                    kids = node.items
+                elif isinstance(node, Repeat):
+                    kids = [node.node]
+                elif isinstance(node, And):
+                    raise self.error(
+                        "& is only supported for terminals, not rules; try renaming the rule "
+                        "to UPPERCASE", node.offset,
+                    )
+                else:
+                    kids = None
+                if kids is None:
+                    values.append(self._rule_leaf(node))
+                else:
+                    stack.append((node, len(kids)))
+                    stack.extend((kid, -1) for kid in reversed(kids))
+                continue
+            args = values[len(values) - n:]
+            del values[len(values) - n:]
+            if isinstance(node, Seq):
+                values.append(tuple(sym for seq in args for sym in seq))
+            elif isinstance(node, Alt):
+                values.append(self._group(args))
+            else:
+                assert isinstance(node, Repeat)
+                values.append(self._repeat(args[0], node.lo, node.hi))
+        return values[0]
+
+    def _rule_leaf(self, node: Node) -> Tuple[int, ...]:
+        """The symbols of a leaf in a rule."""
+        ir = self.ir
+        if isinstance(node, Name):
+            if node.namespace is None and node.name in self.rules:
+                return (self._nonterminal(node.name),)
+            if node.namespace is None and node.name not in self.terminals:
+                raise self.error("undefined symbol '%s' (unknown name)" % node.name, node.offset)
+            return (ir.add_lexeme(node.name, self._terminal(node, "a terminal")),)
+        if isinstance(node, Literal) and node.text == "":
+            return ()
+        if isinstance(node, Json):
+            return (compile_json(ir, node.schema, self.text, node.offset),)
+        return (ir.add_lexeme(_display(node), self._terminal(node, "a terminal")),)
+
+    def _group(self, options: List[Tuple[int, ...]]) -> Tuple[int, ...]:
+        """`(a | b c)` inside a rule: one fresh nonterminal per distinct set of options."""
+        distinct = list(dict.fromkeys(options))
+        if len(distinct) == 1:
+            return distinct[0]
+        ir = self.ir
+        label = "(%s)" % " | ".join(" ".join(ir.symbol_name(s) for s in seq) or '""' for seq in distinct)
+        nt, created = ir.derived_nonterminal(("|",) + tuple(distinct), _shorten(label))
+        if created:
+            for seq in distinct:
+                ir.add_rule(nt, seq)
+        return (nt,)
+
+    def _single(self, seq: Tuple[int, ...]) -> int:
+        """One symbol for a sequence: itself if of length 1, else a fresh `(a b)`."""
+        if len(seq) == 1:
+            return seq[0]
+        ir = self.ir
+        label = "(%s)" % " ".join(ir.symbol_name(s) for s in seq)
+        nt, created = ir.derived_nonterminal(("()",) + seq, _shorten(label))
+        if created:
+            ir.add_rule(nt, seq)
+        return nt
+
+    def _repeat(self, seq: Tuple[int, ...], lo: int, hi: Optional[int]) -> Tuple[int, ...]:
+        """seq{lo,hi} as symbols (ε repeated, or repeated zero times, is ε)."""
+        if not seq or hi == 0:
+            return ()
+        return (_simplify.repeat(self.ir, self._single(seq), lo, hi),)
+
+
+def _shorten(label: str, limit: int = 60) -> str:
+    """Names of fresh nonterminals stay readable: long ones are cut with '…'."""
+    return label if len(label) <= limit else label[:limit - 2] + "…" + label[-1]
+
+
+def _display(node: Node) -> str:
+    """The display name of a lexeme written inline in a rule."""
+    if isinstance(node, Literal):
+        return quote(node.text) + ("i" if node.ci else "")
+    if isinstance(node, CharRange):
+        return "%s..%s" % (quote(node.lo), quote(node.hi))
+    if isinstance(node, RegexLit):
+        return "/%s/%s" % (node.pattern, node.flags)
+    if isinstance(node, Substring):
+        return "%%regex{%s}" % _shorten(json.dumps(node.chunks, ensure_ascii=False), 30)
+    if isinstance(node, Not):
+        inner = node.node
+        if isinstance(inner, (Literal, CharRange, RegexLit, Name)):
+            return "~" + (inner.name if isinstance(inner, Name) else _display(inner))
+        return "~(...)"
+    return "(...)"

@@ -1,0 +1,466 @@
+"""Tokens -> the items of a grammar (ast.py): definitions, %ignore, %import, %llguidance.
+
+Items are separated by newlines. Expressions are parsed by `Parser._expansions` with an
+explicit stack of open groups (`_Frame`), so nesting depth costs no Python stack.
+
+>>> from refimpl.limits import DEFAULT_LIMITS
+>>> from refimpl.grammar.lark.scanner import scan
+>>> text = 'start: "a" B\\n%ignore " "\\nB: /[0-9]+/'
+>>> [type(item).__name__ for item in Parser(text, scan(text), DEFAULT_LIMITS).parse_grammar()]
+['Definition', 'Ignore', 'Definition']
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+from ...errors import GrammarError, LimitError
+from ...limits import Limits
+from .ast import (
+    Alt, And, CharRange, Definition, Ignore, Import, Item, Json, Literal, Name, Node, Not, Options,
+    RegexLit, Repeat, Seq, Substring,
+)
+from .scanner import Token, line_col, quote
+from .substring import substring_chunks
+
+_ATOM_START = ("STRING", "REGEX", "RULE", "TERM", "SPECIAL", "GREF", "(", "[", "~")
+_UNSUPPORTED_OPTIONS = {
+    "max_tokens": "the rule option max_tokens is not supported",
+    "temperature": "the rule option temperature is not supported",
+    "stop": "the rule option stop is not supported (lazy lexemes are: name[lazy]: ...)",
+    "suffix": "the rule option suffix is not supported (lazy lexemes are: name[lazy]: ...)",
+    "capture": "the rule option capture is not supported",
+    "stop_capture": "the rule option stop_capture is not supported",
+}
+
+
+class _Frame:
+    """An open group while parsing an expression: the alternatives, conjuncts and items
+    gathered so far, the token that opened it and the `~`s waiting to apply to it."""
+
+    __slots__ = ("kind", "open", "negations", "alternatives", "conjuncts", "items",
+                 "offset", "alt_offset", "conj_offset")
+
+    def __init__(self, kind: str, open_token: Token, negations: List[Token], offset: int) -> None:
+        self.kind = kind
+        self.open = open_token
+        self.negations = negations
+        self.alternatives: List[Node] = []
+        self.conjuncts: List[Node] = []
+        self.items: List[Node] = []
+        self.offset = self.alt_offset = self.conj_offset = offset
+
+    def end_conjunct(self, next_offset: int) -> None:
+        items = self.items
+        self.conjuncts.append(items[0] if len(items) == 1 else Seq(self.conj_offset, items))
+        self.items = []
+        self.conj_offset = next_offset
+
+    def end_alternative(self, next_offset: int) -> None:
+        self.end_conjunct(next_offset)
+        parts = self.conjuncts
+        self.alternatives.append(parts[0] if len(parts) == 1 else And(self.alt_offset, parts))
+        self.conjuncts = []
+        self.alt_offset = next_offset
+
+    def finish(self, offset: int) -> Node:
+        self.end_alternative(offset)
+        options = self.alternatives
+        return options[0] if len(options) == 1 else Alt(self.offset, options)
+
+
+class Parser:
+    """Tokens -> a list of items: Definition, Ignore, Import, Options (ast.py).
+
+    `namespace` is given to every name the expressions mention (None, or "common" when
+    parsing the common library).
+    """
+
+    def __init__(self, text: str, tokens: List[Token], limits: Limits,
+                 namespace: Optional[str] = None) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.pos = 0
+        self.limits = limits
+        self.namespace = namespace
+
+    # -- token helpers ------------------------------------------------------------------
+
+    def peek(self, k: int = 0) -> Token:
+        return self.tokens[min(self.pos + k, len(self.tokens) - 1)]
+
+    def advance(self) -> Token:
+        tok = self.tokens[self.pos]
+        if tok.kind != "EOF":
+            self.pos += 1
+        return tok
+
+    def error(self, message: str, tok: Optional[Token] = None) -> GrammarError:
+        return GrammarError(message, self.text, (tok or self.peek()).offset)
+
+    def expect(self, kind: str, message: str) -> Token:
+        """The next token, which must be of `kind`; else "<message>, found <token>"."""
+        tok = self.peek()
+        if tok.kind != kind:
+            raise self.error("%s, found %s" % (message, tok.describe()), tok)
+        return self.advance()
+
+    def expect_name(self, message: str) -> Token:
+        tok = self.peek()
+        if tok.kind not in ("RULE", "TERM"):
+            raise self.error("%s, found %s" % (message, tok.describe()), tok)
+        return self.advance()
+
+    # -- items --------------------------------------------------------------------------
+
+    def parse_grammar(self) -> List[Item]:
+        """All items of the grammar, in order."""
+        items: List[Item] = []
+        while True:
+            while self.peek().kind == "NEWLINE":
+                self.advance()
+            if self.peek().kind == "EOF":
+                return items
+            items.append(self._item())
+            tok = self.peek()
+            if tok.kind not in ("NEWLINE", "EOF"):
+                raise self.error(
+                    "expected the end of the line after the definition, found %s" % tok.describe(), tok
+                )
+
+    def _item(self) -> Item:
+        tok = self.peek()
+        if tok.kind in ("!",) or (tok.kind == "OP" and tok.value == "?"):
+            # `!name` and `?name` (and `!?name`): Lark's tree-shaping prefixes
+            self.advance()
+            if self.peek().kind == "OP" and self.peek().value == "?" and tok.kind == "!":
+                self.advance()
+            nxt = self.peek()
+            if nxt.kind != "RULE" or nxt.offset != self.tokens[self.pos - 1].end:
+                raise self.error("expected a rule name right after '%s'" % tok.value, nxt)
+            return self._rule()
+        if tok.kind == "RULE":
+            return self._rule()
+        if tok.kind == "TERM":
+            return self._terminal()
+        if tok.kind == "DIRECTIVE":
+            return self._statement()
+        raise self.error(
+            "expected a rule, a terminal or a statement (%%ignore, %%import, ...), found %s"
+            % tok.describe(), tok
+        )
+
+    def _name_suffixes(self, name: Token, what: str) -> None:
+        """Reject what may follow a name before its ':' that we do not support."""
+        tok = self.peek()
+        if tok.kind == "::":
+            raise self.error("parametric rules (%s::_) are not supported" % name.value, tok)
+        if tok.kind == "{":
+            raise self.error("templates (%s{...}) are not supported" % name.value, tok)
+        if tok.kind == ".":
+            raise self.error(
+                "%s priorities (%s.N) are not supported (llguidance: priority not supported yet)"
+                % (what, name.value), tok,
+            )
+
+    def _rule(self) -> Definition:
+        """`name [ [options] ] : expansions`."""
+        name = self.advance()
+        self._name_suffixes(name, "rule")
+        lazy = False
+        if self.peek().kind == "[":
+            lazy = self._rule_options()
+        self.expect(":", "expected ':' after rule name '%s'" % name.value)
+        body = self._expansions("lazy" if lazy else "rule")
+        return Definition("rule", name.value, name.offset, body, lazy)
+
+    def _rule_options(self) -> bool:
+        """`[lazy]`, and llguidance's other options, which we reject by name."""
+        self.advance()
+        lazy = False
+        while self.peek().kind != "]":
+            key = self.expect("RULE", "expected an option name such as lazy")
+            if key.value == "lazy":
+                lazy = True
+            elif key.value in _UNSUPPORTED_OPTIONS:
+                raise self.error(_UNSUPPORTED_OPTIONS[key.value], key)
+            else:
+                raise self.error("Unknown attribute: %s (the only supported option is lazy)" % key.value, key)
+            if self.peek().kind != ",":
+                break
+            self.advance()
+        self.expect("]", "expected ']' to close the rule options")
+        return lazy
+
+    def _terminal(self) -> Definition:
+        """`NAME : expansions`."""
+        name = self.advance()
+        self._name_suffixes(name, "terminal")
+        if self.peek().kind == "[":
+            raise self.error(
+                "expected ':' after terminal name '%s' (options such as [lazy] are written "
+                "on lowercase rules: name[lazy]: ...)" % name.value
+            )
+        self.expect(":", "expected ':' after terminal name '%s'" % name.value)
+        return Definition("terminal", name.value, name.offset, self._expansions("terminal"))
+
+    def _statement(self) -> Item:
+        """%ignore, %import, %llguidance; the other directives are rejected."""
+        tok = self.advance()
+        word = tok.value[0]
+        if word == "%ignore":
+            return Ignore(tok.offset, self._expansions("ignore"))
+        if word == "%import":
+            return Import(tok.offset, self._import())
+        if word == "%llguidance":
+            return Options(tok.value[2], tok.value[1])
+        if word in ("%override", "%declare"):
+            raise self.error("%s is not supported" % word, tok)
+        raise self.error(
+            "expected a rule, a terminal or a statement, found '%s' (it may only appear in "
+            "an expression)" % word, tok
+        )
+
+    def _import(self) -> List[Tuple[str, str, int]]:
+        """`%import common.NAME [-> ALIAS]` or `%import common (A, B, ...)`."""
+        path: List[Token] = []
+        if self.peek().kind in (".", ".."):
+            raise self.error("relative imports are not supported: only %import common.NAME is")
+        while True:
+            path.append(self.expect_name("expected a module or terminal name after %import"))
+            if self.peek().kind != ".":
+                break
+            self.advance()
+        if path[0].value != "common":
+            raise self.error(
+                "%%import of '%s' is not supported: only the built-in common terminals "
+                "(%%import common.NAME)" % ".".join(t.value for t in path), path[0],
+            )
+        if len(path) == 2:
+            local = path[1]
+            if self.peek().kind == "->":
+                self.advance()
+                local = self.expect_name("expected a name after '->'")
+            return [(path[1].value, local.value, path[1].offset)]
+        if len(path) == 1 and self.peek().kind == "(":
+            return self._import_list()
+        raise self.error(
+            "expected %import common.NAME or %import common (NAME, ...)", path[-1] if len(path) > 2 else None
+        )
+
+    def _import_list(self) -> List[Tuple[str, str, int]]:
+        """`(A, B, ...)` after `%import common`."""
+        self.advance()
+        names = []
+        while True:
+            t = self.expect_name("expected a terminal name in the import list")
+            names.append((t.value, t.value, t.offset))
+            if self.peek().kind != ",":
+                break
+            self.advance()
+        self.expect(")", "expected ')' to close the import list")
+        return names
+
+    # -- expressions --------------------------------------------------------------------
+
+    def _expansions(self, context: str) -> Node:
+        """The body of a definition, up to the end of its line (`|` lines continue it).
+
+        `context` is "rule", "terminal", "ignore" or "lazy" (a [lazy] rule's body is a
+        terminal expression); it only changes error messages here. Groups `( )` and
+        `[ ]` push a frame on an explicit stack and pop it at the closing bracket.
+        """
+        start = self.peek()
+        frames = [_Frame("top", start, [], start.offset)]
+        negations: List[Token] = []  # prefix '~'s waiting for their atom
+        while True:
+            tok = self.peek()
+            frame = frames[-1]
+            kind = tok.kind
+            if kind == "~":
+                negations.append(self.advance())
+            elif kind in ("(", "["):
+                self.advance()
+                frames.append(_Frame(kind, tok, negations, self.peek().offset))
+                negations = []
+            elif kind in _ATOM_START or (kind == "DIRECTIVE" and tok.value[0] in ("%json", "%regex", "%lark")):
+                node = self._negate(self._value(context), negations)
+                negations = []
+                frame.items.append(self._postfix(node))
+            elif negations:
+                raise self.error("expected an expression after '~', found %s" % tok.describe(), tok)
+            elif kind in (")", "]"):
+                self._close_group(frames, tok)
+            elif kind in ("|", "&"):
+                self.advance()
+                if kind == "|":
+                    frame.end_alternative(self.peek().offset)
+                else:
+                    frame.end_conjunct(self.peek().offset)
+            elif kind == "->":
+                self._alias()
+            elif kind == "NEWLINE" and self.peek(1).kind == "|":
+                self.advance()
+            elif kind in ("NEWLINE", "EOF"):
+                if frame.kind != "top":
+                    raise self.error(
+                        "unclosed '%s': expected '%s'" % (frame.kind, ")" if frame.kind == "(" else "]"),
+                        frame.open,
+                    )
+                return frame.finish(tok.offset)
+            else:
+                raise self._unexpected(tok)
+
+    def _close_group(self, frames: List[_Frame], tok: Token) -> None:
+        """`)` or `]` at `tok`: pop the innermost frame into an item of the one below."""
+        frame = frames[-1]
+        kind = tok.kind
+        if frame.kind == "top":
+            raise self.error("unmatched '%s'" % kind, tok)
+        want = ")" if frame.kind == "(" else "]"
+        if kind != want:
+            raise self.error(
+                "expected '%s' to close the '%s' at line %d, column %d, found '%s'"
+                % (want, frame.kind, *line_col(self.text, frame.open.offset), kind), tok,
+            )
+        self.advance()
+        frames.pop()
+        node = frame.finish(tok.offset)
+        if frame.kind == "[":
+            node = Repeat(frame.open.offset, node, 0, 1)
+        node = self._negate(node, frame.negations)
+        frames[-1].items.append(self._postfix(node))
+
+    def _alias(self) -> None:
+        """`-> alias` (Lark's tree shaping): skipped, but it must end an alternative."""
+        self.advance()
+        self.expect_name("expected an alias name after '->'")
+        after = self.peek()
+        if after.kind not in ("|", ")", "]", "NEWLINE", "EOF"):
+            raise self.error("expected '|' or the end of the line after the alias, found %s"
+                             % after.describe(), after)
+
+    def _unexpected(self, tok: Token) -> GrammarError:
+        """The error for a token that cannot appear where an expression goes on."""
+        kind = tok.kind
+        if kind == "DIRECTIVE" and tok.value[0] == "%if":
+            return self.error("conditions (%if) of parametric rules are not supported", tok)
+        if kind == "OP" or kind == "{":
+            return self.error("the operator %s must follow an expression" % tok.describe(), tok)
+        if kind == ":":
+            return self.error("unexpected ':' (a definition must start on a new line)", tok)
+        return self.error("unexpected %s in an expression" % tok.describe(), tok)
+
+    def _negate(self, node: Node, negations: Sequence[Token]) -> Node:
+        for tok in reversed(negations):
+            node = Not(tok.offset, node)
+        return node
+
+    def _value(self, context: str) -> Node:
+        """One atom that is not a group: literal, range, regex, name, %json, %regex ..."""
+        tok = self.advance()
+        kind = tok.kind
+        in_terminal = context != "rule"
+        if kind == "STRING":
+            return self._string(tok)
+        if kind == "REGEX":
+            pattern, flags = tok.value
+            if "l" in flags:
+                raise self.error("l-flag is not supported in regexes", tok)
+            return RegexLit(tok.offset, pattern, flags, tok.offset + 1)
+        if kind in ("RULE", "TERM"):
+            nxt = self.peek()
+            if nxt.kind == "::":
+                raise self.error("parametric rules (%s::...) are not supported" % tok.value, nxt)
+            if nxt.kind == "{" and self.peek(1).kind not in (",", "NUMBER"):
+                raise self.error("templates (%s{...}) are not supported" % tok.value, nxt)
+            return Name(tok.offset, tok.value, self.namespace)
+        if kind in ("SPECIAL", "GREF"):
+            what = "special tokens" if kind == "SPECIAL" else "grammar references"
+            if in_terminal:
+                raise self.error("%s (like %s) cannot be used in terminals" % (what, tok.value), tok)
+            raise self.error("%s (like %s) are not supported" % (what, tok.value), tok)
+        word, value, json_offset = tok.value
+        if word == "%lark":
+            raise self.error("nested %lark { ... } grammars are not supported", tok)
+        if word == "%json":
+            if in_terminal:
+                raise self.error("%json literals cannot be used in terminals", tok)
+            return Json(tok.offset, value)
+        return Substring(tok.offset, substring_chunks(self.text, tok.offset, value))
+
+    def _string(self, tok: Token) -> Node:
+        """A string literal, or a range `"a".."z"` when '..' follows it."""
+        text, flags = tok.value
+        if self.peek().kind != "..":
+            return Literal(tok.offset, text, flags == "i")
+        self.advance()
+        hi = self.expect("STRING", "expected a string after '..'")
+        if flags or hi.value[1]:
+            raise self.error("flags not allowed in this context (a range \"a\"..\"z\")", tok)
+        if len(text) != 1:
+            raise self.error("range start must be a single character", tok)
+        if len(hi.value[0]) != 1:
+            raise self.error("range end must be a single character", hi)
+        if text > hi.value[0]:
+            raise self.error("invalid range order: %s..%s" % (quote(text), quote(hi.value[0])), tok)
+        return CharRange(tok.offset, text, hi.value[0])
+
+    def _postfix(self, node: Node) -> Node:
+        """At most one of: `?`, `*`, `+`, `~m`, `~m..n`, `{m}`, `{m,}`, `{,n}`, `{m,n}`."""
+        tok = self.peek()
+        if tok.kind == "OP":
+            self.advance()
+            lo, hi = {"?": (0, 1), "*": (0, None), "+": (1, None)}[tok.value]
+            node = Repeat(tok.offset, node, lo, hi)
+        elif tok.kind == "~" and self.peek(1).kind == "NUMBER":
+            self.advance()
+            lo = self._integer()
+            hi = lo
+            if self.peek().kind == "..":
+                self.advance()
+                hi = self._integer()
+            node = self._range(tok, node, lo, hi)
+        elif tok.kind == "{":
+            self.advance()
+            lo, hi = self._braces()
+            if hi == 0:
+                raise self.error("the upper bound of a repetition cannot be 0 (End number in range cannot be 0)", tok)
+            node = self._range(tok, node, lo, hi)
+        else:
+            return node
+        after = self.peek()
+        if after.kind in ("OP", "{"):
+            raise self.error(
+                "a second repetition operator %s: only one may follow an atom; use "
+                "parentheses, as in (x*)?" % after.describe(), after
+            )
+        return node
+
+    def _braces(self) -> Tuple[int, Optional[int]]:
+        """The bounds of `{m}`, `{m,}`, `{,n}`, `{m,n}`, after the '{'."""
+        lo = 0 if self.peek().kind == "," else self._integer()
+        hi: Optional[int] = lo
+        if self.peek().kind == ",":
+            self.advance()
+            hi = None if self.peek().kind == "}" else self._integer()
+        self.expect("}", "expected '}' to close the repetition")
+        return lo, hi
+
+    def _integer(self) -> int:
+        tok = self.expect("NUMBER", "expected a number")
+        try:
+            return int(tok.value)
+        except ValueError:
+            raise self.error("expected an integer, found %s" % tok.value, tok) from None
+
+    def _range(self, op: Token, node: Node, lo: int, hi: Optional[int]) -> Node:
+        """Check the bounds of a counted repetition (llguidance's messages)."""
+        if hi is not None and hi < lo:
+            raise self.error("range end must be >= start, got (%d, %d)" % (lo, hi), op)
+        if lo < 0:
+            raise self.error("range start must be >= 0, got %d" % lo, op)
+        bound = self.limits.repeat_bound
+        if lo > bound or (hi is not None and hi > bound):
+            raise LimitError("repeat_bound", bound, "counted repetition at line %d, column %d"
+                             % line_col(self.text, op.offset))
+        return Repeat(op.offset, node, lo, hi)
