@@ -48,17 +48,28 @@ def unavailable_reason() -> Optional[str]:
     return _reason(pypy_executable())
 
 
-@functools.lru_cache(maxsize=None)
 def _reason(exe: Optional[str]) -> Optional[str]:
+    """Why `exe` (pypy_executable()'s answer) cannot run the worker, or None.
+
+    Only the probe of an executable is cached (it starts PyPy), keyed by everything it
+    depends on; the reasons for a missing executable name the current $MASKREF_PYPY, so
+    they are never cached: a test or a user that changes it gets the reason for the new
+    value, not the one computed first."""
     if exe is None:
         given = os.environ.get("MASKREF_PYPY")
         if given:
             return "pypy: MASKREF_PYPY=%s is not an executable" % given
         return "pypy: pypy3 not found on PATH (apt-get install pypy3, or set MASKREF_PYPY)"
+    return _probe(exe, worker_env()["PYTHONPATH"])
+
+
+@functools.lru_cache(maxsize=None)
+def _probe(exe: str, pythonpath: str) -> Optional[str]:
+    """Run `exe` once: can it import this refimpl (with this PYTHONPATH), and is it 3.9+?"""
     probe = "import sys, refimpl.worker; print('%d.%d' % sys.version_info[:2])"
     try:
         done = subprocess.run(
-            [exe, "-c", probe], env=worker_env(), capture_output=True, text=True, timeout=60
+            [exe, "-c", probe], env=dict(worker_env(), PYTHONPATH=pythonpath), capture_output=True, text=True, timeout=60
         )
     except (OSError, subprocess.TimeoutExpired) as e:
         return "pypy: cannot run %s: %s" % (exe, e)

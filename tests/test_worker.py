@@ -552,7 +552,13 @@ def test_pypy_backend_masks_equal_the_matcher(gpt2):
         open_matcher(_Source("lark", "start: (\n"), gpt2, backend="pypy")
 
 
-def test_pypy_unavailable_names_the_reason(monkeypatch):
+def test_pypy_unavailable_names_the_reason(monkeypatch, tmp_path):
+    """The reason follows the environment of each call, whatever was asked before (it was
+    once cached by executable: a "not found on PATH" computed first, e.g. where pypy3 is
+    not installed, then hid the reason naming $MASKREF_PYPY)."""
+    monkeypatch.delenv("MASKREF_PYPY", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert pypy.unavailable_reason().startswith("pypy: pypy3 not found on PATH")
     monkeypatch.setenv("MASKREF_PYPY", "/nonexistent/pypy3")
     reason = pypy.unavailable_reason()
     assert reason.startswith("pypy: MASKREF_PYPY=/nonexistent/pypy3")
