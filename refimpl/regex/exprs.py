@@ -34,7 +34,6 @@ from ..errors import LimitError
 from ..limits import DEFAULT_LIMITS, Limits
 
 NOTHING_KIND, EPSILON_KIND, BYTES, CONCAT, OR, AND, NOT, REPEAT = range(8)
-KIND_NAMES = ("NOTHING", "EPSILON", "BYTES", "CONCAT", "OR", "AND", "NOT", "REPEAT")
 
 ALL_BYTES = (1 << 256) - 1
 

@@ -613,7 +613,7 @@ class _Parser:
             pos = self.step(groups, pos)
         if len(groups) > 1:
             raise self.error("unclosed group: expected ')' to close this '('", groups[-1].offset)
-        root = self.finish_group(groups[0], self.n)
+        root = self.finish_group(groups[0])
         if root is None:
             root = Empty(0)
         if self.saw_anchor:
@@ -631,11 +631,11 @@ class _Parser:
             if len(groups) == 1:
                 raise self.error("unopened group: this ')' has no matching '('", pos)
             groups.pop()
-            node = self.finish_group(group, pos)
+            node = self.finish_group(group)
             groups[-1].push(node if node is not None else Empty(group.offset))
             return pos + 1
         if c == "|":
-            self.finish_branch(group, pos)
+            self.finish_branch(group)
             group.start = pos + 1
             return pos + 1
         if c == "&" and self.extended:
@@ -708,7 +708,7 @@ class _Parser:
             return parts[0]
         return Concat(tuple(parts), parts[0].offset)
 
-    def finish_branch(self, group: _Group, pos: int) -> None:
+    def finish_branch(self, group: _Group) -> None:
         """Close the current alternative (at `|`, `)` or the end) into `group.branches`."""
         node = self.finish_concat(group)
         if group.operands:
@@ -718,9 +718,9 @@ class _Parser:
             group.operands = []
         group.branches.append(node if node is not None else Empty(group.start))
 
-    def finish_group(self, group: _Group, pos: int) -> Optional[Node]:
+    def finish_group(self, group: _Group) -> Optional[Node]:
         """The node of a whole group: its alternatives (None for an empty group)."""
-        self.finish_branch(group, pos)
+        self.finish_branch(group)
         branches = group.branches
         if len(branches) == 1:
             only = branches[0]

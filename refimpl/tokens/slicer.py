@@ -28,6 +28,7 @@ True
 """
 from __future__ import annotations
 
+import weakref
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..lexer import Lexer
@@ -77,12 +78,15 @@ class Slicer:
 
     @classmethod
     def of(cls, vocab: Vocabulary, patterns: Sequence[str]) -> "Slicer":
-        """The vocabulary's slicer for these patterns (cached on the vocabulary)."""
-        cache: Dict[Tuple[str, ...], Slicer] = vocab.__dict__.setdefault("_slicers", {})
+        """The vocabulary's slicer for these patterns (cached per vocabulary, for its lifetime)."""
+        cache = _SLICERS.setdefault(vocab, {})
         key = tuple(patterns)
         if key not in cache:
             cache[key] = cls(vocab, key)
         return cache[key]
+
+
+_SLICERS: "weakref.WeakKeyDictionary[Vocabulary, Dict[Tuple[str, ...], Slicer]]" = weakref.WeakKeyDictionary()
 
 
 class SliceOracle:
