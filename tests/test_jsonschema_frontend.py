@@ -1,4 +1,4 @@
-"""The JSON schema frontend (refimpl/grammar/jsonschema.py).
+"""The JSON schema frontend (the package refimpl/grammar/jsonschema/).
 
 * Examples: options and their order, whitespace, lexeme classes of %json in Lark, lenient
   mode, the error messages and JSON pointers of bad schemas, unsatisfiable schemas,
@@ -417,19 +417,29 @@ def sample(schema, rnd, depth=0):
     if "if" in schema:
         return sample(rnd.choice([{"allOf": [schema["if"], schema["then"]]}, schema["else"]]), rnd, depth + 1)
     if t == "object":
-        out = {}
-        props = schema.get("properties", {})
-        deps = [d for k, ds in schema.get("dependentRequired", {}).items() for d in ds]
-        for name in list(props) + schema.get("required", []) + deps:
-            if name not in out and (name in schema.get("required", []) or rnd.random() < 0.6):
-                out[name] = sample(props.get(name, schema.get("additionalProperties", {})), rnd, depth + 1)
-        for pattern, sub in schema.get("patternProperties", {}).items():
-            if rnd.random() < 0.5:
-                key = {"^a": "a1", "b": "cb", "^c$": "c", "[0-9]": "z9"}[pattern]
-                out.setdefault(key, sample(sub, rnd, depth + 1))
-        if rnd.random() < 0.3 and schema.get("additionalProperties", True) is not False:
-            out["z"] = sample(schema.get("additionalProperties", {}), rnd, depth + 1)
-        return out
+        return sample_object(schema, rnd, depth)
+    return sample_scalar(t, rnd)
+
+
+def sample_object(schema, rnd, depth):
+    """An object meant to satisfy `schema` (see sample)."""
+    out = {}
+    props = schema.get("properties", {})
+    deps = [d for k, ds in schema.get("dependentRequired", {}).items() for d in ds]
+    for name in list(props) + schema.get("required", []) + deps:
+        if name not in out and (name in schema.get("required", []) or rnd.random() < 0.6):
+            out[name] = sample(props.get(name, schema.get("additionalProperties", {})), rnd, depth + 1)
+    for pattern, sub in schema.get("patternProperties", {}).items():
+        if rnd.random() < 0.5:
+            key = {"^a": "a1", "b": "cb", "^c$": "c", "[0-9]": "z9"}[pattern]
+            out.setdefault(key, sample(sub, rnd, depth + 1))
+    if rnd.random() < 0.3 and schema.get("additionalProperties", True) is not False:
+        out["z"] = sample(schema.get("additionalProperties", {}), rnd, depth + 1)
+    return out
+
+
+def sample_scalar(t, rnd):
+    """A scalar of type `t` (any scalar if t is None)."""
     if t == "integer":
         return rnd.randint(-4, 9)
     if t == "number":
@@ -541,7 +551,8 @@ def mutate(x, rnd):
 # ============================================================================ masks
 
 MASK_SCHEMAS = [
-    {"type": "object", "properties": {"a": {"type": "integer", "minimum": -5, "maximum": 40}, "b": {"type": "string", "maxLength": 3}},
+    {"type": "object", "properties": {"a": {"type": "integer", "minimum": -5, "maximum": 40},
+                                      "b": {"type": "string", "maxLength": 3}},
      "required": ["a"]},
     {"type": "array", "items": {"enum": ["x", "yz", 12, None]}, "maxItems": 3},
     {"anyOf": [{"type": "number", "multipleOf": 0.5}, {"type": "boolean"}, {"type": "string", "pattern": "^a+$"}]},
@@ -611,12 +622,15 @@ def test_masks_equal_the_naive_definition(index):
 
 
 LLG_SCHEMAS = [
-    {"type": "object", "properties": {"name": {"type": "string", "maxLength": 8}, "age": {"type": "integer", "minimum": 0, "maximum": 130}},
+    {"type": "object", "properties": {"name": {"type": "string", "maxLength": 8},
+                                      "age": {"type": "integer", "minimum": 0, "maximum": 130}},
      "required": ["name"], "additionalProperties": False},
     {"type": "array", "items": {"type": "number", "minimum": -1.5, "exclusiveMaximum": 20}, "minItems": 1, "maxItems": 4},
     {"anyOf": [{"type": "null"}, {"type": "boolean"}, {"enum": ["red", "green", 7]}]},
-    {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}, "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}}}},
-    {"$defs": {"node": {"type": "object", "properties": {"v": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+    {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"},
+                                      "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}}}},
+    {"$defs": {"node": {"type": "object", "properties": {"v": {"type": "integer"},
+                                                         "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
                         "required": ["v"]}}, "$ref": "#/$defs/node"},
     {"type": "object", "properties": {"kind": {"const": "a"}}, "additionalProperties": {"type": "integer", "multipleOf": 3}},
     {"type": "string", "format": "email"},

@@ -4,7 +4,7 @@ pass around, and `CompilerBase`, on which the compiler's parts build."""
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple, TypeVar
 
 from ...errors import RegexError, SchemaError
 from ...regex import ExprSet, compile_pattern, is_empty
@@ -14,6 +14,9 @@ from .numbers import Numbers
 from .options import IgnoredKeyword
 from .strings import Strings
 from .values import escape_pointer, short
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 NONE, PARTIAL, ALL = 0, 1, 2  # how much of a container type a subschema allows
 
@@ -269,7 +272,8 @@ class CompilerBase:
                 raise SchemaError("unknown type '%s'" % x, self.ptr(n, "type"))
         return set(names)
 
-    def _fold(self, root: int, memo: Dict[Any, Any], key: Any, combine: Any, on_cycle: Any) -> Any:
+    def _fold(self, root: int, memo: Dict[K, V], key: Callable[[int], K],
+              combine: Callable[[int, Callable[[int], V]], V], on_cycle: Callable[[int], V]) -> V:
         """Evaluate `combine(n, kids_value)` bottom-up over the in-place applicators of
         `root` (post-order, explicit stack). `key(n)` is the memo key; a node met again
         while in progress gets `on_cycle(n)`."""
@@ -292,7 +296,7 @@ class CompilerBase:
                 continue
             in_progress.discard(n)
 
-            def get(c: int) -> Any:
+            def get(c: int) -> V:
                 kc = key(c)
                 if kc in memo:
                     return memo[kc]

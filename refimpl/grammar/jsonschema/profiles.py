@@ -3,7 +3,7 @@ them to leave out container alternatives a conjunction excludes, and to know whi
 negations it must build."""
 from __future__ import annotations
 
-from typing import Any, Dict, Sequence
+from typing import Any, Callable, Dict, Sequence
 
 from ...errors import SchemaError
 from .base import ALL, CONTAINER_KEYWORDS, NONE, PARTIAL, Atom, CompilerBase, all_of, any_of
@@ -20,7 +20,7 @@ class Profiles(CompilerBase):
         if got is not None:
             return got
 
-        def combine(m: int, get: Any) -> int:
+        def combine(m: int, get: Callable[[int], int]) -> int:
             v = self.value(m)
             if v is True:
                 return ALL

@@ -4,7 +4,7 @@ regex algebra (`allOf` is `&`, `anyOf` is `|`, `not` is complement within canoni
 texts, `enum` a union of literals), and become one lexeme."""
 from __future__ import annotations
 
-from typing import Any, List, Set
+from typing import Any, Callable, List, Set
 
 from ...errors import SchemaError
 from .base import Scalars, literal_union
@@ -52,7 +52,7 @@ class ScalarAlgebra(ScalarKeywords):
             raise SchemaError("circular in-place references (a subschema that applies to the same "
                               "value as itself through $ref/allOf/anyOf...) have no meaning", self.ptr(m))
 
-        def combine(m: int, get: Any) -> Scalars:
+        def combine(m: int, get: Callable[[int], Scalars]) -> Scalars:
             v = self.value(m)
             if v is True:
                 return self.universe
