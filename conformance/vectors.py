@@ -179,7 +179,7 @@ class GrammarSpec:
 
 
 class NotSupported(Exception):
-    """A backend (or refimpl) cannot run this grammar or vocabulary here."""
+    """A backend cannot run this grammar or vocabulary here (the vector counts as unsupported)."""
 
 
 # ------------------------------------------------------------------------------- vocabularies

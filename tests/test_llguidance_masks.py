@@ -13,7 +13,7 @@ from refimpl import Grammar, Matcher, Vocabulary
 
 llguidance = pytest.importorskip("llguidance", reason="llguidance is not installed (pip install -e '.[peers]')")
 
-from conformance.adapters import llguidance as llguidance_peer  # noqa: E402
+from conformance.adapters import llguidance as llguidance_adapter  # noqa: E402
 
 REGEXES = [
     "[0-9]+",
@@ -40,7 +40,7 @@ LARK = [
 @pytest.fixture(scope="module")
 def gpt2():
     v = Vocabulary.load("gpt2")
-    return v, llguidance_peer.tokenizer(v, slices=[])
+    return v, llguidance_adapter.tokenizer(v, slices=[])
 
 
 def compare_along_random_paths(vocab, tok, kind, source, steps=12, paths=3):
@@ -48,7 +48,7 @@ def compare_along_random_paths(vocab, tok, kind, source, steps=12, paths=3):
     rng = random.Random(source)
     for _ in range(paths):
         ours = Matcher(grammar, vocab)
-        theirs = llguidance_peer.matcher(tok, kind, source)
+        theirs = llguidance_adapter.matcher(tok, kind, source)
         for _ in range(steps):
             mask = ours.mask()
             their_bits = theirs.compute_bitmask()
