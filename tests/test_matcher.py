@@ -140,7 +140,7 @@ def test_forced_bytes_and_tokens():
     forced = m.forced_tokens()
     assert forced and forced_bytes.startswith(v.decode(forced))
     # no token of the path could be replaced by a longer allowed one
-    for i, t in enumerate(forced):
+    for t in forced:
         mask = m.mask()
         longer = [u for u in mask.allowed() if len(v.tokens[u]) > len(v.tokens[t]) and v.tokens[u].startswith(v.tokens[t])]
         assert t in mask and not longer, (v.tokens[t], [v.tokens[u] for u in longer])
@@ -230,7 +230,9 @@ def _compile(es, pattern):
 
 
 cfg_tokens = st.lists(
-    st.lists(st.sampled_from([b"a", b"b", b"c", b"ab", b"0", b"1", b" ", b",", b"\xc3", b"\xa9", b"\xc3\xa9"]), min_size=1, max_size=3).map(b"".join),
+    st.lists(
+        st.sampled_from([b"a", b"b", b"c", b"ab", b"0", b"1", b" ", b",", b"\xc3", b"\xa9", b"\xc3\xa9"]), min_size=1, max_size=3
+    ).map(b"".join),
     min_size=6,
     max_size=20,
 )

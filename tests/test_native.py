@@ -131,7 +131,9 @@ def test_real_vocab_regexes(real_vocab, pattern, slices):
         nat.rollback(1 if prefix else 0)
 
 
-@pytest.mark.parametrize("prefix", [b"", b"{", b'{"ke', b'{"key": "val', b'{"key": [1, 2', b'{"key": tr', b'{"a": {"b": -1.5 ', b'{"a": 1}'])
+@pytest.mark.parametrize(
+    "prefix", [b"", b"{", b'{"ke', b'{"key": "val', b'{"key": [1, 2', b'{"key": tr', b'{"a": {"b": -1.5 ', b'{"a": 1}']
+)
 @pytest.mark.parametrize("slices", [[], None])
 def test_real_vocab_json(real_vocab, prefix, slices):
     g = Grammar.from_lark(JSONISH)
@@ -198,7 +200,7 @@ def test_direct_walk_equals_python():
         for fn in (python_walk, native_walk):
             calls = []
 
-            def advance(s, top, b, calls=calls):
+            def advance(s, top, b, calls=calls, answer=answer):
                 calls.append((s, top, b))
                 return answer[0] if b != 99 else 0, top + answer[1]
 
@@ -388,7 +390,8 @@ def test_reentrant_walk():
         inner.append(native_walk(trie, lexer, lambda s, t, b: (0, t), 1, top, bytearray(8)))
         return 2, top + 1
 
-    assert native_walk(trie, lexer, advance, 1, 1, bytearray(8)) == python_walk(trie, ab_lexer(), lambda s, t, b: (2, t + 1), 1, 1, bytearray(8))
+    expected = python_walk(trie, ab_lexer(), lambda s, t, b: (2, t + 1), 1, 1, bytearray(8))
+    assert native_walk(trie, lexer, advance, 1, 1, bytearray(8)) == expected
     assert inner
 
 
@@ -440,7 +443,8 @@ INTERESTING = [-(2**31), -3, -2, -1, 0, 1, 2, 3, 5, 9, 255, 256, 2**16 - 1, 2**3
 
 @st.composite
 def random_walks(draw):
-    tokens = draw(st.lists(st.binary(min_size=1, max_size=4).map(lambda b: bytes(x % 4 + 97 for x in b)), min_size=1, max_size=10))
+    words = st.binary(min_size=1, max_size=4).map(lambda b: bytes(x % 4 + 97 for x in b))
+    tokens = draw(st.lists(words, min_size=1, max_size=10))
     trie = TokenTrie(Vocabulary.from_bytes(tokens))
     for _ in range(draw(st.integers(0, 2))):
         name = draw(st.sampled_from(["byte", "depth", "end", "token"]))

@@ -352,7 +352,8 @@ def test_subprocess_typed_errors_keep_their_fields(gpt2):
     try:
         Grammar.from_lark(text)
     except GrammarError as local:
-        assert (e.value.line, e.value.column, e.value.offset, str(e.value)) == (local.line, local.column, local.offset, str(local))
+        fields = (e.value.line, e.value.column, e.value.offset, str(e.value))
+        assert fields == (local.line, local.column, local.offset, str(local))
     # the worker is still serving
     with worker_matcher(Grammar.from_regex("a+"), gpt2) as m:
         assert m.mask().allowed()[:1] == [64]
@@ -374,7 +375,8 @@ def test_a_grammar_without_source_cannot_be_sent():
         worker_matcher(ir_grammar, small_vocab())
 
 
-SCHEMA = '{"type": "object", "properties": {"n": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}}}, "required": ["n"]}'
+SCHEMA = ('{"type": "object", "properties": {"n": {"type": "integer"}, '
+          '"tags": {"type": "array", "items": {"type": "string"}}}, "required": ["n"]}')
 
 
 def test_json_schema_through_the_client(gpt2):
@@ -387,8 +389,8 @@ def test_json_schema_through_the_client(gpt2):
     w = Worker()
     local = Matcher(Grammar.from_json_schema(SCHEMA, whitespace_flexible=False), vocab)
     s = Session(w, _Source("json_schema", SCHEMA), inline(vocab), len(vocab))
-    reply = w.handle({"op": "create", "grammar": {"kind": "json_schema", "text": SCHEMA, "options": {"whitespace_flexible": False}},
-                      "vocabulary": inline(vocab)})
+    spec = {"kind": "json_schema", "text": SCHEMA, "options": {"whitespace_flexible": False}}
+    reply = w.handle({"op": "create", "grammar": spec, "vocabulary": inline(vocab)})
     s.sid = reply["session"]
     walk_both(s, local, random.Random(4), 10)
 
