@@ -130,12 +130,6 @@ def open_matcher(grammar: Grammar, vocab: Vocabulary, *, backend: str = "python"
     return Matcher(grammar, vocab, backend=backend, walker=walker, **options)
 
 
-def known(backend: str) -> bool:
-    """Is a backend of this name registered (loading the plugins if it is not yet)?"""
-    _load_plugins(backend)
-    return backend in WALKERS or _registry_name(backend) in PROCESS_BACKENDS
-
-
 def unavailable_message(backend: str) -> str:
     """Why `backend` cannot be opened: the reason its plugin recorded, or the plugins that
     failed to load, and the backends that are available."""
