@@ -39,6 +39,7 @@ from .matcher import Matcher
 from .tokens.vocab import Vocabulary
 from .tokens.walk import walk
 
+
 class MatcherLike(Protocol):
     """What `open_matcher` returns, whatever the backend: refimpl's Matcher, or a matcher
     whose state lives elsewhere (accel's WorkerMatcher). Semantics: docs/semantics.md."""

@@ -641,10 +641,10 @@ LLG_SCHEMAS = [
 @pytest.fixture(scope="module")
 def gpt2():
     llguidance = pytest.importorskip("llguidance", reason="llguidance is not installed (pip install -e '.[peers]')")
-    from conformance import llguidance_peer
+    from conformance.adapters import llguidance as llguidance_adapter
 
     v = Vocabulary.load("gpt2")
-    return v, llguidance_peer.tokenizer(v, slices=[]), llguidance
+    return v, llguidance_adapter.tokenizer(v, slices=[]), llguidance
 
 
 LLG_LARK = [

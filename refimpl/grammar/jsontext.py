@@ -106,7 +106,7 @@ def _read_scalar_or_open(text: str, pos: int, stack: List[_Open]) -> Tuple[Any, 
 def _read_string(text: str, pos: int) -> Tuple[str, int]:
     """The string whose opening quote is at text[pos], and the offset after it."""
     try:
-        return json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined,no-any-return]
+        return json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
     except ValueError as e:
         raise JsonTextError(str(e), pos) from None
 
