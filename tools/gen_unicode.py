@@ -260,16 +260,22 @@ def emit_str_dict(out: List[str], var: str, comment: str, table: Dict[str, str])
     out.append("")
     out.append("# " + comment)
     out.append("%s = {" % var)
+    out.extend(wrap_items([" %r: %r," % (k, table[k]) for k in sorted(table)]))
+    out.append("}")
+
+
+def wrap_items(items: Sequence[str], width: int = 99) -> List[str]:
+    """The items, packed into lines of at most `width` columns, indented by 3."""
+    lines: List[str] = []
     line = "   "
-    for k in sorted(table):
-        tok = " %r: %r," % (k, table[k])
-        if len(line) + len(tok) > 99:
-            out.append(line)
+    for tok in items:
+        if len(line) + len(tok) > width:
+            lines.append(line)
             line = "   "
         line += tok
     if line.strip():
-        out.append(line)
-    out.append("}")
+        lines.append(line)
+    return lines
 
 
 HEADER = '''\
@@ -354,15 +360,7 @@ def emit_case_folding(out: List[str], classes: List[Tuple[int, ...]]) -> None:
     out.append("# Simple case folding equivalence classes (CaseFolding.txt statuses C and S):")
     out.append("# each tuple is every code point that simple-folds to the same code point, and it.")
     out.append("CASE_FOLDING_CLASSES = (")
-    line = "   "
-    for cls in classes:
-        tok = " (%s)," % ",".join("%d" % c for c in cls)
-        if len(line) + len(tok) > 99:
-            out.append(line)
-            line = "   "
-        line += tok
-    if line.strip():
-        out.append(line)
+    out.extend(wrap_items([" (%s)," % ",".join("%d" % c for c in cls) for cls in classes]))
     out.append(")")
 
 

@@ -74,7 +74,6 @@ class Unsupported(Exception):
         self.keyword, self.pointer, self.reason = keyword, pointer, reason
 
 
-
 def all_of(values: Sequence[int]) -> int:
     out = ALL
     for v in values:
