@@ -98,12 +98,39 @@ class Parser:
             if j >= self.limits.rows:
                 raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
             row = parent.children[lexemes] = self._build(j, seeds)
+        self._place(j, row)
+        return row
+
+    def push_copy(self, skips: int, lexer_start: int) -> Row:
+        """Push a copy of the top row with another lexer start: an %ignore matched once
+        (the bit mask `skips`) was scanned, so the items stay; only the skip may not come
+        again. (llguidance pushes such a row too.) Reused like `push`'s rows.
+
+        The copy, at index j, holds the items of row j - 1 with their origins; it predicts
+        nothing, so no item has origin j and no completion or Leo item ever reads it.
+        """
+        parent = self.rows[self.top - 1]
+        j = self.top
+        row = parent.children.get(skips)
+        if row is not None:
+            self.rows_reused += 1
+        else:
+            if j >= self.limits.rows:
+                raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
+            row = parent.children[skips] = Row(parent.items)
+            row.waiting, row.allowed, row.accepting = parent.waiting, parent.allowed, parent.accepting
+            row.lexer_start = lexer_start
+            self.rows_built += 1
+        self._place(j, row)
+        return row
+
+    def _place(self, j: int, row: Row) -> None:
+        """Make `row` row j, the top."""
         if j < len(self.rows):
             self.rows[j] = row
         else:
             self.rows.append(row)
         self.top = j + 1
-        return row
 
     def pop(self, n: int = 1) -> None:
         """Drop the top n rows (they stay cached in their parents, for reuse)."""

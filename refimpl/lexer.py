@@ -20,7 +20,8 @@ lexeme matches (a dead next byte may end it), bit 2 if a lazy one does (it ends 
 The table and `ends` are machine-int arrays, so an accelerated walker reads them directly.
 
 After the grammar's lexemes come the %ignore lexemes ("skips"), one per lexeme class that
-has one. A skip is allowed wherever some lexeme of its class is (`row_start`). See
+has one. A skip is allowed wherever some lexeme of its class is (`row_start`); the skip of
+an `ignore_once` class at most once between two lexemes (`without`). See
 docs/semantics.md for how lexemes end.
 """
 from __future__ import annotations
@@ -58,6 +59,8 @@ class Lexer:
             lazy.append(False)
         #: bit mask of the skip lexemes; per grammar lexeme, the bit of its class's skip
         self.skip_mask = sum(1 << i for i in skip_of_class.values())
+        #: the skips of classes whose %ignore matches at most once between two lexemes
+        self.once_skip_mask = sum(1 << i for c, i in skip_of_class.items() if c in grammar.ignore_once)
         self._skip_bit = [
             (1 << skip_of_class[lx.lexeme_class]) if lx.lexeme_class in skip_of_class else 0
             for lx in grammar.lexemes
@@ -134,6 +137,11 @@ class Lexer:
                     i += 1
             s = self._row_starts[key] = self.start_state(with_skips)
         return s
+
+    def without(self, start: int, lexemes: int) -> int:
+        """The start state `start` with the lexemes in the bit mask `lexemes` removed (once
+        a matched-once %ignore has been skipped, it may not come again before a lexeme)."""
+        return self.start_state(self.possible[start] & ~lexemes)
 
     def fill(self, state: int, byte: int) -> int:
         """Compute and cache the transition of `state` by `byte`."""

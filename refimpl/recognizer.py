@@ -4,9 +4,9 @@ The state is a pair (lexer state, parser top). How a byte b moves it (`advance`)
 following llguidance's lexer (docs/semantics.md):
 
 1. t = step(s, b). If t is dead, the current lexeme ends *before* b: the greedy lexemes
-   that match in s are scanned (the parser pushes a row; the %ignore lexeme pushes
-   nothing), and b is read again from the new row's lexer start state. If no lexeme
-   matches in s (a fresh state matches none: lexemes are never empty), b is rejected.
+   that match in s are scanned (the parser pushes a row; an %ignore lexeme pushes
+   nothing, or a copy of the row when it may match only once), and b is read again from
+   the new row's lexer start state. If no lexeme matches in s (a fresh state matches none: lexemes are never empty), b is rejected.
 2. If a lazy lexeme matches in t, it ends right there, b included, and is scanned.
 3. Otherwise t is the new lexer state.
 
@@ -53,8 +53,12 @@ class Recognizer:
         """
         parser = self.parser
         parser.top = top
-        if lexemes & self.lexer.skip_mask:
-            return parser.rows[top - 1].lexer_start, top  # %ignore: the parser does not move
+        if lexemes & self.lexer.skip_mask:  # %ignore: the parser does not move
+            once = lexemes & self.lexer.once_skip_mask
+            if not once:
+                return parser.rows[top - 1].lexer_start, top
+            start = self.lexer.without(parser.rows[top - 1].lexer_start, once)
+            return parser.push_copy(once, start).lexer_start, parser.top
         row = parser.push(lexemes)
         if row is None:
             return DEAD, top

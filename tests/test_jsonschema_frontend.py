@@ -101,8 +101,11 @@ def test_options_whitespace_and_separators():
     assert r.options["whitespace_flexible"] is True
     bounded = Grammar.from_json_schema(schema, whitespace_pattern="[ ]+")
     assert accepts(bounded, '{ "a": 1 }') and not accepts(bounded, '{\n"a":1}')
-    with pytest.raises(SchemaError, match="closed under repetition"):
-        Grammar.from_json_schema(schema, whitespace_pattern="[ ]{1,2}")
+    # the pattern is the whole span between two tokens, matched once (llguidance's
+    # SkipRepetition::Once): a bounded pattern bounds the whitespace
+    two = Grammar.from_json_schema(schema, whitespace_pattern="[ ]{1,2}")
+    assert accepts(two, '{  "a":  1 }') and not accepts(two, '{   "a": 1}')
+    assert not accepts(two, '{ "a" : 1 }  ')  # nor after the last token
     with pytest.raises(SchemaError, match="unknown option 'color'"):
         Grammar.from_json_schema(schema, color=True)
     with pytest.raises(SchemaError, match="invalid escape character"):
@@ -635,6 +638,7 @@ LLG_SCHEMAS = [
     {"type": "object", "properties": {"kind": {"const": "a"}}, "additionalProperties": {"type": "integer", "multipleOf": 3}},
     {"type": "string", "format": "email"},
     {},
+    {"type": "array", "items": {"type": "integer"}, "x-guidance": {"whitespace_pattern": "[ \\n]{1,2}"}},
 ]
 
 
@@ -648,6 +652,7 @@ def gpt2():
 
 
 LLG_LARK = [
+    'start: "x=" %json {"type": "array", "x-guidance": {"whitespace_pattern": " ?"}} ";"',
     'start: "x=" %json {"type": "array", "items": {"type": "integer"}} ";"\n%ignore " "',
     'start: TEXT | %json {"type": "object", "properties": {"a": {"type": "boolean"}}}\nTEXT: /[a-z ]+/',
     'start: %json {"type": "string", "maxLength": 3} ("," %json {"enum": [1, 2], "x-guidance": {"whitespace_flexible": false}})*',
@@ -688,3 +693,18 @@ def test_masks_equal_llguidance(gpt2, index):
             t = rng.choice(choices)
             path.append(t)
             assert ours.consume(t) and theirs.consume_token(t)
+
+
+def test_whitespace_matched_once_masks_equal_naive():
+    """A bounded whitespace pattern is matched once between two tokens: masks from the
+    walk (with row reuse across the copied rows) equal the naive definition's."""
+    vocab = Vocabulary.from_bytes(
+        [b"<eos>", b"[", b"]", b",", b"1", b" ", b"  ", b"   ", b" 1", b"  1", b"1 ", b"\n", b", "], eos_token_id=0)
+    grammar = Grammar.from_json_schema({"type": "array", "items": {"type": "integer"}},
+                                       whitespace_pattern="[ \\n]{1,2}")
+    for path in ([], [1], [1, 5], [1, 6], [1, 5, 4], [1, 4, 10], [1, 4, 5], [1, 4, 12, 5]):
+        m = Matcher(grammar, vocab)
+        assert m.consume_tokens(path) == len(path), path
+        assert m.mask() == naive_mask(grammar, vocab, path), path
+    m = Matcher(grammar, vocab)  # two spaces over two tokens are one span; a third is not
+    assert m.consume_tokens([1, 5, 5]) == 3 and not m.consume(5) and not m.consume(6)

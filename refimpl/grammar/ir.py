@@ -28,7 +28,7 @@ s: "a" s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import GrammarError, LimitError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -67,6 +67,9 @@ class GrammarIR:
         self.start: int = -1
         #: lexeme class -> expression of its %ignore lexeme (skipped between lexemes)
         self.ignores: Dict[int, int] = {}
+        #: lexeme classes whose %ignore matches at most once between two lexemes (its
+        #: regex is the whole skipped span: llguidance's ignore_once, and JSON whitespace)
+        self.ignore_once: Set[int] = set()
         #: may %ignore text come before the first lexeme? (llguidance's allow_initial_skip)
         self.allow_initial_skip = False
         #: may lexemes match byte strings that are not valid UTF-8?
@@ -74,7 +77,7 @@ class GrammarIR:
         #: nonterminals made by the EBNF helpers (simplify.py), by what they stand for
         self.derived: Dict[Tuple[object, ...], int] = {}
         #: the classes made by `lexeme_class_for`, by their %ignore expression (or None)
-        self._classes_by_ignore: Dict[Optional[int], int] = {}
+        self._classes_by_ignore: Dict[Tuple[Optional[int], bool], int] = {}
 
     def add_nonterminal(self, name: str) -> int:
         self.names.append(name)
@@ -104,8 +107,9 @@ class GrammarIR:
         else:
             self.ignores[0] = expr
 
-    def lexeme_class_for(self, ignore: Optional[int]) -> int:
-        """The lexeme class whose %ignore is `ignore` (None: a class with no %ignore).
+    def lexeme_class_for(self, ignore: Optional[int], once: bool = False) -> int:
+        """The lexeme class whose %ignore is `ignore` (None: a class with no %ignore),
+        matched at most once between two lexemes if `once` (see `ignore_once`).
 
         Made the first time, numbered after every class in use (so never class 0, the
         grammar's own), and shared by all later askers with the same `ignore`, as
@@ -118,18 +122,21 @@ class GrammarIR:
         >>> g.lexeme_class_for(ws), g.lexeme_class_for(None), g.lexeme_class_for(ws), g.ignores == {1: ws}
         (1, 2, 1, True)
         """
-        cls = self._classes_by_ignore.get(ignore)
+        cls = self._classes_by_ignore.get((ignore, once))
         if cls is None:
             used = {0, *self.ignores, *self._classes_by_ignore.values()}
             used.update(lexeme.lexeme_class for lexeme in self.lexemes)
-            cls = self._classes_by_ignore[ignore] = max(used) + 1
+            cls = self._classes_by_ignore[(ignore, once)] = max(used) + 1
             if ignore is not None:
                 self.ignores[cls] = ignore
+                if once:
+                    self.ignore_once.add(cls)
         return cls
 
     def copy_options(self, other: "GrammarIR") -> None:
         """Take the ignores and flags of `other` (for passes that build a new IR)."""
         self.ignores = dict(other.ignores)
+        self.ignore_once = set(other.ignore_once)
         self.allow_initial_skip = other.allow_initial_skip
         self.allow_invalid_utf8 = other.allow_invalid_utf8
 
@@ -185,6 +192,7 @@ class CompiledGrammar:
         self.es = ir.es
         self.lexemes = list(ir.lexemes)
         self.ignores = dict(ir.ignores)
+        self.ignore_once = frozenset(ir.ignore_once)
         self.allow_initial_skip = ir.allow_initial_skip
         self.allow_invalid_utf8 = ir.allow_invalid_utf8
         self.names = list(ir.names)

@@ -251,6 +251,7 @@ def json_schema_to_ir(schema: Any, *, ir: Optional[GrammarIR] = None, lexeme_cla
         if ir.ignores.get(lexeme_class, ws) != ws:
             raise GrammarError("lexeme class %d already has another %%ignore" % lexeme_class)
         ir.ignores[lexeme_class] = ws
+        ir.ignore_once.add(lexeme_class)
     index = Index(schema)
     compiler = Compiler(ir, index, opts, lexeme_class)
     start = compiler.run(index.root)

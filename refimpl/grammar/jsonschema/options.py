@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from ...errors import RegexError, SchemaError
-from ...regex import ExprSet, compile_pattern, is_contained
+from ...regex import ExprSet, compile_pattern
 from .values import escape_pointer, parse_json_text
 
 #: llguidance's `x-guidance` options and their defaults (docs/json_schema.md there).
@@ -70,9 +70,9 @@ def merge_options(base: Dict[str, Any], extra: Any, where: str) -> None:
 def whitespace(es: ExprSet, options: Dict[str, Any]) -> Optional[int]:
     """The %ignore expression for JSON whitespace, or None (compact JSON).
 
-    llguidance matches `whitespace_pattern` at most once between two lexemes; maskref's
-    %ignore may repeat, which is the same language when the pattern is closed under
-    concatenation (as `[ \\t\\n\\r]+` is). Other patterns raise SchemaError.
+    As in llguidance, the pattern describes the whole whitespace between two lexemes: it
+    is matched at most once there (the JSON's lexeme class is in `GrammarIR.ignore_once`),
+    so a bounded pattern such as `[ ]{0,2}` allows at most two spaces.
     """
     pattern = options["whitespace_pattern"]
     if pattern is None:
@@ -81,10 +81,6 @@ def whitespace(es: ExprSet, options: Dict[str, Any]) -> Optional[int]:
         w = compile_pattern(es, pattern)
     except RegexError as e:
         raise SchemaError("invalid whitespace_pattern %r: %s" % (pattern, e.message), "/x-guidance/whitespace_pattern") from None
-    if is_contained(es, es.concat(w, w), w) is not True:
-        raise SchemaError("whitespace_pattern %r is matched at most once between tokens by llguidance, which only "
-                          "maskref's %%ignore matches when the pattern is closed under repetition (w w ⊆ w), as "
-                          "[ \\t\\n\\r]+ is" % pattern, "/x-guidance/whitespace_pattern")
     return w
 
 
