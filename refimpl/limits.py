@@ -25,6 +25,8 @@ class Limits:
     rows: int = 1_000_000
     #: symbols + rules of one grammar
     grammar_size: int = 1_000_000
+    #: instances (rule, parameter value) of parametric Lark rules expanded from `start`
+    parametric_instances: int = 20_000
 
 
 DEFAULT_LIMITS = Limits()

@@ -127,9 +127,6 @@ UNSUPPORTED = [
     ('start: foo\nfoo[suffix="x"]: /a+/', "suffix"),
     ('start: foo\nfoo[capture]: /a+/', "capture"),
     ('start: foo\nfoo[lazy, stop_capture="s"]: /a+/', "stop_capture"),
-    ('start: foo::0\nfoo::_: "a"', "parametric"),
-    ('start: foo\nfoo::_: "a" %if eq(_, 0)', "parametric"),
-    ('start: "a" %if true', "%if"),
     ('%override start: "b"', "%override"),
     ("%declare FOO\nstart: FOO", "%declare"),
     ('start: t{"a"}\nt{x}: x', "templates"),
@@ -672,17 +669,6 @@ LLG_OUR_WORDING = {
     "parser/tests/test_lark.rs:187": "special tokens",
     "parser/tests/test_lark.rs:191": "special tokens",
     "parser/tests/test_lark.rs:335": "stop",
-    "parser/tests/test_lark.rs:1864": "parametric",
-    "parser/tests/test_lark.rs:1873": "parametric",
-    "parser/tests/test_lark.rs:1883": "parametric",
-    "parser/tests/test_lark.rs:1890": "parametric",
-    "parser/tests/test_lark.rs:1906": "%if",
-    "parser/tests/test_lark.rs:1916": "parametric",
-    "parser/tests/test_lark.rs:1945": "parametric",
-    "parser/tests/test_lark.rs:1955": "parametric",
-    "parser/tests/test_lark.rs:1964": "parametric",
-    "parser/tests/test_lark.rs:1992": "parametric",
-    "parser/tests/test_lark.rs:2001": "parametric",
     "parser/tests/test_lark.rs:2086": "expected two hex digits",
 }
 
@@ -710,12 +696,6 @@ def test_llguidance_compile_case(case: dict) -> None:
 
 # acceptance-case grammars we reject on purpose, and the feature named
 LLG_CASES_UNSUPPORTED = {
-    "parser/tests/test_lark.rs:1714": "parametric",
-    "parser/tests/test_lark.rs:1729": "parametric",
-    "parser/tests/test_lark.rs:1747": "parametric",
-    "parser/tests/test_lark.rs:1794": "parametric",
-    "parser/tests/test_lark.rs:1817": "parametric",
-    "parser/tests/test_lark.rs:1830": "parametric",
     "parser/tests/test_ll.rs:39": "ignore_once",
     "parser/tests/test_ll.rs:79": "max_tokens",
 }

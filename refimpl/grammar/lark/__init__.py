@@ -26,6 +26,8 @@ The dialect, as llguidance's docs/syntax.md and its lexer/parser/compiler define
   `%import common (A, B)`, `%llguidance {json}` (options), `%json {schema}` (a JSON
   schema, compiled by grammar/jsonschema), `%regex {"substring_words": ...}` and friends.
 * `name[lazy]: <terminal expression>` makes the body one *lazy* lexeme.
+* Parametric rules `name::_: ... %if cond` and references `name::expr` (parametric.py
+  expands them into plain rules before compiling).
 * `//` and `#` start comments.
 
 Terminals and rules are compiled only when reachable from `start` (or from `%ignore`),
@@ -33,8 +35,7 @@ as llguidance does: an unused rule may mention an undefined name without error.
 
 Rejected with a GrammarError naming the feature: special tokens `<...>`, grammar
 references `@name`, nested `%lark {}`, rule options other than `lazy` (`max_tokens`,
-`temperature`, `stop`, `suffix`, `capture`, `stop_capture`), parametric rules
-(`name::_`, `%if`), templates, priorities (`NAME.2`; llguidance rejects them too),
+`temperature`, `stop`, `suffix`, `capture`, `stop_capture`), templates, priorities (`NAME.2`; llguidance rejects them too),
 `%override`, `%declare`, imports other than `common`, and the `ignore_once` option.
 Where we differ from llguidance on purpose: a regex literal may not span lines, numbers
 in `~1..3` need no spaces, and comment lines may sit between a rule and its `| ...`
@@ -66,6 +67,7 @@ from ...regex import ExprSet
 from ..ir import GrammarIR
 from .common import COMMON_TERMINALS
 from .compiler import Compiler
+from .parametric import expand
 from .parser import Parser
 from .scanner import scan
 
@@ -90,5 +92,5 @@ def parse_lark(text: str, *, es: Optional[ExprSet] = None,
     """
     if es is None:
         es = ExprSet(limits)
-    items = Parser(text, scan(text), limits).parse_grammar()
+    items = expand(text, Parser(text, scan(text), limits).parse_grammar(), limits)
     return Compiler(text, items, es, limits).compile()

@@ -96,12 +96,26 @@ class Substring(Node):
 
 
 class Name(Node):
-    """A reference to a rule or terminal; `namespace` is None, or "common" for imports."""
+    """A reference to a rule or terminal; `namespace` is None, or "common" for imports.
 
-    __slots__ = ("name", "namespace")
+    `param` is the parameter expression of `name::expr` (parametric.py), else None.
+    """
 
-    def __init__(self, offset: int, name: str, namespace: Optional[str]) -> None:
-        self.offset, self.name, self.namespace = offset, name, namespace
+    __slots__ = ("name", "namespace", "param")
+
+    def __init__(self, offset: int, name: str, namespace: Optional[str],
+                 param: Optional[Tuple[str, int, int]] = None) -> None:
+        self.offset, self.name, self.namespace, self.param = offset, name, namespace, param
+
+
+class Cond(Node):
+    """`alternative %if condition` in a parametric rule; `cond` is the condition in
+    postfix form (parametric.py), `cond_offset` where `%if` is."""
+
+    __slots__ = ("node", "cond", "cond_offset")
+
+    def __init__(self, offset: int, node: Node, cond: Tuple[Tuple[Any, ...], ...], cond_offset: int) -> None:
+        self.offset, self.node, self.cond, self.cond_offset = offset, node, cond, cond_offset
 
 
 class Json(Node):
@@ -114,12 +128,15 @@ class Json(Node):
 
 
 class Definition:
-    """`name: body` — kind is "rule" or "terminal"; `lazy` for `name[lazy]:`."""
+    """`name: body` — kind is "rule" or "terminal"; `lazy` for `name[lazy]:`;
+    `parametric` for `name::_: body`."""
 
-    __slots__ = ("kind", "name", "offset", "body", "lazy")
+    __slots__ = ("kind", "name", "offset", "body", "lazy", "parametric")
 
-    def __init__(self, kind: str, name: str, offset: int, body: Node, lazy: bool = False) -> None:
+    def __init__(self, kind: str, name: str, offset: int, body: Node, lazy: bool = False,
+                 parametric: bool = False) -> None:
         self.kind, self.name, self.offset, self.body, self.lazy = kind, name, offset, body, lazy
+        self.parametric = parametric
 
 
 class Ignore:

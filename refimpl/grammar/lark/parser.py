@@ -16,9 +16,10 @@ from typing import List, Optional, Sequence, Tuple
 from ...errors import GrammarError, LimitError
 from ...limits import Limits
 from .ast import (
-    Alt, And, CharRange, Definition, Ignore, Import, Item, Json, Literal, Name, Node, Not, Options,
+    Alt, And, CharRange, Cond, Definition, Ignore, Import, Item, Json, Literal, Name, Node, Not, Options,
     RegexLit, Repeat, Seq, Substring,
 )
+from .parametric import ParamSyntax
 from .scanner import Token, line_col, quote
 from .substring import substring_chunks
 
@@ -31,6 +32,13 @@ _UNSUPPORTED_OPTIONS = {
     "capture": "the rule option capture is not supported",
     "stop_capture": "the rule option stop_capture is not supported",
 }
+#: options llguidance refuses on parametric rules, with its messages
+_NOT_PARAMETRIC = {
+    "stop": "stop-like is not supported for parametric rules",
+    "suffix": "stop-like is not supported for parametric rules",
+    "temperature": "temperature= is not supported for parametric rules",
+    "max_tokens": "max_tokens= is not supported for parametric rules",
+}
 
 
 class _Frame:
@@ -38,7 +46,7 @@ class _Frame:
     gathered so far, the token that opened it and the `~`s waiting to apply to it."""
 
     __slots__ = ("kind", "open", "negations", "alternatives", "conjuncts", "items",
-                 "offset", "alt_offset", "conj_offset")
+                 "offset", "alt_offset", "conj_offset", "cond")
 
     def __init__(self, kind: str, open_token: Token, negations: List[Token], offset: int) -> None:
         self.kind = kind
@@ -48,6 +56,7 @@ class _Frame:
         self.conjuncts: List[Node] = []
         self.items: List[Node] = []
         self.offset = self.alt_offset = self.conj_offset = offset
+        self.cond: Optional[Tuple[Tuple[Tuple[object, ...], ...], int]] = None  # `%if` of this alternative
 
     def end_conjunct(self, next_offset: int) -> None:
         items = self.items
@@ -58,7 +67,11 @@ class _Frame:
     def end_alternative(self, next_offset: int) -> None:
         self.end_conjunct(next_offset)
         parts = self.conjuncts
-        self.alternatives.append(parts[0] if len(parts) == 1 else And(self.alt_offset, parts))
+        node = parts[0] if len(parts) == 1 else And(self.alt_offset, parts)
+        if self.cond is not None:
+            node = Cond(self.alt_offset, node, self.cond[0], self.cond[1])
+            self.cond = None
+        self.alternatives.append(node)
         self.conjuncts = []
         self.alt_offset = next_offset
 
@@ -153,7 +166,7 @@ class Parser:
         """Reject what may follow a name before its ':' that we do not support."""
         tok = self.peek()
         if tok.kind == "::":
-            raise self.error("parametric rules (%s::_) are not supported" % name.value, tok)
+            raise self.error("a %s cannot be parametric (%s::_); only rules can" % (what, name.value), tok)
         if tok.kind == "{":
             raise self.error("templates (%s{...}) are not supported" % name.value, tok)
         if tok.kind == ".":
@@ -163,24 +176,33 @@ class Parser:
             )
 
     def _rule(self) -> Definition:
-        """`name [ [options] ] : expansions`."""
+        """`name [::_] [ [options] ] : expansions`."""
         name = self.advance()
+        parametric = False
+        if self.peek().kind == "::":
+            self.advance()
+            self.expect("_", "Expected token '_' after '%s::' (a parametric rule is written %s::_)"
+                        % (name.value, name.value))
+            parametric = True
         self._name_suffixes(name, "rule")
         lazy = False
         if self.peek().kind == "[":
-            lazy = self._rule_options()
+            lazy = self._rule_options(parametric)
         self.expect(":", "expected ':' after rule name '%s'" % name.value)
         body = self._expansions("lazy" if lazy else "rule")
-        return Definition("rule", name.value, name.offset, body, lazy)
+        return Definition("rule", name.value, name.offset, body, lazy, parametric)
 
-    def _rule_options(self) -> bool:
-        """`[lazy]`, and llguidance's other options, which we reject by name."""
+    def _rule_options(self, parametric: bool = False) -> bool:
+        """`[lazy]`, and llguidance's other options, which we reject by name (with
+        llguidance's words for those a parametric rule may not have)."""
         self.advance()
         lazy = False
         while self.peek().kind != "]":
             key = self.expect("RULE", "expected an option name such as lazy")
             if key.value == "lazy":
                 lazy = True
+            elif parametric and key.value in _NOT_PARAMETRIC:
+                raise self.error(_NOT_PARAMETRIC[key.value], key)
             elif key.value in _UNSUPPORTED_OPTIONS:
                 raise self.error(_UNSUPPORTED_OPTIONS[key.value], key)
             else:
@@ -288,6 +310,8 @@ class Parser:
                 frame.items.append(self._postfix(node))
             elif negations:
                 raise self.error("expected an expression after '~', found %s" % tok.describe(), tok)
+            elif kind == "DIRECTIVE" and tok.value[0] == "%if":
+                self._condition(frame, context)
             elif kind in (")", "]"):
                 self._close_group(frames, tok)
             elif kind in ("|", "&"):
@@ -330,20 +354,30 @@ class Parser:
         node = self._negate(node, frame.negations)
         frames[-1].items.append(self._postfix(node))
 
+    def _condition(self, frame: _Frame, context: str) -> None:
+        """`%if cond` at the end of an alternative of a rule (parametric.py)."""
+        tok = self.advance()
+        if context != "rule":
+            raise self.error("'%if' is not supported in terminals", tok)
+        frame.cond = (ParamSyntax(self).cond(), tok.offset)
+        after = self.peek()
+        if after.kind not in ("|", ")", "]", "NEWLINE", "EOF"):
+            raise self.error("expected '|' or the end of the line after the %%if condition, found %s"
+                             % after.describe(), after)
+
     def _alias(self) -> None:
         """`-> alias` (Lark's tree shaping): skipped, but it must end an alternative."""
         self.advance()
         self.expect_name("expected an alias name after '->'")
         after = self.peek()
-        if after.kind not in ("|", ")", "]", "NEWLINE", "EOF"):
+        if after.kind not in ("|", ")", "]", "NEWLINE", "EOF") and not (
+                after.kind == "DIRECTIVE" and after.value[0] == "%if"):
             raise self.error("expected '|' or the end of the line after the alias, found %s"
                              % after.describe(), after)
 
     def _unexpected(self, tok: Token) -> GrammarError:
         """The error for a token that cannot appear where an expression goes on."""
         kind = tok.kind
-        if kind == "DIRECTIVE" and tok.value[0] == "%if":
-            return self.error("conditions (%if) of parametric rules are not supported", tok)
         if kind == "OP" or kind == "{":
             return self.error("the operator %s must follow an expression" % tok.describe(), tok)
         if kind == ":":
@@ -370,7 +404,10 @@ class Parser:
         if kind in ("RULE", "TERM"):
             nxt = self.peek()
             if nxt.kind == "::":
-                raise self.error("parametric rules (%s::...) are not supported" % tok.value, nxt)
+                if in_terminal:
+                    raise self.error("name::param cannot be used in terminals (%s::...)" % tok.value, nxt)
+                self.advance()
+                return Name(tok.offset, tok.value, self.namespace, ParamSyntax(self).expr())
             if nxt.kind == "{" and self.peek(1).kind not in (",", "NUMBER"):
                 raise self.error("templates (%s{...}) are not supported" % tok.value, nxt)
             return Name(tok.offset, tok.value, self.namespace)

@@ -1,6 +1,6 @@
 """Grammar text -> tokens.
 
-Token kinds: RULE, TERM (names), STRING, REGEX, NUMBER, OP (+ * ?), SPECIAL (<...>),
+Token kinds: RULE, TERM (names), STRING, REGEX, NUMBER, HEX (0x1f), OP (+ * ?), SPECIAL (<...>),
 GREF (@name), DIRECTIVE (%ignore, %json, ...), NEWLINE, EOF, and punctuation, whose
 kind is its own text (":", "::", "=", ",", ".", "..", "->", "(", ")", "{", "}", "[",
 "]", "~", "|", "&", "_", "!").
@@ -43,7 +43,7 @@ class Token:
             return "string %s" % quote(self.value[0])
         if self.kind == "REGEX":
             return "regex /%s/" % self.value[0]
-        if self.kind == "NUMBER":
+        if self.kind in ("NUMBER", "HEX"):
             return "number %s" % self.value
         if self.kind in ("SPECIAL", "GREF", "OP"):
             return "'%s'" % self.value
@@ -65,6 +65,7 @@ def line_col(text: str, offset: int) -> Tuple[int, int]:
 _NAME_RE = re.compile(r"[_a-zA-Z](?:[_a-zA-Z0-9]|-(?!>))*")
 _RULE_NAME_RE = re.compile(r"_?[a-z][_a-z0-9-]*\Z")
 _TERM_NAME_RE = re.compile(r"_?[A-Z][_A-Z0-9-]*\Z")
+_HEX_RE = re.compile(r"0[xX][0-9a-fA-F]+")
 _NUMBER_RE = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _SPECIAL_RE = re.compile(r"<[^<>\s]+>")
 _GREF_RE = re.compile(r"@[a-zA-Z0-9_-]+")
@@ -128,6 +129,8 @@ def _token(text: str, i: int) -> Token:
         return _matched("SPECIAL", _SPECIAL_RE, text, i, "unexpected '<': expected a special token like <|end|>")
     if c == "@":
         return _matched("GREF", _GREF_RE, text, i, "unexpected '@': expected a grammar reference like @name")
+    if c == "0" and text[i + 1:i + 2] in ("x", "X"):
+        return _matched("HEX", _HEX_RE, text, i, "expected hex digits after '0x'")
     if "0" <= c <= "9" or (c in "+-" and i + 1 < len(text) and "0" <= text[i + 1] <= "9"):
         return _matched("NUMBER", _NUMBER_RE, text, i, "")
     if c in "+*?":
