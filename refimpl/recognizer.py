@@ -6,7 +6,8 @@ following llguidance's lexer (docs/semantics.md):
 1. t = step(s, b). If t is dead, the current lexeme ends *before* b: the greedy lexemes
    that match in s are scanned (the parser pushes a row; an %ignore lexeme pushes
    nothing, or a copy of the row when it may match only once), and b is read again from
-   the new row's lexer start state. If no lexeme matches in s (a fresh state matches none: lexemes are never empty), b is rejected.
+   the new row's lexer start state. If no lexeme matches in s (a fresh state matches
+   none: lexemes are never empty), b is rejected.
 2. If a lazy lexeme matches in t, it ends right there, b included, and is scanned.
 3. Otherwise t is the new lexer state.
 

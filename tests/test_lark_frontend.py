@@ -135,7 +135,6 @@ UNSUPPORTED = [
     ('%import .common.WS\nstart: "a"', "relative imports"),
     ('start: A\nA.2: "a"', "priorities"),
     ('start.2: "a"', "priorities"),
-    ('%llguidance {"ignore_once": true}\nstart: "a"', "ignore_once"),
     ('start: %lark { start: "a" }', "%lark"),
 ]
 
@@ -696,7 +695,6 @@ def test_llguidance_compile_case(case: dict) -> None:
 
 # acceptance-case grammars we reject on purpose, and the feature named
 LLG_CASES_UNSUPPORTED = {
-    "parser/tests/test_ll.rs:39": "ignore_once",
     "parser/tests/test_ll.rs:79": "max_tokens",
 }
 
@@ -733,3 +731,24 @@ def test_llguidance_case_grammar(grammar: str, cases: List[dict]) -> None:
         else:
             outcome = "accept" if dfa.matches(data) else "prefix_only"
         assert outcome == case["llg_byte_outcome"], case
+
+
+def test_ignore_once_bounds_the_skipped_span():
+    """llguidance's ignore_once: the %ignore regex is the whole span between two lexemes
+    (its own test_ll.rs cases); without it, the regex may repeat."""
+    from refimpl import Grammar, Matcher, Vocabulary, naive_mask
+    from refimpl.recognizer import Recognizer
+
+    def accepts(text: str, source: str) -> bool:
+        r = Recognizer(Grammar.from_lark(source).compiled)
+        return r.consume_bytes(text.encode()) and r.is_accepting()
+
+    bounded = '%llguidance { "ignore_once": true }\nstart: "A" "!"\n%ignore /[ \\t]{1,2}/'
+    assert [accepts(t, bounded) for t in ("A!", "A !", "A  !", "A   !", "A \t!")] == [True, True, True, False, True]
+    assert accepts("A   !", 'start: "A" "!"\n%ignore /[ \\t]/')
+    grammar = Grammar.from_lark(bounded)
+    vocab = Vocabulary.from_bytes([b"<eos>", b"A", b"!", b" ", b"  ", b"   ", b" !", b"A ", b"\t"], eos_token_id=0)
+    for path in ([], [1], [1, 3], [1, 4], [7], [7, 3], [1, 8, 3]):
+        m = Matcher(grammar, vocab)
+        assert m.consume_tokens(path) == len(path), path
+        assert m.mask() == naive_mask(grammar, vocab, path), path

@@ -34,6 +34,7 @@ LARK = [
     'start: line+\nline: /[a-z]+/ "\\n"',
     'start: A B | A C\nA: "ab"\nB: /c+/\nC: "cd"',
     'start: text "<end>"\ntext[lazy]: /(.|\\n)*/',
+    '%llguidance {"ignore_once": true}\nstart: WORD ("," WORD)*\nWORD: /[a-z]+/\n%ignore /[ \\t]{1,3}/',
 ]
 
 

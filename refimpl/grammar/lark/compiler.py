@@ -34,8 +34,9 @@ def compile_json(ir: GrammarIR, schema: Any, text: str, offset: int) -> int:
     """The symbol for an inline JSON schema, `%json {...}` (refimpl/grammar/jsonschema).
 
     Options come from the schema's "x-guidance" (llguidance's defaults otherwise). The
-    JSON's lexemes get a lexeme class of their own, so its whitespace (%ignore) is
-    allowed only inside the JSON, after its first token, as in llguidance; %json parts
+    JSON's lexemes get a lexeme class of their own, so its whitespace (%ignore, matched
+    once between two tokens) is allowed only inside the JSON, after its first token, as
+    in llguidance; %json parts
     with the same whitespace share one class (llguidance merges classes with equal
     skips: `GrammarIR.lexeme_class_for`).
     """
@@ -46,7 +47,7 @@ def compile_json(ir: GrammarIR, schema: Any, text: str, offset: int) -> int:
         # the JSON's tokens, and its first token in a class without %ignore (shared with
         # the %json parts that have no whitespace), so that, as in llguidance, JSON
         # whitespace may come after a token of the JSON but not before its first one
-        return json_schema_to_ir(schema, ir=ir, lexeme_class=ir.lexeme_class_for(ws),
+        return json_schema_to_ir(schema, ir=ir, lexeme_class=ir.lexeme_class_for(ws, once=True),
                                  entry_class=ir.lexeme_class_for(None)).start
     except SchemaError as e:
         raise GrammarError("failed to compile JSON schema: %s" % e, text, offset) from None
@@ -114,8 +115,9 @@ class Compiler:
         """%llguidance {...}: options merge across declarations; each must be a boolean.
 
         no_forcing is accepted and ignored (maskref's masks never force);
-        allow_initial_skip and allow_invalid_utf8 set the IR's flags; ignore_once: true is
-        not supported; anything else is an error naming the option.
+        allow_initial_skip, allow_invalid_utf8 and ignore_once (the grammar's %ignore is
+        the whole span between two lexemes: it matches at most once there) set the IR's
+        flags; anything else is an error naming the option.
         """
         offset, value = item.offset, item.value
         if not isinstance(value, dict):
@@ -124,15 +126,16 @@ class Compiler:
             if key not in ("no_forcing", "allow_initial_skip", "allow_invalid_utf8", "ignore_once"):
                 raise self.error(
                     "unknown %%llguidance option '%s' (supported: no_forcing, allow_initial_skip, "
-                    "allow_invalid_utf8)" % key, offset,
+                    "allow_invalid_utf8, ignore_once)" % key, offset,
                 )
             if not isinstance(v, bool):
                 raise self.error(
                     "failed to parse %%llguidance declaration: '%s' must be true or false" % key, offset
                 )
-            if key == "ignore_once" and v:
-                raise self.error("the %llguidance option ignore_once is not supported", offset)
             merged[key] = v
+        self.ir.ignore_once.discard(0)
+        if merged.get("ignore_once", False):
+            self.ir.ignore_once.add(0)
         self.ir.allow_initial_skip = bool(merged.get("allow_initial_skip", False))
         self.ir.allow_invalid_utf8 = bool(merged.get("allow_invalid_utf8", False))
 
