@@ -54,6 +54,21 @@ string: ESCAPED_STRING
 %ignore WS
 """
 
+PERMUTATION_LARK = """start: perm::0x0
+perm::_: ""                   %if is_ones([0:3])
+       | "a" perm::set_bit(0) %if bit_clear(0)
+       | "b" perm::set_bit(1) %if bit_clear(1)
+       | "c" perm::set_bit(2) %if bit_clear(2)
+"""
+
+# a JSON-like list of distinct colours
+UNIQUE_LIST_LARK = r"""start: "[" ("\"red\"" rest::0x1 | "\"green\"" rest::0x2 | "\"blue\"" rest::0x4)? "]"
+rest::_: ""
+       | ", \"red\"" rest::set_bit(0)   %if bit_clear(0)
+       | ", \"green\"" rest::set_bit(1) %if bit_clear(1)
+       | ", \"blue\"" rest::set_bit(2)  %if bit_clear(2)
+"""
+
 LARK: List[Tuple[str, str, List[str], List[str]]] = [
     ("csv", 'start: item ("," item)*\nitem: NUMBER | WORD\n%import common.NUMBER\n%import common.WORD\n%ignore " "\n',
      ["12, apples,3"], ["ignore", "numbers"]),
@@ -71,6 +86,22 @@ LARK: List[Tuple[str, str, List[str], List[str]]] = [
     ("parens", 'start: p\np: "(" p* ")"\n', ["(()(()))"], ["nesting"]),
     ("keywords", 'start: (KW | NAME) (" " (KW | NAME))*\nKW: "if" | "then"\nNAME: /[a-z]+/\n', ["if iffy then x"],
      ["lexing"]),
+    # parametric rules (llguidance's docs/parametric.md)
+    ("permutation", PERMUTATION_LARK, ["cab", "bca"], ["parametric"]),
+    ("unique-list", UNIQUE_LIST_LARK, ['["green", "red", "blue"]', "[]"], ["parametric", "strings"]),
+    ("counted", 'start: lst::0x0\nlst::_: "a" lst::incr([0:2]) %if lt([0:2], 3)\n'
+                '      | "b" lst::incr([2:4]) %if lt([2:4], 2)\n      | ""\n',
+     ["abaab"], ["parametric", "repetition"]),
+    ("length-limit", 'start: aa::0\naa::_: "a" aa::incr(_) %if lt(_, 12)\n      | bb::_\n'
+                     'bb::_: "b" bb::incr(_) %if lt(_, 12)\n      | ""\n',
+     ["aaaabbbbbbbb", "ab"], ["parametric", "repetition", "eos"]),
+    # ignore_once: the %ignore regex is the whole span between two lexemes, matched once
+    ("ignore-once", '%llguidance {"ignore_once": true}\nstart: WORD ("," WORD)*\nWORD: /[a-z]+/\n'
+                    '%ignore /[ \\t]{1,3}/\n',
+     ["ab ,cd,\t \tef"], ["ignore", "ignore-once"]),
+    ("ignore-once-comment", '%llguidance {"ignore_once": true}\nstart: stmt+\nstmt: NAME "=" NUMBER ";"\n'
+                            'NAME: /[a-z]+/\nNUMBER: /[0-9]+/\n%ignore / |\\n|#[a-z ]*\\n/\n',
+     ["x = 1;\ny=22;# set y\nz =3;"], ["ignore", "ignore-once"]),
 ]
 
 # (name, schema, options, sample texts, tags)
@@ -94,6 +125,15 @@ JSON_SCHEMAS: List[Tuple[str, Any, Dict[str, Any], List[str], List[str]]] = [
     ("pattern", {"type": "string", "pattern": "^[a-z]+-[0-9]{2}$"}, {}, ['"abc-12"'], ["strings"]),
     ("compact", {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "boolean"}}},
      {"whitespace_flexible": False}, ['{"x":1,"y":false}'], ["keys", "options"]),
+    # JSON whitespace is matched once: a bounded whitespace_pattern is exact
+    ("bounded-whitespace", {"type": "object",
+                            "properties": {"name": {"type": "string"},
+                                           "ids": {"type": "array", "items": {"type": "integer"}, "maxItems": 3}}},
+     {"whitespace_pattern": "[ ]{1,2}"}, ['{"name": "Zoë",  "ids": [1,  2]}', '{ "ids":[7] }'],
+     ["keys", "options", "whitespace"]),
+    ("x-guidance-whitespace", {"type": "array", "items": {"type": "boolean"}, "maxItems": 4,
+                               "x-guidance": {"whitespace_pattern": "\n[ ]{0,4}"}},
+     {}, ['[\n  true,\n  false\n]'], ["options", "whitespace"]),
 ]
 
 VOCABS = ("bytes", "gpt2")

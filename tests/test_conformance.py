@@ -78,6 +78,51 @@ def test_checked_in_suite_is_what_generate_writes():
     assert {v.id: v.to_line() for v in fresh} == stored
 
 
+# the Lark and JSON-schema constructs of issue 13 (parametric rules, ignore_once, bounded
+# JSON whitespace): each grammar name, its kind, and what its source must contain
+NEW_CONSTRUCTS = {
+    "permutation": ("lark", "perm::set_bit"), "unique-list": ("lark", "rest::set_bit"),
+    "counted": ("lark", "lst::incr"), "length-limit": ("lark", "%if lt(_, 12)"),
+    "ignore-once": ("lark", '"ignore_once": true'), "ignore-once-comment": ("lark", '"ignore_once": true'),
+    "bounded-whitespace": ("json_schema", "[ ]{1,2}"), "x-guidance-whitespace": ("json_schema", "\\n[ ]{0,4}"),
+}
+
+
+def test_new_construct_vectors_exist_and_agree_with_refimpl():
+    """Parametric rules, ignore_once and a bounded whitespace_pattern have vectors on both
+    vocabularies, along paths that spell their samples and a random one; refimpl agrees."""
+    backend = get_backend("refimpl")
+    seen = {}
+    for kind in ("lark", "json_schema"):
+        for _, _, v in read_vectors(os.path.join(SUITE_DIR, kind + ".jsonl")):
+            name = v.id.split("/")[1]
+            if name not in NEW_CONSTRUCTS:
+                continue
+            want_kind, marker = NEW_CONSTRUCTS[name]
+            text = v.grammar.source if want_kind == "lark" else json.dumps(v.grammar.schema) + json.dumps(
+                v.grammar.options)
+            assert v.grammar.kind == want_kind and marker in text, v.id
+            assert check_vector(backend, v).status == "agree", v.id
+            seen.setdefault(name, set()).add(tuple(v.id.split("/")[2:]))
+    assert set(seen) == set(NEW_CONSTRUCTS)
+    for name, ids in seen.items():
+        assert {("bytes", "0"), ("bytes", "random"), ("gpt2", "0"), ("gpt2", "random")} <= ids, name
+
+
+def test_new_construct_vectors_are_what_generate_writes():
+    """The new vectors were written by the generator (and the old ones left unchanged)."""
+    from conformance import generate
+
+    kept = generate.LARK
+    try:
+        generate.LARK = [e for e in kept if e[0] in ("permutation", "ignore-once")]
+        fresh = {v.id: v.to_line() for v in generate.generate(kinds=["lark"])["lark"]}
+    finally:
+        generate.LARK = kept
+    stored = {v.id: v.to_line() for _, _, v in read_vectors(os.path.join(SUITE_DIR, "lark.jsonl")) if v.id in fresh}
+    assert len(fresh) == 10 and fresh == stored  # (2 + 1 paths) + (1 + 1), on 2 vocabularies
+
+
 # ------------------------------------------------------------------------------ run
 
 
