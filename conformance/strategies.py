@@ -45,15 +45,46 @@ LAZY_BODIES = ["/a[bc]*c/", '"ab"', "/[0-9]+/", "/b+/"]
 LITERAL_ITEMS = ['"a"', '"b"', '","']
 
 
+IGNORES = [None, None, '" "', "/[ ,]+/"]
+# with ignore_once the %ignore regex is the whole span between two lexemes: bounded ones
+IGNORES_ONCE = ['" "', "/[ ,]{1,2}/", "/ |,,/", "/[ ]{2}/"]
+IGNORE_ONCE = '%llguidance {"ignore_once": true}'
+
+# parametric rule p::_ (llguidance's docs/parametric.md): a step consumes an item and moves
+# the parameter within bits 0..3 (so at most 16 instances); an end alternative stops
+PARAM_STEPS = ["p::set_bit(%(k)d) %%if bit_clear(%(k)d)", "p::incr([%(lo)d:%(hi)d]) %%if lt([%(lo)d:%(hi)d], %(n)d)",
+               "p::set_bit(%(k)d)", "p::clear_bit(%(k)d) %%if bit_set(%(k)d)", "p::incr([%(lo)d:%(hi)d])",
+               "p::_ %%if bit_count_lt(_, %(n)d)"]
+PARAM_ENDS = ['""', '"" %%if is_ones([0:%(n)d])', '"" %%if bit_count_ge(_, %(n)d)', '%(item)s %%if bit_set(%(k)d)',
+              '%(item)s %%if not(eq([0:2], %(n)d))']
+
+
+def _param_rule(draw: st.DrawFn, items: SearchStrategy[str]) -> str:
+    """p::_: one to three steps (item, then p with a moved parameter, under a condition)
+    and one end alternative."""
+    alternatives = []
+    for _ in range(draw(st.integers(1, 3))):
+        lo = draw(st.sampled_from([0, 2]))
+        args = {"k": draw(st.integers(0, 3)), "lo": lo, "hi": lo + 2, "n": draw(st.integers(1, 3)), "item": draw(items)}
+        alternatives.append("%s %s" % (args["item"], draw(st.sampled_from(PARAM_STEPS)) % args))
+    args = {"k": draw(st.integers(0, 3)), "n": draw(st.integers(1, 3)), "item": draw(items)}
+    end = draw(st.sampled_from(PARAM_ENDS)) % args
+    alternatives.insert(draw(st.integers(0, len(alternatives))), end)
+    return "p::_: " + " | ".join(alternatives)
+
+
 @st.composite
 def lark_grammars(draw: st.DrawFn) -> str:
     """start, up to two more rules (s, t), up to three terminals (T0..T2), an optional lazy
-    lexeme rule (lz) and %ignore; rule bodies refer only to what is defined, so shrinking
-    drops unused definitions."""
+    lexeme rule (lz), an optional parametric rule (p::_, used as p::0x0 or p::0x1),
+    %ignore, optionally matched once (ignore_once); rule bodies refer only to what is
+    defined, so shrinking drops unused definitions."""
     n_rules = draw(st.integers(0, 2))
     n_terms = draw(st.integers(0, 3))
     lazy = draw(st.booleans())
-    names = ["s", "t"][:n_rules] + ["T%d" % i for i in range(n_terms)] + (["lz"] if lazy else [])
+    param = draw(st.booleans())
+    lexemes = ["T%d" % i for i in range(n_terms)] + (["lz"] if lazy else [])
+    names = ["s", "t"][:n_rules] + lexemes + (["p::0x0", "p::0x1"] if param else [])
     items = st.sampled_from(LITERAL_ITEMS + names)
 
     def body() -> str:
@@ -66,11 +97,16 @@ def lark_grammars(draw: st.DrawFn) -> str:
     lines = ["start: " + body()]
     for name in ["s", "t"][:n_rules]:
         lines.append("%s: %s" % (name, body()))
+    if param:
+        lines.append(_param_rule(draw, st.sampled_from(LITERAL_ITEMS + lexemes)))
     for i in range(n_terms):
         lines.append("T%d: %s" % (i, draw(st.sampled_from(TERMINAL_BODIES))))
     if lazy:
         lines.append("lz[lazy]: %s" % draw(st.sampled_from(LAZY_BODIES)))
-    ignore = draw(st.sampled_from([None, None, '" "', "/[ ,]+/"]))
+    ignore = draw(st.sampled_from(IGNORES))
+    if ignore and draw(st.booleans()):
+        lines.insert(0, IGNORE_ONCE)
+        ignore = draw(st.sampled_from(IGNORES_ONCE))
     if ignore:
         lines.append("%ignore " + ignore)
     return "\n".join(lines) + "\n"
@@ -119,7 +155,10 @@ def _objects(draw: st.DrawFn, inner: SearchStrategy[Any]) -> Dict[str, Any]:
 
 
 json_schemas = st.recursive(scalar_schemas, _schema_extend, max_leaves=5)
-json_options = st.sampled_from([{}, {}, {}, {"whitespace_flexible": False}])
+# JSON whitespace is matched once, so a bounded whitespace_pattern is exact
+JSON_OPTIONS: List[Dict[str, Any]] = [{}, {}, {}, {"whitespace_flexible": False}, {"whitespace_pattern": "[ ]{1,2}"},
+                                       {"whitespace_pattern": "\\n[ ]{0,2}"}, {"whitespace_pattern": "[ \\t]?"}]
+json_options = st.sampled_from(JSON_OPTIONS)
 
 # ----------------------------------------------------------------------------- grammars
 
