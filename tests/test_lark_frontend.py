@@ -120,7 +120,8 @@ UNSUPPORTED = [
     ("start: <|eos|>", "special tokens"),
     ("start: <[128000-128255]>", "special tokens"),
     ("start: A\nA: <|eos|>", "cannot be used in terminals"),
-    ("start: @sub", "grammar references"),
+    ("start: @sub", "unknown grammar @sub"),  # from_lark has no other grammars
+    ("start: A\nA: @sub", "grammar references (like @sub) cannot be used in terminals"),
     ('start: foo\nfoo[max_tokens=3]: /a+/', "max_tokens"),
     ('start: foo\nfoo[temperature=0.5]: /a+/', "temperature"),
     ('start: foo\nfoo[stop="x"]: /a+/', "stop"),
@@ -135,7 +136,7 @@ UNSUPPORTED = [
     ('%import .common.WS\nstart: "a"', "relative imports"),
     ('start: A\nA.2: "a"', "priorities"),
     ('start.2: "a"', "priorities"),
-    ('start: %lark { start: "a" }', "%lark"),
+    ('start: A\nA: %lark { start: "a" }', "nested %lark { ... } cannot be used in terminals"),
 ]
 
 

@@ -3,6 +3,7 @@
     Grammar.from_regex(pattern)     the whole output matches one regex (one lexeme)
     Grammar.from_lark(text)         llguidance's Lark dialect
     Grammar.from_json_schema(s)     a JSON schema (dict or text), as llguidance means it
+    Grammar.from_llguidance(obj)    llguidance's top-level grammar object: several grammars
 
 Each frontend builds a GrammarIR; it is simplified (simplify.py) and compiled to flat
 arrays (ir.CompiledGrammar) once. A Grammar holds no matching state: one Grammar serves
@@ -75,6 +76,27 @@ class Grammar:
         grammar = cls(result.ir, "json_schema", source, options)
         grammar.ignored_keywords = list(result.ignored)
         return grammar
+
+    @classmethod
+    def from_llguidance(cls, obj: Any, *, limits: Limits = DEFAULT_LIMITS) -> "Grammar":
+        """llguidance's top-level grammar object (a dict or JSON text): a list of grammars,
+        the first the start, each a Lark grammar or a JSON schema, referring to each
+        other by `@name` (refimpl/grammar/lark/subgrammars.py, docs/semantics.md).
+
+        >>> g = Grammar.from_llguidance({"grammars": [
+        ...     {"lark_grammar": 'start: "n=" @num'},
+        ...     {"name": "num", "json_schema": {"type": "integer"}}]})
+        >>> from refimpl.recognizer import Recognizer
+        >>> [Recognizer(g.compiled).consume_bytes(s) for s in (b"n=12", b"n=x")]
+        [True, False]
+        """
+        from .jsonschema import dumps
+        from .lark import top_level_to_ir
+
+        if isinstance(obj, bytes):
+            obj = obj.decode("utf-8")
+        source = obj if isinstance(obj, str) else dumps(obj)
+        return cls(top_level_to_ir(obj, limits), "llguidance", source)
 
     def to_text(self) -> str:
         """The simplified rules, in Lark-like notation."""

@@ -7,6 +7,7 @@
     scanner.py    tokens                        ast.py        the items and expression nodes
     parser.py     tokens -> items               substring.py  %regex {"substring_...": ...}
     common.py     %import common.NAME           compiler.py   items -> GrammarIR
+    parametric.py name::_ rules, expanded       subgrammars.py %lark { }, @name, top-level object
 
 The dialect, as llguidance's docs/syntax.md and its lexer/parser/compiler define it:
 
@@ -25,6 +26,8 @@ The dialect, as llguidance's docs/syntax.md and its lexer/parser/compiler define
 * `%ignore <terminal expression>` (several: their union), `%import common.NAME [-> ALIAS]`,
   `%import common (A, B)`, `%llguidance {json}` (options), `%json {schema}` (a JSON
   schema, compiled by grammar/jsonschema), `%regex {"substring_words": ...}` and friends.
+* `%lark { ... }` (a nested grammar) and `@name` (another grammar of a top-level
+  grammar object): subgrammars.py; each has its own lexeme class and %ignore.
 * `name[lazy]: <terminal expression>` makes the body one *lazy* lexeme.
 * Parametric rules `name::_: ... %if cond` and references `name::expr` (parametric.py
   expands them into plain rules before compiling).
@@ -33,10 +36,10 @@ The dialect, as llguidance's docs/syntax.md and its lexer/parser/compiler define
 Terminals and rules are compiled only when reachable from `start` (or from `%ignore`),
 as llguidance does: an unused rule may mention an undefined name without error.
 
-Rejected with a GrammarError naming the feature: special tokens `<...>`, grammar
-references `@name`, nested `%lark {}`, rule options other than `lazy` (`max_tokens`,
-`temperature`, `stop`, `suffix`, `capture`, `stop_capture`), templates, priorities (`NAME.2`; llguidance rejects them too),
-`%override`, `%declare`, imports other than `common`, and the `ignore_once` option.
+Rejected with a GrammarError naming the feature: special tokens `<...>`, rule options
+other than `lazy` (`max_tokens`, `temperature`, `stop`, `suffix`, `capture`,
+`stop_capture`, also on `x[...]: @sub`), templates, priorities (`NAME.2`; llguidance
+rejects them too), `%override`, `%declare`, and imports other than `common`.
 Where we differ from llguidance on purpose: a regex literal may not span lines, numbers
 in `~1..3` need no spaces, and comment lines may sit between a rule and its `| ...`
 continuation lines.
@@ -66,12 +69,9 @@ from ...limits import DEFAULT_LIMITS, Limits
 from ...regex import ExprSet
 from ..ir import GrammarIR
 from .common import COMMON_TERMINALS
-from .compiler import Compiler
-from .parametric import expand
-from .parser import Parser
-from .scanner import scan
+from .subgrammars import LarkSource, Subgrammars, top_level_to_ir
 
-__all__ = ["parse_lark", "COMMON_TERMINALS"]
+__all__ = ["parse_lark", "top_level_to_ir", "COMMON_TERMINALS"]
 
 
 def parse_lark(text: str, *, es: Optional[ExprSet] = None,
@@ -92,5 +92,4 @@ def parse_lark(text: str, *, es: Optional[ExprSet] = None,
     """
     if es is None:
         es = ExprSet(limits)
-    items = expand(text, Parser(text, scan(text), limits).parse_grammar(), limits)
-    return Compiler(text, items, es, limits).compile()
+    return Subgrammars(es, limits).run(LarkSource(text))

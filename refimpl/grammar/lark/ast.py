@@ -127,6 +127,26 @@ class Json(Node):
         self.offset, self.schema = offset, schema
 
 
+class GrammarRef(Node):
+    """`@name`: the start of another grammar of the top-level grammar object
+    (subgrammars.py)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, offset: int, name: str) -> None:
+        self.offset, self.name = offset, name
+
+
+class NestedLark(Node):
+    """`%lark { ... }`: a grammar of its own (its items), with its own lexeme class and
+    %ignore, compiled by subgrammars.py."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, offset: int, items: List["Item"]) -> None:
+        self.offset, self.items = offset, items
+
+
 class Definition:
     """`name: body` — kind is "rule" or "terminal"; `lazy` for `name[lazy]:`;
     `parametric` for `name::_: body`."""

@@ -9,20 +9,30 @@ stacks. Terminals and rules are compiled only when reachable from `start` (or fr
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Protocol, Tuple
 
 from ...errors import GrammarError, RegexError, SchemaError
 from ...limits import Limits
 from ...regex import ExprSet, compile_pattern
-from .. import simplify as _simplify
+from ..simplify import repeat as _ebnf_repeat
 from ..ir import GrammarIR
 from .ast import (
-    Alt, And, CharRange, Definition, Ignore, Import, Item, Json, Literal, Name, Node, Not, Options,
-    RegexLit, Repeat, Seq, Substring,
+    Alt, And, CharRange, Definition, GrammarRef, Ignore, Import, Item, Json, Literal, Name, NestedLark, Node,
+    Not, Options, RegexLit, Repeat, Seq, Substring,
 )
 from .common import COMMON_TERMINALS, common_definitions
 from .scanner import quote
 from .substring import substring_expr
+
+
+class References(Protocol):
+    """What resolves `@name` and nested `%lark { }` (subgrammars.Subgrammars)."""
+
+    def reference(self, node: Node, text: str) -> int:
+        """The nonterminal standing for the grammar `node` refers to."""
+
+#: the %llguidance options of a Lark grammar (no_forcing is accepted and means nothing here)
+LLGUIDANCE_OPTIONS = ("no_forcing", "allow_initial_skip", "allow_invalid_utf8", "ignore_once")
 
 
 def _case_insensitive_literal(es: ExprSet, s: str) -> int:
@@ -54,13 +64,21 @@ def compile_json(ir: GrammarIR, schema: Any, text: str, offset: int) -> int:
 
 
 class Compiler:
-    """Items -> GrammarIR: `Compiler(text, items, es, limits).compile()`."""
+    """Items -> GrammarIR: `Compiler(text, items, es, limits).compile()`.
 
-    def __init__(self, text: str, items: List[Item], es: ExprSet, limits: Limits) -> None:
+    With `ir` and `subgrammars` (subgrammars.py), one grammar of several is compiled into
+    a shared IR: `compile_into(root)` returns its start nonterminal; `@name` and nested
+    `%lark { }` become nonterminals that `subgrammars` links to those grammars.
+    """
+
+    def __init__(self, text: str, items: List[Item], es: ExprSet, limits: Limits,
+                 ir: Optional[GrammarIR] = None, subgrammars: Optional[References] = None) -> None:
         self.text = text
         self.items = items
-        self.ir = GrammarIR(es, limits)
+        self.ir = ir if ir is not None else GrammarIR(es, limits)
         self.es = es
+        self.subgrammars = subgrammars
+        self.lexeme_class = 0  # the class of this grammar's lexemes (0: the outermost grammar)
         self.rules: Dict[str, Definition] = {}
         self.terminals: Dict[str, Definition] = {}
         self.terminal_exprs: Dict[Tuple[Optional[str], str], int] = {}
@@ -73,7 +91,38 @@ class Compiler:
     # -- top level ----------------------------------------------------------------------
 
     def compile(self) -> GrammarIR:
-        """Collect definitions, then compile `start` and all it reaches, and %ignore."""
+        """The IR of a grammar on its own: start, all it reaches, and %ignore."""
+        self.ir.start = self.compile_into(root=True)
+        return self.ir
+
+    def compile_into(self, root: bool) -> int:
+        """Compile `start` and all it reaches into the IR; return its nonterminal.
+
+        The root grammar's lexemes are class 0; any other grammar's lexemes get the class
+        of its %ignore (and ignore_once): `GrammarIR.lexeme_class_for`. The options
+        allow_initial_skip and allow_invalid_utf8 hold for the whole IR once any grammar
+        sets them (as llguidance merges them).
+        """
+        ignores, options = self._collect()
+        ir = self.ir
+        ignore = self.es.union(*[self._terminal(node, "%ignore") for node in ignores]) if ignores else None
+        once = bool(options.get("ignore_once", False))
+        if root:
+            ir.ignore = ignore
+            if once:
+                ir.ignore_once.add(0)
+        else:
+            self.lexeme_class = ir.lexeme_class_for(ignore, once=once)
+        ir.allow_initial_skip = ir.allow_initial_skip or bool(options.get("allow_initial_skip", False))
+        ir.allow_invalid_utf8 = ir.allow_invalid_utf8 or bool(options.get("allow_invalid_utf8", False))
+        start = self._nonterminal("start")
+        while self.todo:
+            self._rule(self.rules[self.todo.pop()])
+        return start
+
+    def _collect(self) -> Tuple[List[Node], Dict[str, Any]]:
+        """Sort the items into the definition tables; return the %ignore bodies and the
+        merged %llguidance options."""
         ignores: List[Node] = []
         options: Dict[str, Any] = {}
         for item in self.items:
@@ -90,13 +139,7 @@ class Compiler:
                 self._options(item, options)
         if "start" not in self.rules:
             raise GrammarError("rule 'start' is not defined (no start rule found)")
-        ir = self.ir
-        ir.start = self._nonterminal("start")
-        while self.todo:
-            self._rule(self.rules[self.todo.pop()])
-        if ignores:
-            ir.ignore = self.es.union(*[self._terminal(node, "%ignore") for node in ignores])
-        return ir
+        return ignores, options
 
     def _import(self, item: Import) -> None:
         """%import common...: each name becomes a terminal standing for the common one."""
@@ -112,32 +155,22 @@ class Compiler:
             assert name in common_definitions()
 
     def _options(self, item: Options, merged: Dict[str, Any]) -> None:
-        """%llguidance {...}: options merge across declarations; each must be a boolean.
-
-        no_forcing is accepted and ignored (maskref's masks never force);
-        allow_initial_skip, allow_invalid_utf8 and ignore_once (the grammar's %ignore is
-        the whole span between two lexemes: it matches at most once there) set the IR's
-        flags; anything else is an error naming the option.
-        """
+        """%llguidance {...}: options merge across declarations; each must be a boolean,
+        and one of LLGUIDANCE_OPTIONS (anything else is an error naming the option)."""
         offset, value = item.offset, item.value
         if not isinstance(value, dict):
             raise self.error("failed to parse %llguidance declaration: expected a JSON object", offset)
         for key, v in value.items():
-            if key not in ("no_forcing", "allow_initial_skip", "allow_invalid_utf8", "ignore_once"):
+            if key not in LLGUIDANCE_OPTIONS:
                 raise self.error(
-                    "unknown %%llguidance option '%s' (supported: no_forcing, allow_initial_skip, "
-                    "allow_invalid_utf8, ignore_once)" % key, offset,
+                    "unknown %%llguidance option '%s' (supported: %s)" % (key, ", ".join(LLGUIDANCE_OPTIONS)),
+                    offset,
                 )
             if not isinstance(v, bool):
                 raise self.error(
                     "failed to parse %%llguidance declaration: '%s' must be true or false" % key, offset
                 )
             merged[key] = v
-        self.ir.ignore_once.discard(0)
-        if merged.get("ignore_once", False):
-            self.ir.ignore_once.add(0)
-        self.ir.allow_initial_skip = bool(merged.get("allow_initial_skip", False))
-        self.ir.allow_invalid_utf8 = bool(merged.get("allow_invalid_utf8", False))
 
     def _nonterminal(self, name: str) -> int:
         """The nonterminal of rule `name`, queueing its body the first time."""
@@ -154,7 +187,7 @@ class Compiler:
         if definition.lazy:
             expr = self._terminal(body, "the [lazy] rule '%s'" % definition.name)
             name = "%s[lazy]" % definition.name
-            self.ir.add_rule(nt, (self.ir.add_lexeme(name, expr, lazy=True),))
+            self.ir.add_rule(nt, (self.ir.add_lexeme(name, expr, lazy=True, lexeme_class=self.lexeme_class),))
             return
         for option in body.options if isinstance(body, Alt) else [body]:
             self.ir.add_rule(nt, self._sequence(option))
@@ -262,6 +295,10 @@ class Compiler:
             return substring_expr(es, node.chunks)
         if isinstance(node, Json):
             raise self.error("%%json cannot be used in %s" % where, node.offset)
+        if isinstance(node, GrammarRef):
+            raise self.error("grammar references (like @%s) cannot be used in %s" % (node.name, where), node.offset)
+        if isinstance(node, NestedLark):
+            raise self.error("nested %%lark { ... } cannot be used in %s" % where, node.offset)
         raise AssertionError("unexpected node %r" % node)
 
     # -- rule expressions -> symbol sequences ---------------------------------------------
@@ -316,12 +353,16 @@ class Compiler:
                 return (self._nonterminal(node.name),)
             if node.namespace is None and node.name not in self.terminals:
                 raise self.error("undefined symbol '%s' (unknown name)" % node.name, node.offset)
-            return (ir.add_lexeme(node.name, self._terminal(node, "a terminal")),)
+            return (ir.add_lexeme(node.name, self._terminal(node, "a terminal"), lexeme_class=self.lexeme_class),)
         if isinstance(node, Literal) and node.text == "":
             return ()
         if isinstance(node, Json):
             return (compile_json(ir, node.schema, self.text, node.offset),)
-        return (ir.add_lexeme(_display(node), self._terminal(node, "a terminal")),)
+        if isinstance(node, (GrammarRef, NestedLark)):
+            if self.subgrammars is None:
+                raise self.error("grammar references and nested %lark need a top-level grammar", node.offset)
+            return (self.subgrammars.reference(node, self.text),)
+        return (ir.add_lexeme(_display(node), self._terminal(node, "a terminal"), lexeme_class=self.lexeme_class),)
 
     def _group(self, options: List[Tuple[int, ...]]) -> Tuple[int, ...]:
         """`(a | b c)` inside a rule: one fresh nonterminal per distinct set of options."""
@@ -351,7 +392,7 @@ class Compiler:
         """seq{lo,hi} as symbols (ε repeated, or repeated zero times, is ε)."""
         if not seq or hi == 0:
             return ()
-        return (_simplify.repeat(self.ir, self._single(seq), lo, hi),)
+        return (_ebnf_repeat(self.ir, self._single(seq), lo, hi),)
 
 
 def _shorten(label: str, limit: int = 60) -> str:

@@ -16,12 +16,16 @@ from typing import List, Optional, Sequence, Tuple
 from ...errors import GrammarError, LimitError
 from ...limits import Limits
 from .ast import (
-    Alt, And, CharRange, Cond, Definition, Ignore, Import, Item, Json, Literal, Name, Node, Not, Options,
-    RegexLit, Repeat, Seq, Substring,
+    Alt, And, CharRange, Cond, Definition, GrammarRef, Ignore, Import, Item, Json, Literal, Name, NestedLark,
+    Node, Not, Options, RegexLit, Repeat, Seq, Substring,
 )
 from .parametric import ParamSyntax
 from .scanner import Token, line_col, quote
 from .substring import substring_chunks
+
+#: nested `%lark { }` grammars may be at most this deep (llguidance's MAX_NESTING: the
+#: outermost grammar is level 0, and level 30 is refused)
+MAX_NESTING = 30
 
 _ATOM_START = ("STRING", "REGEX", "RULE", "TERM", "SPECIAL", "GREF", "(", "[", "~")
 _UNSUPPORTED_OPTIONS = {
@@ -89,7 +93,8 @@ class Parser:
     """
 
     def __init__(self, text: str, tokens: List[Token], limits: Limits,
-                 namespace: Optional[str] = None) -> None:
+                 namespace: Optional[str] = None, nesting: int = 0) -> None:
+        self.nesting = nesting  # how many %lark { } enclose these tokens
         self.text = text
         self.tokens = tokens
         self.pos = 0
@@ -415,15 +420,42 @@ class Parser:
             what = "special tokens" if kind == "SPECIAL" else "grammar references"
             if in_terminal:
                 raise self.error("%s (like %s) cannot be used in terminals" % (what, tok.value), tok)
+            if kind == "GREF":
+                return GrammarRef(tok.offset, tok.value[1:])
             raise self.error("%s (like %s) are not supported" % (what, tok.value), tok)
         word, value, json_offset = tok.value
         if word == "%lark":
-            raise self.error("nested %lark { ... } grammars are not supported", tok)
+            if in_terminal:
+                raise self.error("nested %lark { ... } cannot be used in terminals", tok)
+            return self._nested_lark(tok)
         if word == "%json":
             if in_terminal:
                 raise self.error("%json literals cannot be used in terminals", tok)
             return Json(tok.offset, value)
         return Substring(tok.offset, substring_chunks(self.text, tok.offset, value))
+
+    def _nested_lark(self, tok: Token) -> NestedLark:
+        """`%lark { items }` after its `%lark` token: the tokens up to the matching `}`
+        are parsed as a grammar of their own (offsets stay those of the whole text). The
+        nesting is bounded by MAX_NESTING, so the recursion here is too."""
+        self.expect("{", "Expected '{' after %lark")
+        depth, end = 1, self.pos
+        while self.tokens[end].kind != "EOF":
+            kind = self.tokens[end].kind
+            depth += 1 if kind == "{" else -1 if kind == "}" else 0
+            if depth == 0:
+                break
+            end += 1
+        else:
+            raise self.error("Unmatched %lark { ... }", tok)
+        if self.nesting + 1 >= MAX_NESTING:
+            raise self.error("lark grammar too deeply nested (at most %d levels of %%lark { })"
+                             % (MAX_NESTING - 1), tok)
+        close = self.tokens[end]
+        inner = self.tokens[self.pos:end] + [Token("EOF", None, close.offset, close.offset)]
+        items = Parser(self.text, inner, self.limits, self.namespace, self.nesting + 1).parse_grammar()
+        self.pos = end + 1
+        return NestedLark(tok.offset, items)
 
     def _string(self, tok: Token) -> Node:
         """A string literal, or a range `"a".."z"` when '..' follows it."""
