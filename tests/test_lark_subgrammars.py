@@ -57,6 +57,10 @@ AGREE = [
     (REF_JSON, ".[]1, ", 6),
     (REF_LARK, "[]|ab x", 6),
     (REF_PARAMETRIC, "ab", 4),
+    ('start: "a" sub "b"\nsub: %lark {\nstart: %json {"type":"integer"} "x"\n%ignore " "\n}\n%ignore "-"', "ab1x -", 5),
+    ('start: sub "c"\nsub: %lark {\nstart: a "b"\na[lazy]: /a+/\n%ignore " "\n}', "abc ", 5),
+    ('%llguidance {"ignore_once": true}\nstart: sub "c"\nsub: %lark {\nstart: "a" "b"\n%ignore /[ ]+/\n}\n%ignore " "',
+     "abc ", 6),
 ]
 
 
@@ -188,6 +192,8 @@ def test_known_differences_from_llguidance():
     assert outcome(g, "(())") == "accept"
     g = Grammar.from_lark(NESTED_DEEP)  # "z"+ may go on or end: llguidance skips only "-"
     assert outcome(g, "<(z )>") == "accept"  # llguidance: reject
+    g = Grammar.from_lark('start: "a" sub "b"\nsub: %lark {\nstart: "x"?\n%ignore " "\n}\n%ignore "-"')
+    assert outcome(g, "a-xb") == "accept"  # llguidance: reject
 
 
 VOCAB = [b"<eos>", b".", b"A", b"!", b"E", b" ", b"x", b"A ", b" !", b"!x", b"xE", b".A", b"  ", b"\t"]
