@@ -135,7 +135,7 @@ class Worker:
         wanted = field(req, "protocol", int, PROTOCOL_VERSION)
         if wanted != PROTOCOL_VERSION:
             raise Unsupported("protocol version %d is not supported (this worker speaks %d)" % (wanted, PROTOCOL_VERSION))
-        kinds = ["regex", "lark", "json_schema"]
+        kinds = ["regex", "lark", "json_schema", "llguidance"]
         return {
             "protocol": PROTOCOL_VERSION,
             "engine": ENGINE,
@@ -259,14 +259,15 @@ class Worker:
             self._grammars.move_to_end(key)
             return grammar
         kw: Dict[str, Any] = {} if limits is None else {"limits": limits}
-        if kind in ("regex", "lark"):
+        if kind in ("regex", "lark", "llguidance"):
             if options:
                 raise Unsupported("grammar kind %r takes no options (got %s)" % (kind, ", ".join(sorted(options))))
-            grammar = Grammar.from_regex(text, **kw) if kind == "regex" else Grammar.from_lark(text, **kw)
+            build = {"regex": Grammar.from_regex, "lark": Grammar.from_lark, "llguidance": Grammar.from_llguidance}
+            grammar = build[kind](text, **kw)
         elif kind == "json_schema":
             grammar = Grammar.from_json_schema(text, **dict(options, **kw))
         else:
-            raise Unsupported("unknown grammar kind %r (this worker knows: regex, lark, json_schema)" % kind)
+            raise Unsupported("unknown grammar kind %r (this worker knows: regex, lark, json_schema, llguidance)" % kind)
         self._grammars[key] = grammar
         if len(self._grammars) > GRAMMAR_CACHE_SIZE:
             self._grammars.popitem(last=False)

@@ -395,6 +395,15 @@ def test_json_schema_through_the_client(gpt2):
     walk_both(s, local, random.Random(4), 10)
 
 
+def test_llguidance_top_level_grammar_through_the_client(gpt2):
+    g = Grammar.from_llguidance({"grammars": [
+        {"name": "main", "lark_grammar": 'start: "x=" @num ";"\n%ignore " "'},
+        {"name": "num", "json_schema": {"type": "integer", "minimum": 3}}]})
+    for v in (small_vocab(), gpt2):
+        with worker_matcher(g, v) as m:
+            walk_both(m, Matcher(g, v), random.Random(5), 10)
+
+
 def test_a_json_schema_grammar_that_its_source_does_not_rebuild_is_not_sent():
     """Grammar.from_json_schema keeps a display of a dict schema (cut at 200 characters) and
     not its options: sending that source would check a different grammar. The client
