@@ -34,6 +34,7 @@ from ...errors import GrammarError, SchemaError
 from ...limits import DEFAULT_LIMITS, Limits
 from ...regex import ExprSet
 from ..ir import GrammarIR
+from ..simplify import productive_nonterminals
 from .ast import GrammarRef, Item, NestedLark, Node
 from .compiler import Compiler
 from .parametric import expand
@@ -163,34 +164,16 @@ def link_entries(ir: GrammarIR, links: Sequence[Tuple[int, int]]) -> None:
 
 
 def nullable_symbols(ir: GrammarIR, by_lhs: Dict[int, List[Tuple[int, ...]]]) -> Dict[int, bool]:
-    """Which symbols derive ε (lexemes: their regex matches ε), by a worklist over the
-    rules (linear in their size, no recursion)."""
+    """Which symbols derive ε (lexemes: their regex matches ε; nonterminals: true only).
+
+    Deriving ε is being productive when every lexeme that cannot match ε counts as dead,
+    so this is `simplify.productive_nonterminals` on those terms (a worklist, linear).
+    """
     nullable: Dict[int, bool] = {~i: ir.es.nullable(lx.expr) for i, lx in enumerate(ir.lexemes)}
-    waiting: Dict[int, List[int]] = {}  # nonterminal -> rules with it in their rhs
-    rules: List[Tuple[int, Tuple[int, ...]]] = []
-    missing: List[int] = []  # per rule: its non-nullable-yet nonterminals
-    todo: List[int] = []
-    for lhs, alternatives in by_lhs.items():
-        for rhs in alternatives:
-            if any(s < 0 and not nullable[s] for s in rhs):
-                continue
-            k = len(rules)
-            rules.append((lhs, rhs))
-            pending = [s for s in rhs if s >= 0]
-            missing.append(len(pending))
-            for s in pending:
-                waiting.setdefault(s, []).append(k)
-            if not pending and not nullable.get(lhs):
-                nullable[lhs] = True
-                todo.append(lhs)
-    while todo:
-        nt = todo.pop()
-        for k in waiting.get(nt, ()):
-            missing[k] -= 1
-            lhs = rules[k][0]
-            if missing[k] == 0 and not nullable.get(lhs):
-                nullable[lhs] = True
-                todo.append(lhs)
+    rules = [(lhs, rhs) for lhs, alternatives in by_lhs.items() for rhs in alternatives]
+    never_empty = {i for i, lx in enumerate(ir.lexemes) if not ir.es.nullable(lx.expr)}
+    derives_empty = productive_nonterminals(rules, [False] * len(ir.names), never_empty)
+    nullable.update((nt, True) for nt, empty in enumerate(derives_empty) if empty)
     return nullable
 
 
