@@ -5,7 +5,7 @@ mutates them after parsing, so the parsed common library (common.py) is shared.
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
 
 
 class Node:
@@ -188,3 +188,30 @@ class Options:
 
 #: one item of a grammar: what the parser returns a list of
 Item = Union[Definition, Ignore, Import, Options]
+
+
+T = TypeVar("T")
+
+
+def fold(root: Node, children: Callable[[Node], Optional[List[Node]]], leaf: Callable[[Node], T],
+         combine: Callable[[Node, List[T]], T]) -> T:
+    """Fold an expression tree bottom-up, with an explicit stack (a 10,000-deep grammar is
+    fine): `children(node)` lists what to fold first (None: a leaf, valued `leaf(node)`),
+    and a node's value is `combine(node, its children's values)`. Children are asked for
+    in preorder, so a `children` that keeps state (cycle checks) sees the usual order."""
+    values: List[T] = []
+    stack: List[Tuple[Node, int]] = [(root, -1)]
+    while stack:
+        node, n = stack.pop()
+        if n < 0:  # first visit: push the children (or value a leaf)
+            kids = children(node)
+            if kids is None:
+                values.append(leaf(node))
+            else:
+                stack.append((node, len(kids)))
+                stack.extend((kid, -1) for kid in reversed(kids))
+            continue
+        args = values[len(values) - n:]
+        del values[len(values) - n:]
+        values.append(combine(node, args))
+    return values[0]

@@ -18,7 +18,7 @@ from ..simplify import repeat as _ebnf_repeat
 from ..ir import GrammarIR
 from .ast import (
     Alt, And, CharRange, Definition, GrammarRef, Ignore, Import, Item, Json, Literal, Name, NestedLark, Node,
-    Not, Options, RegexLit, Repeat, Seq, Substring,
+    Not, Options, RegexLit, Repeat, Seq, Substring, fold,
 )
 from .common import COMMON_TERMINALS, common_definitions
 from .scanner import quote
@@ -202,38 +202,27 @@ class Compiler:
         "terminal X is recursive".
         """
         es = self.es
-        values: List[int] = []
         in_progress: Dict[Tuple[Optional[str], str], int] = {}
-        stack: List[Tuple[Node, int]] = [(root, -1)]
-        while stack:
-            node, n = stack.pop()
-            if n < 0:  # first visit: push the children (or compute a leaf)
-                kids = self._terminal_children(node, where, in_progress)
-                if kids is None:
-                    values.append(self._terminal_leaf(node, where))
-                else:
-                    stack.append((node, len(kids)))
-                    stack.extend((kid, -1) for kid in reversed(kids))
-                continue
-            args = values[len(values) - n:]
-            del values[len(values) - n:]
+
+        def combine(node: Node, args: List[int]) -> int:
             if isinstance(node, Alt):
-                value = es.union(*args)
-            elif isinstance(node, And):
-                value = es.intersection(*args)
-            elif isinstance(node, Seq):
-                value = es.concat(*args)
-            elif isinstance(node, Repeat):
-                value = es.repeat(args[0], node.lo, node.hi)
-            elif isinstance(node, Not):
-                value = es.complement(args[0])
-            else:  # a Name whose definition was just folded
-                assert isinstance(node, Name)
-                key = (node.namespace, node.name)
-                del in_progress[key]
-                self.terminal_exprs[key] = value = args[0]
-            values.append(value)
-        return values[0]
+                return es.union(*args)
+            if isinstance(node, And):
+                return es.intersection(*args)
+            if isinstance(node, Seq):
+                return es.concat(*args)
+            if isinstance(node, Repeat):
+                return es.repeat(args[0], node.lo, node.hi)
+            if isinstance(node, Not):
+                return es.complement(args[0])
+            assert isinstance(node, Name)  # a Name whose definition was just folded
+            key = (node.namespace, node.name)
+            del in_progress[key]
+            self.terminal_exprs[key] = args[0]
+            return args[0]
+
+        return fold(root, lambda node: self._terminal_children(node, where, in_progress),
+                    lambda node: self._terminal_leaf(node, where), combine)
 
     def _terminal_children(self, node: Node, where: str,
                            in_progress: Dict[Tuple[Optional[str], str], int]) -> Optional[List[Node]]:
@@ -310,40 +299,29 @@ class Compiler:
         lexemes; rule names become nonterminals; a group with several alternatives becomes
         a fresh nonterminal; repetitions use the EBNF helpers; "" is ε.
         """
-        values: List[Tuple[int, ...]] = []
-        stack: List[Tuple[Node, int]] = [(root, -1)]
-        while stack:
-            node, n = stack.pop()
-            if n < 0:
-                if isinstance(node, Alt):
-                    kids: Optional[List[Node]] = node.options
-                elif isinstance(node, Seq):
-                    kids = node.items
-                elif isinstance(node, Repeat):
-                    kids = [node.node]
-                elif isinstance(node, And):
-                    raise self.error(
-                        "& is only supported for terminals, not rules; try renaming the rule "
-                        "to UPPERCASE", node.offset,
-                    )
-                else:
-                    kids = None
-                if kids is None:
-                    values.append(self._rule_leaf(node))
-                else:
-                    stack.append((node, len(kids)))
-                    stack.extend((kid, -1) for kid in reversed(kids))
-                continue
-            args = values[len(values) - n:]
-            del values[len(values) - n:]
+        def children(node: Node) -> Optional[List[Node]]:
+            if isinstance(node, Alt):
+                return node.options
             if isinstance(node, Seq):
-                values.append(tuple(sym for seq in args for sym in seq))
-            elif isinstance(node, Alt):
-                values.append(self._group(args))
-            else:
-                assert isinstance(node, Repeat)
-                values.append(self._repeat(args[0], node.lo, node.hi))
-        return values[0]
+                return node.items
+            if isinstance(node, Repeat):
+                return [node.node]
+            if isinstance(node, And):
+                raise self.error(
+                    "& is only supported for terminals, not rules; try renaming the rule "
+                    "to UPPERCASE", node.offset,
+                )
+            return None
+
+        def combine(node: Node, args: List[Tuple[int, ...]]) -> Tuple[int, ...]:
+            if isinstance(node, Seq):
+                return tuple(sym for seq in args for sym in seq)
+            if isinstance(node, Alt):
+                return self._group(args)
+            assert isinstance(node, Repeat)
+            return self._repeat(args[0], node.lo, node.hi)
+
+        return fold(root, children, self._rule_leaf, combine)
 
     def _rule_leaf(self, node: Node) -> Tuple[int, ...]:
         """The symbols of a leaf in a rule."""

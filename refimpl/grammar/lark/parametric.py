@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...errors import GrammarError, LimitError
 from ...limits import Limits
-from .ast import Alt, And, Cond, Definition, Item, Name, Node, Not, Repeat, Seq
+from .ast import Alt, And, Cond, Definition, Item, Name, Node, Not, Repeat, Seq, fold
 from .scanner import Token
 
 #: a parameter expression: ("const", v, 0), ("self", 0, 0), ("incr"|"decr", x, y), ("or"|"and", v, 0)
@@ -266,8 +266,8 @@ def needs_param(body: Node) -> bool:
     return False
 
 
-def _rebuild(node: Node, kids: List[Node]) -> Node:
-    """`node` with new children `kids` (a Cond's kid may be None: its condition is false)."""
+def _rebuild(node: Node, kids: List[Any]) -> Node:
+    """`node` with new children `kids` (None for a false condition: only among an Alt's)."""
     if isinstance(node, Alt):
         return Alt(node.offset, [k for k in kids if k is not None])
     if isinstance(node, Seq):
@@ -328,27 +328,19 @@ class _Expander:
 
     def body(self, root: Node, p: Optional[int]) -> Node:
         """`root` with its references resolved for parameter `p` (post-order, explicit stack)."""
-        values: List[Any] = []
-        stack: List[Tuple[Node, int]] = [(root, -1)]
-        while stack:
-            node, n = stack.pop()
-            if n < 0:
-                if isinstance(node, Cond) and not eval_cond(node.cond, p or 0):
-                    values.append(None)
-                    continue
-                kids = _children(node)
-                if kids is None:
-                    values.append(self.leaf(node, p))
-                elif isinstance(node, Cond):
-                    stack.append((node.node, -1))
-                else:
-                    stack.append((node, len(kids)))
-                    stack.extend((kid, -1) for kid in reversed(kids))
-                continue
-            args = values[len(values) - n:]
-            del values[len(values) - n:]
-            values.append(_rebuild(node, args))
-        return values[0] if values[0] is not None else Alt(getattr(root, "offset", 0), [])
+        def children(node: Node) -> Optional[List[Node]]:
+            if isinstance(node, Cond) and not eval_cond(node.cond, p or 0):
+                return None  # a false condition: the alternative is gone (leaf None)
+            return _children(node)
+
+        def leaf(node: Node) -> Optional[Node]:
+            return None if isinstance(node, Cond) else self.leaf(node, p)
+
+        def combine(node: Node, kids: List[Optional[Node]]) -> Optional[Node]:
+            return kids[0] if isinstance(node, Cond) else _rebuild(node, kids)
+
+        value = fold(root, children, leaf, combine)
+        return value if value is not None else Alt(getattr(root, "offset", 0), [])
 
     def leaf(self, node: Node, p: Optional[int]) -> Node:
         if isinstance(node, Name) and node.namespace is None:
