@@ -95,8 +95,7 @@ class Parser:
                 seeds.extend(item + 1 for item in parent.waiting.get(n + lexeme, ()))
             if not seeds:
                 return None
-            if j >= self.limits.rows:
-                raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
+            self._check_rows(j)
             row = parent.children[lexemes] = self._build(j, seeds)
         self._place(j, row)
         return row
@@ -115,14 +114,18 @@ class Parser:
         if row is not None:
             self.rows_reused += 1
         else:
-            if j >= self.limits.rows:
-                raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
+            self._check_rows(j)
             row = parent.children[skips] = Row(parent.items)
             row.waiting, row.allowed, row.accepting = parent.waiting, parent.allowed, parent.accepting
             row.lexer_start = lexer_start
             self.rows_built += 1
         self._place(j, row)
         return row
+
+    def _check_rows(self, j: int) -> None:
+        """A new row j may be built only below the `rows` limit."""
+        if j >= self.limits.rows:
+            raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
 
     def _place(self, j: int, row: Row) -> None:
         """Make `row` row j, the top."""

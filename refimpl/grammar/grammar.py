@@ -16,11 +16,12 @@ start: /[0-9]+/
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from ..limits import DEFAULT_LIMITS, Limits
 from ..regex import ExprSet, compile_pattern
 from .ir import GrammarIR
+from .jsontext import dumps
 from .simplify import simplify
 
 
@@ -67,11 +68,9 @@ class Grammar:
         >>> [Recognizer(g.compiled).consume_bytes(s) for s in (b"[true, false]", b"[1]")]
         [True, False]
         """
-        from .jsonschema import dumps, json_schema_to_ir
+        from .jsonschema import json_schema_to_ir
 
-        if isinstance(schema, bytes):
-            schema = schema.decode("utf-8")
-        source = schema if isinstance(schema, str) else dumps(schema)
+        schema, source = _with_source(schema)
         result = json_schema_to_ir(schema, limits=limits, **options)
         grammar = cls(result.ir, "json_schema", source, options)
         grammar.ignored_keywords = list(result.ignored)
@@ -90,12 +89,9 @@ class Grammar:
         >>> [Recognizer(g.compiled).consume_bytes(s) for s in (b"n=12", b"n=x")]
         [True, False]
         """
-        from .jsonschema import dumps
         from .lark import top_level_to_ir
 
-        if isinstance(obj, bytes):
-            obj = obj.decode("utf-8")
-        source = obj if isinstance(obj, str) else dumps(obj)
+        obj, source = _with_source(obj)
         return cls(top_level_to_ir(obj, limits), "llguidance", source)
 
     def to_text(self) -> str:
@@ -104,3 +100,11 @@ class Grammar:
 
     def __repr__(self) -> str:
         return "Grammar.from_%s(%r)" % (self.kind, self.source if len(self.source) < 60 else self.source[:57] + "...")
+
+
+def _with_source(value: Any) -> Tuple[Any, str]:
+    """A JSON value given as a dict, text or UTF-8 bytes, and its text (the Grammar's
+    source, enough to build it again in a worker)."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8")
+    return value, value if isinstance(value, str) else dumps(value)
