@@ -67,6 +67,12 @@ class Lexer:
         ]
         self._row_starts: Dict[Tuple[int, bool], int] = {}
         self.lazy_mask = sum(1 << i for i, z in enumerate(lazy) if z)
+        #: token lexemes (they match one token by id, never text: their expression is ∅,
+        #: so no lexer state holds them), and lexemes that EOS may end (`stop=""`)
+        self.token_mask = sum(1 << i for i, lx in enumerate(grammar.lexemes) if lx.tokens is not None)
+        self.eos_mask = sum(1 << i for i, lx in enumerate(grammar.lexemes) if lx.ends_at_eos)
+        #: per lexeme with a token budget, its max_tokens (see `over_budget`)
+        self.budgets = {i: lx.max_tokens for i, lx in enumerate(grammar.lexemes) if lx.max_tokens is not None}
         self.limit = es.limits.dfa_states
         self.states: List[LexerState] = []
         self.index: Dict[LexerState, int] = {}
@@ -142,6 +148,17 @@ class Lexer:
         """The start state `start` with the lexemes in the bit mask `lexemes` removed (once
         a matched-once %ignore has been skipped, it may not come again before a lexeme)."""
         return self.start_state(self.possible[start] & ~lexemes)
+
+    def over_budget(self, state: int, n_tokens: int) -> int:
+        """The lexemes alive in `state` whose max_tokens is at most `n_tokens` (a bit mask)."""
+        possible = self.possible[state]
+        return sum(1 << i for i, n in self.budgets.items() if n <= n_tokens and (possible >> i) & 1)
+
+    def restrict(self, state: int, lexemes: int) -> int:
+        """`state` with the lexemes in the bit mask `lexemes` dropped (DEAD if none is left)."""
+        fresh, pairs = self.states[state]
+        kept = tuple((lx, e) for lx, e in pairs if not (lexemes >> lx) & 1)
+        return self._add((fresh, kept)) if kept else DEAD
 
     def fill(self, state: int, byte: int) -> int:
         """Compute and cache the transition of `state` by `byte`."""

@@ -9,6 +9,11 @@ The state is the recogniser's (lexer state, parser rows); the mask is computed b
 backend's trie walk (tokens/walk.py), and is always the full allowed set: no forcing
 shortcuts (docs/semantics.md). Forced bytes and tokens are separate queries.
 
+Tokens are read as the grammar asks (docs/semantics.md, "Special tokens"): a token that a
+token lexeme (`<|eot_id|>`, `<[5-9]>`) may match here is read by id; otherwise EOS ends
+a `stop=""` lexeme, or the output; otherwise a token is its bytes. Token budgets
+(`max_tokens=`) are kept here, since only the Matcher sees where tokens begin.
+
 >>> from refimpl import Grammar, Vocabulary
 >>> m = Matcher(Grammar.from_regex("(yes|no)!"), Vocabulary.from_bytes([b"y", b"yes", b"no!", b"!", b"es"], eos_token_id=0))
 >>> m.mask().allowed()            # token 0 is EOS: special, and the input may not end yet
@@ -20,7 +25,7 @@ shortcuts (docs/semantics.md). Forced bytes and tokens are separate queries.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .grammar.grammar import Grammar
 from .lexer import DEAD
@@ -28,12 +33,20 @@ from .limits import Limits
 from .mask import Mask
 from .recognizer import Recognizer
 from .tokens.slicer import JSON_SLICES, SliceOracle, Slicer
+from .tokens.special import TokenBinding
 from .tokens.trie import TokenTrie
 from .tokens.vocab import Vocabulary
 from .tokens.walk import walk
 
-#: a consumed step: (token id, or None for raw bytes; bytes consumed before it)
-Step = Tuple[Optional[int], int]
+
+
+class Step(NamedTuple):
+    """A consumed step, as `rollback` undoes it."""
+
+    token_id: Optional[int]  # None for consume_bytes
+    before: int  # the recogniser's steps before it
+    lexeme_tokens: int  # the pending lexeme's token count before it (token budgets)
+
 
 FORCED_BYTES_CAP = 100_000
 
@@ -65,6 +78,8 @@ class Matcher:
         self.vocab = vocab
         self.backend = backend
         self.recognizer = Recognizer(grammar.compiled, limits or grammar.limits)
+        self.tokens = TokenBinding(grammar.compiled, vocab)
+        self.lexeme_tokens = 0  # tokens that gave bytes to the pending lexeme (for budgets)
         self.trie = vocab.trie
         patterns = JSON_SLICES if slices is None else tuple(slices)
         self.slicer = Slicer.of(vocab, patterns) if patterns else None
@@ -92,7 +107,9 @@ class Matcher:
             for trie in tries:
                 walked += self._walk(trie, rec.lexer, rec.advance, state, top, flags)
             rec.parser.top = top
-            if rec.is_accepting():
+            if self.tokens:
+                self.tokens.allow(flags, rec.token_lexemes(state, top))
+            if rec.is_accepting() or rec.eos_ends_lexeme(state, top):
                 for t in self.vocab.eos_token_ids:
                     flags[t] = 1
         self.stats["trie_nodes_walked"] = walked
@@ -120,15 +137,25 @@ class Matcher:
         if self.stopped or not 0 <= token_id < len(self.vocab):
             return False
         rec = self.recognizer
-        if token_id in self.vocab.eos_token_ids:
-            if not rec.is_accepting():
+        step = Step(token_id, rec.bytes_consumed, self.lexeme_tokens)
+        lexemes = self.tokens.lexemes_with(token_id) if self.tokens else 0
+        if lexemes and rec.consume_token(lexemes):
+            self.lexeme_tokens = 0
+        elif token_id in self.vocab.eos_token_ids:
+            if rec.eos_ends_lexeme(rec.state, rec.parser.top):
+                rec.end_lexeme()
+                self.lexeme_tokens = 0
+            elif rec.is_accepting():
+                self.stopped = True
+            else:
                 return False
-            self.stopped = True
-            self._steps.append((token_id, rec.bytes_consumed))
-            return True
-        if not self.vocab.is_grammar_token(token_id):
+        elif self.vocab.is_grammar_token(token_id):
+            return self._consume(token_id, self.vocab.tokens[token_id])
+        else:
             return False
-        return self._consume(token_id, self.vocab.tokens[token_id])
+        self._steps.append(step)
+        self._update_stats()
+        return True
 
     def consume_tokens(self, ids: Iterable[int]) -> int:
         """Consume tokens until one is refused; returns how many were consumed."""
@@ -147,25 +174,41 @@ class Matcher:
 
     def _consume(self, token_id: Optional[int], data: bytes) -> bool:
         rec = self.recognizer
-        before, top = rec.bytes_consumed, rec.parser.top
+        step = Step(token_id, rec.bytes_consumed, self.lexeme_tokens)
+        top, ended = rec.parser.top, rec.lexemes_ended
         if not rec.consume_bytes(data):
             return False
-        self._steps.append((token_id, before))
+        self._steps.append(step)
+        if rec.lexer.budgets:
+            self._spend_budget(1 if rec.lexemes_ended != ended else self.lexeme_tokens + 1)
         rec.parser.forget_children(top - 1, rec.parser.top - 1)
         self._update_stats()
         return True
+
+    def _spend_budget(self, n_tokens: int) -> None:
+        """After a token, the pending lexeme has had bytes from `n_tokens` tokens: the
+        lexemes whose max_tokens is spent are dropped, and if none is left the lexeme ends
+        here (the state is dead if it cannot). As llguidance, the mask does not look ahead
+        to a budget: it may allow a token after which the lexeme cannot end."""
+        rec = self.recognizer
+        if rec.lexer.is_fresh(rec.state):
+            self.lexeme_tokens = 0
+            return
+        spent = rec.lexer.over_budget(rec.state, n_tokens)
+        if spent:
+            rec.end_lexeme(spent)
+        self.lexeme_tokens = 0 if rec.lexer.is_fresh(rec.state) else n_tokens
 
     def rollback(self, n_tokens: int) -> None:
         """Undo the last n consumed steps (tokens, EOS, or consume_bytes calls)."""
         if not 0 <= n_tokens <= len(self._steps):
             raise ValueError("cannot roll back %d steps: %d consumed" % (n_tokens, len(self._steps)))
+        rec = self.recognizer
         for _ in range(n_tokens):
-            token_id, before = self._steps.pop()
-            if self.stopped:
-                self.stopped = False  # the last step was EOS
-                continue
-            rec = self.recognizer
-            rec.rollback(rec.bytes_consumed - before)
+            step = self._steps.pop()
+            self.stopped = False  # only the last step can have been EOS that stopped
+            rec.rollback(rec.bytes_consumed - step.before)
+            self.lexeme_tokens = step.lexeme_tokens
 
     def is_accepting(self) -> bool:
         """May the output end here (is EOS allowed)?"""

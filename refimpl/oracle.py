@@ -1,9 +1,11 @@
 """The naive, obviously-correct definition of the token mask.
 
-Token t (not special, not empty) is allowed after a prefix of tokens iff a recogniser
-started from scratch accepts every byte of prefix + bytes(t); EOS is allowed iff the
-recogniser accepts at the end of the prefix. No trie, no caches shared between tokens, no
-row reuse: every optimisation of the Matcher is tested against this.
+Token t is allowed after a prefix of tokens iff a Matcher started from scratch, that has
+consumed the prefix, can consume t — read as the grammar asks (by id where a token lexeme
+may match it, else EOS, else its bytes: docs/semantics.md). So EOS is allowed iff the
+input may end there (or EOS may end a `stop=""` lexeme). No trie, no walk, no slicer, no
+caches or rows shared between tokens: every optimisation of `Matcher.mask` is tested
+against this.
 """
 from __future__ import annotations
 
@@ -11,20 +13,15 @@ from typing import Sequence
 
 from .grammar.grammar import Grammar
 from .mask import Mask
-from .recognizer import Recognizer
+from .matcher import Matcher
 from .tokens.vocab import Vocabulary
 
 
 def naive_mask(grammar: Grammar, vocab: Vocabulary, prefix_tokens: Sequence[int] = ()) -> Mask:
-    """The mask after `prefix_tokens`, by definition (slow: one full parse per token)."""
-    prefix = vocab.decode(prefix_tokens)
+    """The mask after `prefix_tokens`, by definition (slow: one fresh Matcher per token)."""
     flags = bytearray(len(vocab))
     for t in range(len(vocab)):
-        if vocab.is_grammar_token(t):
-            r = Recognizer(grammar.compiled, grammar.limits)
-            flags[t] = 1 if r.consume_bytes(prefix + vocab.tokens[t]) else 0
-    r = Recognizer(grammar.compiled, grammar.limits)
-    if r.consume_bytes(prefix) and r.is_accepting():
-        for t in vocab.eos_token_ids:
+        m = Matcher(grammar, vocab, slices=())
+        if m.consume_tokens(prefix_tokens) == len(prefix_tokens) and m.consume(t):
             flags[t] = 1
     return Mask(flags)

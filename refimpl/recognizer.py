@@ -15,6 +15,11 @@ The input is accepted at its end when the pending lexeme (if any) can end and th
 row then holds the accepting item [S' → S •, 0]. The token-mask walk runs the same
 `advance` on the rare bytes where the lexer table alone does not decide.
 
+A token read by id (a special token, docs/semantics.md) is one symbol, not bytes:
+`advance_token` ends the pending lexeme as at the end of the input (`flush`), then the
+parser scans the token lexemes that match it. No regex reads a token, and no byte is
+read by a token lexeme.
+
 >>> from refimpl.grammar.lark import parse_lark
 >>> r = Recognizer(parse_lark('start: NUMBER ("," NUMBER)*\\nNUMBER: /[0-9]+/').compile())
 >>> r.consume_bytes(b"12,3"), r.is_accepting()
@@ -40,7 +45,9 @@ class Recognizer:
         row0 = self.parser.rows[0]
         row0.lexer_start = self._lexer_start(row0, initial=True)
         self.state = row0.lexer_start
-        self._history: List[Tuple[int, int]] = []  # (parser top, lexer state) before each byte
+        self._history: List[Tuple[int, int]] = []  # (parser top, lexer state) before each step
+        #: how many lexemes have ended (the Matcher's token budgets compare it around a token)
+        self.lexemes_ended = 0
 
     def _lexer_start(self, row: Row, initial: bool = False) -> int:
         """The lexer state at the start of a lexeme after `row` (see Lexer.row_start)."""
@@ -57,14 +64,17 @@ class Recognizer:
         if lexemes & self.lexer.skip_mask:  # %ignore: the parser does not move
             once = lexemes & self.lexer.once_skip_mask
             if not once:
+                self.lexemes_ended += 1
                 return parser.rows[top - 1].lexer_start, top
             start = self.lexer.without(parser.rows[top - 1].lexer_start, once)
+            self.lexemes_ended += 1
             return parser.push_copy(once, start).lexer_start, parser.top
         row = parser.push(lexemes)
         if row is None:
             return DEAD, top
         if row.lexer_start < 0:
             row.lexer_start = self._lexer_start(row)
+        self.lexemes_ended += 1
         return row.lexer_start, parser.top
 
     def advance(self, state: int, top: int, b: int) -> Tuple[int, int]:
@@ -86,10 +96,66 @@ class Recognizer:
             return self.scan(ended, top)
         return t, top
 
+    def flush(self, state: int, top: int) -> Tuple[int, int]:
+        """End the pending lexeme, if any, as at the end of the input: the fresh state and
+        top after it, or (DEAD, top) if it cannot end here."""
+        if self.lexer.is_fresh(state):
+            return state, top
+        ended = self.lexer.greedy_accepting[state]
+        if not ended:
+            return DEAD, top
+        return self.scan(ended, top)
+
+    def advance_token(self, state: int, top: int, lexemes: int) -> Tuple[int, int]:
+        """The state after a token read by id, which the token lexemes in the bit mask
+        `lexemes` match; (DEAD, _) if none may come here."""
+        state, top = self.flush(state, top)
+        if state == DEAD:
+            return DEAD, top
+        return self.scan(lexemes, top)
+
+    def token_lexemes(self, state: int, top: int) -> int:
+        """The token lexemes (a bit mask) that may come next in (state, top)."""
+        flushed, new_top = self.flush(state, top)
+        allowed = self.parser.rows[new_top - 1].allowed & self.lexer.token_mask if flushed != DEAD else 0
+        self.parser.top = top
+        return allowed
+
+    def eos_ends_lexeme(self, state: int, top: int) -> bool:
+        """May EOS end the pending lexeme here (a `stop=""` lexeme that matches)?"""
+        if self.lexer.is_fresh(state) or not self.lexer.greedy_accepting[state] & self.lexer.eos_mask:
+            return False
+        ok = self.flush(state, top)[0] != DEAD
+        self.parser.top = top
+        return ok
+
     def consume_byte(self, b: int) -> bool:
         """Read one byte; False (and no change) if the grammar cannot continue with it."""
         top = self.parser.top
-        state, new_top = self.advance(self.state, top, b)
+        return self._step(*self.advance(self.state, top, b), top)
+
+    def consume_token(self, lexemes: int) -> bool:
+        """Read a token by id, matched by the token lexemes in the bit mask `lexemes`;
+        False (and no change) if none of them may come here."""
+        top = self.parser.top
+        return self._step(*self.advance_token(self.state, top, lexemes), top)
+
+    def end_lexeme(self, dropped: int = 0) -> bool:
+        """One step that ends the pending lexeme here (EOS ending a `stop=""` lexeme, or a
+        spent token budget). With `dropped` (a bit mask), those lexemes are dropped first,
+        and the lexeme ends only if no other is left. If it cannot end, the state becomes
+        dead (nothing may follow but a rollback) and False is returned."""
+        top = self.parser.top
+        if dropped:
+            kept = self.lexer.restrict(self.state, dropped)
+            if kept != DEAD:
+                return self._step(kept, top, top)
+        state, new_top = self.flush(self.state, top)
+        self._history.append((top, self.state))
+        self.state, self.parser.top = state, (new_top if state != DEAD else top)
+        return state != DEAD
+
+    def _step(self, state: int, new_top: int, top: int) -> bool:
         if state == DEAD:
             self.parser.top = top
             return False
@@ -123,7 +189,7 @@ class Recognizer:
         return self.accepts_at(self.state, self.parser.top)
 
     def rollback(self, n_bytes: int) -> None:
-        """Undo the last n_bytes bytes consumed."""
+        """Undo the last n_bytes steps (bytes, tokens read by id, lexeme ends)."""
         if n_bytes <= 0:
             return
         if n_bytes > len(self._history):
@@ -133,6 +199,7 @@ class Recognizer:
 
     @property
     def bytes_consumed(self) -> int:
+        """The steps taken: bytes, plus one per token read by id or lexeme ended early."""
         return len(self._history)
 
     def trace(self) -> str:

@@ -117,17 +117,23 @@ def test_malformed_table_is_large() -> None:
 # =============================================================== (b) unsupported features
 
 UNSUPPORTED = [
-    ("start: <|eos|>", "special tokens"),
-    ("start: <[128000-128255]>", "special tokens"),
     ("start: A\nA: <|eos|>", "cannot be used in terminals"),
+    ("start: <[^*]>", "negated wildcard token <[^*]> is not supported"),
+    ("start: <[1,*]>", "wildcard token range '*' must not contain additional tokens"),
+    ("start: <[5-2]>", "invalid token range: 5-2"),
+    ("start: <[1-]>", "invalid token range: 1-"),
+    ("start: <[,]>", "empty token range"),
     ("start: @sub", "unknown grammar @sub"),  # from_lark has no other grammars
     ("start: A\nA: @sub", "grammar references (like @sub) cannot be used in terminals"),
-    ('start: foo\nfoo[max_tokens=3]: /a+/', "max_tokens"),
-    ('start: foo\nfoo[temperature=0.5]: /a+/', "temperature"),
-    ('start: foo\nfoo[stop="x"]: /a+/', "stop"),
-    ('start: foo\nfoo[suffix="x"]: /a+/', "suffix"),
-    ('start: foo\nfoo[capture]: /a+/', "capture"),
-    ('start: foo\nfoo[lazy, stop_capture="s"]: /a+/', "stop_capture"),
+    ('start: foo\nfoo[max_tokens=3]: %json {}', "max_tokens= on a sub-grammar (foo) is not supported"),
+    ('start: foo\nfoo[max_tokens=1.5]: /a+/', "max_tokens must be a whole number"),
+    ('start: foo\nfoo[stop="x", suffix="y"]: /a+/', "Cannot have multiple stop/suffix conditions"),
+    ('start: foo\nfoo[lazy, stop="y"]: /a+/', "Cannot have multiple stop/suffix conditions"),
+    ('start: foo\nfoo[stop="", lazy]: /a+/', "stop= and suffix= cannot be used together"),
+    ('start: foo\nfoo[stop_capture="s"]: /a+/', "stop_capture requires stop= or suffix="),
+    ('start: foo\nfoo[stop=<|eot|>]: /a+/', "special tokens (like <|eot|>) cannot be used in terminals"),
+    ('start: foo\nfoo[stop="x"]: "a" bar\nbar: "b"', "rule 'bar' cannot be used in the [stop] rule 'foo'"),
+    ('start: foo\nfoo[colour=1]: /a+/', "Unknown attribute: colour"),
     ('%override start: "b"', "%override"),
     ("%declare FOO\nstart: FOO", "%declare"),
     ('start: t{"a"}\nt{x}: x', "templates"),
@@ -648,27 +654,12 @@ def _cases(key: str) -> List[dict]:
     return [c for c in data[key] if isinstance(c["grammar"], str) and "%json" not in c["grammar"]]
 
 
-# should_compile cases we reject on purpose: the feature our error names
-LLG_UNSUPPORTED = {
-    "parser/tests/test_lark.rs:181": "special tokens",
-    "parser/tests/test_lark.rs:186": "special tokens",
-    "parser/tests/test_lark.rs:196": "special tokens",
-    "parser/tests/test_lark.rs:278": "stop",
-    "parser/tests/test_lark.rs:283": "stop",
-    "parser/tests/test_lark.rs:288": "capture",
-    "parser/tests/test_lark.rs:293": "capture",
-    "parser/tests/test_lark.rs:308": "stop",
-}
 # should-not-compile cases whose message we word differently (or reject earlier, for an
 # unsupported feature): what our message says instead of llguidance's error_contains
 LLG_OUR_WORDING = {
     "parser/tests/test_lark.rs:109": "undefined symbol 'BAZ'",
-    "parser/tests/test_lark.rs:180": "special tokens",
-    "parser/tests/test_lark.rs:182": "special tokens",
     "parser/tests/test_lark.rs:185": "expected a special token",
-    "parser/tests/test_lark.rs:187": "special tokens",
-    "parser/tests/test_lark.rs:191": "special tokens",
-    "parser/tests/test_lark.rs:335": "stop",
+    "parser/tests/test_lark.rs:335": "expected ']' to close the rule options",
     "parser/tests/test_lark.rs:2086": "expected two hex digits",
 }
 
@@ -680,15 +671,13 @@ def _source(case: dict) -> str:
 @pytest.mark.parametrize("case", _cases("compile_cases"), ids=_source)
 def test_llguidance_compile_case(case: dict) -> None:
     source = _source(case)
-    if case["should_compile"] and source not in LLG_UNSUPPORTED:
+    if case["should_compile"]:
         simplify(parse_lark(case["grammar"]))
         return
     with pytest.raises(GrammarError) as info:
         simplify(parse_lark(case["grammar"]))
     message = info.value.message
-    if case["should_compile"]:
-        assert LLG_UNSUPPORTED[source] in message
-    elif source in LLG_OUR_WORDING:
+    if source in LLG_OUR_WORDING:
         assert LLG_OUR_WORDING[source] in message
     else:
         assert case["error_contains"].lower() in message.lower()

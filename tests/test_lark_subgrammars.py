@@ -159,7 +159,6 @@ TOP_ERRORS = [
     ({"grammars": [{"lark_grammar": "start: @sub", "nodes": []}, SUB]}, "unknown field.*nodes"),
     ({"grammars": [{"lark_grammar": "start: @sub"}, SUB], "max_tokens": 3}, "max_tokens"),
     ({"grammars": [{"lark_grammar": "start: j\nj[max_tokens=3]: @sub"}, SUB]}, "max_tokens"),
-    ({"grammars": [{"lark_grammar": "start: j\nj[temperature=0.5]: @sub"}, SUB]}, "temperature"),
     ({"grammars": [{"lark_grammar": "start: A\nA: @sub"}, SUB]}, "cannot be used in terminals"),
     ({"grammars": [{"lark_grammar": "start: \"a\""}, {"name": "o", "lark_grammar": "start: bad"}]},
      r"grammar #1 \(@o\): undefined symbol 'bad'"),

@@ -70,7 +70,7 @@ def compare_along_random_paths(vocab, tok, kind, source, steps=12, paths=3):
 
 
 def ours_path(m):
-    return [t for t, _ in m._steps if t is not None]
+    return [s.token_id for s in m._steps if s.token_id is not None]
 
 
 @pytest.mark.parametrize("pattern", REGEXES)

@@ -27,7 +27,7 @@ s: "a" s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import GrammarError, LimitError
@@ -40,11 +40,32 @@ COMPLETE = -1  # in CompiledGrammar.dot_symbol: the dot is at the end of the rul
 
 
 @dataclass(frozen=True)
+class TokenSpec:
+    """The token ids a token lexeme matches, as the grammar wrote them; they become ids
+    when a Matcher binds the grammar to a vocabulary (tokens/special.py).
+
+    One of: a special token by its text (`name`, from `<|eot_id|>` or `<think>`); id
+    ranges, inclusive (`<[5]>`, `<[128000-128010,7]>`), or their complement in the
+    vocabulary (`negated`, from `<[^...]>`); or every token (`any`, from `<[*]>`).
+    """
+
+    text: str  # as written, for display and errors
+    name: Optional[str] = None
+    ranges: Tuple[Tuple[int, int], ...] = ()
+    negated: bool = False
+    any: bool = False
+
+
+@dataclass(frozen=True)
 class Lexeme:
     """A lexeme: a name for display, its expression, and how it ends.
 
     A greedy lexeme extends while any live lexeme can; a lazy one ends as soon as it
-    matches (llguidance's `[lazy]`).
+    matches (llguidance's `[lazy]`, and `stop=`/`suffix=`, whose stop is the end of the
+    expression). A *token lexeme* (`tokens` set, `expr` is ∅) matches no text: it is one
+    token, read by id (docs/semantics.md, "Special tokens"). `ends_at_eos` (llguidance's
+    `stop=""`): EOS may end the lexeme, and is then part of it. `max_tokens`: after that
+    many tokens of one match the lexeme must end (a token budget, kept by the Matcher).
     """
 
     name: str
@@ -52,6 +73,9 @@ class Lexeme:
     lazy: bool = False
     #: lexemes of one class share an %ignore (e.g. a %json part inside a Lark grammar)
     lexeme_class: int = 0
+    tokens: Optional[TokenSpec] = None
+    ends_at_eos: bool = False
+    max_tokens: Optional[int] = None
 
 
 class GrammarIR:
@@ -61,7 +85,7 @@ class GrammarIR:
         self.es = es if es is not None else ExprSet(limits)
         self.limits = limits
         self.lexemes: List[Lexeme] = []
-        self._lexeme_ids: Dict[Tuple[int, bool, int], int] = {}
+        self._lexeme_ids: Dict[Lexeme, int] = {}
         self.names: List[str] = []
         self.rules: List[Rule] = []
         self.start: int = -1
@@ -76,6 +100,9 @@ class GrammarIR:
         self.allow_invalid_utf8 = False
         #: nonterminals made by the EBNF helpers (simplify.py), by what they stand for
         self.derived: Dict[Tuple[object, ...], int] = {}
+        #: what a rule's options say that does not change masks (llguidance's
+        #: `temperature=`, `capture=`, `stop_capture=`), by rule name
+        self.metadata: Dict[str, Dict[str, object]] = {}
         #: the classes made by `lexeme_class_for`, by their %ignore expression (or None)
         self._classes_by_ignore: Dict[Tuple[Optional[int], bool], int] = {}
 
@@ -139,15 +166,19 @@ class GrammarIR:
         self.ignore_once = set(other.ignore_once)
         self.allow_initial_skip = other.allow_initial_skip
         self.allow_invalid_utf8 = other.allow_invalid_utf8
+        self.metadata = dict(other.metadata)
 
     def add_lexeme(self, name: str, expr: int, lazy: bool = False, lexeme_class: int = 0) -> int:
-        """The symbol of a lexeme; lexemes with the same expression, laziness and class
-        are one."""
-        key = (expr, lazy, lexeme_class)
+        """The symbol of a lexeme (see `add`)."""
+        return self.add(Lexeme(name, expr, lazy, lexeme_class))
+
+    def add(self, lexeme: Lexeme) -> int:
+        """The symbol of a lexeme; lexemes equal but for their name are one."""
+        key = replace(lexeme, name="")
         i = self._lexeme_ids.get(key)
         if i is None:
             i = len(self.lexemes)
-            self.lexemes.append(Lexeme(name, expr, lazy, lexeme_class))
+            self.lexemes.append(lexeme)
             self._lexeme_ids[key] = i
         return ~i
 
@@ -195,6 +226,7 @@ class CompiledGrammar:
         self.ignore_once = frozenset(ir.ignore_once)
         self.allow_initial_skip = ir.allow_initial_skip
         self.allow_invalid_utf8 = ir.allow_invalid_utf8
+        self.metadata = dict(ir.metadata)
         self.names = list(ir.names)
         rules = self._non_empty_lexemes(ir)
         self.names.append(ir.names[ir.start] + "'")

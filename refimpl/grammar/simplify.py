@@ -48,7 +48,7 @@ from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 from ..errors import GrammarError
 from ..regex.exprs import BYTES, CONCAT, EPSILON_KIND
 from ..regex.relevance import is_empty
-from .ir import GrammarIR
+from .ir import GrammarIR, Lexeme
 
 Rhs = Tuple[int, ...]
 
@@ -243,7 +243,7 @@ def _rebuild(ir: GrammarIR, by_lhs: Sequence[Sequence[Sequence[int]]], start: in
                     m = lexeme_map.get(sym)
                     if m is None:
                         lex = ir.lexemes[~sym]
-                        m = lexeme_map[sym] = new.add_lexeme(lex.name, lex.expr, lex.lazy, lex.lexeme_class)
+                        m = lexeme_map[sym] = new.add(lex)
                     mapped.append(m)
             new.add_rule(nt_map[lhs], mapped)
     new.start = nt_map[start]
@@ -261,6 +261,8 @@ def _size(ir: GrammarIR) -> Tuple[int, int, int]:
 def _lexeme_is_empty(ir: GrammarIR, lexeme: int) -> bool:
     """Is the language of this lexeme certainly empty (∅, or an &/~ expression found empty)?"""
     es = ir.es
+    if ir.lexemes[lexeme].tokens is not None:
+        return False  # a token lexeme matches its tokens, never text
     e = ir.lexemes[lexeme].expr
     if e == es.NOTHING:
         return True
@@ -640,7 +642,7 @@ def merge_literals(ir: GrammarIR) -> GrammarIR:
     words: Dict[int, bytes] = {}
     for i, lexeme in enumerate(ir.lexemes):
         word = _literal_bytes(ir, lexeme.expr)
-        if lexeme.lazy or lexeme.lexeme_class or word is None or not word:
+        if lexeme != Lexeme(lexeme.name, lexeme.expr) or word is None or not word:
             return ir
         words[~i] = word
     if not _prefix_free(list(words.values())):

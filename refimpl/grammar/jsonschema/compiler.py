@@ -4,6 +4,7 @@ value nonterminal has one lexeme for the scalars it allows (scalars.py) and one
 alternative per container type it allows (containers.py, arrays.py, objects.py)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
 
@@ -107,7 +108,7 @@ class Compiler(Objects):
                 first = rhs[0]
                 if first < 0:
                     lexeme = ir.lexemes[~first]
-                    new = ir.add_lexeme(lexeme.name, lexeme.expr, lexeme.lazy, entry_class)
+                    new = ir.add(replace(lexeme, lexeme_class=entry_class))
                 elif first in copies:
                     new = copies[first]
                 else:

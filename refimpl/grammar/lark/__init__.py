@@ -28,7 +28,14 @@ The dialect, as llguidance's docs/syntax.md and its lexer/parser/compiler define
   schema, compiled by grammar/jsonschema), `%regex {"substring_words": ...}` and friends.
 * `%lark { ... }` (a nested grammar) and `@name` (another grammar of a top-level
   grammar object): subgrammars.py; each has its own lexeme class and %ignore.
-* `name[lazy]: <terminal expression>` makes the body one *lazy* lexeme.
+* Special tokens, one token by id (never text): `<|name|>` or `<name>` (a special token
+  of the vocabulary, by its text), `<[5]>`, `<[1-3,7]>`, `<[^...]>` (every other id),
+  `<[*]>` (any token). Bound to the vocabulary when a Matcher is created.
+* Rule options `name[...]:` (compiler.py `_options_lexeme`): `lazy`, `stop=S` and
+  `suffix=S` (the body then S, one lazy lexeme), `stop=""` (ends at EOS), `max_tokens=N`
+  (a token budget), `temperature=T`, `capture[="c"]`, `stop_capture="c"` (metadata:
+  `GrammarIR.metadata`). With stop/suffix/lazy/max_tokens/temperature the body is a
+  terminal expression, except that `temperature=` may name a sub-grammar.
 * Parametric rules `name::_: ... %if cond` and references `name::expr` (parametric.py
   expands them into plain rules before compiling).
 * `//` and `#` start comments.
@@ -36,10 +43,9 @@ The dialect, as llguidance's docs/syntax.md and its lexer/parser/compiler define
 Terminals and rules are compiled only when reachable from `start` (or from `%ignore`),
 as llguidance does: an unused rule may mention an undefined name without error.
 
-Rejected with a GrammarError naming the feature: special tokens `<...>`, rule options
-other than `lazy` (`max_tokens`, `temperature`, `stop`, `suffix`, `capture`,
-`stop_capture`, also on `x[...]: @sub`), templates, priorities (`NAME.2`; llguidance
-rejects them too), `%override`, `%declare`, and imports other than `common`.
+Rejected with a GrammarError naming the feature: `max_tokens=` on a sub-grammar
+(`x[max_tokens=N]: @sub`; docs/semantics.md says why), templates, priorities (`NAME.2`;
+llguidance rejects them too), `%override`, `%declare`, and imports other than `common`.
 Where we differ from llguidance on purpose: a regex literal may not span lines, numbers
 in `~1..3` need no spaces, and comment lines may sit between a rule and its `| ...`
 continuation lines.

@@ -5,7 +5,9 @@ mutates them after parsing, so the parsed common library (common.py) is shared.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar, Union
+
+from ..ir import TokenSpec
 
 
 class Node:
@@ -137,6 +139,16 @@ class GrammarRef(Node):
         self.offset, self.name = offset, name
 
 
+class SpecialToken(Node):
+    """`<|eot_id|>`, `<think>`, `<[5-9,12]>`, `<[^5]>`, `<[*]>`: one token by id (a token
+    lexeme, bound to the vocabulary by the Matcher)."""
+
+    __slots__ = ("spec",)
+
+    def __init__(self, offset: int, spec: TokenSpec) -> None:
+        self.offset, self.spec = offset, spec
+
+
 class NestedLark(Node):
     """`%lark { ... }`: a grammar of its own (its items), with its own lexeme class and
     %ignore, compiled by subgrammars.py."""
@@ -147,15 +159,46 @@ class NestedLark(Node):
         self.offset, self.items = offset, items
 
 
+class RuleOptions:
+    """`name[lazy, stop=..., suffix=..., max_tokens=N, temperature=T, capture="c",
+    stop_capture="c"]:` — llguidance's rule options (compiler.py says what each does).
+
+    `stop` is the stop expression of `stop=` or `suffix=` (`suffix` says which); `lazy`
+    is llguidance's `suffix=//`. `stop=""` (`stop` an empty Literal) ends at EOS.
+    """
+
+    __slots__ = ("offset", "at", "lazy", "stop", "suffix", "max_tokens", "temperature", "capture", "stop_capture")
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+        self.at: Dict[str, int] = {}  # where each option's name is written
+        self.lazy = False
+        self.stop: Optional[Node] = None
+        self.suffix = False
+        self.max_tokens: Optional[int] = None
+        self.temperature: Optional[float] = None
+        self.capture: Optional[str] = None
+        self.stop_capture: Optional[str] = None
+
+    def makes_lexeme(self) -> bool:
+        """Is the body surely one lexeme (a terminal expression), whatever it is?"""
+        return self.lazy or self.stop is not None
+
+    def metadata(self) -> Dict[str, Any]:
+        """What does not change masks: temperature and capture names."""
+        out = {"temperature": self.temperature, "capture": self.capture, "stop_capture": self.stop_capture}
+        return {k: v for k, v in out.items() if v is not None}
+
+
 class Definition:
-    """`name: body` — kind is "rule" or "terminal"; `lazy` for `name[lazy]:`;
+    """`name: body` — kind is "rule" or "terminal"; `options` for `name[...]:`;
     `parametric` for `name::_: body`."""
 
-    __slots__ = ("kind", "name", "offset", "body", "lazy", "parametric")
+    __slots__ = ("kind", "name", "offset", "body", "options", "parametric")
 
-    def __init__(self, kind: str, name: str, offset: int, body: Node, lazy: bool = False,
+    def __init__(self, kind: str, name: str, offset: int, body: Node, options: Optional[RuleOptions] = None,
                  parametric: bool = False) -> None:
-        self.kind, self.name, self.offset, self.body, self.lazy = kind, name, offset, body, lazy
+        self.kind, self.name, self.offset, self.body, self.options = kind, name, offset, body, options
         self.parametric = parametric
 
 

@@ -15,10 +15,10 @@ from ...errors import GrammarError, RegexError, SchemaError
 from ...limits import Limits
 from ...regex import ExprSet, compile_pattern
 from ..simplify import repeat as _ebnf_repeat
-from ..ir import GrammarIR
+from ..ir import GrammarIR, Lexeme
 from .ast import (
     Alt, And, CharRange, Definition, GrammarRef, Ignore, Import, Item, Json, Literal, Name, NestedLark, Node,
-    Not, Options, RegexLit, Repeat, Seq, Substring, fold,
+    Not, Options, RegexLit, Repeat, RuleOptions, Seq, SpecialToken, Substring, fold,
 )
 from .common import COMMON_TERMINALS, common_definitions
 from .scanner import quote
@@ -181,16 +181,58 @@ class Compiler:
         return nt
 
     def _rule(self, definition: Definition) -> None:
-        """Add the BNF rules of one rule definition: one per top-level alternative."""
+        """Add the BNF rules of one rule definition: one per top-level alternative (or
+        one lexeme, when its options say so)."""
         nt = self.nonterminals[definition.name]
         body = definition.body
-        if definition.lazy:
-            expr = self._terminal(body, "the [lazy] rule '%s'" % definition.name)
-            name = "%s[lazy]" % definition.name
-            self.ir.add_rule(nt, (self.ir.add_lexeme(name, expr, lazy=True, lexeme_class=self.lexeme_class),))
-            return
+        if definition.options is not None:
+            metadata = definition.options.metadata()
+            if metadata:
+                self.ir.metadata[definition.name] = metadata
+            lexeme = self._options_lexeme(definition, definition.options)
+            if lexeme is not None:
+                self.ir.add_rule(nt, lexeme)
+                return
         for option in body.options if isinstance(body, Alt) else [body]:
             self.ir.add_rule(nt, self._sequence(option))
+
+    def _options_lexeme(self, definition: Definition, options: RuleOptions) -> Optional[Tuple[int, ...]]:
+        """The body of a rule whose options make it one lexeme, as llguidance does, or
+        None (a plain rule; a sub-grammar with a temperature):
+
+          stop=S / suffix=S   a lazy lexeme for body·S: it ends where S is first matched
+          stop=""             a greedy lexeme that EOS may end (and is then part of it)
+          lazy                a lazy lexeme for the body
+          max_tokens=N        a lexeme with a token budget; N = 0 matches only ""
+          temperature=T       a lexeme (temperature itself is metadata)
+        """
+        if options.stop_capture is not None and options.stop is None and not options.lazy:
+            raise self.error("stop_capture requires stop= or suffix=", options.at["stop_capture"])
+        if options.max_tokens == 0:  # llguidance issue 236: the empty string only
+            return ()
+        if not options.makes_lexeme() and options.max_tokens is None and options.temperature is None:
+            return None
+        label = ("lazy" if options.lazy else "suffix" if options.suffix else "stop" if options.stop
+                 else "max_tokens" if options.max_tokens is not None else "temperature")
+        name = "%s[%s]" % (definition.name, label)
+        body = definition.body
+        if not options.makes_lexeme() and isinstance(body, (GrammarRef, Json, NestedLark)):
+            if options.max_tokens is not None:
+                raise self.error(
+                    "max_tokens= on a sub-grammar (%s) is not supported: llguidance cuts the sub-grammar "
+                    "off where the budget ends, which no grammar describes (docs/semantics.md)" % definition.name,
+                    options.at["max_tokens"],
+                )
+            return None
+        where = "the [%s] rule '%s'" % (label, definition.name)
+        expr = self._terminal(body, where)
+        lazy, ends_at_eos = options.lazy, False
+        if isinstance(options.stop, Literal) and options.stop.text == "" and not options.suffix:
+            ends_at_eos = True
+        elif options.stop is not None:
+            expr, lazy = self.es.concat(expr, self._terminal(options.stop, where)), True
+        lexeme = Lexeme(name, expr, lazy, self.lexeme_class, ends_at_eos=ends_at_eos, max_tokens=options.max_tokens)
+        return (self.ir.add(lexeme),)
 
     # -- terminal expressions -> one regex expression ------------------------------------
 
@@ -286,6 +328,8 @@ class Compiler:
             raise self.error("%%json cannot be used in %s" % where, node.offset)
         if isinstance(node, GrammarRef):
             raise self.error("grammar references (like @%s) cannot be used in %s" % (node.name, where), node.offset)
+        if isinstance(node, SpecialToken):
+            raise self.error("special tokens (like %s) cannot be used in %s" % (node.spec.text, where), node.offset)
         if isinstance(node, NestedLark):
             raise self.error("nested %%lark { ... } cannot be used in %s" % where, node.offset)
         raise AssertionError("unexpected node %r" % node)
@@ -334,6 +378,8 @@ class Compiler:
             return (ir.add_lexeme(node.name, self._terminal(node, "a terminal"), lexeme_class=self.lexeme_class),)
         if isinstance(node, Literal) and node.text == "":
             return ()
+        if isinstance(node, SpecialToken):
+            return (ir.add(Lexeme(node.spec.text, self.es.NOTHING, lexeme_class=self.lexeme_class, tokens=node.spec)),)
         if isinstance(node, Json):
             return (compile_json(ir, node.schema, self.text, node.offset),)
         if isinstance(node, (GrammarRef, NestedLark)):

@@ -353,7 +353,7 @@ class _Expander:
         while self.todo:
             definition, p, name = self.todo.pop()
             self.done[name] = Definition("rule", name, definition.offset, self.body(definition.body, p),
-                                         definition.lazy)
+                                         definition.options)
 
 
 def _check(definition: Definition, text: str) -> None:

@@ -15,9 +15,10 @@ from typing import List, Optional, Sequence, Tuple
 
 from ...errors import GrammarError, LimitError
 from ...limits import Limits
+from ..ir import TokenSpec
 from .ast import (
     Alt, And, CharRange, Cond, Definition, GrammarRef, Ignore, Import, Item, Json, Literal, Name, NestedLark,
-    Node, Not, Options, RegexLit, Repeat, Seq, Substring,
+    Node, Not, Options, RegexLit, Repeat, RuleOptions, Seq, SpecialToken, Substring,
 )
 from .parametric import ParamSyntax
 from .scanner import Token, line_col, quote
@@ -28,14 +29,8 @@ from .substring import substring_chunks
 MAX_NESTING = 30
 
 _ATOM_START = ("STRING", "REGEX", "RULE", "TERM", "SPECIAL", "GREF", "(", "[", "~")
-_UNSUPPORTED_OPTIONS = {
-    "max_tokens": "the rule option max_tokens is not supported",
-    "temperature": "the rule option temperature is not supported",
-    "stop": "the rule option stop is not supported (lazy lexemes are: name[lazy]: ...)",
-    "suffix": "the rule option suffix is not supported (lazy lexemes are: name[lazy]: ...)",
-    "capture": "the rule option capture is not supported",
-    "stop_capture": "the rule option stop_capture is not supported",
-}
+#: rule options written `key=value` (besides `lazy` and `capture`, which may stand alone)
+_VALUE_OPTIONS = ("stop", "suffix", "stop_capture", "max_tokens", "temperature")
 #: options llguidance refuses on parametric rules, with its messages
 _NOT_PARAMETRIC = {
     "stop": "stop-like is not supported for parametric rules",
@@ -190,33 +185,76 @@ class Parser:
                         % (name.value, name.value))
             parametric = True
         self._name_suffixes(name, "rule")
-        lazy = False
-        if self.peek().kind == "[":
-            lazy = self._rule_options(parametric)
+        options = self._rule_options(name.value, parametric) if self.peek().kind == "[" else None
         self.expect(":", "expected ':' after rule name '%s'" % name.value)
-        body = self._expansions("lazy" if lazy else "rule")
-        return Definition("rule", name.value, name.offset, body, lazy, parametric)
+        body = self._expansions("lexeme" if options is not None and options.makes_lexeme() else "rule")
+        return Definition("rule", name.value, name.offset, body, options, parametric)
 
-    def _rule_options(self, parametric: bool = False) -> bool:
-        """`[lazy]`, and llguidance's other options, which we reject by name (with
-        llguidance's words for those a parametric rule may not have)."""
-        self.advance()
-        lazy = False
+    def _rule_options(self, rule: str, parametric: bool = False) -> RuleOptions:
+        """`[lazy, stop=..., ...]`, with llguidance's checks and words (and its words for
+        what a parametric rule may not have)."""
+        options = RuleOptions(self.advance().offset)
         while self.peek().kind != "]":
             key = self.expect("RULE", "expected an option name such as lazy")
-            if key.value == "lazy":
-                lazy = True
-            elif parametric and key.value in _NOT_PARAMETRIC:
+            options.at[key.value] = key.offset
+            if parametric and key.value in _NOT_PARAMETRIC:
                 raise self.error(_NOT_PARAMETRIC[key.value], key)
-            elif key.value in _UNSUPPORTED_OPTIONS:
-                raise self.error(_UNSUPPORTED_OPTIONS[key.value], key)
+            if key.value == "capture":
+                if self.peek().kind == "=":
+                    self.advance()
+                    options.capture = self._option_string()
+                else:
+                    options.capture = options.capture or rule
+            elif key.value == "lazy":
+                self._lazy_option(options, key)
+            elif key.value not in _VALUE_OPTIONS:
+                raise self.error("Unknown attribute: %s (options are lazy, capture and %s)"
+                                 % (key.value, ", ".join(_VALUE_OPTIONS)), key)
             else:
-                raise self.error("Unknown attribute: %s (the only supported option is lazy)" % key.value, key)
+                self._value_option(options, key)
             if self.peek().kind != ",":
                 break
             self.advance()
         self.expect("]", "expected ']' to close the rule options")
-        return lazy
+        return options
+
+    def _lazy_option(self, options: RuleOptions, key: Token) -> None:
+        """`lazy` is llguidance's `suffix=//`: nothing more after a stop, a conflict after
+        `stop=""` (which is not lazy)."""
+        if options.stop is None:
+            options.lazy = True
+        elif isinstance(options.stop, Literal) and options.stop.text == "":
+            raise self.error("stop= and suffix= cannot be used together", key)
+
+    def _value_option(self, options: RuleOptions, key: Token) -> None:
+        """`key=value` for stop, suffix, stop_capture, max_tokens and temperature."""
+        self.expect("=", "expected '=' after the option %s" % key.value)
+        if key.value in ("stop", "suffix"):
+            if options.stop is not None or options.lazy:
+                raise self.error("Cannot have multiple stop/suffix conditions", key)
+            if self.peek().kind not in _ATOM_START and self.peek().kind != "DIRECTIVE":
+                raise self.error("expected a string or a regex after %s=" % key.value, self.peek())
+            options.stop = self._value("lexeme")
+            options.suffix = key.value == "suffix"
+        elif key.value == "stop_capture":
+            if options.stop_capture is not None:
+                raise self.error("Cannot have multiple stop_capture names", key)
+            options.stop_capture = self._option_string()
+        else:
+            tok = self.expect("NUMBER", "expected a number after %s=" % key.value)
+            if key.value == "temperature":
+                options.temperature = float(tok.value)
+            elif not tok.value.isdigit():
+                raise self.error("max_tokens must be a whole number, not %s" % tok.value, tok)
+            else:
+                options.max_tokens = int(tok.value)
+
+    def _option_string(self) -> str:
+        tok = self.expect("STRING", "expected a string")
+        text, flags = tok.value
+        if flags:
+            raise self.error("flags are not allowed in an option's string", tok)
+        return text
 
     def _terminal(self) -> Definition:
         """`NAME : expansions`."""
@@ -292,8 +330,8 @@ class Parser:
     def _expansions(self, context: str) -> Node:
         """The body of a definition, up to the end of its line (`|` lines continue it).
 
-        `context` is "rule", "terminal", "ignore" or "lazy" (a [lazy] rule's body is a
-        terminal expression); it only changes error messages here. Groups `( )` and
+        `context` is "rule", "terminal", "ignore" or "lexeme" (the body of a rule with
+        `lazy` or `stop=`, a terminal expression); it only changes error messages here. Groups `( )` and
         `[ ]` push a frame on an explicit stack and pop it at the closing bracket.
         """
         start = self.peek()
@@ -422,7 +460,7 @@ class Parser:
                 raise self.error("%s (like %s) cannot be used in terminals" % (what, tok.value), tok)
             if kind == "GREF":
                 return GrammarRef(tok.offset, tok.value[1:])
-            raise self.error("%s (like %s) are not supported" % (what, tok.value), tok)
+            return SpecialToken(tok.offset, self._token_spec(tok))
         word, value, json_offset = tok.value
         if word == "%lark":
             if in_terminal:
@@ -433,6 +471,36 @@ class Parser:
                 raise self.error("%json literals cannot be used in terminals", tok)
             return Json(tok.offset, value)
         return Substring(tok.offset, substring_chunks(self.text, tok.offset, value))
+
+    def _token_spec(self, tok: Token) -> TokenSpec:
+        """`<|name|>` or `<name>` (a special token by its text), or llguidance's id forms:
+        `<[5]>`, `<[1-3,7]>` (inclusive ranges), `<[^...]>` (every other id), `<[*]>`."""
+        text = tok.value
+        if not (text.startswith("<[") and text.endswith("]>")):
+            return TokenSpec(text, name=text)
+        body = text[2:-2]
+        negated = body.startswith("^")
+        body = body[1:] if negated else body
+        if body == "*":
+            if negated:
+                raise self.error("negated wildcard token <[^*]> is not supported", tok)
+            return TokenSpec(text, any=True)
+        if "*" in body:
+            raise self.error("wildcard token range '*' must not contain additional tokens", tok)
+        ranges = []
+        for part in body.split(","):
+            ends = [e.strip() for e in part.split("-")]
+            if len(ends) == 1 and not ends[0]:
+                continue
+            if len(ends) > 2 or not all(e.isdigit() for e in ends):
+                raise self.error("invalid token range: %s (expected ids such as <[5]> or <[5-9,12]>)" % part, tok)
+            lo, hi = int(ends[0]), int(ends[-1])
+            if lo > hi:
+                raise self.error("invalid token range: %s" % part, tok)
+            ranges.append((lo, hi))
+        if not ranges:
+            raise self.error("empty token range", tok)
+        return TokenSpec(text, ranges=tuple(ranges), negated=negated)
 
     def _nested_lark(self, tok: Token) -> NestedLark:
         """`%lark { items }` after its `%lark` token: the tokens up to the matching `}`

@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from collections import deque
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -210,7 +211,7 @@ class EntryCopier:
             expr = lexeme.expr
             if ir.es.nullable(expr):
                 expr = ir.es.intersection(expr, self.non_empty)
-            return ir.add_lexeme(lexeme.name, expr, lexeme.lazy, self.entry_class)
+            return ir.add(replace(lexeme, expr=expr, lexeme_class=self.entry_class))
         copy = self.copies.get(sym)
         if copy is None:
             copy = self.copies[sym] = ir.add_nonterminal(ir.names[sym] + "^")
