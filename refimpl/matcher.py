@@ -217,12 +217,13 @@ class Matcher:
     # -- forcing --------------------------------------------------------------------------
 
     def forced_bytes(self) -> bytes:
-        """The bytes every continuation must start with (empty where EOS is allowed)."""
+        """The bytes every continuation must start with (empty where EOS is allowed, or a
+        token read by id may come)."""
         rec = self.recognizer
         state, top = rec.state, rec.parser.top
         rec_top = top  # the hooks move the parser's top while exploring
         out = bytearray()
-        while not self.stopped and len(out) < FORCED_BYTES_CAP and not rec.accepts_at(state, top):
+        while not self.stopped and len(out) < FORCED_BYTES_CAP and self._only_bytes(state, top):
             only = None
             for b in range(256):
                 s, t = rec.advance(state, top, b)
@@ -238,12 +239,19 @@ class Matcher:
         rec.parser.top = rec_top
         return bytes(out)
 
+    def _only_bytes(self, state: int, top: int) -> bool:
+        """Must the input go on with bytes in (state, top): no EOS, no token read by id?"""
+        rec = self.recognizer
+        return not (rec.accepts_at(state, top) or rec.eos_ends_lexeme(state, top)
+                    or (self.tokens and rec.token_lexemes(state, top)))
+
     def forced_tokens(self) -> List[int]:
         """The tokens a tokenizer-agnostic fast-forward would emit now.
 
         The forced bytes, split greedily into the longest tokens; the last token is
         dropped when a longer token extending it might also be allowed (then the
-        tokenisation is not forced).
+        tokenisation is not forced). Where no byte may come and token lexemes allow
+        exactly one token (`<|eot_id|>` alone), that token is forced.
         """
         forced = self.forced_bytes()
         trie = self.trie
@@ -264,7 +272,25 @@ class Matcher:
                 break
             out.append(trie.tokens_at(best)[0])
             i += n
+        if not forced and self.tokens and not self.stopped:
+            only = self._only_token()
+            if only is not None:
+                out.append(only)
         return out
+
+    def _only_token(self) -> Optional[int]:
+        """The one token that may come next, if it is read by id and nothing else may."""
+        rec = self.recognizer
+        state, top = rec.state, rec.parser.top
+        if rec.accepts_at(state, top) or rec.eos_ends_lexeme(state, top):
+            return None
+        if any(rec.advance(state, top, b)[0] != DEAD for b in range(256)):
+            rec.parser.top = top
+            return None
+        rec.parser.top = top
+        flags = bytearray(len(self.vocab))
+        self.tokens.allow(flags, rec.token_lexemes(state, top))
+        return flags.find(1) if flags.count(1) == 1 else None
 
     def _may_extend(self, node: int, forced: bytes) -> bool:
         """Could a token longer than node's bytes, beyond the forced bytes, be allowed?"""
