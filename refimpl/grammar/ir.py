@@ -44,9 +44,10 @@ class TokenSpec:
     """The token ids a token lexeme matches, as the grammar wrote them; they become ids
     when a Matcher binds the grammar to a vocabulary (tokens/special.py).
 
-    One of: a special token by its text (`name`, from `<|eot_id|>` or `<think>`); id
-    ranges, inclusive (`<[5]>`, `<[128000-128010,7]>`), or their complement in the
-    vocabulary (`negated`, from `<[^...]>`); or every token (`any`, from `<[*]>`).
+    One of: a special token by its text (`name`, from `<|eot_id|>` or `<think>`; with
+    `text_too`, as GBNF's `<text>`, also a plain token whose bytes are the text); id
+    ranges, inclusive (`<[5]>`, `<[128000-128010,7]>`); or every token (`any`, from
+    `<[*]>`). `negated`: every other token of the vocabulary (`<[^...]>`, GBNF's `!<...>`).
     """
 
     text: str  # as written, for display and errors
@@ -54,6 +55,7 @@ class TokenSpec:
     ranges: Tuple[Tuple[int, int], ...] = ()
     negated: bool = False
     any: bool = False
+    text_too: bool = False
 
 
 @dataclass(frozen=True)

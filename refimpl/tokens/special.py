@@ -30,21 +30,31 @@ def token_ids(spec: TokenSpec, vocab: Vocabulary) -> Ranges:
     """The ids `spec` stands for in `vocab`, as sorted disjoint inclusive ranges."""
     n = len(vocab)
     if spec.any:
-        return ((0, n - 1),)
-    if spec.name is not None:
-        text = spec.name.encode("utf-8")
-        ids = sorted(t for t in vocab.special_token_ids if vocab.tokens[t] == text)
-        if not ids:
-            names = ", ".join(vocab.tokens[t].decode("utf-8", "replace") for t in sorted(vocab.special_token_ids))
-            raise GrammarError("unknown special token %s: the vocabulary's special tokens are %s"
-                               % (spec.name, names or "(none)"))
-        return _merge([(t, t) for t in ids])
-    for _, hi in spec.ranges:
-        if hi >= n:
-            raise GrammarError("token range end too large in %s: %d (the vocabulary has %d tokens)" % (spec.text, hi, n))
-    ranges = _merge(list(spec.ranges))
-    if not spec.negated:
-        return ranges
+        ids: Ranges = ((0, n - 1),)
+    elif spec.name is not None:
+        ids = _merge([(t, t) for t in _by_text(spec, spec.name, vocab)])
+    else:
+        for _, hi in spec.ranges:
+            if hi >= n:
+                raise GrammarError("token range end too large in %s: %d (the vocabulary has %d tokens)" % (spec.text, hi, n))
+        ids = _merge(list(spec.ranges))
+    return _complement(ids, n) if spec.negated else ids
+
+
+def _by_text(spec: TokenSpec, name: str, vocab: Vocabulary) -> List[int]:
+    """The special tokens whose text is `name`; with `text_too`, else the plain tokens."""
+    text = name.encode("utf-8")
+    ids = sorted(t for t in vocab.special_token_ids if vocab.tokens[t] == text)
+    if not ids and spec.text_too:
+        ids = [t for t, b in enumerate(vocab.tokens) if b == text]
+    if not ids:
+        names = ", ".join(vocab.tokens[t].decode("utf-8", "replace") for t in sorted(vocab.special_token_ids))
+        what = "token" if spec.text_too else "special token"
+        raise GrammarError("unknown %s %s: the vocabulary's special tokens are %s" % (what, name, names or "(none)"))
+    return ids
+
+
+def _complement(ranges: Ranges, n: int) -> Ranges:
     out, current = [], 0
     for lo, hi in ranges:
         if lo > current:
