@@ -79,6 +79,8 @@ class Compiler:
         self.es = es
         self.subgrammars = subgrammars
         self.lexeme_class = 0  # the class of this grammar's lexemes (0: the outermost grammar)
+        #: allow_invalid_utf8: this grammar's regexes are in byte mode, as (?-u) makes them
+        self.byte_mode = False
         self.rules: Dict[str, Definition] = {}
         self.terminals: Dict[str, Definition] = {}
         self.terminal_exprs: Dict[Tuple[Optional[str], str], int] = {}
@@ -101,10 +103,13 @@ class Compiler:
         The root grammar's lexemes are class 0; any other grammar's lexemes get the class
         of its %ignore (and ignore_once): `GrammarIR.lexeme_class_for`. The options
         allow_initial_skip and allow_invalid_utf8 hold for the whole IR once any grammar
-        sets them (as llguidance merges them).
+        sets them (as llguidance merges them); allow_invalid_utf8 also puts this grammar's
+        regexes in byte mode (`.`, classes and `\\w` match bytes, as derivre's
+        `unicode(false)`), and only this grammar's, as llguidance.
         """
         ignores, options = self._collect()
         ir = self.ir
+        self.byte_mode = bool(options.get("allow_invalid_utf8", False))
         ignore = self.es.union(*[self._terminal(node, "%ignore") for node in ignores]) if ignores else None
         once = bool(options.get("ignore_once", False))
         if root:
@@ -316,7 +321,8 @@ class Compiler:
         if isinstance(node, CharRange):
             return compile_pattern(es, "[\\x{%x}-\\x{%x}]" % (ord(node.lo), ord(node.hi)))
         if isinstance(node, RegexLit):
-            prefix = "(?%s)" % node.flags if node.flags else ""
+            flags = node.flags + ("-u" if self.byte_mode else "")
+            prefix = "(?%s)" % flags if flags else ""
             try:
                 return compile_pattern(es, prefix + node.pattern)
             except RegexError as e:
