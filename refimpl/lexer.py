@@ -19,6 +19,10 @@ and, for the trie walk (in any language), one byte `ends[state]`: bit 1 set if a
 lexeme matches (a dead next byte may end it), bit 2 if a lazy one does (it ends here).
 The table and `ends` are machine-int arrays, so an accelerated walker reads them directly.
 
+A *token boundary* state follows a lexeme whose end must be a token's end (`stop=`, its
+stop text hidden): every byte is dead there, and the Matcher moves on to the next start
+state when the token ends (`boundary`, `after_token`).
+
 After the grammar's lexemes come the %ignore lexemes ("skips"), one per lexeme class that
 has one. A skip is allowed wherever some lexeme of its class is (`row_start`); the skip of
 an `ignore_once` class at most once between two lexemes (`without`). See
@@ -42,7 +46,9 @@ LAZY_ENDS = 2
 _UNKNOWN_ROW = array("i", [-1] * 256)
 
 Pairs = Tuple[Tuple[int, int], ...]  # ((lexeme, expr), ...)
-LexerState = Tuple[bool, Pairs]  # (fresh, pairs)
+#: (fresh, pairs); `fresh` is True on start states, and on a *token boundary* state it is
+#: -s, for the start state s that follows once the token ends (see `boundary`)
+LexerState = Tuple[int, Pairs]
 
 
 class Lexer:
@@ -71,6 +77,8 @@ class Lexer:
         #: so no lexer state holds them), and lexemes that EOS may end (`stop=""`)
         self.token_mask = sum(1 << i for i, lx in enumerate(grammar.lexemes) if lx.tokens is not None)
         self.eos_mask = sum(1 << i for i, lx in enumerate(grammar.lexemes) if lx.ends_at_eos)
+        #: lexemes whose end must be a token's end (`stop=`: the stop is hidden)
+        self.hidden_mask = sum(1 << i for i, lx in enumerate(grammar.lexemes) if lx.hidden)
         #: per lexeme with a token budget, its max_tokens (see `over_budget`)
         self.budgets = {i: lx.max_tokens for i, lx in enumerate(grammar.lexemes) if lx.max_tokens is not None}
         self.limit = es.limits.dfa_states
@@ -154,6 +162,17 @@ class Lexer:
         possible = self.possible[state]
         return sum(1 << i for i, n in self.budgets.items() if n <= n_tokens and (possible >> i) & 1)
 
+    def boundary(self, start: int) -> int:
+        """A state where a lexeme has ended and the token must end too: no byte may
+        follow (every transition is dead), and once the token ends the lexer goes on from
+        `start` (`after_token`). For llguidance's `stop=`, whose stop text is not output."""
+        return self._add((-start, ()))
+
+    def after_token(self, state: int) -> int:
+        """The state to go on from at a token's end: `state`, or the start after a boundary."""
+        fresh = self.states[state][0]
+        return -fresh if fresh < 0 else state
+
     def restrict(self, state: int, lexemes: int) -> int:
         """`state` with the lexemes in the bit mask `lexemes` dropped (DEAD if none is left)."""
         fresh, pairs = self.states[state]
@@ -183,4 +202,4 @@ class Lexer:
 
     def is_fresh(self, state: int) -> bool:
         """Is `state` the start of a lexeme (no byte of it read yet)?"""
-        return self.states[state][0]
+        return bool(self.states[state][0])

@@ -178,6 +178,7 @@ class Matcher:
         top, ended = rec.parser.top, rec.lexemes_ended
         if not rec.consume_bytes(data):
             return False
+        rec.end_token()
         self._steps.append(step)
         if rec.lexer.budgets:
             self._spend_budget(1 if rec.lexemes_ended != ended else self.lexeme_tokens + 1)

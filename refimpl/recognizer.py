@@ -93,7 +93,10 @@ class Recognizer:
                 return DEAD, top
         ended = lexer.lazy_accepting[t]
         if ended:
-            return self.scan(ended, top)
+            start, top = self.scan(ended, top)
+            if ended & lexer.hidden_mask and start != DEAD:
+                start = lexer.boundary(start)  # a hidden stop: the token ends here
+            return start, top
         return t, top
 
     def flush(self, state: int, top: int) -> Tuple[int, int]:
@@ -154,6 +157,13 @@ class Recognizer:
         self._history.append((top, self.state))
         self.state, self.parser.top = state, (new_top if state != DEAD else top)
         return state != DEAD
+
+    def end_token(self) -> None:
+        """A token (or a consume_bytes call) ends here: leave a token boundary state."""
+        after = self.lexer.after_token(self.state)
+        if after != self.state:
+            top = self.parser.top
+            self._step(after, top, top)
 
     def _step(self, state: int, new_top: int, top: int) -> bool:
         if state == DEAD:

@@ -68,6 +68,8 @@ class Lexeme:
     token, read by id (docs/semantics.md, "Special tokens"). `ends_at_eos` (llguidance's
     `stop=""`): EOS may end the lexeme, and is then part of it. `max_tokens`: after that
     many tokens of one match the lexeme must end (a token budget, kept by the Matcher).
+    `hidden` (llguidance's `stop=`, not `suffix=`): the end of the expression is a stop
+    text the caller does not see, so the token that completes it must end there.
     """
 
     name: str
@@ -78,6 +80,7 @@ class Lexeme:
     tokens: Optional[TokenSpec] = None
     ends_at_eos: bool = False
     max_tokens: Optional[int] = None
+    hidden: bool = False
 
 
 class GrammarIR:

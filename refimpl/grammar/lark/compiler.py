@@ -205,7 +205,8 @@ class Compiler:
         """The body of a rule whose options make it one lexeme, as llguidance does, or
         None (a plain rule; a sub-grammar with a temperature):
 
-          stop=S / suffix=S   a lazy lexeme for body·S: it ends where S is first matched
+          stop=S / suffix=S   a lazy lexeme for body·S: it ends where S is first matched;
+                              with stop=, S is hidden: the token must end with it
           stop=""             a greedy lexeme that EOS may end (and is then part of it)
           lazy                a lazy lexeme for the body
           max_tokens=N        a lexeme with a token budget; N = 0 matches only ""
@@ -231,12 +232,13 @@ class Compiler:
             return None
         where = "the [%s] rule '%s'" % (label, definition.name)
         expr = self._terminal(body, where)
-        lazy, ends_at_eos = options.lazy, False
+        lazy, ends_at_eos, hidden = options.lazy, False, False
         if isinstance(options.stop, Literal) and options.stop.text == "" and not options.suffix:
             ends_at_eos = True
         elif options.stop is not None:
-            expr, lazy = self.es.concat(expr, self._terminal(options.stop, where)), True
-        lexeme = Lexeme(name, expr, lazy, self.lexeme_class, ends_at_eos=ends_at_eos, max_tokens=options.max_tokens)
+            expr, lazy, hidden = self.es.concat(expr, self._terminal(options.stop, where)), True, not options.suffix
+        lexeme = Lexeme(name, expr, lazy, self.lexeme_class, ends_at_eos=ends_at_eos, max_tokens=options.max_tokens,
+                        hidden=hidden)
         return (self.ir.add(lexeme),)
 
     # -- terminal expressions -> one regex expression ------------------------------------
