@@ -18,7 +18,7 @@ from refimpl.tokens.vocab import Vocabulary
 
 from .errors import WorkerUnsupported
 
-SENDABLE_KINDS = ("regex", "lark", "json_schema", "llguidance")
+SENDABLE_KINDS = ("regex", "lark", "json_schema", "llguidance", "gbnf")
 
 
 _SPECS: "weakref.WeakKeyDictionary[Any, Dict[str, Any]]" = weakref.WeakKeyDictionary()
@@ -43,7 +43,8 @@ def _grammar_spec(grammar: Any) -> Dict[str, Any]:
     if kind not in SENDABLE_KINDS:
         raise WorkerUnsupported(
             "a Grammar of kind %r cannot be sent to a worker: only grammars made by a frontend "
-            "from source text (%s) can; build it with Grammar.from_regex / from_lark / from_json_schema / from_llguidance"
+            "from source text (%s) can; build it with Grammar.from_regex / from_lark / from_json_schema / "
+            "from_llguidance / from_gbnf"
             % (kind, ", ".join(SENDABLE_KINDS))
         )
     source = grammar.source

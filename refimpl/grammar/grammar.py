@@ -4,6 +4,7 @@
     Grammar.from_lark(text)         llguidance's Lark dialect
     Grammar.from_json_schema(s)     a JSON schema (dict or text), as llguidance means it
     Grammar.from_llguidance(obj)    llguidance's top-level grammar object: several grammars
+    Grammar.from_gbnf(text)         llama.cpp's GBNF (a context-free grammar over characters)
 
 Each frontend builds a GrammarIR; it is simplified (simplify.py) and compiled to flat
 arrays (ir.CompiledGrammar) once. A Grammar holds no matching state: one Grammar serves
@@ -52,6 +53,13 @@ class Grammar:
         from .lark import parse_lark
 
         return cls(parse_lark(text, limits=limits), "lark", text)
+
+    @classmethod
+    def from_gbnf(cls, text: str, *, root: str = "root", limits: Limits = DEFAULT_LIMITS) -> "Grammar":
+        """A grammar in llama.cpp's GBNF, starting at the rule `root` (docs/ebnf.md)."""
+        from .ebnf import parse_gbnf
+
+        return cls(parse_gbnf(text, root, limits), "gbnf", text, {"root": root} if root != "root" else None)
 
     @classmethod
     def from_json_schema(cls, schema: Any, *, limits: Limits = DEFAULT_LIMITS, **options: Any) -> "Grammar":

@@ -1,0 +1,309 @@
+"""Character grammar (ast.py) -> GrammarIR, with lexemes where lexing is exact.
+
+A GBNF grammar has no lexer: its terminals are code points. Parsing it code point by code
+point with Earley would be exact and slow, so the compiler groups regular parts into
+lexemes — and only where maskref's greedy lexer then accepts exactly the same language
+(lexing.py decides; docs/ebnf.md explains why the condition suffices):
+
+1. A rule is *regular* if it reaches no token and no rule on a cycle; its body is then
+   one regular expression (`Build.regex`).
+2. In a sequence, each maximal run of regular items becomes one lexeme (`"{" ws` is one
+   lexeme, `string` another); other items become nonterminals and EBNF rules
+   (simplify.py's helpers for groups and repetitions).
+3. lexing.py checks every lexeme against everything that may follow it. A lexeme that
+   could swallow the start of what follows is cut in smaller parts: a run into its items,
+   an item into its structure, down to single code points if need be — and a grammar of
+   single-code-point lexemes is always exact. Then the grammar is built again.
+
+>>> from refimpl.grammar.ebnf.gbnf import parse_rules
+>>> rules = parse_rules('root ::= "[" (item ("," item)*)? "]"\\nitem ::= [a-z]+ | root\\n')
+>>> print(compile_rules(rules, "root").to_text())
+root: /\\[/ _4? /\\]/
+item: /[a-z]+/
+ | root
+_2: /,/ item
+_2*: _2* _2
+ | ""
+_4: item _2*
+_4?: _4
+ | ""
+<BLANKLINE>
+>>> print(compile_rules(parse_rules('root ::= x "b"\\nx ::= [a-z]+ | "(" root ")"\\n'), "root").to_text())
+root: x /b/
+x: /[a-z]/+
+ | /\\(/ root /\\)/
+/[a-z]/+: /[a-z]/+ /[a-z]/
+ | /[a-z]/
+<BLANKLINE>
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set, Tuple, Union
+
+from ...errors import GrammarError
+from ...limits import DEFAULT_LIMITS, Limits
+from ...regex import ExprSet
+from ...regex.compiler import compile_class
+from ...regex.printer import to_string
+from ..simplify import repeat as ebnf_repeat
+from ..ir import GrammarIR, Lexeme
+from .ast import Alt, Chars, Literal, Node, Ref, Repeat, Seq, Token, children
+
+#: where a lexeme came from: one node, or a run of items of a sequence (seq, start, end)
+Source = Union[Node, Tuple[Seq, int, int]]
+Unit = Source  # what `Build.symbols` folds: a node, or a run compiled as one lexeme
+
+
+class Cuts:
+    """What must not be one lexeme: nodes compiled as structure (`nodes`), sequences whose
+    regular runs are not merged (`unmerged`), and regular rules compiled as nonterminals
+    (`rules`). Only ever grows, so the rebuilding loop ends."""
+
+    def __init__(self) -> None:
+        self.nodes: Set[int] = set()
+        self.unmerged: Set[int] = set()
+        self.rules: Set[str] = set()
+
+    def cut(self, source: Source, rules: Dict[str, Node]) -> bool:
+        """Cut a lexeme's source one level finer; False if it is a single code point."""
+        if isinstance(source, tuple):
+            self.unmerged.add(id(source[0]))
+            return True
+        if isinstance(source, Ref):
+            self.rules.add(source.name)
+            self.nodes.add(id(rules[source.name]))
+            return True
+        if isinstance(source, Chars) or (isinstance(source, Literal) and len(source.text) == 1):
+            return False
+        self.nodes.add(id(source))
+        return True
+
+
+def regular_rules(rules: Dict[str, Node]) -> Set[str]:
+    """The rules that reach no token and no rule on a cycle (iteratively, any depth)."""
+    refs: Dict[str, Set[str]] = {}
+    has_token: Set[str] = set()
+    for name, body in rules.items():
+        refs[name] = set()
+        stack = [body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Ref):
+                refs[name].add(node.name)
+            elif isinstance(node, Token):
+                has_token.add(name)
+            stack.extend(children(node))
+    regular: Set[str] = set()
+    state: Dict[str, int] = {}  # 1: on the DFS path, 2: done
+    for root in rules:
+        if root in state:
+            continue
+        path: List[Tuple[str, List[str]]] = [(root, sorted(refs[root]))]
+        state[root] = 1
+        while path:
+            name, todo = path[-1]
+            if todo:
+                nxt = todo.pop()
+                if nxt not in state:
+                    state[nxt] = 1
+                    path.append((nxt, sorted(refs[nxt])))
+                continue
+            path.pop()
+            state[name] = 2
+            if name not in has_token and all(r in regular and r != name for r in refs[name]):
+                regular.add(name)
+    return regular
+
+
+class Build:
+    """One compilation of the rules under the current cuts."""
+
+    def __init__(self, rules: Dict[str, Node], root: str, cuts: Cuts, regular: Set[str],
+                 es: ExprSet, limits: Limits) -> None:
+        self.rules, self.cuts, self.es = rules, cuts, es
+        self.regular = regular - cuts.rules
+        self.ir = GrammarIR(es, limits)
+        self.sources: Dict[int, Source] = {}  # lexeme index -> where it came from
+        self.nonterminals: Dict[str, int] = {}
+        self._regex: Dict[int, int] = {}
+        self._lexable: Dict[int, bool] = {}
+        self._todo: List[str] = []
+        self._mark_lexable()
+        self.ir.start = self._nonterminal(root)
+        while self._todo:
+            name = self._todo.pop()
+            body = rules[name]
+            options = body.options if isinstance(body, Alt) and not self.lexable(body) else [body]
+            for option in options:
+                self.ir.add_rule(self.nonterminals[name], self.symbols(option))
+
+    def _nonterminal(self, name: str) -> int:
+        nt = self.nonterminals.get(name)
+        if nt is None:
+            nt = self.nonterminals[name] = self.ir.add_nonterminal(name)
+            self._todo.append(name)
+        return nt
+
+    def _mark_lexable(self) -> None:
+        """Which nodes may be (part of) one lexeme under the cuts: no token, no cut node,
+        only references to regular rules inside (children before parents, no recursion)."""
+        order: List[Node] = []
+        stack = list(self.rules.values())
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            stack.extend(children(node))
+        for node in reversed(order):  # every child comes later in `order` than its parent
+            if id(node) in self.cuts.nodes or isinstance(node, Token):
+                ok = False
+            elif isinstance(node, Ref):
+                ok = node.name in self.regular
+            else:
+                ok = all(self._lexable[id(child)] for child in children(node))
+            self._lexable[id(node)] = ok
+
+    def lexable(self, node: Node) -> bool:
+        return self._lexable[id(node)]
+
+    def regex(self, node: Node) -> int:
+        """The regular expression of a lexable node (post-order, explicit stack)."""
+        out: List[int] = []
+        stack: List[Tuple[Node, bool]] = [(node, False)]
+        while stack:
+            n, done = stack.pop()
+            known = self._regex.get(id(n))
+            if known is not None:
+                out.append(known)
+                continue
+            if isinstance(n, Ref):
+                n = self.rules[n.name]
+                stack.append((n, False))
+                continue
+            kids = children(n)
+            if not done and kids:
+                stack.append((n, True))
+                stack.extend((k, False) for k in reversed(kids))
+                continue
+            args = out[len(out) - len(kids):] if kids else []
+            del out[len(out) - len(kids):]
+            out.append(self._combine(n, args))
+            self._regex[id(n)] = out[-1]
+        return out[0]
+
+    def _combine(self, node: Node, args: List[int]) -> int:
+        es = self.es
+        if isinstance(node, Chars):
+            return compile_class(es, node.ranges)
+        if isinstance(node, Literal):
+            return es.literal(node.text.encode("utf-8"))
+        if isinstance(node, Seq):
+            return es.concat(*args) if args else es.EPSILON
+        if isinstance(node, Alt):
+            return es.union(*args)
+        assert isinstance(node, Repeat)
+        return es.repeat(args[0], node.lo, node.hi)
+
+    def lexeme(self, expr: int, source: Source) -> int:
+        sym = self.ir.add(Lexeme("/%s/" % to_string(self.es, expr), expr))
+        self.sources.setdefault(~sym, source)
+        return sym
+
+    def symbols(self, root: Node) -> Tuple[int, ...]:
+        """The symbols a node stands for in a rule body (post-order, explicit stack)."""
+        out: List[Tuple[int, ...]] = []
+        stack: List[Tuple[Unit, Optional[List[Unit]]]] = [(root, None)]
+        while stack:
+            unit, parts = stack.pop()
+            if parts is None:
+                leaf = self._leaf(unit)
+                if leaf is not None:
+                    out.append(leaf)
+                    continue
+                assert not isinstance(unit, tuple)
+                parts = self._parts(unit)
+                stack.append((unit, parts))
+                stack.extend((part, None) for part in reversed(parts))
+                continue
+            args = out[len(out) - len(parts):]
+            del out[len(out) - len(parts):]
+            assert not isinstance(unit, tuple)
+            out.append(self._structure(unit, args))
+        return out[0]
+
+    def _leaf(self, unit: Unit) -> Optional[Tuple[int, ...]]:
+        """The symbols of a unit that is not structure, else None."""
+        if isinstance(unit, tuple):  # a run of lexable items: one lexeme
+            seq, i, j = unit
+            return (self.lexeme(self.es.concat(*(self.regex(x) for x in seq.items[i:j])), unit),)
+        if self.lexable(unit):
+            return (self.lexeme(self.regex(unit), unit),)
+        if isinstance(unit, Token):
+            return (self.ir.add(Lexeme(unit.spec.text, self.es.NOTHING, tokens=unit.spec)),)
+        if isinstance(unit, Ref):
+            return (self._nonterminal(unit.name),)
+        if isinstance(unit, Literal):  # cut: one lexeme per code point
+            return tuple(self.lexeme(self.es.literal(c.encode("utf-8")), Literal(unit.offset, c)) for c in unit.text)
+        return None
+
+    def _parts(self, node: Node) -> List[Unit]:
+        """What a structure node is built from: a sequence's runs (maximal runs of lexable
+        items, unless the sequence is unmerged) and other items; the options; the body."""
+        if not isinstance(node, Seq):
+            return list(children(node))
+        parts: List[Unit] = []
+        items = node.items
+        merge = id(node) not in self.cuts.unmerged
+        i = 0
+        while i < len(items):
+            j = i
+            while merge and j < len(items) and self.lexable(items[j]):
+                j += 1
+            if j - i >= 2:
+                parts.append((node, i, j))
+                i = j
+            else:
+                parts.append(items[i])
+                i += 1
+        return parts
+
+    def _structure(self, node: Node, args: List[Tuple[int, ...]]) -> Tuple[int, ...]:
+        if isinstance(node, Seq):
+            return tuple(sym for syms in args for sym in syms)
+        if isinstance(node, Alt):
+            nt = self.ir.add_nonterminal(self._fresh_name())
+            for syms in args:
+                self.ir.add_rule(nt, syms)
+            return (nt,)
+        assert isinstance(node, Repeat)
+        return (ebnf_repeat(self.ir, self._one(args[0]), node.lo, node.hi),)
+
+    def _one(self, syms: Tuple[int, ...]) -> int:
+        """One symbol for a sequence of symbols (a fresh nonterminal for several)."""
+        if len(syms) == 1:
+            return syms[0]
+        nt = self.ir.add_nonterminal(self._fresh_name())
+        self.ir.add_rule(nt, syms)
+        return nt
+
+    def _fresh_name(self) -> str:
+        return "_%d" % len(self.ir.names)
+
+
+def compile_rules(rules: Dict[str, Node], root: str, text: str = "", limits: Limits = DEFAULT_LIMITS,
+                  es: Optional[ExprSet] = None) -> GrammarIR:
+    """The GrammarIR of a character grammar, with as few lexemes as exactness allows."""
+    from .lexing import conflicts
+
+    if root not in rules:
+        raise GrammarError("the grammar has no rule '%s' (the start rule)" % root, text, 0 if text else None)
+    es = es if es is not None else ExprSet(limits)
+    regular = regular_rules(rules)
+    cuts = Cuts()
+    while True:
+        build = Build(rules, root, cuts, regular, es, limits)
+        cut_any = False
+        for lexeme in conflicts(build.ir):
+            if build.cuts.cut(build.sources[lexeme], rules):
+                cut_any = True
+        if not cut_any:
+            return build.ir

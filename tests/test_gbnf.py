@@ -1,0 +1,203 @@
+"""GBNF: the parser (llama.cpp's reading, errors with positions) and the exactness of the
+lexemes the compiler chooses, against an independent Earley over code points
+(tests/char_earley.py) on random grammars and strings."""
+from typing import List
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from budget import examples
+from char_earley import CharEarley
+from refimpl import Grammar, Matcher, Vocabulary
+from refimpl.errors import GrammarError
+from refimpl.grammar.ebnf.gbnf import parse_rules
+from refimpl.oracle import naive_mask
+from refimpl.recognizer import Recognizer
+
+JSON_GBNF = r'''
+root   ::= object
+value  ::= object | array | string | number | ("true" | "false" | "null") ws
+
+object ::=
+  "{" ws (
+            string ":" ws value
+    ("," ws string ":" ws value)*
+  )? "}" ws
+
+array  ::=
+  "[" ws (
+            value
+    ("," ws value)*
+  )? "]" ws
+
+string ::=
+  "\"" (
+    [^"\\\x7F\x00-\x1F] |
+    "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) # escapes
+  )* "\"" ws
+
+number ::= ("-"? ([0-9] | [1-9] [0-9]{0,15})) ("." [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws
+
+# Optional space: by convention, applied in this grammar after literal chars when allowed
+ws ::= | " " | "\n" [ \t]{0,20}
+'''
+
+
+def outcome(grammar: Grammar, text: str) -> str:
+    r = Recognizer(grammar.compiled)
+    if not r.consume_bytes(text.encode("utf-8")):
+        return "reject"
+    return "accept" if r.is_accepting() else "prefix"
+
+
+def naive_outcome(oracle: CharEarley, text: str) -> str:
+    if not oracle.viable(text):
+        return "reject"
+    return "accept" if oracle.accepts(text) else "prefix"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('{"a": [1, -2.5e3, true, null, "x\\u00e9"]}', "accept"),
+    ('{"a":1}\n  ', "accept"),
+    ('{"a": [1, 2', "prefix"),
+    ('{"a" 1}', "reject"),
+    ('{"é": "ü"}', "accept"),
+    ('{"a": 01}', "reject"),
+])
+def test_json_gbnf(text, expected):
+    g = Grammar.from_gbnf(JSON_GBNF)
+    assert outcome(g, text) == expected
+    assert naive_outcome(CharEarley(parse_rules(JSON_GBNF), "root"), text) == expected
+
+
+def test_json_gbnf_keeps_strings_and_numbers_whole():
+    """The lexemes the compiler finds: a string, a number, "true" with its space are one
+    lexeme each (so a mask walks them in the lexer, not one Earley row per character)."""
+    names = [lx.name for lx in Grammar.from_gbnf(JSON_GBNF).ir.lexemes]
+    assert any(n.startswith('/(?-u)"') for n in names)
+    assert any("true|false|null" in n for n in names)
+    assert len(names) < 15, names
+
+
+@pytest.mark.parametrize("text, message, where", [
+    ('root = "a"', "expecting ::=", (1, 6)),
+    ('root ::= "a', "unexpected end of grammar in a literal", (1, 10)),
+    ('root ::= [a', "unexpected end of grammar in a character class", (1, 10)),
+    ('root ::= "\\q"', "unknown escape \\q", (1, 11)),
+    ('root ::= "\\x4"', "expecting 2 hex digits after \\x", (1, 11)),
+    ('root ::= ("a"', "expecting ')'", (1, 10)),
+    ('root ::= "a")', "expecting newline or end of grammar", (1, 13)),
+    ('root ::= *', "expecting an item before *", (1, 10)),
+    ('root ::= "a"{x}', "expecting an integer", (1, 14)),
+    ('root ::= "a"{3,2}', "the minimum is above the maximum", (1, 18)),
+    ('root ::= "a"{2001}', "number of repetitions exceeds sane defaults", (1, 19)),
+    ('root ::= x', "undefined rule 'x'", (1, 10)),
+    ('root ::= []', "empty character class", (1, 10)),
+    ('root ::= "a"\nroot ::= "b"', "defined twice", (2, 1)),
+    ('root_1 ::= "a"', "expecting ::=", (1, 5)),
+    ('root ::= "a"\n  "b"', "expecting a rule name", (2, 3)),
+    ('x ::= "a"', "no rule 'root'", None),
+    ('root ::= <[12', "expecting ']>'", (1, 14)),
+])
+def test_errors(text, message, where):
+    with pytest.raises(GrammarError) as info:
+        Grammar.from_gbnf(text)
+    assert message in info.value.message
+    if where is not None:
+        assert (info.value.line, info.value.column) == where
+
+
+def test_llama_cpp_reading():
+    # a newline ends a rule outside groups, not after '|' and not inside ( )
+    g = Grammar.from_gbnf('root ::= "a" |\n  "b" (\n "c"\n # comment\n | "d" )\n')
+    assert [outcome(g, t) for t in ("a", "bc", "bd", "c")] == ["accept", "accept", "accept", "reject"]
+    # a maximum above 2000 means no maximum
+    g = Grammar.from_gbnf('root ::= "a"{0,2001}')
+    assert outcome(g, "a" * 2500) == "accept"
+    # escapes, classes with ranges and a literal '-' at the end
+    g = Grammar.from_gbnf('root ::= "\\x41\\u00e9\\U0001F600\\t" [a-c-]+')
+    assert outcome(g, "A\u00e9\U0001F600\t-ab") == "accept"
+    # postfix operators nest: "ab"*? is ("ab"*)?; a literal repeats as a whole
+    g = Grammar.from_gbnf('root ::= "ab"*? "c"')
+    assert [outcome(g, t) for t in ("c", "ababc", "abac")] == ["accept", "accept", "reject"]
+
+
+def test_deep_nesting_is_no_recursion_error():
+    text = "root ::= " + "(" * 3000 + '"a"' + ")" * 3000
+    assert outcome(Grammar.from_gbnf(text), "a") == "accept"
+
+
+def test_token_references_bind_to_the_vocabulary():
+    v = Vocabulary([b"a", b"<think>", b"</think>", b"b", b"</s>"], eos_token_ids=[4], special_token_ids=[1, 2])
+    g = Grammar.from_gbnf("root ::= <think> !</think>* </think> \"a\"")
+    m = Matcher(g, v)
+    assert m.mask().allowed() == [1]
+    assert m.consume(1)
+    assert m.mask().allowed() == [0, 1, 2, 3, 4]  # any token but </think>, or </think>
+    assert m.consume(3) and m.consume(0) and m.consume(2)
+    assert m.mask().allowed() == [0]
+    assert Matcher(Grammar.from_gbnf("root ::= <[3]> \"a\""), v).mask().allowed() == [3]
+
+
+# -- exactness: random grammars, random strings --------------------------------------------
+
+ALPHABET = "abé"
+_literals = st.sampled_from(['"a"', '"b"', '"ab"', '"é"', '"ba"', '""'])
+_classes = st.sampled_from(["[a-b]", "[^a]", "[a]", "[é-ê]", "."])
+_postfix = st.sampled_from(["", "", "*", "+", "?", "{1,2}", "{2}", "{0,1}"])
+
+
+@st.composite
+def gbnf_grammars(draw) -> str:
+    n = draw(st.integers(1, 3))
+    names = ["root"] + ["r%d" % i for i in range(1, n)]
+
+    def expr(depth: int) -> str:
+        choices = ["lit", "cls"] + (["ref", "grp", "seq"] if depth < 3 else ["ref"])
+        kind = draw(st.sampled_from(choices))
+        if kind == "lit":
+            atom = draw(_literals)
+        elif kind == "cls":
+            atom = draw(_classes)
+        elif kind == "ref":
+            atom = draw(st.sampled_from(names))
+        elif kind == "grp":
+            k = draw(st.integers(1, 3))
+            atom = "(" + " | ".join(expr(depth + 1) for _ in range(k)) + ")"
+        else:
+            return " ".join(expr(depth + 1) for _ in range(draw(st.integers(2, 3))))
+        return atom + draw(_postfix)
+
+    lines = []
+    for name in names:
+        k = draw(st.integers(1, 3))
+        lines.append("%s ::= %s" % (name, " | ".join(expr(0) for _ in range(k))))
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(gbnf_grammars(), st.lists(st.text(ALPHABET, max_size=6), min_size=1, max_size=8))
+def test_lexemes_keep_the_language(text: str, strings: List[str]):
+    oracle = CharEarley(parse_rules(text), "root")
+    if not oracle.productive():
+        return
+    grammar = Grammar.from_gbnf(text)
+    for s in strings:
+        assert outcome(grammar, s) == naive_outcome(oracle, s), (text, s)
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(gbnf_grammars(), st.lists(st.integers(0, 5), max_size=4))
+def test_masks_are_the_naive_masks(text: str, path: List[int]):
+    if not CharEarley(parse_rules(text), "root").productive():
+        return
+    v = Vocabulary([b"a", b"b", b"ab", "é".encode(), "é".encode()[:1], b"ba", b"</s>"], eos_token_ids=[6])
+    grammar = Grammar.from_gbnf(text)
+    m = Matcher(grammar, v)
+    done: List[int] = []
+    for t in path:
+        assert m.mask() == naive_mask(grammar, v, done), (text, done)
+        if not m.consume(t):
+            break
+        done.append(t)
