@@ -66,6 +66,45 @@ STRING: /"[^"\\\n]*"/
 %ignore /[ \t\n]+/
 """
 
+# llama.cpp's grammars/json.gbnf (MIT license, ggml-org/llama.cpp), and the same JSON in
+# maskref's Lark dialect: the GBNF frontend should find lexemes as good as these terminals
+JSON_GBNF = r'''root   ::= object
+value  ::= object | array | string | number | ("true" | "false" | "null") ws
+
+object ::=
+  "{" ws (
+            string ":" ws value
+    ("," ws string ":" ws value)*
+  )? "}" ws
+
+array  ::=
+  "[" ws (
+            value
+    ("," ws value)*
+  )? "]" ws
+
+string ::=
+  "\"" (
+    [^"\\\x7F\x00-\x1F] |
+    "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) # escapes
+  )* "\"" ws
+
+number ::= ("-"? ([0-9] | [1-9] [0-9]{0,15})) ("." [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws
+
+# Optional space: by convention, applied in this grammar after literal chars when allowed
+ws ::= | " " | "\n" [ \t]{0,20}
+'''
+JSON_LARK = r"""
+start: object
+value: object | array | STRING | NUMBER | "true" | "false" | "null"
+object: "{" (pair ("," pair)*)? "}"
+pair: STRING ":" value
+array: "[" (value ("," value)*)? "]"
+STRING: /"([^"\\\x00-\x1F\x7F]|\\(["\\bfnrt]|u[0-9a-fA-F]{4}))*"/
+NUMBER: /-?(0|[1-9][0-9]{0,15})(\.[0-9]+)?([eE][-+]?[0-9][1-9]{0,15})?/
+%ignore /[ \t\n]+/
+"""
+
 # name -> (kind, source, prefix consumed before the mask, slices on?)
 WORKLOADS: Dict[str, Tuple[str, Any, bytes, bool]] = {
     "full-walk": ("regex", '[^"]*', b"", False),
@@ -77,6 +116,10 @@ WORKLOADS: Dict[str, Tuple[str, Any, bytes, bool]] = {
     "json-in-number": ("json", SCHEMA, b'{"name": "ab", "age": 12', False),
     "json-in-number-sliced": ("json", SCHEMA, b'{"name": "ab", "age": 12', True),
     "lark-c-like": ("lark", C_LIKE, b"x = foo(a + 1, b", False),
+    "lark-json-in-string": ("lark", JSON_LARK, b'{"name": "ab', False),
+    "gbnf-json-in-string": ("gbnf", JSON_GBNF, b'{"name": "ab', False),
+    "lark-json-between-keys": ("lark", JSON_LARK, b'{"name": "ab", ', False),
+    "gbnf-json-between-keys": ("gbnf", JSON_GBNF, b'{"name": "ab", ', False),
 }
 
 RECURSION = "start: s\ns: \"a\" s | \"\"\n"
@@ -132,6 +175,8 @@ def grammar(kind: str, source: Any):
         return Grammar.from_regex(source)
     if kind == "lark":
         return Grammar.from_lark(source)
+    if kind == "gbnf":
+        return Grammar.from_gbnf(source)
     return Grammar.from_json_schema(source)
 
 
@@ -168,6 +213,10 @@ def _llg_source(kind: str, source: Any) -> Tuple[str, str]:
 
     if kind == "json":
         return "lark", "start: %%json %s" % json.dumps(source)
+    if kind == "gbnf":  # through llguidance's own converter
+        from llguidance.gbnf_to_lark import gbnf_to_lark
+
+        return "lark", gbnf_to_lark(source)
     return kind, source
 
 

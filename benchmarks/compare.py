@@ -23,6 +23,8 @@ def _f(x, fmt):
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vocab", action="append", choices=common.VOCABS, help="default: all")
+    ap.add_argument("--workload", action="append", choices=list(common.WORKLOADS), help="default: all")
+    ap.add_argument("--no-recursion", action="store_true", help="skip the right-recursion table")
     args = ap.parse_args(argv)
     started = time.perf_counter()
     ghz, how = common.calibrate_ghz()
@@ -45,7 +47,7 @@ def main(argv=None) -> None:
         except common.Skip as e:
             print("| %s | (skipped: %s) | | | | | | | |" % (v, e))
             continue
-        for w in common.WORKLOADS:
+        for w in args.workload or common.WORKLOADS:
             res = {b: common.measure(v, w, b) for b in backends}
             llg = res.get("llguidance")
             for b in ours + (["llguidance"] if llg else []):
@@ -54,6 +56,14 @@ def main(argv=None) -> None:
                 print("| %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
                     v, w, r["nodes"], b, _f(r["ns_per_node"], "%.1f"), _f(r["ns_per_node"] * ghz, "%.0f"),
                     _f(r["mask_ms"], "%.3f"), _f(r["compile_ms"], "%.1f"), ratio))
+    if not args.no_recursion:
+        _recursion(backends)
+    print()
+    print("(ran in %.0f s; llguidance: best first mask of fresh matchers; its ns/node divides by refimpl's node count)"
+          % (time.perf_counter() - started))
+
+
+def _recursion(backends) -> None:
     print()
     print("right recursion `s: \"a\" s | \"\"`, n bytes consumed (GPT-2)")
     print("| n | backend | consume ms | rows | items | x llguidance |")
@@ -73,9 +83,6 @@ def main(argv=None) -> None:
                 continue
             ratio = "%.3fx" % (r["consume_ms"] / llg["consume_ms"]) if isinstance(llg, dict) and b != "llguidance" else ""
             print("| %d | %s | %.2f | %s | %s | %s |" % (n, b, r["consume_ms"], _f(r["rows"], "%d"), _f(r["items"], "%d"), ratio))
-    print()
-    print("(ran in %.0f s; llguidance: best first mask of fresh matchers; its ns/node divides by refimpl's node count)"
-          % (time.perf_counter() - started))
 
 
 if __name__ == "__main__":
