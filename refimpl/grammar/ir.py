@@ -48,6 +48,8 @@ class TokenSpec:
     `text_too`, as GBNF's `<text>`, also a plain token whose bytes are the text); id
     ranges, inclusive (`<[5]>`, `<[128000-128010,7]>`); or every token (`any`, from
     `<[*]>`). `negated`: every other token of the vocabulary (`<[^...]>`, GBNF's `!<...>`).
+    `no_eos`: never an EOS id (GBNF: llama.cpp decides end-of-generation tokens before
+    the grammar sees them, so a token element never matches one).
     """
 
     text: str  # as written, for display and errors
@@ -56,6 +58,7 @@ class TokenSpec:
     negated: bool = False
     any: bool = False
     text_too: bool = False
+    no_eos: bool = False
 
 
 @dataclass(frozen=True)

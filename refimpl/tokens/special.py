@@ -38,7 +38,11 @@ def token_ids(spec: TokenSpec, vocab: Vocabulary) -> Ranges:
             if hi >= n:
                 raise GrammarError("token range end too large in %s: %d (the vocabulary has %d tokens)" % (spec.text, hi, n))
         ids = _merge(list(spec.ranges))
-    return _complement(ids, n) if spec.negated else ids
+    ids = _complement(ids, n) if spec.negated else ids
+    if spec.no_eos and vocab.eos_token_ids:
+        eos = _merge([(t, t) for t in vocab.eos_token_ids])
+        ids = _complement(_merge(list(_complement(ids, n)) + list(eos)), n)
+    return ids
 
 
 def _by_text(spec: TokenSpec, name: str, vocab: Vocabulary) -> List[int]:

@@ -17,6 +17,8 @@ The details that decide what parses, as llama.cpp has them:
   nest (`x*?` is `(x*)?`). In `{m,n}`, m may be at most 2000; an n above 2000 means no upper
   bound (llama.cpp's MAX_REPETITION_THRESHOLD).
 * Every referenced rule must be defined; `root` is the start (`parse_gbnf(..., root=)`).
+* A token element never matches an EOS id: llama.cpp decides end-of-generation tokens
+  before the grammar sees them (EOS is allowed where the grammar may end).
 
 Where maskref refuses what llama.cpp accepts, with a GrammarError saying so: an empty
 class `[]` or `[^]` (llama.cpp reads it as the empty string), `{m,n}` with m > n, and a
@@ -235,14 +237,14 @@ class GbnfParser:
             if self.text[self.pos:self.pos + 2] != "]>":
                 raise self.error("expecting ']>' to end the token <[%d]>" % token_id)
             self.pos += 2
-            spec = TokenSpec(self.text[start:self.pos], ranges=((token_id, token_id),), negated=negated)
+            spec = TokenSpec(self.text[start:self.pos], ranges=((token_id, token_id),), negated=negated, no_eos=True)
             return Token(start, spec)
         end = self.text.find(">", open_at)
         if end < 0:
             raise self.error("expecting '>' to end the token", open_at)
         self.pos = end + 1
         text = self.text[open_at:self.pos]
-        return Token(start, TokenSpec(self.text[start:self.pos], name=text, negated=negated, text_too=True))
+        return Token(start, TokenSpec(self.text[start:self.pos], name=text, negated=negated, text_too=True, no_eos=True))
 
     def postfix(self, items: List[Node], nested: bool) -> None:
         """Apply `*`, `+`, `?` or `{...}` to the last item."""
