@@ -1,0 +1,1490 @@
+#!/usr/bin/env python3
+"""Extract GBNF, xgrammar-EBNF and KBNF test cases into tests/data/grammar_cases.json.
+
+Usage:
+    python3 tools/extract_grammar_cases.py SOURCES_DIR [OUTPUT]
+
+The script is run by hand (the JSON it writes is checked in); it reads local copies of
+the engines' test files and never touches the network. SOURCES_DIR holds one directory
+per source, each with a file COMMIT (the 40-hex commit the files were taken from) and the
+files at their repository paths:
+
+    llama.cpp/            ggml-org/llama.cpp (MIT)
+        tests/test-grammar-integration.cpp, tests/test-grammar-parser.cpp, grammars/*.gbnf
+    xgrammar/             mlc-ai/xgrammar (Apache-2.0)
+        tests/python/test_*.py
+    kbnf/                 Dan-wanna-M/kbnf (MIT OR Apache-2.0), the current dialect
+        tests/test.rs
+    kbnf-legacy/          the same repository before `except!` was removed (optional)
+        tests/test.rs
+    kbnf-syntax/          Dan-wanna-M/kbnf-syntax (MIT), kbnf's grammar parser
+        src/parser.rs, src/grammar.rs
+    kbnf-syntax-legacy/   the same repository before `except!` was removed (optional)
+        src/parser.rs, src/grammar.rs
+
+OUTPUT defaults to tests/data/grammar_cases.json next to this script's repository.
+tests/data/README.md says which commits were used and how to fill SOURCES_DIR.
+
+How each source is read (simple text processing; no compiler or interpreter of the
+engines is needed):
+
+* C++ (llama.cpp): a small lexer that decodes string literals exactly (C++ escapes and
+  raw strings R"delim(...)delim"); then the calls `test_grammar(desc, grammar, {passing},
+  {failing})`, `test_build_grammar_fails(...)`, `verify_parsing(...)`,
+  `verify_failure(...)` and the two hand-written "missing root/reference" tests.
+  `token(N)` in an input string is llama.cpp's encoding of a token id; such inputs are
+  written as lists of parts (text and token ids), see `token_inputs`.
+* Python (xgrammar): the `ast` module and a tiny symbolic interpreter of each test
+  function: string constants and their `+`/`*`, names, loops over literal collections,
+  `pytest.mark.parametrize` tables, `xgr.Grammar.from_ebnf`, `_is_grammar_accept_string`
+  (with `require_termination`), `_get_matcher_from_grammar` + `accept_string` /
+  `is_terminated`, `GrammarMatcher(compiled, terminate_without_stop_token=True)`, and
+  `pytest.raises(..., match=...)` around a single statement that builds one grammar.
+  Expressions over plain data (strings, numbers, lists, comprehensions,
+  itertools.product, re) are evaluated by Python itself. Anything it does not understand
+  makes the value unknown, and what a skipped statement may change becomes unknown;
+  unknown values are never recorded.
+* Rust (kbnf): a small lexer (raw strings r#"..."#, byte strings, escapes) and the
+  statements of kbnf's engine tests: `Engine::new(grammar, ...)`, `try_accept_new_token`
+  / `try_accept_new_bytes` with the asserted outcome (Ongoing, Finished, Rejected),
+  `reset()`, and `for` loops over ranges; kbnf-syntax's parser and validator tests give
+  compile cases (`#[should_panic]` means the grammar is rejected).
+
+A string that cannot be decoded with certainty leaves its case out; the summary printed
+at the end counts everything left out, by reason.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import itertools
+import json
+import os
+import re
+import sys
+from collections import Counter
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_OUTPUT = os.path.join(os.path.dirname(HERE), "tests", "data", "grammar_cases.json")
+
+# directory -> (repository, license, format)
+SOURCES: Dict[str, Tuple[str, str, str]] = {
+    "llama.cpp": ("ggml-org/llama.cpp", "MIT", "gbnf"),
+    "xgrammar": ("mlc-ai/xgrammar", "Apache-2.0", "xgrammar"),
+    "kbnf": ("Dan-wanna-M/kbnf", "MIT OR Apache-2.0", "kbnf"),
+    "kbnf-legacy": ("Dan-wanna-M/kbnf", "MIT OR Apache-2.0", "kbnf"),
+    "kbnf-syntax": ("Dan-wanna-M/kbnf-syntax", "MIT", "kbnf"),
+    "kbnf-syntax-legacy": ("Dan-wanna-M/kbnf-syntax", "MIT", "kbnf"),
+}
+LEGACY_NOTE = "kbnf dialect before `except!` was removed (kbnf commit c796ca5, kbnf-syntax e3e0f18, 2024-08-14)"
+
+# how far a grammar got: parsed only; parsed and checked (root, undefined rules, left
+# recursion); compiled or run by the engine
+STAGE_RANK = {"parse": 0, "validate": 1, "init": 1, "from_ebnf": 1, "engine": 2, "compile_grammar": 2, "example": 2}
+
+# what a string list of a case means (see tests/data/README.md)
+STRING_KINDS = ("passing", "failing", "prefix_only", "prefixes", "not_prefixes")
+
+
+class Undecodable(Exception):
+    """A literal whose value is not certain (unknown escape, not UTF-8, ...)."""
+
+
+# ============================================================================ collecting
+
+class Collector:
+    """Gathers observations into cases and compile cases, and counts what is left out."""
+
+    def __init__(self) -> None:
+        self.cases: Dict[tuple, Dict[str, Any]] = {}
+        self.compile_cases: Dict[tuple, Dict[str, Any]] = {}
+        self.skipped: Counter = Counter()
+        self.sources: List[Dict[str, str]] = []
+        self.commit = ""  # of the source being read
+
+    def skip(self, reason: str, n: int = 1) -> None:
+        self.skipped[reason] += n
+
+    def observe(self, fmt: str, source: str, grammar: str, root: str, kind: str, text: Any,
+                note: Optional[str] = None) -> None:
+        """Record that `text` (a str, or a list of str / token id parts) is of `kind`."""
+        assert kind in STRING_KINDS
+        key = (fmt, source, self.commit, grammar, root)
+        case = self.cases.get(key)
+        if case is None:
+            case = {"format": fmt, "source": source, "commit": self.commit, "grammar": grammar, "root": root}
+            case.update({k: [] for k in STRING_KINDS})
+            if note:
+                case["note"] = note
+            self.cases[key] = case
+        if isinstance(text, list):
+            case["token_inputs"] = True
+        if text not in case[kind]:
+            case[kind].append(text)
+
+    def compile(self, fmt: str, source: str, grammar: str, root: Optional[str], ok: bool, stage: str,
+                error: Optional[str] = None, error_is_regex: bool = False, note: Optional[str] = None) -> None:
+        # a grammar that builds is recorded once, at the furthest stage it was seen to pass
+        key = (fmt, grammar, root, None if ok else stage, ok)
+        if key in self.compile_cases and (not ok or STAGE_RANK[self.compile_cases[key]["stage"]] >= STAGE_RANK[stage]):
+            return
+        entry: Dict[str, Any] = {"format": fmt, "source": source, "commit": self.commit, "grammar": grammar, "root": root,
+                                 "stage": stage, "should_compile": ok, "error_contains": error}
+        if error_is_regex:
+            entry["error_is_regex"] = True
+        if note:
+            entry["note"] = note
+        self.compile_cases[key] = entry
+
+    def finished_cases(self) -> List[Dict[str, Any]]:
+        out = []
+        for case in self.cases.values():
+            if self._normalise(case):
+                out.append(case)
+            else:
+                self.skip("case whose observations contradict each other")
+        return out
+
+    @staticmethod
+    def _normalise(case: Dict[str, Any]) -> bool:
+        """Merge what the kinds imply, drop empty kinds; False if they contradict."""
+        passing, failing = case["passing"], case["failing"]
+        prefixes, not_prefixes = case["prefixes"], case["not_prefixes"]
+        for s in list(prefixes):
+            if s in failing:  # a viable prefix that is not complete
+                failing.remove(s)
+                prefixes.remove(s)
+                if s not in case["prefix_only"]:
+                    case["prefix_only"].append(s)
+            elif s in passing:
+                prefixes.remove(s)
+        positive = passing + case["prefix_only"] + prefixes
+        if any(s in failing for s in passing) or any(s in passing for s in case["prefix_only"]):
+            return False
+        if any(s in not_prefixes for s in positive):
+            return False
+        for kind in STRING_KINDS[2:]:
+            if not case[kind]:
+                del case[kind]
+        return True
+
+
+def features(fmt: str, grammar: str) -> List[str]:
+    """Hints, by a rough scan, of what a grammar uses (to select or skip cases)."""
+    code = _strip_literals(fmt, grammar)
+    return [name for name, pattern, raw in FEATURE_PATTERNS[fmt] if re.search(pattern, grammar if raw else code)]
+
+
+# format -> (feature, pattern, whether the pattern looks at the raw text rather than at
+# the text with literals, classes and comments blanked out)
+FEATURE_PATTERNS: Dict[str, List[Tuple[str, str, bool]]] = {
+    "gbnf": [("token", r"<", False), ("repetition-range", r"\{", False), ("any-char", r"\.", False)],
+    "xgrammar": [("lookahead", r"\(\s*=", False), ("repetition-range", r"\{", False),
+                 ("rule-options", r"(?m)^\s*[\w.-]+\[[^\]\n]*\]\s*::=", True),
+                 ("macro", r"\b(Regex|Substring|TagDispatch|Token|ExcludeToken|TokenTagDispatch)\s*\(", False)],
+    "kbnf": [("regex", r"#['\"]", False), ("early-end-regex", r"#e['\"]", False),
+             ("regex-complement", r"#ex['\"]", False), ("substrings", r"#substrs['\"]", False),
+             ("except", r"except!", False), ("any", r"any!", False)],
+}
+
+
+def _strip_literals(fmt: str, text: str) -> str:
+    """Blank out comments and, for GBNF and xgrammar, quoted strings and [...] classes."""
+    if fmt == "kbnf":  # kbnf's regexes are quoted strings with a prefix: keep them
+        return re.sub(r"\(\*.*?\*\)", " ", text, flags=re.S)
+    return re.sub(r'"(?:[^"\\\n]|\\.)*"|\[(?:[^\]\\\n]|\\.)*\]|#[^\n]*', " ", text)
+
+
+# ============================================================================ C / C++
+
+_CPP_TOKEN = re.compile(r"""
+    (?P<ws>\s+) | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<raw>(?P<rpre>u8|u|U|L)?R"(?P<delim>[^()\\\s]{0,16})\()
+  | (?P<str>(?P<spre>u8|u|U|L)?"(?:[^"\\\n]|\\.)*")
+  | (?P<chr>'(?:[^'\\\n]|\\.)*')
+  | (?P<ident>[A-Za-z_]\w*) | (?P<num>\d[\w.']*)
+  | (?P<punct>::|->|==|!=|&&|\|\||<=|>=|\+\+|--|.)
+""", re.S | re.X)
+
+_C_SIMPLE_ESCAPES = {"'": 0x27, '"': 0x22, "?": 0x3F, "\\": 0x5C, "a": 7, "b": 8, "f": 12,
+                     "n": 10, "r": 13, "t": 9, "v": 11}
+
+
+class CppToken:
+    __slots__ = ("kind", "text", "line", "value")
+
+    def __init__(self, kind: str, text: str, line: int, value: Any = None) -> None:
+        self.kind, self.text, self.line, self.value = kind, text, line, value
+
+    def __repr__(self) -> str:
+        return f"{self.kind}:{self.text!r}@{self.line}"
+
+
+def cpp_tokens(src: str) -> List[CppToken]:
+    """Tokens of C++ source; string literals carry their decoded value (bytes), or the
+    Undecodable exception explaining why not."""
+    out: List[CppToken] = []
+    pos, line = 0, 1
+    while pos < len(src):
+        m = _CPP_TOKEN.match(src, pos)
+        assert m is not None
+        kind = next(k for k in ("ws", "comment", "raw", "str", "chr", "ident", "num", "punct") if m.group(k))
+        end = m.end()
+        if kind == "raw":
+            close = ")" + m.group("delim") + '"'
+            stop = src.find(close, end)
+            if stop < 0:
+                raise ValueError(f"unterminated raw string at line {line}")
+            body = src[end:stop]
+            end = stop + len(close)
+            value: Any = body.encode("utf-8") if m.group("rpre") in (None, "u8") else Undecodable("wide raw string")
+            out.append(CppToken("str", src[pos:end], line, value))
+        elif kind == "str":
+            out.append(CppToken("str", m.group(), line, _cpp_string_value(m.group())))
+        elif kind not in ("ws", "comment"):
+            out.append(CppToken(kind, m.group(), line))
+        line += src.count("\n", pos, end)
+        pos = end
+    return out
+
+
+def _cpp_string_value(literal: str) -> Any:
+    prefix, body = literal.split('"', 1)
+    if prefix not in ("", "u8"):
+        return Undecodable("wide string literal")
+    try:
+        return decode_c_escapes(body[:-1])
+    except Undecodable as e:
+        return e
+
+
+def decode_c_escapes(body: str) -> bytes:
+    """The bytes of a C/C++ narrow string literal's body (UTF-8 source and execution set)."""
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out += c.encode("utf-8")
+            i += 1
+            continue
+        e = body[i + 1]
+        if e in _C_SIMPLE_ESCAPES:
+            out.append(_C_SIMPLE_ESCAPES[e])
+            i += 2
+        elif e in "01234567":
+            m = re.match(r"[0-7]{1,3}", body[i + 1:])
+            assert m is not None
+            value = int(m.group(), 8)
+            if value > 0xFF:
+                raise Undecodable("octal escape above 0xFF")
+            out.append(value)
+            i += 1 + len(m.group())
+        elif e == "x":
+            m = re.match(r"[0-9a-fA-F]+", body[i + 2:])
+            if not m or int(m.group(), 16) > 0xFF:
+                raise Undecodable("hex escape missing or above 0xFF")
+            out.append(int(m.group(), 16))
+            i += 2 + len(m.group())
+        elif e in "uU":
+            n = 4 if e == "u" else 8
+            digits = body[i + 2:i + 2 + n]
+            if not re.fullmatch(r"[0-9a-fA-F]{%d}" % n, digits):
+                raise Undecodable("bad universal character name")
+            out += _utf8(int(digits, 16))
+            i += 2 + n
+        else:
+            raise Undecodable(f"unknown escape \\{e}")
+    return bytes(out)
+
+
+def _utf8(cp: int) -> bytes:
+    if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+        raise Undecodable(f"code point {cp:#x} is not a scalar value")
+    return chr(cp).encode("utf-8")
+
+
+def _text(value: bytes) -> str:
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise Undecodable("not UTF-8") from e
+
+
+def split_args(tokens: List[CppToken], open_index: int) -> Tuple[List[List[CppToken]], int]:
+    """The comma-separated arguments of the bracket opening at open_index, and the index
+    just after its closing bracket."""
+    pairs = {"(": ")", "{": "}", "[": "]"}
+    depth, args, current = 0, [], []  # type: int, List[List[CppToken]], List[CppToken]
+    i = open_index
+    while True:
+        t = tokens[i]
+        if t.kind == "punct" and t.text in pairs:
+            depth += 1
+            if depth == 1:
+                i += 1
+                continue
+        elif t.kind == "punct" and t.text in pairs.values():
+            depth -= 1
+            if depth == 0:
+                if current:
+                    args.append(current)
+                return args, i + 1
+        if depth == 1 and t.kind == "punct" and t.text == ",":
+            args.append(current)
+            current = []
+        else:
+            current.append(t)
+        i += 1
+
+
+def cpp_value(tokens: List[CppToken]) -> Any:
+    """The value of an argument: str, a list of parts (str / token id) for inputs that
+    contain `token(N)`, or a list of those for a brace list. Raises Undecodable for a
+    literal that cannot be decoded, and ValueError for any other expression."""
+    if tokens and tokens[0].text == "{" and tokens[-1].text == "}":
+        items, _ = split_args(tokens + [CppToken("punct", ";", 0)], 0)
+        return [cpp_value(item) for item in items]
+    parts: List[Any] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.kind == "str":
+            if isinstance(t.value, Undecodable):
+                raise t.value
+            raw = t.value
+            while i + 1 < len(tokens) and tokens[i + 1].kind == "str":  # adjacent literals concatenate
+                i += 1
+                if isinstance(tokens[i].value, Undecodable):
+                    raise tokens[i].value
+                raw += tokens[i].value
+            parts.append(_text(raw))
+            i += 1
+        elif t.text == "token" and [x.text for x in tokens[i + 1:i + 2]] == ["("]:
+            args, i = split_args(tokens, i + 1)
+            if len(args) != 1 or len(args[0]) != 1 or args[0][0].kind != "num":
+                raise ValueError("token() of a non-literal")
+            parts.append(int(args[0][0].text))
+        else:
+            raise ValueError(f"unsupported expression {t.text!r} at line {t.line}")
+        if i < len(tokens):
+            if tokens[i].text != "+":
+                raise ValueError(f"unsupported operator {tokens[i].text!r} at line {tokens[i].line}")
+            i += 1
+    if len(parts) == 1 and isinstance(parts[0], str):
+        return parts[0]
+    merged: List[Any] = []
+    for p in parts:
+        if merged and isinstance(p, str) and isinstance(merged[-1], str):
+            merged[-1] += p
+        else:
+            merged.append(p)
+    return merged
+
+
+def _calls(tokens: List[CppToken], name: str) -> Iterator[Tuple[int, List[List[CppToken]]]]:
+    """(index, arguments) of each call of `name` (not its declaration)."""
+    for i, t in enumerate(tokens):
+        if t.text == name and i + 1 < len(tokens) and tokens[i + 1].text == "(":
+            if i > 0 and tokens[i - 1].text in ("void", "bool", "*", "&"):
+                continue
+            args, _ = split_args(tokens, i + 1)
+            yield i, args
+
+
+def extract_llama_integration(col: Collector, path: str, rel: str) -> None:
+    tokens = cpp_tokens(_read(path))
+    for i, args in _calls(tokens, "test_grammar"):
+        line = tokens[i].line
+        try:
+            desc, grammar, passing, failing = (cpp_value(a) for a in args)
+        except (Undecodable, ValueError) as e:
+            col.skip(f"llama.cpp test_grammar case not decodable ({e})")
+            continue
+        source = f"{rel}:{line} ({desc})"
+        tokenised = any(isinstance(s, list) for s in passing + failing)
+        for kind, strings in (("passing", passing), ("failing", failing)):
+            for s in strings:
+                col.observe("gbnf", source, grammar, "root", kind, _parts(s) if tokenised else s)
+    col.skip("llama.cpp test_schema case (a JSON schema, not a grammar)", sum(1 for _ in _calls(tokens, "test_schema")))
+    _llama_build_failures(col, tokens, rel)
+    _llama_parser_checks(col, tokens, rel)
+
+
+def _parts(s: Any) -> List[Any]:
+    return s if isinstance(s, list) else [s]
+
+
+def _llama_build_failures(col: Collector, tokens: List[CppToken], rel: str) -> None:
+    """`test_build_grammar_fails(x)` with x a literal or a `std::string x = literal;`."""
+    for i, args in _calls(tokens, "test_build_grammar_fails"):
+        arg = args[0]
+        if len(arg) == 1 and arg[0].kind == "ident":
+            arg = _last_assignment(tokens[:i], arg[0].text)
+        try:
+            grammar = cpp_value(arg)
+        except (Undecodable, ValueError) as e:
+            col.skip(f"llama.cpp build-failure case not decodable ({e})")
+            continue
+        col.compile("gbnf", f"{rel}:{tokens[i].line} (test_build_grammar_fails)", grammar, "root", False, "init")
+
+
+def _last_assignment(tokens: List[CppToken], name: str) -> List[CppToken]:
+    for j in range(len(tokens) - 2, -1, -1):
+        if tokens[j].text == name and tokens[j + 1].text == "=":
+            k = j + 2
+            while tokens[k].text != ";":
+                k += 1
+            return tokens[j + 2:k]
+    raise KeyError(name)
+
+
+def _llama_parser_checks(col: Collector, tokens: List[CppToken], rel: str) -> None:
+    """The hand-written tests: a grammar_str parsed with llama_grammar_parser, then
+    `assert(parsed_grammar.rules.empty())` (the parse fails) or the rules are non-empty
+    but there is no root symbol (llama_grammar_init fails)."""
+    for start, end, name in _functions(tokens):
+        body = " ".join(t.text for t in tokens[start:end])
+        if "parsed_grammar . parse ( grammar_str" not in body:
+            continue
+        grammar = cpp_value(_last_assignment(tokens[:end], "grammar_str"))
+        source = f"{rel}:{tokens[start].line} ({name})"
+        if "assert ( parsed_grammar . rules . empty ( ) )" in body:
+            col.compile("gbnf", source, grammar, None, False, "parse")
+        elif 'symbol_ids . find ( "root" ) == parsed_grammar . symbol_ids . end ( )' in body:
+            col.compile("gbnf", source, grammar, None, True, "parse")
+            col.compile("gbnf", source, grammar, "root", False, "init", note="parses, but has no rule named root")
+
+
+def _functions(tokens: List[CppToken]) -> Iterator[Tuple[int, int, str]]:
+    """(body start, body end, name) of each top-level `static void name() { ... }`."""
+    for i in range(len(tokens) - 4):
+        if tokens[i].text == "void" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == "(" \
+                and tokens[i + 3].text == ")" and tokens[i + 4].text == "{":
+            _, end = split_args(tokens, i + 4)
+            yield i + 4, end, tokens[i + 1].text
+
+
+def extract_llama_parser(col: Collector, path: str, rel: str) -> None:
+    tokens = cpp_tokens(_read(path))
+    for name, ok in (("verify_parsing", True), ("verify_failure", False)):
+        for i, args in _calls(tokens, name):
+            try:
+                grammar = cpp_value(args[0])
+            except (Undecodable, ValueError) as e:
+                col.skip(f"llama.cpp {name} case not decodable ({e})")
+                continue
+            if isinstance(grammar, str):
+                col.compile("gbnf", f"{rel}:{tokens[i].line} ({name})", grammar, None, ok, "parse")
+
+
+def extract_llama_examples(col: Collector, root: str) -> None:
+    folder = os.path.join(root, "grammars")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".gbnf"):
+            col.compile("gbnf", f"grammars/{name}", _read(os.path.join(folder, name)), "root", True, "example",
+                        note="example grammar shipped with llama.cpp (no strings are tested upstream)")
+
+
+# ============================================================================ Python (xgrammar)
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()
+
+
+class PyGrammar:
+    """An EBNF grammar value: its text and root rule."""
+
+    def __init__(self, text: str, root: str) -> None:
+        self.text, self.root = text, root
+
+
+class PyCompiled:
+    """A compiled grammar (GrammarCompiler.compile_grammar)."""
+
+    def __init__(self, grammar: PyGrammar) -> None:
+        self.grammar = grammar
+
+
+class PyMatcher:
+    """A GrammarMatcher: the text accepted so far, or None when the state is no longer
+    known. `terminates`: made with terminate_without_stop_token=True, so that
+    is_terminated() says whether the text is complete."""
+
+    def __init__(self, grammar: PyGrammar, terminates: bool) -> None:
+        self.grammar, self.terminates = grammar, terminates
+        self.consumed: Optional[str] = ""
+
+
+class Check:
+    """The value of `_is_grammar_accept_string(...)`, `matcher.accept_string(s)` or
+    `matcher.is_terminated()`, waiting for an assert to say what it was."""
+
+    def __init__(self, grammar: PyGrammar, text: str, complete: bool, matcher: Optional[PyMatcher] = None) -> None:
+        self.grammar, self.text, self.complete, self.matcher = grammar, text, complete, matcher
+
+
+class _Stop(Exception):
+    """Ends a `with pytest.raises` body at the call expected to raise."""
+
+
+class _Return(Exception):
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+# methods of a matcher that do not change what it has accepted
+_PURE_MATCHER_METHODS = {"fill_next_token_bitmask", "find_jump_forward_string", "get_captures",
+                         "_debug_print_internal_state", "is_completed"}
+_MAX_ITERATIONS = 50000
+_MAX_STRINGS_PER_KIND = 100  # strings of one kind one run of a test may record (exhaustive tests enumerate thousands)
+
+# Plain Python evaluation (exact, by Python itself) of expressions over plain data:
+# these builtins and modules, these node types, these value types.
+_SAFE_NAMES: Dict[str, Any] = {n: getattr(builtins, n) for n in (
+    "len", "range", "enumerate", "zip", "sorted", "set", "frozenset", "list", "tuple", "dict", "str",
+    "int", "min", "max", "sum", "any", "all", "reversed", "chr", "ord", "bool", "repr", "abs", "map")}
+_SAFE_NAMES.update({"re": re, "itertools": itertools, "True": True, "False": False, "None": None})
+_PURE_NODES = (ast.Constant, ast.Name, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Subscript,
+               ast.Slice, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp,
+               ast.GeneratorExp, ast.comprehension, ast.Call, ast.Attribute, ast.JoinedStr,
+               ast.FormattedValue, ast.IfExp, ast.keyword, ast.Starred, ast.operator, ast.unaryop,
+               ast.boolop, ast.cmpop, ast.expr_context)
+_PLAIN_TYPES = (str, bytes, int, float, bool, type(None), re.Pattern, re.Match, range)
+_CONTAINERS = (tuple, list, set, frozenset)
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return _dotted(node.value) + "." + node.attr
+    return "?"
+
+
+class PyTestInterpreter:
+    """Runs the test functions of one xgrammar test file symbolically (see the module
+    docstring) and reports what the asserts say about EBNF grammars."""
+
+    def __init__(self, col: Collector, tree: ast.Module, rel: str) -> None:
+        self.col, self.rel = col, rel
+        self.functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        self.globals: Dict[str, Any] = {}
+        self.source = rel
+        self.expected_error: Optional[Tuple[Optional[str]]] = None
+        self.depth = 0
+        self.budget: Counter = Counter()
+        self._calling = ""
+        self.raises_depth = 0
+        self.compiled: Dict[int, Any] = {}  # id(expression node) -> code (the tree is kept alive)
+        self.envs: List[Dict[str, Any]] = [self.globals]  # the scopes in use, innermost last
+        for node in tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                self._statement(node, self.globals)
+
+    # -- entry point
+    def run(self) -> None:
+        for name, fn in self.functions.items():
+            if not name.startswith("test_"):
+                continue
+            if _skipped(fn):
+                self.col.skip("xgrammar test marked skip/xfail")
+                continue
+            self.source = f"{self.rel}:{fn.lineno} ({name})"
+            for params in self._parameter_sets(fn):
+                env = dict(self.globals)
+                env.update({a.arg: UNKNOWN for a in fn.args.args})
+                env.update(params)
+                self.envs = [self.globals, env]
+                self.budget = Counter()
+                self._block(fn.body, env)
+
+    def _parameter_sets(self, fn: ast.FunctionDef) -> List[Dict[str, Any]]:
+        sets: List[Dict[str, Any]] = [{}]
+        for deco in fn.decorator_list:
+            if not (isinstance(deco, ast.Call) and _dotted(deco.func).endswith("mark.parametrize")):
+                continue
+            names_value = self._eval(deco.args[0], self.globals)
+            rows = self._eval(deco.args[1], self.globals) if len(deco.args) > 1 else UNKNOWN
+            if not isinstance(names_value, str) or not isinstance(rows, (tuple, list)):
+                return []
+            names = [n.strip() for n in names_value.split(",") if n.strip()]
+            bindings = [b for b in (self._bind_row(names, row) for row in rows) if b is not None]
+            sets = [dict(s, **b) for s in sets for b in bindings]
+        return sets
+
+    def _bind_row(self, names: List[str], row: Any) -> Optional[Dict[str, Any]]:
+        if isinstance(row, _Param):
+            if row.marked:
+                self.col.skip("xgrammar parametrize row marked skip/xfail")
+                return None
+            row = row.values if len(names) > 1 else row.values[0]
+        if len(names) == 1:
+            return {names[0]: row}
+        if isinstance(row, (tuple, list)) and len(row) == len(names):
+            return dict(zip(names, row))
+        return {n: UNKNOWN for n in names}
+
+    # -- statements
+    def _block(self, body: Sequence[ast.stmt], env: Dict[str, Any]) -> None:
+        for stmt in body:
+            self._statement(stmt, env)
+
+    def _statement(self, stmt: ast.stmt, env: Dict[str, Any]) -> None:
+        handler = self._STATEMENTS.get(type(stmt))
+        if handler is not None:
+            handler(self, stmt, env)
+        else:  # if / while / try / nested defs ...: their effect is not known
+            self._forget(stmt, env)
+
+    def _forget(self, stmt: ast.stmt, env: Dict[str, Any]) -> None:
+        """A statement that is not run: every name it may bind or change becomes unknown,
+        and so does the state of every matcher."""
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                env[node.id] = UNKNOWN
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                self._invalidate(env.get(node.value.id, UNKNOWN))
+        _forget_matchers(env)
+
+    def _invalidate(self, value: Any) -> None:
+        """A list, set or dict may have been changed in place: forget it under every name."""
+        if isinstance(value, (_CONTAINERS, dict)):
+            for env in self.envs:
+                for name in [n for n, v in env.items() if v is value]:
+                    env[name] = UNKNOWN
+
+    def _assign(self, stmt: ast.Assign, env: Dict[str, Any]) -> None:
+        value = self._eval(stmt.value, env)
+        if isinstance(value, Check) and value.matcher is not None:
+            value.matcher.consumed = None  # accepted or not: unknown
+        for target in stmt.targets:
+            self._bind(target, value, env)
+
+    def _ann_assign(self, stmt: ast.AnnAssign, env: Dict[str, Any]) -> None:
+        if stmt.value is not None:
+            self._bind(stmt.target, self._eval(stmt.value, env), env)
+
+    def _aug_assign(self, stmt: ast.AugAssign, env: Dict[str, Any]) -> None:
+        if isinstance(stmt.target, ast.Name):
+            op = ast.BinOp(left=ast.Name(id=stmt.target.id, ctx=ast.Load()), op=stmt.op, right=stmt.value)
+            env[stmt.target.id] = self._eval(op, env)
+
+    def _bind(self, target: ast.expr, value: Any, env: Dict[str, Any]) -> None:
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, (ast.Subscript, ast.Attribute)):  # x[i] = ... changes x
+            self._invalidate(self._eval(target.value, env))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            ok = isinstance(value, (tuple, list)) and len(value) == len(target.elts)
+            values = value if ok else [UNKNOWN] * len(target.elts)
+            for t, v in zip(target.elts, values):
+                self._bind(t, v, env)
+
+    def _expr(self, stmt: ast.Expr, env: Dict[str, Any]) -> None:
+        value = self._eval(stmt.value, env)
+        if isinstance(value, Check) and value.matcher is not None:
+            value.matcher.consumed = None
+
+    def _for(self, stmt: ast.For, env: Dict[str, Any]) -> None:
+        items = self._eval(stmt.iter, env)
+        jumps = any(isinstance(n, (ast.Break, ast.Continue)) for b in stmt.body for n in ast.walk(b))
+        if isinstance(items, (_CONTAINERS, dict, range, str)) and len(items) <= _MAX_ITERATIONS:
+            items = list(items)
+        if not isinstance(items, list) or stmt.orelse or jumps:
+            self._forget(stmt, env)
+            return
+        for item in items:
+            self._bind(stmt.target, item, env)
+            self._block(stmt.body, env)
+
+    def _with(self, stmt: ast.With, env: Dict[str, Any]) -> None:
+        raises = [i.context_expr for i in stmt.items
+                  if isinstance(i.context_expr, ast.Call) and _dotted(i.context_expr.func).endswith("raises")]
+        if not raises:
+            self._block(stmt.body, env)
+            return
+        if not _one_build(stmt.body):
+            self.col.skip("xgrammar pytest.raises whose body does more than build one grammar")
+            self._forget(stmt, env)
+            return
+        match = next((k.value for k in raises[0].keywords if k.arg == "match"), None)
+        pattern = self._eval(match, env) if match is not None else None
+        saved, self.expected_error = self.expected_error, (pattern if isinstance(pattern, str) else None,)
+        self.raises_depth = self.depth
+        try:
+            self._block(stmt.body, env)
+        except _Stop:
+            pass
+        finally:
+            self.expected_error = saved
+        _forget_matchers(env)
+
+    def _return(self, stmt: ast.Return, env: Dict[str, Any]) -> None:
+        raise _Return(self._eval(stmt.value, env) if stmt.value is not None else None)
+
+    def _assert(self, stmt: ast.Assert, env: Dict[str, Any]) -> None:
+        for test, positive in self._assertions(stmt.test, env):
+            value = self._eval(test, env)
+            if isinstance(value, Check):
+                self._record(value, positive)
+
+    def _assertions(self, test: ast.expr, env: Dict[str, Any]) -> Iterator[Tuple[ast.expr, bool]]:
+        """(expression, expected truth) pairs an assert states."""
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            for v in test.values:
+                yield from self._assertions(v, env)
+        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            yield test.operand, False
+        elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)):
+            expected = self._eval(test.comparators[0], env)
+            if isinstance(expected, bool):
+                yield test.left, expected
+        else:
+            yield test, True
+
+    _STATEMENTS: Dict[type, Callable[..., None]] = {
+        ast.Assign: _assign, ast.AnnAssign: _ann_assign, ast.AugAssign: _aug_assign, ast.Expr: _expr,
+        ast.For: _for, ast.With: _with, ast.Assert: _assert, ast.Return: _return,
+        ast.Pass: lambda self, stmt, env: None,
+    }
+
+    # -- recording
+    def _record(self, check: Check, positive: bool) -> None:
+        matcher = check.matcher
+        if matcher is not None and matcher.consumed is None:
+            return
+        if matcher is not None and not check.complete:  # matcher.accept_string(s)
+            if positive:
+                matcher.consumed = check.text
+            else:
+                matcher.consumed = None
+            kind = "prefixes" if positive else "not_prefixes"
+        elif matcher is not None:  # matcher.is_terminated()
+            kind = "passing" if positive else "prefix_only"
+        elif check.complete:
+            kind = "passing" if positive else "failing"
+        else:  # require_termination=False
+            kind = "prefixes" if positive else "not_prefixes"
+        self.budget[kind] += 1
+        if self.budget[kind] > _MAX_STRINGS_PER_KIND:
+            self.col.skip(f"xgrammar string beyond the first {_MAX_STRINGS_PER_KIND} of its kind in one test run")
+            return
+        self.col.observe("xgrammar", self.source, check.grammar.text, check.grammar.root, kind, check.text)
+
+    # -- expressions
+    def _eval(self, node: Optional[ast.expr], env: Dict[str, Any]) -> Any:
+        if node is None:
+            return UNKNOWN
+        namespace = _pure_namespace(node, env)
+        if namespace is not None:
+            try:
+                namespace["__builtins__"] = {}  # one scope: comprehensions see the names too
+                return _materialise(eval(self._code(node), namespace))
+            except Exception:  # noqa: BLE001 - not plain after all: evaluate symbolically
+                pass
+        handler = self._EXPRESSIONS.get(type(node))
+        return handler(self, node, env) if handler is not None else UNKNOWN
+
+    def _code(self, node: ast.expr) -> Any:
+        code = self.compiled.get(id(node))
+        if code is None:
+            code = self.compiled[id(node)] = compile(ast.Expression(node), "<test>", "eval")
+        return code
+
+    def _boolop(self, node: ast.BoolOp, env: Dict[str, Any]) -> Any:
+        """`matcher.accept_string(s) and matcher.is_terminated()`: is s complete."""
+        first = self._eval(node.values[0], env)
+        matcher = first.matcher if isinstance(first, Check) else None
+        if not (isinstance(node.op, ast.And) and len(node.values) == 2 and matcher is not None
+                and not first.complete and matcher.consumed is not None):
+            return UNKNOWN
+        matcher.consumed = first.text
+        second = self._eval(node.values[1], env)
+        matcher.consumed = None  # whether it accepted is known only to an assert
+        if isinstance(second, Check) and second.matcher is matcher and second.complete:
+            return Check(first.grammar, first.text, True)
+        return UNKNOWN
+
+    def _constant(self, node: ast.Constant, env: Dict[str, Any]) -> Any:
+        return node.value
+
+    def _name(self, node: ast.Name, env: Dict[str, Any]) -> Any:
+        return env.get(node.id, UNKNOWN)
+
+    def _collection(self, node: Any, env: Dict[str, Any]) -> Any:
+        values = [self._eval(e, env) for e in node.elts]
+        return values if isinstance(node, ast.List) else tuple(values)
+
+    def _binop(self, node: ast.BinOp, env: Dict[str, Any]) -> Any:
+        left, right = self._eval(node.left, env), self._eval(node.right, env)
+        if isinstance(node.op, ast.Add) and type(left) is type(right) and isinstance(left, (str, bytes, tuple)):
+            return left + right
+        if isinstance(node.op, ast.Mult) and isinstance(left, (str, bytes)) and type(right) is int:
+            return left * right
+        if isinstance(node.op, ast.Mult) and isinstance(right, (str, bytes)) and type(left) is int:
+            return right * left
+        if isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and type(left) is int and type(right) is int:
+            return {ast.Add: left + right, ast.Sub: left - right, ast.Mult: left * right}[type(node.op)]
+        return UNKNOWN
+
+    def _joined(self, node: ast.JoinedStr, env: Dict[str, Any]) -> Any:
+        out: List[str] = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                out.append(str(part.value))
+                continue
+            assert isinstance(part, ast.FormattedValue)
+            value = self._eval(part.value, env)
+            if part.conversion != -1 or part.format_spec is not None or type(value) not in (str, int):
+                return UNKNOWN
+            out.append(str(value))
+        return "".join(out)
+
+    def _subscript(self, node: ast.Subscript, env: Dict[str, Any]) -> Any:
+        value, index = self._eval(node.value, env), self._eval(node.slice, env)
+        if isinstance(value, (tuple, list, str)) and type(index) is int and -len(value) <= index < len(value):
+            return value[index]
+        return UNKNOWN
+
+    def _unary(self, node: ast.UnaryOp, env: Dict[str, Any]) -> Any:
+        value = self._eval(node.operand, env)
+        if isinstance(node.op, ast.USub) and type(value) is int:
+            return -value
+        if isinstance(node.op, ast.Not) and isinstance(value, bool):
+            return not value
+        return UNKNOWN
+
+    def _call(self, node: ast.Call, env: Dict[str, Any]) -> Any:
+        name = _dotted(node.func)
+        args = [self._eval(a, env) for a in node.args]
+        kwargs = {k.arg: self._eval(k.value, env) for k in node.keywords if k.arg}
+        short = name.rsplit(".", 2)
+        key = ".".join(short[-2:]) if short[-2:-1] == ["Grammar"] else short[-1]
+        builtin = self._CALLS.get(key)
+        if builtin is not None:
+            self._calling = key
+            return builtin(self, args, kwargs, env)
+        if isinstance(node.func, ast.Attribute):
+            return self._method(node.func, args, kwargs, env)
+        fn = self.functions.get(name)
+        if fn is not None and not name.startswith("test_") and self.depth < 4:
+            return self._call_helper(fn, args, kwargs)
+        return UNKNOWN
+
+    def _call_helper(self, fn: ast.FunctionDef, args: List[Any], kwargs: Dict[str, Any]) -> Any:
+        params = [a.arg for a in fn.args.args]
+        local = dict(self.globals)
+        defaults = fn.args.defaults
+        for p, d in zip(params[len(params) - len(defaults):], defaults):
+            local[p] = self._eval(d, self.globals)
+        local.update({a.arg: UNKNOWN for a in fn.args.kwonlyargs})
+        local.update(zip(params, args))
+        local.update(kwargs)
+        self.depth += 1
+        self.envs.append(local)
+        try:
+            self._block(fn.body, local)
+        except _Return as r:
+            return r.value
+        finally:
+            self.depth -= 1
+            self.envs.pop()
+        return None
+
+    def _method(self, func: ast.Attribute, args: List[Any], kwargs: Dict[str, Any], env: Dict[str, Any]) -> Any:
+        owner = self._eval(func.value, env)
+        if isinstance(owner, PyMatcher):
+            return self._matcher_method(owner, func.attr, args)
+        if isinstance(owner, str) and func.attr == "join" and len(args) == 1 and isinstance(args[0], tuple) \
+                and all(isinstance(a, str) for a in args[0]):
+            return owner.join(args[0])
+        if isinstance(owner, str) and func.attr in ("strip", "lstrip", "rstrip") and all(isinstance(a, str) for a in args):
+            return getattr(owner, func.attr)(*args)
+        if func.attr == "compile_grammar" and args:
+            grammar = self._grammar_of(args[0], "compile_grammar")
+            return PyCompiled(grammar) if isinstance(grammar, PyGrammar) else UNKNOWN
+        self._invalidate(owner)  # a list's append, a set's add, ...
+        return UNKNOWN
+
+    def _matcher_method(self, matcher: PyMatcher, method: str, args: List[Any]) -> Any:
+        if method == "accept_string" and len(args) == 1:
+            text = _py_text(args[0], self.col)
+            if text is not None and matcher.consumed is not None:
+                return Check(matcher.grammar, matcher.consumed + text, False, matcher)
+        elif method == "is_terminated" and matcher.consumed is not None and matcher.terminates:
+            return Check(matcher.grammar, matcher.consumed, True, matcher)
+        elif method == "fork":
+            copy = PyMatcher(matcher.grammar, matcher.terminates)
+            copy.consumed = matcher.consumed
+            return copy
+        elif method == "reset":
+            matcher.consumed = ""
+            return None
+        elif method in _PURE_MATCHER_METHODS:
+            return UNKNOWN
+        matcher.consumed = None
+        return UNKNOWN
+
+    def _grammar_of(self, value: Any, stage: str, root: Any = "root", builds: bool = True) -> Any:
+        """A PyGrammar for an EBNF string or grammar. Records that it compiles, or, inside
+        `pytest.raises`, that it does not (only where this call builds the grammar)."""
+        grammar = value if isinstance(value, PyGrammar) else None
+        if isinstance(value, str) and isinstance(root, str):
+            grammar = PyGrammar(value, root)
+        if self.expected_error is not None:
+            if grammar is not None and builds and self.depth == self.raises_depth:
+                pattern = self.expected_error[0]
+                self.col.compile("xgrammar", self.source, grammar.text, grammar.root, False, stage,
+                                 pattern, error_is_regex=pattern is not None)
+            else:
+                self.col.skip("xgrammar pytest.raises around something other than building a grammar")
+            raise _Stop()
+        if grammar is None:
+            return UNKNOWN
+        if builds and (isinstance(value, str) or stage == "compile_grammar"):
+            self.col.compile("xgrammar", self.source, grammar.text, grammar.root, True, stage)
+        return grammar
+
+    def _from_ebnf(self, args: List[Any], kwargs: Dict[str, Any], env: Dict[str, Any]) -> Any:
+        root = kwargs.get("root_rule_name", args[1] if len(args) > 1 else "root")
+        return self._grammar_of(args[0] if args else UNKNOWN, "from_ebnf", root)
+
+    def _no_normalization(self, args: List[Any], kwargs: Dict[str, Any], env: Dict[str, Any]) -> Any:
+        root = kwargs.get("root_rule_name", args[1] if len(args) > 1 else "root")
+        return self._grammar_of(args[0] if args else UNKNOWN, "parse", root)
+
+    def _accept_string(self, args: List[Any], kwargs: Dict[str, Any], env: Dict[str, Any]) -> Any:
+        if len(args) != 2 or isinstance(args[0], _Unknown):
+            return UNKNOWN
+        # the helper compiles the grammar first (a pattern of a Regex macro, for example,
+        # is only compiled then), so an error raised by it is a compile error
+        grammar = self._grammar_of(args[0], "from_ebnf" if isinstance(args[0], str) else "compile_grammar")
+        text = _py_text(args[1], self.col)
+        complete = kwargs.get("require_termination", True)
+        if not isinstance(grammar, PyGrammar) or text is None or not isinstance(complete, bool):
+            return UNKNOWN
+        return Check(grammar, text, complete)
+
+    def _get_matcher(self, args: List[Any], kwargs: Dict[str, Any], env: Dict[str, Any]) -> Any:
+        """_get_matcher_from_grammar (terminate_without_stop_token=True) and
+        _get_matcher_from_grammar_and_tokenizer_info (GrammarMatcher's default: False)."""
+        stage = "from_ebnf" if args and isinstance(args[0], str) else "compile_grammar"
+        grammar = self._grammar_of(args[0], stage) if args else UNKNOWN
+        terminates = kwargs.get("terminate_without_stop_token", self._calling == "_get_matcher_from_grammar")
+        return PyMatcher(grammar, terminates is True) if isinstance(grammar, PyGrammar) else UNKNOWN
+
+    def _grammar_matcher(self, args: List[Any], kwargs: Dict[str, Any], env: Dict[str, Any]) -> Any:
+        """xgr.GrammarMatcher(compiled, terminate_without_stop_token=...)."""
+        if args and isinstance(args[0], PyCompiled):
+            return PyMatcher(args[0].grammar, kwargs.get("terminate_without_stop_token") is True)
+        return UNKNOWN
+
+    def _range(self, args: List[Any], kwargs: Dict[str, Any], env: Dict[str, Any]) -> Any:
+        if args and all(type(a) is int for a in args) and len(args) <= 3:
+            values = range(*args)
+            return tuple(values) if len(values) <= _MAX_ITERATIONS else UNKNOWN
+        return UNKNOWN
+
+    def _enumerate(self, args: List[Any], kwargs: Dict[str, Any], env: Dict[str, Any]) -> Any:
+        if len(args) == 1 and isinstance(args[0], (tuple, str)):
+            return tuple(enumerate(args[0]))
+        return UNKNOWN
+
+    def _param(self, args: List[Any], kwargs: Dict[str, Any], env: Dict[str, Any]) -> Any:
+        return _Param(tuple(args), "marks" in kwargs)
+
+    _CALLS: Dict[str, Callable[..., Any]] = {
+        "Grammar.from_ebnf": _from_ebnf, "_ebnf_to_grammar_no_normalization": _no_normalization,
+        "_is_grammar_accept_string": _accept_string, "_get_matcher_from_grammar": _get_matcher,
+        "_get_matcher_from_grammar_and_tokenizer_info": _get_matcher, "GrammarMatcher": _grammar_matcher,
+        "range": _range, "enumerate": _enumerate, "param": _param,
+    }
+    _EXPRESSIONS: Dict[type, Callable[..., Any]] = {
+        ast.Constant: _constant, ast.Name: _name, ast.Tuple: _collection, ast.List: _collection,
+        ast.Set: _collection, ast.BinOp: _binop, ast.JoinedStr: _joined, ast.Subscript: _subscript,
+        ast.UnaryOp: _unary, ast.Call: _call, ast.BoolOp: _boolop,
+    }
+
+
+class _Param:
+    """A pytest.param(...) row."""
+
+    def __init__(self, values: tuple, marked: bool) -> None:
+        self.values, self.marked = values, marked
+
+
+_BUILDS = ("from_ebnf", "_ebnf_to_grammar_no_normalization", "compile_grammar", "_is_grammar_accept_string",
+           "_get_matcher_from_grammar", "_get_matcher_from_grammar_and_tokenizer_info")
+
+
+def _one_build(body: List[ast.stmt]) -> bool:
+    """A `pytest.raises` body whose error can only come from building one grammar: a
+    single statement with one call that builds (or compiles) a grammar, and no other call
+    than those, whose arguments are plain."""
+    if len(body) != 1:
+        return False
+    calls = [n for n in ast.walk(body[0]) if isinstance(n, ast.Call)]
+    builds = [c for c in calls if _dotted(c.func).rsplit(".", 1)[-1] in _BUILDS]
+    others = [c for c in calls if c not in builds and not _dotted(c.func).endswith(("GrammarCompiler", "TokenizerInfo"))]
+    return len(builds) == 1 and not others
+
+
+def _skipped(fn: ast.FunctionDef) -> bool:
+    return any(_dotted(d.func if isinstance(d, ast.Call) else d).endswith(("mark.skip", "mark.xfail"))
+               for d in fn.decorator_list)
+
+
+def _pure_namespace(node: ast.expr, env: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The names a plain expression reads, with their values; None if the expression is
+    not plain (other node types, private attributes, or names bound to anything else)."""
+    local = {t.id for n in ast.walk(node) if isinstance(n, ast.comprehension)
+             for t in ast.walk(n.target) if isinstance(t, ast.Name)}
+    namespace: Dict[str, Any] = {}
+    for n in ast.walk(node):
+        if not isinstance(n, _PURE_NODES) or (isinstance(n, ast.Attribute) and n.attr.startswith("_")):
+            return None
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in local:
+            value = env.get(n.id, _SAFE_NAMES.get(n.id, UNKNOWN))
+            if not (n.id in _SAFE_NAMES and n.id not in env) and not _plain(value):
+                return None
+            namespace[n.id] = value
+    return namespace
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, _PLAIN_TYPES):
+        return True
+    if depth > 4:
+        return False
+    if isinstance(value, dict):
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return isinstance(value, _CONTAINERS) and all(_plain(v, depth + 1) for v in value)
+
+
+def _materialise(value: Any) -> Any:
+    """Iterators (generators, itertools.product, zip, ...) become tuples (too long:
+    unknown); sets become sorted tuples, so that the output does not depend on hashing."""
+    if isinstance(value, (set, frozenset)):
+        return tuple(sorted(value, key=repr))
+    if isinstance(value, (_PLAIN_TYPES, _CONTAINERS, dict)):
+        return value
+    if hasattr(value, "__next__"):
+        items = tuple(itertools.islice(value, _MAX_ITERATIONS + 1))
+        return items if len(items) <= _MAX_ITERATIONS else UNKNOWN
+    return UNKNOWN
+
+
+def _forget_matchers(env: Dict[str, Any]) -> None:
+    for value in env.values():
+        if isinstance(value, PyMatcher):
+            value.consumed = None
+
+
+def _py_text(value: Any, col: Collector) -> Optional[str]:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            col.skip("xgrammar input given as bytes that are not UTF-8 (string left out)")
+    return None
+
+
+def extract_xgrammar(col: Collector, root: str) -> None:
+    folder = os.path.join(root, "tests", "python")
+    for name in sorted(os.listdir(folder)):
+        if name.startswith("test_") and name.endswith(".py"):
+            tree = ast.parse(_read(os.path.join(folder, name)))
+            PyTestInterpreter(col, tree, f"tests/python/{name}").run()
+
+
+# ============================================================================ Rust (kbnf)
+
+_RUST_TOKEN = re.compile(r"""
+    (?P<ws>\s+) | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<raw>b?r(?P<hashes>\#*)")
+  | (?P<str>b?"(?:[^"\\]|\\.)*")
+  | (?P<chr>b?'(?:[^'\\\n]|\\(?:[nrt0'"\\]|x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]{1,6}\}))')
+  | (?P<lifetime>'\w+)
+  | (?P<ident>[A-Za-z_]\w*!?) | (?P<num>\d\w*(?:\.\d\w*)?)
+  | (?P<punct>::|==|!=|=>|->|\.\.|&&|\|\||.)
+""", re.S | re.X)
+_RUST_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "0": "\0", "'": "'", '"': '"'}
+
+
+def rust_tokens(src: str) -> List[CppToken]:
+    """Tokens of Rust source; string literals carry their value (str, or bytes for b"")."""
+    out: List[CppToken] = []
+    pos, line = 0, 1
+    while pos < len(src):
+        m = _RUST_TOKEN.match(src, pos)
+        assert m is not None
+        kind = next(k for k in ("ws", "comment", "raw", "str", "chr", "lifetime", "ident", "num", "punct")
+                    if m.group(k))
+        end = m.end()
+        if kind == "raw":
+            close = '"' + m.group("hashes")
+            stop = src.find(close, end)
+            body = src[end:stop]
+            end = stop + len(close)
+            value: Any = body.encode("utf-8") if m.group().startswith("b") else body
+            out.append(CppToken("str", src[pos:end], line, value))
+        elif kind == "str":
+            out.append(CppToken("str", m.group(), line, _rust_string_value(m.group())))
+        elif kind not in ("ws", "comment"):
+            out.append(CppToken(kind, m.group(), line))
+        line += src.count("\n", pos, end)
+        pos = end
+    return out
+
+
+def _rust_string_value(literal: str) -> Any:
+    is_bytes = literal.startswith("b")
+    body = literal[2:-1] if is_bytes else literal[1:-1]
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out += c.encode("utf-8")
+            i += 1
+            continue
+        e = body[i + 1]
+        if e in _RUST_ESCAPES:
+            out += _RUST_ESCAPES[e].encode()
+            i += 2
+        elif e == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", body[i + 2:i + 4]):
+            value = int(body[i + 2:i + 4], 16)
+            if value > 0x7F and not is_bytes:
+                return Undecodable("\\x above 0x7F in a str literal")
+            out.append(value)
+            i += 4
+        elif e == "u" and not is_bytes:
+            m = re.match(r"\{([0-9a-fA-F]{1,6})\}", body[i + 2:])
+            if not m:
+                return Undecodable("bad \\u escape")
+            try:
+                out += _utf8(int(m.group(1), 16))
+            except Undecodable as err:
+                return err
+            i += 2 + len(m.group())
+        elif e == "\n":  # line continuation: skip the newline and leading whitespace
+            i += 2
+            while i < len(body) and body[i] in " \t\r\n":
+                i += 1
+        else:
+            return Undecodable(f"unknown escape \\{e}")
+    return bytes(out) if is_bytes else out.decode("utf-8")
+
+
+def rust_test_functions(tokens: List[CppToken]) -> Iterator[Tuple[str, int, List[CppToken], bool]]:
+    """(name, line, body tokens, should_panic) of each #[test] function."""
+    i = 0
+    while i < len(tokens) - 3:
+        if [t.text for t in tokens[i:i + 4]] == ["#", "[", "test", "]"]:
+            j, should_panic = i + 4, False
+            while tokens[j].text == "#":  # more attributes
+                should_panic = should_panic or tokens[j + 2].text == "should_panic"
+                _, j = split_args(tokens, j + 1)
+            if tokens[j].text == "fn":
+                brace = j
+                while tokens[brace].text != "{":
+                    brace += 1
+                _, end = split_args(tokens, brace)
+                yield tokens[j + 1].text, tokens[j].line, tokens[brace + 1:end - 1], should_panic
+                i = end
+                continue
+        i += 1
+
+
+def rust_statements(body: List[CppToken]) -> Iterator[List[CppToken]]:
+    """Top-level statements; a `for` or `if` statement is yielded whole (with its block)."""
+    i = 0
+    while i < len(body):
+        j, depth = i, 0
+        block_statement = body[i].text in ("for", "if", "while", "loop")
+        while j < len(body):
+            t = body[j].text
+            depth += t in "([{" and body[j].kind == "punct"
+            depth -= t in ")]}" and body[j].kind == "punct"
+            j += 1
+            if depth == 0 and (t == ";" or (block_statement and t == "}" and (j >= len(body) or body[j].text != "else"))):
+                break
+        yield body[i:j]
+        i = j
+
+
+class KbnfEngineRun:
+    """Follows one kbnf engine through a test: what it has accepted, and the asserted
+    outcome of each accept (Ongoing, Finished, Rejected)."""
+
+    def __init__(self, col: Collector, source: str, note: Optional[str]) -> None:
+        self.col, self.source, self.note = col, source, note
+        self.grammar: Optional[str] = None
+        self.consumed: Optional[bytes] = b""
+        self.env: Dict[str, Any] = {}
+        self.pending: Dict[str, bytes] = {}  # result variable -> the text it accepted
+        self.unresolved: Optional[str] = None  # a result variable whose outcome is not known yet
+
+    def run(self, body: List[CppToken]) -> None:
+        for stmt in rust_statements(body):
+            self.statement(stmt)
+        for name in list(self.pending):
+            self.flush(name)
+
+    def statement(self, stmt: List[CppToken]) -> None:
+        texts = [t.text for t in stmt]
+        if texts[:1] == ["for"]:
+            self.loop(stmt)
+        elif texts[:1] in (["if"], ["while"], ["loop"]):
+            self.consumed = None
+        elif "Engine" in texts and "::" in texts and ("new" in texts or "with_config" in texts):
+            name = texts[texts.index("(", texts.index("Engine")) + 1]
+            self.grammar = self.env.get(name) if isinstance(self.env.get(name), str) else None
+            self.consumed = b""
+        elif "reset" in texts and texts[:3] == ["engine", ".", "reset"]:
+            self.consumed = b""
+        elif "try_accept_new_token" in texts or "try_accept_new_bytes" in texts:
+            self.accept(stmt, texts)
+        elif texts[:1] == ["let"] and "=" in texts:
+            self.let(stmt, texts)
+        elif texts[:1] in (["assert_eq!"], ["assert!"]):
+            self.assert_result(texts)
+
+    def let(self, stmt: List[CppToken], texts: List[str]) -> None:
+        name = texts[2] if texts[1] == "mut" else texts[1]
+        value = stmt[texts.index("=") + 1:-1]
+        if len(value) == 1 and value[0].kind == "str":
+            self.env[name] = value[0].value
+        elif texts[texts.index("=") + 1:][:1] == ["if"]:  # let v = if i % 2 == 0 { "x" } else { "y" };
+            m = re.fullmatch(r"if (\w+) % (\d+) == (\d+) \{ (\S+) \} else \{ (\S+) \} ;", " ".join(texts[texts.index("=") + 1:]))
+            strings = [t for t in value if t.kind == "str"]
+            if m and isinstance(self.env.get(m.group(1)), int) and len(strings) == 2:
+                self.env[name] = strings[0 if self.env[m.group(1)] % int(m.group(2)) == int(m.group(3)) else 1].value
+
+    def loop(self, stmt: List[CppToken]) -> None:
+        texts = [t.text for t in stmt]
+        m = re.match(r"for (\w+) in (\d+) \.\. (\d+) \{", " ".join(texts))
+        if not m:
+            self.consumed = None
+            return
+        body = stmt[texts.index("{") + 1:-1]
+        for i in range(int(m.group(2)), int(m.group(3))):
+            self.env[m.group(1)] = i
+            for inner in rust_statements(body):
+                self.statement(inner)
+
+    def accept(self, stmt: List[CppToken], texts: List[str]) -> None:
+        """An accept call, with its outcome if the statement asserts it. `let r = call;`
+        leaves the outcome to a later assert on r; `.unwrap()` alone means it was accepted."""
+        call = next(i for i, t in enumerate(texts) if t in ("try_accept_new_token", "try_accept_new_bytes"))
+        args, after = split_args(stmt, call + 1)
+        text = self.accepted_text(args[0] if args else [])
+        if text is None or self.consumed is None or self.grammar is None or self.unresolved:
+            self.consumed = None
+            return
+        seq = self.consumed + text
+        if "Rejected" in texts:
+            self.observe("not_prefixes", seq)
+        elif "Ongoing" in texts or "Finished" in texts:
+            self.observe("prefix_only" if "Ongoing" in texts else "passing", seq)
+            self.consumed = seq
+        elif texts[:1] == ["let"]:
+            self.flush(texts[1])
+            self.pending[texts[1]] = seq
+            unwrapped = texts[after:after + 4] == [".", "unwrap", "(", ")"]
+            if unwrapped:
+                self.consumed = seq
+            else:
+                self.unresolved = texts[1]
+        elif texts[after:after + 4] == [".", "unwrap", "(", ")"]:
+            self.observe("prefixes", seq)
+            self.consumed = seq
+        else:  # outcome not asserted here
+            self.consumed = None
+
+    def accepted_text(self, arg: List[CppToken]) -> Optional[bytes]:
+        """The bytes of the token or byte string an accept call is given."""
+        texts = [t.text for t in arg]
+        strings = [t.value for t in arg if t.kind == "str"]
+        if len(strings) == 1:
+            value = strings[0]
+        elif not strings and "Token" in texts:
+            value = self.env.get(texts[texts.index("Token") + 2])
+        else:
+            return None
+        if isinstance(value, str):
+            return value.encode("utf-8")
+        return value if isinstance(value, bytes) else None
+
+    def flush(self, name: str) -> None:
+        """A result variable is bound again: an unasserted unwrap()ed result was accepted."""
+        if name in self.pending and self.unresolved != name:
+            self.observe("prefixes", self.pending.pop(name))
+
+    def assert_result(self, texts: List[str]) -> None:
+        names = [n for n in self.pending if n in texts[2:4]]
+        if not names:
+            return
+        name = names[0]
+        seq = self.pending.pop(name)
+        if self.unresolved == name:  # the call was not unwrap()ed: the assert says what happened
+            self.unresolved = None
+            if "Rejected" in texts:
+                self.observe("not_prefixes", seq)
+                return
+            self.consumed = seq
+        if "Ongoing" in texts:
+            self.observe("prefix_only", seq)
+        elif "Finished" in texts:
+            self.observe("passing", seq)
+        else:
+            self.observe("prefixes", seq)
+
+    def observe(self, kind: str, seq: bytes) -> None:
+        if self.grammar is None:
+            return
+        try:
+            text = _text(seq)
+        except Undecodable:
+            self.col.skip("kbnf input that is not UTF-8 (string left out)")
+            return
+        self.col.observe("kbnf", self.source, self.grammar, "start", kind, text, self.note)
+
+
+def extract_kbnf_engine_tests(col: Collector, path: str, rel: str, note: Optional[str]) -> None:
+    tokens = rust_tokens(_read(path))
+    for name, line, body, should_panic in rust_test_functions(tokens):
+        if should_panic:
+            continue
+        run = KbnfEngineRun(col, f"{rel}:{line} ({name})", note)
+        run.run(body)
+        if run.grammar is not None:
+            col.compile("kbnf", run.source, run.grammar, "start", True, "engine", note=note)
+
+
+def extract_kbnf_syntax_tests(col: Collector, path: str, rel: str, note: Optional[str]) -> None:
+    """Parser and validator tests: the grammar in `let source = ...` (or `src`) parses
+    (parse_expressions) or validates with a start symbol (validate_grammar("S", ...)),
+    unless the test is #[should_panic]."""
+    tokens = rust_tokens(_read(path))
+    for name, line, body, should_panic in rust_test_functions(tokens):
+        texts = [t.text for t in body]
+        grammar = next((body[i + 3].value for i in range(len(body) - 3)
+                        if texts[i] == "let" and texts[i + 1] in ("source", "src") and body[i + 3].kind == "str"), None)
+        if grammar is None:
+            continue
+        if isinstance(grammar, Undecodable):
+            col.skip(f"kbnf-syntax case not decodable ({grammar})")
+            continue
+        source = f"{rel}:{line} ({name})"
+        if "validate_grammar" in texts:
+            start = body[texts.index("validate_grammar") + 2]
+            col.compile("kbnf", source, grammar, start.value, not should_panic, "validate", note=note)
+        elif "parse_expressions" in texts:
+            col.compile("kbnf", source, grammar, None, not should_panic, "parse", note=note)
+
+
+# ============================================================================ main
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _commit(folder: str) -> str:
+    commit = _read(os.path.join(folder, "COMMIT")).strip()
+    if not re.fullmatch(r"[0-9a-f]{40}", commit):
+        raise SystemExit(f"{folder}/COMMIT must hold a 40-hex commit")
+    return commit
+
+
+def _add_source(col: Collector, name: str, folder: str, path: str) -> None:
+    repo, license_, _ = SOURCES[name]
+    col.commit = _commit(folder)
+    col.sources.append({"repo": repo, "commit": col.commit, "path": path, "license": license_})
+
+
+EXTRACTORS: List[Tuple[str, str, Callable[[Collector, str, str, Optional[str]], None]]] = [
+    ("llama.cpp", "tests/test-grammar-integration.cpp", lambda c, p, r, n: extract_llama_integration(c, p, r)),
+    ("llama.cpp", "tests/test-grammar-parser.cpp", lambda c, p, r, n: extract_llama_parser(c, p, r)),
+    ("kbnf", "tests/test.rs", extract_kbnf_engine_tests),
+    ("kbnf-legacy", "tests/test.rs", extract_kbnf_engine_tests),
+    ("kbnf-syntax", "src/parser.rs", extract_kbnf_syntax_tests),
+    ("kbnf-syntax", "src/grammar.rs", extract_kbnf_syntax_tests),
+    ("kbnf-syntax-legacy", "src/parser.rs", extract_kbnf_syntax_tests),
+    ("kbnf-syntax-legacy", "src/grammar.rs", extract_kbnf_syntax_tests),
+]
+
+
+def extract(sources_dir: str) -> Dict[str, Any]:
+    col = Collector()
+    for name, rel, extractor in EXTRACTORS:
+        folder = os.path.join(sources_dir, name)
+        path = os.path.join(folder, rel)
+        if not os.path.exists(path):
+            if not name.endswith("legacy"):
+                raise SystemExit(f"missing {path}")
+            continue
+        _add_source(col, name, folder, rel)
+        extractor(col, path, rel, LEGACY_NOTE if name.endswith("legacy") else None)
+    llama = os.path.join(sources_dir, "llama.cpp")
+    _add_source(col, "llama.cpp", llama, "grammars/*.gbnf")
+    extract_llama_examples(col, llama)
+    xgrammar = os.path.join(sources_dir, "xgrammar")
+    _add_source(col, "xgrammar", xgrammar, "tests/python/test_*.py")
+    extract_xgrammar(col, xgrammar)
+    cases = col.finished_cases()
+    with_strings = {(c["format"], c["grammar"], c["root"]) for c in cases}
+    compile_cases = [c for c in col.compile_cases.values()  # a grammar with strings compiles: said once
+                     if not (c["should_compile"] and (c["format"], c["grammar"], c["root"]) in with_strings)]
+    for entry in cases + compile_cases:
+        entry["features"] = features(entry["format"], entry["grammar"])
+    return {
+        "meta": {"sources": col.sources, "generated_by": "tools/extract_grammar_cases.py",
+                 "skipped": dict(sorted(col.skipped.items()))},
+        "cases": cases,
+        "compile_cases": compile_cases,
+    }
+
+
+def summary(data: Dict[str, Any]) -> str:
+    lines = []
+    for key in ("cases", "compile_cases"):
+        counts = Counter((e["format"], e["source"].split(":")[0]) for e in data[key])
+        strings = Counter()  # type: Counter
+        for e in data[key]:
+            strings[e["format"]] += sum(len(e.get(k, ())) for k in STRING_KINDS)
+        lines.append(f"{key}: {len(data[key])}")
+        for (fmt, path), n in sorted(counts.items()):
+            lines.append(f"  {fmt:9} {path:45} {n}")
+        if key == "cases":
+            lines.append("  strings per format: " + ", ".join(f"{f} {n}" for f, n in sorted(strings.items())))
+    lines.append("left out:")
+    for reason, n in data["meta"]["skipped"].items():
+        lines.append(f"  {n:5}  {reason}")
+    return "\n".join(lines)
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) not in (2, 3):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    data = extract(argv[1])
+    output = argv[2] if len(argv) == 3 else DEFAULT_OUTPUT
+    with open(output, "w", encoding="utf-8") as f:
+        json.dump(data, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    print(summary(data))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
