@@ -38,9 +38,13 @@ from .limits import DEFAULT_LIMITS, Limits
 
 
 class Recognizer:
-    def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True) -> None:
+    def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True,
+                 token_boundaries: bool = False) -> None:
         self.grammar = grammar
         self.lexer = Lexer(grammar)
+        #: the lexemes after which a token must end (`stop=`), when tokens are read
+        #: (the Matcher); on plain bytes there are no token ends, and stop= is suffix=
+        self.hidden_mask = self.lexer.hidden_mask if token_boundaries else 0
         self.parser = Parser(grammar, limits, leo=leo)
         row0 = self.parser.rows[0]
         row0.lexer_start = self._lexer_start(row0, initial=True)
@@ -94,7 +98,7 @@ class Recognizer:
         ended = lexer.lazy_accepting[t]
         if ended:
             start, top = self.scan(ended, top)
-            if ended & lexer.hidden_mask and start != DEAD:
+            if ended & self.hidden_mask and start != DEAD:
                 start = lexer.boundary(start)  # a hidden stop: the token ends here
             return start, top
         return t, top

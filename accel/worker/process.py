@@ -51,6 +51,10 @@ def _summary(req: Dict[str, Any], limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: environment variables left out of the pool key of `WorkerProcess.shared`
+_VOLATILE_ENV = frozenset({"PYTEST_CURRENT_TEST"})
+
+
 class WorkerProcess:
     """One process speaking the worker protocol; requests are serialised by a lock."""
 
@@ -121,8 +125,11 @@ class WorkerProcess:
         env: Optional[Dict[str, str]] = None,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
     ) -> "WorkerProcess":
-        """The running process for this command (started if there is none, or it died)."""
-        key = (tuple(argv), cwd, tuple(sorted(env.items())) if env is not None else None)
+        """The running process for this command (started if there is none, or it died).
+        Variables that change under a running program without meaning another worker
+        (pytest's PYTEST_CURRENT_TEST, set per test) do not count."""
+        stable = None if env is None else tuple(sorted((k, v) for k, v in env.items() if k not in _VOLATILE_ENV))
+        key = (tuple(argv), cwd, stable)
         with cls._pool_lock:
             proc = cls._pool.get(key)
             if proc is None or proc.dead is not None:

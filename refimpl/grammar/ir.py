@@ -27,7 +27,7 @@ s: "a" s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import GrammarError, LimitError
@@ -59,6 +59,8 @@ class TokenSpec:
     any: bool = False
     text_too: bool = False
     no_eos: bool = False
+    #: where the grammar text writes it (-1: unknown), for binding errors; not compared
+    offset: int = field(default=-1, compare=False)
 
 
 @dataclass(frozen=True)

@@ -477,14 +477,14 @@ class Parser:
         `<[5]>`, `<[1-3,7]>` (inclusive ranges), `<[^...]>` (every other id), `<[*]>`."""
         text = tok.value
         if not (text.startswith("<[") and text.endswith("]>")):
-            return TokenSpec(text, name=text)
+            return TokenSpec(text, name=text, offset=tok.offset)
         body = text[2:-2]
         negated = body.startswith("^")
         body = body[1:] if negated else body
         if body == "*":
             if negated:
                 raise self.error("negated wildcard token <[^*]> is not supported", tok)
-            return TokenSpec(text, any=True)
+            return TokenSpec(text, any=True, offset=tok.offset)
         if "*" in body:
             raise self.error("wildcard token range '*' must not contain additional tokens", tok)
         ranges = []
@@ -500,7 +500,7 @@ class Parser:
             ranges.append((lo, hi))
         if not ranges:
             raise self.error("empty token range", tok)
-        return TokenSpec(text, ranges=tuple(ranges), negated=negated)
+        return TokenSpec(text, ranges=tuple(ranges), negated=negated, offset=tok.offset)
 
     def _nested_lark(self, tok: Token) -> NestedLark:
         """`%lark { items }` after its `%lark` token: the tokens up to the matching `}`
