@@ -402,22 +402,22 @@ DIFFERENCES = [
     # 10: a spent budget where the lexeme cannot end: maskref's state is dead, llguidance
     # ends the lexeme anyway (and accepts "ab", which the grammar does not)
     ('start: x "b"\nx[max_tokens=1]: /a+c/', ["a"], [], ["b"]),
-    # not (yet) in docs/semantics.md: a stop= text that what follows is forced to begin
+    # 16: a stop= text that what follows is forced to begin
     # with is, in llguidance, not hidden but read again as the start of what follows (its
     # handle_hidden_bytes); maskref hides it and then wants the "b" of the grammar
     ('start: x "b"\nx[stop="b"]: /a+/', ["a", "b"], ["b"], ["</s>"]),
-    # not (yet) in docs/semantics.md: stop="" on a match that cannot grow. llguidance has
+    # 17: stop="" on a match that cannot grow. llguidance has
     # ended the lexeme at once, so EOS may not end it; maskref keeps it pending, and EOS may
     ('start: x "b"\nx[stop=""]: "a"', ["a"], ["b", "</s>"], ["b"]),
-    # not (yet) in docs/semantics.md: a token that two allowed token lexemes match is read
+    # 18: a token that two allowed token lexemes match is read
     # as both by maskref, as the first in the grammar by llguidance ("b" if the two
     # alternatives are swapped)
     ('start: <[1-3]> "a" | <|eot|> "b"', ["<|eot|>"], ["a", "b"], ["a"]),
-    # not (yet) in docs/semantics.md: EOS where a stop="" lexeme is pending and a token
+    # 19: EOS where a stop="" lexeme is pending and a token
     # lexeme matching EOS may follow it: maskref reads it as the token lexeme (reading rule
     # 1), llguidance as the end of the stop="" lexeme (rule 2), so </s> is still to come
     ('start: x </s> "b"\nx[stop=""]: /a+/', ["a", "</s>"], ["b"], ["</s>"]),
-    # not (yet) in docs/semantics.md: llguidance makes one lexeme of a stop="" lexeme and
+    # 20: llguidance makes one lexeme of a stop="" lexeme and
     # another with the same regex (lexerspec.rs does not compare stop=""), the first
     # written deciding whether EOS may end both
     ('start: "b" x "c" | /a+/ "c"\nx[stop=""]: /a+/', ["a"], ["a", "aa", "c"], ["a", "</s>", "aa", "c"]),
