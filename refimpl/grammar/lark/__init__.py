@@ -9,7 +9,8 @@
     common.py     %import common.NAME           compiler.py   items -> GrammarIR
     parametric.py name::_ rules, expanded       subgrammars.py %lark { }, @name, top-level object
 
-The dialect, as llguidance's docs/syntax.md and its lexer/parser/compiler define it:
+The dialect, as llguidance's docs/syntax.md and its lexer/parser/compiler define it (the
+user's guide, with runnable examples, is docs/lark.md):
 
 * `name: ...` (lowercase) is a rule, `NAME: ...` (uppercase) a terminal; `-` may appear in
   names after the first character; `_name`, `?name` (inline) and `!name` are rules like
