@@ -1,9 +1,9 @@
 """Shared workloads and measurements for the asv benchmarks (benchmarks/asv_*.py) and for
 `python -m benchmarks.compare`.
 
-Importing this module has no side effects: vocabularies are loaded, backends checked
-(which for "pypy" means starting pypy3), and the clock calibrated only when a function
-here is called.
+Importing this module reads one small data file (json.gbnf, from tests/data) and nothing
+else: vocabularies are loaded, backends checked (which for "pypy" means starting pypy3),
+and the clock calibrated only when a function here is called.
 
 Metrics (docs/benchmarks.md):
   mask_ms        best wall-clock time of one mask in the calling process (for "pypy":
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import platform
 import subprocess
@@ -66,34 +67,12 @@ STRING: /"[^"\\\n]*"/
 %ignore /[ \t\n]+/
 """
 
-# llama.cpp's grammars/json.gbnf (MIT license, ggml-org/llama.cpp), and the same JSON in
-# maskref's Lark dialect: the GBNF frontend should find lexemes as good as these terminals
-JSON_GBNF = r'''root   ::= object
-value  ::= object | array | string | number | ("true" | "false" | "null") ws
-
-object ::=
-  "{" ws (
-            string ":" ws value
-    ("," ws string ":" ws value)*
-  )? "}" ws
-
-array  ::=
-  "[" ws (
-            value
-    ("," ws value)*
-  )? "]" ws
-
-string ::=
-  "\"" (
-    [^"\\\x7F\x00-\x1F] |
-    "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) # escapes
-  )* "\"" ws
-
-number ::= ("-"? ([0-9] | [1-9] [0-9]{0,15})) ("." [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws
-
-# Optional space: by convention, applied in this grammar after literal chars when allowed
-ws ::= | " " | "\n" [ \t]{0,20}
-'''
+# llama.cpp's grammars/json.gbnf (MIT license, ggml-org/llama.cpp; tests/data/grammar_cases.json
+# holds it with its commit), and the same JSON in maskref's Lark dialect: the GBNF frontend
+# should find lexemes as good as these terminals
+_CASES = os.path.join(os.path.dirname(__file__), os.pardir, "tests", "data", "grammar_cases.json")
+with open(_CASES, encoding="utf-8") as _f:
+    JSON_GBNF = next(c["grammar"] for c in json.load(_f)["compile_cases"] if c["source"] == "grammars/json.gbnf")
 JSON_LARK = r"""
 start: object
 value: object | array | STRING | NUMBER | "true" | "false" | "null"
@@ -209,8 +188,6 @@ def _llg_tokenizer(vname: str, sliced: bool):
 
 
 def _llg_source(kind: str, source: Any) -> Tuple[str, str]:
-    import json
-
     if kind == "json":
         return "lark", "start: %%json %s" % json.dumps(source)
     if kind == "gbnf":  # through llguidance's own converter

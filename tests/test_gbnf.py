@@ -1,6 +1,8 @@
 """GBNF: the parser (llama.cpp's reading, errors with positions) and the exactness of the
 lexemes the compiler chooses, against an independent Earley over code points
 (tests/char_earley.py) on random grammars and strings."""
+import json
+import pathlib
 from typing import List
 
 import pytest
@@ -15,33 +17,10 @@ from refimpl.grammar.ebnf.gbnf import parse_rules
 from refimpl.oracle import naive_mask
 from refimpl.recognizer import Recognizer
 
-JSON_GBNF = r'''
-root   ::= object
-value  ::= object | array | string | number | ("true" | "false" | "null") ws
-
-object ::=
-  "{" ws (
-            string ":" ws value
-    ("," ws string ":" ws value)*
-  )? "}" ws
-
-array  ::=
-  "[" ws (
-            value
-    ("," ws value)*
-  )? "]" ws
-
-string ::=
-  "\"" (
-    [^"\\\x7F\x00-\x1F] |
-    "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) # escapes
-  )* "\"" ws
-
-number ::= ("-"? ([0-9] | [1-9] [0-9]{0,15})) ("." [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws
-
-# Optional space: by convention, applied in this grammar after literal chars when allowed
-ws ::= | " " | "\n" [ \t]{0,20}
-'''
+#: llama.cpp's grammars/json.gbnf, as tests/data/grammar_cases.json holds it (MIT license)
+JSON_GBNF = next(c["grammar"] for c in json.loads((pathlib.Path(__file__).parent / "data" / "grammar_cases.json")
+                                                   .read_text(encoding="utf-8"))["compile_cases"]
+                 if c["source"] == "grammars/json.gbnf")
 
 
 def outcome(grammar: Grammar, text: str) -> str:
