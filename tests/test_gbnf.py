@@ -102,6 +102,13 @@ def test_llama_cpp_reading():
     assert [outcome(g, t) for t in ("c", "ababc", "abac")] == ["accept", "accept", "reject"]
 
 
+def test_left_recursion_and_unreachable_rules():
+    g = Grammar.from_gbnf('root ::= root "a" | "a"\nunused ::= "b"')
+    assert [outcome(g, t) for t in ("a", "aaa", "", "b")] == ["accept", "accept", "prefix", "reject"]
+    with pytest.raises(GrammarError, match="undefined rule 'nope' \\(in the rule 'unused'\\)"):
+        Grammar.from_gbnf('root ::= "a"\nunused ::= nope')
+
+
 def test_deep_nesting_is_no_recursion_error():
     text = "root ::= " + "(" * 3000 + '"a"' + ")" * 3000
     assert outcome(Grammar.from_gbnf(text), "a") == "accept"
