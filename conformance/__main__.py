@@ -122,7 +122,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     p = sub.add_parser("generate", help="write the default suite from refimpl")
     p.add_argument("--out", default=SUITE_DIR, help="directory (default: conformance/suite)")
-    p.add_argument("--only", help="grammar kinds, comma-separated (regex,lark,json_schema)")
+    p.add_argument("--only", help="groups, comma-separated (regex,lark,json_schema,tokens,findings)")
     p.set_defaults(run=cmd_generate)
 
     p = sub.add_parser("run", help="check a backend against the vectors")

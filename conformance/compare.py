@@ -46,7 +46,9 @@ class Path:
 
 class StepOutcome:
     """What one step showed. `divergence` is set on a disagreement (the comparison ends),
-    `unsupported` when the backend gave up (it ends too), `token` when the path goes on."""
+    `unsupported` when the backend gave up (it ends too), `token` when the path goes on.
+    A crash of the backend's mask is a disagreement unless a known difference names it
+    (the comparison ends either way)."""
 
     def __init__(self) -> None:
         self.compared = False  # the backend gave a mask
@@ -77,14 +79,17 @@ def compare_step(backend: Backend, session: Session, path: Path, expected: bytes
     except NotSupported as e:  # e.g. a peer's resource limit
         out.unsupported = str(e)
         return out
-    except Exception as e:  # noqa: BLE001 - any crash of the backend is a finding
-        out.divergence = path.divergence(error="mask: %s: %s" % (type(e).__name__, e))
+    except Exception as e:  # noqa: BLE001 - any crash of the backend is a finding (unless a known one)
+        out.explain(backend, path.divergence(error="mask: %s: %s" % (type(e).__name__, e), accepting=accepting,
+                                             note=session.note))
         return out
     out.compared = True
     out.agree = got == expected
     if not out.agree:
         only_b, only_r = diff(expected, got)
         if not out.explain(backend, path.divergence(only_b, only_r, accepting=accepting, note=session.note)):
+            return out
+        if out.known[-1].ends_path:  # the engines may have read the text differently: stop here
             return out
     t = choose(got)
     if t is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Sequence
 
-from refimpl import Grammar, Vocabulary
+from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
 
 from .vectors import GrammarSpec
 
@@ -35,21 +35,44 @@ class Divergence:
         self.refused = refused  # the backend refused a token its own mask allowed
         self.accepting = accepting  # may the output end here (refimpl), when known
         self.note = note  # what the backend said about its last mask (Session.note)
+        self._replayed: List[Optional[Matcher]] = []  # replay()'s answer, once computed
 
     def single(self, which: str, token: int) -> "Divergence":
         """The same divergence reduced to one token of one side ("backend" or "refimpl")."""
-        return Divergence(self.grammar, self.vocab, self.prefix, self.step,
-                          [token] if which == "backend" else [],
-                          [token] if which == "refimpl" else [], accepting=self.accepting, note=self.note)
+        d = Divergence(self.grammar, self.vocab, self.prefix, self.step,
+                       [token] if which == "backend" else [],
+                       [token] if which == "refimpl" else [], accepting=self.accepting, note=self.note)
+        d._replayed = self._replayed  # the same prefix: one replay serves both
+        return d
 
     def text(self) -> bytes:
         """The bytes consumed before the divergence (EOS left out)."""
         return self.vocab.decode([t for t in self.prefix if t not in self.vocab.eos_token_ids])
 
+    def replay(self) -> Optional[Matcher]:
+        """refimpl's Matcher after the prefix (None if refimpl refuses it), for predicates
+        that ask about refimpl's state; computed once, shared by single()'s copies. Do not
+        consume with it."""
+        if not self._replayed:
+            m: Optional[Matcher] = None
+            try:
+                m = Matcher(compiled(self.grammar), self.vocab, slices=())
+                if m.consume_tokens(self.prefix) != len(self.prefix):
+                    m = None
+            except MaskrefError:
+                m = None
+            self._replayed.append(m)
+        return self._replayed[0]
+
     @property
     def after_eos(self) -> bool:
+        """Has the output ended (an EOS consumed that ended it, not one that ended a
+        `stop=""` lexeme)?"""
         eos = self.vocab.eos_token_ids
-        return bool(self.prefix) and self.prefix[-1] in eos
+        if not self.prefix or self.prefix[-1] not in eos:
+            return False
+        m = self.replay()
+        return m is None or m.stopped
 
     def differing(self) -> List[int]:
         return self.only_backend + self.only_refimpl
@@ -84,14 +107,18 @@ def _valid_utf8(data: bytes) -> bool:
 
 class KnownDifference:
     """A declared difference: a name, whether it is a semantic choice or a reported bug
-    of the peer, what it is, and a predicate over a Divergence."""
+    of the peer, what it is, and a predicate over a Divergence. With `ends_path`, the
+    comparison of a path stops at the first mask it explains: the two engines may have
+    read the text so far differently, so later masks are not comparable."""
 
-    def __init__(self, name: str, kind: str, description: str, applies: Callable[[Divergence], bool]) -> None:
+    def __init__(self, name: str, kind: str, description: str, applies: Callable[[Divergence], bool],
+                 ends_path: bool = False) -> None:
         assert kind in ("semantic", "peer-bug")
         self.name = name
         self.kind = kind
         self.description = description
         self.applies = applies
+        self.ends_path = ends_path
 
     def __repr__(self) -> str:
         return "KnownDifference(%r, %s)" % (self.name, self.kind)

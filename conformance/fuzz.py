@@ -112,14 +112,16 @@ class Worker:
         # shrinker must see them fail)
         self.shrinking = False
 
-    def example(self, spec: GrammarSpec, vocab: Vocabulary, data: DataObject) -> None:
+    def example(self, drawn: Tuple[GrammarSpec, Vocabulary], data: DataObject) -> None:
         """One hypothesis example: refimpl's Matcher and a backend session along a path of
         tokens drawn (by `data`) from the tokens both allow."""
         if time.monotonic() > self.deadline and not self.shrinking:
             return
+        spec, vocab = drawn
         self.stats.examples += 1
         try:
             grammar = self.grammars.get(spec)
+            ref = Matcher(grammar, vocab)  # binds the grammar's token lexemes to the vocabulary
         except (MaskrefError, RecursionError):
             self.stats.invalid += 1
             return
@@ -132,7 +134,7 @@ class Worker:
         except Exception as e:  # noqa: BLE001
             return self.fail(path.divergence(error="start: %s: %s" % (type(e).__name__, e)))
         try:
-            self.walk(Matcher(grammar, vocab), session, path, data)
+            self.walk(ref, session, path, data)
         finally:
             try:
                 session.close()
@@ -171,9 +173,9 @@ class Worker:
         from hypothesis import HealthCheck, Phase, given, settings, strategies as st
         from hypothesis.errors import HypothesisException
 
-        from .strategies import grammar_specs, vocabularies
+        from .strategies import examples
 
-        strategies = (grammar_specs(kinds), vocabularies(vocab_mode), st.data())
+        strategies = (examples(kinds, vocab_mode), st.data())
         while time.monotonic() < self.deadline:
             self.shrinking = False
             s = batch_seed(self.seed, self.worker, self.batches)

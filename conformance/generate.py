@@ -7,6 +7,12 @@ tokens (seeded). The samples are chosen so the paths visit strings, escapes, num
 keys, nesting, multi-byte UTF-8 (split across tokens in the byte vocabulary), lazy
 lexemes, %ignore, slices (long string-safe runs) and EOS.
 
+The `tokens` group (TOKENS) holds Lark grammars with token lexemes (special tokens by
+name, `<[id]>`, ranges, negations, `<[*]>`) and lexeme options (stop, suffix, stop="",
+max_tokens, lazy, temperature, capture), on the byte vocabulary, GPT-2 and the special
+vocabulary (conformance/vectors.py); a sample is then a list of pieces: text to spell,
+and tokens given by special-token text or id (`Tok`), EOS among them.
+
 JSON-schema grammars are recorded only when refimpl has `Grammar.from_json_schema`;
 re-running `python -m conformance generate` later adds them.
 """
@@ -14,7 +20,7 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple, Union
 
 from refimpl import Matcher, Vocabulary
 
@@ -138,9 +144,34 @@ JSON_SCHEMAS: List[Tuple[str, Any, Dict[str, Any], List[str], List[str]]] = [
 
 VOCABS = ("bytes", "gpt2")
 
+
+class Tok:
+    """A token of a sample, not spelled from text: a special token by its text (`<EOT>`
+    stands for the vocabulary's first EOS), or an id."""
+
+    def __init__(self, which: Union[str, int]) -> None:
+        self.which = which
+
+    def id(self, vocab: Vocabulary) -> int:
+        if isinstance(self.which, int):
+            return self.which
+        if self.which == EOT_NAME:
+            assert vocab.eos_token_id is not None
+            return vocab.eos_token_id
+        text = self.which.encode("utf-8")
+        return next(t for t in sorted(vocab.special_token_ids) if vocab.tokens[t] == text)
+
+
+#: in TOKENS' grammars and samples, the text of the vocabulary's first EOS token
+EOT_NAME = "<EOT>"
+EOS = Tok(EOT_NAME)
+
+Sample = Union[str, Sequence[Union[str, Tok]]]
+
 # Minimal cases of the disagreements in docs/findings.md, kept as vectors (refimpl's masks)
 # so the peers' known differences stay checked: (name, spec, vocabularies, texts, tags).
-FINDINGS: List[Tuple[str, GrammarSpec, Sequence[str], List[str], List[str]]] = [
+MARKER_VOCAB = Vocabulary.from_bytes([b"a", b"\xff[", b"<eos>"], eos_token_id=2, name="marker")
+FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sample], List[str]]] = [
     ("llguidance-lazy-after-greedy", GrammarSpec("lark", "start: A lz\nA: /a+/\nlz[lazy]: /[0-9]+/\n"),
      ("bytes",), ["a1"], ["lazy"]),
     ("llguidance-lazy-after-ignore", GrammarSpec("lark", 'start: "a" lz\nlz[lazy]: /[0-9]+/\n%ignore / +/\n'),
@@ -150,11 +181,137 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[str], List[str], List[str]]] = [
     ("outlines-any-of-number", GrammarSpec("json_schema", schema={"anyOf": [{"type": "integer"}, {"type": "number"}]}),
      ("bytes", "gpt2"), ["1.5"], ["numbers", "alternation"]),
     ("outlines-exponent", GrammarSpec("json_schema", schema={"type": "number"}), ("bytes", "gpt2"), ["1e5"], ["numbers"]),
+    # llguidance with special tokens, lexeme options, sub-grammars; JSON numbers (L6-L13)
+    ("llguidance-stop-eos-primary", GrammarSpec("lark", 'start: x "!"\nx[stop=""]: /[a-z]+/\n'), ("special",),
+     [["ab", Tok("<|end_of_text|>"), "!"]], ["stop-eos"]),
+    ("llguidance-eos-before-token-lexeme", GrammarSpec("lark", 'start: "a" (<eos> "b")?\n'), ("bytes",),
+     [["a", EOS, "b"]], ["special-token", "eos"]),
+    ("llguidance-first-token-lexeme", GrammarSpec("lark", 'start: <think>? <[282-283]> "x"\n'), ("special",),
+     [[Tok("<think>"), "x"]], ["special-token", "token-range"]),
+    ("llguidance-marker-bytes", GrammarSpec("lark", 'start: "a" <eos>\n'), (MARKER_VOCAB,), [["a", EOS]],
+     ["special-token"]),
+    ("llguidance-negative-fraction", GrammarSpec("json_schema", schema={"type": "number", "minimum": -1}),
+     ("bytes", "gpt2"), ["-0.10"], ["numbers"]),
+    ("llguidance-subgrammar-skip-panic",
+     GrammarSpec("lark", 'start: "a" "c"? sub\nsub: %lark {\nstart: "b"\n}\n%ignore " "\n'), ("bytes",), ["a b"],
+     ["subgrammar", "ignore"]),
+    ("llguidance-empty-first-lexeme", GrammarSpec("lark", 'start: O "a"\nO: /[a-z]*/\n%ignore ","\n'), ("bytes",),
+     ["ba"], ["ignore"]),
+    ("llguidance-stop-eos-complete-lexeme", GrammarSpec("lark", 'start: o "a"\no[stop=""]: "a"\n'), ("bytes",),
+     [["a", EOS, "a"]], ["stop-eos"]),
+    ("llguidance-subgrammar-ignore",
+     GrammarSpec("lark", 'start: sub+ "!"\nsub: %lark {\nstart: "a"\n%ignore " "\n}\n'), ("bytes",), ["aa!"],
+     ["subgrammar", "ignore"]),
 ]
 
 
-def spell(m: Matcher, vocab: Vocabulary, text: str) -> List[int]:
-    """The path spelling `text`: the longest allowed token at every step, then EOS."""
+# Token lexemes and lexeme options (llguidance's), on the vocabularies named: (name,
+# grammar, {vocabulary: samples}, tags). `<EOT>` in a grammar is the vocabulary's EOS text
+# (<eos>, <|endoftext|>, <|eot_id|>).
+ALL_VOCABS = ("bytes", "gpt2", "special")
+STOP_EOS = 'start: x "!"\nx[stop=""]: /[a-z ]*/\n'
+MAX_TOKENS_ROW = 'start: A x "!"\nA: /[0-9]+/\nx[max_tokens=2]: /[a-z]+/\n'
+SUBGRAMMAR = ('start: "q" inner "!"\ninner[temperature=0.7]: %lark {\nstart: <think> W+ </think>\nW: /[a-z]+/\n'
+              '%ignore " "\n}\n%ignore "-"\n')
+TOKENS: List[Tuple[str, str, Dict[str, List[Sample]], List[str]]] = [
+    # special tokens by name, read by id (token-first); EOS itself as a token lexeme
+    ("chat-header", 'start: <|start_header_id|> ROLE <|end_header_id|> "\\n\\n" TEXT <|eot_id|>\n'
+                    'ROLE: /[a-z]+/\nTEXT: /[^<]+/\n',
+     {"special": [[Tok("<|start_header_id|>"), "assistant", Tok("<|end_header_id|>"), "\n\nhello world", EOS]]},
+     ["special-token", "eos"]),
+    ("eos-token", 'start: "Answer: " /[0-9]+/ <EOT>\n', {v: [["Answer: 42", EOS]] for v in ALL_VOCABS},
+     ["special-token", "eos"]),
+    ("think", "start: <think> THOUGHT </think> ANSWER\nTHOUGHT: /[a-z .]+/\nANSWER: /[0-9]+/\n",
+     {"special": [[Tok("<think>"), "hello world.", Tok("</think>"), "123"]]}, ["special-token"]),
+    # a special token's text as text, and the special token itself
+    ("text-or-token", 'start: (<EOT> | "<EOT>") "!"\n', {v: [[EOS, "!"], ["<EOT>!"]] for v in ALL_VOCABS},
+     ["special-token", "text"]),
+    ("text-spells-special", 'start: "<|" /[a-z_]+/ "|>" <|python_tag|>\n',
+     {"special": [["<|eot_id|>", Tok("<|python_tag|>")], ["<|python_tag|>", Tok("<|python_tag|>")]]},
+     ["special-token", "text"]),
+    # token ids, ranges, negation, any token
+    ("token-id", 'start: "x" <[97]> "y"\n', {v: [["x", Tok(97), "y"]] for v in ALL_VOCABS}, ["token-range"]),
+    ("token-ranges", 'start: (<[48-57]> | <[65-70,97-102]>)+ "."\n',
+     {v: [[Tok(49), Tok(97), Tok(66), "."]] for v in ALL_VOCABS}, ["token-range"]),
+    ("negated-range", 'start: "a" <[^97-122]> "b"\n',
+     {"bytes": [["a", EOS, "b"], ["a", Tok(65), "b"]], "gpt2": [["a", EOS, "b"]],
+      "special": [["a", Tok("<think>"), "b"], ["a", Tok(65), "b"]]}, ["token-range", "negation"]),
+    ("any-token", 'start: "say " <[*]> <[*]> "!"\n',
+     {"bytes": [["say ", EOS, Tok(33), "!"]], "gpt2": [["say ", EOS, Tok(0), "!"]],
+      "special": [["say ", Tok("<think>"), Tok(97), "!"]]}, ["token-range"]),
+    # %ignore before a special token; a sub-grammar with its own %ignore and special tokens
+    ("ignore-before-special", 'start: WORD <EOT> WORD\nWORD: /[a-z]+/\n%ignore " "\n',
+     {v: [["hello ", EOS, " world"]] for v in ALL_VOCABS}, ["special-token", "ignore"]),
+    ("subgrammar-special", SUBGRAMMAR,
+     {"special": [["q", Tok("<think>"), " hello world ", Tok("</think>"), "-!"]]},
+     ["special-token", "subgrammar", "ignore"]),
+    ("subgrammar-eos", 'start: "q" inner <EOT>\ninner: %lark {\nstart: W+\nW: /[a-z]+/\n%ignore " "\n}\n',
+     {v: [["qhello world", EOS]] for v in ALL_VOCABS}, ["special-token", "subgrammar", "ignore"]),
+    # rule options
+    ("stop-string", 'start: "<" x ">"\nx[stop="END", stop_capture="s"]: /[a-zE ]*/\n',
+     {v: [["<hello world END>"]] for v in ALL_VOCABS}, ["stop", "lazy"]),
+    ("stop-regex", 'start: x "!"\nx[stop=/[0-9]+/]: /[a-z ]*/\n', {v: [["hello world1!"]] for v in ALL_VOCABS},
+     ["stop", "lazy"]),
+    ("suffix", 'start: "<|" x <|eot_id|>\nx[suffix="|>"]: /[a-z_]+/\n',
+     {"special": [["<|python_tag|>", EOS]]}, ["suffix", "lazy", "special-token"]),
+    ("suffix-text", 'start: "<b>" x "!"\nx[suffix="</b>"]: /[a-z ]*/\n', {v: [["<b>hello</b>!"]] for v in ALL_VOCABS},
+     ["suffix", "lazy"]),
+    # EOS ends a stop="" lexeme and is eaten; generation goes on
+    ("stop-eos", STOP_EOS, {v: [["hello world", EOS, "!"]] for v in ALL_VOCABS}, ["stop-eos", "eos"]),
+    ("stop-eos-last", 'start: "a" x\nx[stop=""]: /[a-z ]+/\n', {v: [["ahello"]] for v in ALL_VOCABS},
+     ["stop-eos", "eos"]),
+    # token budgets
+    ("max-tokens", 'start: "say" x "."\nx[max_tokens=3]: /[a-z ]+/\n',
+     {"bytes": ["say ab."], "gpt2": ["say ab.", "say hello world."], "special": ["say ab.", "say hello world."]},
+     ["max-tokens"]),
+    ("max-tokens-ignore", 'start: "say" x "."\nx[max_tokens=2]: /[a-z]+/\n%ignore " "\n',
+     {"bytes": ["say ab."], "gpt2": ["say hello."], "special": ["say hello.", "say  aaaab."]}, ["max-tokens", "ignore"]),
+    ("max-tokens-dead", 'start: "12" x "!"\nx[max_tokens=2]: /[a-z]+[0-9]/\n',
+     {"bytes": ["12ab"], "special": ["12abab"]}, ["max-tokens", "dead-end"]),
+    ("max-tokens-zero", 'start: "a" x "b"\nx[max_tokens=0]: /[a-z]+/\n', {v: ["ab"] for v in ALL_VOCABS},
+     ["max-tokens"]),
+    # where llguidance counts a budget's tokens per Earley row (known difference)
+    ("max-tokens-first-byte", 'start: "1" x "!"\nx[max_tokens=2]: /[a-z]+/\n', {"special": ["1aaa!"]},
+     ["max-tokens"]),
+    ("max-tokens-row-start", MAX_TOKENS_ROW, {"bytes": ["1aa!"], "special": ["1aa!"]}, ["max-tokens"]),
+    # lazy; temperature and capture change no mask
+    ("lazy-special", "start: <think> x </think>\nx[lazy]: /[a-z .]*\\./\n",
+     {"special": [[Tok("<think>"), "hello world.", Tok("</think>")]]}, ["lazy", "special-token"]),
+    ("temperature-capture", 'start: "<" name ":" value ">"\nname[capture="n", temperature=0.3]: /[a-z]+/\n'
+                            'value[capture]: /[0-9]+/\n',
+     {v: ["<hello:123>"] for v in ALL_VOCABS}, ["metadata"]),
+]
+
+
+def spell(m: Matcher, vocab: Vocabulary, sample: Sample) -> List[int]:
+    """The path spelling `sample` (a text, or a list of texts and `Tok`s): each text with
+    the longest allowed token at every step, each Tok as that token; then EOS (twice
+    when the first one ends a stop="" lexeme)."""
+    path: List[int] = []
+    for piece in [sample] if isinstance(sample, str) else sample:
+        if isinstance(piece, Tok):
+            t = piece.id(vocab)
+            if not m.consume(t):
+                raise ValueError("the sample %r does not allow token %d after %r" % (sample, t, path))
+            path.append(t)
+        else:
+            path += _spell_text(m, vocab, piece)
+    return _finish(m, vocab, path)
+
+
+def _finish(m: Matcher, vocab: Vocabulary, path: List[int]) -> List[int]:
+    """`path`, then EOS while the output may end and has not (an EOS that ends a
+    stop="" lexeme is eaten, and a second one ends the output)."""
+    for _ in range(2):
+        if m.stopped or not m.is_accepting() or vocab.eos_token_id is None:
+            break
+        assert m.consume(vocab.eos_token_id)
+        path.append(vocab.eos_token_id)
+    return path
+
+
+def _spell_text(m: Matcher, vocab: Vocabulary, text: str) -> List[int]:
+    """The longest allowed token at every step, until `text` is spelled."""
     data = text.encode("utf-8")
     path: List[int] = []
     trie = vocab.trie
@@ -175,8 +332,6 @@ def spell(m: Matcher, vocab: Vocabulary, text: str) -> List[int]:
         assert m.consume(best[0])
         path.append(best[0])
         i = best[1]
-    if m.is_accepting() and vocab.eos_token_id is not None:
-        path.append(vocab.eos_token_id)
     return path
 
 
@@ -189,9 +344,7 @@ def random_path(m: Matcher, vocab: Vocabulary, rng: random.Random, max_len: int 
         t = rng.choice(allowed)
         assert m.consume(t)
         path.append(t)
-    if m.is_accepting() and vocab.eos_token_id is not None:
-        path.append(vocab.eos_token_id)
-    return path
+    return _finish(m, vocab, path)
 
 
 def entries(kinds: Sequence[str]) -> Iterator[Tuple[str, str, GrammarSpec, List[str], List[str]]]:
@@ -207,9 +360,50 @@ def entries(kinds: Sequence[str]) -> Iterator[Tuple[str, str, GrammarSpec, List[
             yield "json_schema", name, GrammarSpec("json_schema", schema=schema, options=options), texts, tags
 
 
-def generate(kinds: Sequence[str] = ("regex", "lark", "json_schema", "findings"), vocabs: Sequence[str] = VOCABS,
+GROUPS = ("regex", "lark", "json_schema", "tokens", "findings")
+
+
+def eot_text(vocab: Vocabulary) -> str:
+    """The text of the vocabulary's first EOS token (what `<EOT>` stands for in TOKENS)."""
+    assert vocab.eos_token_id is not None
+    return vocab.tokens[vocab.eos_token_id].decode("utf-8")
+
+
+def _with_eot(sample: Sample, eot: str) -> Sample:
+    if isinstance(sample, str):
+        return sample.replace(EOT_NAME, eot)
+    return [p.replace(EOT_NAME, eot) if isinstance(p, str) else p for p in sample]
+
+
+def token_vectors(seed: int = 0) -> Iterator[Vector]:
+    """The `tokens` group: each TOKENS grammar on its vocabularies, along its samples and
+    one random path."""
+    for name, text, samples_by_vocab, tags in TOKENS:
+        for vname, samples in samples_by_vocab.items():
+            vocab = load_builtin(vname)
+            eot = eot_text(vocab)
+            spec = GrammarSpec("lark", text.replace(EOT_NAME, eot))
+            grammar = spec.compile()
+            for i, sample in enumerate(samples):
+                sample = _with_eot(sample, eot)
+                path = spell(Matcher(grammar, vocab), vocab, sample)
+                yield record(grammar, spec, vocab, path, "tokens/%s/%s/%d" % (name, vname, i), tags + ["text"],
+                             "generate", "spells %s" % _show(sample))
+            rng = random.Random("tokens/%s/%s/%d" % (name, vname, seed))
+            path = random_path(Matcher(grammar, vocab), vocab, rng, max_len=10 if vname != "gpt2" else 6)
+            yield record(grammar, spec, vocab, path, "tokens/%s/%s/random" % (name, vname), tags + ["random"],
+                         "generate")
+
+
+def _show(sample: Sample) -> str:
+    if isinstance(sample, str):
+        return repr(sample)
+    return " ".join(repr(p) if isinstance(p, str) else "<token %s>" % (p.which,) for p in sample)
+
+
+def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
              seed: int = 0) -> Dict[str, List[Vector]]:
-    """The default suite's vectors, by grammar kind."""
+    """The default suite's vectors, by group (a grammar kind, `tokens` or `findings`)."""
     out: Dict[str, List[Vector]] = {}
     for kind, name, spec, texts, tags in entries(kinds):
         grammar = spec.compile()
@@ -224,25 +418,30 @@ def generate(kinds: Sequence[str] = ("regex", "lark", "json_schema", "findings")
             path = random_path(Matcher(grammar, vocab), vocab, rng, max_len=10 if vname == "bytes" else 6)
             vid = "%s/%s/%s/random" % (kind, name, vname)
             out.setdefault(kind, []).append(record(grammar, spec, vocab, path, vid, tags + ["random"], "generate"))
+    if "tokens" in kinds:
+        out["tokens"] = list(token_vectors(seed))
     if "findings" in kinds:
-        for name, spec, vnames, texts, tags in FINDINGS:
-            grammar = spec.compile()
-            for vname in vnames:
-                vocab = load_builtin(vname)
-                for i, text in enumerate(texts):
-                    path = spell(Matcher(grammar, vocab), vocab, text)
-                    vid = "findings/%s/%s/%d" % (name, vname, i)
-                    out.setdefault("findings", []).append(
-                        record(grammar, spec, vocab, path, vid, tags + ["finding"], "findings",
-                               "docs/findings.md; spells %r" % text))
+        out["findings"] = list(finding_vectors())
     return out
+
+
+def finding_vectors() -> Iterator[Vector]:
+    """The `findings` group: each FINDINGS case on its vocabularies, along its samples."""
+    for name, spec, vocabs, samples, tags in FINDINGS:
+        grammar = spec.compile()
+        for v in vocabs:
+            vocab = load_builtin(v) if isinstance(v, str) else v
+            for i, sample in enumerate(samples):
+                path = spell(Matcher(grammar, vocab), vocab, sample)
+                yield record(grammar, spec, vocab, path, "findings/%s/%s/%d" % (name, vocab.name, i),
+                             tags + ["finding"], "findings", "docs/findings.md; spells %s" % _show(sample))
 
 
 def main_generate(out_dir: str = SUITE_DIR, kinds: Optional[Sequence[str]] = None, stream: Optional[TextIO] = None) -> int:
     import sys
 
     stream = stream or sys.stdout
-    kinds = list(kinds or ("regex", "lark", "json_schema", "findings"))
+    kinds = list(kinds or GROUPS)
     os.makedirs(out_dir, exist_ok=True)
     by_kind = generate(kinds)
     for kind, vectors in by_kind.items():

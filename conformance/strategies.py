@@ -1,14 +1,17 @@
 """Hypothesis strategies for differential fuzzing: grammars, vocabularies.
 
 Everything generated is in the dialect maskref shares with llguidance (Rust regex syntax,
-llguidance's Lark) and shrinks well: a failing regex shrinks toward one atom, a Lark
-grammar toward one short rule, a vocabulary toward a few one-byte tokens, a GPT-2 slice
-toward a few ids. Token paths are drawn inside the test from the masks (fuzz.py).
+llguidance's Lark, with special tokens, token ranges, rule options and nested grammars)
+and shrinks well: a failing regex shrinks toward one atom, a Lark grammar toward one
+short rule, a vocabulary toward a few one-byte tokens, a GPT-2 slice toward a few ids.
+The vocabulary is drawn first (`examples`), so a Lark grammar can name its special tokens
+and ids. Token paths are drawn inside the test from the masks (fuzz.py).
 """
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Sequence
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
@@ -73,18 +76,67 @@ def _param_rule(draw: st.DrawFn, items: SearchStrategy[str]) -> str:
     return "p::_: " + " | ".join(alternatives)
 
 
+# rule options (llguidance's): a rule o[...] whose body becomes one lexeme (or stays a rule,
+# with temperature/capture on a plain body); bodies as a terminal's
+RULE_OPTIONS = ["lazy", 'stop="c"', "stop=/[0-9]/", 'suffix="ab"', 'stop=""', "max_tokens=%(n)d", "temperature=0.5",
+                'capture="c"', "capture", 'stop="b", stop_capture="s"', "lazy, max_tokens=%(n)d"]
+OPTION_BODIES = TERMINAL_BODIES + ["/[a-z ]*/", "/[^!]*/"]
+
+
+_SPECIAL_NAME = re.compile(r"<[^<>\s]+>")  # a special token's text the Lark syntax can name
+
+
+def token_lexemes(vocab: Optional[Vocabulary]) -> List[SearchStrategy[str]]:
+    """Token lexemes for `vocab`: its special tokens by text (`<|eot_id|>`), `<[id]>`,
+    `<[lo-hi]>`, `<[lo,hi]>`, `<[^lo-hi]>` and `<[*]>`, over ids that matter (the first
+    ones, EOS, the special tokens, the last one); none without a vocabulary."""
+    if vocab is None:
+        return []
+    n = len(vocab)
+    names = sorted(vocab.tokens[t].decode("utf-8", "replace") for t in vocab.special_token_ids)
+    names = [x for x in names if _SPECIAL_NAME.fullmatch(x)]
+    ids = st.sampled_from(sorted({0, 1, 2, n - 1} | set(vocab.eos_token_ids) | set(vocab.special_token_ids)) if n > 2
+                          else list(range(n)))
+    pairs = st.tuples(ids, ids).map(sorted)
+    out = [ids.map("<[%d]>".__mod__), pairs.map(lambda p: "<[%d-%d]>" % tuple(p)),
+           pairs.map(lambda p: "<[%d,%d]>" % tuple(p)), pairs.map(lambda p: "<[^%d-%d]>" % tuple(p)), st.just("<[*]>")]
+    if names:
+        out.insert(0, st.sampled_from(names))
+    return out
+
+
+def _nested_lark(draw: st.DrawFn, tokens: List[SearchStrategy[str]]) -> str:
+    """A nested grammar `%lark { ... }`: its own start (one to three items: a literal, its
+    terminal W, a token lexeme), W, and maybe its own %ignore."""
+    items = st.one_of(st.sampled_from(['"a"', '"b"', "W"]), *tokens)
+    seq = [draw(items) + draw(st.sampled_from(["", "", "?", "*", "+"])) for _ in range(draw(st.integers(1, 3)))]
+    lines = ["start: " + " ".join(seq), "W: " + draw(st.sampled_from(TERMINAL_BODIES))]
+    ignore = draw(st.sampled_from(IGNORES))
+    if ignore:
+        lines.append("%ignore " + ignore)
+    return "%lark {\n" + "\n".join(lines) + "\n}"
+
+
 @st.composite
-def lark_grammars(draw: st.DrawFn) -> str:
+def lark_grammars(draw: st.DrawFn, vocab: Optional[Vocabulary] = None) -> str:
     """start, up to two more rules (s, t), up to three terminals (T0..T2), an optional lazy
-    lexeme rule (lz), an optional parametric rule (p::_, used as p::0x0 or p::0x1),
-    %ignore, optionally matched once (ignore_once); rule bodies refer only to what is
-    defined, so shrinking drops unused definitions."""
+    lexeme rule (lz), an optional rule with options (o[stop=...], [max_tokens=N], ...), an
+    optional sub-grammar (sub: %lark { ... }, maybe with a temperature), an optional
+    parametric rule (p::_, used as p::0x0 or p::0x1), token lexemes of `vocab` (special
+    tokens, id ranges) as items, %ignore, optionally matched once (ignore_once); rule
+    bodies refer only to what is defined, so shrinking drops unused definitions."""
     n_rules = draw(st.integers(0, 2))
     n_terms = draw(st.integers(0, 3))
     lazy = draw(st.booleans())
     param = draw(st.booleans())
-    lexemes = ["T%d" % i for i in range(n_terms)] + (["lz"] if lazy else [])
-    names = ["s", "t"][:n_rules] + lexemes + (["p::0x0", "p::0x1"] if param else [])
+    tokens = token_lexemes(vocab)
+    n_tokens = draw(st.integers(0, 2)) if tokens else 0
+    option = draw(st.booleans())
+    sub = draw(st.booleans())
+    lexemes = ["T%d" % i for i in range(n_terms)] + (["lz"] if lazy else []) + (["o"] if option else [])
+    token_items = [draw(st.one_of(*tokens)) for _ in range(n_tokens)]
+    names = (["s", "t"][:n_rules] + lexemes + (["sub"] if sub else []) + token_items
+             + (["p::0x0", "p::0x1"] if param else []))
     items = st.sampled_from(LITERAL_ITEMS + names)
 
     def body() -> str:
@@ -103,6 +155,11 @@ def lark_grammars(draw: st.DrawFn) -> str:
         lines.append("T%d: %s" % (i, draw(st.sampled_from(TERMINAL_BODIES))))
     if lazy:
         lines.append("lz[lazy]: %s" % draw(st.sampled_from(LAZY_BODIES)))
+    if option:
+        options = draw(st.sampled_from(RULE_OPTIONS)) % {"n": draw(st.integers(0, 3))}
+        lines.append("o[%s]: %s" % (options, draw(st.sampled_from(OPTION_BODIES))))
+    if sub:
+        lines.append("sub%s: %s" % (draw(st.sampled_from(["", "[temperature=0.7]"])), _nested_lark(draw, tokens)))
     ignore = draw(st.sampled_from(IGNORES))
     if ignore and draw(st.booleans()):
         lines.insert(0, IGNORE_ONCE)
@@ -163,12 +220,13 @@ json_options = st.sampled_from(JSON_OPTIONS)
 # ----------------------------------------------------------------------------- grammars
 
 
-def grammar_specs(kinds: Sequence[str]) -> SearchStrategy[GrammarSpec]:
+def grammar_specs(kinds: Sequence[str], vocab: Optional[Vocabulary] = None) -> SearchStrategy[GrammarSpec]:
+    """Grammars of the given kinds; Lark grammars may use `vocab`'s special tokens and ids."""
     options = []
     if "regex" in kinds:
         options.append(regexes.map(lambda r: GrammarSpec("regex", r)))
     if "lark" in kinds:
-        options.append(lark_grammars().map(lambda g: GrammarSpec("lark", g)))
+        options.append(lark_grammars(vocab).map(lambda g: GrammarSpec("lark", g)))
     if "json_schema" in kinds:
         options.append(st.tuples(json_schemas, json_options).map(lambda t: GrammarSpec("json_schema", schema=t[0], options=t[1])))
     if not options:
@@ -211,18 +269,23 @@ def gpt2_slice(start: int, size: int, with_bytes: bool) -> Vocabulary:
 
 gpt2_slices = st.builds(gpt2_slice, st.integers(0, 50000), st.integers(1, 300), st.booleans())
 
-VOCAB_MODES = ("mixed", "small", "slices", "gpt2", "bytes")
+VOCAB_MODES = ("mixed", "small", "slices", "gpt2", "bytes", "special")
 
 
 def vocabularies(mode: str = "mixed") -> SearchStrategy[Vocabulary]:
+    """small, slices (of GPT-2), the built-ins (gpt2, bytes, special: special tokens and
+    two EOS), or mixed (small, slices and special)."""
     if mode == "small":
         return small_vocabularies
     if mode == "slices":
         return gpt2_slices
-    if mode == "gpt2":
-        return st.just(None).map(lambda _: load_builtin("gpt2"))
-    if mode == "bytes":
-        return st.just(None).map(lambda _: load_builtin("bytes"))
+    if mode in ("gpt2", "bytes", "special"):
+        return st.just(mode).map(load_builtin)
     if mode == "mixed":
-        return st.one_of(small_vocabularies, gpt2_slices)
+        return st.one_of(small_vocabularies, gpt2_slices, st.just("special").map(load_builtin))
     raise ValueError("unknown vocabulary mode %r (one of %s)" % (mode, ", ".join(VOCAB_MODES)))
+
+
+def examples(kinds: Sequence[str], mode: str = "mixed") -> SearchStrategy[Tuple[GrammarSpec, Vocabulary]]:
+    """A vocabulary, then a grammar that may name its special tokens and token ids."""
+    return vocabularies(mode).flatmap(lambda v: st.tuples(grammar_specs(kinds, v), st.just(v)))

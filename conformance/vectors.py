@@ -38,7 +38,7 @@ FORMAT = "maskref-vector"
 VERSION = 1
 #: masks with at most this many ids are stored as an id list, others as a bitmask
 IDS_LIMIT = 32
-BUILTIN_VOCABS = ("bytes", "gpt2")
+BUILTIN_VOCABS = ("bytes", "gpt2", "special")
 GRAMMAR_KINDS = ("regex", "lark", "json_schema")
 
 
@@ -190,6 +190,33 @@ def byte_vocabulary() -> Vocabulary:
     return Vocabulary.from_bytes([bytes([b]) for b in range(256)] + [b"<eos>"], eos_token_id=256, name="bytes")
 
 
+#: the special vocabulary's text tokens after the 256 bytes: pieces of special-token texts
+#: (and one whole text, `<|eot_id|>`, as plain text), and a few words and numbers
+SPECIAL_VOCAB_TEXT = ("<|", "|>", "eot", "_id|>", "<|eot_id|>", "<th", "ink>", "</", "think", "python", "_tag",
+                      "ab", "aaa", "hello", " world", "12", "123", "\n\n", "é!")
+#: ... then its special tokens, Llama 3's and a reasoning model's; EOS is <|eot_id|>
+#: (the primary one, first), then <|end_of_text|>
+SPECIAL_VOCAB_SPECIALS = ("<|begin_of_text|>", "<|end_of_text|>", "<|eot_id|>", "<|eom_id|>", "<|python_tag|>",
+                          "<|start_header_id|>", "<|end_header_id|>", "<think>", "</think>")
+
+
+def special_vocabulary() -> Vocabulary:
+    """The 256 single-byte tokens, multi-byte text tokens (SPECIAL_VOCAB_TEXT: among them
+    pieces of special-token texts, `<|`, `eot`, `_id|>`, and the text `<|eot_id|>` itself),
+    then special tokens (SPECIAL_VOCAB_SPECIALS), two of them EOS, as in Llama 3:
+
+    >>> v = special_vocabulary()
+    >>> len(v), [v.tokens[t] for t in v.eos_token_ids], v.tokens.index(b"<|eot_id|>") in v.special_token_ids
+    (284, [b'<|eot_id|>', b'<|end_of_text|>'], False)
+    """
+    text = [bytes([b]) for b in range(256)] + [t.encode("utf-8") for t in SPECIAL_VOCAB_TEXT]
+    first = len(text)
+    ids = {name: first + i for i, name in enumerate(SPECIAL_VOCAB_SPECIALS)}
+    return Vocabulary(text + [t.encode("utf-8") for t in SPECIAL_VOCAB_SPECIALS],
+                      eos_token_ids=[ids["<|eot_id|>"], ids["<|end_of_text|>"]],
+                      special_token_ids=ids.values(), name="special")
+
+
 def vocab_hash(vocab: Vocabulary) -> str:
     """SHA-256 (16 hex digits) of the token bytes, EOS ids and special ids (cached on the
     vocabulary, which is never modified once built)."""
@@ -215,6 +242,8 @@ def load_builtin(name: str) -> Vocabulary:
             v = byte_vocabulary()
         elif name == "gpt2":
             v = Vocabulary.load("gpt2")
+        elif name == "special":
+            v = special_vocabulary()
         else:
             raise FormatError("unknown built-in vocabulary %r (one of %s)" % (name, ", ".join(BUILTIN_VOCABS)))
         _VOCABS[name] = v

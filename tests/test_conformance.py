@@ -10,19 +10,21 @@
 """
 import json
 import os
+import re
 
 import pytest
 
-from refimpl import Vocabulary
+from refimpl import Matcher, MaskrefError, Vocabulary
 
 from conformance.__main__ import main
 from conformance.adapters.faults import FAULTS, incomplete_tail, shorten_negated_ranges
+from conformance.core import AFTER_EOS, Divergence
 from conformance.generate import SUITE_DIR
 from conformance.registry import get_backend
 from conformance.runner import check_vector, run_suite
 from conformance.vectors import (
-    FormatError, GrammarSpec, Vector, byte_vocabulary, decode_mask, encode_mask, ids_of, bitmask_from_ids,
-    read_vectors, record,
+    FormatError, GrammarSpec, NotSupported, Vector, bitmask_from_ids, byte_vocabulary, decode_mask, encode_mask,
+    ids_of, load_builtin, read_vectors, record, vocab_from_json, vocab_hash, vocab_to_json,
 )
 
 REGEX_SUITE = os.path.join(SUITE_DIR, "regex.jsonl")
@@ -256,3 +258,284 @@ def test_fault_helpers():
     spec = GrammarSpec("regex", "a+")
     vector = record(spec.compile(), spec, v, [0], "t")
     assert check_vector(get_backend("fault:utf8-split"), vector).status == "disagree"
+
+
+# ------------------------------------------------------------------------------ special tokens, lexeme options
+
+
+def test_special_vocabulary_round_trips():
+    """The built-in special vocabulary: bytes, text tokens spelling pieces of special-token
+    texts, special tokens with two EOS ids; stored by name, and inline with its special ids."""
+    v = load_builtin("special")
+    assert [v.tokens[t] for t in v.eos_token_ids] == [b"<|eot_id|>", b"<|end_of_text|>"]
+    specials = {v.tokens[t] for t in v.special_token_ids}
+    assert {b"<think>", b"</think>", b"<|python_tag|>", b"<|start_header_id|>"} <= specials
+    texts = [v.tokens[t] for t in range(len(v)) if t not in v.special_token_ids]
+    assert {b"<|", b"eot", b"_id|>", b"<|eot_id|>"} <= set(texts)  # the text <|eot_id|> is no special token
+    stored = vocab_to_json(v)
+    assert stored["builtin"] == "special" and vocab_from_json(json.loads(json.dumps(stored))) is v
+    copy = Vocabulary(v.tokens, v.eos_token_ids, v.special_token_ids, name="special-copy")
+    inline = json.loads(json.dumps(vocab_to_json(copy)))
+    assert "tokens_hex" in inline and inline["eos"] == list(v.eos_token_ids)
+    again = vocab_from_json(inline)
+    assert (again.tokens, again.eos_token_ids, again.special_token_ids) == (v.tokens, v.eos_token_ids,
+                                                                           v.special_token_ids)
+    assert vocab_hash(again) == vocab_hash(v)
+    spec = GrammarSpec("lark", 'start: <think> /[a-z]+/ </think>\n')
+    think = v.tokens.index(b"<think>")
+    vector = record(spec.compile(), spec, copy, [think, ord("a"), think + 1, v.eos_token_id], "t")
+    line = Vector.from_json(json.loads(vector.to_line()))
+    assert line.path == vector.path and [s.mask for s in line.steps] == [s.mask for s in vector.steps]
+    assert ids_of(line.steps[0].mask) == [think] and line.steps[-1].accepting
+
+
+# the constructs of the tokens group: each tag, and the vocabularies it must be on
+TOKEN_CONSTRUCTS = {
+    "special-token": ("bytes", "gpt2", "special"), "token-range": ("bytes", "gpt2", "special"),
+    "negation": ("bytes", "gpt2", "special"), "ignore": ("bytes", "gpt2", "special"),
+    "subgrammar": ("bytes", "gpt2", "special"), "stop": ("bytes", "gpt2", "special"),
+    "suffix": ("bytes", "gpt2", "special"), "stop-eos": ("bytes", "gpt2", "special"),
+    "max-tokens": ("bytes", "gpt2", "special"), "lazy": ("bytes", "gpt2", "special"),
+    "metadata": ("bytes", "gpt2", "special"), "dead-end": ("bytes", "special"),
+}
+
+
+def test_token_vectors_cover_each_construct_and_agree_with_refimpl():
+    backend = get_backend("refimpl")
+    seen = {}
+    for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl")):
+        assert v.grammar.kind == "lark" and v.id.startswith("tokens/"), v.id
+        assert check_vector(backend, v).status == "agree", v.id
+        for tag in v.tags:
+            seen.setdefault(tag, set()).add(v.vocab.name)
+    for tag, vocabs in TOKEN_CONSTRUCTS.items():
+        assert set(vocabs) <= seen.get(tag, set()), tag
+    # EOS eaten mid-grammar, a budget spent where the lexeme cannot end: the vectors show it
+    stop_eos = next(v for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl"))
+                    if v.id == "tokens/stop-eos/special/0")
+    eos_at = stop_eos.path.index(stop_eos.vocab.eos_token_id)
+    assert stop_eos.path[eos_at + 1] == ord("!") and stop_eos.steps[eos_at + 1].accepting is False
+    dead = next(v for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl"))
+                if v.id == "tokens/max-tokens-dead/special/0")
+    assert ids_of(dead.steps[-1].mask) == [] and not dead.steps[-1].accepting
+
+
+def test_token_vectors_are_what_generate_writes():
+    from conformance import generate
+
+    kept = generate.TOKENS
+    try:
+        generate.TOKENS = [e for e in kept if e[0] in ("text-or-token", "stop-eos-last")]
+        fresh = {v.id: v.to_line() for v in generate.token_vectors()}
+    finally:
+        generate.TOKENS = kept
+    stored = {v.id: v.to_line() for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl")) if v.id in fresh}
+    assert len(fresh) == 3 * 3 + 3 * 2 and fresh == stored  # (2 + 1) and (1 + 1) paths, on 3 vocabularies
+
+
+def test_oracle_reads_eos_that_ends_a_stop_lexeme():
+    """The naive oracle goes on after an EOS that ended a stop="" lexeme (and after the
+    token lexemes' EOS reads); it agrees with the Matcher on those vectors."""
+    oracle = get_backend("oracle")
+    ids = ("tokens/stop-eos/bytes/0", "tokens/stop-eos/special/0", "tokens/stop-eos-last/special/0",
+           "tokens/eos-token/special/0")
+    vectors = [v for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl")) if v.id in ids]
+    assert len(vectors) == len(ids)
+    for v in vectors:
+        assert check_vector(oracle, v).status == "agree", v.id
+
+
+def test_after_eos_means_the_output_ended():
+    """An EOS that ended a stop="" lexeme does not end the output (after-eos does not apply)."""
+    v = load_builtin("special")
+    spec = GrammarSpec("lark", 'start: x "!"\nx[stop=""]: /[a-z]+/\n')
+    eos = v.eos_token_id
+    eaten = Divergence(spec, v, [ord("a"), eos], 2, [eos], [])
+    ended = Divergence(spec, v, [ord("a"), eos, ord("!"), eos], 4, [eos], [])
+    assert not eaten.after_eos and ended.after_eos
+    assert AFTER_EOS.applies(ended) and not AFTER_EOS.applies(eaten)
+
+
+# llguidance's known differences with special tokens, lexeme options, sub-grammars and JSON
+# numbers: the suite has a minimal vector for each (docs/findings.md, L6-L13)
+LLGUIDANCE_FINDINGS = {
+    "findings/llguidance-stop-eos-primary/special/0": "stop-eos-primary-only",
+    "findings/llguidance-eos-before-token-lexeme/bytes/0": "eos-before-token-lexeme",
+    "findings/llguidance-first-token-lexeme/special/0": "token-read-by-first-lexeme",
+    "findings/llguidance-marker-bytes/marker/0": "special-marker-bytes",
+    "findings/llguidance-subgrammar-ignore/bytes/0": "subgrammar-ignore",
+    "findings/llguidance-subgrammar-skip-panic/bytes/0": "subgrammar-skip-panic",
+    "findings/llguidance-empty-first-lexeme/bytes/0": "empty-first-lexeme",
+    "findings/llguidance-stop-eos-complete-lexeme/bytes/0": "stop-eos-after-complete-lexeme",
+    "findings/llguidance-negative-fraction/bytes/0": "negative-fraction-trailing-zero",
+    "findings/llguidance-negative-fraction/gpt2/0": "negative-fraction-trailing-zero",
+    "tokens/max-tokens-first-byte/special/0": "max-tokens-row-count",
+    "tokens/max-tokens-row-start/bytes/0": "max-tokens-row-count",
+    "tokens/max-tokens-dead/special/0": "max-tokens-dead",
+}
+
+
+def test_llguidance_known_differences_on_their_vectors():
+    backend = get_backend("llguidance")
+    if backend.unavailable_reason():
+        pytest.skip(backend.unavailable_reason())
+    found = {}
+    for _, _, v in read_vectors(SUITE_DIR):
+        if v.id in LLGUIDANCE_FINDINGS:
+            r = check_vector(backend, v)
+            found[v.id] = r.status, [k for k in r.known if k != "after-eos"]
+    assert found == {vid: ("known", [name]) for vid, name in LLGUIDANCE_FINDINGS.items()}
+
+
+def _differences():
+    from conformance.adapters import llguidance
+
+    return {k.name: k for k in llguidance.LlguidanceBackend.known_differences}
+
+
+def test_llguidance_predicates_are_exact():
+    """Each new predicate explains its case and not a near miss: another token, another
+    state, another grammar."""
+    k = _differences()
+    v = load_builtin("special")
+    eot, eot2 = v.eos_token_ids
+    stop = GrammarSpec("lark", 'start: x "!"\nx[stop=""]: /[a-z]+/\n')
+    assert k["stop-eos-primary-only"].applies(Divergence(stop, v, [ord("a")], 1, [], [eot2]))
+    assert not k["stop-eos-primary-only"].applies(Divergence(stop, v, [ord("a")], 1, [], [eot]))
+    assert not k["stop-eos-primary-only"].applies(Divergence(stop, v, [ord("a")], 1, [], [eot2, ord("b")]))
+    assert not k["stop-eos-primary-only"].applies(Divergence(stop, v, [], 0, [], [eot2]))
+    first = GrammarSpec("lark", 'start: "1" x "!"\nx[max_tokens=2]: /[a-z]+/\n')
+    letters = list(range(ord("a"), ord("z") + 1))
+    aaa = v.tokens.index(b"aaa")
+    assert k["max-tokens-row-count"].applies(Divergence(first, v, [ord("1"), aaa], 2, [], letters))
+    assert not k["max-tokens-row-count"].applies(Divergence(first, v, [ord("1")], 1, [], letters))
+    wide = GrammarSpec("lark", 'start: "1" x "!"\nx[max_tokens=5]: /[a-z]+/\n')
+    assert not k["max-tokens-row-count"].applies(Divergence(wide, v, [ord("1"), aaa], 2, [], letters))
+    dead = GrammarSpec("lark", 'start: "12" x "!"\nx[max_tokens=2]: /[a-z]+[0-9]/\n')
+    ab, twelve = v.tokens.index(b"ab"), v.tokens.index(b"12")
+    assert k["max-tokens-dead"].applies(Divergence(dead, v, [twelve, ab, ab], 3, [ord("!")], []))
+    assert not k["max-tokens-dead"].applies(Divergence(dead, v, [twelve, ab], 2, [ord("!")], []))
+    marker = GrammarSpec("lark", 'start: "a" <eos>\n')
+    mv = Vocabulary.from_bytes([b"a", b"\xff[", b"\xff<", b"<eos>"], eos_token_id=3)
+    assert k["special-marker-bytes"].applies(Divergence(marker, mv, [0], 1, [1], []))
+    assert not k["special-marker-bytes"].applies(Divergence(marker, mv, [0], 1, [2], []))
+    assert not k["special-marker-bytes"].applies(Divergence(marker, mv, [], 0, [1], []))
+    ambiguous = GrammarSpec("lark", 'start: <think>? <[282-283]> "x"\n')
+    think = v.tokens.index(b"<think>")
+    assert k["token-read-by-first-lexeme"].applies(Divergence(ambiguous, v, [think], 1, [], [ord("x")]))
+    assert not k["token-read-by-first-lexeme"].applies(Divergence(ambiguous, v, [think], 1, [ord("y")], []))
+    assert not k["token-read-by-first-lexeme"].applies(Divergence(ambiguous, v, [], 0, [], [ord("x")]))
+    eos_first = GrammarSpec("lark", 'start: "a" (<eos> "b")?\n')
+    b = load_builtin("bytes")
+    assert k["eos-before-token-lexeme"].applies(Divergence(eos_first, b, [ord("a"), 256], 2, [256], [ord("b")]))
+    assert not k["eos-before-token-lexeme"].applies(Divergence(eos_first, b, [ord("a")], 1, [256], [ord("b")]))
+    sub = GrammarSpec("lark", 'start: sub+ "!"\nsub: %lark {\nstart: "a"\n%ignore " "\n}\n')
+    assert k["subgrammar-ignore"].applies(Divergence(sub, b, [ord("a")], 1, [ord(" ")], []))
+    assert not k["subgrammar-ignore"].applies(Divergence(sub, b, [ord("a")], 1, [ord("b")], []))
+    assert not k["subgrammar-ignore"].applies(Divergence(sub, b, [], 0, [ord(" ")], []))
+    complete = GrammarSpec("lark", 'start: o "a"\no[stop=""]: "a"\n')
+    extends = GrammarSpec("lark", 'start: o "a"\no[stop=""]: /a+/\n')
+    assert k["stop-eos-after-complete-lexeme"].applies(Divergence(complete, b, [ord("a")], 1, [], [256]))
+    assert not k["stop-eos-after-complete-lexeme"].applies(Divergence(extends, b, [ord("a")], 1, [], [256]))
+    empty_first = GrammarSpec("lark", 'start: O "a"\nO: /[a-z]*/\n%ignore ","\n')
+    assert k["empty-first-lexeme"].applies(Divergence(empty_first, b, [], 0, [ord(",")], []))
+    assert not k["empty-first-lexeme"].applies(Divergence(empty_first, b, [], 0, [ord(";")], []))
+    assert not k["empty-first-lexeme"].applies(Divergence(GrammarSpec("lark", 'start: O "a"\nO: /[a-z]+/\n'
+                                                                      '%ignore ","\n'), b, [], 0, [ord(",")], []))
+    bounded = GrammarSpec("json_schema", schema={"type": "number", "minimum": -1})
+    text = [ord(c) for c in "-0.10"]
+    assert k["negative-fraction-trailing-zero"].applies(Divergence(bounded, b, text, 5, [], [256]))
+    assert not k["negative-fraction-trailing-zero"].applies(Divergence(bounded, b, text[:-1], 4, [], [256]))
+    assert not k["negative-fraction-trailing-zero"].applies(
+        Divergence(GrammarSpec("json_schema", schema={"type": "number"}), b, text, 5, [], [256]))
+    panic = "mask: RuntimeError: llguidance: panic: grammar stack empty for non-root grammar: {LexemeClass(1)}"
+    assert k["subgrammar-skip-panic"].applies(Divergence(sub, b, [ord("a")], 1, [], [], error=panic))
+    assert not k["subgrammar-skip-panic"].applies(Divergence(sub, b, [ord("a")], 1, [], [], error="mask: panic: x"))
+
+
+@pytest.mark.parametrize("name", ["outlines-core", "xgrammar"])
+def test_peers_without_special_tokens_refuse_them(name):
+    """outlines-core and xgrammar refuse a Lark grammar with special tokens and options (and
+    outlines-core a vocabulary with two EOS ids) as NotSupported, installed or not."""
+    backend = get_backend(name)
+    v = load_builtin("special")
+    with pytest.raises(NotSupported):
+        backend.start(GrammarSpec("lark", 'start: <think> x </think>\nx[stop=""]: /[a-z]+/\n'), v)
+    if name == "outlines-core":
+        with pytest.raises(NotSupported):
+            backend.start(GrammarSpec("regex", "a+"), v)
+
+
+class _Found(Exception):
+    pass
+
+
+def _first(mode, condition):
+    """The first (spec, vocabulary) the fuzzer's strategy draws, with a fixed seed, that
+    satisfies `condition` and that refimpl compiles and binds to the vocabulary."""
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    from conformance.strategies import examples
+
+    @seed(0)
+    @settings(database=None, max_examples=2000, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(examples(["lark"], mode))
+    def probe(drawn):
+        spec, vocab = drawn
+        if condition(spec.source, vocab):
+            try:
+                Matcher(spec.compile(), vocab)
+            except MaskrefError:
+                return
+            raise _Found(drawn)
+
+    with pytest.raises(_Found) as found:
+        probe()
+    return found.value.args[0]
+
+
+# constructs the Lark strategy must generate: (name, vocabulary mode, condition on the source)
+STRATEGY_CONSTRUCTS = [
+    ("special token by name", "special", lambda s, v: "<think>" in s or "<|" in s),
+    ("EOS by name", "small", lambda s, v: "<eos>" in s),
+    ("token id", "special", lambda s, v: re.search(r"<\[\d+\]>", s)),
+    ("token range", "special", lambda s, v: re.search(r"<\[\d+-\d+\]>", s)),
+    ("token list", "special", lambda s, v: re.search(r"<\[\d+,\d+\]>", s)),
+    ("negated range", "special", lambda s, v: "<[^" in s),
+    ("any token", "special", lambda s, v: "<[*]>" in s),
+    ("lazy", "special", lambda s, v: "[lazy" in s),
+    ("stop string", "special", lambda s, v: 'stop="c"' in s or 'stop="b"' in s),
+    ("stop regex", "special", lambda s, v: "stop=/" in s),
+    ("suffix", "special", lambda s, v: "suffix=" in s),
+    ('stop=""', "special", lambda s, v: 'stop=""' in s),
+    ("max_tokens", "special", lambda s, v: "max_tokens=" in s),
+    ("temperature", "special", lambda s, v: "temperature=" in s),
+    ("capture", "special", lambda s, v: "capture" in s),
+    ("sub-grammar with its own %ignore", "special", lambda s, v: re.search(r"%lark \{[^}]*%ignore", s)),
+    ("sub-grammar with a special token", "special", lambda s, v: re.search(r"%lark \{[^}]*<", s)),
+    ("the special vocabulary in mixed mode", "mixed", lambda s, v: v.name == "special" and "<" in s),
+]
+
+
+@pytest.mark.parametrize("name,mode,condition", STRATEGY_CONSTRUCTS, ids=[c[0] for c in STRATEGY_CONSTRUCTS])
+def test_strategies_generate_each_construct(name, mode, condition):
+    spec, vocab = _first(mode, condition)
+    assert condition(spec.source, vocab)
+    m = Matcher(spec.compile(), vocab)
+    assert len(m.mask()) >= 0  # the grammar binds and runs
+
+
+def test_special_is_a_vocabulary_mode(tmp_path):
+    from conformance.strategies import VOCAB_MODES
+
+    assert "special" in VOCAB_MODES
+    report = fuzz_oracle_special(tmp_path)
+    assert not report.failures, report.table()
+    assert report.stats.steps > 0
+
+
+def fuzz_oracle_special(tmp_path):
+    from conformance.fuzz import fuzz
+
+    return fuzz("oracle", 4, seed=5, out_dir=str(tmp_path), quiet=True, vocab_mode="special", kinds=["lark"])

@@ -2,6 +2,7 @@
 
     refimpl.py      refimpl's Matcher (python, native, pypy, cmd:...) and the naive oracle
     llguidance.py   llguidance's LLMatcher (also the benchmarks' and tests' llguidance driver)
+    llguidance_differences.py   its known differences, and Matchers that read tokens its way
     outlines.py     outlines-core's Index
     xgrammar.py     xgrammar's GrammarMatcher
     faults.py       deliberately broken Matchers, to test the suite itself

@@ -2,7 +2,7 @@
 
 The one place that turns a vocabulary into an llguidance tokenizer and a grammar spec
 into llguidance's grammar text: the conformance backend (`LlguidanceBackend`, with its
-known differences) and the side-by-side figures of benchmarks/ and tests/ (`tokenizer`,
+known differences, in llguidance_differences.py) and the side-by-side figures of benchmarks/ and tests/ (`tokenizer`,
 `matcher`, `first_mask_seconds`) all go through it. Forcing is off (`no_forcing`), so
 masks are the full set, as maskref's.
 """
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import time
 from typing import Any, Dict, List, Optional, Sequence
 
 from refimpl import Grammar, Vocabulary
 
-from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled
+from ..core import Backend, Session
 from ..vectors import GrammarSpec, NotSupported, bitmask_len, vocab_hash
+from .llguidance_differences import KNOWN_DIFFERENCES
 
 HEAD = '%llguidance {"no_forcing": true}\n'
 
@@ -36,12 +36,15 @@ class _Tokenizer:
 
 
 def tokenizer(vocab: Vocabulary, slices: Optional[List[str]] = None) -> Any:
-    """An llguidance LLTokenizer for `vocab` (slices=[] turns its slicer off), or None."""
+    """An llguidance LLTokenizer for `vocab` (slices=[] turns its slicer off), or None.
+    Every EOS id of the vocabulary is an EOS token of llguidance's, the first one its
+    primary `tok_eos`."""
     try:
         import llguidance
     except ImportError:
         return None
-    return llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Tokenizer(vocab)), slices=slices)
+    eos = list(vocab.eos_token_ids) if len(vocab.eos_token_ids) > 1 else None
+    return llguidance.LLTokenizer(llguidance.TokenizerWrapper(_Tokenizer(vocab)), eos_token=eos, slices=slices)
 
 
 def grammar_text(spec: GrammarSpec) -> str:
@@ -87,97 +90,6 @@ def first_mask_seconds(tok: Any, kind: str, source: str, repeat: int = 20, after
     return best
 
 
-# ----------------------------------------------------------------------------- known differences
-
-
-_UNPRODUCTIVE: Dict[str, bool] = {}
-
-
-def _has_unproductive_rules(d: Divergence) -> bool:
-    """Does the Lark grammar have rules that derive no terminal string (removed by
-    refimpl's simplifier, kept by llguidance: docs/semantics.md, difference 1)?"""
-    if d.grammar.kind != "lark":
-        return False
-    answer = _UNPRODUCTIVE.get(d.grammar.source)
-    if answer is None:
-        from refimpl.grammar.lark import parse_lark
-        from refimpl.grammar.simplify import remove_unproductive
-
-        ir = parse_lark(d.grammar.source)
-        if len(_UNPRODUCTIVE) > 256:
-            _UNPRODUCTIVE.clear()
-        answer = _UNPRODUCTIVE[d.grammar.source] = len(remove_unproductive(ir).rules) != len(ir.rules)
-    return answer
-
-
-def _dead_end(d: Divergence) -> bool:
-    eos = set(d.vocab.eos_token_ids)
-    return d.note == "NoExtensionBias" and not d.only_refimpl and set(d.only_backend) <= eos and not d.accepting
-
-
-DEAD_END = KnownDifference(
-    "dead-end", "semantic",
-    "where no token can continue and the input may not end, llguidance stops with the "
-    "error NoExtensionBias and a mask of EOS only (so generation can end); maskref's mask "
-    "is empty",
-    _dead_end,
-)
-
-
-def _lazy_read_greedily(d: Divergence) -> bool:
-    """Every token only llguidance allows fits the grammar once its lazy lexemes are made
-    greedy (the lazy lexeme did not end where it first matched)."""
-    if d.grammar.kind != "lark" or "[lazy]" not in d.grammar.source or d.only_refimpl or not d.only_backend:
-        return False
-    from refimpl.recognizer import Recognizer
-
-    greedy = compiled(GrammarSpec("lark", d.grammar.source.replace("[lazy]", "")))
-    prefix = d.text()
-    for t in d.only_backend:
-        r = Recognizer(greedy.compiled, greedy.limits)
-        if t in d.vocab.eos_token_ids or not r.consume_bytes(prefix + d.vocab.tokens[t]):
-            return False
-    return True
-
-
-LAZY = KnownDifference(
-    "lazy-after-greedy", "peer-bug",
-    "a lazy lexeme that matches on the very byte that ended a greedy lexeme is not ended "
-    "there: start: A lz / A: /a+/ / lz[lazy]: /[0-9]+/ accepts 'a12' in llguidance 1.9.1 "
-    "(docs/findings.md)",
-    _lazy_read_greedily,
-)
-
-UNPRODUCTIVE = KnownDifference(
-    "unproductive-rules", "semantic",
-    "refimpl removes rules that derive nothing before parsing; llguidance keeps them, so "
-    "their lexemes (and %ignore text) can enter its masks (docs/semantics.md, difference 1)",
-    _has_unproductive_rules,
-)
-
-
-_GUARDED_EMPTY = re.compile(r'""\s*%if\b')
-
-
-def _guarded_empty_lost(d: Divergence) -> bool:
-    """A parametric rule with a `"" %if c` alternative, and llguidance allows less than
-    refimpl (or refuses a token such as EOS its own mask allowed): its nullable instances,
-    when they are a whole alternative of another rule, are not taken as empty."""
-    if d.grammar.kind != "lark" or "::" not in d.grammar.source or not _GUARDED_EMPTY.search(d.grammar.source):
-        return False
-    return not d.only_backend and (bool(d.only_refimpl) or d.refused is not None)
-
-
-GUARDED_EMPTY = KnownDifference(
-    "guarded-empty-alternative", "peer-bug",
-    "a parametric instance that derives the empty string only through a `\"\" %if c` "
-    "alternative is not nullable in llguidance 1.9.1 when it is a whole alternative of another "
-    "rule: start: \"a\" | p::0x1 / p::_: \"\" %if is_ones([0:1]) | \"a\" p::set_bit(0) %if "
-    "bit_clear(0) rejects the empty output (docs/findings.md)",
-    _guarded_empty_lost,
-)
-
-
 # ----------------------------------------------------------------------------- the backend
 
 
@@ -200,7 +112,11 @@ class LlguidanceSession(Session):
         return bytes(bits[: bitmask_len(self.n)])
 
     def consume(self, token: int) -> bool:
-        return bool(self.m.consume_token(token)) and not self.m.is_error()
+        if self.m.consume_token(token) and not self.m.is_error():
+            return True
+        if self.m.is_error():  # why it refused (a refusal is a disagreement, unless a known one)
+            self.note = self.m.get_error().split("\n<state>")[0][:200]
+        return False
 
 
 class LlguidanceBackend(Backend):
@@ -209,7 +125,7 @@ class LlguidanceBackend(Backend):
 
     name = "llguidance"
     description = "llguidance LLMatcher, no_forcing, tokenizer from the same token bytes"
-    known_differences = (AFTER_EOS, DEAD_END, UNPRODUCTIVE, LAZY, GUARDED_EMPTY)
+    known_differences = KNOWN_DIFFERENCES  # llguidance_differences.py
 
     def __init__(self) -> None:
         self._tokenizers: Dict[str, Any] = {}
@@ -230,8 +146,8 @@ class LlguidanceBackend(Backend):
         key = vocab_hash(vocab)
         tok = self._tokenizers.get(key)
         if tok is None:
-            if len(vocab.eos_token_ids) != 1:
-                raise NotSupported("llguidance needs exactly one EOS token")
+            if not vocab.eos_token_ids:
+                raise NotSupported("llguidance needs an EOS token")
             if len(self._tokenizers) > 64:  # fuzzing makes many small vocabularies
                 self._tokenizers.clear()
             tok = self._tokenizers[key] = tokenizer(vocab)

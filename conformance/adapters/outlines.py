@@ -204,8 +204,6 @@ class OutlinesBackend(Backend):
         key = vocab_hash(vocab)
         v = self._vocabs.get(key)
         if v is None:
-            if len(vocab.eos_token_ids) != 1:
-                raise NotSupported("outlines-core needs exactly one EOS token")
             by_bytes: Dict[bytes, List[int]] = {}
             for t, data in enumerate(vocab.tokens):
                 if t not in vocab.special_token_ids:
@@ -216,6 +214,12 @@ class OutlinesBackend(Backend):
         return v
 
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        """Raises NotSupported for Lark grammars (special tokens and rule options among
+        them) and for vocabularies with other than one EOS, before touching outlines-core."""
+        if spec.kind not in self.kinds:
+            raise NotSupported("outlines-core has no Lark grammars")
+        if len(vocab.eos_token_ids) != 1:
+            raise NotSupported("outlines-core needs exactly one EOS token")
         import outlines_core
 
         regex = regex_of(spec)

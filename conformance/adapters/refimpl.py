@@ -10,7 +10,7 @@ from typing import List, Optional
 from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
 
 from ..core import Backend, Session
-from ..vectors import GrammarSpec, NotSupported, bitmask_len, ids_of
+from ..vectors import GrammarSpec, NotSupported, ids_of
 
 
 class MatcherSession(Session):
@@ -59,23 +59,21 @@ class MatcherBackend(Backend):
 
 
 class OracleSession(Session):
+    """The tokens consumed so far; each mask is the naive one after all of them (EOS
+    included: after an EOS that ended the output it is empty, after one that ended a
+    `stop=""` lexeme generation goes on)."""
+
     def __init__(self, grammar: Grammar, vocab: Vocabulary) -> None:
         self.grammar, self.vocab = grammar, vocab
         self.path: List[int] = []
-        self.stopped = False
 
     def mask(self) -> bytes:
-        if self.stopped:
-            return bytes(bitmask_len(len(self.vocab)))
         return naive_mask(self.grammar, self.vocab, self.path).to_bytes()
 
     def consume(self, token: int) -> bool:
-        if self.stopped or token not in ids_of(self.mask()):
+        if token not in ids_of(self.mask()):
             return False
-        if token in self.vocab.eos_token_ids:
-            self.stopped = True
-        else:
-            self.path.append(token)
+        self.path.append(token)
         return True
 
 

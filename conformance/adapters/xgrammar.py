@@ -84,18 +84,18 @@ class XgrammarBackend(Backend):
         return c
 
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        """Raises NotSupported for Lark grammars (special tokens and rule options among
+        them), before touching xgrammar."""
+        if spec.kind not in self.kinds:
+            raise NotSupported("xgrammar: Lark grammars are not compared (a different dialect)")
         import xgrammar as xgr
 
         c = self.compiler(vocab)
         try:
             if spec.kind == "regex":
                 compiled = c.compile_regex(spec.source)
-            elif spec.kind == "json_schema":
-                compiled = c.compile_json_schema(json.dumps(spec.schema), any_whitespace=True)
             else:
-                raise NotSupported("xgrammar: Lark grammars are not compared (a different dialect)")
-        except NotSupported:
-            raise
+                compiled = c.compile_json_schema(json.dumps(spec.schema), any_whitespace=True)
         except Exception as e:
             raise NotSupported("xgrammar cannot compile the grammar: %s" % str(e).splitlines()[0][:160]) from e
         return XgrammarSession(xgr.GrammarMatcher(compiled, terminate_without_stop_token=False), len(vocab))

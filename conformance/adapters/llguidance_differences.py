@@ -1,0 +1,593 @@
+"""llguidance 1.9.1's known differences from maskref: each a name, a kind (a semantic
+choice, or a bug of llguidance reported in docs/findings.md) and a predicate that
+recognises it in a divergence (docs/conformance.md lists them).
+
+A predicate that needs refimpl's state replays the divergence's prefix with refimpl's
+Matcher (`Divergence.replay`), or with a Matcher that reads tokens llguidance's way
+(`_LlguidanceReading`: EOS before token lexemes, one token lexeme per token, complete
+stop="" lexemes; `_ShiftedBudgets`: token budgets counted one more or one less), and asks
+that it answer exactly the differing tokens as llguidance did.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
+from refimpl.lexer import DEAD
+
+from ..core import AFTER_EOS, Divergence, KnownDifference, compiled
+from ..vectors import GrammarSpec
+
+# ----------------------------------------------------------------------------- rules and lexing
+
+
+_UNPRODUCTIVE: Dict[str, bool] = {}
+
+
+def _has_unproductive_rules(d: Divergence) -> bool:
+    """Does the Lark grammar have rules that derive no terminal string (removed by
+    refimpl's simplifier, kept by llguidance: docs/semantics.md, difference 1)?"""
+    if d.grammar.kind != "lark":
+        return False
+    answer = _UNPRODUCTIVE.get(d.grammar.source)
+    if answer is None:
+        from refimpl.grammar.lark import parse_lark
+        from refimpl.grammar.simplify import remove_unproductive
+
+        ir = parse_lark(d.grammar.source)
+        if len(_UNPRODUCTIVE) > 256:
+            _UNPRODUCTIVE.clear()
+        answer = _UNPRODUCTIVE[d.grammar.source] = len(remove_unproductive(ir).rules) != len(ir.rules)
+    return answer
+
+
+def _dead_end(d: Divergence) -> bool:
+    eos = set(d.vocab.eos_token_ids)
+    return d.note == "NoExtensionBias" and not d.only_refimpl and set(d.only_backend) <= eos and not d.accepting
+
+
+DEAD_END = KnownDifference(
+    "dead-end", "semantic",
+    "where no token can continue and the input may not end, llguidance stops with the "
+    "error NoExtensionBias and a mask of EOS only (so generation can end); maskref's mask "
+    "is empty",
+    _dead_end,
+)
+
+
+# ----------------------------------------------------------------------------- replays
+
+
+def _replay(grammar: Grammar, d: Divergence, matcher: type = Matcher, upto: Optional[int] = None) -> Optional[Matcher]:
+    """A Matcher (of class `matcher`) for `grammar` after the divergence's prefix (its first
+    `upto` tokens), or None if it refuses them."""
+    prefix = d.prefix[:upto] if upto is not None else d.prefix
+    try:
+        m = matcher(grammar, d.vocab, slices=())
+        return m if m.consume_tokens(prefix) == len(prefix) else None
+    except MaskrefError:
+        return None
+
+
+def _explained_by(m: Optional[Matcher], d: Divergence) -> bool:
+    """Does the Matcher `m` allow exactly the differing tokens the backend allows (every
+    token only the backend allows, none of those only refimpl allows)?"""
+    if m is None or d.error is not None or d.refused is not None:
+        return False
+    mask = m.mask()
+    return all(t in mask for t in d.only_backend) and not any(t in mask for t in d.only_refimpl)
+
+
+# ----------------------------------------------------------------------------- lazy lexemes, parametric rules
+
+
+def _lazy_read_greedily(d: Divergence) -> bool:
+    """llguidance allows more (text tokens), and the differing tokens are exactly those
+    refimpl answers differently once the grammar's lazy lexemes are made greedy (the lazy
+    lexeme did not end where it first matched)."""
+    if d.grammar.kind != "lark" or "[lazy]" not in d.grammar.source or not d.only_backend:
+        return False
+    if any(t in d.vocab.eos_token_ids for t in d.only_backend):
+        return False
+    greedy = compiled(GrammarSpec("lark", d.grammar.source.replace("[lazy]", "")))
+    return _explained_by(_replay(greedy, d), d)
+
+
+LAZY = KnownDifference(
+    "lazy-after-greedy", "peer-bug",
+    "a lazy lexeme that matches on the very byte that ended a greedy lexeme is not ended "
+    "there: start: A lz / A: /a+/ / lz[lazy]: /[0-9]+/ accepts 'a12' in llguidance 1.9.1 "
+    "(docs/findings.md)",
+    _lazy_read_greedily,
+)
+
+UNPRODUCTIVE = KnownDifference(
+    "unproductive-rules", "semantic",
+    "refimpl removes rules that derive nothing before parsing; llguidance keeps them, so "
+    "their lexemes (and %ignore text) can enter its masks (docs/semantics.md, difference 1)",
+    _has_unproductive_rules,
+)
+
+
+_GUARDED_EMPTY = re.compile(r'""\s*%if\b')
+
+
+def _guarded_empty_lost(d: Divergence) -> bool:
+    """A parametric rule with a `"" %if c` alternative, and llguidance allows less than
+    refimpl (or refuses a token such as EOS its own mask allowed): its nullable instances,
+    when they are a whole alternative of another rule, are not taken as empty."""
+    if d.grammar.kind != "lark" or "::" not in d.grammar.source or not _GUARDED_EMPTY.search(d.grammar.source):
+        return False
+    return not d.only_backend and (bool(d.only_refimpl) or d.refused is not None)
+
+
+GUARDED_EMPTY = KnownDifference(
+    "guarded-empty-alternative", "peer-bug",
+    "a parametric instance that derives the empty string only through a `\"\" %if c` "
+    "alternative is not nullable in llguidance 1.9.1 when it is a whole alternative of another "
+    "rule: start: \"a\" | p::0x1 / p::_: \"\" %if is_ones([0:1]) | \"a\" p::set_bit(0) %if "
+    "bit_clear(0) rejects the empty output (docs/findings.md)",
+    _guarded_empty_lost,
+)
+
+
+# ----------------------------------------------------------------------------- EOS and stop=""
+
+
+def _secondary_eos_ends_stop(d: Divergence) -> bool:
+    """refimpl allows more EOS ids than llguidance, none of them the first (llguidance's
+    primary EOS), where EOS may end a pending `stop=""` lexeme and the output may not end."""
+    eos = d.vocab.eos_token_ids
+    if d.only_backend or not d.only_refimpl or not set(d.only_refimpl) <= set(eos[1:]):
+        return False
+    m = d.replay()
+    if m is None or m.stopped or d.error is not None or d.refused is not None:
+        return False
+    rec = m.recognizer
+    return rec.eos_ends_lexeme(rec.state, rec.parser.top) and not rec.is_accepting()
+
+
+SECONDARY_EOS = KnownDifference(
+    "stop-eos-primary-only", "peer-bug",
+    "with several EOS tokens, llguidance 1.9.1's mask lets only the first (its tok_eos) end a "
+    "pending stop=\"\" lexeme, while its consume_token ends the lexeme with any of them "
+    "(docs/findings.md, L6); maskref allows every EOS id there",
+    _secondary_eos_ends_stop,
+)
+
+
+def _eos_after_complete_stop_lexeme(d: Divergence) -> bool:
+    """A stop=\"\" lexeme in the grammar; the differing tokens are exactly what refimpl
+    answers when EOS ends only a stop=\"\" lexeme that a byte could still extend (and EOS
+    is read as llguidance reads it)."""
+    if d.grammar.kind != "lark" or 'stop=""' not in d.grammar.source:
+        return False
+    m, replayed = _LlguidanceReading.replay(compiled(d.grammar), d, eos_first=True, complete_stop=True)
+    return replayed and _llguidance_view(m, d)
+
+
+COMPLETE_STOP_LEXEME = KnownDifference(
+    "stop-eos-after-complete-lexeme", "semantic",
+    "llguidance ends a lexeme as soon as no byte can extend it, so EOS can no longer end a "
+    "stop=\"\" lexeme that is complete (start: o \"a\" / o[stop=\"\"]: \"a\" allows no EOS "
+    "after 'a'); maskref's lexeme is pending until the next byte or EOS (docs/findings.md, L6)",
+    _eos_after_complete_stop_lexeme,
+)
+
+
+# ----------------------------------------------------------------------------- token budgets
+
+
+class _ShiftedBudgets(Matcher):
+    """refimpl's Matcher with token budgets checked against the pending lexeme's token
+    count plus `shift` (llguidance counts the tokens of the lexeme's Earley row)."""
+
+    shift = 0
+
+    def _spend_budget(self, n_tokens: int) -> None:
+        super()._spend_budget(n_tokens + self.shift)
+        rec = self.recognizer
+        if rec.state != DEAD and not rec.lexer.is_fresh(rec.state):
+            self.lexeme_tokens = n_tokens  # the lexeme's own count goes on unshifted
+
+
+class _OneMore(_ShiftedBudgets):
+    shift = 1
+
+
+class _OneLess(_ShiftedBudgets):
+    shift = -1
+
+
+def _budget_counted_off_by_one(d: Divergence) -> bool:
+    """A Lark grammar with token budgets, where llguidance answers on every differing
+    token as refimpl does when each budgeted lexeme's token count is one more (or one
+    less) than the tokens that gave it bytes."""
+    if d.grammar.kind != "lark" or "max_tokens" not in d.grammar.source:
+        return False
+    grammar = compiled(d.grammar)
+    return any(_explained_by(_replay(grammar, d, shifted), d) for shifted in (_OneMore, _OneLess))
+
+
+BUDGET_COUNT = KnownDifference(
+    "max-tokens-row-count", "semantic",
+    "llguidance counts a max_tokens lexeme's tokens per Earley row, from the token in which "
+    "its row was started; maskref counts the tokens that gave the lexeme bytes. They differ "
+    "by one where the row starts in another token than the lexeme: after a one-byte first "
+    "lexeme (start: \"1\" x, the token '1' counts) and when the lexeme's first token is the "
+    "one byte that ended a lexeme that could have gone on (A: /[0-9]+/ then the token 'a': "
+    "not counted); docs/findings.md, L7",
+    _budget_counted_off_by_one,
+)
+
+
+def _dead_after_budget(d: Divergence) -> bool:
+    """refimpl's state is dead: a token budget ended a lexeme where it could not end."""
+    if d.grammar.kind != "lark" or "max_tokens" not in d.grammar.source or d.only_refimpl:
+        return False
+    m = d.replay()
+    return m is not None and not m.stopped and m.recognizer.state == DEAD
+
+
+BUDGET_DEAD = KnownDifference(
+    "max-tokens-dead", "semantic",
+    "when a token budget ends a lexeme that cannot end there, maskref's state is dead (an "
+    "empty mask: only a rollback helps); llguidance goes on as if the lexeme had ended "
+    "(its mask holds what may follow the lexeme, or EOS); docs/findings.md, L7",
+    _dead_after_budget,
+)
+
+
+# ----------------------------------------------------------------------------- tokens read by id
+
+
+class _NoTokenLexemes:
+    """A token binding that matches nothing (the Matcher then reads EOS as EOS)."""
+
+    def __bool__(self) -> bool:
+        return False
+
+
+class _OneTokenLexeme:
+    """A token binding that reads its token as the one token lexeme `lexeme` (a bit)."""
+
+    def __init__(self, lexeme: int) -> None:
+        self.lexeme = lexeme
+
+    def __bool__(self) -> bool:
+        return True
+
+    def lexemes_with(self, token_id: int) -> int:
+        return self.lexeme
+
+
+class _LlguidanceReading(Matcher):
+    """refimpl's Matcher reading tokens as llguidance 1.9.1 does (for the predicates):
+
+    - eos_first: an EOS id ends a pending stop="" lexeme, or else the output where it may
+      end, before any token lexeme may read it; read by a token lexeme, it ends the output
+      if the output may end after it (llguidance's consume_token and check_stop); once
+      stopped, EOS is taken again;
+    - choices (a list, filled as the replay goes): a token that several token lexemes may
+      read is read as one of them, choices[i][0] of choices[i][1] at the i-th such read
+      (llguidance takes the first that matches, flush_and_check_numeric), not as all.
+    """
+
+    eos_first = False
+    complete_stop = False
+
+    def __init__(self, grammar: Grammar, vocab: Vocabulary, **options: Any) -> None:
+        self.choices: Optional[List[List[int]]] = None
+        self.reads = 0
+        super().__init__(grammar, vocab, **options)
+
+    @classmethod
+    def replay(cls, grammar: Grammar, d: Divergence, eos_first: bool, choices: Optional[List[List[int]]] = None,
+               complete_stop: bool = False) -> "Tuple[_LlguidanceReading, bool]":
+        """The Matcher after the divergence's prefix, and whether it took every token."""
+        m = cls(grammar, d.vocab, slices=())
+        m.eos_first, m.choices, m.complete_stop = eos_first, choices, complete_stop
+        return m, m.consume_tokens(d.prefix) == len(d.prefix)
+
+    def stop_lexeme_pending(self) -> bool:
+        """May EOS end the pending stop="" lexeme (with complete_stop: only if a byte could
+        still extend it; llguidance has ended it otherwise)?"""
+        rec = self.recognizer
+        if not rec.eos_ends_lexeme(rec.state, rec.parser.top):
+            return False
+        return not self.complete_stop or any(rec.lexer.step(rec.state, b) != DEAD for b in range(256))
+
+    def consume(self, token_id: int) -> bool:
+        binding, rec = self.tokens, self.recognizer
+        state, top = rec.state, rec.parser.top
+        eos = self.eos_first and token_id in self.vocab.eos_token_ids
+        if eos and self.stopped:
+            return True
+        if eos and self.complete_stop and not self.stop_lexeme_pending():  # EOS ends the output, or nothing
+            self.stopped = rec.is_accepting()
+            return self.stopped
+        if eos and (rec.eos_ends_lexeme(state, top) or rec.is_accepting()):
+            self.tokens = _NoTokenLexemes()  # type: ignore[assignment]
+        elif eos:  # read by id: the output ends if it may
+            ok = super().consume(token_id)
+            self.stopped = ok and self.is_accepting()
+            return ok
+        elif self.choices is not None and binding and not self.stopped:
+            allowed = binding.lexemes_with(token_id) & rec.token_lexemes(state, top)
+            bits = [1 << i for i in range(allowed.bit_length()) if allowed >> i & 1]
+            if len(bits) > 1:
+                if self.reads == len(self.choices):
+                    self.choices.append([0, len(bits)])
+                self.tokens = _OneTokenLexeme(bits[self.choices[self.reads][0]])  # type: ignore[assignment]
+                self.reads += 1
+        try:
+            return super().consume(token_id)
+        finally:
+            self.tokens = binding
+
+
+def _llguidance_view(m: Optional[Matcher], d: Divergence) -> bool:
+    """_explained_by, where a stopped Matcher's mask is llguidance's after EOS (EOS only),
+    and with complete_stop, EOS ends no complete stop=\"\" lexeme."""
+    eos = set(d.vocab.eos_token_ids)
+    if m is not None and m.stopped:
+        return d.error is None and d.refused is None and set(d.only_backend) <= eos
+    if (isinstance(m, _LlguidanceReading) and m.complete_stop and not m.recognizer.is_accepting()
+            and not m.stop_lexeme_pending()):
+        mask = m.mask()
+        return (d.error is None and d.refused is None and all(t in mask and t not in eos for t in d.only_backend)
+                and all(t not in mask or t in eos for t in d.only_refimpl))
+    return _explained_by(m, d)
+
+
+def _eos_read_first(d: Divergence) -> bool:
+    """An EOS id of the prefix that refimpl read by id (a token lexeme) ended a stop=""
+    lexeme or the output in llguidance, and the differing tokens are exactly what refimpl
+    answers when it reads EOS that way."""
+    if d.grammar.kind != "lark" or not any(t in d.vocab.eos_token_ids for t in d.prefix):
+        return False
+    m, replayed = _LlguidanceReading.replay(compiled(d.grammar), d, eos_first=True)
+    return replayed and _llguidance_view(m, d)
+
+
+EOS_FIRST = KnownDifference(
+    "eos-before-token-lexeme", "semantic",
+    "llguidance reads an EOS id as the end of a pending stop=\"\" lexeme, or of the output "
+    "where it may end, before any token lexeme (<[0,5]>, a named EOS) may read it; maskref "
+    "reads a token by id first wherever a token lexeme may match it (docs/findings.md, L8)",
+    _eos_read_first,
+)
+
+MAX_CHOICES = 64
+
+
+def _read_as_one_lexeme(d: Divergence) -> bool:
+    """A token of the prefix that several token lexemes could read was read by all of them
+    in refimpl; the differing tokens are exactly what refimpl answers when each such token
+    is read by one of them (some choice; EOS read as llguidance reads it, or not)."""
+    if d.grammar.kind != "lark" or "<" not in d.grammar.source:
+        return False
+    grammar = compiled(d.grammar)
+    return any(_some_choice_explains(grammar, d, eos_first) for eos_first in (False, True))
+
+
+def _some_choice_explains(grammar: Grammar, d: Divergence, eos_first: bool) -> bool:
+    choices: List[List[int]] = []
+    for _ in range(MAX_CHOICES):
+        m, replayed = _LlguidanceReading.replay(grammar, d, eos_first, choices)
+        if not choices:  # no token was ambiguous: nothing to explain
+            return False
+        if replayed and _llguidance_view(m, d):
+            return True
+        del choices[m.reads:]  # left from another branch
+        while choices and choices[-1][0] + 1 >= choices[-1][1]:  # the next choice, odometer-wise
+            choices.pop()
+        if not choices:
+            return False
+        choices[-1][0] += 1
+    return False
+
+
+ONE_TOKEN_LEXEME = KnownDifference(
+    "token-read-by-first-lexeme", "peer-bug",
+    "a token that several token lexemes may read next is read by the first of them only in "
+    "llguidance 1.9.1 (flush_and_check_numeric), though its mask allows it for all: after "
+    "<think> in start: <think>? <[280-283]> \"x\" it does not allow \"x\"; maskref reads it "
+    "as every lexeme that matches (docs/findings.md, L9)",
+    _read_as_one_lexeme,
+)
+
+
+_MARKER = re.compile(rb"\xff(\[[0-9]*\]?)?\Z")
+
+
+def _marker_bytes(d: Divergence) -> bool:
+    """Every token only llguidance allows is text (not special) whose bytes from its first
+    0xFF on look like (a prefix of) llguidance's byte form of a token read by id,
+    0xFF [id], and refimpl allows its bytes before the 0xFF and then a token lexeme."""
+    if d.grammar.kind != "lark" or d.only_refimpl or not d.only_backend or d.error or d.refused is not None:
+        return False
+    m = _replay(compiled(d.grammar), d)
+    if m is None:
+        return False
+    rec = m.recognizer
+    for t in d.only_backend:
+        data = d.vocab.tokens[t]
+        k = data.find(b"\xff")
+        if t in d.vocab.special_token_ids or k < 0 or not _MARKER.match(data[k:]):
+            return False
+        if k and not m.consume_bytes(data[:k]):
+            return False
+        next_token_lexeme = bool(rec.token_lexemes(rec.state, rec.parser.top))
+        if k:
+            m.rollback(1)
+        if not next_token_lexeme:
+            return False
+    return True
+
+
+MARKER = KnownDifference(
+    "special-marker-bytes", "peer-bug",
+    "llguidance 1.9.1 writes a token read by id into its byte stream as 0xFF '[' id ']', so "
+    "where a token lexeme may come next it also allows text tokens that spell the start of "
+    "that form (a\\xff, \\xff[, \\xff[2); maskref never reads text as a token lexeme "
+    "(docs/findings.md, L10)",
+    _marker_bytes,
+)
+
+
+def _eos_panic(d: Divergence) -> bool:
+    """llguidance panicked ('lexer_stack=...') refusing an EOS id that refimpl takes, after
+    an EOS id of the prefix was read by a token lexeme."""
+    eos = d.vocab.eos_token_ids
+    if d.refused not in eos or not (d.note or "").startswith("panic: lexer_stack"):
+        return False
+    return any(t in eos for t in d.prefix)
+
+
+EOS_PANIC = KnownDifference(
+    "eos-after-eos-token-panic", "peer-bug",
+    "llguidance 1.9.1 panics (lexer_stack=...) consuming EOS at the end of an output in "
+    "which a token lexeme has read an EOS id: start: T1 <|end_of_text|> T1 / T1: /[a-c]+/ "
+    "after 'a', <|end_of_text|>, 'a' (docs/findings.md, L14)",
+    _eos_panic,
+)
+
+
+# ----------------------------------------------------------------------------- %ignore and sub-grammars
+
+
+def _ignore_text(es: Any, expr: int, data: bytes, whole: bool) -> bool:
+    """With `whole`: does `expr` match all of `data` (not empty)? Else: does `data` begin
+    with a match of `expr`, or is it the beginning of one?"""
+    from refimpl.regex.derivative import derivative
+
+    for b in data:
+        expr = derivative(es, expr, b)
+        if expr == es.NOTHING:
+            return False
+        if not whole and es.nullable(expr):
+            return True
+    return bool(data) and (es.nullable(expr) or not whole)
+
+
+def _next_classes(m: Optional[Matcher], ir: Any) -> int:
+    """How many lexeme classes (grammars) have lexemes that may come next in m's state."""
+    if m is None or m.stopped:
+        return 0
+    rec = m.recognizer
+    state, top = rec.state, rec.parser.top
+    flushed, new_top = rec.flush(state, top)
+    rec.parser.top = top
+    lexemes = rec.lexer.possible[state] | (rec.parser.rows[new_top - 1].allowed if flushed else 0)
+    return len({x.lexeme_class for i, x in enumerate(ir.lexemes) if (lexemes >> i) & 1})
+
+
+def _near_ignore_text(d: Divergence) -> bool:
+    """docs/semantics.md, difference 6: a grammar with sub-grammars and %ignore, where
+    lexemes of two lexeme classes (two grammars) may come next (now, or before the last
+    token), and the text so far ends with text some %ignore of the grammar matches, or
+    every differing token begins with such text (EOS never does): what differs is which
+    grammar's %ignore applies."""
+    source = d.grammar.source or ""
+    if d.grammar.kind != "lark" or "%ignore" not in source or ("%lark" not in source and "@" not in source):
+        return False
+    if d.error is not None or d.refused is not None or not d.differing():
+        return False
+    grammar = compiled(d.grammar)
+    ir = grammar.ir
+    if _next_classes(d.replay(), ir) < 2 and not (d.prefix and _next_classes(_replay(grammar, d, upto=-1), ir) >= 2):
+        return False
+    ignores = list(ir.ignores.values())
+    text = d.text()[-64:]
+    if any(_ignore_text(ir.es, e, text[j:], True) for e in ignores for j in range(len(text))):
+        return True
+    return all(t not in d.vocab.eos_token_ids and any(_ignore_text(ir.es, e, d.vocab.tokens[t], False) for e in ignores)
+               for t in d.differing())
+
+
+SUBGRAMMAR_IGNORE = KnownDifference(
+    "subgrammar-ignore", "semantic",
+    "which %ignore applies around a sub-grammar (docs/semantics.md, difference 6): "
+    "llguidance skips with the %ignore of the grammar on top of its stack (also before a "
+    "new instance of the same grammar), maskref with that of every grammar whose lexemes may "
+    "come next, never before a sub-grammar's first lexeme; the comparison of a path stops "
+    "there (the engines may have skipped different text)",
+    _near_ignore_text,
+    ends_path=True,
+)
+
+
+def _empty_first_lexeme(d: Divergence) -> bool:
+    """At the start of the output, where a lexeme with a nullable regex may come first,
+    llguidance alone allows tokens that begin with %ignore text (not special)."""
+    if d.grammar.kind != "lark" or d.prefix or d.only_refimpl or not d.only_backend:
+        return False
+    m = d.replay()
+    if m is None or d.error is not None or d.refused is not None:
+        return False
+    ir, rec = compiled(d.grammar).ir, m.recognizer
+    possible = rec.lexer.possible[rec.state]
+    if not any((possible >> i) & 1 and x.tokens is None and ir.es.nullable(x.expr) for i, x in enumerate(ir.lexemes)):
+        return False
+    ignores = list(ir.ignores.values())
+    return all(d.vocab.is_grammar_token(t) and any(_ignore_text(ir.es, e, d.vocab.tokens[t], False) for e in ignores)
+               for t in d.only_backend)
+
+
+EMPTY_FIRST_LEXEME = KnownDifference(
+    "empty-first-lexeme", "peer-bug",
+    "at the start of the output, llguidance 1.9.1 lets a first lexeme whose regex matches "
+    "the empty string be empty when the first byte is %ignore text (start: O \"a\" / O: "
+    "/[a-z]*/ / %ignore \",\" accepts ',a'), where %ignore may not come first and lexemes "
+    "are never empty (docs/findings.md, L12)",
+    _empty_first_lexeme,
+)
+
+SUBGRAMMAR_PANIC = KnownDifference(
+    "subgrammar-skip-panic", "peer-bug",
+    "llguidance 1.9.1 panics ('grammar stack empty for non-root grammar') computing the mask "
+    "after the enclosing grammar's %ignore where a sub-grammar's first lexeme may come next: "
+    "start: \"a\" \"c\"? sub / sub: %lark { start: \"b\" } / %ignore \" \" after 'a ' "
+    "(docs/findings.md, L13)",
+    lambda d: bool(d.error) and "panic: grammar stack empty for non-root grammar" in (d.error or ""),
+)
+
+
+# ----------------------------------------------------------------------------- JSON numbers
+
+
+_NEGATIVE_FRACTION = re.compile(rb"(?<![0-9])-0\.[0-9]*0(?![0-9.eE])")
+_BOUNDS = ('"minimum"', '"maximum"', '"exclusiveMinimum"', '"exclusiveMaximum"')
+
+
+def _ends_negative_fraction(d: Divergence) -> bool:
+    """A JSON schema with a numeric bound, where refimpl alone allows tokens (or EOS) that
+    end a number written -0.<digits>0 (the number ends inside the token, or at EOS)."""
+    if d.grammar.kind != "json_schema" or d.only_backend or not d.only_refimpl or d.error or d.refused is not None:
+        return False
+    if not any(bound in d.grammar.source for bound in _BOUNDS):
+        return False
+    text = d.text()[-64:]
+    for t in d.only_refimpl:
+        eos = t in d.vocab.eos_token_ids
+        data = text + (b"" if eos else d.vocab.tokens[t])
+        ends = [m.end() for m in _NEGATIVE_FRACTION.finditer(data)]
+        if not any(e >= len(text) and (e < len(data) or eos) for e in ends):
+            return False
+    return True
+
+
+NEGATIVE_FRACTION = KnownDifference(
+    "negative-fraction-trailing-zero", "peer-bug",
+    "with a bound (minimum, maximum, ...) on a JSON number, llguidance 1.9.1 does not let a "
+    "number of the form -0.<digits>0 end: {\"type\": \"number\", \"minimum\": -1} rejects "
+    "-0.10 and -0.50 but takes -0.1, 0.10 and -2.50 (docs/findings.md, L11)",
+    _ends_negative_fraction,
+)
+
+
+KNOWN_DIFFERENCES = (AFTER_EOS, DEAD_END, UNPRODUCTIVE, LAZY, GUARDED_EMPTY, SECONDARY_EOS, BUDGET_COUNT, BUDGET_DEAD,
+                     EOS_FIRST, ONE_TOKEN_LEXEME, MARKER, SUBGRAMMAR_IGNORE, NEGATIVE_FRACTION, COMPLETE_STOP_LEXEME,
+                     EMPTY_FIRST_LEXEME, SUBGRAMMAR_PANIC, EOS_PANIC)
