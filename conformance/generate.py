@@ -110,6 +110,31 @@ LARK: List[Tuple[str, str, List[str], List[str]]] = [
      ["x = 1;\ny=22;# set y\nz =3;"], ["ignore", "ignore-once"]),
 ]
 
+# (name, GBNF text, sample texts, tags): llama.cpp's grammar language (docs/ebnf.md), whose
+# lexemes the compiler chooses; json.gbnf is llama.cpp's (MIT), as tests/data holds it
+GBNF: List[Tuple[str, str, List[str], List[str]]] = [
+    ("arithmetic", 'root ::= expr\nexpr ::= term (("+" | "-") term)*\nterm ::= factor (("*" | "/") factor)*\n'
+                   'factor ::= [0-9]+ | "(" expr ")"\n', ["(1+23)*4-5"], ["recursion", "numbers"]),
+    ("list", 'root ::= ("- " item "\\n")+\nitem ::= [^\\n]+\n', ["- milk\n- Zoë's eggs\n"], ["utf8", "repetition"]),
+    ("cut-lexemes", 'root ::= x "b"\nx ::= [a-z]+ | "(" root ")"\n', ["(ab)b", "aab"], ["repetition"]),
+    ("left-recursion", 'root ::= root "," item | item\nitem ::= "x" | "yy"\n', ["x,yy,x"], ["recursion"]),
+    ("classes", 'root ::= [à-ÿ]{2,4} "\\u20AC"? [^a-z\\x00-\\x1F]*\n', ["éüß€ ABC😀"], ["utf8", "negated-class"]),
+    ("json", "json.gbnf", ['{"name": "Zoë", "tags": ["a", 1.5e3, true, null]}', '{\n  "a": {}}'],
+     ["keys", "strings", "numbers", "escapes"]),
+]
+
+
+def _gbnf_text(text: str) -> str:
+    """The grammar text; "json.gbnf" is read from the test data (generation runs in a checkout)."""
+    if text != "json.gbnf":
+        return text
+    import json
+
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "tests", "data", "grammar_cases.json")
+    with open(path, encoding="utf-8") as f:
+        return next(c["grammar"] for c in json.load(f)["compile_cases"] if c["source"] == "grammars/json.gbnf")
+
+
 # (name, schema, options, sample texts, tags)
 JSON_SCHEMAS: List[Tuple[str, Any, Dict[str, Any], List[str], List[str]]] = [
     ("person", {"type": "object",
@@ -358,9 +383,12 @@ def entries(kinds: Sequence[str]) -> Iterator[Tuple[str, str, GrammarSpec, List[
     if "json_schema" in kinds:
         for name, schema, options, texts, tags in JSON_SCHEMAS:
             yield "json_schema", name, GrammarSpec("json_schema", schema=schema, options=options), texts, tags
+    if "gbnf" in kinds:
+        for name, text, texts, tags in GBNF:
+            yield "gbnf", name, GrammarSpec("gbnf", _gbnf_text(text)), texts, tags
 
 
-GROUPS = ("regex", "lark", "json_schema", "tokens", "findings")
+GROUPS = ("regex", "lark", "json_schema", "gbnf", "tokens", "findings")
 
 
 def eot_text(vocab: Vocabulary) -> str:

@@ -1,8 +1,8 @@
 """Hypothesis strategies for differential fuzzing: grammars, vocabularies.
 
 Everything generated is in the dialect maskref shares with llguidance (Rust regex syntax,
-llguidance's Lark, with special tokens, token ranges, rule options and nested grammars)
-and shrinks well: a failing regex shrinks toward one atom, a Lark grammar toward one
+llguidance's Lark, with special tokens, token ranges, rule options and nested grammars),
+or llama.cpp's GBNF, and shrinks well: a failing regex shrinks toward one atom, a Lark grammar toward one
 short rule, a vocabulary toward a few one-byte tokens, a GPT-2 slice toward a few ids.
 The vocabulary is drawn first (`examples`), so a Lark grammar can name its special tokens
 and ids. Token paths are drawn inside the test from the masks (fuzz.py).
@@ -217,6 +217,39 @@ JSON_OPTIONS: List[Dict[str, Any]] = [{}, {}, {}, {"whitespace_flexible": False}
                                        {"whitespace_pattern": "\\n[ ]{0,2}"}, {"whitespace_pattern": "[ \\t]?"}]
 json_options = st.sampled_from(JSON_OPTIONS)
 
+# ----------------------------------------------------------------------------- GBNF
+
+GBNF_LITERALS = ['"a"', '"b"', '"ab"', '"é"', '"ba"', '""', '"0"', '" "', '"\\""']
+GBNF_CLASSES = ["[a-b]", "[^a]", "[a]", "[é-ê]", ".", "[0-9]", "[^\"\\x00-\\x1F]"]
+
+
+@st.composite
+def gbnf_grammars(draw: st.DrawFn, literals: Sequence[str] = GBNF_LITERALS, classes: Sequence[str] = GBNF_CLASSES) -> str:
+    """A GBNF grammar of 1 to 3 rules (`root` first) whose bodies mix literals, classes,
+    references (recursion included), groups and repetitions: the shapes where the
+    compiler's choice of lexemes matters (docs/ebnf.md)."""
+    n = draw(st.integers(1, 3))
+    names = ["root"] + ["r%d" % i for i in range(1, n)]
+    postfix = st.sampled_from(["", "", "*", "+", "?", "{1,2}", "{2}", "{0,1}"])
+
+    def expr(depth: int) -> str:
+        kind = draw(st.sampled_from(["lit", "cls", "ref", "grp", "seq"] if depth < 3 else ["lit", "cls", "ref"]))
+        if kind == "lit":
+            atom = draw(st.sampled_from(list(literals)))
+        elif kind == "cls":
+            atom = draw(st.sampled_from(list(classes)))
+        elif kind == "ref":
+            atom = draw(st.sampled_from(names))
+        elif kind == "grp":
+            atom = "(" + " | ".join(expr(depth + 1) for _ in range(draw(st.integers(1, 3)))) + ")"
+        else:
+            return " ".join(expr(depth + 1) for _ in range(draw(st.integers(2, 3))))
+        return atom + draw(postfix)
+
+    return "".join("%s ::= %s\n" % (name, " | ".join(expr(0) for _ in range(draw(st.integers(1, 3)))))
+                   for name in names)
+
+
 # ----------------------------------------------------------------------------- grammars
 
 
@@ -229,6 +262,8 @@ def grammar_specs(kinds: Sequence[str], vocab: Optional[Vocabulary] = None) -> S
         options.append(lark_grammars(vocab).map(lambda g: GrammarSpec("lark", g)))
     if "json_schema" in kinds:
         options.append(st.tuples(json_schemas, json_options).map(lambda t: GrammarSpec("json_schema", schema=t[0], options=t[1])))
+    if "gbnf" in kinds:
+        options.append(gbnf_grammars().map(lambda g: GrammarSpec("gbnf", g)))
     if not options:
         raise ValueError("no grammar kinds to fuzz")
     return st.one_of(*options)

@@ -39,7 +39,7 @@ VERSION = 1
 #: masks with at most this many ids are stored as an id list, others as a bitmask
 IDS_LIMIT = 32
 BUILTIN_VOCABS = ("bytes", "gpt2", "special")
-GRAMMAR_KINDS = ("regex", "lark", "json_schema")
+GRAMMAR_KINDS = ("regex", "lark", "json_schema", "gbnf")
 
 
 class FormatError(ValueError):
@@ -162,6 +162,8 @@ class GrammarSpec:
             return Grammar.from_regex(self.source)
         if self.kind == "lark":
             return Grammar.from_lark(self.source)
+        if self.kind == "gbnf":
+            return Grammar.from_gbnf(self.source, **self.options)
         return Grammar.from_json_schema(self.schema, **self.options)
 
     def describe(self) -> str:
@@ -172,7 +174,7 @@ class GrammarSpec:
             return "json_schema " + text
         if self.kind == "regex":
             return "regex " + json.dumps(self.source, ensure_ascii=False)
-        return "lark\n" + "\n".join("    " + line for line in self.source.splitlines())
+        return self.kind + "\n" + "\n".join("    " + line for line in self.source.splitlines())
 
     def __repr__(self) -> str:
         return "GrammarSpec(%s)" % self.key()

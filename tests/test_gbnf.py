@@ -9,8 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from functools import partial
+
 from budget import examples
 from char_earley import CharEarley
+from conformance.strategies import gbnf_grammars as fuzz_gbnf
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
 from refimpl.grammar.ebnf.gbnf import parse_rules
@@ -129,37 +132,9 @@ def test_token_references_bind_to_the_vocabulary():
 # -- exactness: random grammars, random strings --------------------------------------------
 
 ALPHABET = "abé"
-_literals = st.sampled_from(['"a"', '"b"', '"ab"', '"é"', '"ba"', '""'])
-_classes = st.sampled_from(["[a-b]", "[^a]", "[a]", "[é-ê]", "."])
-_postfix = st.sampled_from(["", "", "*", "+", "?", "{1,2}", "{2}", "{0,1}"])
-
-
-@st.composite
-def gbnf_grammars(draw) -> str:
-    n = draw(st.integers(1, 3))
-    names = ["root"] + ["r%d" % i for i in range(1, n)]
-
-    def expr(depth: int) -> str:
-        choices = ["lit", "cls"] + (["ref", "grp", "seq"] if depth < 3 else ["ref"])
-        kind = draw(st.sampled_from(choices))
-        if kind == "lit":
-            atom = draw(_literals)
-        elif kind == "cls":
-            atom = draw(_classes)
-        elif kind == "ref":
-            atom = draw(st.sampled_from(names))
-        elif kind == "grp":
-            k = draw(st.integers(1, 3))
-            atom = "(" + " | ".join(expr(depth + 1) for _ in range(k)) + ")"
-        else:
-            return " ".join(expr(depth + 1) for _ in range(draw(st.integers(2, 3))))
-        return atom + draw(_postfix)
-
-    lines = []
-    for name in names:
-        k = draw(st.integers(1, 3))
-        lines.append("%s ::= %s" % (name, " | ".join(expr(0) for _ in range(k))))
-    return "\n".join(lines) + "\n"
+#: GBNF grammars over the strings' alphabet (conformance's strategy, narrowed)
+gbnf_grammars = partial(fuzz_gbnf, literals=['"a"', '"b"', '"ab"', '"é"', '"ba"', '""'],
+                        classes=["[a-b]", "[^a]", "[a]", "[é-ê]", "."])
 
 
 @settings(max_examples=examples(150), deadline=None)

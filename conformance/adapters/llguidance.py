@@ -126,6 +126,9 @@ class LlguidanceBackend(Backend):
     name = "llguidance"
     description = "llguidance LLMatcher, no_forcing, tokenizer from the same token bytes"
     known_differences = KNOWN_DIFFERENCES  # llguidance_differences.py
+    #: no GBNF yet: llguidance reads it only through its gbnf_to_lark converter, whose
+    #: lexing is a subject of its own (issue 15)
+    kinds = ("regex", "lark", "json_schema")
 
     def __init__(self) -> None:
         self._tokenizers: Dict[str, Any] = {}
