@@ -39,7 +39,6 @@ from .tokens.vocab import Vocabulary
 from .tokens.walk import walk
 
 
-
 class Step(NamedTuple):
     """A consumed step, as `rollback` undoes it."""
 
