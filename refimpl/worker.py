@@ -135,7 +135,7 @@ class Worker:
         wanted = field(req, "protocol", int, PROTOCOL_VERSION)
         if wanted != PROTOCOL_VERSION:
             raise Unsupported("protocol version %d is not supported (this worker speaks %d)" % (wanted, PROTOCOL_VERSION))
-        kinds = ["regex", "lark", "json_schema", "llguidance", "gbnf"]
+        kinds = ["regex", "lark", "json_schema", "llguidance", "gbnf", "ebnf"]
         return {
             "protocol": PROTOCOL_VERSION,
             "engine": ENGINE,
@@ -266,13 +266,18 @@ class Worker:
             grammar = build[kind](text, **kw)
         elif kind == "json_schema":
             grammar = Grammar.from_json_schema(text, **dict(options, **kw))
-        elif kind == "gbnf":
-            unknown = sorted(set(options) - {"root"})
+        elif kind in ("gbnf", "ebnf"):
+            allowed = {"root"} if kind == "gbnf" else {"root", "dialect"}
+            unknown = sorted(set(options) - allowed)
             if unknown:
-                raise Unsupported("grammar kind 'gbnf' takes only the option root (got %s)" % ", ".join(unknown))
-            grammar = Grammar.from_gbnf(text, root=field(options, "root", str, "root"), **kw)
+                raise Unsupported("grammar kind %r takes only the options %s (got %s)"
+                                  % (kind, ", ".join(sorted(allowed)), ", ".join(unknown)))
+            root = field(options, "root", str, "root")
+            grammar = (Grammar.from_gbnf(text, root=root, **kw) if kind == "gbnf" else
+                       Grammar.from_ebnf(text, dialect=field(options, "dialect", str, "xgrammar"), root=root, **kw))
         else:
-            raise Unsupported("unknown grammar kind %r (this worker knows: regex, lark, json_schema, llguidance, gbnf)" % kind)
+            raise Unsupported("unknown grammar kind %r (this worker knows: regex, lark, json_schema, llguidance, gbnf, ebnf)"
+                              % kind)
         self._grammars[key] = grammar
         if len(self._grammars) > GRAMMAR_CACHE_SIZE:
             self._grammars.popitem(last=False)

@@ -18,7 +18,7 @@ from refimpl.tokens.vocab import Vocabulary
 
 from .errors import WorkerUnsupported
 
-SENDABLE_KINDS = ("regex", "lark", "json_schema", "llguidance", "gbnf")
+SENDABLE_KINDS = ("regex", "lark", "json_schema", "llguidance", "gbnf", "ebnf")
 
 
 _SPECS: "weakref.WeakKeyDictionary[Any, Dict[str, Any]]" = weakref.WeakKeyDictionary()
@@ -44,7 +44,7 @@ def _grammar_spec(grammar: Any) -> Dict[str, Any]:
         raise WorkerUnsupported(
             "a Grammar of kind %r cannot be sent to a worker: only grammars made by a frontend "
             "from source text (%s) can; build it with Grammar.from_regex / from_lark / from_json_schema / "
-            "from_llguidance / from_gbnf"
+            "from_llguidance / from_gbnf / from_ebnf"
             % (kind, ", ".join(SENDABLE_KINDS))
         )
     source = grammar.source

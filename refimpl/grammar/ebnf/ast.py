@@ -40,6 +40,16 @@ class Literal(Node):
         self.offset, self.text = offset, text
 
 
+class Substring(Node):
+    """Any run of consecutive chunks, the empty one included (xgrammar's `Substring(...)`,
+    llguidance's `%regex {"substring_chunks": ...}`)."""
+
+    __slots__ = ("chunks",)
+
+    def __init__(self, offset: int, chunks: List[str]) -> None:
+        self.offset, self.chunks = offset, chunks
+
+
 class Ref(Node):
     """A reference to the rule `name`."""
 

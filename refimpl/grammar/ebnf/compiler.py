@@ -47,7 +47,8 @@ from ...regex.compiler import compile_class
 from ...regex.printer import to_string
 from ..simplify import repeat as ebnf_repeat
 from ..ir import GrammarIR, Lexeme
-from .ast import Alt, Chars, Literal, Node, Ref, Repeat, Seq, Token, children
+from ..lark.substring import substring_expr
+from .ast import Alt, Chars, Literal, Node, Ref, Repeat, Seq, Substring, Token, children
 
 #: where a lexeme came from: one node, or a run of items of a sequence (seq, start, end)
 Source = Union[Node, Tuple[Seq, int, int]]
@@ -73,8 +74,8 @@ class Cuts:
             self.rules.add(source.name)
             self.nodes.add(id(rules[source.name]))
             return True
-        if isinstance(source, Chars) or (isinstance(source, Literal) and len(source.text) == 1):
-            return False
+        if isinstance(source, (Chars, Substring)) or (isinstance(source, Literal) and len(source.text) == 1):
+            return False  # (a Substring could be cut into its chunks' structure: not done yet)
         self.nodes.add(id(source))
         return True
 
@@ -196,6 +197,8 @@ class Build:
             return compile_class(es, node.ranges)
         if isinstance(node, Literal):
             return es.literal(node.text.encode("utf-8"))
+        if isinstance(node, Substring):
+            return substring_expr(es, node.chunks)
         if isinstance(node, Seq):
             return es.concat(*args) if args else es.EPSILON
         if isinstance(node, Alt):
@@ -301,9 +304,12 @@ def compile_rules(rules: Dict[str, Node], root: str, text: str = "", limits: Lim
     cuts = Cuts()
     while True:
         build = Build(rules, root, cuts, regular, es, limits)
-        cut_any = False
-        for lexeme in conflicts(build.ir):
-            if build.cuts.cut(build.sources[lexeme], rules):
-                cut_any = True
-        if not cut_any:
+        blamed = conflicts(build.ir)
+        if not blamed:
             return build.ir
+        stuck = [i for i in sorted(blamed) if not build.cuts.cut(build.sources[i], rules)]
+        if len(stuck) == len(blamed):
+            source = build.sources[stuck[0]]
+            node = source[0] if isinstance(source, tuple) else source
+            raise GrammarError("not supported yet: %s may run into what follows it, and maskref cannot cut it finer"
+                               % build.ir.lexemes[stuck[0]].name, text, node.offset if text else None)

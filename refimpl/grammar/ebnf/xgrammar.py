@@ -1,0 +1,351 @@
+"""xgrammar's EBNF (docs/defining_structures/ebnf_grammar.md, cpp/grammar_parser.cc).
+
+GBNF with more: rule bodies span lines (a rule name must begin its line), names may hold
+`_` and `.`, literal escapes `\\xH...` (any number of digits), `\\e \\0 \\a \\v \\b \\f \\/ \\' \\?`,
+class escapes of `^ $ \\ . * + ? ( ) [ ] { } | / -`, `[^]` (any character), `( )` (ε),
+`{m}`, `{m,}`, `{m,n}` with any bounds, at most one repetition operator per element, the
+macros `Token(ids...)` and `ExcludeToken(ids...)` (tokens read by id) and
+`Substring("abc", "de", ...)` (any run of consecutive chunks), and a lookahead assertion
+`(= ...)` at the end of a rule.
+
+What maskref does not take yet, with a GrammarError naming it: rule options
+(`name[lazy] ::=`, `max_tokens`, `max_chars`, `capture`, ...: `lazy` and `max_chars`
+change the language) and the macros `Regex` (xgrammar's own regex dialect),
+`TagDispatch`, `TokenTagDispatch`. A lookahead assertion is read and checked, and does not change the
+language: xgrammar uses it as a hint for its token-mask cache (the grammar's author
+asserts that what follows the rule begins so).
+
+>>> rules = parse_rules('root ::= "a" x+\\nx ::= [\\\\-b] (= "b")\\n')
+>>> sorted(rules)
+['root', 'x']
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+from ...errors import GrammarError
+from ...regex import unicode as uni
+from ..ir import TokenSpec
+from .ast import ANY_CHAR, Alt, Chars, Literal, Node, Ref, Repeat, Seq, Substring, Token, children
+
+_NAME = re.compile(r"[A-Za-z_.\-][A-Za-z0-9_.\-]*")
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "'": "'", "?": "?", "n": "\n", "r": "\r", "t": "\t", "b": "\b",
+            "f": "\f", "a": "\a", "v": "\v", "0": "\0", "e": "\x1b"}
+_CLASS_ESCAPES = "^$\\.*+?()[]{}|/-"
+_UNSUPPORTED_MACROS = ("Regex", "TagDispatch", "TokenTagDispatch")
+MAX_NESTING = 1000  # xgrammar's max_nest_layer
+
+
+class XgrammarParser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def error(self, message: str, offset: Optional[int] = None) -> GrammarError:
+        return GrammarError(message, self.text, self.pos if offset is None else offset)
+
+    def peek(self, k: int = 0) -> str:
+        i = self.pos + k
+        return self.text[i] if i < len(self.text) else ""
+
+    def space(self) -> None:
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            c = text[self.pos]
+            if c == "#":
+                while self.pos < n and text[self.pos] not in "\r\n":
+                    self.pos += 1
+            elif c in " \t\r\n":
+                self.pos += 1
+            else:
+                break
+
+    def at_rule_start(self) -> bool:
+        """Does a rule definition (`name ::=`, `name[...] ::=`) start here?"""
+        m = _NAME.match(self.text, self.pos)
+        if not m:
+            return False
+        rest = self.text[m.end():]
+        return re.match(r"[ \t]*(\[[^\n]*\][ \t]*)?::=", rest) is not None
+
+    def rules(self) -> Dict[str, Node]:
+        out: Dict[str, Node] = {}
+        self.space()
+        if self.pos >= len(self.text):
+            raise self.error("the grammar has no rules")
+        while self.pos < len(self.text):
+            start = self.pos
+            if not self.at_rule_start():
+                raise self.error("expecting a rule definition (name ::= ...)")
+            line_start = self.text.rfind("\n", 0, start) + 1
+            if self.text[line_start:start].strip(" \t"):
+                raise self.error("the rule name should be at the beginning of the line")
+            name = _NAME.match(self.text, self.pos).group()  # type: ignore[union-attr]
+            self.pos += len(name)
+            while self.peek() in " \t":
+                self.pos += 1
+            if self.peek() == "[":
+                raise self.error("rule options (%s) are not supported yet"
+                                 % self.text[self.pos:self.text.index("]", self.pos) + 1])
+            self.pos += 3
+            self.space()
+            body = self.choices()
+            if name in out:
+                raise self.error('Rule "%s" is defined multiple times' % name, start)
+            out[name] = body
+        return out
+
+    def choices(self, closed_by_paren: bool = False) -> Node:
+        """A rule body up to the next rule, or (`closed_by_paren`) a lookahead's body up to
+        its `)` (explicit stack for groups)."""
+        frames: List[Tuple[int, List[List[Node]]]] = [(self.pos, [[]])]
+        while True:
+            self.space()
+            c = self.peek()
+            alts = frames[-1][1]
+            if c == ")" and (len(frames) > 1 or closed_by_paren):
+                node = self._close(frames.pop())
+                if not frames:  # the lookahead's own ')'
+                    return node
+                frames[-1][1][-1].append(self.quantified(node))
+            elif c == "(" and self.peek(1) == "=":
+                if len(frames) > 1 or closed_by_paren:
+                    raise self.error("a lookahead assertion (= ...) may only end a rule")
+                self.lookahead()
+                self.space()
+                if self.pos < len(self.text) and not self.at_rule_start():
+                    raise self.error("a lookahead assertion (= ...) may only end a rule")
+                return _node(frames[0])
+            elif c == "(":
+                if len(frames) > MAX_NESTING:
+                    raise self.error("Nest layer exceeded the maximum limit")
+                frames.append((self.pos, [[]]))
+                self.pos += 1
+            elif c == "|":
+                self.pos += 1
+                alts.append([])
+            elif c in ("*", "+", "?", "{"):
+                raise self.error("Expect element, but got %s" % c)
+            elif c and (c in '"[' or _NAME.match(c)) and not self.at_rule_start():
+                alts[-1].append(self.quantified(self.element()))
+            elif len(frames) > 1 or closed_by_paren:
+                raise self.error("Expect )" if c else "unexpected end of grammar: Expect )")
+            else:
+                if any(not seq for seq in alts):
+                    raise self.error("Expect element, but got %s" % (repr(c) if c else "end of grammar"))
+                return _node(frames[0])
+
+    def _close(self, frame: Tuple[int, List[List[Node]]]) -> Node:
+        """The node of a group at its `)` (`( )` is ε; an empty alternative is an error)."""
+        if frame[1] == [[]]:
+            self.pos += 1
+            return Seq(frame[0], [])
+        if any(not seq for seq in frame[1]):
+            raise self.error("Expect element, but got )")
+        self.pos += 1
+        return _node(frame)
+
+    def lookahead(self) -> None:
+        """`(= sequence)`: parsed and checked, then dropped (it is a hint to xgrammar)."""
+        self.pos += 2
+        start = self.pos
+        stack = [self.choices(closed_by_paren=True)]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Alt):
+                raise self.error("a lookahead assertion may not hold choices", start)
+            if isinstance(node, (Substring, Token)):
+                raise self.error("a lookahead assertion may not hold a macro", node.offset)
+            stack.extend(children(node))
+
+    def quantified(self, node: Node) -> Node:
+        self.space()
+        c, at = self.peek(), self.pos
+        if c in ("*", "+", "?"):
+            self.pos += 1
+            node = Repeat(at, node, 1 if c == "+" else 0, 1 if c == "?" else None)
+        elif c == "{":
+            self.pos += 1
+            lo, hi = self.bounds()
+            node = Repeat(at, node, lo, hi)
+        else:
+            return node
+        self.space()
+        if self.peek() in ("*", "+", "?", "{"):
+            raise self.error("Expect element, but got %s (two repetition operators in a row)" % self.peek())
+        return node
+
+    def bounds(self) -> Tuple[int, Optional[int]]:
+        self.space()
+        lo = self.integer("a lower bound")
+        self.space()
+        if self.peek() == "}":
+            self.pos += 1
+            return lo, lo
+        if self.peek() != ",":
+            raise self.error("Expect ',' or '}' in repetition range")
+        self.pos += 1
+        self.space()
+        hi: Optional[int] = None
+        if self.text.startswith("-1", self.pos):
+            self.pos += 2
+        elif self.peek() != "}":
+            hi = self.integer("an upper bound")
+            if hi < lo:
+                raise self.error("Lower bound is larger than upper bound: %d > %d" % (lo, hi))
+        self.space()
+        if self.peek() != "}":
+            raise self.error("Expect }")
+        self.pos += 1
+        return lo, hi
+
+    def integer(self, what: str) -> int:
+        m = re.compile(r"[0-9]+").match(self.text, self.pos)
+        if not m:
+            raise self.error("Expect integer (%s), but got %r" % (what, self.peek()))
+        self.pos = m.end()
+        return int(m.group())
+
+    def element(self) -> Node:
+        start, c = self.pos, self.peek()
+        if c == '"':
+            self.pos += 1
+            chars = []
+            while self.peek() != '"':
+                if not self.peek() or self.peek() in "\r\n":
+                    raise self.error('Expect " in string literal', start)
+                chars.append(self.char(""))
+            self.pos += 1
+            return Literal(start, "".join(chars))
+        if c == "[":
+            return self.char_class()
+        name = _NAME.match(self.text, self.pos).group()  # type: ignore[union-attr]
+        self.pos += len(name)
+        if name in ("Token", "ExcludeToken") and self.peek() == "(":
+            return self.token_macro(name, start)
+        if name == "Substring" and self.peek() == "(":
+            return self.substring_macro(start)
+        if name in _UNSUPPORTED_MACROS and self.peek() == "(":
+            raise self.error("the macro %s(...) is not supported yet" % name, start)
+        return Ref(start, name)
+
+    def char(self, extra: str) -> str:
+        """One character of a literal (or a class, with its `extra` escapes)."""
+        c = self.peek()
+        if c != "\\":
+            self.pos += 1
+            return c
+        e = self.peek(1)
+        if e in _ESCAPES:
+            self.pos += 2
+            return _ESCAPES[e]
+        if e in extra:
+            self.pos += 2
+            return e
+        digits = {"x": None, "u": 4, "U": 8}.get(e, -1)
+        if digits == -1:
+            raise self.error("Invalid escape sequence \\%s" % e)
+        m = re.compile(r"[0-9a-fA-F]+" if digits is None else r"[0-9a-fA-F]{%d}" % digits).match(self.text, self.pos + 2)
+        if not m:
+            raise self.error("Invalid escape sequence \\%s" % e)
+        cp = int(m.group(), 16)
+        if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+            raise self.error("Invalid escape sequence: \\%s%s is not a Unicode scalar value" % (e, m.group()))
+        self.pos = m.end()
+        return chr(cp)
+
+    def char_class(self) -> Node:
+        start = self.pos
+        self.pos += 1
+        negated = self.peek() == "^"
+        if negated:
+            self.pos += 1
+        chars: List[Tuple[str, bool]] = []  # (character, is an unescaped dash)
+        while self.peek() != "]":
+            c = self.peek()
+            if not c:
+                raise self.error("Unterminated character class", start)
+            if c in "\r\n":
+                raise self.error("Character class should not contain newline")
+            if c == "\\" and self.peek(1) in "dDsSwW" and self.peek(1):
+                raise self.error("Character class escape is not supported yet in EBNF")
+            dash = c == "-"
+            chars.append((self.char(_CLASS_ESCAPES), dash))
+        self.pos += 1
+        ranges: List[Tuple[int, int]] = []
+        i = 0
+        while i < len(chars):
+            lo = ord(chars[i][0])
+            if i + 2 < len(chars) and chars[i + 1][1]:
+                hi = ord(chars[i + 2][0])
+                if lo > hi:
+                    raise self.error("Invalid character class: lower bound is larger than upper bound", start)
+                ranges.append((lo, hi))
+                i += 3
+            else:
+                ranges.append((lo, lo))
+                i += 1
+        merged = uni.normalize(ranges)
+        return Chars(start, uni.intersection(uni.negate(merged), ANY_CHAR) if negated else merged)
+
+    def substring_macro(self, start: int) -> Node:
+        """`Substring("abc", "de")`: any run of consecutive chunks (strings only, zero or
+        more, no named arguments)."""
+        self.pos += 1
+        chunks: List[str] = []
+        self.space()
+        while self.peek() != ")":
+            if self.peek() != '"':
+                raise self.error("Substring() arguments must be strings")
+            chunks.append(self.element().text)  # type: ignore[attr-defined]
+            self.space()
+            if self.peek() == ",":
+                self.pos += 1
+                self.space()
+                if self.peek() == ")":
+                    raise self.error("Expect a string after ',' in Substring()")
+            elif self.peek() != ")":
+                raise self.error("Expect , or ) in macro arguments")
+        self.pos += 1
+        return Substring(start, chunks)
+
+    def token_macro(self, name: str, start: int) -> Node:
+        """`Token(1, 2)`, `ExcludeToken(5)`: one token by id (or any other)."""
+        self.pos += 1
+        ids: List[int] = []
+        while True:
+            self.space()
+            ids.append(self.integer("a token id"))
+            self.space()
+            if self.peek() == ",":
+                self.pos += 1
+                continue
+            if self.peek() != ")":
+                raise self.error("Expect , or ) in macro arguments")
+            self.pos += 1
+            break
+        text = self.text[start:self.pos]
+        return Token(start, TokenSpec(text, ranges=tuple((t, t) for t in ids), negated=name == "ExcludeToken",
+                                      offset=start))
+
+
+def _node(frame: Tuple[int, List[List[Node]]]) -> Node:
+    offset, alts = frame
+    seqs: List[Node] = [Seq(items[0].offset if items else offset, items) for items in alts]
+    return seqs[0] if len(seqs) == 1 else Alt(offset, seqs)
+
+
+def parse_rules(text: str, root: str = "root") -> Dict[str, Node]:
+    """The rules of an xgrammar EBNF grammar, by name (GrammarError if malformed)."""
+    rules = XgrammarParser(text).rules()
+    for body in rules.values():
+        stack = [body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Ref) and node.name not in rules:
+                raise GrammarError('Rule "%s" is not defined' % node.name, text, node.offset)
+            stack.extend(children(node))
+    if root not in rules:
+        raise GrammarError('The root rule with name "%s" is not found' % root, text, 0)
+    return rules
