@@ -224,24 +224,35 @@ class CppToken:
 def cpp_tokens(src: str) -> List[CppToken]:
     """Tokens of C++ source; string literals carry their decoded value (bytes), or the
     Undecodable exception explaining why not."""
+    def raw(m: "re.Match[str]", end: int, line: int) -> Tuple[int, Any]:
+        close = ")" + m.group("delim") + '"'
+        stop = src.find(close, end)
+        if stop < 0:
+            raise ValueError(f"unterminated raw string at line {line}")
+        value = src[end:stop].encode("utf-8") if m.group("rpre") in (None, "u8") else Undecodable("wide raw string")
+        return stop + len(close), value
+
+    return _tokens(src, _CPP_TOKEN, ("ws", "comment", "raw", "str", "chr", "ident", "num", "punct"), raw,
+                   _cpp_string_value)
+
+
+def _tokens(src: str, pattern: "re.Pattern[str]", kinds: Tuple[str, ...],
+            raw: Callable[["re.Match[str]", int, int], Tuple[int, Any]], string: Callable[[str], Any]) -> List[CppToken]:
+    """The tokens of C++ or Rust source by `pattern` (one named group per kind), without
+    spaces and comments; `raw(match, end, line)` reads a raw string literal's body (its
+    end and value), `string(literal)` a plain one's value."""
     out: List[CppToken] = []
     pos, line = 0, 1
     while pos < len(src):
-        m = _CPP_TOKEN.match(src, pos)
+        m = pattern.match(src, pos)
         assert m is not None
-        kind = next(k for k in ("ws", "comment", "raw", "str", "chr", "ident", "num", "punct") if m.group(k))
+        kind = next(k for k in kinds if m.group(k))
         end = m.end()
         if kind == "raw":
-            close = ")" + m.group("delim") + '"'
-            stop = src.find(close, end)
-            if stop < 0:
-                raise ValueError(f"unterminated raw string at line {line}")
-            body = src[end:stop]
-            end = stop + len(close)
-            value: Any = body.encode("utf-8") if m.group("rpre") in (None, "u8") else Undecodable("wide raw string")
+            end, value = raw(m, end, line)
             out.append(CppToken("str", src[pos:end], line, value))
         elif kind == "str":
-            out.append(CppToken("str", m.group(), line, _cpp_string_value(m.group())))
+            out.append(CppToken("str", m.group(), line, string(m.group())))
         elif kind not in ("ws", "comment"):
             out.append(CppToken(kind, m.group(), line))
         line += src.count("\n", pos, end)
@@ -1121,28 +1132,14 @@ _RUST_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "0": "\0", "'": "'
 
 def rust_tokens(src: str) -> List[CppToken]:
     """Tokens of Rust source; string literals carry their value (str, or bytes for b"")."""
-    out: List[CppToken] = []
-    pos, line = 0, 1
-    while pos < len(src):
-        m = _RUST_TOKEN.match(src, pos)
-        assert m is not None
-        kind = next(k for k in ("ws", "comment", "raw", "str", "chr", "lifetime", "ident", "num", "punct")
-                    if m.group(k))
-        end = m.end()
-        if kind == "raw":
-            close = '"' + m.group("hashes")
-            stop = src.find(close, end)
-            body = src[end:stop]
-            end = stop + len(close)
-            value: Any = body.encode("utf-8") if m.group().startswith("b") else body
-            out.append(CppToken("str", src[pos:end], line, value))
-        elif kind == "str":
-            out.append(CppToken("str", m.group(), line, _rust_string_value(m.group())))
-        elif kind not in ("ws", "comment"):
-            out.append(CppToken(kind, m.group(), line))
-        line += src.count("\n", pos, end)
-        pos = end
-    return out
+    def raw(m: "re.Match[str]", end: int, line: int) -> Tuple[int, Any]:
+        close = '"' + m.group("hashes")
+        stop = src.find(close, end)
+        body = src[end:stop]
+        return stop + len(close), body.encode("utf-8") if m.group().startswith("b") else body
+
+    return _tokens(src, _RUST_TOKEN, ("ws", "comment", "raw", "str", "chr", "lifetime", "ident", "num", "punct"), raw,
+                   _rust_string_value)
 
 
 def _rust_string_value(literal: str) -> Any:
