@@ -37,7 +37,8 @@ from typing import Dict, List, Optional, Tuple
 from ...errors import GrammarError
 from ...regex import unicode as uni
 from ..ir import TokenSpec
-from .ast import ANY_CHAR, Alt, Chars, Literal, Node, Ref, Repeat, Seq, Token, children
+from .ast import ANY_CHAR, Chars, Literal, Node, Ref, Repeat, Token
+from .reader import Reader, alternatives, undefined_reference
 
 MAX_REPETITION = 2000  # llama.cpp's MAX_REPETITION_THRESHOLD
 _SIMPLE_ESCAPES = {"t": "\t", "r": "\r", "n": "\n", "\\": "\\", '"': '"', "[": "[", "]": "]", "-": "-"}
@@ -58,35 +59,10 @@ class _Frame:
         self.alternatives: List[List[Node]] = [[]]
 
     def node(self) -> Node:
-        seqs: List[Node] = [Seq(items[0].offset if items else self.offset, items) for items in self.alternatives]
-        return seqs[0] if len(seqs) == 1 else Alt(self.offset, seqs)
+        return alternatives(self.offset, self.alternatives)
 
 
-class GbnfParser:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    def error(self, message: str, offset: Optional[int] = None) -> GrammarError:
-        return GrammarError(message, self.text, self.pos if offset is None else offset)
-
-    def peek(self, k: int = 0) -> str:
-        i = self.pos + k
-        return self.text[i] if i < len(self.text) else ""
-
-    def space(self, newline_ok: bool) -> None:
-        """Skip blanks and comments (and newlines if `newline_ok`)."""
-        text, n = self.text, len(self.text)
-        while self.pos < n:
-            c = text[self.pos]
-            if c == "#":
-                while self.pos < n and text[self.pos] not in "\r\n":
-                    self.pos += 1
-            elif c in " \t" or (newline_ok and c in "\r\n"):
-                self.pos += 1
-            else:
-                break
-
+class GbnfParser(Reader):
     def rules(self) -> Dict[str, Node]:
         out: Dict[str, Node] = {}
         self.space(True)
@@ -289,22 +265,17 @@ class GbnfParser:
         return lo, hi
 
     def integer(self) -> int:
-        start = self.pos
-        while self.peek().isdigit():
-            self.pos += 1
-        if self.pos == start:
+        value = self.digits()
+        if value is None:
             raise self.error("expecting an integer")
-        return int(self.text[start:self.pos])
+        return value
 
 
 def parse_rules(text: str) -> Dict[str, Node]:
     """The rules of a GBNF grammar, by name (GrammarError if malformed)."""
     rules = GbnfParser(text).rules()
-    for name, body in rules.items():
-        stack = [body]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, Ref) and node.name not in rules:
-                raise GrammarError("undefined rule '%s' (in the rule '%s')" % (node.name, name), text, node.offset)
-            stack.extend(children(node))
+    undefined = undefined_reference(rules)
+    if undefined is not None:
+        name, ref = undefined
+        raise GrammarError("undefined rule '%s' (in the rule '%s')" % (ref.name, name), text, ref.offset)
     return rules

@@ -28,6 +28,7 @@ from ...errors import GrammarError
 from ...regex import unicode as uni
 from ..ir import TokenSpec
 from .ast import ANY_CHAR, Alt, Chars, Literal, Node, Ref, Repeat, Seq, Substring, Token, children
+from .reader import Reader, alternatives, undefined_reference
 
 _NAME = re.compile(r"[A-Za-z_.\-][A-Za-z0-9_.\-]*")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "'": "'", "?": "?", "n": "\n", "r": "\r", "t": "\t", "b": "\b",
@@ -37,30 +38,7 @@ _UNSUPPORTED_MACROS = ("Regex", "TagDispatch", "TokenTagDispatch")
 MAX_NESTING = 1000  # xgrammar's max_nest_layer
 
 
-class XgrammarParser:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    def error(self, message: str, offset: Optional[int] = None) -> GrammarError:
-        return GrammarError(message, self.text, self.pos if offset is None else offset)
-
-    def peek(self, k: int = 0) -> str:
-        i = self.pos + k
-        return self.text[i] if i < len(self.text) else ""
-
-    def space(self) -> None:
-        text, n = self.text, len(self.text)
-        while self.pos < n:
-            c = text[self.pos]
-            if c == "#":
-                while self.pos < n and text[self.pos] not in "\r\n":
-                    self.pos += 1
-            elif c in " \t\r\n":
-                self.pos += 1
-            else:
-                break
-
+class XgrammarParser(Reader):
     def at_rule_start(self) -> bool:
         """Does a rule definition (`name ::=`, `name[...] ::=`) start here?"""
         m = _NAME.match(self.text, self.pos)
@@ -201,11 +179,10 @@ class XgrammarParser:
         return lo, hi
 
     def integer(self, what: str) -> int:
-        m = re.compile(r"[0-9]+").match(self.text, self.pos)
-        if not m:
+        value = self.digits()
+        if value is None:
             raise self.error("Expect integer (%s), but got %r" % (what, self.peek()))
-        self.pos = m.end()
-        return int(m.group())
+        return value
 
     def element(self) -> Node:
         start, c = self.pos, self.peek()
@@ -331,21 +308,15 @@ class XgrammarParser:
 
 
 def _node(frame: Tuple[int, List[List[Node]]]) -> Node:
-    offset, alts = frame
-    seqs: List[Node] = [Seq(items[0].offset if items else offset, items) for items in alts]
-    return seqs[0] if len(seqs) == 1 else Alt(offset, seqs)
+    return alternatives(*frame)
 
 
 def parse_rules(text: str, root: str = "root") -> Dict[str, Node]:
     """The rules of an xgrammar EBNF grammar, by name (GrammarError if malformed)."""
     rules = XgrammarParser(text).rules()
-    for body in rules.values():
-        stack = [body]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, Ref) and node.name not in rules:
-                raise GrammarError('Rule "%s" is not defined' % node.name, text, node.offset)
-            stack.extend(children(node))
+    undefined = undefined_reference(rules)
+    if undefined is not None:
+        raise GrammarError('Rule "%s" is not defined' % undefined[1].name, text, undefined[1].offset)
     if root not in rules:
         raise GrammarError('The root rule with name "%s" is not found' % root, text, 0)
     return rules
