@@ -189,14 +189,10 @@ class Recognizer:
 
     def accepts_at(self, state: int, top: int) -> bool:
         """May the input end in (state, top)?"""
-        parser = self.parser
-        ended = self.lexer.greedy_accepting[state]
-        if ended:
-            start, new_top = self.scan(ended, top)
-            accepting = start != DEAD and parser.rows[new_top - 1].accepting
-            parser.top = top
-            return accepting
-        return self.lexer.is_fresh(state) and parser.rows[top - 1].accepting
+        flushed, new_top = self.flush(state, top)
+        accepting = flushed != DEAD and self.parser.rows[new_top - 1].accepting
+        self.parser.top = top
+        return accepting
 
     def is_accepting(self) -> bool:
         """May the input end here?"""

@@ -44,10 +44,6 @@ MAX_PAIRS = 4000
 END = -1
 
 
-def _empty(es: ExprSet, e: int) -> bool:
-    return e == es.NOTHING or bool(es.has_boolean[e] and check_empty(es, e))
-
-
 def follow_lexemes(ir: GrammarIR) -> Tuple[Dict[int, Set[int]], Set[int]]:
     """Per lexeme index, the lexemes that may come right after it (END for the end of
     input), and the lexemes that may come first; by the usual FIRST/FOLLOW fixpoint. A
@@ -135,7 +131,7 @@ def conflicts(ir: GrammarIR) -> Set[int]:
 
 def _first_bytes(es: ExprSet, e: int) -> int:
     """The bytes a match of e may start with (a bit mask)."""
-    return sum(c for c in byte_classes(es, e) if not _empty(es, derivative(es, e, _lowest(c))))
+    return sum(c for c in byte_classes(es, e) if not check_empty(es, derivative(es, e, _lowest(c))))
 
 
 def _lowest(mask: int) -> int:
@@ -155,7 +151,7 @@ def _overrun(es: ExprSet, lexeme: int, union: int, following: int) -> Optional[b
         for c in byte_classes(es, es.concat(a, u)):
             b = _lowest(c)
             a2 = derivative(es, a, b)
-            if _empty(es, a2):
+            if check_empty(es, a2):
                 continue
             nxt = (a2, derivative(es, u, b))
             if nxt in parent:
@@ -167,7 +163,7 @@ def _overrun(es: ExprSet, lexeme: int, union: int, following: int) -> Optional[b
             if es.nullable(a2):
                 u2 = nxt[1]
                 for c2 in byte_classes(es, u2):
-                    if c2 & following and not _empty(es, derivative(es, u2, _lowest(c2 & following))):
+                    if c2 & following and not check_empty(es, derivative(es, u2, _lowest(c2 & following))):
                         return _path(parent, nxt) + bytes([_lowest(c2 & following)])
     return None
 
@@ -191,7 +187,7 @@ def _going_on(ir: GrammarIR, text: List[int], path: bytes) -> Set[int]:
         e = ir.lexemes[i].expr
         for b in path:
             e = derivative(es, e, b)
-            if _empty(es, e):
+            if check_empty(es, e):
                 break
         else:
             out.add(i)
