@@ -66,12 +66,11 @@ class Recognizer:
         parser = self.parser
         parser.top = top
         if lexemes & self.lexer.skip_mask:  # %ignore: the parser does not move
+            self.lexemes_ended += 1
             once = lexemes & self.lexer.once_skip_mask
             if not once:
-                self.lexemes_ended += 1
                 return parser.rows[top - 1].lexer_start, top
             start = self.lexer.without(parser.rows[top - 1].lexer_start, once)
-            self.lexemes_ended += 1
             return parser.push_copy(once, start).lexer_start, parser.top
         row = parser.push(lexemes)
         if row is None:
