@@ -167,10 +167,9 @@ class RuleOptions:
     is llguidance's `suffix=//`. `stop=""` (`stop` an empty Literal) ends at EOS.
     """
 
-    __slots__ = ("offset", "at", "lazy", "stop", "suffix", "max_tokens", "temperature", "capture", "stop_capture")
+    __slots__ = ("at", "lazy", "stop", "suffix", "max_tokens", "temperature", "capture", "stop_capture")
 
-    def __init__(self, offset: int) -> None:
-        self.offset = offset
+    def __init__(self) -> None:
         self.at: Dict[str, int] = {}  # where each option's name is written
         self.lazy = False
         self.stop: Optional[Node] = None

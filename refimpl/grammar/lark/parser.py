@@ -193,7 +193,8 @@ class Parser:
     def _rule_options(self, rule: str, parametric: bool = False) -> RuleOptions:
         """`[lazy, stop=..., ...]`, with llguidance's checks and words (and its words for
         what a parametric rule may not have)."""
-        options = RuleOptions(self.advance().offset)
+        self.advance()  # '['
+        options = RuleOptions()
         while self.peek().kind != "]":
             key = self.expect("RULE", "expected an option name such as lazy")
             options.at[key.value] = key.offset
