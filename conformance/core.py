@@ -180,7 +180,7 @@ class Backend:
     name = "?"
     description = ""
     #: grammar kinds this backend can run at all
-    kinds: Sequence[str] = ("regex", "lark", "json_schema", "gbnf")
+    kinds: Sequence[str] = ("regex", "lark", "json_schema", "gbnf", "ebnf")
     known_differences: Sequence[KnownDifference] = ()
     #: built on refimpl: the runner hands start() refimpl's compiled grammar
     uses_refimpl = False

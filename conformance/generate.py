@@ -124,15 +124,40 @@ GBNF: List[Tuple[str, str, List[str], List[str]]] = [
 ]
 
 
-def _gbnf_text(text: str) -> str:
-    """The grammar text; "json.gbnf" is read from the test data (generation runs in a checkout)."""
-    if text != "json.gbnf":
+# (name, dialect, EBNF text, sample texts, tags): other engines' EBNF (docs/ebnf.md), read by
+# Grammar.from_ebnf(text, dialect=...); names begin with the dialect. xgrammar's JSON
+# grammar is its own (tests/python/test_grammar_matcher_ebnf.py, Apache-2.0), as tests/data
+# holds it: a string is a right-recursive rule, one character at a time
+EBNF: List[Tuple[str, str, str, List[str], List[str]]] = [
+    ("xgrammar-json", "xgrammar", "xgrammar:test_json_accept", ['[{"é": -1.5e3}, true, null, "\\n"]'],
+     ["recursion", "strings", "numbers", "escapes"]),
+    # a lookahead assertion (= ...) ends the key rule; a rule body over two lines
+    ("xgrammar-lookahead", "xgrammar", 'root ::= pair ("," pair)*\npair ::= key "=" value\nkey ::= [a-z_]+ (= "=")\n'
+                                      'value ::= [0-9]+\n    | "\'" [^\'\\n]* "\'"\n',
+     ["max_len=12,name='Zoë'"], ["lookahead", "utf8"]),
+    ("xgrammar-substring", "xgrammar", 'root ::= "fox: " Substring("The quick ", "brown fox ", "jumps") "."\n',
+     ["fox: brown fox jumps.", "fox: ."], ["substring"]),
+    # escapes in classes and literals, {m,n} and xgrammar's {m,-1}; [^] is any character
+    ("xgrammar-classes", "xgrammar", 'root ::= [\\[\\]\\-\\\\^]{1,3} "\\x41\\u00e9\\t"\n'
+                                    '    [^\\n\\t ]{2,} [0-9]{0,-1} ([^]{1,2} "!")?\n',
+     ["[]-A\u00e9\tx\u00e9!42", "\\^A\u00e9\t\U0001F600\u00e9\n\n!"], ["escapes", "repetition", "utf8"]),
+]
+
+
+def _data_text(text: str) -> str:
+    """The grammar text; "json.gbnf" (llama.cpp's) and "xgrammar:<test name>" (xgrammar's)
+    are read from the test data (generation runs in a checkout)."""
+    if text != "json.gbnf" and not text.startswith("xgrammar:"):
         return text
     import json
 
     path = os.path.join(os.path.dirname(__file__), os.pardir, "tests", "data", "grammar_cases.json")
     with open(path, encoding="utf-8") as f:
-        return next(c["grammar"] for c in json.load(f)["compile_cases"] if c["source"] == "grammars/json.gbnf")
+        data = json.load(f)
+    if text == "json.gbnf":
+        return next(c["grammar"] for c in data["compile_cases"] if c["source"] == "grammars/json.gbnf")
+    test = "(%s)" % text.split(":", 1)[1]
+    return next(c["grammar"] for c in data["cases"] if c["format"] == "xgrammar" and c["source"].endswith(test))
 
 
 # (name, schema, options, sample texts, tags)
@@ -385,10 +410,13 @@ def entries(kinds: Sequence[str]) -> Iterator[Tuple[str, str, GrammarSpec, List[
             yield "json_schema", name, GrammarSpec("json_schema", schema=schema, options=options), texts, tags
     if "gbnf" in kinds:
         for name, text, texts, tags in GBNF:
-            yield "gbnf", name, GrammarSpec("gbnf", _gbnf_text(text)), texts, tags
+            yield "gbnf", name, GrammarSpec("gbnf", _data_text(text)), texts, tags
+    if "ebnf" in kinds:
+        for name, dialect, text, texts, tags in EBNF:
+            yield "ebnf", name, GrammarSpec("ebnf", _data_text(text), options={"dialect": dialect}), texts, tags
 
 
-GROUPS = ("regex", "lark", "json_schema", "gbnf", "tokens", "findings")
+GROUPS = ("regex", "lark", "json_schema", "gbnf", "ebnf", "tokens", "findings")
 
 
 def eot_text(vocab: Vocabulary) -> str:

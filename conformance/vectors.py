@@ -39,7 +39,9 @@ VERSION = 1
 #: masks with at most this many ids are stored as an id list, others as a bitmask
 IDS_LIMIT = 32
 BUILTIN_VOCABS = ("bytes", "gpt2", "special")
-GRAMMAR_KINDS = ("regex", "lark", "json_schema", "gbnf")
+GRAMMAR_KINDS = ("regex", "lark", "json_schema", "gbnf", "ebnf")
+#: the options a character grammar takes (`dialect` is required for ebnf)
+GRAMMAR_OPTIONS = {"gbnf": ("root",), "ebnf": ("dialect", "root")}
 
 
 class FormatError(ValueError):
@@ -133,6 +135,10 @@ class GrammarSpec:
             source = json.dumps(schema, ensure_ascii=False)
         elif not isinstance(source, str):
             raise FormatError("a %s grammar needs 'source' (a string)" % kind)
+        if options is not None and not isinstance(options, dict):
+            raise FormatError("a grammar's 'options' is an object")
+        if kind in GRAMMAR_OPTIONS:
+            _check_options(kind, options or {})
         self.kind = kind
         self.source = source
         self.schema = schema
@@ -164,6 +170,8 @@ class GrammarSpec:
             return Grammar.from_lark(self.source)
         if self.kind == "gbnf":
             return Grammar.from_gbnf(self.source, **self.options)
+        if self.kind == "ebnf":
+            return Grammar.from_ebnf(self.source, **self.options)
         return Grammar.from_json_schema(self.schema, **self.options)
 
     def describe(self) -> str:
@@ -174,10 +182,35 @@ class GrammarSpec:
             return "json_schema " + text
         if self.kind == "regex":
             return "regex " + json.dumps(self.source, ensure_ascii=False)
-        return self.kind + "\n" + "\n".join("    " + line for line in self.source.splitlines())
+        head = self.kind
+        if self.options:  # ebnf's dialect, a start rule
+            head += " " + " ".join("%s=%s" % (k, v) for k, v in sorted(self.options.items()))
+        return head + "\n" + "\n".join("    " + line for line in self.source.splitlines())
 
     def __repr__(self) -> str:
         return "GrammarSpec(%s)" % self.key()
+
+
+def _check_options(kind: str, options: Dict[str, Any]) -> None:
+    """A gbnf or ebnf grammar's options: strings, only those it takes (an ebnf grammar
+    names its dialect, as Grammar.from_ebnf reads it; its start rule is the dialect's
+    default unless `root` names it).
+
+    >>> GrammarSpec("ebnf", 'root ::= "a"', options={"dialect": "xgrammar"}).describe()
+    'ebnf dialect=xgrammar\\n    root ::= "a"'
+    >>> GrammarSpec("ebnf", 'root ::= "a"')
+    Traceback (most recent call last):
+    conformance.vectors.FormatError: an ebnf grammar needs the option 'dialect' (e.g. "xgrammar")
+    """
+    allowed = GRAMMAR_OPTIONS[kind]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise FormatError("a %s grammar takes only the options %s (got %s)" % (kind, ", ".join(allowed), ", ".join(unknown)))
+    bad = sorted(k for k, v in options.items() if not isinstance(v, str))
+    if bad:
+        raise FormatError("a %s grammar's option %s is a string" % (kind, bad[0]))
+    if kind == "ebnf" and "dialect" not in options:
+        raise FormatError("an ebnf grammar needs the option 'dialect' (e.g. \"xgrammar\")")
 
 
 class NotSupported(Exception):
