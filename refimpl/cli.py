@@ -38,7 +38,7 @@ def _mask(args: argparse.Namespace) -> int:
             grammar = Grammar.from_lark(f.read())
     elif args.gbnf is not None:
         with open(args.gbnf, encoding="utf-8") as f:
-            grammar = Grammar.from_gbnf(f.read(), root=args.root)
+            grammar = Grammar.from_gbnf(f.read(), root=args.root or "root")
     elif args.ebnf is not None:
         with open(args.ebnf, encoding="utf-8") as f:
             grammar = Grammar.from_ebnf(f.read(), dialect=args.dialect, root=args.root)
@@ -90,8 +90,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     source.add_argument("--lark", metavar="FILE", help="a grammar in llguidance's Lark dialect")
     source.add_argument("--gbnf", metavar="FILE", help="a grammar in llama.cpp's GBNF")
     source.add_argument("--ebnf", metavar="FILE", help="a grammar in another engine's EBNF (--dialect)")
-    p.add_argument("--dialect", default="xgrammar", help="the dialect of an --ebnf grammar (default xgrammar)")
-    p.add_argument("--root", default="root", help="the start rule of a --gbnf or --ebnf grammar (default root)")
+    p.add_argument("--dialect", default="xgrammar", help="the dialect of an --ebnf grammar: xgrammar (default) or kbnf")
+    p.add_argument("--root", help="the start rule of a --gbnf or --ebnf grammar (default root; start for kbnf)")
     p.add_argument("--vocab", default="gpt2", help="an embedded vocabulary name or a tokenizer file (default gpt2)")
     p.add_argument("--prefix", default="", help="text already generated")
     p.add_argument("--sample", type=int, default=12, help="how many allowed tokens to show")

@@ -272,8 +272,8 @@ class Worker:
             if unknown:
                 raise Unsupported("grammar kind %r takes only the options %s (got %s)"
                                   % (kind, ", ".join(sorted(allowed)), ", ".join(unknown)))
-            root = field(options, "root", str, "root")
-            grammar = (Grammar.from_gbnf(text, root=root, **kw) if kind == "gbnf" else
+            root = field(options, "root", str, None)
+            grammar = (Grammar.from_gbnf(text, root=root or "root", **kw) if kind == "gbnf" else
                        Grammar.from_ebnf(text, dialect=field(options, "dialect", str, "xgrammar"), root=root, **kw))
         else:
             raise Unsupported("unknown grammar kind %r (this worker knows: regex, lark, json_schema, llguidance, gbnf, ebnf)"

@@ -5,7 +5,7 @@
     Grammar.from_json_schema(s)     a JSON schema (dict or text), as llguidance means it
     Grammar.from_llguidance(obj)    llguidance's top-level grammar object: several grammars
     Grammar.from_gbnf(text)         llama.cpp's GBNF (a context-free grammar over characters)
-    Grammar.from_ebnf(text, dialect="xgrammar")   xgrammar's EBNF
+    Grammar.from_ebnf(text, dialect="xgrammar")   xgrammar's EBNF (or dialect="kbnf")
 
 Each frontend builds a GrammarIR; it is simplified (simplify.py) and compiled to flat
 arrays (ir.CompiledGrammar) once. A Grammar holds no matching state: one Grammar serves
@@ -63,12 +63,16 @@ class Grammar:
         return cls(parse_gbnf(text, root, limits), "gbnf", text, {"root": root} if root != "root" else None)
 
     @classmethod
-    def from_ebnf(cls, text: str, *, dialect: str = "xgrammar", root: str = "root",
+    def from_ebnf(cls, text: str, *, dialect: str = "xgrammar", root: Optional[str] = None,
                   limits: Limits = DEFAULT_LIMITS) -> "Grammar":
-        """A grammar in another engine's EBNF dialect (docs/ebnf.md): "xgrammar"."""
-        from .ebnf import parse_ebnf
+        """A grammar in another engine's EBNF dialect (docs/ebnf.md): "xgrammar" (start
+        rule `root`) or "kbnf" (start rule `start`)."""
+        from .ebnf import DIALECTS, parse_ebnf
 
-        return cls(parse_ebnf(text, dialect, root, limits), "ebnf", text, {"dialect": dialect, "root": root})
+        options = {"dialect": dialect, "root": root}
+        if root is None:
+            options["root"] = DIALECTS.get(dialect, "root")
+        return cls(parse_ebnf(text, dialect, root, limits), "ebnf", text, options)
 
     @classmethod
     def from_json_schema(cls, schema: Any, *, limits: Limits = DEFAULT_LIMITS, **options: Any) -> "Grammar":

@@ -1,6 +1,6 @@
-"""Character grammars: llama.cpp's GBNF, xgrammar's EBNF (and, to come, kbnf's).
+"""Character grammars: llama.cpp's GBNF, xgrammar's EBNF and kbnf's.
 
-    text --gbnf.py, xgrammar.py--> rules (ast.py: code points, tokens, structure)
+    text --gbnf.py, xgrammar.py, kbnf.py--> rules (ast.py: code points, tokens, structure)
          --compiler.py--> GrammarIR, regular parts as lexemes where lexing.py proves
                           that greedy lexing keeps the language exactly
 
@@ -16,6 +16,8 @@ code points' UTF-8 bytes; tokens written `<[id]>`, `<text>`, `!<...>` are read b
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from ...errors import GrammarError
 from ...limits import DEFAULT_LIMITS, Limits
 from ..ir import GrammarIR
@@ -28,13 +30,20 @@ def parse_gbnf(text: str, root: str = "root", limits: Limits = DEFAULT_LIMITS) -
     return compile_rules(parse_rules(text), root, text, limits)
 
 
-DIALECTS = ("xgrammar",)
+#: the dialects and their start rules
+DIALECTS = {"xgrammar": "root", "kbnf": "start"}
 
 
-def parse_ebnf(text: str, dialect: str, root: str = "root", limits: Limits = DEFAULT_LIMITS) -> GrammarIR:
-    """An EBNF grammar of another engine's dialect as a GrammarIR."""
-    if dialect != "xgrammar":
-        raise GrammarError("unknown EBNF dialect %r (maskref reads: %s; kbnf's is to come)" % (dialect, ", ".join(DIALECTS)))
+def parse_ebnf(text: str, dialect: str, root: Optional[str] = None, limits: Limits = DEFAULT_LIMITS) -> GrammarIR:
+    """An EBNF grammar of another engine's dialect as a GrammarIR (the dialect's start
+    rule unless `root` is given)."""
+    if dialect not in DIALECTS:
+        raise GrammarError("unknown EBNF dialect %r (maskref reads: %s)" % (dialect, ", ".join(DIALECTS)))
+    root = DIALECTS[dialect] if root is None else root
+    if dialect == "kbnf":
+        from .kbnf import parse_rules as parse_kbnf
+
+        return compile_rules(parse_kbnf(text, limits), root, text, limits)
     from .xgrammar import parse_rules as parse_xgrammar
 
     return compile_rules(parse_xgrammar(text, root), root, text, limits)

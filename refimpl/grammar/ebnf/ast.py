@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
+from ...regex import syntax
 from ..ir import TokenSpec
 
 Ranges = Tuple[Tuple[int, int], ...]  # code points, sorted, disjoint, inclusive
@@ -48,6 +49,37 @@ class Substring(Node):
 
     def __init__(self, offset: int, chunks: List[str]) -> None:
         self.offset, self.chunks = offset, chunks
+
+
+class Pattern(Node):
+    """A regular expression matched whole (kbnf's `#"..."`), as refimpl.regex.syntax
+    parsed it."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self, offset: int, tree: syntax.Node) -> None:
+        self.offset, self.tree = offset, tree
+
+
+class Shortest(Node):
+    """The shortest matches of a regular node: the strings of L(R) no proper prefix of
+    which is in L(R), R ∖ R·Σ⁺ (kbnf's `#e"..."`: the terminal ends at its first match)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, offset: int, node: Node) -> None:
+        self.offset, self.node = offset, node
+
+
+class Excluding(Node):
+    """Non-empty text no substring of which matches a regular node, Σ⁺ ∖ Σ*·R·Σ* (kbnf's
+    `#ex"..."` and the older `except!(...)`), at most `max_bytes` UTF-8 bytes long if
+    given (`except!(..., n)`)."""
+
+    __slots__ = ("node", "max_bytes")
+
+    def __init__(self, offset: int, node: Node, max_bytes: Optional[int] = None) -> None:
+        self.offset, self.node, self.max_bytes = offset, node, max_bytes
 
 
 class Ref(Node):
@@ -101,6 +133,6 @@ def children(node: Node) -> List[Node]:
         return node.items
     if isinstance(node, Alt):
         return node.options
-    if isinstance(node, Repeat):
+    if isinstance(node, (Repeat, Shortest, Excluding)):
         return [node.node]
     return []

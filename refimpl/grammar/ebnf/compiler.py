@@ -12,8 +12,10 @@ lexemes — and only where maskref's greedy lexer then accepts exactly the same 
    (simplify.py's helpers for groups and repetitions).
 3. lexing.py checks every lexeme against everything that may follow it. A lexeme that
    could swallow the start of what follows is cut in smaller parts: a run into its items,
-   an item into its structure, down to single code points if need be — and a grammar of
-   single-code-point lexemes is always exact. Then the grammar is built again.
+   an item into its structure, down to single code points if need be; a terminal with no
+   structure to cut (a regex, a substring set) becomes the automaton of its derivatives,
+   one byte per lexeme (`Build.automaton`). A grammar of single-code-point or single-byte
+   lexemes is always exact. Then the grammar is built again.
 
 >>> from refimpl.grammar.ebnf.gbnf import parse_rules
 >>> rules = parse_rules('root ::= "[" (item ("," item)*)? "]"\\nitem ::= [a-z]+ | root\\n')
@@ -40,15 +42,18 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Set, Tuple, Union
 
-from ...errors import GrammarError
+from ...errors import GrammarError, LimitError
 from ...limits import DEFAULT_LIMITS, Limits
 from ...regex import ExprSet
-from ...regex.compiler import compile_class
+from ...regex.compiler import compile_ast, compile_class
+from ...regex.derivative import derivative
+from ...regex.relevance import check_empty
 from ...regex.printer import to_string
 from ..simplify import repeat as ebnf_repeat
 from ..ir import GrammarIR, Lexeme
 from ..lark.substring import substring_expr
-from .ast import Alt, Chars, Literal, Node, Ref, Repeat, Seq, Substring, Token, children
+from .ast import (ANY_CHAR, Alt, Chars, Excluding, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring, Token,
+                  children)
 
 #: where a lexeme came from: one node, or a run of items of a sequence (seq, start, end)
 Source = Union[Node, Tuple[Seq, int, int]]
@@ -74,8 +79,10 @@ class Cuts:
             self.rules.add(source.name)
             self.nodes.add(id(rules[source.name]))
             return True
-        if isinstance(source, (Chars, Substring)) or (isinstance(source, Literal) and len(source.text) == 1):
-            return False  # (a Substring could be cut into its chunks' structure: not done yet)
+        if isinstance(source, Chars) or (isinstance(source, Literal) and len(source.text) == 1):
+            return False
+        if id(source) in self.nodes:  # already one-byte lexemes (Build.automaton)
+            return False
         self.nodes.add(id(source))
         return True
 
@@ -120,14 +127,16 @@ class Build:
     """One compilation of the rules under the current cuts."""
 
     def __init__(self, rules: Dict[str, Node], root: str, cuts: Cuts, regular: Set[str],
-                 es: ExprSet, limits: Limits) -> None:
-        self.rules, self.cuts, self.es = rules, cuts, es
+                 es: ExprSet, limits: Limits, text: str = "") -> None:
+        self.rules, self.cuts, self.es, self.text = rules, cuts, es, text
+        self.all_regular = regular
         self.regular = regular - cuts.rules
         self.ir = GrammarIR(es, limits)
         self.sources: Dict[int, Source] = {}  # lexeme index -> where it came from
         self.nonterminals: Dict[str, int] = {}
         self._regex: Dict[int, int] = {}
         self._lexable: Dict[int, bool] = {}
+        self.regular_node: Dict[int, bool] = {}
         self._todo: List[str] = []
         self._mark_lexable()
         self.ir.start = self._nonterminal(root)
@@ -147,21 +156,28 @@ class Build:
 
     def _mark_lexable(self) -> None:
         """Which nodes may be (part of) one lexeme under the cuts: no token, no cut node,
-        only references to regular rules inside (children before parents, no recursion)."""
+        only references to regular rules inside (children before parents, no recursion).
+        An operator that needs its operand's whole language (Shortest, Excluding) is one
+        lexeme whenever the operand is regular, whatever is cut inside."""
         order: List[Node] = []
         stack = list(self.rules.values())
         while stack:
             node = stack.pop()
             order.append(node)
             stack.extend(children(node))
+        self.regular_node = regular = {}  # the same, without the cuts
         for node in reversed(order):  # every child comes later in `order` than its parent
-            if id(node) in self.cuts.nodes or isinstance(node, Token):
-                ok = False
+            if isinstance(node, Token):
+                regular[id(node)] = ok = False
             elif isinstance(node, Ref):
+                regular[id(node)] = node.name in self.all_regular
                 ok = node.name in self.regular
             else:
+                regular[id(node)] = all(regular[id(child)] for child in children(node))
                 ok = all(self._lexable[id(child)] for child in children(node))
-            self._lexable[id(node)] = ok
+            if isinstance(node, (Shortest, Excluding)):
+                ok = regular[id(node)]
+            self._lexable[id(node)] = ok and id(node) not in self.cuts.nodes
 
     def lexable(self, node: Node) -> bool:
         return self._lexable[id(node)]
@@ -199,12 +215,55 @@ class Build:
             return es.literal(node.text.encode("utf-8"))
         if isinstance(node, Substring):
             return substring_expr(es, node.chunks)
+        if isinstance(node, Pattern):
+            return compile_ast(es, node.tree)
+        if isinstance(node, Shortest):  # R ∖ R·Σ⁺
+            return es.intersection(args[0], es.complement(es.concat(args[0], es.plus(compile_class(es, ANY_CHAR)))))
+        if isinstance(node, Excluding):  # Σ⁺ ∖ Σ*·R·Σ*, within max_bytes
+            anything = compile_class(es, ANY_CHAR)
+            within = es.repeat(es.byte_range(0, 255), 0, node.max_bytes) if node.max_bytes is not None else es.EVERYTHING
+            return es.intersection(es.plus(anything), es.complement(es.concat(es.star(anything), args[0], es.star(anything))),
+                                   within)
         if isinstance(node, Seq):
             return es.concat(*args) if args else es.EPSILON
         if isinstance(node, Alt):
             return es.union(*args)
         assert isinstance(node, Repeat)
         return es.repeat(args[0], node.lo, node.hi)
+
+    def automaton(self, node: Node) -> Tuple[int, ...]:
+        """A regular terminal cut below one lexeme: the automaton of its derivatives
+        (Brzozowski) as right-linear rules, one nonterminal per derivative d that can still
+        match, `d → ε` if ν(d), and `d → /B/ d'` for the set B of bytes b with ∂_b d = d'.
+        One-byte lexemes never run into what follows, so this is exact; it is also slow
+        to walk, and so the last resort."""
+        es = self.es
+        start = self.regex(node)
+        states: Dict[int, int] = {}
+        todo: List[int] = []
+
+        def state(e: int) -> int:
+            if e not in states:
+                if len(states) >= es.limits.dfa_states:
+                    raise LimitError("dfa_states", es.limits.dfa_states, "states of a terminal's automaton")
+                states[e] = self.ir.add_nonterminal(self._fresh_name())
+                todo.append(e)
+            return states[e]
+
+        first = state(start)
+        while todo:
+            e = todo.pop()
+            if es.nullable(e):
+                self.ir.add_rule(states[e], ())
+            targets: Dict[int, int] = {}  # derivative -> the bytes that lead there
+            for b in range(256):
+                d = derivative(es, e, b)
+                if d != es.NOTHING:
+                    targets[d] = targets.get(d, 0) | 1 << b
+            for d, mask in sorted(targets.items()):
+                if not check_empty(es, d):
+                    self.ir.add_rule(states[e], (self.lexeme(es.byte_set(mask), node), state(d)))
+        return (first,)
 
     def lexeme(self, expr: int, source: Source) -> int:
         sym = self.ir.add(Lexeme("/%s/" % to_string(self.es, expr), expr))
@@ -244,6 +303,12 @@ class Build:
             return (self.ir.add(Lexeme(unit.spec.text, self.es.NOTHING, tokens=unit.spec)),)
         if isinstance(unit, Ref):
             return (self._nonterminal(unit.name),)
+        if isinstance(unit, (Shortest, Excluding)) and not self.regular_node[id(unit)]:
+            raise GrammarError("%s needs a regular operand (no recursion, no tokens)"
+                               % ("a shortest match" if isinstance(unit, Shortest) else "an exclusion"),
+                               self.text, unit.offset if self.text else None)
+        if isinstance(unit, (Pattern, Shortest, Excluding, Substring)):
+            return self.automaton(unit)
         if isinstance(unit, Literal):  # cut: one lexeme per code point
             return tuple(self.lexeme(self.es.literal(c.encode("utf-8")), Literal(unit.offset, c)) for c in unit.text)
         return None
@@ -303,7 +368,7 @@ def compile_rules(rules: Dict[str, Node], root: str, text: str = "", limits: Lim
     regular = regular_rules(rules)
     cuts = Cuts()
     while True:
-        build = Build(rules, root, cuts, regular, es, limits)
+        build = Build(rules, root, cuts, regular, es, limits, text)
         blamed = conflicts(build.ir)
         if not blamed:
             return build.ir
