@@ -4,7 +4,7 @@ that builds it.
     refimpl, python         refimpl's Matcher (the reference itself)
     native, pypy, cmd:...   refimpl's Matcher with that backend (accel registers them)
     oracle                  refimpl's naive definition of the mask (small vocabularies)
-    llguidance, outlines-core, xgrammar     peer libraries, when installed
+    llguidance, outlines-core, xgrammar, kbnf     peer libraries, when installed
     fault:<name>            deliberately broken backends, to test the suite
 
 >>> get_backend("python").name, get_backend("outlines").name, get_backend("cmd:pypy3 -m refimpl.worker").name
@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Tuple
 
 from .adapters.faults import FAULTS, FaultBackend
+from .adapters.kbnf import KbnfBackend
 from .adapters.llguidance import LlguidanceBackend
 from .adapters.outlines import OutlinesBackend
 from .adapters.refimpl import MatcherBackend, OracleBackend
@@ -51,6 +52,7 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Backend]]] = [
     ("llguidance", "llguidance, no_forcing, tokenizer from the same token bytes", lambda name: LlguidanceBackend()),
     ("outlines-core", "outlines-core's Index (regex and JSON schema)", lambda name: OutlinesBackend()),
     ("xgrammar", "xgrammar's GrammarMatcher (needs torch-free numpy bitmasks)", lambda name: XgrammarBackend()),
+    ("kbnf", "kbnf's Engine (its own EBNF dialect)", lambda name: KbnfBackend()),
     ("fault:", "deliberately broken: ", _fault),
 ]
 
