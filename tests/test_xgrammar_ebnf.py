@@ -2,6 +2,8 @@
 as GBNF on their common part."""
 from typing import List
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -61,7 +63,12 @@ def test_token_macros():
     ('root ::= "a" (= "b" | "c")', "may not hold choices", (1, 16)),
     ('root ::= "a" (= "b") "c"', "may only end a rule", (1, 22)),
     ('root[lazy] ::= "a"', "rule options ([lazy]) are not supported yet", (1, 5)),
-    ('root ::= Regex("[0-9]+")', "the macro Regex(...) is not supported yet", (1, 10)),
+    ('root ::= "x" Regex("a\\\\b")', "Word boundary assertion \\b is not supported in regex (offset 1 of the pattern)",
+     (1, 14)),
+    ('root ::= Regex("a", flags="m")', "regular-expression flag 'm' is not supported", (1, 10)),
+    ('root ::= Regex("a", "b")', "Regex expects exactly one string argument", (1, 10)),
+    ('root ::= Regex("(?s).")', "Unsupported group modifier '(?s'", (1, 10)),
+    ('root ::= Regex("\\\\uD800")', "not a Unicode scalar value", (1, 10)),
     ('root ::= "\\q"', "Invalid escape sequence \\q", (1, 11)),
 ])
 def test_errors(text, message, where):
@@ -86,3 +93,125 @@ def test_same_language_as_gbnf_on_the_common_part(text: str, strings: List[str])
     ebnf = xg(text)
     for s in strings:
         assert outcome(ebnf, s) == outcome(gbnf, s), (text, s)
+
+
+# -- the Regex macro: xgrammar's regex dialect (refimpl/grammar/ebnf/xgrammar_regex.py) ----------
+
+def regex(pattern: str, **options: str) -> Grammar:
+    """root ::= Regex("pattern", options...), the pattern escaped for the EBNF string."""
+    literal = pattern.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    extra = "".join(", %s=%s" % item for item in options.items())
+    return xg('root ::= Regex("%s"%s)' % (literal, extra))
+
+
+@pytest.mark.parametrize("pattern, options, accepted, rejected", [
+    # escapes: \d \w \s are ASCII; \S takes U+00A0 and any non-ASCII; unknown escapes are the character
+    (r"\d\w\s", {}, ["7_\v", "0a "], ["٣a ", "0é ", "0a\u00a0"]),
+    (r"\S\D\W", {}, ["\u00a0٣é", "aa-"], [" a-", "a1-", "aa_"]),
+    (r"\z\-\q\cJ\x41\u0042\u{1F600}\e\0", {}, ["z-q\nAB😀\x1b\x00"], ["z-q\nAB😀\x1b0"]),
+    (r"[\b\d-]", {}, ["\b", "5", "-"], ["b", "a"]),
+    # classes: the first ] closes; [ is literal; a class escape next to - leaves it literal
+    (r"[[a]b", {}, ["[b", "ab"], ["[", "]b"]),
+    (r"[\w-z]", {}, ["-", "z", "_"], ["y!"]),
+    # . is any character (newlines too) unless flags are given
+    (r"a.b", {}, ["a\nb", "a😀b"], ["ab"]),
+    (r"a.b", {"flags": '""'}, ["a\rb", "a😀b"], ["a\nb"]),
+    (r"a[.]b\.", {"flags": '"s"'}, ["a.b."], ["acb."]),
+    (r"a.b", {"flags": '"s"'}, ["a\nb"], []),
+    # (?i) and flags="i": ASCII-only folding, classes folded before negation
+    (r"(?i)k[^a]", {}, ["KB", "kb"], ["KA", "Ka", "\u212ab"]),
+    (r"Σk", {"flags": '"iu"'}, ["ΣK"], ["σk"]),
+    # anchors anywhere mean nothing; a lookahead is ε; named groups; lazy suffixes
+    (r"^a^b$c$", {}, ["abc"], ["a^b$c"]),
+    (r"a(?=b)c(?!x)", {}, ["ac"], ["abc", "acx"]),
+    (r"(?<n>a)(?P<m_2>b)+?c??", {}, ["ab", "abbc"], ["a"]),
+    # quantifiers: blanks in {}, a quantifier on a quantifier, ε alternatives and groups
+    (r"a{ 2 , 3 }b{2}", {}, ["aabb", "aaabb"], ["abb", "aaaabb"]),
+    (r"(ab)**|", {}, ["", "abab"], ["a"]),
+    (r"(|x)()y", {}, ["y", "xy"], ["xxy"]),
+    (r"", {}, [""], ["a"]),
+    # json_string: no control characters, no " and no \
+    (r".*", {"json_string": "true"}, ["a'b é"], ['a"', "a\\", "\t", "\x7f\x1f"]),
+    (r"[^a]+", {"json_string": "true", "flags": '"i"'}, ["bc\x7f"], ["bA", '"']),
+])
+def test_regex_dialect(pattern, options, accepted, rejected):
+    g = regex(pattern, **options)
+    for text in accepted:
+        assert outcome(g, text) == "accept", text
+    for text in rejected:
+        assert outcome(g, text) != "accept", text
+
+
+@pytest.mark.parametrize("pattern, message", [
+    ("+a", "There is nothing to repeat before '+'"),
+    ("(*)", "There is nothing to repeat before '*'"),
+    ("a{,3}", "expected a number after '{'"),
+    ("a{3,2}", "the lower bound 3 is larger than the upper bound 2"),
+    ("a{1234567890}", "the count 1234567890 is too large"),
+    ("a{2", "expected ',' or '}' after the lower bound"),
+    ("(a", "The parenthesis is not closed"),
+    ("a)", "Unmatched ')'"),
+    ("a]", "Unmatched ']'"),
+    ("[a", "Unclosed '['"),
+    ("[]", "Empty character class"),
+    ("[^]", "Empty character class"),
+    ("[z-a]", "lower bound exceeds upper bound"),
+    ("[a-\\d]", "Invalid character range endpoint"),
+    ("a\\", "trailing backslash"),
+    ("\\B", "Word boundary assertion \\B"),
+    ("\\pL", "Unicode property escape"),
+    ("(a)\\1", "Backreference \\1"),
+    ("(?<!a)b", "Lookbehind assertion"),
+    ("(?<a-b>a)", "Invalid named capturing group"),
+    ("[[a]]", "Unmatched ']'"),
+    ("(?", "Group modifier is not finished"),
+    ("(?i:a)", "Unsupported group modifier '(?i'"),
+    ("a(?i)b", "Unsupported group modifier '(?i'"),
+    ("\\x4", "two hexadecimal digits"),
+    ("\\u12", "four hexadecimal digits"),
+    ("\\u{}", "one to six hexadecimal digits"),
+    ("\\u{110000}", "beyond the Unicode range"),
+    ("\\c1", "must be followed by a letter"),
+])
+def test_regex_errors(pattern, message):
+    with pytest.raises(GrammarError) as info:
+        regex(pattern)
+    assert message in info.value.message and info.value.message.startswith("Regex(...): ")
+    assert (info.value.line, info.value.column) == (1, 10)
+
+
+def test_regex_macro_in_a_grammar():
+    # a Regex is an element: sequences, alternatives, repetition, references
+    g = xg('root ::= ("<" Regex("[a-z]+", flags="i") ">")+ | num\nnum ::= Regex("-?\\\\d+(\\\\.\\\\d+)?")')
+    assert [outcome(g, t) for t in ("<aB><c>", "-3.25", "<a", "3.", "<1>")] == [
+        "accept", "accept", "prefix", "prefix", "reject"]
+    # large counted repetitions stay exact; an ε operand makes the lower bound free
+    g = regex("(ab){200,}c|(x?){3,300}y")
+    assert [outcome(g, t) for t in ("ab" * 200 + "c", "ab" * 199 + "c", "y", "x" * 300 + "y", "x" * 301 + "y")] == [
+        "accept", "reject", "accept", "accept", "reject"]
+
+
+def test_regex_deep_nesting():
+    g = regex("(" * 5000 + "a" + ")" * 5000 + "|b")
+    assert [outcome(g, t) for t in ("a", "b", "ab")] == ["accept", "accept", "reject"]
+
+
+def _patterns():
+    """Patterns both xgrammar's dialect and Python's `re` (DOTALL, ASCII) read the same way."""
+    atoms = st.sampled_from(["a", "b", "é", ".", "[ab]", "[^a]", "[a-c]", r"\d", r"\w", r"\s", r"\S", r"\.", "()"])
+
+    def extend(inner):
+        quantified = st.tuples(inner, st.sampled_from(["*", "+", "?", "{2}", "{1,2}", "{0,}", "*?"])).map(
+            lambda t: "(%s)%s" % t)
+        return st.one_of(quantified, st.lists(inner, min_size=2, max_size=3).map("".join),
+                         st.lists(inner, min_size=2, max_size=3).map(lambda xs: "(%s)" % "|".join(xs)))
+    return st.recursive(atoms, extend, max_leaves=6)
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(_patterns(), st.lists(st.text("ab1 é.\n", max_size=5), min_size=1, max_size=8))
+def test_regex_agrees_with_python_re_on_the_common_part(pattern, strings):
+    g = regex(pattern)
+    compiled = re.compile(pattern, re.DOTALL | re.ASCII)
+    for s in strings:
+        assert (outcome(g, s) == "accept") == (compiled.fullmatch(s) is not None), (pattern, s)

@@ -5,15 +5,16 @@ GBNF with more: rule bodies span lines (a rule name must begin its line), names 
 class escapes of `^ $ \\ . * + ? ( ) [ ] { } | / -`, `[^]` (any character), `( )` (ε),
 `{m}`, `{m,}`, `{m,n}` with any bounds, at most one repetition operator per element, the
 macros `Token(ids...)` and `ExcludeToken(ids...)` (tokens read by id) and
-`Substring("abc", "de", ...)` (any run of consecutive chunks), and a lookahead assertion
-`(= ...)` at the end of a rule.
+`Substring("abc", "de", ...)` (any run of consecutive chunks), `Regex("...", flags=...,
+json_string=...)` (xgrammar's own regex dialect, read by xgrammar_regex.py into a
+`Pattern`), and a lookahead assertion `(= ...)` at the end of a rule.
 
 What maskref does not take yet, with a GrammarError naming it: rule options
 (`name[lazy] ::=`, `max_tokens`, `max_chars`, `capture`, ...: `lazy` and `max_chars`
-change the language) and the macros `Regex` (xgrammar's own regex dialect),
-`TagDispatch`, `TokenTagDispatch`. A lookahead assertion is read and checked, and does not change the
-language: xgrammar uses it as a hint for its token-mask cache (the grammar's author
-asserts that what follows the rule begins so).
+change the language) and the macros `TagDispatch`, `TokenTagDispatch`. A lookahead
+assertion is read and checked, and does not change the language: xgrammar uses it as a
+hint for its token-mask cache (the grammar's author asserts that what follows the rule
+begins so).
 
 >>> rules = parse_rules('root ::= "a" x+\\nx ::= [\\\\-b] (= "b")\\n')
 >>> sorted(rules)
@@ -22,20 +23,23 @@ asserts that what follows the rule begins so).
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from ...errors import GrammarError
+from ...errors import GrammarError, RegexError
 from ...regex import unicode as uni
 from ..ir import TokenSpec
-from .ast import ANY_CHAR, Alt, Chars, Literal, Node, Ref, Repeat, Seq, Substring, Token, children
+from .ast import ANY_CHAR, Alt, Chars, Literal, Node, Pattern, Ref, Repeat, Seq, Substring, Token, children
 from .reader import Reader, alternatives, undefined_reference
+from .xgrammar_regex import translate
 
 _NAME = re.compile(r"[A-Za-z_.\-][A-Za-z0-9_.\-]*")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "'": "'", "?": "?", "n": "\n", "r": "\r", "t": "\t", "b": "\b",
             "f": "\f", "a": "\a", "v": "\v", "0": "\0", "e": "\x1b"}
 _CLASS_ESCAPES = "^$\\.*+?()[]{}|/-"
-_UNSUPPORTED_MACROS = ("Regex", "TagDispatch", "TokenTagDispatch")
+_UNSUPPORTED_MACROS = ("TagDispatch", "TokenTagDispatch")
 MAX_NESTING = 1000  # xgrammar's max_nest_layer
+#: a macro argument: (kind, value, offset); kinds "str", "int", "bool", "id", "tuple"
+Value = Tuple[str, Any, int]
 
 
 class XgrammarParser(Reader):
@@ -203,6 +207,8 @@ class XgrammarParser(Reader):
             return self.token_macro(name, start)
         if name == "Substring" and self.peek() == "(":
             return self.substring_macro(start)
+        if name == "Regex" and self.peek() == "(":
+            return self.regex_macro(start)
         if name in _UNSUPPORTED_MACROS and self.peek() == "(":
             raise self.error("the macro %s(...) is not supported yet" % name, start)
         return Ref(start, name)
@@ -265,6 +271,102 @@ class XgrammarParser(Reader):
                 i += 1
         merged = uni.normalize(ranges)
         return Chars(start, uni.intersection(uni.negate(merged), ANY_CHAR) if negated else merged)
+
+    def macro_arguments(self) -> Tuple[List[Value], Dict[str, Value]]:
+        """`(value, ..., name=value, ...)` at `(`: the positional and the named arguments.
+        A value is a string, a decimal integer, `true`/`false`, a rule name or a tuple of
+        values (trailing comma allowed), as ("str" | "int" | "bool" | "id" | "tuple", value,
+        offset)."""
+        self.pos += 1
+        args: List[Value] = []
+        named: Dict[str, Value] = {}
+        self.space()
+        if self.peek() == ")":
+            self.pos += 1
+            return args, named
+        while True:
+            self.space()
+            m = _NAME.match(self.text, self.pos)
+            if m and re.match(r"[ \t\r\n]*=", self.text[m.end():]):
+                self.pos = self.text.index("=", m.end()) + 1
+                named[m.group()] = self.macro_value()
+            else:
+                args.append(self.macro_value())
+            self.space()
+            if self.peek() == ",":
+                self.pos += 1
+            elif self.peek() == ")":
+                self.pos += 1
+                return args, named
+            else:
+                raise self.error("Expect , or ) in macro arguments")
+
+    def macro_value(self) -> Value:
+        """One macro argument (an explicit stack for nested tuples)."""
+        stack: List[Tuple[int, List[Value]]] = []
+        while True:
+            self.space()
+            c, at = self.peek(), self.pos
+            value: Optional[Value] = None
+            if c == "(":
+                if len(stack) > MAX_NESTING:
+                    raise self.error("Nest layer exceeded the maximum limit")
+                self.pos += 1
+                stack.append((at, []))
+                self.space()
+                if self.peek() != ")":
+                    continue
+                self.pos += 1
+                value = ("tuple", stack.pop()[1], at)
+            elif c == '"':
+                value = ("str", self.element().text, at)  # type: ignore[attr-defined]
+            elif c.isdigit() and c.isascii():
+                value = ("int", self.digits(), at)
+            elif c and _NAME.match(c):
+                name = _NAME.match(self.text, self.pos).group()  # type: ignore[union-attr]
+                self.pos += len(name)
+                value = ("bool", name == "true", at) if name in ("true", "false") else ("id", name, at)
+            else:
+                raise self.error("Expect string, integer, boolean, or tuple in macro argument")
+            while True:  # close the tuples this value ends
+                if not stack:
+                    return value
+                stack[-1][1].append(value)
+                self.space()
+                if self.peek() == ",":
+                    self.pos += 1
+                    self.space()
+                    if self.peek() != ")":
+                        break
+                if self.peek() != ")":
+                    raise self.error("Expect , or ) in tuple")
+                self.pos += 1
+                start, items = stack.pop()
+                value = ("tuple", items, start)
+
+    def regex_macro(self, start: int) -> Node:
+        """`Regex("pattern", flags="is", json_string=true)`: xgrammar's regex dialect
+        (xgrammar_regex.py)."""
+        args, named = self.macro_arguments()
+        if len(args) != 1:
+            raise self.error("Regex expects exactly one string argument", start)
+        if args[0][0] != "str":
+            raise self.error("Regex pattern must be a string literal", start)
+        for name in named:
+            if name not in ("json_string", "flags"):
+                raise self.error("Regex does not support the named argument %s" % name, start)
+        json_string = named.get("json_string", ("bool", False, start))
+        if json_string[0] != "bool":
+            raise self.error("json_string must be a boolean", start)
+        flags = named.get("flags")
+        if flags is not None and flags[0] != "str":
+            raise self.error("flags must be a string", start)
+        try:
+            tree = translate(args[0][1], None if flags is None else flags[1], json_string[1])
+        except RegexError as e:
+            where = "flags" if flags is not None and e.pattern is flags[1] else "the pattern"
+            raise self.error("Regex(...): %s (offset %d of %s)" % (e.message, e.offset, where), start) from None
+        return Pattern(start, tree)
 
     def substring_macro(self, start: int) -> Node:
         """`Substring("abc", "de")`: any run of consecutive chunks (strings only, zero or
