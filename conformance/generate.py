@@ -129,7 +129,7 @@ GBNF: List[Tuple[str, str, List[str], List[str]]] = [
 # grammar is its own (tests/python/test_grammar_matcher_ebnf.py, Apache-2.0), as tests/data
 # holds it: a string is a right-recursive rule, one character at a time
 EBNF: List[Tuple[str, str, str, List[str], List[str]]] = [
-    ("xgrammar-json", "xgrammar", "xgrammar:test_json_accept", ['[{"é": -1.5e3}, true, null, "\\n"]'],
+    ("xgrammar-json", "xgrammar", "xgrammar:test_json_accept", ['[-1.5e3, {"é\\n": [true, null]}]'],
      ["recursion", "strings", "numbers", "escapes"]),
     # a lookahead assertion (= ...) ends the key rule; a rule body over two lines
     ("xgrammar-lookahead", "xgrammar", 'root ::= pair ("," pair)*\npair ::= key "=" value\nkey ::= [a-z_]+ (= "=")\n'
@@ -141,6 +141,20 @@ EBNF: List[Tuple[str, str, str, List[str], List[str]]] = [
     ("xgrammar-classes", "xgrammar", 'root ::= [\\[\\]\\-\\\\^]{1,3} "\\x41\\u00e9\\t"\n'
                                     '    [^\\n\\t ]{2,} [0-9]{0,-1} ([^]{1,2} "!")?\n',
      ["[]-A\u00e9\tx\u00e9!42", "\\^A\u00e9\t\U0001F600\u00e9\n\n!"], ["escapes", "repetition", "utf8"]),
+    # kbnf's: rules end with ;, start rule `start`; a regex string's escapes are read first
+    ("kbnf-regex", "kbnf", '(* a record: regex terminals, matched whole *)\nstart ::= field {", " field};\n'
+                           'field ::= #"[a-z_]+" \'=\' (#"-?[0-9]+(\\\\.[0-9]+)?" | \'"\' #"[^\\"\\\\\\\\]*" \'"\');\n',
+     ['x=1, name="Zoë", pi=-3.14'], ["regex", "strings", "numbers"]),
+    ("kbnf-shortest", "kbnf", 'start ::= "<!--" #e"(?s:.)*-->" {" " word};\nword ::= #"[a-z]+";\n',
+     ["<!-- a -- b\n --> ok go"], ["shortest", "regex"]),
+    ("kbnf-excluding", "kbnf", 'start ::= "Q: " #ex"\\\\?" "?" #ex"[.!]" ("." | "!");\n',
+     ["Q: Why not?Because it rains."], ["complement", "regex"]),
+    ("kbnf-substrs", "kbnf", 'start ::= "fox: " #substrs"The quick brown fox" ".";\n',
+     ["fox: quick brown.", "fox: ."], ["substring"]),
+    # [x], {x}, `,`, single quotes, \u{..}, a rule defined twice (the alternatives of both)
+    ("kbnf-recursive", "kbnf", "(* nested lists *)\nstart ::= list;\nlist ::= '[' [item {',', ' '? item}] ']';\n"
+                               "item ::= #\"[0-9]+\" | list;\nitem ::= 'x\\u{e9}';\n",
+     ["[1, [22,[]], xé]"], ["recursion", "nesting", "escapes"]),
 ]
 
 

@@ -2,8 +2,9 @@
 
 Everything generated is in the dialect maskref shares with llguidance (Rust regex syntax,
 llguidance's Lark, with special tokens, token ranges, rule options and nested grammars),
-or llama.cpp's GBNF, and shrinks well: a failing regex shrinks toward one atom, a Lark grammar toward one
-short rule, a vocabulary toward a few one-byte tokens, a GPT-2 slice toward a few ids.
+or llama.cpp's GBNF and other engines' EBNF (one random structure printed in each), and
+shrinks well: a failing regex shrinks toward one atom, a Lark grammar toward one short
+rule, a vocabulary toward a few one-byte tokens, a GPT-2 slice toward a few ids.
 The vocabulary is drawn first (`examples`), so a Lark grammar can name its special tokens
 and ids. Token paths are drawn inside the test from the masks (fuzz.py).
 """
@@ -217,37 +218,161 @@ JSON_OPTIONS: List[Dict[str, Any]] = [{}, {}, {}, {"whitespace_flexible": False}
                                        {"whitespace_pattern": "\\n[ ]{0,2}"}, {"whitespace_pattern": "[ \\t]?"}]
 json_options = st.sampled_from(JSON_OPTIONS)
 
-# ----------------------------------------------------------------------------- GBNF
+# ----------------------------------------------------------------------------- GBNF, EBNF
+#
+# A character grammar is drawn once, as a structure, and printed in a dialect: llama.cpp's
+# GBNF, xgrammar's EBNF or kbnf's (docs/ebnf.md), so the same random grammar can be read by
+# each frontend (tests/test_ebnf_conformance.py checks that they mean the same).
+#
+# Expressions are tuples: ("lit", text), ("cls", negated, ranges) (code point ranges;
+# ("cls", True, ()) is any character), ("ref", rule index), ("grp", [alternatives]),
+# ("seq", [expressions]) and ("rep", expression, postfix), the postfix as GBNF writes it.
+# A grammar is a list of rules, each a list of alternatives; rule 0 is the start.
 
 GBNF_LITERALS = ['"a"', '"b"', '"ab"', '"é"', '"ba"', '""', '"0"', '" "', '"\\""']
 GBNF_CLASSES = ["[a-b]", "[^a]", "[a]", "[é-ê]", ".", "[0-9]", "[^\"\\x00-\\x1F]"]
+POSTFIXES = ["", "", "*", "+", "?", "{1,2}", "{2}", "{0,1}"]
+CHAR_DIALECTS = ("gbnf", "xgrammar", "kbnf")
+#: the EBNF dialects the fuzzer's `ebnf` kind draws
+EBNF_DIALECTS = ("xgrammar", "kbnf")
+
+Expr = Tuple[Any, ...]
+CharGrammar = List[List[Expr]]
+
+
+def _gbnf_atom(text: str) -> Expr:
+    """A literal or class written in GBNF, as an expression (read by refimpl's GBNF reader)."""
+    from refimpl.grammar.ebnf.ast import Chars, Literal, Seq
+    from refimpl.grammar.ebnf.gbnf import parse_rules
+
+    if text == ".":
+        return ("cls", True, ())
+    negated = text.startswith("[^")
+    node = parse_rules("root ::= " + ("[" + text[2:] if negated else text) + "\n")["root"]
+    if isinstance(node, Seq) and len(node.items) == 1:
+        node = node.items[0]
+    if isinstance(node, Literal):
+        return ("lit", node.text)
+    if isinstance(node, Chars):
+        return ("cls", negated, node.ranges)
+    raise ValueError("not a GBNF literal or class: %r" % text)
+
+
+@st.composite
+def char_grammars(draw: st.DrawFn, literals: Sequence[str] = GBNF_LITERALS,
+                  classes: Sequence[str] = GBNF_CLASSES) -> CharGrammar:
+    """1 to 3 rules whose bodies mix literals, classes (both given in GBNF), references
+    (recursion included), groups and repetitions: the shapes where the compiler's choice of
+    lexemes matters (docs/ebnf.md)."""
+    lits = [_gbnf_atom(x) for x in literals]
+    clss = [_gbnf_atom(x) for x in classes]
+    n = draw(st.integers(1, 3))
+
+    def expr(depth: int) -> Expr:
+        kind = draw(st.sampled_from(["lit", "cls", "ref", "grp", "seq"] if depth < 3 else ["lit", "cls", "ref"]))
+        atom: Expr
+        if kind == "lit":
+            atom = draw(st.sampled_from(lits))
+        elif kind == "cls":
+            atom = draw(st.sampled_from(clss))
+        elif kind == "ref":
+            atom = ("ref", draw(st.integers(0, n - 1)))
+        elif kind == "grp":
+            atom = ("grp", [expr(depth + 1) for _ in range(draw(st.integers(1, 3)))])
+        else:
+            return ("seq", [expr(depth + 1) for _ in range(draw(st.integers(2, 3)))])
+        postfix = draw(st.sampled_from(POSTFIXES))
+        return ("rep", atom, postfix) if postfix else atom
+
+    return [[expr(0) for _ in range(draw(st.integers(1, 3)))] for _ in range(n)]
+
+
+def _escape(c: str, dialect: str, special: str) -> str:
+    """One character of a literal or class: itself, or an escape the dialect reads
+    (xgrammar's \\x takes any number of hex digits, so it gets \\u)."""
+    cp = ord(c)
+    if c in special or cp < 0x20 or cp == 0x7F:
+        if c == "\\" or (c == '"' and dialect != "kbnf-regex"):
+            return "\\" + c
+        return ("\\u%04X" if dialect == "xgrammar" else "\\x%02X") % cp
+    return c
+
+
+def _literal(text: str, dialect: str) -> str:
+    if dialect == "kbnf" and '"' in text and "'" not in text:  # kbnf's other quotes
+        return "'" + "".join(_escape(c, dialect, "\\") for c in text) + "'"
+    return '"' + "".join(_escape(c, dialect, '"\\') for c in text) + '"'
+
+
+def _class(negated: bool, ranges: Sequence[Tuple[int, int]], dialect: str) -> str:
+    """A class: [..] in GBNF and xgrammar (any character: . and [^]), a regex #"[..]" in kbnf."""
+    if negated and not ranges:
+        return {"gbnf": ".", "xgrammar": "[^]", "kbnf": '#"(?s:.)"'}[dialect]
+    inner = dialect if dialect != "kbnf" else "kbnf-regex"
+    special = "\\]-^[" + ("&~" if dialect == "kbnf" else "")
+    items = "".join(_escape(chr(lo), inner, special) + ("-" + _escape(chr(hi), inner, special) if hi > lo else "")
+                    for lo, hi in ranges)
+    body = "[" + ("^" if negated else "") + items + "]"
+    if dialect != "kbnf":
+        return body
+    return '#"' + body.replace("\\", "\\\\").replace('"', '\\"') + '"'  # the string's escapes come first
+
+
+def rule_names(grammar: CharGrammar, dialect: str) -> List[str]:
+    """The rules' names: the start rule is `root` (GBNF, xgrammar) or `start` (kbnf)."""
+    return ["start" if dialect == "kbnf" else "root"] + ["r%d" % i for i in range(1, len(grammar))]
+
+
+def print_char_grammar(grammar: CharGrammar, dialect: str) -> str:
+    """The grammar in a dialect's syntax. kbnf has no {m,n}: x{2} is written `x x`,
+    x{1,2} `x [x]`; a group's * and ? are written {..} and [..], an atom's x* and x?; the
+    items of a nested sequence are separated by `,`.
+
+    >>> g = [[("seq", [("lit", "a"), ("rep", ("cls", False, ((98, 99),)), "{1,2}")]), ("rep", ("ref", 0), "*")]]
+    >>> print_char_grammar(g, "gbnf"), print_char_grammar(g, "kbnf")
+    ('root ::= "a" [b-c]{1,2} | root*\\n', 'start ::= "a", #"[b-c]" [#"[b-c]"] | start*;\\n')
+    """
+    names = rule_names(grammar, dialect)
+
+    def atom(e: Expr) -> str:
+        if e[0] == "lit":
+            return _literal(e[1], dialect)
+        if e[0] == "cls":
+            return _class(e[1], e[2], dialect)
+        if e[0] == "ref":
+            return names[e[1]]
+        if e[0] == "grp":
+            return "(" + " | ".join(expr(x) for x in e[1]) + ")"
+        return "(" + expr(e) + ")"
+
+    def expr(e: Expr) -> str:
+        if e[0] == "seq":
+            return (", " if dialect == "kbnf" else " ").join(expr(x) for x in e[1])
+        if e[0] != "rep":
+            return atom(e)
+        inner, postfix = e[1], e[2]
+        x = atom(inner)
+        if dialect != "kbnf":
+            return x + postfix
+        if postfix in ("*", "?") and inner[0] == "grp":  # {..} and [..]
+            return {"*": "{%s}", "?": "[%s]"}[postfix] % x[1:-1]
+        return {"{0,1}": x + "?", "{2}": x + " " + x, "{1,2}": x + " [" + x + "]"}.get(postfix, x + postfix)
+
+    end = ";\n" if dialect == "kbnf" else "\n"
+    return "".join("%s ::= %s%s" % (name, " | ".join(expr(a) for a in alts), end) for name, alts in zip(names, grammar))
 
 
 @st.composite
 def gbnf_grammars(draw: st.DrawFn, literals: Sequence[str] = GBNF_LITERALS, classes: Sequence[str] = GBNF_CLASSES) -> str:
-    """A GBNF grammar of 1 to 3 rules (`root` first) whose bodies mix literals, classes,
-    references (recursion included), groups and repetitions: the shapes where the
-    compiler's choice of lexemes matters (docs/ebnf.md)."""
-    n = draw(st.integers(1, 3))
-    names = ["root"] + ["r%d" % i for i in range(1, n)]
-    postfix = st.sampled_from(["", "", "*", "+", "?", "{1,2}", "{2}", "{0,1}"])
+    """A GBNF grammar (`root` first): a `char_grammars` structure printed in GBNF."""
+    return print_char_grammar(draw(char_grammars(literals, classes)), "gbnf")
 
-    def expr(depth: int) -> str:
-        kind = draw(st.sampled_from(["lit", "cls", "ref", "grp", "seq"] if depth < 3 else ["lit", "cls", "ref"]))
-        if kind == "lit":
-            atom = draw(st.sampled_from(list(literals)))
-        elif kind == "cls":
-            atom = draw(st.sampled_from(list(classes)))
-        elif kind == "ref":
-            atom = draw(st.sampled_from(names))
-        elif kind == "grp":
-            atom = "(" + " | ".join(expr(depth + 1) for _ in range(draw(st.integers(1, 3)))) + ")"
-        else:
-            return " ".join(expr(depth + 1) for _ in range(draw(st.integers(2, 3))))
-        return atom + draw(postfix)
 
-    return "".join("%s ::= %s\n" % (name, " | ".join(expr(0) for _ in range(draw(st.integers(1, 3)))))
-                   for name in names)
+def ebnf_specs(dialect: str, literals: Sequence[str] = GBNF_LITERALS,
+               classes: Sequence[str] = GBNF_CLASSES) -> SearchStrategy[GrammarSpec]:
+    """EBNF grammars in a dialect (xgrammar, kbnf): `char_grammars` printed in it."""
+    return char_grammars(literals, classes).map(
+        lambda g: GrammarSpec("ebnf", print_char_grammar(g, dialect), options={"dialect": dialect}))
 
 
 # ----------------------------------------------------------------------------- grammars
@@ -264,6 +389,8 @@ def grammar_specs(kinds: Sequence[str], vocab: Optional[Vocabulary] = None) -> S
         options.append(st.tuples(json_schemas, json_options).map(lambda t: GrammarSpec("json_schema", schema=t[0], options=t[1])))
     if "gbnf" in kinds:
         options.append(gbnf_grammars().map(lambda g: GrammarSpec("gbnf", g)))
+    if "ebnf" in kinds:
+        options.append(st.one_of(*[ebnf_specs(d) for d in EBNF_DIALECTS]))
     if not options:
         raise ValueError("no grammar kinds to fuzz")
     return st.one_of(*options)

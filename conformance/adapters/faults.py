@@ -181,7 +181,7 @@ class FaultBackend(Backend):
             if spec.kind == "json_schema":
                 spec = GrammarSpec("json_schema", schema=json.loads(rewrite(json.dumps(spec.schema))), options=spec.options)
             else:
-                spec = GrammarSpec(spec.kind, rewrite(spec.source))
+                spec = GrammarSpec(spec.kind, rewrite(spec.source), options=spec.options)  # gbnf/ebnf: root, dialect
             grammar = None
         if grammar is None:
             grammar = spec.compile()
