@@ -68,7 +68,8 @@ def test_llama_cpp_compile_cases(case):
 # -- xgrammar's EBNF ------------------------------------------------------------------------
 
 #: what maskref refuses on purpose or does not take yet, by the start of its message
-XGRAMMAR_UNSUPPORTED = ("the macro TagDispatch", "the macro TokenTagDispatch", "rule options")
+XGRAMMAR_UNSUPPORTED = ("the macro TagDispatch", "the macro TokenTagDispatch", "the rule option max_tokens",
+                        "not supported yet: max_chars")
 #: compile cases where maskref differs on purpose: source -> reason
 XGRAMMAR_DELIBERATE = {
     "tests/python/test_grammar_parser.py:508 (test_flatten)":
@@ -135,11 +136,11 @@ def test_xgrammar_compile_cases(case):
         with pytest.raises(GrammarError) as info:
             Grammar.from_ebnf(case["grammar"], root=case.get("root", "root"))
         expected = _message(case)
-        if expected is not None and "(" in case["grammar"] and "Regex" in case["grammar"]:
+        if expected is not None:
             assert expected.replace("\\", "") in info.value.message, (expected, info.value.message)
 
 
 def test_xgrammar_cases_mostly_supported():
-    """How much of xgrammar's suite maskref reads (the rest: macros and rule options)."""
+    """How much of xgrammar's suite maskref reads (the rest: the TagDispatch macro)."""
     supported = [c for c in _cases("cases", "xgrammar") if _xgrammar(c) is not None]
-    assert len(supported) >= 141, len(supported)
+    assert len(supported) >= 147, len(supported)

@@ -62,7 +62,21 @@ def test_token_macros():
     ('root ::= "a"{3,2}', "Lower bound is larger than upper bound: 3 > 2", (1, 17)),
     ('root ::= "a" (= "b" | "c")', "may not hold choices", (1, 16)),
     ('root ::= "a" (= "b") "c"', "may only end a rule", (1, 22)),
-    ('root[lazy] ::= "a"', "rule options ([lazy]) are not supported yet", (1, 5)),
+    ('root ::= x\nx[lazy] ::= "a" x?', "lazy rule 'x' must have a terminal-like body", (2, 3)),
+    ('root[max_chars=3] ::= "a" Token(5)', "not supported yet: max_chars on rule 'root'", (1, 6)),
+    ('root[max_chars=3] ::= "a" x\nx[max_chars=2] ::= "b"', "around the max_chars rule 'x'", (1, 6)),
+    ('root[lazy, max_tokens=4] ::= "a"', "the rule option max_tokens is not supported", (1, 12)),
+    ('root[lazy, lazy] ::= "a"', "The rule option lazy is given twice", (1, 12)),
+    ('root[temperature=-1] ::= "a"', "The temperature must be a finite non-negative number", (1, 5)),
+    ('root[temperature=1e39] ::= "a"', "The temperature must be a finite non-negative number", (1, 5)),
+    ('root[capture=""] ::= "a"', "The capture name must not be empty", (1, 5)),
+    ('root[capture="a\\b"] ::= "a"', "without \\ or a line break", (1, 14)),
+    ('root[capture_hidden_body_rule_id=1] ::= "a"', "must be specified together", (1, 5)),
+    ('root[capture_hidden_stop_bytes=0] ::= "a"', "must be positive", (1, 5)),
+    ('root[max_chars=2147483648] ::= "a"', "The rule attribute value is too large", (1, 5)),
+    ('root[max_chars=12345678901] ::= "a"', "at most 10 digits", (1, 16)),
+    ('root[lazy; capture] ::= "a"', "Expect , or ] in the rule options", (1, 10)),
+    ('root[greedy] ::= "a"', "Expect a rule option", (1, 6)),
     ('root ::= "x" Regex("a\\\\b")', "Word boundary assertion \\b is not supported in regex (offset 1 of the pattern)",
      (1, 14)),
     ('root ::= Regex("a", flags="m")', "regular-expression flag 'm' is not supported", (1, 10)),
@@ -215,3 +229,44 @@ def test_regex_agrees_with_python_re_on_the_common_part(pattern, strings):
     compiled = re.compile(pattern, re.DOTALL | re.ASCII)
     for s in strings:
         assert (outcome(g, s) == "accept") == (compiled.fullmatch(s) is not None), (pattern, s)
+
+
+# -- rule options -------------------------------------------------------------------------------
+
+def test_rule_options_from_the_docs():
+    # lazy: the earliest completion (xgrammar's docs: `name` consumes exactly one letter)
+    g = xg('root ::= "<" name ">" rest\nname[lazy] ::= [a-z]+\nrest ::= [a-z]+')
+    assert [outcome(g, t) for t in ("<a>b", "<ab>c", "<a")] == ["accept", "reject", "prefix"]
+    # max_chars counts code points; the body ends at the budget if it can
+    g = xg('root ::= "<think>" reasoning "</think>" answer\nreasoning[max_chars=4] ::= [^]*\nanswer ::= [0-9]+')
+    assert [outcome(g, t) for t in ("<think>中文ab</think>1", "<think>abcde</think>1", "<think></think>7")] == [
+        "accept", "reject", "accept"]
+    # ... and, if it cannot, goes on to its earliest end ("aab" ends it; "aa" does not)
+    g = xg('root ::= v "!"\nv[max_chars=2] ::= "aaa" | "aab" [a-z]* | "a"')
+    assert [outcome(g, t) for t in ("a!", "aaa!", "aab!", "aabc!")] == ["accept", "accept", "accept", "reject"]
+    # a zero budget closes the rule at its entry if it can end there
+    g = xg('root ::= v ">"\nv[max_chars=0] ::= [a-z]*')
+    assert [outcome(g, t) for t in (">", "a>")] == ["accept", "reject"]
+    # capture, temperature and the round-trip options change nothing
+    g = xg('root[capture] ::= item ("," item)*\nitem[capture="number", temperature=0.7, stop_capture="m", '
+           'capture_hidden_suffix_bytes=1, capture_hidden_body_rule_id=0, capture_hidden_marker_rule_id=1] ::= [0-9]+')
+    assert [outcome(g, t) for t in ("1,22,333", "1,")] == ["accept", "prefix"]
+
+
+def _brute(pattern: str, text: str, budget) -> bool:
+    """Membership by definition: lazy (budget None) is L ∖ L·Σ⁺, max_chars=n is
+    L ∖ (L ∩ Σ^{≥n})·Σ⁺: no proper prefix of at least 0 (lazy) or n code points in L."""
+    compiled = re.compile(pattern, re.DOTALL | re.ASCII)
+    least = 0 if budget is None else budget
+    return compiled.fullmatch(text) is not None and not any(
+        compiled.fullmatch(text[:k]) for k in range(least, len(text)))
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(_patterns(), st.sampled_from([None, 0, 1, 2, 3]), st.lists(st.text("ab1 é.\n", max_size=5), min_size=1, max_size=8))
+def test_lazy_and_max_chars_by_definition(pattern, budget, strings):
+    option = "lazy" if budget is None else "max_chars=%d" % budget
+    literal = pattern.replace("\\", "\\\\").replace('"', '\\"')
+    g = xg('root ::= "<" x ">"\nx[%s] ::= Regex("%s")' % (option, literal))
+    for s in strings:
+        assert (outcome(g, "<%s>" % s) == "accept") == _brute(pattern, s, budget), (pattern, option, s)

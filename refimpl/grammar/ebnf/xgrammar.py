@@ -7,14 +7,15 @@ class escapes of `^ $ \\ . * + ? ( ) [ ] { } | / -`, `[^]` (any character), `( )
 macros `Token(ids...)` and `ExcludeToken(ids...)` (tokens read by id) and
 `Substring("abc", "de", ...)` (any run of consecutive chunks), `Regex("...", flags=...,
 json_string=...)` (xgrammar's own regex dialect, read by xgrammar_regex.py into a
-`Pattern`), and a lookahead assertion `(= ...)` at the end of a rule.
+`Pattern`), a lookahead assertion `(= ...)` at the end of a rule, and rule options
+`name[lazy, max_chars=N, capture, temperature=T, ...] ::=` (xgrammar_options.py: `lazy`
+and `max_chars` change the language, the others are checked and change nothing).
 
-What maskref does not take yet, with a GrammarError naming it: rule options
-(`name[lazy] ::=`, `max_tokens`, `max_chars`, `capture`, ...: `lazy` and `max_chars`
-change the language) and the macros `TagDispatch`, `TokenTagDispatch`. A lookahead
-assertion is read and checked, and does not change the language: xgrammar uses it as a
-hint for its token-mask cache (the grammar's author asserts that what follows the rule
-begins so).
+What maskref does not take yet, with a GrammarError naming it: the rule option
+`max_tokens` (a token budget xgrammar relaxes to the body's earliest end) and the macros
+`TagDispatch`, `TokenTagDispatch`. A lookahead assertion is read and checked, and does
+not change the language: xgrammar uses it as a hint for its token-mask cache (the
+grammar's author asserts that what follows the rule begins so).
 
 >>> rules = parse_rules('root ::= "a" x+\\nx ::= [\\\\-b] (= "b")\\n')
 >>> sorted(rules)
@@ -30,6 +31,7 @@ from ...regex import unicode as uni
 from ..ir import TokenSpec
 from .ast import ANY_CHAR, Alt, Chars, Literal, Node, Pattern, Ref, Repeat, Seq, Substring, Token, children
 from .reader import Reader, alternatives, undefined_reference
+from .xgrammar_options import RuleOptions, apply_options, read_options
 from .xgrammar_regex import translate
 
 _NAME = re.compile(r"[A-Za-z_.\-][A-Za-z0-9_.\-]*")
@@ -43,6 +45,10 @@ Value = Tuple[str, Any, int]
 
 
 class XgrammarParser(Reader):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.options: Dict[str, RuleOptions] = {}
+
     def at_rule_start(self) -> bool:
         """Does a rule definition (`name ::=`, `name[...] ::=`) start here?"""
         m = _NAME.match(self.text, self.pos)
@@ -68,8 +74,11 @@ class XgrammarParser(Reader):
             while self.peek() in " \t":
                 self.pos += 1
             if self.peek() == "[":
-                raise self.error("rule options (%s) are not supported yet"
-                                 % self.text[self.pos:self.text.index("]", self.pos) + 1])
+                self.options[name] = read_options(self, name)
+                while self.peek() in " \t" and self.peek():
+                    self.pos += 1
+                if not self.text.startswith("::=", self.pos):
+                    raise self.error("Expect ::= after the rule options")
             self.pos += 3
             self.space()
             body = self.choices()
@@ -415,10 +424,15 @@ def _node(frame: Tuple[int, List[List[Node]]]) -> Node:
 
 def parse_rules(text: str, root: str = "root") -> Dict[str, Node]:
     """The rules of an xgrammar EBNF grammar, by name (GrammarError if malformed)."""
-    rules = XgrammarParser(text).rules()
+    parser = XgrammarParser(text)
+    rules = parser.rules()
     undefined = undefined_reference(rules)
     if undefined is not None:
         raise GrammarError('Rule "%s" is not defined' % undefined[1].name, text, undefined[1].offset)
     if root not in rules:
         raise GrammarError('The root rule with name "%s" is not found' % root, text, 0)
+    if parser.options:
+        from .compiler import regular_rules
+
+        apply_options(rules, parser.options, regular_rules(rules), text)
     return rules
