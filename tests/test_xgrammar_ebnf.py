@@ -77,6 +77,14 @@ def test_token_macros():
     ('root[max_chars=12345678901] ::= "a"', "at most 10 digits", (1, 16)),
     ('root[lazy; capture] ::= "a"', "Expect , or ] in the rule options", (1, 10)),
     ('root[greedy] ::= "a"', "Expect a rule option", (1, 6)),
+    ('root ::= TagDispatch(("t", r), excludes=("t",))\nr ::= "a"', "Exclude string must not be a prefix", (1, 10)),
+    ('root ::= TagDispatch(("", r))\nr ::= "a"', "Tag must be a non-empty string literal", (1, 23)),
+    ('root ::= TagDispatch(("t", "r"))', "Rule reference must be an identifier", (1, 28)),
+    ('root ::= TagDispatch(("t", r), stop_eos=true)\nr ::= "a"', "Unknown named argument for TagDispatch: stop_eos",
+     (1, 10)),
+    ('root ::= TagDispatch(("t", r))', 'Rule "r" is not defined', (1, 28)),
+    ('root ::= TokenTagDispatch((3, r), excludes=(3,))\nr ::= "a"', "must not overlap with exclude token ID", (1, 10)),
+    ('root ::= TokenTagDispatch(("3", r))\nr ::= "a"', "Token trigger ID must be a non-negative integer", (1, 28)),
     ('root ::= "x" Regex("a\\\\b")', "Word boundary assertion \\b is not supported in regex (offset 1 of the pattern)",
      (1, 14)),
     ('root ::= Regex("a", flags="m")', "regular-expression flag 'm' is not supported", (1, 10)),
@@ -270,3 +278,96 @@ def test_lazy_and_max_chars_by_definition(pattern, budget, strings):
     g = xg('root ::= "<" x ">"\nx[%s] ::= Regex("%s")' % (option, literal))
     for s in strings:
         assert (outcome(g, "<%s>" % s) == "accept") == _brute(pattern, s, budget), (pattern, option, s)
+
+
+# -- TagDispatch and TokenTagDispatch -----------------------------------------------------------
+
+def test_tag_dispatch():
+    g = xg('root ::= TagDispatch(("<call>", call), ("<c>", c), excludes=("</a>",))\n'
+           'call ::= "(" [a-z]* ")"\nc ::= "!"')
+    assert [outcome(g, t) for t in ("", "hi <call>(x) then <c>! bye", "<c", "<call>", "a </a", "a </a>",
+                                    "<call>(x", "<ca!")] == [
+        "accept", "accept", "accept", "prefix", "accept", "reject", "prefix", "accept"]
+    # without the loop, the macro ends after the first dispatched rule
+    g = xg('root ::= TagDispatch(("<c>", c), loop_after_dispatch=false) "."\nc ::= "!"')
+    assert [outcome(g, t) for t in ("ab.", "ab<c>!.", "ab<c>!x.")] == ["accept", "accept", "reject"]
+
+
+def test_tag_dispatch_is_xgrammars_automaton():
+    # "b" ends inside the state "ab" of the longer tag "abc": xgrammar does not see it
+    g = xg('root ::= TagDispatch(("abc", r), ("b", r))\nr ::= "!"')
+    assert [outcome(g, t) for t in ("abx", "ab", "xb!", "xb", "abc!", "bb", "b!")] == [
+        "accept", "accept", "accept", "prefix", "accept", "reject", "accept"]
+    # a tag ends where the text first holds one: "a" then "bc" is not read, "ab" comes first
+    g = xg('root ::= TagDispatch(("ab", r), ("bc", r))\nr ::= "!"')
+    assert [outcome(g, t) for t in ("abc!", "ab!", "bc!")] == ["reject", "accept", "accept"]
+    # a tag that is a prefix of another: dispatch there, or go on along the longer one
+    g = xg('root ::= TagDispatch(("<a", r), ("<ab", r))\nr ::= "!"')
+    assert [outcome(g, t) for t in ("<a!", "<ab!", "<ax")] == ["accept", "accept", "reject"]
+
+
+def _xgrammar_tag_dispatch(tags, excludes, loop, text):
+    """xgrammar's TagDispatch, simulated: a trie of the tags and excludes with Aho–Corasick
+    back edges and no output links (fsm_builder.cc, TrieFSMBuilder); every tag's rule is
+    "!". Does the macro accept `text`?"""
+    children, ends, excluded = [{}], {}, set()
+    for i, p in enumerate(list(tags) + list(excludes)):
+        node = 0
+        for c in p:
+            if c not in children[node]:
+                children.append({})
+                children[node][c] = len(children) - 1
+            node = children[node][c]
+        (ends.setdefault(node, []).append(i) if i < len(tags) else excluded.add(node))
+    alphabet = set("ab!x")
+    fail, delta, order = [0] * len(children), [dict() for _ in children], [0]
+    for u in order:
+        order.extend(children[u].values())
+    for u in order:
+        for c in alphabet:
+            fallback = 0 if u == 0 else delta[fail[u]][c]
+            if c in children[u]:
+                fail[children[u][c]] = fallback
+                delta[u][c] = children[u][c]
+            else:
+                delta[u][c] = fallback
+    states = {("trie", 0)}
+    for c in text:
+        nxt = set()
+        for kind, u in states:
+            if kind == "trie" and u in ends:  # a whole tag: dispatch, or go on along the trie
+                if c == "!":
+                    nxt.add(("trie", 0) if loop else ("done", 0))
+                target = children[u].get(c)
+            elif kind == "trie":
+                target = delta[u][c]
+            else:
+                target = None
+            if target is not None and target not in excluded:
+                nxt.add(("trie", target))
+        states = nxt
+    return any(kind == "done" or u not in ends for kind, u in states)
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(st.lists(st.text("ab", min_size=1, max_size=3), min_size=0, max_size=3),
+       st.lists(st.text("ab", min_size=1, max_size=3), max_size=2), st.booleans(),
+       st.lists(st.text("ab!x", max_size=7), min_size=1, max_size=10))
+def test_tag_dispatch_matches_xgrammars_automaton(tags, excludes, loop, texts):
+    excludes = [x for x in excludes if not any(t.startswith(x) for t in tags)]
+    pairs = "".join('("%s", r), ' % t for t in tags)
+    ex = "(%s)" % "".join('"%s", ' % x for x in excludes)
+    g = xg('root ::= TagDispatch(%sloop_after_dispatch=%s, excludes=%s)\nr ::= "!"' % (pairs, str(loop).lower(), ex))
+    for text in texts:
+        assert (outcome(g, text) == "accept") == _xgrammar_tag_dispatch(tags, excludes, loop, text), (tags, excludes, text)
+
+
+def test_token_tag_dispatch():
+    v = Vocabulary([b"a", b"<|x|>", b"<|y|>", b"<|z|>", b"</s>"], eos_token_ids=[4], special_token_ids=[1, 2, 3])
+    m = Matcher(xg('root ::= TokenTagDispatch((1, r), excludes=(3,)) "a"\nr ::= Token(2)'), v)
+    # free tokens: any but 1 (the trigger) and 3 (EOS too, read by id as ExcludeToken reads it)
+    assert m.mask().allowed() == [0, 1, 2, 4]
+    assert m.consume(2) and m.consume(1) and m.mask().allowed() == [2]
+    assert m.consume(2) and m.mask().allowed() == [0, 1, 2, 4]
+    m = Matcher(xg('root ::= TokenTagDispatch((1, r), loop_after_dispatch=false) "a"\nr ::= Token(2)'), v)
+    assert m.consume(1) and m.consume(2) and m.mask().allowed() == [0]

@@ -7,15 +7,16 @@ class escapes of `^ $ \\ . * + ? ( ) [ ] { } | / -`, `[^]` (any character), `( )
 macros `Token(ids...)` and `ExcludeToken(ids...)` (tokens read by id) and
 `Substring("abc", "de", ...)` (any run of consecutive chunks), `Regex("...", flags=...,
 json_string=...)` (xgrammar's own regex dialect, read by xgrammar_regex.py into a
-`Pattern`), a lookahead assertion `(= ...)` at the end of a rule, and rule options
+`Pattern`), `TagDispatch(...)` and `TokenTagDispatch(...)` (xgrammar_dispatch.py), a
+lookahead assertion `(= ...)` at the end of a rule, and rule options
 `name[lazy, max_chars=N, capture, temperature=T, ...] ::=` (xgrammar_options.py: `lazy`
 and `max_chars` change the language, the others are checked and change nothing).
 
-What maskref does not take yet, with a GrammarError naming it: the rule option
-`max_tokens` (a token budget xgrammar relaxes to the body's earliest end) and the macros
-`TagDispatch`, `TokenTagDispatch`. A lookahead assertion is read and checked, and does
-not change the language: xgrammar uses it as a hint for its token-mask cache (the
-grammar's author asserts that what follows the rule begins so).
+What maskref does not take, with a GrammarError naming it: the rule option `max_tokens`
+(a token budget xgrammar relaxes to the body's earliest end), `lazy` and `max_chars` on a
+body that is not regular, nested `max_chars`. A lookahead assertion is read and checked,
+and does not change the language: xgrammar uses it as a hint for its token-mask cache
+(the grammar's author asserts that what follows the rule begins so).
 
 >>> rules = parse_rules('root ::= "a" x+\\nx ::= [\\\\-b] (= "b")\\n')
 >>> sorted(rules)
@@ -31,6 +32,7 @@ from ...regex import unicode as uni
 from ..ir import TokenSpec
 from .ast import ANY_CHAR, Alt, Chars, Literal, Node, Pattern, Ref, Repeat, Seq, Substring, Token, children
 from .reader import Reader, alternatives, undefined_reference
+from .xgrammar_dispatch import tag_dispatch, token_tag_dispatch
 from .xgrammar_options import RuleOptions, apply_options, read_options
 from .xgrammar_regex import translate
 
@@ -38,7 +40,6 @@ _NAME = re.compile(r"[A-Za-z_.\-][A-Za-z0-9_.\-]*")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "'": "'", "?": "?", "n": "\n", "r": "\r", "t": "\t", "b": "\b",
             "f": "\f", "a": "\a", "v": "\v", "0": "\0", "e": "\x1b"}
 _CLASS_ESCAPES = "^$\\.*+?()[]{}|/-"
-_UNSUPPORTED_MACROS = ("TagDispatch", "TokenTagDispatch")
 MAX_NESTING = 1000  # xgrammar's max_nest_layer
 #: a macro argument: (kind, value, offset); kinds "str", "int", "bool", "id", "tuple"
 Value = Tuple[str, Any, int]
@@ -218,8 +219,8 @@ class XgrammarParser(Reader):
             return self.substring_macro(start)
         if name == "Regex" and self.peek() == "(":
             return self.regex_macro(start)
-        if name in _UNSUPPORTED_MACROS and self.peek() == "(":
-            raise self.error("the macro %s(...) is not supported yet" % name, start)
+        if name in ("TagDispatch", "TokenTagDispatch") and self.peek() == "(":
+            return self.dispatch_macro(name, start)
         return Ref(start, name)
 
     def char(self, extra: str) -> str:
@@ -376,6 +377,63 @@ class XgrammarParser(Reader):
             where = "flags" if flags is not None and e.pattern is flags[1] else "the pattern"
             raise self.error("Regex(...): %s (offset %d of %s)" % (e.message, e.offset, where), start) from None
         return Pattern(start, tree)
+
+    def dispatch_macro(self, name: str, start: int) -> Node:
+        """`TagDispatch(("tag", rule), ..., loop_after_dispatch=true, excludes=("s", ...))` or
+        `TokenTagDispatch((id, rule), ..., excludes=(ids))` (xgrammar_dispatch.py), checked
+        as xgrammar checks them."""
+        by_token = name == "TokenTagDispatch"
+        args, named = self.macro_arguments()
+        for key in named:
+            if key not in ("loop_after_dispatch", "excludes"):
+                raise self.error("Unknown named argument for %s: %s" % (name, key), start)
+        pairs = self._dispatch_pairs(args, by_token)
+        loop = named.get("loop_after_dispatch", ("bool", True, start))
+        if loop[0] != "bool":
+            raise self.error("loop_after_dispatch must be a boolean" + ("" if by_token else " literal"), loop[2])
+        excludes = self._dispatch_excludes(named.get("excludes", ("tuple", [], start)), by_token)
+        for tag, _, _ in pairs:
+            for excluded in excludes:
+                if by_token and tag == excluded:
+                    raise self.error("Token trigger ID %d must not overlap with exclude token ID" % tag, start)
+                if not by_token and tag.startswith(excluded):
+                    raise self.error("Exclude string must not be a prefix of trigger string: %s" % excluded, start)
+        if by_token:
+            return token_tag_dispatch(start, self.text[start:self.pos], pairs, loop[1], excludes)
+        return tag_dispatch(start, pairs, loop[1], excludes)
+
+    def _dispatch_pairs(self, args: List[Value], by_token: bool) -> List[Tuple[Any, str, int]]:
+        """The (tag or token id, rule name, offset of the name) pairs of a dispatch macro."""
+        pairs = []
+        for kind, value, at in args:
+            if kind != "tuple" or (by_token and len(value) != 2):
+                raise self.error("Each TokenTagDispatch element must be a pair (token_id, rule)" if by_token
+                                 else "Each tag dispatch element must be a tuple", at)
+            if len(value) != 2:
+                raise self.error("Each tag dispatch element must be a pair (tag, rule)", at)
+            (tag_kind, tag, tag_at), (rule_kind, rule, rule_at) = value
+            if by_token and tag_kind != "int":
+                raise self.error("Token trigger ID must be a non-negative integer", tag_at)
+            if not by_token and (tag_kind != "str" or not tag):
+                raise self.error("Tag must be a non-empty string literal", tag_at)
+            if rule_kind != "id":
+                raise self.error("Rule reference must be an identifier", rule_at)
+            pairs.append((tag, rule, rule_at))
+        return pairs
+
+    def _dispatch_excludes(self, excludes: Value, by_token: bool) -> List[Any]:
+        """The excluded strings (or token ids) of a dispatch macro."""
+        kind, values, at = excludes
+        if kind != "tuple":
+            raise self.error("excludes must be a tuple", at)
+        out = []
+        for kind, value, at in values:
+            if by_token and kind != "int":
+                raise self.error("Exclude token ID must be a non-negative integer", at)
+            if not by_token and (kind != "str" or not value):
+                raise self.error("Exclude must be a non-empty string literal", at)
+            out.append(value)
+        return out
 
     def substring_macro(self, start: int) -> Node:
         """`Substring("abc", "de")`: any run of consecutive chunks (strings only, zero or
