@@ -132,7 +132,12 @@ class Worker:
             self.stats.unsupported[str(e)[:120]] += 1
             return
         except Exception as e:  # noqa: BLE001
-            return self.fail(path.divergence(error="start: %s: %s" % (type(e).__name__, e)))
+            d = path.divergence(error="start: %s: %s" % (type(e).__name__, e))
+            known = self.backend.classify(d)
+            if known is None:
+                return self.fail(d)
+            self.stats.known[known.name] += 1
+            return
         try:
             self.walk(ref, session, path, data)
         finally:

@@ -21,6 +21,7 @@ from .adapters.outlines import OutlinesBackend
 from .adapters.refimpl import MatcherBackend, OracleBackend
 from .adapters.xgrammar import XgrammarBackend
 from .core import Backend
+from .isolation import Isolated
 
 ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core"}
 
@@ -52,7 +53,7 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Backend]]] = [
     ("llguidance", "llguidance, no_forcing, tokenizer from the same token bytes", lambda name: LlguidanceBackend()),
     ("outlines-core", "outlines-core's Index (regex and JSON schema)", lambda name: OutlinesBackend()),
     ("xgrammar", "xgrammar's GrammarMatcher (needs torch-free numpy bitmasks)", lambda name: XgrammarBackend()),
-    ("kbnf", "kbnf's Engine (its own EBNF dialect)", lambda name: KbnfBackend()),
+    ("kbnf", "kbnf's Engine (its own EBNF dialect), in a child process", lambda name: Isolated(KbnfBackend(), timeout=10)),
     ("fault:", "deliberately broken: ", _fault),
 ]
 

@@ -90,9 +90,13 @@ def check_vector(backend: Backend, vector: Vector, grammars: Optional[GrammarCac
     except NotSupported as e:
         res.status, res.reason = "unsupported", str(e)
         return res
-    except Exception as e:  # noqa: BLE001 - any crash of the backend is a finding
-        res.status = "disagree"
-        res.divergence = divergence_data(path.divergence(error="start: %s: %s" % (type(e).__name__, e)))
+    except Exception as e:  # noqa: BLE001 - any crash of the backend is a finding (unless a known one)
+        d = path.divergence(error="start: %s: %s" % (type(e).__name__, e))
+        known = backend.classify(d)
+        if known is None:
+            res.status, res.divergence = "disagree", divergence_data(d)
+        else:
+            res.status, res.known = "known", [known.name]
         return res
     try:
         _follow(backend, session, vector, path, res)

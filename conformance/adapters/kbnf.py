@@ -9,10 +9,13 @@ below (docs/ebnf.md, "kbnf's EBNF").
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from refimpl import Grammar, Vocabulary
+from refimpl.grammar.ebnf.ast import Alt, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring, children
+from refimpl.grammar.ebnf.kbnf import parse_rules
 from refimpl.regex import DEAD, ExprSet, LazyDFA, compile_pattern
+from refimpl.regex.compiler import compile_ast
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
@@ -37,6 +40,120 @@ def _eos_at_the_start(d: Divergence) -> bool:
 
 
 _ANY_TEXT: List[LazyDFA] = []  # the lazy DFA of (?s).*, made on first use
+
+
+def _nullable(node: Node, nullable_rules: Set[str], es: ExprSet) -> bool:
+    """Does one kbnf expression derive ε (the rules in `nullable_rules` do)? Bottom-up,
+    explicit stack."""
+    order, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        order.append(n)
+        todo.extend(children(n))
+    value: Dict[int, bool] = {}
+    for n in reversed(order):
+        kids = [value[id(k)] for k in children(n)]
+        if isinstance(n, Literal):
+            value[id(n)] = not n.text
+        elif isinstance(n, Ref):
+            value[id(n)] = n.name in nullable_rules
+        elif isinstance(n, Pattern):
+            value[id(n)] = es.nullable(compile_ast(es, n.tree))
+        elif isinstance(n, Alt):
+            value[id(n)] = any(kids)
+        elif isinstance(n, Repeat):
+            value[id(n)] = n.lo == 0 or all(kids)
+        else:  # Seq, Shortest: all; Substring: ε is a substring; Chars, Excluding: never ε
+            value[id(n)] = isinstance(n, Substring) or (isinstance(n, (Seq, Shortest)) and all(kids))
+    return value[id(node)]
+
+
+def _unit_edges(rules: Dict[str, Node], es: ExprSet) -> Dict[str, Set[str]]:
+    """A -> B where B may stand alone for A's whole body (the rest nullable)."""
+    nullable: Set[str] = set()
+    while True:
+        more = {name for name, body in rules.items() if name not in nullable and _nullable(body, nullable, es)}
+        if not more:
+            break
+        nullable |= more
+    edges: Dict[str, Set[str]] = {name: set() for name in rules}
+    for name, body in rules.items():
+        todo = [body]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, Ref):
+                edges[name].add(n.name)
+            elif isinstance(n, Seq):
+                todo.extend(x for i, x in enumerate(n.items)
+                            if all(_nullable(y, nullable, es) for j, y in enumerate(n.items) if j != i))
+            elif isinstance(n, (Alt, Repeat)):
+                todo.extend(children(n))
+    return edges
+
+
+def _nullable_unit_cycle(d: Divergence) -> bool:
+    """Does some rule derive itself alone (A ⇒+ A), as kbnf's rules are written? kbnf does
+    not answer on some such grammars (`start ::= (start)?;`). maskref's own compiled
+    grammar is no guide: it drops rules that derive only ε."""
+    edges = _unit_edges(parse_rules(d.grammar.source), ExprSet())
+    for first in edges:
+        seen: Set[str] = set()
+        todo = list(edges[first])
+        while todo:
+            n = todo.pop()
+            if n == first:
+                return True
+            if n not in seen:
+                seen.add(n)
+                todo.extend(edges[n])
+    return False
+
+
+def _no_answer(d: Divergence) -> bool:
+    """kbnf did not answer in time (the Isolated wrapper's PeerTimeout) on a grammar with a
+    nullable unit cycle."""
+    return d.error is not None and "PeerTimeout" in d.error and _nullable_unit_cycle(d)
+
+
+def _derives_only_empty(node: Any, rules: Dict[str, Any]) -> bool:
+    """Is ε the only string the node derives (empty strings, and structure of them)?"""
+    seen, todo = set(), [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, Ref):
+            if n.name not in seen:
+                seen.add(n.name)
+                todo.append(rules[n.name])
+        elif isinstance(n, Literal):
+            if n.text:
+                return False
+        elif not isinstance(n, (Seq, Alt, Repeat)):
+            return False
+        else:
+            todo.extend(children(n))
+    return True
+
+
+def _panics_on_empty_repetition(d: Divergence) -> bool:
+    """kbnf panics ("capacity overflow") building a grammar that repeats something that
+    derives only the empty string (`start ::= ""*;`)."""
+    if d.error is None or "capacity overflow" not in d.error:
+        return False
+    rules = parse_rules(d.grammar.source)
+    todo = list(rules.values())
+    while todo:
+        n = todo.pop()
+        if isinstance(n, Repeat) and (n.hi is None or n.hi > 1) and _derives_only_empty(n.node, rules):
+            return True
+        todo.extend(children(n))
+    return False
+
+
+def _special_tokens_as_text(d: Divergence) -> bool:
+    """kbnf reads every token as text; maskref never matches a special token's text
+    (docs/semantics.md, "Special tokens"). The differing tokens are all special."""
+    return (d.error is None and d.refused is None and bool(d.differing())
+            and all(t in d.vocab.special_token_ids and t not in d.vocab.eos_token_ids for t in d.differing()))
 
 
 def _utf8_prefix(data: bytes) -> bool:
@@ -72,6 +189,23 @@ NO_EMPTY_OUTPUT = KnownDifference(
     _eos_at_the_start,
 )
 
+NO_ANSWER = KnownDifference(
+    "no-answer", "peer-bug",
+    "kbnf does not terminate (computing a mask) on some grammars where a rule derives itself "
+    "alone through nullable parts, e.g. `start ::= (start)?;`",
+    _no_answer, ends_path=True,
+)
+PANIC_ON_EMPTY_REPETITION = KnownDifference(
+    "panic-on-empty-repetition", "peer-bug",
+    "kbnf panics (capacity overflow) on a repetition of something that derives only the empty "
+    "string, e.g. `start ::= \"\"*;`",
+    _panics_on_empty_repetition,
+)
+SPECIAL_TOKENS_AS_TEXT = KnownDifference(
+    "special-tokens-as-text", "semantic",
+    "kbnf has no special tokens: it matches their text like any other token's; maskref never does",
+    _special_tokens_as_text,
+)
 COMPLEMENT_OVER_BYTES = KnownDifference(
     "complement-over-bytes", "peer-bug",
     "kbnf's `#ex` complement is taken over bytes, so it allows text that is not UTF-8; "
@@ -116,10 +250,29 @@ class KbnfBackend(Backend):
     name = "kbnf"
     description = "kbnf Engine (its EBNF dialect), tokens from the same bytes"
     kinds = ("ebnf",)
-    known_differences = (AFTER_EOS, EAGER_END, NO_EMPTY_OUTPUT, COMPLEMENT_OVER_BYTES)
 
     def __init__(self) -> None:
         self._vocabularies: Dict[str, Any] = {}
+        self.known_differences = (AFTER_EOS, EAGER_END, NO_EMPTY_OUTPUT, COMPLEMENT_OVER_BYTES, NO_ANSWER,
+                                  PANIC_ON_EMPTY_REPETITION, SPECIAL_TOKENS_AS_TEXT, KnownDifference(
+            "mask-omits-accepted-token", "peer-bug",
+            "kbnf's mask leaves out a token that its own try_accept_new_token accepts in the same state "
+            "(seen on GPT-2 where a token leaves a `#ex` terminal: ' ?' after `#ex\"\\\\?\"`)",
+            self._accepts_omitted))
+
+    def _accepts_omitted(self, d: Divergence) -> bool:
+        """refimpl allows tokens kbnf's mask lacks, and a fresh kbnf engine after the same
+        prefix accepts each of them."""
+        if d.error is not None or d.refused is not None or d.only_backend or not d.only_refimpl:
+            return False
+        for t in d.only_refimpl:
+            session = self.start(d.grammar, d.vocab)
+            assert isinstance(session, KbnfSession)
+            if not all(session.consume(p) for p in d.prefix) or session.engine.is_finished():
+                return False
+            if not session.consume(t):
+                return False
+        return True
 
     def unavailable_reason(self) -> Optional[str]:
         try:
@@ -132,6 +285,10 @@ class KbnfBackend(Backend):
         from importlib.metadata import version
 
         return "kbnf %s" % version("kbnf")
+
+    def prepare(self, vocab: Vocabulary) -> None:
+        """Build kbnf's vocabulary before a session's process is forked (it inherits it)."""
+        self.vocabulary(vocab)
 
     def vocabulary(self, vocab: Vocabulary) -> Any:
         """kbnf's Vocabulary of every token but EOS (kbnf has no end token; empty tokens,

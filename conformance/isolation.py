@@ -1,0 +1,136 @@
+"""A peer in a child process, each call bounded in time.
+
+A native engine that loops forever holds the interpreter (and the GIL) with it, so no
+thread can time it out, and a campaign would stop there. `Isolated(backend)` runs each
+session of `backend` in a forked child process and waits at most `timeout` seconds for
+every start, mask and consume; a child that does not answer in time is killed and the
+call raises `PeerTimeout` — a finding like any crash (the runner and the fuzzer report
+it as a divergence with an error), which an adapter may declare as a known difference.
+
+>>> from conformance.adapters.refimpl import OracleBackend
+>>> from conformance.vectors import GrammarSpec, load_builtin
+>>> session = Isolated(OracleBackend()).start(GrammarSpec("regex", "ab"), load_builtin("bytes"))
+>>> session.consume(ord("a")), session.consume(ord("a"))
+(True, False)
+>>> session.close()
+"""
+from __future__ import annotations
+
+import multiprocessing
+from typing import Any, Optional, Tuple
+
+from refimpl import Grammar, Vocabulary
+
+from .core import Backend, Divergence, KnownDifference, Session
+from .vectors import GrammarSpec, NotSupported
+
+
+class PeerTimeout(RuntimeError):
+    """The peer did not answer within the time allowed."""
+
+
+def _serve(backend: Backend, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar], conn: Any) -> None:
+    """The child: start the session, then answer (op, arg) requests until told to stop.
+    An answer is ("ok", value), ("unsupported", message) or ("error", "Type: message")."""
+    try:
+        session = backend.start(spec, vocab, grammar)
+        conn.send(("ok", None))
+    except NotSupported as e:
+        conn.send(("unsupported", str(e)))
+        return
+    except BaseException as e:  # noqa: BLE001 - reported as the call's error (a Rust panic is a BaseException)
+        conn.send(("error", "%s: %s" % (type(e).__name__, e)))
+        return
+    while True:
+        op, arg = conn.recv()
+        if op == "close":
+            return
+        try:
+            value = session.mask() if op == "mask" else session.consume(arg)
+            conn.send(("ok", (value, session.note)))
+        except NotSupported as e:
+            conn.send(("unsupported", str(e)))
+        except BaseException as e:  # noqa: BLE001
+            conn.send(("error", "%s: %s" % (type(e).__name__, e)))
+
+
+class IsolatedSession(Session):
+    def __init__(self, process: Any, conn: Any, timeout: float) -> None:
+        self.process, self.conn, self.timeout = process, conn, timeout
+
+    def _answer(self, what: str) -> Any:
+        if not self.conn.poll(self.timeout):
+            self.close()
+            raise PeerTimeout("no answer to %s within %g s" % (what, self.timeout))
+        status, value = self.conn.recv()
+        if status == "unsupported":
+            raise NotSupported(value)
+        if status == "error":
+            raise RuntimeError(value)
+        return value
+
+    def _call(self, op: str, arg: Any = None) -> Any:
+        if not self.process.is_alive():
+            raise RuntimeError("the peer's process has ended (exit code %s)" % self.process.exitcode)
+        self.conn.send((op, arg))
+        value, self.note = self._answer(op)
+        return value
+
+    def mask(self) -> bytes:
+        return self._call("mask")
+
+    def consume(self, token: int) -> bool:
+        return self._call("consume", token)
+
+    def close(self) -> None:
+        if self.process.is_alive():
+            try:
+                self.conn.send(("close", None))
+            except OSError:
+                pass
+            self.process.join(0.5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+class Isolated(Backend):
+    """`backend` with its sessions in child processes (fork: the child inherits what the
+    parent has built, e.g. a peer's vocabulary), every call bounded by `timeout`."""
+
+    def __init__(self, backend: Backend, timeout: float = 30.0) -> None:
+        self.inner = backend
+        self.timeout = timeout
+        self.name, self.description, self.kinds = backend.name, backend.description, backend.kinds
+        self.known_differences: Tuple[KnownDifference, ...] = tuple(backend.known_differences)
+        self.uses_refimpl = backend.uses_refimpl
+
+    def unavailable_reason(self) -> Optional[str]:
+        return self.inner.unavailable_reason()
+
+    def version(self) -> str:
+        return self.inner.version()
+
+    def classify(self, d: Divergence) -> Optional[KnownDifference]:
+        return self.inner.classify(d)
+
+    def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        prepare = getattr(self.inner, "prepare", None)
+        if prepare is not None:
+            prepare(vocab)  # built once here, inherited by every child
+        context = multiprocessing.get_context("fork")
+        parent, child = context.Pipe()
+        process = context.Process(target=_serve, args=(self.inner, spec, vocab, grammar, child), daemon=True)
+        process.start()
+        child.close()
+        session = IsolatedSession(process, parent, self.timeout)
+        try:
+            session._answer("start")
+        except BaseException:
+            session.close()
+            raise
+        return session
+
+    def close(self) -> None:
+        self.inner.close()

@@ -1,0 +1,67 @@
+"""conformance/isolation.py: a peer in a child process, every call bounded in time, so a
+peer that hangs or panics is a finding and not the end of a campaign."""
+import time
+
+import pytest
+
+from conformance.core import Backend, Session
+from conformance.isolation import Isolated, PeerTimeout
+from conformance.runner import check_vector
+from conformance.vectors import GrammarSpec, load_builtin, record
+from refimpl import Matcher
+
+
+class Panic(BaseException):
+    """What a Rust panic looks like from Python (pyo3's PanicException)."""
+
+
+class Stuck(Session):
+    def __init__(self, how):
+        self.how = how
+
+    def mask(self):
+        if self.how == "hang":
+            while True:
+                time.sleep(1)
+        raise Panic("capacity overflow")
+
+    def consume(self, token):
+        return True
+
+
+class StuckBackend(Backend):
+    name = "stuck"
+    kinds = ("regex",)
+
+    def __init__(self, how):
+        self.how = how
+
+    def start(self, spec, vocab, grammar=None):
+        return Stuck(self.how)
+
+
+def test_a_hang_is_a_timeout_and_the_child_is_gone():
+    session = Isolated(StuckBackend("hang"), timeout=0.5).start(GrammarSpec("regex", "a"), load_builtin("bytes"))
+    with pytest.raises(PeerTimeout):
+        session.mask()
+    assert not session.process.is_alive()
+
+
+def test_a_panic_is_the_calls_error_and_a_disagreement():
+    vocab, spec = load_builtin("bytes"), GrammarSpec("regex", "a")
+    g = spec.compile()
+    result = check_vector(Isolated(StuckBackend("panic"), timeout=5),
+                          record(g, spec, vocab, [ord("a"), vocab.eos_token_ids[0]], "x", [], "test"))
+    assert result.status == "disagree"
+    assert "Panic: capacity overflow" in result.divergence["error"]
+
+
+def test_an_isolated_refimpl_agrees():
+    from conformance.adapters.refimpl import MatcherBackend
+
+    vocab, spec = load_builtin("bytes"), GrammarSpec("regex", "[0-9]+x")
+    g = spec.compile()
+    path = [ord(c) for c in "12x"] + [vocab.eos_token_ids[0]]
+    assert Matcher(g, vocab).consume_tokens(path) == len(path)
+    backend = Isolated(MatcherBackend("python"))
+    assert check_vector(backend, record(g, spec, vocab, path, "x", [], "test")).status == "agree"
