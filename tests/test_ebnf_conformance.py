@@ -21,16 +21,9 @@ from conformance.vectors import (GRAMMAR_KINDS, FormatError, GrammarSpec, Vector
                                  record)
 from refimpl import Grammar
 from refimpl.errors import GrammarError
-from refimpl.recognizer import Recognizer
+from outcome import outcome
 
 EBNF_SUITE = os.path.join(SUITE_DIR, "ebnf.jsonl")
-
-
-def outcome(grammar: Grammar, text: str) -> str:
-    r = Recognizer(grammar.compiled)
-    if not r.consume_bytes(text.encode("utf-8")):
-        return "reject"
-    return "accept" if r.is_accepting() else "prefix"
 
 
 def build(text: str, dialect: str) -> Grammar:

@@ -18,19 +18,12 @@ from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
 from refimpl.grammar.ebnf.gbnf import parse_rules
 from refimpl.oracle import naive_mask
-from refimpl.recognizer import Recognizer
+from outcome import outcome
 
 #: llama.cpp's grammars/json.gbnf, as tests/data/grammar_cases.json holds it (MIT license)
 JSON_GBNF = next(c["grammar"] for c in json.loads((pathlib.Path(__file__).parent / "data" / "grammar_cases.json")
                                                    .read_text(encoding="utf-8"))["compile_cases"]
                  if c["source"] == "grammars/json.gbnf")
-
-
-def outcome(grammar: Grammar, text: str) -> str:
-    r = Recognizer(grammar.compiled)
-    if not r.consume_bytes(text.encode("utf-8")):
-        return "reject"
-    return "accept" if r.is_accepting() else "prefix"
 
 
 def naive_outcome(oracle: CharEarley, text: str) -> str:

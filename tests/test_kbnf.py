@@ -17,7 +17,7 @@ from refimpl.grammar.ebnf.ast import Alt, Excluding, Literal, Ref, Seq
 from refimpl.grammar.ebnf.compiler import compile_rules
 from refimpl.grammar.ebnf.kbnf import parse_rules
 from refimpl.oracle import naive_mask
-from refimpl.recognizer import Recognizer
+from outcome import outcome
 
 try:
     import kbnf
@@ -40,13 +40,6 @@ DELIBERATE = {
 
 def kbnf_grammar(text: str, root: str = "start") -> Grammar:
     return Grammar.from_ebnf(text, dialect="kbnf", root=root)
-
-
-def outcome(grammar: Grammar, text: str) -> str:
-    r = Recognizer(grammar.compiled)
-    if not r.consume_bytes(text.encode("utf-8")):
-        return "reject"
-    return "accept" if r.is_accepting() else "prefix"
 
 
 _KINDS = {  # what each list of strings of a case says, on the outcome

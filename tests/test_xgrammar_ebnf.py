@@ -12,14 +12,7 @@ from budget import examples
 from conformance.strategies import gbnf_grammars
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
-from refimpl.recognizer import Recognizer
-
-
-def outcome(grammar: Grammar, text: str) -> str:
-    r = Recognizer(grammar.compiled)
-    if not r.consume_bytes(text.encode("utf-8")):
-        return "reject"
-    return "accept" if r.is_accepting() else "prefix"
+from outcome import outcome
 
 
 def xg(text: str, root: str = "root") -> Grammar:
