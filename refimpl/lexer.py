@@ -81,6 +81,8 @@ class Lexer:
         self.hidden_mask = sum(1 << i for i, lx in enumerate(grammar.lexemes) if lx.hidden)
         #: per lexeme with a token budget, its max_tokens (see `over_budget`)
         self.budgets = {i: lx.max_tokens for i, lx in enumerate(grammar.lexemes) if lx.max_tokens is not None}
+        #: budgets kept xgrammar's way: spent, the lexeme ends only where it can
+        self.relaxed_mask = sum(1 << i for i, lx in enumerate(grammar.lexemes) if lx.budget_relaxed)
         self.limit = es.limits.dfa_states
         self.states: List[LexerState] = []
         self.index: Dict[LexerState, int] = {}
@@ -158,8 +160,9 @@ class Lexer:
         return self.start_state(self.possible[start] & ~lexemes)
 
     def over_budget(self, state: int, n_tokens: int) -> int:
-        """The lexemes alive in `state` whose max_tokens is at most `n_tokens` (a bit mask)."""
-        possible = self.possible[state]
+        """The lexemes alive in `state` whose max_tokens is at most `n_tokens` (a bit mask),
+        but for a relaxed budget only if the lexeme can end here."""
+        possible = self.possible[state] & ~(self.relaxed_mask & ~self.greedy_accepting[state] & ~self.lazy_accepting[state])
         return sum(1 << i for i, n in self.budgets.items() if n <= n_tokens and (possible >> i) & 1)
 
     def boundary(self, start: int) -> int:

@@ -58,7 +58,8 @@ def test_token_macros():
     ('root ::= x\nx[lazy] ::= "a" x?', "lazy rule 'x' must have a terminal-like body", (2, 3)),
     ('root[max_chars=3] ::= "a" Token(5)', "not supported yet: max_chars on rule 'root'", (1, 6)),
     ('root[max_chars=3] ::= "a" x\nx[max_chars=2] ::= "b"', "around the max_chars rule 'x'", (1, 6)),
-    ('root[lazy, max_tokens=4] ::= "a"', "the rule option max_tokens is not supported", (1, 12)),
+    ('root ::= a\na[max_tokens=1] ::= "b" a | "b"', "not supported yet: max_tokens on rule 'a', whose body is not regular",
+     (2, 3)),
     ('root[lazy, lazy] ::= "a"', "The rule option lazy is given twice", (1, 12)),
     ('root[temperature=-1] ::= "a"', "The temperature must be a finite non-negative number", (1, 5)),
     ('root[temperature=1e39] ::= "a"', "The temperature must be a finite non-negative number", (1, 5)),
@@ -364,3 +365,43 @@ def test_token_tag_dispatch():
     assert m.consume(2) and m.mask().allowed() == [0, 1, 2, 4]
     m = Matcher(xg('root ::= TokenTagDispatch((1, r), loop_after_dispatch=false) "a"\nr ::= Token(2)'), v)
     assert m.consume(1) and m.consume(2) and m.mask().allowed() == [0]
+
+
+# -- max_tokens: xgrammar's relaxed token budget --------------------------------------------
+
+BUDGET_VOCAB = Vocabulary([b"a", b"b", b"ab", b"c", b"ba", b"bc", b"</s>"], eos_token_ids=[6])
+
+
+@pytest.mark.parametrize("grammar, path, expected", [
+    # masks xgrammar 0.2.8's GrammarMatcher gives (TokenizerInfo of these raw tokens)
+    ('root ::= x "c"\nx[max_tokens=2] ::= [ab]+', [], ["a", "b", "ab", "ba", "bc"]),
+    ('root ::= x "c"\nx[max_tokens=2] ::= [ab]+', ["a"], ["a", "b", "ab", "c", "ba", "bc"]),
+    ('root ::= x "c"\nx[max_tokens=2] ::= [ab]+', ["a", "b"], ["c"]),
+    ('root ::= x "c"\nx[max_tokens=2] ::= [ab]+', ["ab", "ab"], ["c"]),
+    ('root ::= x "c"\nx[max_tokens=2] ::= [ab]+', ["b", "ba"], ["c"]),
+    ('root ::= "b" x "c"\nx[max_tokens=1] ::= "ab" | "abab"', ["b"], ["a", "ab"]),
+    ('root ::= "b" x "c"\nx[max_tokens=1] ::= "ab" | "abab"', ["ba"], ["b", "ba", "bc"]),  # relaxed
+    ('root ::= "b" x "c"\nx[max_tokens=1] ::= "ab" | "abab"', ["ba", "b"], ["c"]),
+    ('root ::= "b" x "c"\nx[max_tokens=1] ::= "ab" | "abab"', ["ba", "ba"], ["b", "bc"]),
+    ('root ::= "b" x "c"\nx[max_tokens=1] ::= "ab" | "abab"', ["b", "ab"], ["c"]),
+    # a zero budget is spent on entry (xgrammar's docs); xgrammar 0.2.8 keeps no budget at 0
+    # and allows every token of [ab]* here and after "a" below (docs/ebnf.md)
+    ('root ::= x "c"\nx[max_tokens=0] ::= [ab]*', [], ["c"]),
+    ('root ::= x "c"\nx[max_tokens=0] ::= [ab]+', ["a"], ["c"]),
+])
+def test_max_tokens_is_a_relaxed_budget(grammar, path, expected):
+    m = Matcher(xg(grammar), BUDGET_VOCAB)
+    names = [t.decode() for t in BUDGET_VOCAB.tokens]
+    for token in path:
+        assert m.consume(names.index(token)), token
+    assert [names[t] for t in m.mask().allowed()] == expected
+
+
+def test_max_tokens_keeps_its_lexeme():
+    """The budget is the rule's own lexeme: not merged into a run, never inlined into an
+    enclosing regular rule, and refused where it would have to be cut."""
+    g = xg('root ::= "<" y ">"\ny ::= "(" x ")"\nx[max_tokens=1] ::= [a-z]+')
+    assert [lx.max_tokens for lx in g.ir.lexemes if lx.max_tokens is not None] == [1]
+    assert all(lx.budget_relaxed for lx in g.ir.lexemes if lx.max_tokens is not None)
+    with pytest.raises(GrammarError, match=r"a rule with max_tokens is one lexeme"):
+        xg('root ::= x x "c"\nx[max_tokens=1] ::= [ab]+')

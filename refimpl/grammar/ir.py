@@ -86,6 +86,7 @@ class Lexeme:
     ends_at_eos: bool = False
     max_tokens: Optional[int] = None
     hidden: bool = False
+    budget_relaxed: bool = False
 
 
 class GrammarIR:

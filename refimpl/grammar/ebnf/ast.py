@@ -82,6 +82,20 @@ class Excluding(Node):
         self.offset, self.node, self.max_bytes = offset, node, max_bytes
 
 
+class Budget(Node):
+    """xgrammar's rule budgets on a regular node. `max_chars=N`: the node may not read on
+    once it has read N code points where it can end, so its language is
+    L ∖ (L ∩ Σ^{≥N})·Σ⁺. `max_tokens=N`: a token budget, kept by the Matcher (it has the
+    token boundaries): the node is one lexeme, which must end at the first token boundary
+    where it can, once N tokens have given it bytes."""
+
+    __slots__ = ("node", "max_chars", "max_tokens")
+
+    def __init__(self, offset: int, node: Node, max_chars: Optional[int] = None,
+                 max_tokens: Optional[int] = None) -> None:
+        self.offset, self.node, self.max_chars, self.max_tokens = offset, node, max_chars, max_tokens
+
+
 class Ref(Node):
     """A reference to the rule `name`."""
 
@@ -133,6 +147,6 @@ def children(node: Node) -> List[Node]:
         return node.items
     if isinstance(node, Alt):
         return node.options
-    if isinstance(node, (Repeat, Shortest, Excluding)):
+    if isinstance(node, (Repeat, Shortest, Excluding, Budget)):
         return [node.node]
     return []

@@ -52,8 +52,8 @@ from ...regex.printer import to_string
 from ..simplify import repeat as ebnf_repeat
 from ..ir import GrammarIR, Lexeme
 from ..lark.substring import substring_expr
-from .ast import (ANY_CHAR, Alt, Chars, Excluding, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring, Token,
-                  children)
+from .ast import (ANY_CHAR, Alt, Budget, Chars, Excluding, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring,
+                  Token, children)
 
 #: where a lexeme came from: one node, or a run of items of a sequence (seq, start, end)
 Source = Union[Node, Tuple[Seq, int, int]]
@@ -81,6 +81,8 @@ class Cuts:
             return True
         if isinstance(source, Chars) or (isinstance(source, Literal) and len(source.text) == 1):
             return False
+        if isinstance(source, Budget) and source.max_tokens is not None:
+            return False  # one lexeme, or the Matcher cannot count its tokens
         if id(source) in self.nodes:  # already one-byte lexemes (Build.automaton)
             return False
         self.nodes.add(id(source))
@@ -88,7 +90,8 @@ class Cuts:
 
 
 def regular_rules(rules: Dict[str, Node]) -> Set[str]:
-    """The rules that reach no token and no rule on a cycle (iteratively, any depth)."""
+    """The rules that reach no token, no token budget (whose lexeme must stay its own) and
+    no rule on a cycle (iteratively, any depth)."""
     refs: Dict[str, Set[str]] = {}
     has_token: Set[str] = set()
     for name, body in rules.items():
@@ -98,7 +101,7 @@ def regular_rules(rules: Dict[str, Node]) -> Set[str]:
             node = stack.pop()
             if isinstance(node, Ref):
                 refs[name].add(node.name)
-            elif isinstance(node, Token):
+            elif isinstance(node, Token) or (isinstance(node, Budget) and node.max_tokens is not None):
                 has_token.add(name)
             stack.extend(children(node))
     regular: Set[str] = set()
@@ -175,8 +178,10 @@ class Build:
             else:
                 regular[id(node)] = all(regular[id(child)] for child in children(node))
                 ok = all(self._lexable[id(child)] for child in children(node))
-            if isinstance(node, (Shortest, Excluding)):
+            if isinstance(node, (Shortest, Excluding, Budget)):
                 ok = regular[id(node)]
+            if isinstance(node, Budget) and node.max_tokens is not None:
+                ok = False  # its own lexeme (Build._leaf), never part of a run
             self._lexable[id(node)] = ok and id(node) not in self.cuts.nodes
 
     def lexable(self, node: Node) -> bool:
@@ -219,6 +224,12 @@ class Build:
             return compile_ast(es, node.tree)
         if isinstance(node, Shortest):  # R ∖ R·Σ⁺
             return es.intersection(args[0], es.complement(es.concat(args[0], es.plus(compile_class(es, ANY_CHAR)))))
+        if isinstance(node, Budget):
+            if node.max_chars is None:
+                return args[0]
+            anything = compile_class(es, ANY_CHAR)  # L ∖ (L ∩ Σ^{≥N})·Σ⁺
+            long = es.intersection(args[0], es.repeat(anything, node.max_chars, None))
+            return es.intersection(args[0], es.complement(es.concat(long, es.plus(anything))))
         if isinstance(node, Excluding):  # Σ⁺ ∖ Σ*·R·Σ*, within max_bytes
             anything = compile_class(es, ANY_CHAR)
             within = es.repeat(es.byte_range(0, 255), 0, node.max_bytes) if node.max_bytes is not None else es.EVERYTHING
@@ -303,11 +314,19 @@ class Build:
             return (self.ir.add(Lexeme(unit.spec.text, self.es.NOTHING, tokens=unit.spec)),)
         if isinstance(unit, Ref):
             return (self._nonterminal(unit.name),)
-        if isinstance(unit, (Shortest, Excluding)) and not self.regular_node[id(unit)]:
-            raise GrammarError("%s needs a regular operand (no recursion, no tokens)"
-                               % ("a shortest match" if isinstance(unit, Shortest) else "an exclusion"),
+        if isinstance(unit, (Shortest, Excluding, Budget)) and not self.regular_node[id(unit)]:
+            what = {Shortest: "a shortest match", Excluding: "an exclusion", Budget: "a budget"}[type(unit)]
+            raise GrammarError("%s needs a regular operand (no recursion, no tokens)" % what,
                                self.text, unit.offset if self.text else None)
-        if isinstance(unit, (Pattern, Shortest, Excluding, Substring)):
+        if isinstance(unit, Budget) and unit.max_tokens is not None:
+            expr = self.regex(unit)
+            if unit.max_tokens == 0 and self.es.nullable(expr):
+                return ()  # spent on entry, where the body can end: it ends there
+            sym = self.ir.add(Lexeme("/%s/" % to_string(self.es, expr), expr, max_tokens=unit.max_tokens,
+                                     budget_relaxed=True))
+            self.sources.setdefault(~sym, unit)
+            return (sym,)
+        if isinstance(unit, (Pattern, Shortest, Excluding, Substring, Budget)):
             return self.automaton(unit)
         if isinstance(unit, Literal):  # cut: one lexeme per code point
             return tuple(self.lexeme(self.es.literal(c.encode("utf-8")), Literal(unit.offset, c)) for c in unit.text)
@@ -376,5 +395,6 @@ def compile_rules(rules: Dict[str, Node], root: str, text: str = "", limits: Lim
         if len(stuck) == len(blamed):
             source = build.sources[stuck[0]]
             node = source[0] if isinstance(source, tuple) else source
-            raise GrammarError("not supported yet: %s may run into what follows it, and maskref cannot cut it finer"
-                               % build.ir.lexemes[stuck[0]].name, text, node.offset if text else None)
+            why = " (a rule with max_tokens is one lexeme)" if isinstance(node, Budget) else ""
+            raise GrammarError("not supported yet: %s may run into what follows it, and maskref cannot cut it finer%s"
+                               % (build.ir.lexemes[stuck[0]].name, why), text, node.offset if text else None)

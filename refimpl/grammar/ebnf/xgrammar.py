@@ -9,12 +9,12 @@ macros `Token(ids...)` and `ExcludeToken(ids...)` (tokens read by id) and
 json_string=...)` (xgrammar's own regex dialect, read by xgrammar_regex.py into a
 `Pattern`), `TagDispatch(...)` and `TokenTagDispatch(...)` (xgrammar_dispatch.py), a
 lookahead assertion `(= ...)` at the end of a rule, and rule options
-`name[lazy, max_chars=N, capture, temperature=T, ...] ::=` (xgrammar_options.py: `lazy`
-and `max_chars` change the language, the others are checked and change nothing).
+`name[lazy, max_chars=N, max_tokens=N, capture, temperature=T, ...] ::=`
+(xgrammar_options.py: `lazy` and `max_chars` change the language, `max_tokens` is a token
+budget, the others are checked and change nothing).
 
-What maskref does not take, with a GrammarError naming it: the rule option `max_tokens`
-(a token budget xgrammar relaxes to the body's earliest end), `lazy` and `max_chars` on a
-body that is not regular, nested `max_chars`. A lookahead assertion is read and checked,
+What maskref does not take, with a GrammarError naming it: `lazy`, `max_chars` and
+`max_tokens` on a body that is not regular, nested `max_chars`. A lookahead assertion is read and checked,
 and does not change the language: xgrammar uses it as a hint for its token-mask cache
 (the grammar's author asserts that what follows the rule begins so).
 

@@ -15,10 +15,9 @@ break. What they mean in maskref:
   no proper prefix of at least N code points in L. Taken on a regular body, and not nested
   in another `max_chars` rule (xgrammar then counts the smallest active budget, which
   depends on where the inner occurrence starts); other bodies are refused.
-* `max_tokens=N` is refused: xgrammar relaxes a token budget up to the body's earliest
-  end, which depends on how the text is cut into tokens, and maskref's token budgets
-  (the Lark frontend's `max_tokens`, llguidance's semantics) end the lexeme at the budget
-  instead (docs/ebnf.md).
+* `max_tokens=N`: a token budget xgrammar's way (a `Budget` node, one lexeme with a relaxed
+  budget: once N tokens have given it bytes it ends at the first token boundary where it
+  can; docs/ebnf.md). Taken on a regular body.
 * `capture`, `capture="name"`, `temperature=T`, `stop_capture="name"` and the round-trip
   options `capture_hidden_suffix_bytes`, `capture_hidden_stop_bytes`,
   `capture_hidden_body_rule_id`, `capture_hidden_marker_rule_id` are checked as xgrammar
@@ -35,11 +34,10 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Optional, Set
 
 from ...errors import GrammarError
-from ...regex import syntax
-from .ast import ANY_CHAR, Alt, Chars, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring, children
+from .ast import Budget, Node, Ref, Shortest, children
 from .reader import Reader
 
 _INT_OPTIONS = ("max_tokens", "max_chars", "capture_hidden_suffix_bytes", "capture_hidden_stop_bytes",
@@ -161,38 +159,35 @@ def _check(reader: Reader, opts: RuleOptions) -> None:
     t = opts.temperature
     if t is not None and not (math.isfinite(t) and 0 <= t <= _FLOAT_MAX):
         raise reader.error("The temperature must be a finite non-negative number", at)
-    if "max_tokens" in v:
-        raise reader.error("the rule option max_tokens is not supported: xgrammar relaxes a token budget to the "
-                           "body's earliest end, which depends on the tokenisation (docs/ebnf.md)",
-                           v["at:max_tokens"])  # type: ignore[arg-type]
 
 
 def apply_options(rules: Dict[str, Node], options: Dict[str, RuleOptions], regular: Set[str],
                   text: str) -> None:
-    """Rewrite the bodies of the rules with `lazy` or `max_chars` (in place)."""
+    """Rewrite the bodies of the rules with `lazy`, `max_chars` or `max_tokens` (in place)."""
     budgeted = {name for name, o in options.items() if o.max_chars is not None}
     for name, opts in options.items():
-        for keyword in ("max_chars", "lazy"):
-            if keyword not in opts.values:
-                continue
-            at = opts.values["at:" + keyword]
-            assert isinstance(at, int)
-            if name not in regular:
-                raise GrammarError(
-                    "lazy rule '%s' must have a terminal-like body (maskref: a regular one, with no recursion and no "
-                    "token)" % name if keyword == "lazy" else
-                    "not supported yet: max_chars on rule '%s', whose body is not regular (recursion or a token)"
-                    % name, text, at)
-            body = rules[name]
-            if keyword == "max_chars":
-                inner = _reached(body, rules) & budgeted
-                if inner:
-                    raise GrammarError("not supported yet: max_chars on rule '%s' around the max_chars rule '%s' "
-                                       "(nested character budgets)" % (name, sorted(inner)[0]), text, at)
-                assert opts.max_chars is not None
-                rules[name] = Pattern(body.offset, budget_tree(to_tree(body, rules), opts.max_chars))
-            else:
-                rules[name] = Shortest(body.offset, rules[name])
+        v = opts.values
+        keywords = [k for k in ("lazy", "max_chars", "max_tokens") if k in v]
+        if not keywords:
+            continue
+        at = v["at:" + keywords[0]]
+        assert isinstance(at, int)
+        if name not in regular:
+            raise GrammarError(
+                "lazy rule '%s' must have a terminal-like body (maskref: a regular one, with no recursion and no "
+                "token)" % name if keywords[0] == "lazy" else
+                "not supported yet: %s on rule '%s', whose body is not regular (recursion or a token)"
+                % (keywords[0], name), text, at)
+        body = rules[name]
+        inner = _reached(body, rules) & budgeted
+        if "max_chars" in v and inner:
+            raise GrammarError("not supported yet: max_chars on rule '%s' around the max_chars rule '%s' "
+                               "(nested character budgets)" % (name, sorted(inner)[0]), text, at)
+        if "lazy" in v:
+            body = Shortest(body.offset, body)
+        if "max_chars" in v or "max_tokens" in v:
+            body = Budget(body.offset, body, opts.max_chars, v.get("max_tokens"))  # type: ignore[arg-type]
+        rules[name] = body
 
 
 def _reached(body: Node, rules: Dict[str, Node]) -> Set[str]:
@@ -206,66 +201,3 @@ def _reached(body: Node, rules: Dict[str, Node]) -> Set[str]:
             stack.append(rules[node.name])
         stack.extend(children(node))
     return seen
-
-
-def _any(lo: int, hi: Optional[int]) -> syntax.Node:
-    return syntax.Repeat(syntax.Class(ANY_CHAR, 0), lo, hi, 0)
-
-
-def budget_tree(tree: syntax.Node, n: int) -> syntax.Node:
-    """max_chars=n on a language L: (L ∩ Σ^{≤n}) ∪ shortest(L ∩ Σ^{≥n}), which is
-    L ∖ (L ∩ Σ^{≥n})·Σ⁺ (a string of at most n code points has no proper prefix of n)."""
-    long = syntax.Intersection((tree, _any(n, None)), 0)
-    return syntax.Alternation((syntax.Intersection((tree, _any(0, n)), 0), shortest_tree(long)), 0)
-
-
-def shortest_tree(tree: syntax.Node) -> syntax.Node:
-    """R ∖ R·Σ⁺ as a syntax tree."""
-    return syntax.Intersection((tree, syntax.Complement(syntax.Concat((tree, _any(1, None)), 0), 0)), 0)
-
-
-def to_tree(root: Node, rules: Dict[str, Node]) -> syntax.Node:
-    """The syntax tree of a regular node of xgrammar's reader (references inlined; post-order
-    on an explicit stack, each node converted once)."""
-    done: Dict[int, syntax.Node] = {}
-    stack: List[Tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, ready = stack.pop()
-        if id(node) in done:
-            continue
-        kids = [rules[node.name]] if isinstance(node, Ref) else children(node)
-        if not ready and kids:
-            stack.append((node, True))
-            stack.extend((k, False) for k in kids if id(k) not in done)
-            continue
-        args = [done[id(k)] for k in kids]
-        done[id(node)] = _convert(node, args)
-    return done[id(root)]
-
-
-def _concat(items: List[syntax.Node]) -> syntax.Node:
-    return syntax.Empty(0) if not items else items[0] if len(items) == 1 else syntax.Concat(tuple(items), 0)
-
-
-def _convert(node: Node, args: List[syntax.Node]) -> syntax.Node:
-    if isinstance(node, Ref):
-        return args[0]
-    if isinstance(node, Chars):
-        return syntax.Class(node.ranges, node.offset)
-    if isinstance(node, Literal):
-        return _concat([syntax.Literal(ord(c), False, node.offset) for c in node.text])
-    if isinstance(node, Pattern):
-        return node.tree
-    if isinstance(node, Substring):  # every run of consecutive chunks, ε included
-        runs = [syntax.Empty(0)] + [_concat([syntax.Literal(ord(c), False, 0) for c in "".join(node.chunks[i:j])])
-                                    for i in range(len(node.chunks)) for j in range(i + 1, len(node.chunks) + 1)]
-        return runs[0] if len(runs) == 1 else syntax.Alternation(tuple(runs), node.offset)
-    if isinstance(node, Shortest):
-        return shortest_tree(args[0])
-    if isinstance(node, Seq):
-        return _concat(args)
-    if isinstance(node, Alt):
-        return syntax.Alternation(tuple(args), node.offset) if len(args) > 1 else args[0]
-    if isinstance(node, Repeat):
-        return syntax.Repeat(args[0], node.lo, node.hi, node.offset)
-    raise AssertionError("not a regular node of xgrammar's reader: %r" % (node,))
