@@ -279,6 +279,18 @@ def test_kbnf_bugs_and_choices_are_known(text, vocab_name, known):
 
 
 @needs_kbnf
+def test_kbnf_finishes_inside_a_token():
+    """K9: after the token `abc`, kbnf is finished though `abc` is not a sentence."""
+    from conformance.runner import check_vector
+    from conformance.vectors import GrammarSpec, record
+
+    vocab = Vocabulary([b"a", b"b", b"ab", b"c", b"abc", b"d", b"</s>"], eos_token_ids=[6])
+    spec = GrammarSpec("ebnf", "start ::= 'ab' ['cd'];", options={"dialect": "kbnf"})
+    result = check_vector(_isolated_kbnf(10), record(spec.compile(), spec, vocab, [4, 5, 6], "k", [], "test"))
+    assert (result.status, result.known) == ("known", ["finished-inside-token"]), result.divergence
+
+
+@needs_kbnf
 def test_the_suites_kbnf_vectors():
     """Every kbnf vector of the default suite agrees with kbnf, or differs only as declared
     (GPT-2 among them: the mask-omits-accepted-token bug shows there)."""

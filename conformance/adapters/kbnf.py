@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Set
 
-from refimpl import Grammar, Vocabulary
+from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.grammar.ebnf.ast import Alt, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring, children
 from refimpl.grammar.ebnf.kbnf import parse_rules
 from refimpl.regex import DEAD, ExprSet, LazyDFA, compile_pattern
 from refimpl.regex.compiler import compile_ast
 
-from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session
+from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 
 
@@ -30,6 +30,25 @@ def _continuations_when_accepting(d: Divergence) -> bool:
         return False
     m = d.replay()
     return m is not None and m.is_accepting()
+
+
+def _finished_inside_the_token(d: Divergence) -> bool:
+    """kbnf allows only the end although refimpl's text is not a sentence, and the text
+    was one at a point inside the last token."""
+    eos = d.vocab.eos_token_ids
+    if d.error is not None or d.refused is not None or not d.prefix or d.prefix[-1] in eos:
+        return False
+    if not d.only_backend or any(t not in eos for t in d.only_backend) or any(t in eos for t in d.only_refimpl):
+        return False
+    m = d.replay()
+    if m is None or m.is_accepting():
+        return False
+    last = d.vocab.tokens[d.prefix[-1]]
+    for k in range(1, len(last)):
+        m = Matcher(compiled(d.grammar), d.vocab)
+        if m.consume_tokens(d.prefix[:-1]) == len(d.prefix) - 1 and m.consume_bytes(last[:k]) and m.is_accepting():
+            return True
+    return False
 
 
 def _eos_at_the_start(d: Divergence) -> bool:
@@ -182,6 +201,12 @@ EAGER_END = KnownDifference(
     "continuations",
     _continuations_when_accepting, ends_path=True,
 )
+FINISHED_INSIDE_TOKEN = KnownDifference(
+    "finished-inside-token", "peer-bug",
+    "kbnf is finished after a token inside which the text was complete, though the text at the "
+    "token's end is not a sentence (its output then ends where the grammar does not)",
+    _finished_inside_the_token, ends_path=True,
+)
 NO_EMPTY_OUTPUT = KnownDifference(
     "no-empty-output", "semantic",
     "kbnf never finishes on the empty text; maskref allows EOS at the start of a grammar that "
@@ -254,7 +279,7 @@ class KbnfBackend(Backend):
     def __init__(self) -> None:
         self._vocabularies: Dict[str, Any] = {}
         self.known_differences = (AFTER_EOS, EAGER_END, NO_EMPTY_OUTPUT, COMPLEMENT_OVER_BYTES, NO_ANSWER,
-                                  PANIC_ON_EMPTY_REPETITION, SPECIAL_TOKENS_AS_TEXT, KnownDifference(
+                                  PANIC_ON_EMPTY_REPETITION, SPECIAL_TOKENS_AS_TEXT, FINISHED_INSIDE_TOKEN, KnownDifference(
             "mask-omits-accepted-token", "peer-bug",
             "kbnf's mask leaves out a token that its own try_accept_new_token accepts in the same state "
             "(seen on GPT-2 where a token leaves a `#ex` terminal: ' ?' after `#ex\"\\\\?\"`)",
