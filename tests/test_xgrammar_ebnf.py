@@ -405,3 +405,9 @@ def test_max_tokens_keeps_its_lexeme():
     assert all(lx.budget_relaxed for lx in g.ir.lexemes if lx.max_tokens is not None)
     with pytest.raises(GrammarError, match=r"a rule with max_tokens is one lexeme"):
         xg('root ::= x x "c"\nx[max_tokens=1] ::= [ab]+')
+
+
+def test_options_that_change_no_mask_are_metadata():
+    g = xg('root ::= "<" r ">"\nr[capture="x", lazy, temperature=0.5, stop_capture="s"] ::= [a-z]+')
+    assert g.compiled.metadata == {"r": {"temperature": 0.5, "capture": "x", "stop_capture": "s"}}
+    assert xg('root[capture] ::= "a"').compiled.metadata == {"root": {"capture": "root"}}

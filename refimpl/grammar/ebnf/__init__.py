@@ -16,7 +16,7 @@ code points' UTF-8 bytes; tokens written `<[id]>`, `<text>`, `!<...>` are read b
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional
 
 from ...errors import GrammarError
 from ...limits import DEFAULT_LIMITS, Limits
@@ -46,4 +46,7 @@ def parse_ebnf(text: str, dialect: str, root: Optional[str] = None, limits: Limi
         return compile_rules(parse_kbnf(text, limits), root, text, limits)
     from .xgrammar import parse_rules as parse_xgrammar
 
-    return compile_rules(parse_xgrammar(text, root), root, text, limits)
+    metadata: Dict[str, Dict[str, object]] = {}
+    ir = compile_rules(parse_xgrammar(text, root, metadata), root, text, limits)
+    ir.metadata.update(metadata)
+    return ir

@@ -480,8 +480,10 @@ def _node(frame: Tuple[int, List[List[Node]]]) -> Node:
     return alternatives(*frame)
 
 
-def parse_rules(text: str, root: str = "root") -> Dict[str, Node]:
-    """The rules of an xgrammar EBNF grammar, by name (GrammarError if malformed)."""
+def parse_rules(text: str, root: str = "root", metadata: Optional[Dict[str, Dict[str, object]]] = None
+                ) -> Dict[str, Node]:
+    """The rules of an xgrammar EBNF grammar, by name (GrammarError if malformed); the
+    rules' options that change no mask go into `metadata`, if given."""
     parser = XgrammarParser(text)
     rules = parser.rules()
     undefined = undefined_reference(rules)
@@ -493,4 +495,6 @@ def parse_rules(text: str, root: str = "root") -> Dict[str, Node]:
         from .compiler import regular_rules
 
         apply_options(rules, parser.options, regular_rules(rules), text)
+        if metadata is not None:
+            metadata.update((name, o.metadata()) for name, o in parser.options.items() if o.metadata())
     return rules

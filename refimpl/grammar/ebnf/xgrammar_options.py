@@ -72,6 +72,11 @@ class RuleOptions:
     def max_chars(self) -> Optional[int]:
         return self.values.get("max_chars")  # type: ignore[return-value]
 
+    def metadata(self) -> Dict[str, object]:
+        """What does not change masks (as the Lark frontend keeps it): temperature and
+        capture names."""
+        return {k: self.values[k] for k in ("temperature", "capture", "stop_capture") if k in self.values}
+
 
 def _blanks(reader: Reader) -> None:
     while reader.peek() in (" ", "\t") and reader.peek():
