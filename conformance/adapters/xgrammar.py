@@ -65,9 +65,9 @@ class XgrammarBackend(Backend):
         return None
 
     def version(self) -> str:
-        import xgrammar
+        from importlib.metadata import version
 
-        return "xgrammar %s" % getattr(xgrammar, "__version__", "?")
+        return "xgrammar %s" % version("xgrammar")
 
     def compiler(self, vocab: Vocabulary) -> Any:
         import xgrammar as xgr
