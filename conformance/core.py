@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Sequence
 
 from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
+from refimpl.regex import DEAD, ExprSet, LazyDFA, compile_pattern
 
 from .vectors import GrammarSpec
 
@@ -95,6 +96,17 @@ class Divergence:
             else:
                 parts.append(side)
         return ":".join(parts)
+
+
+_ANY_TEXT: List[LazyDFA] = []  # the lazy DFA of (?s).*, made on first use
+
+
+def utf8_prefix(data: bytes) -> bool:
+    """Can some UTF-8 text begin with these bytes (refimpl's reading of UTF-8)?"""
+    if not _ANY_TEXT:
+        es = ExprSet()
+        _ANY_TEXT.append(LazyDFA(es, compile_pattern(es, "(?s).*")))
+    return _ANY_TEXT[0].run(data) != DEAD
 
 
 def _valid_utf8(data: bytes) -> bool:

@@ -4,7 +4,7 @@ that builds it.
     refimpl, python         refimpl's Matcher (the reference itself)
     native, pypy, cmd:...   refimpl's Matcher with that backend (accel registers them)
     oracle                  refimpl's naive definition of the mask (small vocabularies)
-    llguidance, outlines-core, xgrammar, kbnf     peer libraries, when installed
+    llguidance, outlines-core, xgrammar, kbnf, llama.cpp     peer libraries, when installed
     fault:<name>            deliberately broken backends, to test the suite
 
 >>> get_backend("python").name, get_backend("outlines").name, get_backend("cmd:pypy3 -m refimpl.worker").name
@@ -16,6 +16,7 @@ from typing import Callable, Dict, List, Tuple
 
 from .adapters.faults import FAULTS, FaultBackend
 from .adapters.kbnf import KbnfBackend
+from .adapters.llama_cpp import LlamaCppBackend
 from .adapters.llguidance import LlguidanceBackend
 from .adapters.outlines import OutlinesBackend
 from .adapters.refimpl import MatcherBackend, OracleBackend
@@ -23,7 +24,8 @@ from .adapters.xgrammar import XgrammarBackend
 from .core import Backend
 from .isolation import Isolated
 
-ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core"}
+ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core",
+           "llama-cpp": "llama.cpp", "llama_cpp": "llama.cpp"}
 
 
 class UnknownBackend(ValueError):
@@ -54,6 +56,8 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Backend]]] = [
     ("outlines-core", "outlines-core's Index (regex and JSON schema)", lambda name: OutlinesBackend()),
     ("xgrammar", "xgrammar's GrammarMatcher (needs torch-free numpy bitmasks)", lambda name: XgrammarBackend()),
     ("kbnf", "kbnf's Engine (its own EBNF dialect), in a child process", lambda name: Isolated(KbnfBackend(), timeout=10)),
+    ("llama.cpp", "llama.cpp's grammar sampler (GBNF), in a child process",
+     lambda name: Isolated(LlamaCppBackend(), timeout=30)),
     ("fault:", "deliberately broken: ", _fault),
 ]
 

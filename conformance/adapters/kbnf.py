@@ -9,15 +9,15 @@ below (docs/ebnf.md, "kbnf's EBNF").
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional
 
 from refimpl import Grammar, Matcher, Vocabulary
-from refimpl.grammar.ebnf.ast import Alt, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring, children
+from refimpl.grammar.ebnf.ast import Repeat, children
 from refimpl.grammar.ebnf.kbnf import parse_rules
-from refimpl.regex import DEAD, ExprSet, LazyDFA, compile_pattern
-from refimpl.regex.compiler import compile_ast
+from refimpl.regex import ExprSet
 
-from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled
+from .grammar_shapes import derives_only_empty, has_cycle, rule_edges
+from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 
 
@@ -58,99 +58,17 @@ def _eos_at_the_start(d: Divergence) -> bool:
             and bool(d.only_refimpl) and all(t in d.vocab.eos_token_ids for t in d.only_refimpl))
 
 
-_ANY_TEXT: List[LazyDFA] = []  # the lazy DFA of (?s).*, made on first use
-
-
-def _nullable(node: Node, nullable_rules: Set[str], es: ExprSet) -> bool:
-    """Does one kbnf expression derive ε (the rules in `nullable_rules` do)? Bottom-up,
-    explicit stack."""
-    order, todo = [], [node]
-    while todo:
-        n = todo.pop()
-        order.append(n)
-        todo.extend(children(n))
-    value: Dict[int, bool] = {}
-    for n in reversed(order):
-        kids = [value[id(k)] for k in children(n)]
-        if isinstance(n, Literal):
-            value[id(n)] = not n.text
-        elif isinstance(n, Ref):
-            value[id(n)] = n.name in nullable_rules
-        elif isinstance(n, Pattern):
-            value[id(n)] = es.nullable(compile_ast(es, n.tree))
-        elif isinstance(n, Alt):
-            value[id(n)] = any(kids)
-        elif isinstance(n, Repeat):
-            value[id(n)] = n.lo == 0 or all(kids)
-        else:  # Seq, Shortest: all; Substring: ε is a substring; Chars, Excluding: never ε
-            value[id(n)] = isinstance(n, Substring) or (isinstance(n, (Seq, Shortest)) and all(kids))
-    return value[id(node)]
-
-
-def _unit_edges(rules: Dict[str, Node], es: ExprSet) -> Dict[str, Set[str]]:
-    """A -> B where B may stand alone for A's whole body (the rest nullable)."""
-    nullable: Set[str] = set()
-    while True:
-        more = {name for name, body in rules.items() if name not in nullable and _nullable(body, nullable, es)}
-        if not more:
-            break
-        nullable |= more
-    edges: Dict[str, Set[str]] = {name: set() for name in rules}
-    for name, body in rules.items():
-        todo = [body]
-        while todo:
-            n = todo.pop()
-            if isinstance(n, Ref):
-                edges[name].add(n.name)
-            elif isinstance(n, Seq):
-                todo.extend(x for i, x in enumerate(n.items)
-                            if all(_nullable(y, nullable, es) for j, y in enumerate(n.items) if j != i))
-            elif isinstance(n, (Alt, Repeat)):
-                todo.extend(children(n))
-    return edges
-
-
 def _nullable_unit_cycle(d: Divergence) -> bool:
     """Does some rule derive itself alone (A ⇒+ A), as kbnf's rules are written? kbnf does
     not answer on some such grammars (`start ::= (start)?;`). maskref's own compiled
     grammar is no guide: it drops rules that derive only ε."""
-    edges = _unit_edges(parse_rules(d.grammar.source), ExprSet())
-    for first in edges:
-        seen: Set[str] = set()
-        todo = list(edges[first])
-        while todo:
-            n = todo.pop()
-            if n == first:
-                return True
-            if n not in seen:
-                seen.add(n)
-                todo.extend(edges[n])
-    return False
+    return has_cycle(rule_edges(parse_rules(d.grammar.source), ExprSet()))
 
 
 def _no_answer(d: Divergence) -> bool:
     """kbnf did not answer in time (the Isolated wrapper's PeerTimeout) on a grammar with a
     nullable unit cycle."""
     return d.error is not None and "PeerTimeout" in d.error and _nullable_unit_cycle(d)
-
-
-def _derives_only_empty(node: Any, rules: Dict[str, Any]) -> bool:
-    """Is ε the only string the node derives (empty strings, and structure of them)?"""
-    seen, todo = set(), [node]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, Ref):
-            if n.name not in seen:
-                seen.add(n.name)
-                todo.append(rules[n.name])
-        elif isinstance(n, Literal):
-            if n.text:
-                return False
-        elif not isinstance(n, (Seq, Alt, Repeat)):
-            return False
-        else:
-            todo.extend(children(n))
-    return True
 
 
 def _panics_on_empty_repetition(d: Divergence) -> bool:
@@ -162,7 +80,7 @@ def _panics_on_empty_repetition(d: Divergence) -> bool:
     todo = list(rules.values())
     while todo:
         n = todo.pop()
-        if isinstance(n, Repeat) and (n.hi is None or n.hi > 1) and _derives_only_empty(n.node, rules):
+        if isinstance(n, Repeat) and (n.hi is None or n.hi > 1) and derives_only_empty(n.node, rules):
             return True
         todo.extend(children(n))
     return False
@@ -175,14 +93,6 @@ def _special_tokens_as_text(d: Divergence) -> bool:
             and all(t in d.vocab.special_token_ids and t not in d.vocab.eos_token_ids for t in d.differing()))
 
 
-def _utf8_prefix(data: bytes) -> bool:
-    """Can some UTF-8 text begin with these bytes?"""
-    if not _ANY_TEXT:
-        es = ExprSet()
-        _ANY_TEXT.append(LazyDFA(es, compile_pattern(es, "(?s).*")))
-    return _ANY_TEXT[0].run(data) != DEAD
-
-
 def _complement_over_bytes(d: Divergence) -> bool:
     """In a grammar with a complement (`#ex`), kbnf allows tokens that make the text
     invalid UTF-8, which refimpl never allows: its complement is over bytes."""
@@ -191,7 +101,7 @@ def _complement_over_bytes(d: Divergence) -> bool:
     if "#ex" not in d.grammar.source:
         return False
     text = d.text()
-    return all(not _utf8_prefix(text + d.vocab.tokens[t]) for t in d.only_backend)
+    return all(not utf8_prefix(text + d.vocab.tokens[t]) for t in d.only_backend)
 
 
 EAGER_END = KnownDifference(

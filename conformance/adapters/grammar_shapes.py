@@ -1,0 +1,104 @@
+"""Shapes of a character grammar (refimpl.grammar.ebnf.ast) that peers mishandle, for
+the predicates of their known differences: which rules derive ε, which rules a rule can
+begin with, or stand for alone, and whether those relations have a cycle (kbnf does not
+answer on some unit cycles, llama.cpp on left recursion through a nullable prefix)."""
+from __future__ import annotations
+
+from typing import Dict, List, Set
+
+from refimpl.grammar.ebnf.ast import (Alt, Budget, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring,
+                                      children)
+from refimpl.regex import ExprSet
+from refimpl.regex.compiler import compile_ast
+
+
+def nullable(node: Node, nullable_rules: Set[str], es: ExprSet) -> bool:
+    """Does the expression derive ε (the rules in `nullable_rules` do)? Bottom-up,
+    explicit stack."""
+    order: List[Node] = []
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        order.append(n)
+        todo.extend(children(n))
+    value: Dict[int, bool] = {}
+    for n in reversed(order):
+        kids = [value[id(k)] for k in children(n)]
+        if isinstance(n, Literal):
+            value[id(n)] = not n.text
+        elif isinstance(n, Ref):
+            value[id(n)] = n.name in nullable_rules
+        elif isinstance(n, Pattern):
+            value[id(n)] = es.nullable(compile_ast(es, n.tree))
+        elif isinstance(n, Alt):
+            value[id(n)] = any(kids)
+        elif isinstance(n, Repeat):
+            value[id(n)] = n.lo == 0 or all(kids)
+        else:  # Seq, Shortest, Budget: their parts; Substring: ε is one; Chars, Token, Excluding: never ε
+            value[id(n)] = isinstance(n, Substring) or (isinstance(n, (Seq, Shortest, Budget)) and all(kids))
+    return value[id(node)]
+
+
+def nullable_rules(rules: Dict[str, Node], es: ExprSet) -> Set[str]:
+    out: Set[str] = set()
+    while True:
+        more = {name for name, body in rules.items() if name not in out and nullable(body, out, es)}
+        if not more:
+            return out
+        out |= more
+
+
+def rule_edges(rules: Dict[str, Node], es: ExprSet, left: bool = False) -> Dict[str, Set[str]]:
+    """A -> B where A's body can begin with B (`left`: what comes before B nullable) or be
+    B alone (the rest of the body nullable on both sides)."""
+    empty = nullable_rules(rules, es)
+    edges: Dict[str, Set[str]] = {name: set() for name in rules}
+    for name, body in rules.items():
+        todo = [body]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, Ref):
+                edges[name].add(n.name)
+            elif isinstance(n, Seq):
+                for i, x in enumerate(n.items):
+                    rest = n.items[:i] if left else n.items[:i] + n.items[i + 1:]
+                    if all(nullable(y, empty, es) for y in rest):
+                        todo.append(x)
+            elif isinstance(n, (Alt, Repeat, Shortest, Budget)):
+                todo.extend(children(n))
+    return edges
+
+
+def has_cycle(edges: Dict[str, Set[str]]) -> bool:
+    """Does some rule reach itself?"""
+    for first in edges:
+        seen: Set[str] = set()
+        todo = list(edges[first])
+        while todo:
+            n = todo.pop()
+            if n == first:
+                return True
+            if n not in seen and n in edges:
+                seen.add(n)
+                todo.extend(edges[n])
+    return False
+
+
+def derives_only_empty(node: Node, rules: Dict[str, Node]) -> bool:
+    """Is ε the only string the node derives (empty strings, and structure of them)?"""
+    seen: Set[str] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, Ref):
+            if n.name not in seen:
+                seen.add(n.name)
+                todo.append(rules[n.name])
+        elif isinstance(n, Literal):
+            if n.text:
+                return False
+        elif not isinstance(n, (Seq, Alt, Repeat)):
+            return False
+        else:
+            todo.extend(children(n))
+    return True

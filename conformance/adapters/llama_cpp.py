@@ -1,0 +1,231 @@
+"""llama.cpp's grammar sampler (through llama-cpp-python), on the same token bytes.
+
+llama.cpp reads its vocabulary from a GGUF file, so the adapter writes one for the
+vocabulary under test: a vocab-only GGUF (the `gguf` package) with the token texts in
+GPT-2's byte-to-unicode spelling, which llama.cpp's `llama_token_to_piece` turns back into
+the same bytes; EOS and special tokens are control tokens (their piece is empty, so the
+grammar never matches their text; EOS is end-of-generation). The mask is the candidates
+`llama_sampler_apply` leaves finite, out of all the vocabulary; consuming a token is
+`llama_sampler_accept`. llama.cpp aborts the process on some inputs (a vocabulary with two
+tokens of the same text: GGML_ASSERT), so the backend runs in a child process
+(conformance/isolation.py). Optional: llama-cpp-python builds from source (about 25
+minutes on two cores), so it is not in CI (docs/findings.md records a run).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from typing import Any, Dict, Optional
+
+from refimpl import Grammar, Vocabulary
+
+from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
+from refimpl.regex import ExprSet
+
+from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, utf8_prefix
+from .grammar_shapes import has_cycle, rule_edges
+from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
+
+
+def _byte_encoder() -> Dict[int, str]:
+    """GPT-2's reversible map from bytes to printable characters (llama.cpp's BPE reads
+    token texts in it)."""
+    printable = [b for b in range(256) if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or 0xAE <= b <= 0xFF]
+    rest = [b for b in range(256) if b not in printable]
+    out = {b: chr(b) for b in printable}
+    out.update((b, chr(256 + i)) for i, b in enumerate(rest))
+    return out
+
+
+_BYTES = _byte_encoder()
+
+
+def write_gguf(vocab: Vocabulary, path: str) -> None:
+    """A vocab-only GGUF file of `vocab` that llama.cpp loads (`vocab_only`)."""
+    import gguf
+
+    w = gguf.GGUFWriter(path, "gpt2")
+    for add in (w.add_block_count, w.add_context_length, w.add_embedding_length, w.add_feed_forward_length,
+                w.add_head_count):
+        add(1)  # hyperparameters a vocab-only load still reads
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("default")
+    control = set(vocab.eos_token_ids) | set(vocab.special_token_ids)
+    w.add_token_list([("<control %d>" % t if t in control else "".join(_BYTES[b] for b in data))
+                      for t, data in enumerate(vocab.tokens)])
+    w.add_token_types([gguf.TokenType.CONTROL if t in control else gguf.TokenType.NORMAL
+                       for t in range(len(vocab.tokens))])
+    w.add_token_merges(["a b"])  # llama.cpp requires merges; masks never tokenise
+    eos = list(vocab.eos_token_ids)
+    w.add_eos_token_id(eos[0])
+    if len(eos) > 1:
+        w.add_eot_token_id(eos[1])
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def _not_utf8(d: Divergence) -> bool:
+    """llama.cpp allows tokens after which the text cannot be UTF-8 (its partial-UTF-8
+    decoding takes F5–FF as lead bytes): every differing token is such a token of its."""
+    text = d.text()
+    return (d.error is None and d.refused is None and not d.only_refimpl and bool(d.only_backend)
+            and all(not utf8_prefix(text + d.vocab.tokens[t]) for t in d.only_backend))
+
+
+def _nul_first(d: Divergence) -> bool:
+    """llama.cpp's grammar sampler refuses every token whose first byte is NUL."""
+    return (d.error is None and d.refused is None and not d.only_backend and bool(d.only_refimpl)
+            and all(d.vocab.tokens[t][:1] == b"\0" for t in d.only_refimpl))
+
+
+NOT_UTF8 = KnownDifference(
+    "not-utf8", "peer-bug",
+    "llama.cpp allows a token after which the text cannot be UTF-8: its partial-UTF-8 decoder reads "
+    "the bytes F5-FF as the lead of a four-byte character (negated classes and `.` then take it)",
+    _not_utf8,
+)
+def _control_as_text(d: Divergence) -> bool:
+    """llama.cpp's grammar matches a control token's text; maskref never matches a special
+    token's text. Every differing token is special (not EOS) in refimpl's vocabulary."""
+    special = set(d.vocab.special_token_ids) - set(d.vocab.eos_token_ids)
+    return d.error is None and d.refused is None and bool(d.differing()) and all(t in special for t in d.differing())
+
+
+def _hidden_left_recursion(d: Divergence) -> bool:
+    """llama.cpp did not answer (a PeerTimeout) on a grammar where a rule derives itself at
+    its left through a nullable prefix, which its left-recursion check does not see."""
+    if d.error is None or "PeerTimeout" not in d.error:
+        return False
+    rules = gbnf_rules(d.grammar.source)
+    return has_cycle(rule_edges(rules, ExprSet(), left=True))
+
+
+CONTROL_AS_TEXT = KnownDifference(
+    "control-tokens-as-text", "semantic",
+    "llama.cpp's grammar matches the text of control (special) tokens; maskref never matches a special token's text",
+    _control_as_text,
+)
+HIDDEN_LEFT_RECURSION = KnownDifference(
+    "hidden-left-recursion", "peer-bug",
+    "llama.cpp refuses left recursion, but not left recursion through a nullable prefix "
+    "(`root ::= x root \"a\" | \"b\"` with `x ::= \"c\"?`): building its sampler then never returns",
+    _hidden_left_recursion, ends_path=True,
+)
+NUL_FIRST = KnownDifference(
+    "nul-first", "semantic",
+    "llama.cpp's grammar sampler refuses a token whose first byte is NUL (it reads pieces as C strings)",
+    _nul_first,
+)
+
+
+class LlamaSession(Session):
+    def __init__(self, sampler: Any, n: int, eos: Any) -> None:
+        import ctypes
+
+        import llama_cpp
+
+        self.L, self.ctypes = llama_cpp, ctypes
+        self.sampler, self.n, self.eos = sampler, n, eos
+        self.candidates = (llama_cpp.llama_token_data * n)()
+        self.ended = False
+
+    def allowed(self) -> list:
+        L, c = self.L, self.candidates
+        for i in range(self.n):
+            c[i].id, c[i].logit, c[i].p = i, 0.0, 0.0  # type: ignore[assignment]
+        arr = L.llama_token_data_array(c, self.n, -1, False)
+        L.llama_sampler_apply(self.sampler, self.ctypes.byref(arr))
+        return [c[i].id for i in range(arr.size) if c[i].logit != float("-inf")]
+
+    def mask(self) -> bytes:
+        if self.ended:
+            return bytes(bitmask_len(self.n))
+        return bitmask_from_ids(self.allowed(), self.n)
+
+    def consume(self, token: int) -> bool:
+        if self.ended or token not in self.allowed():  # llama.cpp throws on a token it does not allow
+            return False
+        if token in self.eos:
+            self.ended = True
+            return True
+        self.L.llama_sampler_accept(self.sampler, token)
+        return True
+
+
+class LlamaCppBackend(Backend):
+    """llama.cpp's grammar sampler for GBNF grammars."""
+
+    name = "llama.cpp"
+    description = "llama.cpp's grammar sampler (llama-cpp-python), vocab-only GGUF of the same bytes"
+    kinds = ("gbnf",)
+    def __init__(self) -> None:
+        self._models: Dict[str, Any] = {}
+        self.known_differences = (AFTER_EOS, NOT_UTF8, NUL_FIRST, CONTROL_AS_TEXT, HIDDEN_LEFT_RECURSION, KnownDifference(
+            "end-of-generation-by-text", "semantic",
+            "llama.cpp makes tokens whose text is a known end-of-turn marker (e.g. <|eot_id|>) end-of-generation "
+            "tokens, allowed where the grammar may end", self._ends_generation))
+
+    def _ends_generation(self, d: Divergence) -> bool:
+        """Every differing token is one llama.cpp calls end-of-generation (though not EOS in
+        refimpl's vocabulary), allowed by llama.cpp where refimpl's state accepts."""
+        import llama_cpp
+
+        if d.error is not None or d.refused is not None or d.only_refimpl or not d.only_backend:
+            return False
+        m = d.replay()
+        lvocab = llama_cpp.llama_model_get_vocab(self.model(d.vocab))
+        return m is not None and m.is_accepting() and all(llama_cpp.llama_vocab_is_eog(lvocab, t) for t in d.only_backend)
+
+    def unavailable_reason(self) -> Optional[str]:
+        try:
+            import gguf  # noqa: F401
+            import llama_cpp  # noqa: F401
+        except ImportError as e:
+            return "llama-cpp-python or gguf is not importable (%s): pip install llama-cpp-python gguf" % e
+        return None
+
+    def version(self) -> str:
+        from importlib.metadata import version
+
+        return "llama-cpp-python %s" % version("llama-cpp-python")
+
+    def prepare(self, vocab: Vocabulary) -> None:
+        """Load the vocabulary before a session's process is forked (it inherits it)."""
+        self.model(vocab)
+
+    def model(self, vocab: Vocabulary) -> Any:
+        key = vocab_hash(vocab)
+        model = self._models.get(key)
+        if model is None:
+            texts = [data for t, data in enumerate(vocab.tokens) if t not in vocab.eos_token_ids
+                     and t not in vocab.special_token_ids]
+            if len(set(texts)) != len(texts) or b"" in texts:
+                raise NotSupported("llama.cpp aborts on a vocabulary with duplicate or empty tokens")
+            import llama_cpp
+
+            path = os.path.join(tempfile.gettempdir(), "maskref-%s.gguf" % hashlib.sha256(key.encode()).hexdigest()[:16])
+            if not os.path.exists(path):
+                write_gguf(vocab, path)
+            llama_cpp.llama_backend_init()
+            params = llama_cpp.llama_model_default_params()
+            params.vocab_only = True
+            model = llama_cpp.llama_model_load_from_file(path.encode(), params)
+            if not model:
+                raise NotSupported("llama.cpp cannot load the vocabulary")
+            self._models[key] = model
+        return model
+
+    def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        if spec.kind != "gbnf":
+            raise NotSupported("llama.cpp: only GBNF grammars are compared")
+        import llama_cpp
+
+        lvocab = llama_cpp.llama_model_get_vocab(self.model(vocab))
+        root = spec.options.get("root", "root")
+        sampler = llama_cpp.llama_sampler_init_grammar(lvocab, spec.source.encode(), root.encode())
+        if not sampler:
+            raise NotSupported("llama.cpp refuses the grammar (llama_sampler_init_grammar returned NULL)")
+        return LlamaSession(sampler, len(vocab), set(vocab.eos_token_ids))

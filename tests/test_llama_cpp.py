@@ -1,0 +1,58 @@
+"""llama.cpp's grammar sampler as a conformance backend (conformance/adapters/llama_cpp.py).
+Runs where llama-cpp-python and gguf are installed (the `llama` extra: llama-cpp-python
+builds from source, too slow for CI); docs/findings.md records a run."""
+import ctypes
+import pathlib
+
+import pytest
+
+llama_cpp = pytest.importorskip("llama_cpp")
+pytest.importorskip("gguf")
+
+from conformance.adapters.llama_cpp import LlamaCppBackend  # noqa: E402
+from conformance.isolation import Isolated  # noqa: E402
+from conformance.runner import check_vector  # noqa: E402
+from conformance.vectors import GrammarSpec, load_builtin, read_vectors, record  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["bytes", "gpt2"])
+def test_the_gguf_holds_the_same_token_bytes(name):
+    vocab = load_builtin(name)
+    lvocab = llama_cpp.llama_model_get_vocab(LlamaCppBackend().model(vocab))
+    buf = ctypes.create_string_buffer(256)
+
+    def piece(t):
+        n = llama_cpp.llama_token_to_piece(lvocab, t, buf, 256, 0, False)
+        return buf.raw[:n]
+
+    assert llama_cpp.llama_vocab_n_tokens(lvocab) == len(vocab)
+    assert [piece(t) for t in range(len(vocab)) if t not in vocab.eos_token_ids] == \
+        [data for t, data in enumerate(vocab.tokens) if t not in vocab.eos_token_ids]
+    assert all(llama_cpp.llama_vocab_is_eog(lvocab, t) for t in vocab.eos_token_ids)
+
+
+def test_the_suites_gbnf_vectors():
+    """Every GBNF vector agrees with llama.cpp, differs only as declared, or is a grammar
+    llama.cpp refuses (left recursion)."""
+    suite = pathlib.Path(__file__).parent.parent / "conformance" / "suite" / "gbnf.jsonl"
+    backend, statuses = Isolated(LlamaCppBackend(), timeout=60), set()
+    for _, _, vector in read_vectors(str(suite)):
+        result = check_vector(backend, vector)
+        assert result.status in ("agree", "known", "unsupported"), (vector.id, result.divergence)
+        assert result.status != "unsupported" or "refuses the grammar" in result.reason
+        statuses.add(result.status)
+    assert "agree" in statuses
+
+
+@pytest.mark.parametrize("grammar, vocab_name, known", [
+    ('root ::= x root "a" | "b"\nx ::= "c"?\n', "bytes", "hidden-left-recursion"),  # llama.cpp hangs
+    ("root ::= [^a]*\n", "bytes", "not-utf8"),  # it allows \xF5-\xFF
+    ('root ::= "a"\n', "special", "end-of-generation-by-text"),  # <|eot_id|> ends generation
+])
+def test_llama_cpp_bugs_and_choices_are_known(grammar, vocab_name, known):
+    vocab = load_builtin(vocab_name)
+    spec = GrammarSpec("gbnf", grammar)
+    g = spec.compile()
+    path = [ord("a")] if grammar == 'root ::= "a"\n' else []
+    result = check_vector(Isolated(LlamaCppBackend(), timeout=5), record(g, spec, vocab, path, "l", [], "test"))
+    assert result.status == "known" and known in result.known, (result.status, result.known, result.divergence)
