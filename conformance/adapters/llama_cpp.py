@@ -133,9 +133,9 @@ class LlamaSession(Session):
         self.ended = False
 
     def allowed(self) -> list:
-        L, c = self.L, self.candidates
+        L, c = self.L, self.candidates  # type: Any, Any
         for i in range(self.n):
-            c[i].id, c[i].logit, c[i].p = i, 0.0, 0.0  # type: ignore[assignment]
+            c[i].id, c[i].logit, c[i].p = i, 0.0, 0.0
         arr = L.llama_token_data_array(c, self.n, -1, False)
         L.llama_sampler_apply(self.sampler, self.ctypes.byref(arr))
         return [c[i].id for i in range(arr.size) if c[i].logit != float("-inf")]
