@@ -92,7 +92,7 @@ def compare_step(backend: Backend, session: Session, path: Path, expected: bytes
                                              note=session.note))
         return out
     out.compared = True
-    only_b, only_r = diff(expected, got, len(path.vocab))
+    only_b, only_r = ([], []) if got == expected else diff(expected, got, len(path.vocab))
     out.agree = not only_b and not only_r
     if not out.agree:
         if not out.explain(backend, path.divergence(only_b, only_r, accepting=accepting, note=session.note)):

@@ -129,14 +129,7 @@ class GbnfParser(Reader):
     def atom(self) -> Node:
         start, c = self.pos, self.peek()
         if c == '"':
-            self.pos += 1
-            chars = []
-            while self.peek() != '"':
-                if not self.peek():
-                    raise self.error("unexpected end of grammar in a literal", start)
-                chars.append(self.char())
-            self.pos += 1
-            return Literal(start, "".join(chars))
+            return Literal(start, self.quoted(self.char, "unexpected end of grammar in a literal"))
         if c == "[":
             return self.char_class()
         if c in "<!":

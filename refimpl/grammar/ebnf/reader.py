@@ -3,7 +3,7 @@ cursor over the text, blanks and `#` comments, groups as alternatives of sequenc
 the check that every referenced rule is defined."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ...errors import GrammarError
 from .ast import Alt, Node, Ref, Seq, children
@@ -35,6 +35,20 @@ class Reader:
                 self.pos += 1
             else:
                 break
+
+    def quoted(self, read_char: Callable[[], str], unterminated: str, newline_ends: bool = False) -> str:
+        """The text of the quoted literal that starts here, each character (escapes
+        decoded) read by `read_char`; the error `unterminated`, at the opening quote, if
+        the text ends (or, with `newline_ends`, the line) before the closing quote."""
+        start, quote = self.pos, self.peek()
+        self.pos += 1
+        chars: List[str] = []
+        while self.peek() != quote:
+            if not self.peek() or (newline_ends and self.peek() in "\r\n"):
+                raise self.error(unterminated, start)
+            chars.append(read_char())
+        self.pos += 1
+        return "".join(chars)
 
     def digits(self) -> Optional[int]:
         """A run of decimal digits here, read; None if there is none."""

@@ -201,14 +201,7 @@ class XgrammarParser(Reader):
     def element(self) -> Node:
         start, c = self.pos, self.peek()
         if c == '"':
-            self.pos += 1
-            chars = []
-            while self.peek() != '"':
-                if not self.peek() or self.peek() in "\r\n":
-                    raise self.error('Expect " in string literal', start)
-                chars.append(self.char(""))
-            self.pos += 1
-            return Literal(start, "".join(chars))
+            return Literal(start, self.quoted(lambda: self.char(""), 'Expect " in string literal', newline_ends=True))
         if c == "[":
             return self.char_class()
         name = _NAME.match(self.text, self.pos).group()  # type: ignore[union-attr]
