@@ -1,0 +1,366 @@
+"""lm-format-enforcer's TokenEnforcer (optional: `pip install lm-format-enforcer`), on the
+same vocabulary, for regexes (its RegexParser, on interegular) and JSON schemas (its
+JsonSchemaParser).
+
+lm-format-enforcer works on decoded *strings*: a character-level parser walks a prefix
+tree of the tokens' strings. The adapter gives it the vocabulary as its transformers
+integration does for a byte-level tokenizer (`build_token_enforcer_tokenizer_data`):
+every ordinary token (not special, not EOS) as (id, its bytes decoded as UTF-8 with
+U+FFFD for what is not UTF-8, not a new-word token), a decoder that decodes the bytes of
+a list of ids the same way and drops the U+FFFD that an incomplete last character
+decodes to (the integration's `rstrip('�')`), and the vocabulary's EOS ids. So the
+parser sees the text of the tokens consumed so far, one character at a time, and a token
+whose bytes are not whole UTF-8 is offered to it as U+FFFD. The differences that follow
+from this reading, and from lm-format-enforcer's own choices, are declared below, each
+as a predicate that replays refimpl on lm-format-enforcer's reading of the text.
+
+The enforcer has no consume: it answers `get_allowed_tokens(sequence)` for a token
+sequence that extends one it has seen. The session keeps the sequence; a token is
+consumed iff the enforcer's mask allows it; EOS ends the output (the mask is then
+empty, as maskref's). The package's core needs neither torch nor transformers
+(`use_bitmask=False`; torch is imported only if present), only interegular, pydantic,
+pyyaml and packaging.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence
+
+from refimpl import Grammar, Vocabulary
+from refimpl.recognizer import Recognizer
+
+from ..core import Backend, Divergence, KnownDifference, Session, _valid_utf8, all_differing, compiled
+from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
+
+REPLACEMENT = "\ufffd"
+
+
+def token_string(data: bytes) -> str:
+    """The string lm-format-enforcer is given for a token: its bytes as UTF-8, each
+    maximal invalid part U+FFFD (Python's and HF's `errors="replace"`).
+
+    >>> token_string(b"a"), token_string(b"\\xc3"), token_string(b"\\xc3\\xa9"), token_string(b"a\\xffb")
+    ('a', '\\ufffd', 'é', 'a\\ufffdb')
+    """
+    return data.decode("utf-8", "replace")
+
+
+def decoded_text(data: bytes) -> str:
+    """The decoder's answer for a list of tokens whose bytes are `data`: `token_string`
+    without the U+FFFDs at its end (an incomplete last character decodes to nothing yet,
+    as the transformers integration's `_decode_function` does).
+
+    >>> decoded_text(b"a\\xc3"), decoded_text(b"a\\xc3\\xa9"), decoded_text(b"\\xffa")
+    ('a', 'aé', '\\ufffda')
+    """
+    return token_string(data).rstrip(REPLACEMENT)
+
+
+# ----------------------------------------------------------------------------- lm-format-enforcer's reading, on refimpl
+
+#: interegular's \\d, \\w, \\s (ASCII), as classes of maskref's dialect, outside and inside [...]
+_ASCII_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t\\n\\x0b\\x0c\\r "}
+
+
+def ascii_classes(regex: str) -> Optional[str]:
+    """The regex with interegular's ASCII meaning of \\d \\w \\s \\D \\W \\S written out
+    (maskref's are Unicode); None where that cannot be written (\\D inside a class).
+
+    >>> ascii_classes(r"\\d+[\\w.]\\S"), ascii_classes(r"\\\\d"), ascii_classes(r"[\\D]")
+    ('[0-9]+[0-9A-Za-z_.][^\\\\t\\\\n\\\\x0b\\\\x0c\\\\r ]', '\\\\\\\\d', None)
+    """
+    out: List[str] = []
+    i, in_class = 0, False
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\" and i + 1 < len(regex):
+            e = regex[i + 1]
+            if e.lower() in _ASCII_CLASSES:
+                body = _ASCII_CLASSES[e.lower()]
+                if in_class:
+                    if e.isupper():
+                        return None
+                    out.append(body)
+                else:
+                    out.append("[%s%s]" % ("^" if e.isupper() else "", body))
+            else:
+                out.append(regex[i:i + 2])
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+            out.append(c)
+            if regex[i + 1:i + 2] == "^":
+                out.append("^")
+                i += 1
+            if regex[i + 1:i + 2] == "]":
+                out.append("]")
+                i += 1
+        elif c == "]" and in_class:
+            in_class = False
+            out.append(c)
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def tokenizer_alphabet(vocab: Vocabulary) -> FrozenSet[str]:
+    """The characters that begin some ordinary token's string: lm-format-enforcer's
+    alphabet, the only characters its `.` and negated classes produce while walking its
+    prefix tree (TokenEnforcerTokenizerData.tokenizer_alphabet, RegexParser's
+    anything_else_characters)."""
+    key = "_lmfe_alphabet"
+    cached = vocab.__dict__.get(key)
+    if cached is None:
+        cached = vocab.__dict__[key] = frozenset(
+            token_string(b)[0] for t, b in enumerate(vocab.tokens)
+            if b and t not in vocab.special_token_ids and t not in vocab.eos_token_ids)
+    return cached
+
+
+def named_characters(regex: str) -> FrozenSet[str]:
+    """The characters interegular's automaton of the regex names one by one (the others
+    are its `anything_else`)."""
+    import interegular
+    from interegular.fsm import anything_else
+
+    return frozenset(c for c in interegular.parse_pattern(regex).to_fsm().alphabet.keys() if c != anything_else)
+
+
+def _alive(spec: GrammarSpec, data: bytes) -> Optional[Recognizer]:
+    """refimpl's recognizer after `data`, or None where the grammar cannot go on."""
+    g = compiled(spec)
+    r = Recognizer(g.compiled, g.limits)
+    return r if r.consume_bytes(data) else None
+
+
+def regex_reading(d: Divergence, ascii: bool = True, alphabet: bool = True) -> Optional[Callable[[int], bool]]:
+    """Which tokens lm-format-enforcer allows after the divergence's prefix, by refimpl
+    on its reading: the parser has read the decoded text (`decoded_text`), a token is
+    offered as its string (`token_string`, an empty one always allowed), with `ascii`
+    interegular's ASCII classes, with `alphabet` no character after a token's first that
+    is outside the tokenizer alphabet and not named by the regex; EOS where the regex
+    accepts the text or is dead on it (RegexParser.can_end). None where the regex cannot
+    be read so."""
+    regex: Optional[str] = d.grammar.source
+    if d.grammar.kind != "regex" or regex is None:
+        return None
+    if ascii:
+        regex = ascii_classes(regex)
+        if regex is None:
+            return None
+    spec = GrammarSpec("regex", regex)
+    text = decoded_text(d.text()).encode("utf-8")
+    state = _alive(spec, text)
+    letters = tokenizer_alphabet(d.vocab)
+    named = named_characters(d.grammar.source) if alphabet else frozenset()
+
+    def allows(t: int) -> bool:
+        if t in d.vocab.eos_token_ids:
+            return state is None or state.is_accepting()
+        s = token_string(d.vocab.tokens[t])
+        if not s:
+            return True
+        if state is None or (alphabet and any(c not in letters and c not in named for c in s[1:])):
+            return False
+        return _alive(spec, text + s.encode("utf-8")) is not None
+
+    return allows
+
+
+def _explains(d: Divergence, allows: Optional[Callable[[int], bool]]) -> bool:
+    """Does `allows` answer as the peer did for every differing token?"""
+    if allows is None or d.error is not None or d.refused is not None or not d.differing() or d.after_eos:
+        return False
+    return all(allows(t) for t in d.only_backend) and not any(allows(t) for t in d.only_refimpl)
+
+
+def _not_whole_utf8(d: Divergence) -> bool:
+    return not _valid_utf8(d.text()) or any(not _valid_utf8(d.vocab.tokens[t]) for t in d.differing())
+
+
+def _regex_decoded(d: Divergence) -> bool:
+    """The text or a differing token is not whole UTF-8, and lm-format-enforcer's reading
+    (regex_reading) explains every differing token."""
+    return d.grammar.kind == "regex" and _not_whole_utf8(d) and _explains(d, regex_reading(d))
+
+
+def _regex_ascii(d: Divergence) -> bool:
+    """All UTF-8; the reading explains the differing tokens only with ASCII classes."""
+    return (d.grammar.kind == "regex" and not _not_whole_utf8(d) and _explains(d, regex_reading(d))
+            and not _explains(d, regex_reading(d, ascii=False)))
+
+
+def _regex_alphabet(d: Divergence) -> bool:
+    """All UTF-8; the reading explains the differing tokens only with the tokenizer
+    alphabet."""
+    return (d.grammar.kind == "regex" and not _not_whole_utf8(d) and _explains(d, regex_reading(d))
+            and not _explains(d, regex_reading(d, alphabet=False)))
+
+
+# ----------------------------------------------------------------------------- known differences
+
+
+EMPTY_TOKEN = KnownDifference(
+    "empty-token", "semantic",
+    "lm-format-enforcer allows a token that decodes to the empty string in every state (it sits at "
+    "the root of its prefix tree); maskref never allows empty tokens (docs/semantics.md)",
+    lambda d: all_differing(d, lambda data: data == b""),
+)
+DECODED_STRINGS = KnownDifference(
+    "decoded-strings", "semantic",
+    "lm-format-enforcer matches decoded text, not bytes: a token that is not whole UTF-8 is offered "
+    "to its parser as U+FFFD (and the bytes of a character split over tokens reach it only once "
+    "complete), so such tokens are allowed where the grammar allows U+FFFD there and refused where "
+    "maskref lets them start or finish a character; the differing tokens are exactly those refimpl "
+    "answers differently on that reading",
+    _regex_decoded,
+)
+ASCII_CLASSES = KnownDifference(
+    "ascii-classes", "semantic",
+    "lm-format-enforcer's regexes are interegular's: \\d, \\w and \\s are ASCII (maskref's, Rust "
+    "regex's, are Unicode)",
+    _regex_ascii,
+)
+TOKENIZER_ALPHABET = KnownDifference(
+    "tokenizer-alphabet", "semantic",
+    "lm-format-enforcer's `.` and negated classes produce only characters of its alphabet, the "
+    "characters that begin some token: a token holding, after its first character, a character "
+    "that begins no token and that the regex does not name is refused",
+    _regex_alphabet,
+)
+
+
+# ----------------------------------------------------------------------------- the backend
+
+
+class _Problems(logging.Handler):
+    """Records the enforcer's log: when its parser raises, it logs "Unknown
+    LMFormatEnforcer Problem" and allows only EOS (TokenEnforcer._compute_allowed_tokens);
+    the session reports that as its note. Installed on the root logger, it also keeps
+    logging.basicConfig from printing the traceback."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: List[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage().splitlines()[0]
+        if record.exc_info and record.exc_info[1] is not None:
+            text += " (%s: %s)" % (type(record.exc_info[1]).__name__, record.exc_info[1])
+        self.messages.append(text)
+
+
+_PROBLEMS = _Problems()
+
+
+class LmfeSession(Session):
+    """The token sequence so far and the enforcer that answers for it."""
+
+    def __init__(self, enforcer: Any, n_tokens: int, eos: Sequence[int]) -> None:
+        if _PROBLEMS not in logging.getLogger().handlers:
+            logging.getLogger().addHandler(_PROBLEMS)
+        self.enforcer = enforcer
+        self.n = n_tokens
+        self.eos = set(eos)
+        self.sequence: List[int] = []
+        self.ended = False
+
+    def allowed(self) -> List[int]:
+        del _PROBLEMS.messages[:]
+        out = list(self.enforcer.get_allowed_tokens(self.sequence).allowed_tokens)
+        self.note = "parser-error: " + _PROBLEMS.messages[0] if _PROBLEMS.messages else None
+        return out
+
+    def mask(self) -> bytes:
+        if self.ended:
+            return bytes(bitmask_len(self.n))
+        return bitmask_from_ids(self.allowed(), self.n)
+
+    def consume(self, token: int) -> bool:
+        if self.ended or token not in self.allowed():
+            return False
+        if token in self.eos:
+            self.ended = True
+        else:
+            self.sequence.append(token)
+        return True
+
+
+class LmFormatEnforcerBackend(Backend):
+    """lm-format-enforcer's TokenEnforcer for regexes and JSON schemas."""
+
+    name = "lm-format-enforcer"
+    description = "lm-format-enforcer TokenEnforcer (RegexParser, JsonSchemaParser) on the tokens' decoded strings"
+    kinds = ("regex", "json_schema")
+
+    def __init__(self) -> None:
+        self._data: Dict[str, Any] = {}
+        self.known_differences = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET)
+
+    def unavailable_reason(self) -> Optional[str]:
+        try:
+            import lmformatenforcer  # noqa: F401
+        except ImportError as e:
+            return "lm-format-enforcer is not importable (%s): pip install lm-format-enforcer" % e
+        return None
+
+    def version(self) -> str:
+        from importlib.metadata import version
+
+        return "lm-format-enforcer %s" % version("lm-format-enforcer")
+
+    def prepare(self, vocab: Vocabulary) -> None:
+        """Build the tokenizer data (its prefix tree) before a session's process is forked."""
+        self.tokenizer_data(vocab)
+
+    def tokenizer_data(self, vocab: Vocabulary) -> Any:
+        """lm-format-enforcer's TokenEnforcerTokenizerData for the vocabulary (see the module
+        docstring)."""
+        key = vocab_hash(vocab)
+        data = self._data.get(key)
+        if data is None:
+            from lmformatenforcer import TokenEnforcerTokenizerData
+
+            tokens = vocab.tokens
+            regular = [(t, token_string(b), False) for t, b in enumerate(tokens)
+                       if t not in vocab.special_token_ids and t not in vocab.eos_token_ids]
+
+            def decode(ids: List[int]) -> str:
+                return decoded_text(b"".join(tokens[t] for t in ids))
+
+            if len(self._data) > 8:
+                self._data.clear()
+            data = self._data[key] = TokenEnforcerTokenizerData(regular, decode, list(vocab.eos_token_ids),
+                                                                False, len(tokens))
+        return data
+
+    def parser(self, spec: GrammarSpec) -> Any:
+        """The character-level parser for a spec (NotSupported where lm-format-enforcer has
+        none, or refuses the grammar)."""
+        from lmformatenforcer import JsonSchemaParser, RegexParser
+
+        try:
+            if spec.kind == "regex":
+                return RegexParser(spec.source)
+            if spec.kind == "json_schema":
+                if spec.options:
+                    raise NotSupported("lm-format-enforcer has no options %s" % sorted(spec.options))
+                return JsonSchemaParser(spec.schema)
+        except NotSupported:
+            raise
+        except Exception as e:  # interegular's and pydantic's errors for what they cannot read
+            raise NotSupported("lm-format-enforcer cannot compile the %s: %s: %s" % (
+                spec.kind, type(e).__name__, str(e).splitlines()[0][:160] if str(e) else "")) from e
+        raise NotSupported("lm-format-enforcer has no %s grammars" % spec.kind)
+
+    def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        if spec.kind not in self.kinds:
+            raise NotSupported("lm-format-enforcer has no %s grammars" % spec.kind)
+        if not vocab.eos_token_ids:
+            raise NotSupported("lm-format-enforcer needs an EOS token")
+        from lmformatenforcer import TokenEnforcer
+
+        enforcer = TokenEnforcer(self.tokenizer_data(vocab), self.parser(spec))
+        return LmfeSession(enforcer, len(vocab), vocab.eos_token_ids)

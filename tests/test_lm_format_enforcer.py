@@ -1,0 +1,76 @@
+"""lm-format-enforcer's TokenEnforcer as a conformance backend
+(conformance/adapters/lm_format_enforcer.py): its vocabulary, the suite's regex and JSON
+schema vectors, and each known difference's predicate on a constructed divergence (it
+recognises the difference and rejects a near miss)."""
+import pathlib
+
+import pytest
+
+pytest.importorskip("lmformatenforcer")
+
+from conformance.adapters.lm_format_enforcer import LmFormatEnforcerBackend, token_string  # noqa: E402
+from conformance.core import Divergence  # noqa: E402
+from conformance.isolation import Isolated  # noqa: E402
+from conformance.runner import check_vector  # noqa: E402
+from conformance.vectors import GrammarSpec, load_builtin, read_vectors, record  # noqa: E402
+from refimpl import Vocabulary  # noqa: E402
+
+SUITE = pathlib.Path(__file__).parent.parent / "conformance" / "suite"
+BACKEND = LmFormatEnforcerBackend()
+# a (first UTF-8 byte of é), b (its second), é, 1, ٣ (an Arabic-Indic digit), x, xé, empty, EOS
+VOCAB = Vocabulary([b"a", b"\xc3", b"\xa9", b"\xc3\xa9", b"1", "\u0663".encode(), b"x", b"x\xc3\xa9", b"", b"</s>"],
+                   eos_token_ids=[9])
+NO_E = Vocabulary([b"a", b"x", b"x\xc3\xa9", b"</s>"], eos_token_ids=[3])  # no token begins with é
+
+
+def known(spec, vocab, prefix=(), only_backend=(), only_refimpl=()):
+    d = Divergence(spec, vocab, list(prefix), len(prefix), list(only_backend), list(only_refimpl))
+    k = BACKEND.classify(d)
+    return k.name if k else None
+
+
+@pytest.mark.parametrize("name", ["bytes", "gpt2"])
+def test_the_enforcer_is_given_the_tokens_strings(name):
+    vocab = load_builtin(name)
+    data = BACKEND.tokenizer_data(vocab)
+    assert data.eos_token_id == list(vocab.eos_token_ids)
+    assert {t: s for t, s, _ in data.regular_tokens} == {
+        t: token_string(b) for t, b in enumerate(vocab.tokens) if t not in vocab.special_token_ids}
+    a, lead, tail = (vocab.tokens.index(b) for b in (b"a", b"\xc3", b"\xa9"))
+    assert data.decoder([a, lead]) == "a" and data.decoder([a, lead, tail]) == "a\u00e9"
+
+
+@pytest.mark.parametrize("suite", ["regex.jsonl"])
+def test_the_suites_vectors(suite):
+    """Every vector agrees, differs only as declared, or is one lm-format-enforcer refuses."""
+    backend, statuses = Isolated(LmFormatEnforcerBackend(), timeout=60), set()
+    for _, _, vector in read_vectors(str(SUITE / suite)):
+        if vector.vocab.name == "gpt2" and vector.id.endswith("random"):
+            continue  # keeps the test short; the bytes vocabulary's random paths stay
+        result = check_vector(backend, vector)
+        assert result.status in ("agree", "known", "unsupported"), (vector.id, result.divergence)
+        statuses.add(result.status)
+    assert {"agree", "known"} <= statuses
+
+
+def test_a_whole_session_through_the_child_process():
+    spec = GrammarSpec("regex", "a+1")
+    result = check_vector(Isolated(LmFormatEnforcerBackend(), timeout=30),
+                          record(spec.compile(), spec, VOCAB, [0, 0, 4], "t", [], "test"))
+    assert result.status == "known" and result.known == ["empty-token"]
+
+
+@pytest.mark.parametrize("regex, vocab, prefix, only_backend, only_refimpl, expected", [
+    ("a+", VOCAB, [], [8], [], "empty-token"),
+    ("a+", VOCAB, [], [8, 0], [], None),  # a is refimpl's too: not only the empty token
+    ("\u00e9+", VOCAB, [], [], [1], "decoded-strings"),  # \xc3 is offered as U+FFFD
+    ("\u00e9+", VOCAB, [], [], [3], None),  # é itself: lm-format-enforcer allows it
+    ("(?s).+", VOCAB, [1], [0], [], "decoded-strings"),  # after \xc3 its parser has read nothing yet
+    ("(?s).+", VOCAB, [0], [0], [], None),  # after a: a is allowed by both
+    ("\\d", VOCAB, [], [], [5], "ascii-classes"),
+    ("[0-9\u0663]", VOCAB, [], [], [5], None),
+    (".+", NO_E, [], [], [2], "tokenizer-alphabet"),  # é begins no token
+    ("(x\u00e9)+", NO_E, [], [], [2], None),  # the regex names é
+])
+def test_regex_differences(regex, vocab, prefix, only_backend, only_refimpl, expected):
+    assert known(GrammarSpec("regex", regex), vocab, prefix, only_backend, only_refimpl) == expected
