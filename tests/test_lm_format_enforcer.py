@@ -74,3 +74,26 @@ def test_a_whole_session_through_the_child_process():
 ])
 def test_regex_differences(regex, vocab, prefix, only_backend, only_refimpl, expected):
     assert known(GrammarSpec("regex", regex), vocab, prefix, only_backend, only_refimpl) == expected
+
+
+PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+          "required": ["name", "age"]}
+
+
+@pytest.mark.parametrize("schema, text, only_backend, only_refimpl, expected", [
+    ({"type": "integer"}, "1", [b"e"], [], "number-grammar"),  # lm-format-enforcer's integers take exponents
+    ({"type": "integer"}, "1", [b"x"], [], None),
+    ({"type": "number"}, "0", [], [b"."], "number-grammar"),  # nothing after 0
+    ({"type": "number"}, "1", [], [b"."], None),
+    (PERSON, '{"', [b"a"], [], "any-key-order"),  # "age" first
+    (PERSON, '{"', [b"x"], [], None),
+    ({"type": "array"}, "", [b" "], [], "json-reading"),  # whitespace before the value
+    ({"type": "array"}, "", [b"\t", b"x"], [], None),
+    ({"type": "string"}, '"', [b"\x01"], [], "control-characters-in-strings"),
+    ({"type": "string"}, "", [b"\x01"], [], None),
+])
+def test_json_differences(schema, text, only_backend, only_refimpl, expected):
+    vocab = load_builtin("bytes")
+    prefix = list(text.encode())
+    ids = [[vocab.tokens.index(b) for b in side] for side in (only_backend, only_refimpl)]
+    assert known(GrammarSpec("json_schema", schema=schema), vocab, prefix, *ids) == expected

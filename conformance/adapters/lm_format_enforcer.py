@@ -23,6 +23,7 @@ pyyaml and packaging.
 """
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence
 
@@ -169,6 +170,239 @@ def regex_reading(d: Divergence, ascii: bool = True, alphabet: bool = True) -> O
     return allows
 
 
+#: keywords lm-format-enforcer's JsonSchemaParser does not enforce (get_parser never reads them)
+IGNORED_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format",
+                    "minProperties", "maxProperties", "uniqueItems")
+#: whitespace lm-format-enforcer allows in a row (CharacterLevelParserConfig.max_consecutive_whitespaces)
+MAX_WHITESPACE = 12
+MAX_ARRAY = 20  # max_json_array_length: the arrays' maxItems unless the schema says otherwise
+
+
+def json_reading_schema(schema: Any) -> Any:
+    """The schema as lm-format-enforcer enforces it, for refimpl: the ignored keywords
+    dropped; an object with `properties` closed (it offers no other key), one without
+    open to any key (with `additionalProperties` as their schema when it is a schema);
+    arrays at most 20 items unless maxItems says otherwise or minItems is at least 20.
+
+    >>> json_reading_schema({"type": "array", "items": {"type": "integer", "minimum": 0}})
+    {'type': 'array', 'items': {'type': 'integer'}, 'maxItems': 20}
+    """
+    out = json.loads(json.dumps(schema))
+    todo = [out]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, list):
+            todo.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        for k in IGNORED_KEYWORDS:
+            node.pop(k, None)
+        if "properties" in node:
+            node["additionalProperties"] = False
+        elif node.get("type") == "object" and not isinstance(node.get("additionalProperties"), dict):
+            node.pop("additionalProperties", None)
+        if node.get("type") == "array" and "maxItems" not in node and node.get("minItems", 0) < MAX_ARRAY:
+            node["maxItems"] = MAX_ARRAY
+        todo.extend(v for k, v in node.items() if k not in ("enum", "const", "required"))
+    return out
+
+
+def json_reading(d: Divergence) -> Optional[Callable[[int], bool]]:
+    """Which tokens lm-format-enforcer allows after the divergence's prefix, by refimpl
+    on its reading of a JSON schema: the decoded text and the tokens' strings (as for
+    regexes), the schema as json_reading_schema gives it, and whitespace as its
+    JsonSchemaParser allows it: up to 12 of space, tab, newline and carriage return in a
+    row between tokens, before the value and after it."""
+    if d.grammar.kind != "json_schema" or d.grammar.options:
+        return None
+    schema = json_reading_schema(d.grammar.schema)
+    if isinstance(schema, dict):
+        schema.setdefault("x-guidance", {})["whitespace_pattern"] = "[ \\t\\n\\r]{0,%d}" % MAX_WHITESPACE
+    lark = "start: WS? %%json %s WS?\nWS: /[ \\t\\n\\r]{1,%d}/\n" % (json.dumps(schema), MAX_WHITESPACE)
+    spec = GrammarSpec("lark", lark)
+    text = decoded_text(d.text()).encode("utf-8")
+    state = _alive(spec, text)
+
+    def allows(t: int) -> bool:
+        if t in d.vocab.eos_token_ids:
+            return state is None or state.is_accepting()
+        s = token_string(d.vocab.tokens[t])
+        if not s:
+            return True
+        return state is not None and _alive(spec, text + s.encode("utf-8")) is not None
+
+    return allows
+
+
+def _json_reading(d: Divergence) -> bool:
+    return _explains(d, json_reading(d))
+
+
+def _key_orders(schema: Any, limit: int = 120) -> List[Any]:
+    """The schema with the properties of its objects in every order (all combinations,
+    at most `limit` of them; none beyond)."""
+    import itertools
+
+    objects: List[Dict[str, Any]] = []
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, list):
+            todo.extend(node)
+        elif isinstance(node, dict):
+            if isinstance(node.get("properties"), dict) and len(node["properties"]) > 1:
+                objects.append(node)
+            todo.extend(v for k, v in node.items() if k not in ("enum", "const", "required"))
+    orders = [list(itertools.permutations(o["properties"].items())) for o in objects]
+    total = 1
+    for o in orders:
+        total *= len(o)
+    if total > limit:
+        return []
+    out = []
+    for choice in itertools.product(*orders):
+        for o, items in zip(objects, choice):
+            o["properties"] = dict(items)
+        out.append(json.loads(json.dumps(schema)))
+    return out
+
+
+def _any_key_order(d: Divergence) -> bool:
+    """Only lm-format-enforcer allows the differing tokens, and each is allowed by refimpl
+    on its reading (json_reading) of the schema with the properties in some other order."""
+    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_backend or d.grammar.options:
+        return False
+    readings = []
+    for variant in _key_orders(json_reading_schema(d.grammar.schema)):
+        readings.append(json_reading(Divergence(GrammarSpec("json_schema", schema=variant), d.vocab, d.prefix,
+                                                d.step, d.only_backend, d.only_refimpl)))
+    return bool(readings) and _explains_some(d, readings)
+
+
+def _explains_some(d: Divergence, readings: List[Optional[Callable[[int], bool]]]) -> bool:
+    return (d.error is None and d.refused is None and not d.after_eos
+            and all(any(r is not None and r(t) for r in readings) for t in d.only_backend))
+
+
+_NUMBER_CHARS = "-+.0123456789eE"
+#: JSON numbers (RFC 8259), the integers among them, and lm-format-enforcer's numbers
+#: (NumberParsingState): after 0 nothing, after -0 only a fraction, a fraction may be
+#: empty before an exponent, and integers take exponents (and -0's fraction)
+JSON_NUMBER = "-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?"
+JSON_INTEGER = "-?(0|[1-9][0-9]*)"
+_EXP = "[eE][+-]?[0-9]+"
+LMFE_NUMBER = "0|-0(\\.[0-9]*%s|\\.[0-9]+)?|-?[1-9][0-9]*((\\.[0-9]*)?%s|\\.[0-9]+)?" % (_EXP, _EXP)
+LMFE_INTEGER = "0|-0(\\.[0-9]*%s|\\.[0-9]+)?|-?[1-9][0-9]*(%s)?" % (_EXP, _EXP)
+
+
+def _number_prefix(regex: str, text: str) -> bool:
+    return _alive(GrammarSpec("regex", regex), text.encode()) is not None
+
+
+def _number_run(text: str) -> str:
+    """The number the text ends inside: its longest suffix of number characters that
+    begins with a digit or a minus sign (empty if none)."""
+    i = len(text)
+    while i > 0 and text[i - 1] in _NUMBER_CHARS:
+        i -= 1
+    run = text[i:]
+    while run and run[0] not in "-0123456789":
+        run = run[1:]
+    return run
+
+
+def _number_grammar(d: Divergence) -> bool:
+    """The text ends inside a number, and every differing token continues it with number
+    characters: only lm-format-enforcer allows it where the run is a prefix of its numbers
+    but not of a JSON integer (the token is all number characters), only refimpl where
+    the run is a prefix of a JSON number but not of lm-format-enforcer's."""
+    if d.grammar.kind != "json_schema" or d.error is not None or d.refused is not None or d.after_eos:
+        return False
+    run = _number_run(decoded_text(d.text()))
+    if not run or not d.differing():
+        return False
+    for t in d.differing():
+        s = token_string(d.vocab.tokens[t]) if t not in d.vocab.eos_token_ids else ""
+        k = 0
+        while k < len(s) and s[k] in _NUMBER_CHARS:
+            k += 1
+        number = run + s[:k]
+        lmfe = _number_prefix(LMFE_NUMBER, number) or _number_prefix(LMFE_INTEGER, number)
+        if t in d.only_backend and not (k and k == len(s) and lmfe and not _number_prefix(JSON_INTEGER, number)):
+            return False
+        if t in d.only_refimpl and not (k and _number_prefix(JSON_NUMBER, number) and not lmfe):
+            return False
+    return True
+
+
+def _reading_lark(schema: Any) -> str:
+    schema = json_reading_schema(schema)
+    if isinstance(schema, dict):
+        schema.setdefault("x-guidance", {})["whitespace_pattern"] = "[ \\t\\n\\r]{0,%d}" % MAX_WHITESPACE
+    return "start: WS? %%json %s WS?\nWS: /[ \\t\\n\\r]{1,%d}/\n" % (json.dumps(schema), MAX_WHITESPACE)
+
+
+def _allowed_with(d: Divergence, find: Callable[[str], bool], replace: Callable[[str], str]) -> bool:
+    """Only lm-format-enforcer allows the differing tokens; each one's string satisfies
+    `find`, and refimpl on lm-format-enforcer's reading allows it rewritten by `replace`
+    (what it holds replaced by é, which only a JSON string takes)."""
+    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_backend or d.grammar.options:
+        return False
+    if d.error is not None or d.refused is not None or d.after_eos:
+        return False
+    text = decoded_text(d.text()).encode("utf-8")
+    spec = GrammarSpec("lark", _reading_lark(d.grammar.schema))
+    for t in d.only_backend:
+        s = token_string(d.vocab.tokens[t])
+        if not find(s) or _alive(spec, text + replace(s).encode("utf-8")) is None:
+            return False
+    return True
+
+
+def _control_characters(d: Divergence) -> bool:
+    """Tokens holding U+0000-U+001F, allowed by refimpl's reading with them as é."""
+    return _allowed_with(d, lambda s: any(c < " " for c in s),
+                         lambda s: "".join("\u00e9" if c < " " else c for c in s))
+
+
+def _raw_del(d: Divergence) -> bool:
+    """Tokens holding U+007F, allowed by refimpl's reading with it as é."""
+    return _allowed_with(d, lambda s: "\x7f" in s, lambda s: s.replace("\x7f", "\u00e9"))
+
+
+def _slash_escape(d: Divergence) -> bool:
+    """Tokens holding the escape \\/, allowed by refimpl's reading with it as éé."""
+    return _allowed_with(d, lambda s: "\\/" in s, lambda s: s.replace("\\/", "\u00e9\u00e9"))
+
+
+def _quote_inside_token(d: Divergence) -> bool:
+    """Only refimpl allows the differing tokens; each has a quote after its first character
+    and before its last, and refimpl's reading of lm-format-enforcer allows it: a token
+    that ends a free string and goes on is never in lm-format-enforcer's free-text list
+    (JsonFreetextTokenCache) and its walk explores only tokens that begin with the quote."""
+    if d.grammar.kind != "json_schema" or d.only_backend or not d.only_refimpl:
+        return False
+    reading = json_reading(d)
+    if reading is None or d.error is not None or d.refused is not None or d.after_eos:
+        return False
+    return all('"' in token_string(d.vocab.tokens[t])[1:-1] and reading(t) for t in d.only_refimpl)
+
+
+def _escaped_length(d: Divergence) -> bool:
+    """Only refimpl allows the differing tokens, under a maxLength; each holds an escape
+    (so it is longer as text than as the string's characters), and refimpl's reading of
+    lm-format-enforcer allows it."""
+    if d.grammar.kind != "json_schema" or d.only_backend or not d.only_refimpl:
+        return False
+    if '"maxLength"' not in d.grammar.source:
+        return False
+    reading = json_reading(d)
+    if reading is None or d.error is not None or d.refused is not None or d.after_eos:
+        return False
+    return all("\\" in token_string(d.vocab.tokens[t]) and reading(t) for t in d.only_refimpl)
+
+
 def _explains(d: Divergence, allows: Optional[Callable[[int], bool]]) -> bool:
     """Does `allows` answer as the peer did for every differing token?"""
     if allows is None or d.error is not None or d.refused is not None or not d.differing() or d.after_eos:
@@ -222,6 +456,61 @@ ASCII_CLASSES = KnownDifference(
     "lm-format-enforcer's regexes are interegular's: \\d, \\w and \\s are ASCII (maskref's, Rust "
     "regex's, are Unicode)",
     _regex_ascii,
+)
+JSON_READING = KnownDifference(
+    "json-reading", "semantic",
+    "lm-format-enforcer's JSON: up to 12 whitespace characters in a row between tokens and also "
+    "before and after the value; minimum, maximum, exclusiveMinimum/Maximum, multipleOf, format, "
+    "min/maxProperties and uniqueItems not enforced; objects with properties closed, objects without "
+    "open whatever additionalProperties says; arrays of at most 20 items unless the schema bounds "
+    "them; the differing tokens are exactly those refimpl answers differently on that reading "
+    "(json_reading)",
+    _json_reading,
+)
+ANY_KEY_ORDER = KnownDifference(
+    "any-key-order", "semantic",
+    "lm-format-enforcer lets an object's properties come in any order; maskref (as llguidance) "
+    "in the schema's order",
+    _any_key_order,
+)
+NUMBER_GRAMMAR = KnownDifference(
+    "number-grammar", "peer-bug",
+    "lm-format-enforcer's numbers are not JSON's: after 0 it allows nothing (0.5 and 0e1 cannot be "
+    "written), after -0 only a fraction, a fraction may be empty before an exponent (1.e5), and "
+    "integers take exponents (1e5) and -0's fraction (-0.5)",
+    _number_grammar,
+)
+CONTROL_CHARACTERS = KnownDifference(
+    "control-characters-in-strings", "peer-bug",
+    "lm-format-enforcer allows raw control characters U+0000-U+001F inside JSON strings (JSON "
+    "requires them escaped)",
+    _control_characters,
+)
+RAW_DEL = KnownDifference(
+    "raw-del-in-strings", "semantic",
+    "lm-format-enforcer allows a raw U+007F in JSON strings, as JSON does; maskref (as llguidance) "
+    "wants it escaped",
+    _raw_del,
+)
+SLASH_ESCAPE = KnownDifference(
+    "slash-escape", "semantic",
+    "lm-format-enforcer allows the escape \\/ in JSON strings, as JSON does; maskref's default "
+    "json_allowed_escapes (llguidance's) leave it out",
+    _slash_escape,
+)
+QUOTE_INSIDE_TOKEN = KnownDifference(
+    "quote-inside-token", "peer-bug",
+    "lm-format-enforcer never allows a token that closes a free-text JSON string and goes on (`.\",` "
+    "after `{\"name\": \"`): its free-text token list leaves out tokens with a quote before their "
+    "end, and its walk explores only tokens that begin with the quote",
+    _quote_inside_token,
+)
+ESCAPED_LENGTH = KnownDifference(
+    "escaped-length", "peer-bug",
+    "lm-format-enforcer counts a string's maxLength in characters of its escaped text (`\\\\` is "
+    "two), JSON Schema in characters of the string: a token with escapes is refused where the "
+    "string would still fit",
+    _escaped_length,
 )
 TOKENIZER_ALPHABET = KnownDifference(
     "tokenizer-alphabet", "semantic",
@@ -297,7 +586,9 @@ class LmFormatEnforcerBackend(Backend):
 
     def __init__(self) -> None:
         self._data: Dict[str, Any] = {}
-        self.known_differences = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET)
+        self.known_differences = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET,
+                                  JSON_READING, ANY_KEY_ORDER, NUMBER_GRAMMAR, CONTROL_CHARACTERS,
+                                  RAW_DEL, SLASH_ESCAPE, QUOTE_INSIDE_TOKEN, ESCAPED_LENGTH)
 
     def unavailable_reason(self) -> Optional[str]:
         try:
