@@ -171,6 +171,11 @@ def _tcfg_negated_ranges(source: str, offset: int) -> Tuple[Tuple[int, int], ...
     return tuple(alt.buffer_elements[0].ranges)
 
 
+def _latin1(n: Node, source: str) -> Optional[Node]:
+    """Both `.` and `[^...]` as the peer reads them up to U+00FF."""
+    return _dot_latin1(n, source) or _negated_latin1(n, source)
+
+
 def _negated_range_end(n: Node, source: str) -> Optional[Node]:
     """In `[^a-z]` transformers-cfg excludes a..y: the last character of each negated range
     stays allowed (within its U+00FF limit, read as the other difference)."""
@@ -229,8 +234,9 @@ def _read_grammar(spec: GrammarSpec, reading: str) -> Optional[Grammar]:
     return _READ_GRAMMARS[key]
 
 
-GRAMMAR_READINGS: Dict[str, Rewrite] = {"dot-no-newline": _dot_no_newline, "dot-latin1": _dot_latin1,
-                                        "negated-latin1": _negated_latin1, "negated-range-end": _negated_range_end}
+GRAMMAR_READINGS: Dict[str, Rewrite] = {
+    "dot-no-newline": _dot_no_newline, "dot-latin1": _dot_latin1, "negated-latin1": _negated_latin1,
+    "latin1": _latin1, "negated-range-end": _negated_range_end}
 
 
 def _pending(data: bytes) -> Optional[int]:
@@ -317,9 +323,12 @@ def _peer_answers(d: Divergence, g: Grammar) -> List[bool]:
 
 
 def _bytes_as_characters(d: Divergence) -> bool:
-    """In byte mode, the peer's mask reads each byte of a token as one character: refimpl
-    on the grammar, reading the tokens so, gives the peer's answer for every differing
-    token, each of which has a byte above 0x7F."""
+    """A refused token: see _refused_by_its_classes. Else: in byte mode, the peer's mask
+    reads each byte of a token as one character: refimpl on the grammar, reading the
+    tokens so, gives the peer's answer for every differing token, each of which has a
+    byte above 0x7F."""
+    if d.refused is not None:
+        return _refused_by_its_classes(d)
     if not _plain(d) or not _byte_mode(d.grammar):
         return False
     if any(t in d.vocab.eos_token_ids or all(b < 0x80 for b in d.vocab.tokens[t]) for t in d.differing()):
@@ -327,22 +336,61 @@ def _bytes_as_characters(d: Divergence) -> bool:
     return all(_peer_answers(d, compiled(d.grammar)))
 
 
+def _peer_decode(chunks: List[bytes]) -> Optional[Tuple[bytes, bool]]:
+    """The text as the peer's decoder reads it, chunk by chunk (its decode_utf8 checks the
+    continuation bytes only of a character begun in an earlier chunk): the complete
+    characters as UTF-8, and whether a partial character is pending; None on an error."""
+    from transformers_cfg.utf8_utils import PartialUTF8, decode_utf8
+
+    state, out = PartialUTF8(), []
+    for chunk in chunks:
+        cps, state = decode_utf8(bytes(chunk), state)
+        if cps == [0] and state.n_remain == -1 and chunk:
+            return None
+        out.extend(cps)
+    try:
+        return "".join(chr(c) for c in out).encode("utf-8"), state.n_remain > 0
+    except (UnicodeEncodeError, ValueError):
+        return None
+
+
 def _partial_at_end(d: Divergence) -> bool:
-    """Where the grammar may end, the peer allows any token whose bytes end in an
-    unfinished character (by its decoding), when the complete characters before it leave
-    the grammar at a possible end: an empty stack accepts a pending partial character."""
-    if not _plain(d) or _byte_mode(d.grammar) or d.only_refimpl:
+    """Where the complete characters leave the grammar at a possible end, the peer allows a
+    token after which a character is unfinished (as its decoder reads the bytes), and EOS
+    while one is: a finished stack accepts any pending partial character."""
+    if not _plain(d) or d.only_refimpl:
         return False
-    text = d.text()
+    chunks = [d.vocab.tokens[t] for t in d.prefix if t not in d.vocab.eos_token_ids]
     for t in d.only_backend:
-        data = text + d.vocab.tokens[t]
-        pending = _pending(data)
-        if t in d.vocab.eos_token_ids or not pending or pending > len(d.vocab.tokens[t]):
+        eos = t in d.vocab.eos_token_ids
+        if (not eos and _byte_mode(d.grammar)) or (eos and t != d.vocab.eos_token_ids[0]):
             return False
-        m = _matcher(compiled(d.grammar), d.vocab, data[:len(data) - pending])
+        read = _peer_decode(chunks if eos else chunks + [d.vocab.tokens[t]])
+        if read is None or not read[1]:
+            return False
+        m = _matcher(compiled(d.grammar), d.vocab, read[0])
         if m is None or not m.is_accepting():
             return False
     return True
+
+
+def _refused_by_its_classes(d: Divergence) -> bool:
+    """In byte mode the peer's mask allowed a token with a byte above 0x7F (each byte read as
+    a character, as refimpl reading it so confirms), and its consume, which decodes UTF-8,
+    refused it: refimpl refuses it too with `.` and `[^...]` read as the peer reads them
+    (stopping at U+00FF)."""
+    if d.error is not None or d.refused is None or not _byte_mode(d.grammar):
+        return False
+    t = d.refused
+    data = d.vocab.tokens[t]
+    if t in d.vocab.eos_token_ids or all(b < 0x80 for b in data):
+        return False
+    probe = Divergence(d.grammar, d.vocab, d.prefix, d.step, [t], [])
+    if not all(_peer_answers(probe, compiled(d.grammar))):
+        return False  # its mask would not have allowed it
+    g = _read_grammar(d.grammar, "latin1")
+    m = None if g is None else _matcher(g, d.vocab, d.text())
+    return m is not None and not m.consume_bytes(data)
 
 
 def _nul(d: Divergence) -> bool:
@@ -446,12 +494,16 @@ REPETITION = _diff("repetition-bounds", "peer-bug",
 BYTES_AS_CHARACTERS = _diff(
     "bytes-as-characters", "peer-bug",
     "when the grammar's text is ASCII, transformers-cfg's mask matches each byte of a token as one character "
-    "(U+0000-U+00FF), while consuming decodes UTF-8: e.g. `[^\\n]` allows the lone bytes 0x80-0xFF",
+    "(U+0000-U+00FF), while consuming decodes UTF-8: e.g. `[^\\n]` allows the lone bytes 0x80-0xFF, and "
+    "`[^a]` allows `€` (three characters to the mask), which its consume then refuses (U+20AC is above its "
+    "negated class's U+00FF)",
     _bytes_as_characters, ends_path=True)
 PARTIAL_AT_END = _diff(
     "partial-character-at-end", "peer-bug",
     "where the grammar may end, transformers-cfg allows any token ending in an unfinished UTF-8 character "
-    "(even C0 or F5-FF): a finished stack accepts every pending partial character",
+    "(even C0 or F5-FF, or `a\\xF0\\x9Fa`: its decoder does not check the continuation bytes of a character "
+    "begun in the same token), and EOS while a character is unfinished: a finished stack accepts every "
+    "pending partial character",
     _partial_at_end, ends_path=True)
 NUL = _diff("no-nul", "peer-bug",
             "transformers-cfg never consumes U+0000 (its UTF-8 decoder's error value); in byte mode its mask still "
