@@ -256,14 +256,14 @@ def _key_orders(schema: Any, limit: int = 120) -> List[Any]:
             todo.extend(v for k, v in node.items() if k not in ("enum", "const", "required"))
     orders = [list(itertools.permutations(o["properties"].items())) for o in objects]
     total = 1
-    for o in orders:
-        total *= len(o)
+    for permutations in orders:
+        total *= len(permutations)
     if total > limit:
         return []
     out = []
     for choice in itertools.product(*orders):
-        for o, items in zip(objects, choice):
-            o["properties"] = dict(items)
+        for obj, items in zip(objects, choice):
+            obj["properties"] = dict(items)
         out.append(json.loads(json.dumps(schema)))
     return out
 
