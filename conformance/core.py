@@ -156,6 +156,27 @@ def all_differing(d: Divergence, pred: Callable[[bytes], bool]) -> bool:
     return bool(ids) and d.error is None and d.refused is None and all(pred(d.vocab.tokens[t]) for t in ids)
 
 
+def answers_as(d: Divergence, grammar: Grammar) -> bool:
+    """Is the divergence a mask difference on which the peer answers, token by token, as
+    refimpl does on `grammar` (the peer's own reading of the vector)? Every token only the
+    peer allows is allowed there, and no token only refimpl allows; EOS where that grammar
+    accepts the text so far."""
+    if d.error is not None or d.refused is not None or d.after_eos or not d.differing():
+        return False
+    from refimpl.recognizer import Recognizer
+
+    prefix = d.text()
+
+    def allowed(t: int) -> bool:
+        r = Recognizer(grammar.compiled, grammar.limits)
+        if t in d.vocab.eos_token_ids:
+            return r.consume_bytes(prefix) and r.is_accepting()
+        data = d.vocab.tokens[t]
+        return bool(data) and r.consume_bytes(prefix + data)
+
+    return all(allowed(t) for t in d.only_backend) and not any(allowed(t) for t in d.only_refimpl)
+
+
 _COMPILED: Dict[str, Grammar] = {}
 
 

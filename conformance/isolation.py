@@ -4,8 +4,9 @@ A native engine that loops forever holds the interpreter (and the GIL) with it, 
 thread can time it out, and a campaign would stop there. `Isolated(backend)` runs each
 session of `backend` in a forked child process and waits at most `timeout` seconds for
 every start, mask and consume; a child that does not answer in time is killed and the
-call raises `PeerTimeout` — a finding like any crash (the runner and the fuzzer report
-it as a divergence with an error), which an adapter may declare as a known difference.
+call raises `PeerTimeout`, and a child that dies (a segmentation fault, an abort) makes it
+raise `PeerCrash` — findings like any exception (the runner and the fuzzer report them as
+a divergence with an error), which an adapter may declare as known differences.
 
 >>> from conformance.adapters.refimpl import OracleBackend
 >>> from conformance.vectors import GrammarSpec, load_builtin
@@ -27,6 +28,10 @@ from .vectors import GrammarSpec, NotSupported
 
 class PeerTimeout(RuntimeError):
     """The peer did not answer within the time allowed."""
+
+
+class PeerCrash(RuntimeError):
+    """The peer's process died (a segmentation fault, an abort) during a call."""
 
 
 def _serve(backend: Backend, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar], conn: Any) -> None:
@@ -62,7 +67,12 @@ class IsolatedSession(Session):
         if not self.conn.poll(self.timeout):
             self.close()
             raise PeerTimeout("no answer to %s within %g s" % (what, self.timeout))
-        status, value = self.conn.recv()
+        try:
+            status, value = self.conn.recv()
+        except EOFError:
+            self.process.join()
+            self.close()
+            raise PeerCrash("the peer's process died during %s (exit code %s)" % (what, self.process.exitcode)) from None
         if status == "unsupported":
             raise NotSupported(value)
         if status == "error":
@@ -116,6 +126,8 @@ class Isolated(Backend):
         return self.inner.classify(d)
 
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        if spec.kind not in self.kinds:
+            raise NotSupported("%s has no %s grammars" % (self.name, spec.kind))
         prepare = getattr(self.inner, "prepare", None)
         if prepare is not None:
             prepare(vocab)  # built once here, inherited by every child

@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional
 
 from refimpl import Grammar, Vocabulary
 
-from ..core import Backend, Divergence, KnownDifference, Session, all_differing, compiled
+from ..core import Backend, Divergence, KnownDifference, Session, all_differing, answers_as, compiled
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 
 
@@ -61,24 +61,10 @@ def _allowed_by(grammar: Grammar, prefix: bytes, token: bytes) -> bool:
 def _json_schema_regex(d: Divergence) -> bool:
     """The peer answers for every differing token as refimpl does on outlines-core's own
     regex for the schema."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None:
+    if d.grammar.kind != "json_schema":
         return False
     regex = _effective_regex(d.grammar)
-    if regex is None or d.after_eos:
-        return False
-    g = compiled(GrammarSpec("regex", regex))
-    prefix = d.text()
-    eos = d.vocab.eos_token_ids
-
-    def allowed(t: int) -> bool:
-        if t in eos:  # EOS: may the text end here, on that regex?
-            from refimpl.recognizer import Recognizer
-
-            r = Recognizer(g.compiled, g.limits)
-            return r.consume_bytes(prefix) and r.is_accepting()
-        return _allowed_by(g, prefix, d.vocab.tokens[t])
-
-    return all(allowed(t) for t in d.only_backend) and not any(allowed(t) for t in d.only_refimpl)
+    return regex is not None and answers_as(d, compiled(GrammarSpec("regex", regex)))
 
 
 JSON_SCHEMA = KnownDifference(

@@ -1,24 +1,31 @@
-"""xgrammar's GrammarMatcher on a raw-bytes TokenizerInfo, and its known differences
-(optional: xgrammar imports torch, so it is usually unavailable where torch is not
-installed; this adapter fills numpy bitmasks through DLPack)."""
+"""xgrammar's GrammarMatcher on a raw-bytes TokenizerInfo (optional: xgrammar imports
+torch, so it is usually unavailable where torch is not installed; this adapter fills
+numpy bitmasks through DLPack). Regexes through compile_regex, JSON schemas through
+compile_json_schema (strict_mode off), its own EBNF and GBNF through compile_grammar;
+the known differences are in xgrammar_differences.py."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Dict, Optional
 
 from refimpl import Grammar, Vocabulary
 
-from ..core import AFTER_EOS, Backend, KnownDifference, Session, all_differing
+from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session
 from ..vectors import GrammarSpec, NotSupported, bitmask_len, vocab_hash
+from .xgrammar_differences import (CRASH_ON_LEFT_RECURSION, JSON_LAYOUT, JSON_STRING_SPELLING, LENGTH_BOUNDED_STRINGS,
+                                   NO_NEGATIVE_ZERO, REGEX_DIALECT, SIX_FRACTION_DIGITS, SURROGATES)
 
-JSON_WHITESPACE = b" \n\r\t"
-
-JSON_LAYOUT = KnownDifference(
-    "json-whitespace", "semantic",
-    "xgrammar's JSON whitespace (any_whitespace, its own separators) differs from "
-    "llguidance's flexible whitespace",
-    lambda d: d.grammar.kind == "json_schema" and all_differing(d, lambda t: any(b in JSON_WHITESPACE for b in t)),
-)
+def json_options(options: Dict[str, Any]) -> Dict[str, Any]:
+    """xgrammar's compile_json_schema arguments for maskref's JSON options (llguidance's
+    x-guidance): the separators, and whether whitespace is flexible. strict_mode is off
+    everywhere: JSON Schema allows properties and items a schema does not name."""
+    options = dict(options)
+    flexible = options.pop("whitespace_flexible", True)
+    separators = (options.pop("item_separator", ","), options.pop("key_separator", ":"))
+    if options:
+        raise NotSupported("xgrammar has no JSON options %s" % sorted(options))
+    return {"any_whitespace": bool(flexible), "separators": separators}
 
 
 class XgrammarSession(Session):
@@ -43,16 +50,33 @@ class XgrammarSession(Session):
 
 
 class XgrammarBackend(Backend):
-    """xgrammar's GrammarMatcher for regexes and JSON schemas (its Lark dialect differs,
-    so Lark grammars are not compared)."""
+    """xgrammar's GrammarMatcher for regexes, JSON schemas, its EBNF and GBNF (its Lark
+    dialect differs, so Lark grammars are not compared)."""
 
     name = "xgrammar"
     description = "xgrammar GrammarMatcher, raw token bytes, numpy bitmasks"
-    kinds = ("regex", "json_schema")
-    known_differences = (AFTER_EOS, JSON_LAYOUT)
+    kinds = ("regex", "json_schema", "ebnf", "gbnf")
 
     def __init__(self) -> None:
         self._compilers: Dict[str, Any] = {}
+        self.known_differences = (
+            AFTER_EOS, JSON_LAYOUT, REGEX_DIALECT, JSON_STRING_SPELLING, LENGTH_BOUNDED_STRINGS, SIX_FRACTION_DIGITS,
+            NO_NEGATIVE_ZERO, SURROGATES, CRASH_ON_LEFT_RECURSION, KnownDifference(
+                "mask-omits-accepted-token", "peer-bug",
+                "xgrammar's mask leaves out tokens that its own accept_token accepts in the same state "
+                "(`root ::= root [^a] | \"\"` does not allow `bb` at the start, though it accepts it)",
+                self._accepts_omitted))
+
+    def _accepts_omitted(self, d: Divergence) -> bool:
+        """refimpl allows tokens xgrammar's mask lacks, and a fresh xgrammar matcher after
+        the same prefix accepts each of them (run here, in the comparing process)."""
+        if d.error is not None or d.refused is not None or d.only_backend or not d.only_refimpl:
+            return False
+        for t in d.only_refimpl:
+            session = self.start(d.grammar, d.vocab)
+            if not all(session.consume(p) for p in d.prefix) or not session.consume(t):
+                return False
+        return True
 
     def unavailable_reason(self) -> Optional[str]:
         try:
@@ -80,22 +104,37 @@ class XgrammarBackend(Backend):
             tokens = [b"" if t in vocab.special_token_ids else data for t, data in enumerate(vocab.tokens)]
             info = xgr.TokenizerInfo(tokens, vocab_type=xgr.VocabType.RAW, vocab_size=len(tokens),
                                      stop_token_ids=list(vocab.eos_token_ids))
-            c = self._compilers[key] = xgr.GrammarCompiler(info)
+            # one thread: the sessions run in forked children (conformance/isolation.py),
+            # and a fork copies no other thread
+            c = self._compilers[key] = xgr.GrammarCompiler(info, max_threads=1)
         return c
+
+    def prepare(self, vocab: Vocabulary) -> None:
+        """The compiler for the vocabulary, built before the session's child is forked."""
+        self.compiler(vocab)
 
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
         """Raises NotSupported for Lark grammars (special tokens and rule options among
         them), before touching xgrammar."""
         if spec.kind not in self.kinds:
             raise NotSupported("xgrammar: Lark grammars are not compared (a different dialect)")
+        if spec.kind == "ebnf" and spec.options.get("dialect", "xgrammar") != "xgrammar":
+            raise NotSupported("xgrammar reads its own EBNF dialect, not %s's" % spec.options["dialect"])
         import xgrammar as xgr
 
         c = self.compiler(vocab)
         try:
             if spec.kind == "regex":
                 compiled = c.compile_regex(spec.source)
+            elif spec.kind in ("ebnf", "gbnf"):
+                compiled = c.compile_grammar(spec.source, root_rule_name=spec.options.get("root") or "root")
             else:
-                compiled = c.compile_json_schema(json.dumps(spec.schema), any_whitespace=True)
+                compiled = c.compile_json_schema(json.dumps(spec.schema), strict_mode=False,
+                                                 **json_options(spec.options))
+        except NotSupported:
+            raise
         except Exception as e:
-            raise NotSupported("xgrammar cannot compile the grammar: %s" % str(e).splitlines()[0][:160]) from e
+            # xgrammar's messages begin "[hh:mm:ss] file.cc:line: "; the rest names the problem
+            message = re.sub(r"^\[[0-9:]+\] \S+:[0-9]+: ", "", str(e).splitlines()[0])
+            raise NotSupported("xgrammar cannot compile the grammar: %s" % message[:160]) from e
         return XgrammarSession(xgr.GrammarMatcher(compiled, terminate_without_stop_token=False), len(vocab))

@@ -1,0 +1,344 @@
+"""xgrammar's known differences from maskref, each a predicate that recognises exactly
+the documented difference (probed on xgrammar 0.2.8; docs/findings.md, X1–X8).
+
+Semantic: its JSON whitespace, its regex dialect (`compile_regex`: `\\d \\w \\s` ASCII,
+`.` any character, newlines too) and its JSON strings (DEL raw, `\\/` and any `\\uXXXX`).
+Peer bugs: strings with minLength/maxLength become `[^"\\\\\\r\\n]{m,n}` (raw control
+characters, no escapes); a number with bounds gets at most six fraction digits
+(`GenerateFloatRangeRegex(..., precision=6)`); integers without -0; UTF-8 encodings of
+surrogates in character classes; a crash on some left-recursive grammars; and a mask that
+omits tokens its own accept_token takes (the backend's method, as it re-runs xgrammar).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, List, Optional
+
+from refimpl import Grammar
+from refimpl.grammar.ebnf.ast import Node
+from refimpl.regex import ExprSet
+
+from ..core import Divergence, KnownDifference, all_differing, answers_as, compiled
+from ..vectors import GrammarSpec
+from .grammar_shapes import has_cycle, rule_edges
+
+JSON_WHITESPACE = b" \n\r\t"
+
+JSON_LAYOUT = KnownDifference(
+    "json-whitespace", "semantic",
+    "xgrammar's JSON whitespace (any_whitespace, its own separators) differs from "
+    "llguidance's flexible whitespace",
+    lambda d: d.grammar.kind == "json_schema" and all_differing(d, lambda t: any(b in JSON_WHITESPACE for b in t)),
+)
+
+
+# ----------------------------------------------------------------------------- regex dialect
+
+
+def _as_macro(pattern: str) -> Optional[str]:
+    """The pattern rewritten for xgrammar's `Regex` macro, which maskref reads exactly
+    (refimpl/grammar/ebnf/xgrammar_regex.py), so that it means what `compile_regex` makes
+    of it (cpp/regex_converter.cc): the two readers differ only in `\\s`, which
+    compile_regex extends with U+00A0. None where `\\S` sits inside a class (no
+    rewriting without a class difference)."""
+    out: List[str] = []
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            e = pattern[i + 1]
+            if e == "s":
+                out.append("\\t-\\r \\u00a0" if in_class else "[\\t-\\r \\u00a0]")
+            elif e == "S":
+                if in_class:
+                    return None
+                out.append("[^\\t-\\r \\u00a0]")
+            else:
+                out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+            out.append(c)
+            if pattern[i + 1:i + 2] == "^":
+                out.append("^")
+                i += 1
+            if pattern[i + 1:i + 2] == "]":  # a leading ] is a plain character
+                out.append("\\]")
+                i += 1
+        elif c == "]" and in_class:
+            in_class = False
+            out.append(c)
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def xgrammar_regex(pattern: str) -> Optional[Grammar]:
+    """refimpl's grammar for a regex as xgrammar's compile_regex reads it, or None."""
+    macro = _as_macro(pattern)
+    if macro is None:
+        return None
+    literal = macro.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    try:
+        return compiled(GrammarSpec("ebnf", 'root ::= Regex("%s")' % literal, options={"dialect": "xgrammar"}))
+    except Exception:  # noqa: BLE001 - not a regex xgrammar's macro reads
+        return None
+
+
+def _regex_dialect(d: Divergence) -> bool:
+    """The peer answers as refimpl does on the regex read in xgrammar's dialect."""
+    if d.grammar.kind != "regex":
+        return False
+    g = xgrammar_regex(d.grammar.source)
+    return g is not None and answers_as(d, g)
+
+
+REGEX_DIALECT = KnownDifference(
+    "regex-dialect", "semantic",
+    "xgrammar's compile_regex reads its own dialect: \\d \\w \\s are ASCII (\\s with U+00A0), "
+    "`.` matches every character including newlines; maskref reads Rust's regex syntax "
+    "(Unicode classes, `.` without \\n)",
+    _regex_dialect,
+)
+
+
+# ----------------------------------------------------------------------------- JSON strings
+
+
+def _string_bytes(text: bytes) -> Iterator[Any]:
+    """Scan JSON text: yield (position, byte, in_string, escaped) for each byte, where
+    `escaped` marks the byte after a backslash inside a string."""
+    in_string = escaped = False
+    for i, b in enumerate(text):
+        yield i, b, in_string, escaped
+        if escaped:
+            escaped = False
+        elif in_string and b == 0x5C:
+            escaped = True
+        elif b == 0x22:
+            in_string = not in_string
+
+
+def _respelled(text: bytes) -> bytes:
+    """text with xgrammar's spellings in strings replaced by maskref's: a raw DEL by
+    `\\u007f`, the escape `\\/` by `/`, a surrogate's `\\uD...` by `\\u1...` (a
+    character outside the surrogates, so that unpaired ones pass)."""
+    out = bytearray()
+    after_u = False
+    for _, b, in_string, escaped in _string_bytes(text):
+        if in_string and not escaped and b == 0x7F:
+            out += b"\\u007f"
+        elif escaped and b == 0x2F:  # `\\/`: replace the backslash already written
+            out[-1] = 0x2F
+        elif after_u and b in b"dD":
+            out.append(0x31)
+        else:
+            out.append(b)
+        after_u = escaped and b == 0x75
+    return bytes(out)
+
+
+def _json_string_spelling(d: Divergence) -> bool:
+    """Only the peer allows the differing tokens, and refimpl allows each of them with
+    general `\\uXXXX` escapes on, once raw DELs are written `\\u007f` and `\\/` is `/`."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_backend:
+        return False
+    from refimpl.recognizer import Recognizer
+
+    spec = d.grammar
+    g = compiled(GrammarSpec(spec.kind, spec.source, spec.schema,
+                             dict(spec.options, json_allow_general_unicode_escapes=True)))
+    text = d.text()
+    return all(Recognizer(g.compiled, g.limits).consume_bytes(_respelled(text + d.vocab.tokens[t]))
+               for t in d.only_backend)
+
+
+JSON_STRING_SPELLING = KnownDifference(
+    "json-string-spelling", "semantic",
+    "xgrammar's JSON strings allow DEL (U+007F) unescaped, the escape \\/ and every \\uXXXX "
+    "(unpaired surrogates too); "
+    "maskref follows llguidance: DEL only as \\u007f, no \\/, \\u only for control "
+    "characters and DEL (docs/jsonschema.md)",
+    _json_string_spelling,
+)
+
+
+def _schemas(node: Any) -> Iterator[Any]:
+    """Every object in a JSON schema, nested ones included (explicit stack)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, dict):
+            yield n
+            stack.extend(n.values())
+        elif isinstance(n, list):
+            stack.extend(n)
+
+
+def _has_length_bounded_string(schema: Any) -> bool:
+    return any(("minLength" in s or "maxLength" in s) and "pattern" not in s and "format" not in s
+               for s in _schemas(schema))
+
+
+def _length_bounded_strings(d: Divergence) -> bool:
+    """In a schema with a length-bounded string, the tokens only the peer allows put a raw
+    control character (other than CR, LF) into a string, and the tokens only refimpl
+    allows an escape."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or not d.differing():
+        return False
+    if not _has_length_bounded_string(d.grammar.schema):
+        return False
+    text = d.text()
+
+    def puts(t: int, wanted: Any) -> bool:
+        data = text + d.vocab.tokens[t]
+        return any(i >= len(text) and wanted(b, in_string, escaped)
+                   for i, b, in_string, escaped in _string_bytes(data))
+
+    def raw_control(b: int, in_string: bool, escaped: bool) -> bool:
+        return in_string and not escaped and b < 0x20 and b not in (0x0A, 0x0D)
+
+    def escape(b: int, in_string: bool, escaped: bool) -> bool:
+        return in_string and (escaped or b == 0x5C)
+
+    return all(puts(t, raw_control) for t in d.only_backend) and all(puts(t, escape) for t in d.only_refimpl)
+
+
+LENGTH_BOUNDED_STRINGS = KnownDifference(
+    "length-bounded-strings", "peer-bug",
+    "xgrammar compiles a string with minLength/maxLength to [^\"\\\\\\r\\n]{m,n}: it allows "
+    "raw control characters (invalid JSON) and no escapes at all",
+    _length_bounded_strings,
+)
+
+
+# ----------------------------------------------------------------------------- numbers
+
+_NUMBER = b"0123456789.eE+-"
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
+def _number_at(data: bytes, at: int) -> bytes:
+    """The run of number characters around position `at`."""
+    lo = at
+    while lo > 0 and data[lo - 1] in _NUMBER:
+        lo -= 1
+    hi = at
+    while hi < len(data) and data[hi] in _NUMBER:
+        hi += 1
+    return data[lo:hi]
+
+
+def _fraction_digits(number: bytes) -> int:
+    if b"." not in number:
+        return 0
+    fraction = number.split(b".", 1)[1]
+    for i, b in enumerate(fraction):
+        if not 0x30 <= b <= 0x39:
+            return i
+    return len(fraction)
+
+
+def _six_fraction_digits(d: Divergence) -> bool:
+    """In a schema with a bounded number, every token only refimpl allows (and none only
+    the peer allows) makes the number it extends have more than six fraction digits."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+        return False
+    if not any(s.get("type") in ("number", None) and any(k in s for k in _BOUNDS) for s in _schemas(d.grammar.schema)):
+        return False
+    text = d.text()
+    return all(_fraction_digits(_number_at(text + d.vocab.tokens[t], len(text))) > 6 for t in d.only_refimpl)
+
+
+SIX_FRACTION_DIGITS = KnownDifference(
+    "six-fraction-digits", "peer-bug",
+    "xgrammar writes a number with minimum/maximum as a range regex with at most six "
+    "fraction digits (precision=6): 2.1234567 is refused though the schema allows it",
+    _six_fraction_digits,
+)
+
+
+def _negative_zero(d: Divergence) -> bool:
+    """Every token only refimpl allows writes the 0 of `-0` (and none only the peer allows),
+    in a schema with an integer."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+        return False
+    if not any(s.get("type") == "integer" for s in _schemas(d.grammar.schema)):
+        return False
+    text = d.text()
+    return all(_number_at(text, len(text)) == b"-" and d.vocab.tokens[t][:1] == b"0" for t in d.only_refimpl)
+
+
+NO_NEGATIVE_ZERO = KnownDifference(
+    "no-negative-zero", "peer-bug",
+    "xgrammar's JSON integers leave out -0, which JSON and JSON Schema allow (it is the integer 0)",
+    _negative_zero, ends_path=True,
+)
+
+
+# ----------------------------------------------------------------------------- UTF-8, grammars
+
+
+def _as_scalar_values(data: bytes) -> bytes:
+    """data with every UTF-8 encoding of a surrogate (ED A0..BF xx) moved to the character
+    just below the surrogates (ED 9F xx), so it reads as UTF-8."""
+    out = bytearray(data)
+    for i in range(len(out) - 1):
+        if out[i] == 0xED and 0xA0 <= out[i + 1] <= 0xBF:
+            out[i + 1] = 0x9F
+    return bytes(out)
+
+
+def _surrogates(d: Divergence) -> bool:
+    """Only the peer allows the differing tokens; after each the text is not UTF-8, and it
+    is allowed by refimpl once its surrogate encodings are moved below the surrogates."""
+    if d.error or d.refused is not None or d.only_refimpl or not d.only_backend:
+        return False
+    from refimpl.recognizer import Recognizer
+
+    g = compiled(d.grammar)
+    text = d.text()
+    for t in d.only_backend:
+        data = text + d.vocab.tokens[t]
+        if _as_scalar_values(data) == data or not Recognizer(g.compiled, g.limits).consume_bytes(_as_scalar_values(data)):
+            return False
+    return True
+
+
+SURROGATES = KnownDifference(
+    "surrogates-as-utf8", "peer-bug",
+    "xgrammar's character classes take the UTF-8 encodings of surrogates (ED A0..BF ..), "
+    "which are not UTF-8: `[^\\x00-\\x7F]` allows \\xed\\xa0\\x80",
+    _surrogates, ends_path=True,
+)
+
+
+def character_grammar_rules(spec: GrammarSpec) -> Dict[str, Node]:
+    """The rules of a GBNF vector or an xgrammar-dialect EBNF vector, as maskref reads them."""
+    if spec.kind == "gbnf":
+        from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
+
+        return gbnf_rules(spec.source)
+    from refimpl.grammar.ebnf.xgrammar import parse_rules
+
+    return parse_rules(spec.source, spec.options.get("root") or "root")
+
+
+def _crash_on_left_recursion(d: Divergence) -> bool:
+    """xgrammar's process died building a grammar in which a rule derives itself at its
+    left (possibly through a nullable prefix)."""
+    if d.error is None or "PeerCrash" not in d.error or "during start" not in d.error:
+        return False
+    if d.grammar.kind not in ("gbnf", "ebnf"):
+        return False
+    return has_cycle(rule_edges(character_grammar_rules(d.grammar), ExprSet(), left=True))
+
+
+CRASH_ON_LEFT_RECURSION = KnownDifference(
+    "crash-on-left-recursion", "peer-bug",
+    "xgrammar crashes (segmentation fault) compiling some left-recursive grammars, even with "
+    "the rule unused: `root ::= \"a\"` with `r1 ::= r1{1,2}`",
+    _crash_on_left_recursion, ends_path=True,
+)

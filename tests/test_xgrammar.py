@@ -1,0 +1,114 @@
+"""xgrammar's known differences: each predicate recognises its difference and refuses a
+near miss (these run without xgrammar); and, where xgrammar is installed, the suite
+against it has no unexplained disagreement."""
+import pytest
+
+from conformance.adapters.xgrammar import XgrammarBackend, json_options
+from conformance.adapters.xgrammar_differences import _as_macro
+from conformance.core import Divergence
+from conformance.vectors import GrammarSpec, NotSupported, load_builtin
+from refimpl import Vocabulary
+
+B = load_builtin("bytes")
+
+
+def ids(text):
+    return list(text.encode("utf-8"))
+
+
+def known():
+    return {k.name: k for k in XgrammarBackend().known_differences}
+
+
+def test_regex_dialect():
+    k = known()["regex-dialect"]
+    date = GrammarSpec("regex", r"\d{2}")
+    assert k.applies(Divergence(date, B, [], 0, [], [0xD9]))  # an Arabic-Indic digit begins with D9
+    assert not k.applies(Divergence(date, B, [], 0, [], [ord("1")]))
+    dot = GrammarSpec("regex", r'"(\\.)*"')
+    assert k.applies(Divergence(dot, B, ids('"\\'), 2, [ord("\n")], []))
+    assert not k.applies(Divergence(dot, B, ids('"\\'), 2, [ord("\n")], [ord("a")]))
+    space = GrammarSpec("regex", r"a\sb")
+    nbsp = Vocabulary.from_bytes([b"a", b"\xc2\xa0", b"b", b"<eos>"], eos_token_id=3)
+    assert k.applies(Divergence(space, nbsp, [0], 1, [1], []))  # compile_regex's \s holds U+00A0
+
+
+def test_as_macro_rewrites_only_s():
+    assert _as_macro(r"[\s\d]\s\\s") == r"[\t-\r \u00a0\d][\t-\r \u00a0]\\s"
+    assert _as_macro(r"[^\S]") is None
+    assert _as_macro(r"[]\s]") == r"[\]\t-\r \u00a0]"
+
+
+def test_json_string_spelling():
+    k = known()["json-string-spelling"]
+    s = GrammarSpec("json_schema", schema={"type": "string"})
+    assert k.applies(Divergence(s, B, ids('"a'), 2, [0x7F], []))
+    assert k.applies(Divergence(s, B, ids('"a\\'), 3, [ord("/")], []))
+    assert k.applies(Divergence(s, B, ids('"a\\ud8'), 5, [ord("0")], []))
+    assert not k.applies(Divergence(s, B, ids('"a'), 2, [0x1F], []))  # a raw control character
+    assert not k.applies(Divergence(s, B, ids('"a\\'), 3, [ord("x")], []))
+    assert not k.applies(Divergence(s, B, ids('"a'), 2, [0x7F], [ord("b")]))
+
+
+def test_length_bounded_strings():
+    k = known()["length-bounded-strings"]
+    s = GrammarSpec("json_schema", schema={"type": "string", "maxLength": 3})
+    assert k.applies(Divergence(s, B, ids('"'), 1, [0x01, 0x1F], [ord("\\")]))
+    assert not k.applies(Divergence(s, B, ids('"'), 1, [ord("\n")], [ord("\\")]))
+    assert not k.applies(Divergence(s, B, ids('"'), 1, [0x01], [ord("a")]))
+    plain = GrammarSpec("json_schema", schema={"type": "string"})
+    assert not k.applies(Divergence(plain, B, ids('"'), 1, [0x01], [ord("\\")]))
+
+
+def test_six_fraction_digits():
+    k = known()["six-fraction-digits"]
+    s = GrammarSpec("json_schema", schema={"type": "number", "maximum": 5})
+    assert k.applies(Divergence(s, B, ids("1.123456"), 8, [], [ord("7")]))
+    assert not k.applies(Divergence(s, B, ids("1.12345"), 7, [], [ord("6")]))
+    unbounded = GrammarSpec("json_schema", schema={"type": "number"})
+    assert not k.applies(Divergence(unbounded, B, ids("1.123456"), 8, [], [ord("7")]))
+
+
+def test_no_negative_zero():
+    k = known()["no-negative-zero"]
+    s = GrammarSpec("json_schema", schema={"type": "integer"})
+    assert k.applies(Divergence(s, B, ids("-"), 1, [], [ord("0")]))
+    assert not k.applies(Divergence(s, B, ids("-"), 1, [], [ord("1")]))
+    assert not k.applies(Divergence(s, B, ids("1"), 1, [], [ord("0")]))
+
+
+def test_surrogates():
+    k = known()["surrogates-as-utf8"]
+    s = GrammarSpec("regex", r"([^\x00-\x7F])*")
+    assert k.applies(Divergence(s, B, [0xED], 1, [0xA0, 0xBF], []))
+    assert not k.applies(Divergence(s, B, [0xED], 1, [0xC0], []))  # not a continuation byte at all
+    assert not k.applies(Divergence(s, B, [0xE0], 1, [0x80], []))  # an overlong form, not a surrogate
+
+
+def test_crash_on_left_recursion():
+    k = known()["crash-on-left-recursion"]
+    error = "start: PeerCrash: the peer's process died during start (exit code -11)"
+    left = GrammarSpec("gbnf", 'root ::= "a"\nr1 ::= r1{1,2}\n')
+    assert k.applies(Divergence(left, B, [], 0, [], [], error=error))
+    right = GrammarSpec("gbnf", 'root ::= "a"\nr1 ::= "b" r1?\n')
+    assert not k.applies(Divergence(right, B, [], 0, [], [], error=error))
+    assert not k.applies(Divergence(left, B, [], 0, [], [], error="start: RuntimeError: boom"))
+
+
+def test_json_options():
+    assert json_options({}) == {"any_whitespace": True, "separators": (",", ":")}
+    assert json_options({"whitespace_flexible": False, "item_separator": ", "}) == {
+        "any_whitespace": False, "separators": (", ", ":")}
+    with pytest.raises(NotSupported, match="whitespace_pattern"):
+        json_options({"whitespace_pattern": " ?"})
+
+
+def test_suite_against_xgrammar(tmp_path):
+    """Every disagreement with xgrammar on the default suite is a declared difference."""
+    pytest.importorskip("xgrammar")
+    from conformance.registry import get_backend
+    from conformance.generate import SUITE_DIR
+    from conformance.runner import run_suite
+
+    report = run_suite(get_backend("xgrammar"), SUITE_DIR, str(tmp_path), quiet=True)
+    assert report.total()["agree"] > 100 and not report.disagreements
