@@ -4,7 +4,8 @@ that builds it.
     refimpl, python         refimpl's Matcher (the reference itself)
     native, pypy, cmd:...   refimpl's Matcher with that backend (accel registers them)
     oracle                  refimpl's naive definition of the mask (small vocabularies)
-    llguidance, outlines-core, xgrammar, kbnf, llama.cpp     peer libraries, when installed
+    llguidance, outlines-core, xgrammar, kbnf, llama.cpp,
+    transformers-cfg, lm-format-enforcer            peer libraries, when installed
     fault:<name>            deliberately broken backends, to test the suite
 
 >>> get_backend("python").name, get_backend("outlines").name, get_backend("cmd:pypy3 -m refimpl.worker").name
@@ -25,7 +26,9 @@ from .core import Backend
 from .isolation import Isolated
 
 ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core",
-           "llama-cpp": "llama.cpp", "llama_cpp": "llama.cpp"}
+           "llama-cpp": "llama.cpp", "llama_cpp": "llama.cpp",
+           "transformers_cfg": "transformers-cfg", "lmfe": "lm-format-enforcer",
+           "lm_format_enforcer": "lm-format-enforcer"}
 
 
 class UnknownBackend(ValueError):
@@ -36,6 +39,15 @@ def _command(name: str) -> Backend:
     if name == "cmd:":
         raise UnknownBackend("cmd: needs a command, e.g. cmd:'pypy3 -m refimpl.worker'")
     return MatcherBackend(name)
+
+
+def _adapter(module: str, cls: str, timeout: float) -> Backend:
+    """The adapter class `cls` of conformance.adapters.`module`, isolated in a child process
+    (imported only when asked for: these peers pull in transformers)."""
+    import importlib
+
+    backend = getattr(importlib.import_module("conformance.adapters." + module), cls)()
+    return Isolated(backend, timeout=timeout)
 
 
 def _fault(name: str) -> Backend:
@@ -54,10 +66,15 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Backend]]] = [
     ("oracle", "refimpl's naive mask (small vocabularies only)", lambda name: OracleBackend()),
     ("llguidance", "llguidance, no_forcing, tokenizer from the same token bytes", lambda name: LlguidanceBackend()),
     ("outlines-core", "outlines-core's Index (regex and JSON schema)", lambda name: OutlinesBackend()),
-    ("xgrammar", "xgrammar's GrammarMatcher (needs torch-free numpy bitmasks)", lambda name: XgrammarBackend()),
+    ("xgrammar", "xgrammar's GrammarMatcher (regex, JSON schema, EBNF, GBNF), in a child process",
+     lambda name: Isolated(XgrammarBackend(), timeout=30)),
     ("kbnf", "kbnf's Engine (its own EBNF dialect), in a child process", lambda name: Isolated(KbnfBackend(), timeout=10)),
     ("llama.cpp", "llama.cpp's grammar sampler (GBNF), in a child process",
      lambda name: Isolated(LlamaCppBackend(), timeout=30)),
+    ("transformers-cfg", "transformers-cfg's grammar constraint (its EBNF), in a child process",
+     lambda name: _adapter("transformers_cfg", "TransformersCfgBackend", 30)),
+    ("lm-format-enforcer", "lm-format-enforcer's TokenEnforcer (regex, JSON schema), in a child process",
+     lambda name: _adapter("lm_format_enforcer", "LmFormatEnforcerBackend", 30)),
     ("fault:", "deliberately broken: ", _fault),
 ]
 
