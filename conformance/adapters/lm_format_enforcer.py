@@ -287,13 +287,13 @@ def _explains_some(d: Divergence, readings: List[Optional[Callable[[int], bool]]
 
 _NUMBER_CHARS = "-+.0123456789eE"
 #: JSON numbers (RFC 8259), the integers among them, and lm-format-enforcer's numbers
-#: (NumberParsingState): after 0 nothing, after -0 only a fraction, a fraction may be
+#: (NumberParsingState): after 0 nothing, after -0 a fraction or exponent, a fraction may be
 #: empty before an exponent, and integers take exponents (and -0's fraction)
 JSON_NUMBER = "-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?"
 JSON_INTEGER = "-?(0|[1-9][0-9]*)"
 _EXP = "[eE][+-]?[0-9]+"
-LMFE_NUMBER = "0|-0(\\.[0-9]*%s|\\.[0-9]+)?|-?[1-9][0-9]*((\\.[0-9]*)?%s|\\.[0-9]+)?" % (_EXP, _EXP)
-LMFE_INTEGER = "0|-0(\\.[0-9]*%s|\\.[0-9]+)?|-?[1-9][0-9]*(%s)?" % (_EXP, _EXP)
+LMFE_NUMBER = "0|(-0|-?[1-9][0-9]*)((\\.[0-9]*)?%s|\\.[0-9]+)?" % _EXP
+LMFE_INTEGER = "0|-0((\\.[0-9]*)?%s|\\.[0-9]+)?|-?[1-9][0-9]*(%s)?" % (_EXP, _EXP)
 
 
 def _number_prefix(regex: str, text: str) -> bool:
@@ -623,8 +623,11 @@ class LmFormatEnforcerBackend(Backend):
 
             if len(self._data) > 8:
                 self._data.clear()
-            data = self._data[key] = TokenEnforcerTokenizerData(regular, decode, list(vocab.eos_token_ids),
-                                                                False, len(tokens))
+            try:
+                data = TokenEnforcerTokenizerData(regular, decode, list(vocab.eos_token_ids), False, len(tokens))
+            except AssertionError as e:  # its JSON free-text list asserts that some token fits in a string
+                raise NotSupported("lm-format-enforcer cannot take the vocabulary: %s" % e) from e
+            self._data[key] = data
         return data
 
     def parser(self, spec: GrammarSpec) -> Any:
