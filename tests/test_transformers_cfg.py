@@ -97,6 +97,9 @@ BYTES = load_builtin("bytes")
     # byte mode: the mask allowed € (three Latin-1 characters), the consume (UTF-8) refuses it
     (tc.BYTES_AS_CHARACTERS, divergence("root ::= [^a]*\n", [], refused=7),
      divergence("root ::= [^a]*\n", [], refused=6)),
+    (tc.LAX_CONTINUATION,
+     divergence("root ::= \"é\" | [^a]\n", [], only_backend=[0], vocab=Vocabulary([b"\xc3a", b"<eos>"], [1])),
+     divergence("root ::= \"é\" | [^a]\n", [], only_backend=[0], vocab=Vocabulary([b"\xc3\xa1", b"<eos>"], [1]))),
     (tc.NUL, divergence('root ::= [^a] "é"\n', [], only_refimpl=[0], vocab=Vocabulary([b"\0", b"<eos>"], [1])),
      divergence('root ::= [^a] "é"\n', [], only_refimpl=[0], vocab=Vocabulary([b"\1", b"<eos>"], [1]))),
     (tc.EMPTY_TOKEN, divergence('root ::= "a"\n', [], only_backend=[10]),

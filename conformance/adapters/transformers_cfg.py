@@ -27,7 +27,7 @@ from refimpl.grammar.ebnf.compiler import compile_rules
 from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import unicode as uni
 
-from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled
+from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 from .llama_cpp import _BYTES
 
@@ -374,6 +374,26 @@ def _partial_at_end(d: Divergence) -> bool:
     return True
 
 
+def _lax_continuation(d: Divergence) -> bool:
+    """The peer allows a token whose bytes are not UTF-8 after the text, because its decoder
+    takes any byte as the continuation of a character begun in the same token (`\\xC3a`
+    is U+00E1): refimpl allows the text as the peer decodes it."""
+    if not _plain(d) or d.only_refimpl or _byte_mode(d.grammar):
+        return False
+    chunks = [d.vocab.tokens[t] for t in d.prefix if t not in d.vocab.eos_token_ids]
+    for t in d.only_backend:
+        if t in d.vocab.eos_token_ids or utf8_prefix(d.text() + d.vocab.tokens[t]):
+            return False
+        read = _peer_decode(chunks + [d.vocab.tokens[t]])
+        if read is None or read[1] or _matcher(_latin1_or_plain(d.grammar), d.vocab, read[0]) is None:
+            return False
+    return True
+
+
+def _latin1_or_plain(spec: GrammarSpec) -> Grammar:
+    return _read_grammar(spec, "latin1") or compiled(spec)
+
+
 def _refused_by_its_classes(d: Divergence) -> bool:
     """In byte mode the peer's mask allowed a token with a byte above 0x7F (each byte read as
     a character, as refimpl reading it so confirms), and its consume, which decodes UTF-8,
@@ -505,6 +525,11 @@ PARTIAL_AT_END = _diff(
     "begun in the same token), and EOS while a character is unfinished: a finished stack accepts every "
     "pending partial character",
     _partial_at_end, ends_path=True)
+LAX_CONTINUATION = _diff(
+    "lax-continuation", "peer-bug",
+    "transformers-cfg's UTF-8 decoder does not check the continuation bytes of a character begun in the same "
+    "token: it allows the token `\\xC3a` where `[^a]` is expected, reading it as U+00E1",
+    _lax_continuation, ends_path=True)
 NUL = _diff("no-nul", "peer-bug",
             "transformers-cfg never consumes U+0000 (its UTF-8 decoder's error value); in byte mode its mask still "
             "allows it", _nul, ends_path=True)
@@ -561,7 +586,7 @@ class TransformersCfgBackend(Backend):
     def __init__(self) -> None:
         self._peers: Dict[str, _Peer] = {}
         self.known_differences = (
-            AFTER_EOS, BYTES_AS_CHARACTERS, PARTIAL_AT_END, DOT_NO_NEWLINE, DOT_LATIN1, NEGATED_LATIN1,
+            AFTER_EOS, BYTES_AS_CHARACTERS, PARTIAL_AT_END, LAX_CONTINUATION, DOT_NO_NEWLINE, DOT_LATIN1, NEGATED_LATIN1,
             NEGATED_RANGE_END, REPETITION, NUL, EMPTY_TOKEN, OTHER_EOS, LEFT_RECURSION,
             _diff("eos-refused", "peer-bug",
                   "transformers-cfg's mask allows EOS where one of its stacks is finished, but consuming EOS asks "
