@@ -69,7 +69,7 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Backend]]] = [
     ("xgrammar", "xgrammar's GrammarMatcher (regex, JSON schema, EBNF, GBNF), in a child process",
      lambda name: Isolated(XgrammarBackend(), timeout=30)),
     ("kbnf", "kbnf's Engine (its own EBNF dialect), in a child process", lambda name: Isolated(KbnfBackend(), timeout=10)),
-    ("llama.cpp", "llama.cpp's grammar sampler (GBNF), in a child process",
+    ("llama.cpp", "llama.cpp's grammar sampler (GBNF, JSON schema), in a child process",
      lambda name: Isolated(LlamaCppBackend(), timeout=30)),
     ("transformers-cfg", "transformers-cfg's grammar constraint (its EBNF), in a child process",
      lambda name: _adapter("transformers_cfg", "TransformersCfgBackend", 30)),

@@ -56,3 +56,30 @@ def test_llama_cpp_bugs_and_choices_are_known(grammar, vocab_name, known):
     path = [ord("a")] if grammar == 'root ::= "a"\n' else []
     result = check_vector(Isolated(LlamaCppBackend(), timeout=5), record(g, spec, vocab, path, "l", [], "test"))
     assert result.status == "known" and known in result.known, (result.status, result.known, result.divergence)
+
+
+@pytest.mark.parametrize("schema, text, known", [
+    ({"type": "string"}, '"', "raw-control-characters"),  # the converter's char is [^"\\]
+    ({"type": "number", "minimum": 1}, "-", "converted-schema"),  # minimum ignored
+    ({"type": "object", "properties": {"a": {"type": "integer"}}}, "{", "converted-schema"),  # closed, one space
+])
+def test_json_schemas_through_the_converter(schema, text, known):
+    vocab = load_builtin("bytes")
+    spec = GrammarSpec("json_schema", schema=schema)
+    path = [ord(c) for c in text]
+    result = check_vector(Isolated(LlamaCppBackend(), timeout=30), record(spec.compile(), spec, vocab, path, "l", [], "t"))
+    assert result.status == "known" and result.known == [known], (result.status, result.known, result.divergence)
+
+
+def test_predicates_refuse_near_misses():
+    from conformance.adapters.llama_cpp import CONVERTED_SCHEMA, RAW_CONTROL_CHARACTERS
+    from conformance.core import Divergence
+
+    b = load_builtin("bytes")
+    string = GrammarSpec("json_schema", schema={"type": "string"})
+    assert RAW_CONTROL_CHARACTERS.applies(Divergence(string, b, [ord('"')], 1, [1], []))
+    assert not RAW_CONTROL_CHARACTERS.applies(Divergence(string, b, [ord('"')], 1, [ord("a")], []))
+    assert not RAW_CONTROL_CHARACTERS.applies(Divergence(string, b, [], 0, [1], []))  # outside a string
+    number = GrammarSpec("json_schema", schema={"type": "number", "minimum": 1})
+    assert CONVERTED_SCHEMA.applies(Divergence(number, b, [ord("-")], 1, [ord("2")], []))
+    assert not CONVERTED_SCHEMA.applies(Divergence(number, b, [ord("-")], 1, [ord("a")], []))

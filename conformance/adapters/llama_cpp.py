@@ -14,6 +14,7 @@ minutes on two cores), so it is not in CI (docs/findings.md records a run).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
 from typing import Any, Dict, Optional
@@ -23,8 +24,9 @@ from refimpl import Grammar, Vocabulary
 from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import ExprSet
 
-from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, utf8_prefix
+from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, answers_as, compiled, utf8_prefix
 from .grammar_shapes import has_cycle, rule_edges
+from .json_text import string_bytes
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 
 
@@ -99,7 +101,7 @@ def _hidden_left_recursion(d: Divergence) -> bool:
     its left through a nullable prefix, which its left-recursion check does not see."""
     if d.error is None or "PeerTimeout" not in d.error:
         return False
-    rules = gbnf_rules(d.grammar.source)
+    rules = gbnf_rules(gbnf_of(d.grammar))
     return has_cycle(rule_edges(rules, ExprSet(), left=True))
 
 
@@ -118,6 +120,64 @@ NUL_FIRST = KnownDifference(
     "nul-first", "semantic",
     "llama.cpp's grammar sampler refuses a token whose first byte is NUL (it reads pieces as C strings)",
     _nul_first,
+)
+
+
+def gbnf_of(spec: GrammarSpec) -> str:
+    """The GBNF llama.cpp runs for a vector: its own, or for a JSON schema the grammar of
+    llama-cpp-python's converter (llama_grammar.json_schema_to_gbnf, the port of llama.cpp's
+    json_schema_to_grammar.py that LlamaGrammar.from_json_schema uses)."""
+    if spec.kind == "gbnf":
+        return spec.source or ""
+    if spec.kind != "json_schema":
+        raise NotSupported("llama.cpp: no %s grammars" % spec.kind)
+    if spec.options:
+        raise NotSupported("llama.cpp's JSON-schema converter has no options %s" % sorted(spec.options))
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    try:
+        return json_schema_to_gbnf(json.dumps(spec.schema))
+    except Exception as e:  # noqa: BLE001 - the converter raises what it meets
+        raise NotSupported("llama.cpp's converter cannot convert the schema: %s: %s"
+                           % (type(e).__name__, str(e).splitlines()[0][:160] if str(e) else "")) from e
+
+
+def _converted_schema(d: Divergence) -> bool:
+    """The sampler answers as refimpl does on the GBNF the converter made of the schema."""
+    if d.grammar.kind != "json_schema":
+        return False
+    try:
+        text = gbnf_of(d.grammar)
+    except NotSupported:
+        return False
+    return answers_as(d, compiled(GrammarSpec("gbnf", text)))
+
+
+def _raw_control_characters(d: Divergence) -> bool:
+    """Only llama.cpp allows the differing tokens, each puts a raw control character
+    (U+0000-U+001F) into a string, and the converter's GBNF allows them."""
+    if d.only_refimpl or not d.only_backend or not _converted_schema(d):
+        return False
+    text = d.text()
+    return all(any(i >= len(text) and in_string and not escaped and b < 0x20
+                   for i, b, in_string, escaped in string_bytes(text + d.vocab.tokens[t]))
+               for t in d.only_backend)
+
+
+RAW_CONTROL_CHARACTERS = KnownDifference(
+    "raw-control-characters", "peer-bug",
+    "llama-cpp-python's JSON-schema converter writes a string character as [^\"\\\\]: raw control "
+    "characters, newlines among them, are allowed in strings (invalid JSON)",
+    _raw_control_characters,
+)
+CONVERTED_SCHEMA = KnownDifference(
+    "converted-schema", "semantic",
+    "llama-cpp-python turns a JSON schema into its own GBNF (json_schema_to_gbnf): at most one space "
+    "between JSON tokens, objects closed unless additionalProperties says otherwise, minimum and "
+    "maximum ignored, integer, fraction and exponent parts of at most 16 digits and exponents "
+    "without leading zeros, \\/ and any \\uXXXX allowed, ...; the differing tokens are exactly "
+    "those refimpl answers differently on that GBNF",
+    _converted_schema,
 )
 
 
@@ -156,14 +216,17 @@ class LlamaSession(Session):
 
 
 class LlamaCppBackend(Backend):
-    """llama.cpp's grammar sampler for GBNF grammars."""
+    """llama.cpp's grammar sampler for GBNF grammars, and for JSON schemas through
+    llama-cpp-python's converter."""
 
     name = "llama.cpp"
     description = "llama.cpp's grammar sampler (llama-cpp-python), vocab-only GGUF of the same bytes"
-    kinds = ("gbnf",)
+    kinds = ("gbnf", "json_schema")
+
     def __init__(self) -> None:
         self._models: Dict[str, Any] = {}
-        self.known_differences = (AFTER_EOS, NOT_UTF8, NUL_FIRST, CONTROL_AS_TEXT, HIDDEN_LEFT_RECURSION, KnownDifference(
+        self.known_differences = (AFTER_EOS, NOT_UTF8, NUL_FIRST, CONTROL_AS_TEXT, HIDDEN_LEFT_RECURSION,
+                                  RAW_CONTROL_CHARACTERS, CONVERTED_SCHEMA, KnownDifference(
             "end-of-generation-by-text", "semantic",
             "llama.cpp makes tokens whose text is a known end-of-turn marker (e.g. <|eot_id|>) end-of-generation "
             "tokens, allowed where the grammar may end", self._ends_generation))
@@ -219,13 +282,12 @@ class LlamaCppBackend(Backend):
         return model
 
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
-        if spec.kind != "gbnf":
-            raise NotSupported("llama.cpp: only GBNF grammars are compared")
+        text = gbnf_of(spec)
         import llama_cpp
 
         lvocab = llama_cpp.llama_model_get_vocab(self.model(vocab))
-        root = spec.options.get("root", "root")
-        sampler = llama_cpp.llama_sampler_init_grammar(lvocab, spec.source.encode(), root.encode())
+        root = spec.options.get("root", "root") if spec.kind == "gbnf" else "root"
+        sampler = llama_cpp.llama_sampler_init_grammar(lvocab, text.encode(), root.encode())
         if not sampler:
             raise NotSupported("llama.cpp refuses the grammar (llama_sampler_init_grammar returned NULL)")
         return LlamaSession(sampler, len(vocab), set(vocab.eos_token_ids))

@@ -11,7 +11,7 @@ omits tokens its own accept_token takes (the backend's method, as it re-runs xgr
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, List, Optional
 
 from refimpl import Grammar
 from refimpl.grammar.ebnf.ast import Node
@@ -20,6 +20,7 @@ from refimpl.regex import ExprSet
 from ..core import Divergence, KnownDifference, all_differing, answers_as, compiled
 from ..vectors import GrammarSpec
 from .grammar_shapes import has_cycle, rule_edges
+from .json_text import fraction_digits, number_at, respelling_explains, schemas, string_bytes
 
 JSON_WHITESPACE = b" \n\r\t"
 
@@ -107,52 +108,14 @@ REGEX_DIALECT = KnownDifference(
 # ----------------------------------------------------------------------------- JSON strings
 
 
-def _string_bytes(text: bytes) -> Iterator[Any]:
-    """Scan JSON text: yield (position, byte, in_string, escaped) for each byte, where
-    `escaped` marks the byte after a backslash inside a string."""
-    in_string = escaped = False
-    for i, b in enumerate(text):
-        yield i, b, in_string, escaped
-        if escaped:
-            escaped = False
-        elif in_string and b == 0x5C:
-            escaped = True
-        elif b == 0x22:
-            in_string = not in_string
-
-
-def _respelled(text: bytes) -> bytes:
-    """text with xgrammar's spellings in strings replaced by maskref's: a raw DEL by
-    `\\u007f`, the escape `\\/` by `/`, a surrogate's `\\uD...` by `\\u1...` (a
-    character outside the surrogates, so that unpaired ones pass)."""
-    out = bytearray()
-    after_u = False
-    for _, b, in_string, escaped in _string_bytes(text):
-        if in_string and not escaped and b == 0x7F:
-            out += b"\\u007f"
-        elif escaped and b == 0x2F:  # `\\/`: replace the backslash already written
-            out[-1] = 0x2F
-        elif after_u and b in b"dD":
-            out.append(0x31)
-        else:
-            out.append(b)
-        after_u = escaped and b == 0x75
-    return bytes(out)
-
-
 def _json_string_spelling(d: Divergence) -> bool:
     """Only the peer allows the differing tokens, and refimpl allows each of them with
     general `\\uXXXX` escapes on, once raw DELs are written `\\u007f` and `\\/` is `/`."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_backend:
+    if d.grammar.kind != "json_schema":
         return False
-    from refimpl.recognizer import Recognizer
-
     spec = d.grammar
-    g = compiled(GrammarSpec(spec.kind, spec.source, spec.schema,
-                             dict(spec.options, json_allow_general_unicode_escapes=True)))
-    text = d.text()
-    return all(Recognizer(g.compiled, g.limits).consume_bytes(_respelled(text + d.vocab.tokens[t]))
-               for t in d.only_backend)
+    return respelling_explains(d, compiled(GrammarSpec(spec.kind, spec.source, spec.schema, dict(
+        spec.options, json_allow_general_unicode_escapes=True))))
 
 
 JSON_STRING_SPELLING = KnownDifference(
@@ -165,21 +128,9 @@ JSON_STRING_SPELLING = KnownDifference(
 )
 
 
-def _schemas(node: Any) -> Iterator[Any]:
-    """Every object in a JSON schema, nested ones included (explicit stack)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, dict):
-            yield n
-            stack.extend(n.values())
-        elif isinstance(n, list):
-            stack.extend(n)
-
-
 def _has_length_bounded_string(schema: Any) -> bool:
     return any(("minLength" in s or "maxLength" in s) and "pattern" not in s and "format" not in s
-               for s in _schemas(schema))
+               for s in schemas(schema))
 
 
 def _length_bounded_strings(d: Divergence) -> bool:
@@ -195,7 +146,7 @@ def _length_bounded_strings(d: Divergence) -> bool:
     def puts(t: int, wanted: Any) -> bool:
         data = text + d.vocab.tokens[t]
         return any(i >= len(text) and wanted(b, in_string, escaped)
-                   for i, b, in_string, escaped in _string_bytes(data))
+                   for i, b, in_string, escaped in string_bytes(data))
 
     def raw_control(b: int, in_string: bool, escaped: bool) -> bool:
         return in_string and not escaped and b < 0x20 and b not in (0x0A, 0x0D)
@@ -216,29 +167,7 @@ LENGTH_BOUNDED_STRINGS = KnownDifference(
 
 # ----------------------------------------------------------------------------- numbers
 
-_NUMBER = b"0123456789.eE+-"
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-
-
-def _number_at(data: bytes, at: int) -> bytes:
-    """The run of number characters around position `at`."""
-    lo = at
-    while lo > 0 and data[lo - 1] in _NUMBER:
-        lo -= 1
-    hi = at
-    while hi < len(data) and data[hi] in _NUMBER:
-        hi += 1
-    return data[lo:hi]
-
-
-def _fraction_digits(number: bytes) -> int:
-    if b"." not in number:
-        return 0
-    fraction = number.split(b".", 1)[1]
-    for i, b in enumerate(fraction):
-        if not 0x30 <= b <= 0x39:
-            return i
-    return len(fraction)
 
 
 def _six_fraction_digits(d: Divergence) -> bool:
@@ -246,10 +175,10 @@ def _six_fraction_digits(d: Divergence) -> bool:
     the peer allows) makes the number it extends have more than six fraction digits."""
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
         return False
-    if not any(s.get("type") in ("number", None) and any(k in s for k in _BOUNDS) for s in _schemas(d.grammar.schema)):
+    if not any(s.get("type") in ("number", None) and any(k in s for k in _BOUNDS) for s in schemas(d.grammar.schema)):
         return False
     text = d.text()
-    return all(_fraction_digits(_number_at(text + d.vocab.tokens[t], len(text))) > 6 for t in d.only_refimpl)
+    return all(fraction_digits(number_at(text + d.vocab.tokens[t], len(text))) > 6 for t in d.only_refimpl)
 
 
 SIX_FRACTION_DIGITS = KnownDifference(
@@ -265,10 +194,10 @@ def _negative_zero(d: Divergence) -> bool:
     in a schema with an integer."""
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
         return False
-    if not any(s.get("type") == "integer" for s in _schemas(d.grammar.schema)):
+    if not any(s.get("type") == "integer" for s in schemas(d.grammar.schema)):
         return False
     text = d.text()
-    return all(_number_at(text, len(text)) == b"-" and d.vocab.tokens[t][:1] == b"0" for t in d.only_refimpl)
+    return all(number_at(text, len(text)) == b"-" and d.vocab.tokens[t][:1] == b"0" for t in d.only_refimpl)
 
 
 NO_NEGATIVE_ZERO = KnownDifference(

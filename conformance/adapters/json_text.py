@@ -1,0 +1,103 @@
+"""JSON text as peers spell it, for the predicates of their known differences: where the
+strings are, the spellings several engines allow that maskref does not (raw DEL, the
+escape `\\/`, any `\\uXXXX`), the numbers, and the subschemas of a schema.
+
+>>> [(chr(b), in_string, escaped) for _, b, in_string, escaped in string_bytes(b'"\\\\"')]
+[('"', False, False), ('\\\\', True, False), ('"', True, True)]
+>>> respelled(b'["a\\\\/\\x7f", "\\\\udc00"]')
+b'["a/\\\\u007f", "\\\\u1c00"]'
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator, Tuple
+
+from refimpl import Grammar
+
+from ..core import Divergence
+
+
+def string_bytes(text: bytes) -> Iterator[Tuple[int, int, bool, bool]]:
+    """Scan JSON text: (position, byte, in_string, escaped) for each byte, where `escaped`
+    marks the byte after a backslash inside a string."""
+    in_string = escaped = False
+    for i, b in enumerate(text):
+        yield i, b, in_string, escaped
+        if escaped:
+            escaped = False
+        elif in_string and b == 0x5C:
+            escaped = True
+        elif b == 0x22:
+            in_string = not in_string
+
+
+def respelled(text: bytes) -> bytes:
+    """text with the spellings in strings that maskref's default JSON refuses replaced by
+    ones it takes (with general `\\\\uXXXX` escapes on): a raw DEL by `\\\\u007f`, the
+    escape `\\\\/` by `/`, a surrogate's `\\\\uD...` by `\\\\u1...` (a character outside the
+    surrogates, so that unpaired ones pass)."""
+    out = bytearray()
+    after_u = False
+    for _, b, in_string, escaped in string_bytes(text):
+        if in_string and not escaped and b == 0x7F:
+            out += b"\\u007f"
+        elif escaped and b == 0x2F:  # `\\/`: replace the backslash already written
+            out[-1] = 0x2F
+        elif after_u and b in b"dD":
+            out.append(0x31)
+        else:
+            out.append(b)
+        after_u = escaped and b == 0x75
+    return bytes(out)
+
+
+def respelling_explains(d: Divergence, general: Grammar, read: Any = None) -> bool:
+    """Only the peer allows the differing tokens, and `general` (the peer's reading of the
+    schema with general `\\\\uXXXX` escapes on) allows each once respelled. `read` maps the
+    text so far plus a token to the bytes the peer sees (default: as they are)."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_backend:
+        return False
+    from refimpl.recognizer import Recognizer
+
+    text = d.text()
+    for t in d.only_backend:
+        data = text + d.vocab.tokens[t] if read is None else read(text, d.vocab.tokens[t])
+        if data is None or not Recognizer(general.compiled, general.limits).consume_bytes(respelled(data)):
+            return False
+    return True
+
+
+def schemas(node: Any) -> Iterator[Any]:
+    """Every object in a JSON schema, nested ones included (explicit stack)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, dict):
+            yield n
+            stack.extend(n.values())
+        elif isinstance(n, list):
+            stack.extend(n)
+
+
+_NUMBER = b"0123456789.eE+-"
+
+
+def number_at(data: bytes, at: int) -> bytes:
+    """The run of number characters around position `at`."""
+    lo = at
+    while lo > 0 and data[lo - 1] in _NUMBER:
+        lo -= 1
+    hi = at
+    while hi < len(data) and data[hi] in _NUMBER:
+        hi += 1
+    return data[lo:hi]
+
+
+def fraction_digits(number: bytes) -> int:
+    """How many digits follow the number's decimal point."""
+    if b"." not in number:
+        return 0
+    fraction = number.split(b".", 1)[1]
+    for i, b in enumerate(fraction):
+        if not 0x30 <= b <= 0x39:
+            return i
+    return len(fraction)
