@@ -91,9 +91,35 @@ PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"
     ({"type": "array"}, "", [b"\t", b"x"], [], None),
     ({"type": "string"}, '"', [b"\x01"], [], "control-characters-in-strings"),
     ({"type": "string"}, "", [b"\x01"], [], None),
+    ({"type": "string"}, '"a', [b"\x7f"], [], "json-string-spelling"),
+    ({"type": "string"}, '"a\\', [b"/"], [], "json-string-spelling"),  # \/ across two tokens
+    ({"type": "string"}, '"a\\u', [b"d"], [], "json-string-spelling"),
+    ({"type": "string"}, '"a\\', [b"x"], [], None),
+    ({"type": "string", "pattern": "^[^a-c]+$"}, '"', [], [b"|"], "pattern-alphabet"),
+    ({"type": "string", "pattern": "^[^a-c]+$"}, '"', [], [b"d"], None),
+    ({"type": "string"}, '"', [], [b"|"], None),  # no pattern
+    ({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}, '{"a": 1,',
+     [b"}"], [], "trailing-comma"),
+    ({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}, '{"a": 1',
+     [b"]"], [], None),
 ])
 def test_json_differences(schema, text, only_backend, only_refimpl, expected):
     vocab = load_builtin("bytes")
     prefix = list(text.encode())
     ids = [[vocab.tokens.index(b) for b in side] for side in (only_backend, only_refimpl)]
     assert known(GrammarSpec("json_schema", schema=schema), vocab, prefix, *ids) == expected
+
+
+def test_json_differences_after_the_peer_fails():
+    vocab = load_builtin("bytes")
+    const = GrammarSpec("json_schema", schema={"const": 0})
+    eos = vocab.eos_token_ids[0]
+    d = Divergence(const, vocab, [], 0, [eos], [ord("0")], note="parser-error: Unknown LMFormatEnforcer Problem")
+    assert BACKEND.classify(d).name == "non-string-const"
+    d.note = None
+    assert BACKEND.classify(d) is None
+    # é begins no token of this vocabulary (it comes only after x)
+    person = GrammarSpec("json_schema", schema={"type": "object", "properties": {"name": {"type": "string"}}})
+    v = Vocabulary([b'{"name": "', b"x\xc3\xa9", b"a", b" ", b"\"", b"</s>"], eos_token_ids=[5])
+    assert known(person, v, [0, 1], [3], [2, 4]) == "character-outside-alphabet"
+    assert known(person, v, [0, 2], [3], [2, 4]) is None

@@ -32,6 +32,7 @@ from refimpl.recognizer import Recognizer
 
 from ..core import Backend, Divergence, KnownDifference, Session, _valid_utf8, all_differing, compiled
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
+from .json_text import respelling_explains, schemas, string_bytes
 
 REPLACEMENT = "\ufffd"
 
@@ -216,11 +217,7 @@ def json_reading(d: Divergence) -> Optional[Callable[[int], bool]]:
     row between tokens, before the value and after it."""
     if d.grammar.kind != "json_schema" or d.grammar.options:
         return None
-    schema = json_reading_schema(d.grammar.schema)
-    if isinstance(schema, dict):
-        schema.setdefault("x-guidance", {})["whitespace_pattern"] = "[ \\t\\n\\r]{0,%d}" % MAX_WHITESPACE
-    lark = "start: WS? %%json %s WS?\nWS: /[ \\t\\n\\r]{1,%d}/\n" % (json.dumps(schema), MAX_WHITESPACE)
-    spec = GrammarSpec("lark", lark)
+    spec = GrammarSpec("lark", _reading_lark(d.grammar.schema))
     text = decoded_text(d.text()).encode("utf-8")
     state = _alive(spec, text)
 
@@ -336,10 +333,15 @@ def _number_grammar(d: Divergence) -> bool:
     return True
 
 
-def _reading_lark(schema: Any) -> str:
+def _reading_lark(schema: Any, general_escapes: bool = False) -> str:
+    """lm-format-enforcer's reading of a JSON schema as a Lark grammar for refimpl (with
+    general `\\uXXXX` escapes in strings when asked)."""
     schema = json_reading_schema(schema)
     if isinstance(schema, dict):
-        schema.setdefault("x-guidance", {})["whitespace_pattern"] = "[ \\t\\n\\r]{0,%d}" % MAX_WHITESPACE
+        options = schema.setdefault("x-guidance", {})
+        options["whitespace_pattern"] = "[ \\t\\n\\r]{0,%d}" % MAX_WHITESPACE
+        if general_escapes:
+            options["json_allow_general_unicode_escapes"] = True
     return "start: WS? %%json %s WS?\nWS: /[ \\t\\n\\r]{1,%d}/\n" % (json.dumps(schema), MAX_WHITESPACE)
 
 
@@ -366,14 +368,73 @@ def _control_characters(d: Divergence) -> bool:
                          lambda s: "".join("\u00e9" if c < " " else c for c in s))
 
 
-def _raw_del(d: Divergence) -> bool:
-    """Tokens holding U+007F, allowed by refimpl's reading with it as é."""
-    return _allowed_with(d, lambda s: "\x7f" in s, lambda s: s.replace("\x7f", "\u00e9"))
+def _json_string_spelling(d: Divergence) -> bool:
+    """Only lm-format-enforcer allows the differing tokens, and its reading with general
+    `\\uXXXX` escapes allows each once raw DELs are `\\u007f` and `\\/` is `/`."""
+    if d.grammar.kind != "json_schema" or d.grammar.options:
+        return False
+    reading = compiled(GrammarSpec("lark", _reading_lark(d.grammar.schema, general_escapes=True)))
+    return respelling_explains(d, reading, lambda text, data: (decoded_text(text) + token_string(data)).encode("utf-8"))
 
 
-def _slash_escape(d: Divergence) -> bool:
-    """Tokens holding the escape \\/, allowed by refimpl's reading with it as éé."""
-    return _allowed_with(d, lambda s: "\\/" in s, lambda s: s.replace("\\/", "\u00e9\u00e9"))
+def _string_so_far(text: str) -> Optional[str]:
+    """The characters of the JSON string the text ends inside, or None."""
+    data = text.encode("utf-8")
+    start, inside = None, False
+    for i, b, in_string, escaped in string_bytes(data):
+        if b == 0x22 and not in_string:
+            start = i + 1
+        inside = in_string != (b == 0x22 and not escaped)
+    return data[start:].decode("utf-8") if start is not None and inside else None
+
+
+def _pattern_alphabet(d: Divergence) -> bool:
+    """In a schema with a string pattern, only refimpl allows the differing tokens, and each
+    puts into a string a character outside lm-format-enforcer's default alphabet."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+        return False
+    if not any("pattern" in s for s in schemas(d.grammar.schema)):
+        return False
+    from lmformatenforcer.consts import COMPLETE_ALPHABET
+
+    text = decoded_text(d.text())
+    for t in d.only_refimpl:
+        string = _string_so_far(text + token_string(d.vocab.tokens[t]))
+        if string is None or all(c in COMPLETE_ALPHABET for c in string):
+            return False
+    return True
+
+
+def _non_string_const(d: Divergence) -> bool:
+    """lm-format-enforcer's parser raised (the session's note) and it allows EOS only, on a
+    schema with a `const` that is not a string."""
+    if d.error or d.refused is not None or not d.note or not d.note.startswith("parser-error"):
+        return False
+    if not any("const" in s and not isinstance(s["const"], str) for s in schemas(d.grammar.schema)):
+        return False
+    return bool(d.only_refimpl) and all(t in d.vocab.eos_token_ids for t in d.only_backend)
+
+
+def _trailing_comma(d: Divergence) -> bool:
+    """The text ends (but for whitespace) in a comma outside strings, and every token only
+    lm-format-enforcer allows closes the object or array there (none only refimpl allows)."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_backend:
+        return False
+    text = decoded_text(d.text())
+    if not text.rstrip().endswith(",") or _string_so_far(text) is not None:
+        return False
+    return all(d.vocab.tokens[t].lstrip()[:1] in (b"}", b"]") for t in d.only_backend)
+
+
+def _outside_alphabet(d: Divergence) -> bool:
+    """The text ends inside a JSON string holding a character that begins no token, and
+    lm-format-enforcer then allows only whitespace and EOS, refusing what refimpl allows."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or not d.only_refimpl:
+        return False
+    string = _string_so_far(decoded_text(d.text()))
+    if string is None or all(c in tokenizer_alphabet(d.vocab) for c in string):
+        return False
+    return all(t in d.vocab.eos_token_ids or not d.vocab.tokens[t].strip() for t in d.only_backend)
 
 
 def _quote_inside_token(d: Divergence) -> bool:
@@ -486,17 +547,38 @@ CONTROL_CHARACTERS = KnownDifference(
     "requires them escaped)",
     _control_characters,
 )
-RAW_DEL = KnownDifference(
-    "raw-del-in-strings", "semantic",
-    "lm-format-enforcer allows a raw U+007F in JSON strings, as JSON does; maskref (as llguidance) "
-    "wants it escaped",
-    _raw_del,
+JSON_STRING_SPELLING = KnownDifference(
+    "json-string-spelling", "semantic",
+    "lm-format-enforcer's JSON strings allow a raw U+007F, the escape \\/ and every \\uXXXX, as "
+    "JSON does; maskref (as llguidance) wants DEL escaped, and its default escapes leave out \\/ "
+    "and \\u except for control characters and DEL",
+    _json_string_spelling,
 )
-SLASH_ESCAPE = KnownDifference(
-    "slash-escape", "semantic",
-    "lm-format-enforcer allows the escape \\/ in JSON strings, as JSON does; maskref's default "
-    "json_allowed_escapes (llguidance's) leave it out",
-    _slash_escape,
+PATTERN_ALPHABET = KnownDifference(
+    "pattern-alphabet", "peer-bug",
+    "lm-format-enforcer builds a string pattern's RegexParser with its default alphabet (printable "
+    "ASCII without | ~ \\) before the enforcer sets the tokenizer's: `[^a-c]+` never produces `|`, "
+    "`~`, a backslash or any non-ASCII character",
+    _pattern_alphabet,
+)
+NON_STRING_CONST = KnownDifference(
+    "non-string-const", "peer-bug",
+    "lm-format-enforcer cannot write a `const` that is not a string ({\"const\": 0}): its string "
+    "parser is given the value, raises, and the enforcer allows only EOS",
+    _non_string_const, ends_path=True,
+)
+TRAILING_COMMA = KnownDifference(
+    "trailing-comma", "peer-bug",
+    "lm-format-enforcer lets an object close right after a comma ({\"age\": 42,}) when its "
+    "remaining properties are optional: invalid JSON",
+    _trailing_comma, ends_path=True,
+)
+OUTSIDE_ALPHABET = KnownDifference(
+    "character-outside-alphabet", "peer-bug",
+    "a character that begins no token (é split over two tokens of a byte vocabulary), once in a "
+    "JSON string, ends lm-format-enforcer's JSON: no parser on its stack accepts it, and only "
+    "whitespace and EOS are allowed after it",
+    _outside_alphabet, ends_path=True,
 )
 QUOTE_INSIDE_TOKEN = KnownDifference(
     "quote-inside-token", "peer-bug",
@@ -588,7 +670,8 @@ class LmFormatEnforcerBackend(Backend):
         self._data: Dict[str, Any] = {}
         self.known_differences = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET,
                                   JSON_READING, ANY_KEY_ORDER, NUMBER_GRAMMAR, CONTROL_CHARACTERS,
-                                  RAW_DEL, SLASH_ESCAPE, QUOTE_INSIDE_TOKEN, ESCAPED_LENGTH)
+                                  JSON_STRING_SPELLING, QUOTE_INSIDE_TOKEN, ESCAPED_LENGTH, PATTERN_ALPHABET,
+                                  NON_STRING_CONST, OUTSIDE_ALPHABET, TRAILING_COMMA)
 
     def unavailable_reason(self) -> Optional[str]:
         try:
