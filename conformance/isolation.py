@@ -18,6 +18,9 @@ a divergence with an error), which an adapter may declare as known differences.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import time
 from typing import Any, Optional, Tuple
 
 from refimpl import Grammar, Vocabulary
@@ -57,6 +60,46 @@ def _serve(backend: Backend, spec: GrammarSpec, vocab: Vocabulary, grammar: Opti
             conn.send(("unsupported", str(e)))
         except BaseException as e:  # noqa: BLE001
             conn.send(("error", "%s: %s" % (type(e).__name__, e)))
+
+
+class Child:
+    """A forked child process running `target(*args)`, then exiting. Plain os.fork, not
+    multiprocessing.Process: the fuzzer's and runner's workers are daemonic pool
+    processes, which multiprocessing does not let have children."""
+
+    def __init__(self, target: Any, args: Tuple[Any, ...]) -> None:
+        self.exitcode: Optional[int] = None
+        self.pid = os.fork()
+        if self.pid == 0:  # the child
+            code = 0
+            try:
+                target(*args)
+            except BaseException:  # noqa: BLE001 - the parent sees the child end
+                code = 1
+            finally:
+                os._exit(code)
+
+    def _reap(self, flags: int) -> None:
+        if self.exitcode is None:
+            pid, status = os.waitpid(self.pid, flags)
+            if pid:
+                self.exitcode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+    def is_alive(self) -> bool:
+        self._reap(os.WNOHANG)
+        return self.exitcode is None
+
+    def join(self, timeout: Optional[float] = None) -> None:
+        """Wait for the child to end (at most `timeout` seconds, when given)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.is_alive() and (deadline is None or time.monotonic() < deadline):
+            time.sleep(0.01)
+        if deadline is None:
+            self._reap(0)
+
+    def kill(self) -> None:
+        if self.is_alive():
+            os.kill(self.pid, signal.SIGKILL)
 
 
 class IsolatedSession(Session):
@@ -106,7 +149,7 @@ class IsolatedSession(Session):
 
 
 class Isolated(Backend):
-    """`backend` with its sessions in child processes (fork: the child inherits what the
+    """`backend` with its sessions in child processes (forked: the child inherits what the
     parent has built, e.g. a peer's vocabulary), every call bounded by `timeout`."""
 
     def __init__(self, backend: Backend, timeout: float = 30.0) -> None:
@@ -131,10 +174,8 @@ class Isolated(Backend):
         prepare = getattr(self.inner, "prepare", None)
         if prepare is not None:
             prepare(vocab)  # built once here, inherited by every child
-        context = multiprocessing.get_context("fork")
-        parent, child = context.Pipe()
-        process = context.Process(target=_serve, args=(self.inner, spec, vocab, grammar, child), daemon=True)
-        process.start()
+        parent, child = multiprocessing.Pipe()
+        process = Child(_serve, (self.inner, spec, vocab, grammar, child))
         child.close()
         session = IsolatedSession(process, parent, self.timeout)
         try:

@@ -1,11 +1,14 @@
 """conformance/isolation.py: a peer in a child process, every call bounded in time, so a
 peer that hangs or panics is a finding and not the end of a campaign."""
+import multiprocessing
+import os
+import signal
 import time
 
 import pytest
 
 from conformance.core import Backend, Session
-from conformance.isolation import Isolated, PeerTimeout
+from conformance.isolation import Isolated, PeerCrash, PeerTimeout
 from conformance.runner import check_vector
 from conformance.vectors import GrammarSpec, load_builtin, record
 from refimpl import Matcher
@@ -23,6 +26,8 @@ class Stuck(Session):
         if self.how == "hang":
             while True:
                 time.sleep(1)
+        if self.how == "crash":
+            os.kill(os.getpid(), signal.SIGKILL)  # as a segmentation fault in native code would
         raise Panic("capacity overflow")
 
     def consume(self, token):
@@ -65,3 +70,27 @@ def test_an_isolated_refimpl_agrees():
     assert Matcher(g, vocab).consume_tokens(path) == len(path)
     backend = Isolated(MatcherBackend("python"))
     assert check_vector(backend, record(g, spec, vocab, path, "x", [], "test")).status == "agree"
+
+
+def test_a_crash_is_a_peer_crash():
+    session = Isolated(StuckBackend("crash"), timeout=5).start(GrammarSpec("regex", "a"), load_builtin("bytes"))
+    with pytest.raises(PeerCrash, match="died during mask"):
+        session.mask()
+    assert session.process.exitcode < 0  # ended by a signal
+
+
+def _isolated_answers(_):
+    from conformance.adapters.refimpl import OracleBackend
+
+    session = Isolated(OracleBackend()).start(GrammarSpec("regex", "ab"), load_builtin("bytes"))
+    try:
+        return session.consume(ord("a")), session.consume(ord("a"))
+    finally:
+        session.close()
+
+
+def test_isolated_sessions_work_in_pool_workers():
+    """The fuzzer's and runner's --jobs workers are daemonic pool processes; an isolated
+    peer still forks its sessions there."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.map(_isolated_answers, [0]) == [(True, False)]
