@@ -376,7 +376,15 @@ def _finish(m: Matcher, vocab: Vocabulary, path: List[int]) -> List[int]:
 
 def _spell_text(m: Matcher, vocab: Vocabulary, text: str) -> List[int]:
     """The longest allowed token at every step, until `text` is spelled."""
-    data = text.encode("utf-8")
+    path, rest = spell_prefix(m, vocab, text.encode("utf-8"))
+    if rest:
+        raise ValueError("the sample %r does not fit the grammar after %r" % (text, text.encode("utf-8")[:-len(rest)]))
+    return path
+
+
+def spell_prefix(m: Matcher, vocab: Vocabulary, data: bytes) -> Tuple[List[int], bytes]:
+    """Spell as much of `data` as the grammar allows, with the longest allowed token at
+    every step: (the path, consumed by m; the bytes left unspelled)."""
     path: List[int] = []
     trie = vocab.trie
     i = 0
@@ -392,11 +400,11 @@ def _spell_text(m: Matcher, vocab: Vocabulary, text: str) -> List[int]:
                     best = (t, k + 1)
                     break
         if best is None:
-            raise ValueError("the sample %r does not fit the grammar after %r" % (text, data[:i]))
+            break
         assert m.consume(best[0])
         path.append(best[0])
         i = best[1]
-    return path
+    return path, data[i:]
 
 
 def random_path(m: Matcher, vocab: Vocabulary, rng: random.Random, max_len: int = 10) -> List[int]:

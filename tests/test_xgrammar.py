@@ -95,6 +95,33 @@ def test_crash_on_left_recursion():
     assert not k.applies(Divergence(left, B, [], 0, [], [], error="start: RuntimeError: boom"))
 
 
+def test_unproductive_rules():
+    k = known()["unproductive-rules-as-empty"]
+    g = GrammarSpec("ebnf", 'root ::= "a"* r2 "a" | "a"\nr2 ::= r2\n', options={"dialect": "xgrammar"})
+    aaa = Vocabulary.from_bytes([b"a", b"aaa", b"b", b"<eos>"], eos_token_id=3)
+    assert k.applies(Divergence(g, aaa, [], 0, [1], []))
+    assert not k.applies(Divergence(g, aaa, [], 0, [2], []))
+    productive = GrammarSpec("ebnf", 'root ::= "a"* r2 "a" | "a"\nr2 ::= "b"\n', options={"dialect": "xgrammar"})
+    assert not k.applies(Divergence(productive, aaa, [], 0, [1], []))
+
+
+def test_pattern_without_escapes():
+    k = known()["pattern-without-escapes"]
+    s = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[^a-c]+$"})
+    assert k.applies(Divergence(s, B, ids('"'), 1, [], [ord("\\")]))
+    assert not k.applies(Divergence(s, B, ids('"'), 1, [], [ord("d")]))
+    plain = GrammarSpec("json_schema", schema={"type": "string"})
+    assert not k.applies(Divergence(plain, B, ids('"'), 1, [], [ord("\\")]))
+
+
+def test_no_answer_on_left_recursion():
+    k = known()["no-answer-on-left-recursion"]
+    timeout = "mask: PeerTimeout: no answer to mask within 30 s"
+    left = GrammarSpec("gbnf", 'root ::= root "a" | "b"\n')
+    assert k.applies(Divergence(left, B, [], 0, [], [], error=timeout))
+    assert not k.applies(Divergence(GrammarSpec("gbnf", 'root ::= "b" root?\n'), B, [], 0, [], [], error=timeout))
+
+
 def test_json_options():
     assert json_options({}) == {"any_whitespace": True, "separators": (",", ":")}
     assert json_options({"whitespace_flexible": False, "item_separator": ", "}) == {

@@ -4,7 +4,7 @@ begin with, or stand for alone, and whether those relations have a cycle (kbnf d
 answer on some unit cycles, llama.cpp on left recursion through a nullable prefix)."""
 from __future__ import annotations
 
-from typing import Dict, List, Set
+from typing import Callable, Dict, List, Optional, Set
 
 from refimpl.grammar.ebnf.ast import (Alt, Budget, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring,
                                       children)
@@ -102,3 +102,66 @@ def derives_only_empty(node: Node, rules: Dict[str, Node]) -> bool:
         else:
             todo.extend(children(n))
     return True
+
+
+def productive_rules(rules: Dict[str, Node]) -> Set[str]:
+    """The rules that derive some string (a rule like `r ::= r` derives none)."""
+    out: Set[str] = set()
+    while True:
+        more = {name for name, body in rules.items() if name not in out and _productive(body, out)}
+        if not more:
+            return out
+        out |= more
+
+
+def _productive(node: Node, productive: Set[str]) -> bool:
+    """Does the expression derive some string (the rules in `productive` do)? Bottom-up,
+    explicit stack; every terminal derives one."""
+    order: List[Node] = []
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        order.append(n)
+        todo.extend(children(n))
+    value: Dict[int, bool] = {}
+    for n in reversed(order):
+        kids = [value[id(k)] for k in children(n)]
+        if isinstance(n, Ref):
+            value[id(n)] = n.name in productive
+        elif isinstance(n, Alt):
+            value[id(n)] = any(kids)
+        elif isinstance(n, Repeat):
+            value[id(n)] = n.lo == 0 or all(kids)
+        else:
+            value[id(n)] = all(kids)
+    return value[id(node)]
+
+
+#: a grammar reading: rewrites one construct (given the grammar text), None to keep it
+Rewrite = Callable[[Node, str], Optional[Node]]
+
+
+def rewrite(rules: Dict[str, Node], source: str, fn: Rewrite) -> bool:
+    """Replace, in place, every node fn rewrites (nodes it builds have offset -1 and are
+    not rewritten again, their parts are); True if anything changed. Explicit stack."""
+    changed = False
+    for name in list(rules):
+        new = fn(rules[name], source)
+        if new is not None:
+            rules[name], changed = new, True
+    todo = list(rules.values())
+    while todo:
+        n = todo.pop()
+        if isinstance(n, Repeat):
+            new = fn(n.node, source)
+            if new is not None:
+                n.node, changed = new, True
+            todo.append(n.node)
+            continue
+        items = n.items if isinstance(n, Seq) else n.options if isinstance(n, Alt) else []
+        for i, c in enumerate(items):
+            new = fn(c, source)
+            if new is not None:
+                items[i], changed = new, True
+            todo.append(items[i])
+    return changed

@@ -25,22 +25,10 @@ from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import ExprSet
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, answers_as, compiled, utf8_prefix
+from .byte_level import byte_level_text
 from .grammar_shapes import has_cycle, rule_edges
 from .json_text import string_bytes
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
-
-
-def _byte_encoder() -> Dict[int, str]:
-    """GPT-2's reversible map from bytes to printable characters (llama.cpp's BPE reads
-    token texts in it)."""
-    printable = [b for b in range(256) if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or 0xAE <= b <= 0xFF]
-    rest = [b for b in range(256) if b not in printable]
-    out = {b: chr(b) for b in printable}
-    out.update((b, chr(256 + i)) for i, b in enumerate(rest))
-    return out
-
-
-_BYTES = _byte_encoder()
 
 
 def write_gguf(vocab: Vocabulary, path: str) -> None:
@@ -54,7 +42,7 @@ def write_gguf(vocab: Vocabulary, path: str) -> None:
     w.add_tokenizer_model("gpt2")
     w.add_tokenizer_pre("default")
     control = set(vocab.eos_token_ids) | set(vocab.special_token_ids)
-    w.add_token_list([("<control %d>" % t if t in control else "".join(_BYTES[b] for b in data))
+    w.add_token_list([("<control %d>" % t if t in control else byte_level_text(data))
                       for t, data in enumerate(vocab.tokens)])
     w.add_token_types([gguf.TokenType.CONTROL if t in control else gguf.TokenType.NORMAL
                        for t in range(len(vocab.tokens))])

@@ -29,7 +29,8 @@ from refimpl.regex import unicode as uni
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
-from .llama_cpp import _BYTES
+from .grammar_shapes import Rewrite, rewrite
+from .byte_level import BYTE_TO_CHAR, byte_level_text
 
 
 def _placeholder(t: int) -> str:
@@ -45,7 +46,7 @@ def hf_tokenizer(vocab: Vocabulary) -> Any:
     special = set(vocab.eos_token_ids) | set(vocab.special_token_ids)
     texts: Dict[str, int] = {}
     for t, data in enumerate(vocab.tokens):
-        text = _placeholder(t) if t in special else "".join(_BYTES[b] for b in data)
+        text = _placeholder(t) if t in special else byte_level_text(data)
         if text in texts:
             raise NotSupported("transformers-cfg reads tokens through an HF tokenizer, whose vocabulary maps a "
                                "text to one id: tokens %d and %d have the same bytes" % (texts[text], t))
@@ -75,8 +76,8 @@ class _Peer:
         if len(tok.get_vocab()) != len(vocab) or tok.eos_token_id != vocab.eos_token_ids[0]:
             raise NotSupported("the HF tokenizer does not hold the vocabulary's %d tokens" % len(vocab))
         proxy = ByteProxyMapping.__new__(ByteProxyMapping)  # its __init__ loads GPT-2 from the Hub
-        proxy.byte2proxychar = dict(_BYTES)
-        proxy.proxychar2byte = {c: b for b, c in _BYTES.items()}
+        proxy.byte2proxychar = dict(BYTE_TO_CHAR)
+        proxy.proxychar2byte = {c: b for b, c in BYTE_TO_CHAR.items()}
         proxy.cdp2byte = {ord(c): b for c, b in proxy.proxychar2byte.items()}
         proxy.byte2cdp = {b: c for c, b in proxy.cdp2byte.items()}
         proxy.PROXY_CDP_SET = set(proxy.cdp2byte)
@@ -106,34 +107,6 @@ class _Peer:
 # recognises the divergence only if that reading gives the peer's answer for every token.
 
 Rules = Dict[str, Node]
-#: a grammar reading: rewrites one construct (given the grammar text), None to keep it
-Rewrite = Callable[[Node, str], Optional[Node]]
-
-
-def _rewrite(rules: Rules, source: str, fn: Rewrite) -> bool:
-    """Replace, in place, every node fn rewrites (nodes it builds have offset -1 and are
-    not rewritten again, their parts are); True if anything changed. Explicit stack."""
-    changed = False
-    for name in list(rules):
-        new = fn(rules[name], source)
-        if new is not None:
-            rules[name], changed = new, True
-    todo = list(rules.values())
-    while todo:
-        n = todo.pop()
-        if isinstance(n, Repeat):
-            new = fn(n.node, source)
-            if new is not None:
-                n.node, changed = new, True
-            todo.append(n.node)
-            continue
-        items = n.items if isinstance(n, Seq) else n.options if isinstance(n, Alt) else []
-        for i, c in enumerate(items):
-            new = fn(c, source)
-            if new is not None:
-                items[i], changed = new, True
-            todo.append(items[i])
-    return changed
 
 
 def _is_dot(n: Node, source: str) -> bool:
@@ -223,10 +196,10 @@ def _read_grammar(spec: GrammarSpec, reading: str) -> Optional[Grammar]:
         rules = gbnf_rules(source)
         if reading == "repetition":
             extra: Rules = {}
-            changed = _rewrite(rules, source, lambda n, s: _repetition(n, s, extra))
+            changed = rewrite(rules, source, lambda n, s: _repetition(n, s, extra))
             rules.update(extra)
         else:
-            changed = _rewrite(rules, source, GRAMMAR_READINGS[reading])
+            changed = rewrite(rules, source, GRAMMAR_READINGS[reading])
         g = None
         if changed:
             g = Grammar(compile_rules(rules, key[1], source), "gbnf", source)

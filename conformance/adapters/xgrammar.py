@@ -14,7 +14,8 @@ from refimpl import Grammar, Vocabulary
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session
 from ..vectors import GrammarSpec, NotSupported, bitmask_len, vocab_hash
 from .xgrammar_differences import (CRASH_ON_LEFT_RECURSION, JSON_LAYOUT, JSON_STRING_SPELLING, LENGTH_BOUNDED_STRINGS,
-                                   NO_NEGATIVE_ZERO, REGEX_DIALECT, SIX_FRACTION_DIGITS, SURROGATES)
+                                   NO_ANSWER_ON_LEFT_RECURSION, NO_NEGATIVE_ZERO, PATTERN_WITHOUT_ESCAPES, REGEX_DIALECT,
+                                   SIX_FRACTION_DIGITS, SURROGATES, UNPRODUCTIVE_RULES)
 
 def json_options(options: Dict[str, Any]) -> Dict[str, Any]:
     """xgrammar's compile_json_schema arguments for maskref's JSON options (llguidance's
@@ -61,7 +62,8 @@ class XgrammarBackend(Backend):
         self._compilers: Dict[str, Any] = {}
         self.known_differences = (
             AFTER_EOS, JSON_LAYOUT, REGEX_DIALECT, JSON_STRING_SPELLING, LENGTH_BOUNDED_STRINGS, SIX_FRACTION_DIGITS,
-            NO_NEGATIVE_ZERO, SURROGATES, CRASH_ON_LEFT_RECURSION, KnownDifference(
+            NO_NEGATIVE_ZERO, SURROGATES, CRASH_ON_LEFT_RECURSION, UNPRODUCTIVE_RULES, PATTERN_WITHOUT_ESCAPES,
+            NO_ANSWER_ON_LEFT_RECURSION, KnownDifference(
                 "mask-omits-accepted-token", "peer-bug",
                 "xgrammar's mask leaves out tokens that its own accept_token accepts in the same state "
                 "(`root ::= root [^a] | \"\"` does not allow `bb` at the start, though it accepts it)",

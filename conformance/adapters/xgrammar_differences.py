@@ -14,12 +14,13 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from refimpl import Grammar
-from refimpl.grammar.ebnf.ast import Node
+from refimpl.grammar.ebnf.ast import Literal, Node, Ref
+from refimpl.grammar.ebnf.compiler import compile_rules
 from refimpl.regex import ExprSet
 
 from ..core import Divergence, KnownDifference, all_differing, answers_as, compiled
 from ..vectors import GrammarSpec
-from .grammar_shapes import has_cycle, rule_edges
+from .grammar_shapes import has_cycle, productive_rules, rewrite, rule_edges
 from .json_text import fraction_digits, number_at, respelling_explains, schemas, string_bytes
 
 JSON_WHITESPACE = b" \n\r\t"
@@ -270,4 +271,69 @@ CRASH_ON_LEFT_RECURSION = KnownDifference(
     "xgrammar crashes (segmentation fault) compiling some left-recursive grammars, even with "
     "the rule unused: `root ::= \"a\"` with `r1 ::= r1{1,2}`",
     _crash_on_left_recursion, ends_path=True,
+)
+
+
+def _without_unproductive_rules(spec: GrammarSpec) -> Optional[Grammar]:
+    """refimpl's grammar for the vector with every reference to a rule that derives no
+    string (`r2 ::= r2`) read as ε, as xgrammar reads it; None if there is none."""
+    rules = character_grammar_rules(spec)
+    dead = set(rules) - productive_rules(rules)
+    if not dead:
+        return None
+    rewrite(rules, spec.source or "", lambda n, _: Literal(-1, "") if isinstance(n, Ref) and n.name in dead else None)
+    root = spec.options.get("root") or "root"
+    return Grammar(compile_rules(rules, root, spec.source or ""), spec.kind, spec.source)
+
+
+def _unproductive_rules(d: Divergence) -> bool:
+    """The peer answers as refimpl does with the grammar's unproductive rules read as ε."""
+    if d.grammar.kind not in ("gbnf", "ebnf"):
+        return False
+    g = _without_unproductive_rules(d.grammar)
+    return g is not None and answers_as(d, g)
+
+
+UNPRODUCTIVE_RULES = KnownDifference(
+    "unproductive-rules-as-empty", "peer-bug",
+    "xgrammar reads a reference to a rule that derives no string as the empty string: with "
+    "`r2 ::= r2`, `root ::= \"a\"* r2 \"a\" | \"a\"` allows `aaa`",
+    _unproductive_rules,
+)
+
+
+def _pattern_without_escapes(d: Divergence) -> bool:
+    """In a schema with a string pattern, every token only refimpl allows (none only the
+    peer allows) puts an escape into a string."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+        return False
+    if not any("pattern" in s for s in schemas(d.grammar.schema)):
+        return False
+    text = d.text()
+    return all(any(i >= len(text) and in_string and (escaped or b == 0x5C)
+                   for i, b, in_string, escaped in string_bytes(text + d.vocab.tokens[t]))
+               for t in d.only_refimpl)
+
+
+PATTERN_WITHOUT_ESCAPES = KnownDifference(
+    "pattern-without-escapes", "peer-bug",
+    "xgrammar matches a string `pattern` against the JSON text between the quotes with escapes "
+    "removed from the alphabet: no escape is allowed, so `\"` and `\\\\` (which the pattern may "
+    "allow) cannot be written",
+    _pattern_without_escapes,
+)
+
+
+def _no_answer_on_left_recursion(d: Divergence) -> bool:
+    """xgrammar did not answer in time on a left-recursive grammar."""
+    if d.error is None or "PeerTimeout" not in d.error or d.grammar.kind not in ("gbnf", "ebnf"):
+        return False
+    return has_cycle(rule_edges(character_grammar_rules(d.grammar), ExprSet(), left=True))
+
+
+NO_ANSWER_ON_LEFT_RECURSION = KnownDifference(
+    "no-answer-on-left-recursion", "peer-bug",
+    "xgrammar does not answer (a mask takes more than 30 s) on some ambiguous left-recursive "
+    "grammars that refimpl answers at once",
+    _no_answer_on_left_recursion, ends_path=True,
 )
