@@ -41,19 +41,23 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .runner import run_suite
+    from .runner import matrix_header, matrix_row, run_suite
 
     status = 0
+    rows = []
     for name in args.backend:
         b = _backend(name)
         report = run_suite(b, args.suite, args.out, jobs=1 if args.first else args.jobs, quiet=args.quiet,
                            first=args.first)
         print(report.table())
+        rows.append(matrix_row(report))
         if report.disagreements:
             status = 1
             from .runner import safe_name
 
             print("  repros in %s" % os.path.join(args.out, safe_name(report.backend.name)))
+    if args.matrix:
+        print("\n" + "\n".join([matrix_header()] + rows))
     return status
 
 
@@ -132,6 +136,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--first", action="store_true", help="stop at the first disagreement")
     p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--matrix", action="store_true", help="then the compliance matrix's rows, in Markdown")
     p.set_defaults(run=cmd_run)
 
     p = sub.add_parser("fuzz", help="differential fuzzing against refimpl")

@@ -248,6 +248,36 @@ class Report:
         return "\n".join(lines)
 
 
+#: the compliance matrix's columns: (grammar kind, heading)
+MATRIX_KINDS = (("regex", "regex"), ("json_schema", "JSON schema"), ("lark", "Lark"), ("gbnf", "GBNF"),
+                ("ebnf", "EBNF dialects"))
+
+
+def matrix_header() -> str:
+    """The head of the compliance matrix (docs/compliance.md), in Markdown."""
+    heads = ["engine"] + [h for _, h in MATRIX_KINDS] + ["peer bugs met", "semantic differences met"]
+    return "| %s |\n|%s" % (" | ".join(heads), "---|" * len(heads))
+
+
+def matrix_row(report: Report) -> str:
+    """One engine's row of the compliance matrix: per grammar kind, how many vectors agree,
+    differ only as declared, disagree, and cannot be run; the known differences it met."""
+    b = report.backend
+    cells = ["%s%s" % (b.name, " (%s)" % _safe_version(b) if _safe_version(b) else "")]
+    for kind, _ in MATRIX_KINDS:
+        row = report.rows.get(kind, collections.Counter())
+        if not row["vectors"] or row["unsupported"] == row["vectors"]:
+            cells.append("—")
+            continue
+        cell = "%d ✓ %d ≈ %d ✗" % (row["agree"], row["known"], row["disagree"])
+        cells.append(cell + (" (%d n/a)" % row["unsupported"] if row["unsupported"] else ""))
+    kinds = {k.name: k.kind for k in b.known_differences}
+    for which in ("peer-bug", "semantic"):
+        cells.append(", ".join("`%s`" % name for name, _ in report.known.most_common() if kinds.get(name) == which)
+                     or "—")
+    return "| %s |" % " | ".join(cells)
+
+
 class Progress:
     """A progress line on stderr for runs longer than a couple of seconds."""
 

@@ -542,3 +542,17 @@ def fuzz_oracle_special(tmp_path):
     from conformance.fuzz import fuzz
 
     return fuzz("oracle", 4, seed=5, out_dir=str(tmp_path), quiet=True, vocab_mode="special", kinds=["lark"])
+
+
+def test_the_compliance_matrix_row(tmp_path):
+    """`run --matrix`: one Markdown row per engine, a cell per grammar kind."""
+    from conformance.runner import MATRIX_KINDS, matrix_header, matrix_row, run_suite
+
+    suite = os.path.join(SUITE_DIR, "findings.jsonl")
+    report = run_suite(get_backend("fault:drop-eos"), suite, str(tmp_path), quiet=True)
+    row = matrix_row(report)
+    assert matrix_header().splitlines()[0].count("|") == row.count("|") == len(MATRIX_KINDS) + 4
+    cells = dict(zip([k for k, _ in MATRIX_KINDS], row.split(" | ")[1:]))
+    lark = report.rows["lark"]
+    assert cells["lark"].startswith("%d ✓ %d ≈ %d ✗" % (lark["agree"], lark["known"], lark["disagree"]))
+    assert lark["disagree"] > 0  # the fault never allows EOS
