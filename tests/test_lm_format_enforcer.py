@@ -79,6 +79,10 @@ def test_regex_differences(regex, vocab, prefix, only_backend, only_refimpl, exp
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
           "required": ["name", "age"]}
 
+# 13 optional properties (13! orders); a schema whose `not` lm-format-enforcer does not read
+MANY = {"type": "object", "properties": {"p%d" % i: {"type": "integer"} for i in range(13)}}
+NOT = {"type": "object", "properties": {"a": {"type": "integer"}}, "not": {"required": ["a"]}}
+
 
 @pytest.mark.parametrize("schema, text, only_backend, only_refimpl, expected", [
     ({"type": "integer"}, "1", [b"e"], [], "number-grammar"),  # lm-format-enforcer's integers take exponents
@@ -98,6 +102,11 @@ PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"
     ({"type": "string", "pattern": "^[^a-c]+$"}, '"', [], [b"|"], "pattern-alphabet"),
     ({"type": "string", "pattern": "^[^a-c]+$"}, '"', [], [b"d"], None),
     ({"type": "string"}, '"', [], [b"|"], None),  # no pattern
+    (MANY, '{"p5": 1, "p', [b"0"], [], "any-key-order"),  # 13! orders: the reordered object alone
+    (MANY, '{"p5": 1, "p', [b"5"], [], None),  # p5 is written already
+    (MANY, '{"p5": 1, "p', [b"x"], [], None),
+    (NOT, "", [b" "], [], "json-reading"),  # `not` is not read (nor compiled for refimpl's reading)
+    (NOT, "", [b"x"], [], None),
     ({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}, '{"a": 1,',
      [b"}"], [], "trailing-comma"),
     ({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}, '{"a": 1',

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from refimpl import Grammar, Vocabulary
 from refimpl.recognizer import Recognizer
@@ -173,7 +173,9 @@ def regex_reading(d: Divergence, ascii: bool = True, alphabet: bool = True) -> O
 
 #: keywords lm-format-enforcer's JsonSchemaParser does not enforce (get_parser never reads them)
 IGNORED_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format",
-                    "minProperties", "maxProperties", "uniqueItems")
+                    "minProperties", "maxProperties", "uniqueItems", "not", "if", "then", "else",
+                    "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
+                    "patternProperties", "contains", "minContains", "maxContains")
 #: whitespace lm-format-enforcer allows in a row (CharacterLevelParserConfig.max_consecutive_whitespaces)
 MAX_WHITESPACE = 12
 MAX_ARRAY = 20  # max_json_array_length: the arrays' maxItems unless the schema says otherwise
@@ -236,45 +238,109 @@ def _json_reading(d: Divergence) -> bool:
     return _explains(d, json_reading(d))
 
 
-def _key_orders(schema: Any, limit: int = 120) -> List[Any]:
-    """The schema with the properties of its objects in every order (all combinations,
-    at most `limit` of them; none beyond)."""
-    import itertools
+def open_objects(text: str, closed: bool = False) -> Dict[int, Tuple[List[str], Optional[str]]]:
+    """The JSON objects the text opens (with `closed`, also those it closes), by the
+    position of their `{`: the keys written in each so far (as spelled, escapes kept) and
+    the key being written where the text ends inside one (its characters so far), else
+    None. The innermost open object is the last.
 
-    objects: List[Dict[str, Any]] = []
-    todo = [schema]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, list):
-            todo.extend(node)
-        elif isinstance(node, dict):
-            if isinstance(node.get("properties"), dict) and len(node["properties"]) > 1:
-                objects.append(node)
-            todo.extend(v for k, v in node.items() if k not in ("enum", "const", "required"))
-    orders = [list(itertools.permutations(o["properties"].items())) for o in objects]
-    total = 1
-    for permutations in orders:
-        total *= len(permutations)
-    if total > limit:
-        return []
-    out = []
-    for choice in itertools.product(*orders):
-        for obj, items in zip(objects, choice):
-            obj["properties"] = dict(items)
-        out.append(json.loads(json.dumps(schema)))
-    return out
+    >>> open_objects('{"a": {"b": 1}, "c'), open_objects('{"a": {"b": 1}, "c', closed=True)
+    ({0: (['a'], 'c')}, {0: (['a'], 'c'), 6: (['b'], None)})
+    >>> open_objects('{"a": [{"x\\\\"y": 0, "')
+    {0: (['a'], None), 7: (['x\\\\"y'], '')}
+    """
+    objects: Dict[int, Tuple[List[str], Optional[str]]] = {}
+    stack: List[Tuple[int, bool]] = []  # (position of the opener, is an object)
+    expecting_key: Dict[int, bool] = {}
+    key_of: Optional[int] = None  # the object whose key the current string is
+    chars: List[str] = []
+    in_string = escaped = False
+    for i, c in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+                if key_of is not None:
+                    objects[key_of][0].append("".join(chars))
+                    expecting_key[key_of] = False
+                continue
+            chars.append(c)
+        elif c == '"':
+            in_string, chars = True, []
+            key_of = stack[-1][0] if stack and stack[-1][1] and expecting_key[stack[-1][0]] else None
+        elif c in "{[":
+            stack.append((i, c == "{"))
+            if c == "{":
+                objects[i] = ([], None)
+                expecting_key[i] = True
+        elif c in "}]":
+            if stack:
+                stack.pop()
+        elif c == "," and stack and stack[-1][1]:
+            expecting_key[stack[-1][0]] = True
+    if in_string and key_of is not None:
+        objects[key_of] = (objects[key_of][0], "".join(chars))
+    if closed:
+        return objects
+    return {at: objects[at] for at, is_object in stack if is_object}
+
+
+def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool]:
+    """Does refimpl on lm-format-enforcer's reading allow token t once the properties of
+    the object the text ends inside are reordered: the keys written so far first, in
+    their order, then the key the token writes, then the others? Every object schema
+    holding those keys is tried, up to `limit` readings (None beyond)."""
+    text = decoded_text(d.text())
+    before = open_objects(text)
+    if not before:
+        return False
+    at = list(before)[-1]
+    written = before[at][0]
+    after = open_objects(text + token_string(d.vocab.tokens[t]), closed=True)
+    if at not in after:
+        return False
+    keys, partial = after[at]
+    if len(keys) > len(written):
+        key, whole = keys[len(written)], True
+    elif partial is not None:
+        key, whole = partial, False
+    else:
+        return False
+    count = 0
+    for index, node in enumerate(schemas(json_reading_schema(d.grammar.schema))):
+        props = node.get("properties")
+        if not isinstance(props, dict) or not set(written) <= set(props):
+            continue
+        for p in props:
+            if p in written or (p != key if whole else not p.startswith(key)):
+                continue
+            count += 1
+            if count > limit:
+                return None
+            variant = json_reading_schema(d.grammar.schema)
+            target = list(schemas(variant))[index]
+            order = written + [p] + [k for k in target["properties"] if k not in written and k != p]
+            target["properties"] = {k: target["properties"][k] for k in order}
+            reading = json_reading(Divergence(GrammarSpec("json_schema", schema=variant), d.vocab, d.prefix,
+                                              d.step, [t], []))
+            if reading is not None and reading(t):
+                return True
+    return False
 
 
 def _any_key_order(d: Divergence) -> bool:
-    """Only lm-format-enforcer allows the differing tokens, and each is allowed by refimpl
-    on its reading (json_reading) of the schema with the properties in some other order."""
+    """Only lm-format-enforcer allows the differing tokens, and refimpl on its reading
+    (json_reading) allows each once the properties of the object the text ends inside
+    come in another order (_key_order_readings): the keys written so far, then the one
+    the token writes."""
     if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_backend or d.grammar.options:
         return False
-    readings = []
-    for variant in _key_orders(json_reading_schema(d.grammar.schema)):
-        readings.append(json_reading(Divergence(GrammarSpec("json_schema", schema=variant), d.vocab, d.prefix,
-                                                d.step, d.only_backend, d.only_refimpl)))
-    return bool(readings) and _explains_some(d, readings)
+    if d.error is not None or d.refused is not None or d.after_eos:
+        return False
+    return all(_key_order_readings(d, t) for t in d.only_backend)
 
 
 def _explains_some(d: Divergence, readings: List[Optional[Callable[[int], bool]]]) -> bool:
