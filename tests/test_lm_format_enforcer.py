@@ -127,8 +127,26 @@ def test_json_differences_after_the_peer_fails():
     assert BACKEND.classify(d).name == "non-string-const"
     d.note = None
     assert BACKEND.classify(d) is None
+    # oneOf options without properties under an object with properties: its merge raises
+    merge = {"type": "object", "properties": {"a": {"type": "integer"}},
+             "oneOf": [{"$ref": "#/definitions/b"}], "definitions": {"b": {"type": "object"}}}
+    note = ("parser-error: Unknown LMFormatEnforcer Problem. Prefix: '' "
+            "(TypeError: argument of type 'NoneType' is not iterable)")
+    d = Divergence(GrammarSpec("json_schema", schema=merge), vocab, [], 0, [eos], [ord("{")], note=note)
+    assert BACKEND.classify(d).name == "one-of-merge"
+    d.note = note.replace("TypeError", "ValueError")
+    assert BACKEND.classify(d) is None
     # é begins no token of this vocabulary (it comes only after x)
     person = GrammarSpec("json_schema", schema={"type": "object", "properties": {"name": {"type": "string"}}})
     v = Vocabulary([b'{"name": "', b"x\xc3\xa9", b"a", b" ", b"\"", b"</s>"], eos_token_ids=[5])
     assert known(person, v, [0, 1], [3], [2, 4]) == "character-outside-alphabet"
     assert known(person, v, [0, 2], [3], [2, 4]) is None
+
+
+def test_min_length_alphabet():
+    v = Vocabulary([b'"', b"\xc3\xa9", b"a", b'"\xc3\xa9', b'"a', b"</s>"], eos_token_ids=[5])
+    short = GrammarSpec("json_schema", schema={"type": "string", "minLength": 1})
+    assert known(short, v, [], [], [3]) == "min-length-alphabet"  # "é opens the string
+    assert known(short, v, [], [], [4]) is None  # a is in the default alphabet
+    assert known(short, v, [0], [], [1]) is None  # é once the string is open: lm-format-enforcer allows it
+    assert known(GrammarSpec("json_schema", schema={"type": "string"}), v, [], [], [3]) is None

@@ -179,6 +179,9 @@ IGNORED_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"
 #: whitespace lm-format-enforcer allows in a row (CharacterLevelParserConfig.max_consecutive_whitespaces)
 MAX_WHITESPACE = 12
 MAX_ARRAY = 20  # max_json_array_length: the arrays' maxItems unless the schema says otherwise
+#: keywords whose value maps names to schemas, and keywords whose value is data
+_NAMED_SCHEMAS = ("properties", "definitions", "$defs", "patternProperties", "dependentSchemas")
+_VALUES = ("enum", "const", "required", "default", "examples")
 
 
 def json_reading_schema(schema: Any) -> Any:
@@ -189,6 +192,8 @@ def json_reading_schema(schema: Any) -> Any:
 
     >>> json_reading_schema({"type": "array", "items": {"type": "integer", "minimum": 0}})
     {'type': 'array', 'items': {'type': 'integer'}, 'maxItems': 20}
+    >>> json_reading_schema({"properties": {"format": {"format": "date"}}})
+    {'properties': {'format': {}}, 'additionalProperties': False}
     """
     out = json.loads(json.dumps(schema))
     todo = [out]
@@ -207,7 +212,11 @@ def json_reading_schema(schema: Any) -> Any:
             node.pop("additionalProperties", None)
         if node.get("type") == "array" and "maxItems" not in node and node.get("minItems", 0) < MAX_ARRAY:
             node["maxItems"] = MAX_ARRAY
-        todo.extend(v for k, v in node.items() if k not in ("enum", "const", "required"))
+        for k, v in node.items():
+            if k in _NAMED_SCHEMAS and isinstance(v, dict):
+                todo.extend(v.values())  # names are not keywords: a property may be called "format"
+            elif k not in _VALUES:
+                todo.append(v)
     return out
 
 
@@ -307,6 +316,8 @@ def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool
         key, whole = keys[len(written)], True
     elif partial is not None:
         key, whole = partial, False
+    elif not any(c in '"}' for c in token_string(d.vocab.tokens[t])):
+        key, whole = "", False  # a comma (or whitespace): any property not written may follow
     else:
         return False
     count = 0
@@ -471,12 +482,50 @@ def _pattern_alphabet(d: Divergence) -> bool:
     return True
 
 
+def _min_length_alphabet(d: Divergence) -> bool:
+    """In a schema with a minLength, outside strings, only refimpl allows the differing
+    tokens, and each opens a string and puts into it, among its first minLength
+    characters, a character outside lm-format-enforcer's default alphabet (its walk reads
+    such a token character by character; once the string is open it uses its free-text
+    token list, which is right)."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+        return False
+    bounds = [s["minLength"] for s in schemas(d.grammar.schema) if isinstance(s.get("minLength"), int)]
+    if not bounds or d.after_eos:
+        return False
+    from lmformatenforcer.consts import COMPLETE_ALPHABET
+
+    text = decoded_text(d.text())
+    if _string_so_far(text) is not None:
+        return False  # inside a string lm-format-enforcer takes its free-text token list, which has them
+    for t in d.only_refimpl:
+        string = _string_so_far(text + token_string(d.vocab.tokens[t]))
+        if string is None or all(c in COMPLETE_ALPHABET for c in string[:max(bounds)]):
+            return False
+    return True
+
+
 def _non_string_const(d: Divergence) -> bool:
     """lm-format-enforcer's parser raised (the session's note) and it allows EOS only, on a
     schema with a `const` that is not a string."""
     if d.error or d.refused is not None or not d.note or not d.note.startswith("parser-error"):
         return False
     if not any("const" in s and not isinstance(s["const"], str) for s in schemas(d.grammar.schema)):
+        return False
+    return bool(d.only_refimpl) and all(t in d.vocab.eos_token_ids for t in d.only_backend)
+
+
+def _one_of_merge(d: Divergence) -> bool:
+    """lm-format-enforcer's parser raised the TypeError of its _merge_object_schemas (the
+    session's note) and allows EOS only, on a schema where an object with properties has
+    a oneOf option without them (a `$ref`, say)."""
+    if d.error or d.refused is not None or not d.note or not d.note.startswith("parser-error"):
+        return False
+    if "TypeError: argument of type 'NoneType' is not iterable" not in d.note:
+        return False
+    if not any(isinstance(s.get("properties"), dict) and s["properties"] and isinstance(s.get("oneOf"), list)
+               and any(not isinstance(o, dict) or "properties" not in o for o in s["oneOf"])
+               for s in schemas(d.grammar.schema)):
         return False
     return bool(d.only_refimpl) and all(t in d.vocab.eos_token_ids for t in d.only_backend)
 
@@ -627,11 +676,26 @@ PATTERN_ALPHABET = KnownDifference(
     "`~`, a backslash or any non-ASCII character",
     _pattern_alphabet,
 )
+MIN_LENGTH_ALPHABET = KnownDifference(
+    "min-length-alphabet", "peer-bug",
+    "in a token that opens a JSON string under a minLength, lm-format-enforcer takes, until that length, "
+    "only its default alphabet (printable ASCII without | ~ \\): JsonSchemaParser keeps `alphabet_without_quotes` "
+    "from the config it was built with, before the enforcer sets the tokenizer's, so `\"—` is "
+    "refused as the start of {\"type\": \"string\", \"minLength\": 1}",
+    _min_length_alphabet,
+)
 NON_STRING_CONST = KnownDifference(
     "non-string-const", "peer-bug",
     "lm-format-enforcer cannot write a `const` that is not a string ({\"const\": 0}): its string "
     "parser is given the value, raises, and the enforcer allows only EOS",
     _non_string_const, ends_path=True,
+)
+ONE_OF_MERGE = KnownDifference(
+    "one-of-merge", "peer-bug",
+    "lm-format-enforcer cannot write an object schema with properties and a oneOf whose options "
+    "have none (`{\"properties\": {...}, \"oneOf\": [{\"$ref\": ...}]}`): _merge_object_schemas "
+    "raises TypeError on the option's missing properties, and the enforcer allows only EOS",
+    _one_of_merge, ends_path=True,
 )
 TRAILING_COMMA = KnownDifference(
     "trailing-comma", "peer-bug",
@@ -737,7 +801,7 @@ class LmFormatEnforcerBackend(Backend):
         self.known_differences = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET,
                                   JSON_READING, ANY_KEY_ORDER, NUMBER_GRAMMAR, CONTROL_CHARACTERS,
                                   JSON_STRING_SPELLING, QUOTE_INSIDE_TOKEN, ESCAPED_LENGTH, PATTERN_ALPHABET,
-                                  NON_STRING_CONST, OUTSIDE_ALPHABET, TRAILING_COMMA)
+                                  MIN_LENGTH_ALPHABET, NON_STRING_CONST, ONE_OF_MERGE, OUTSIDE_ALPHABET, TRAILING_COMMA)
 
     def unavailable_reason(self) -> Optional[str]:
         try:
