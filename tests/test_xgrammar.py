@@ -139,3 +139,68 @@ def test_suite_against_xgrammar(tmp_path):
 
     report = run_suite(get_backend("xgrammar"), SUITE_DIR, str(tmp_path), quiet=True)
     assert report.total()["agree"] > 100 and not report.disagreements
+
+
+def _obj(schema, text, only_b=(), only_r=(), vocab=B):
+    return Divergence(GrammarSpec("json_schema", schema=schema), vocab, ids(text), len(ids(text)),
+                      list(only_b), list(only_r))
+
+
+ANY_START = [ord(c) for c in '"-0123456789[ftn']  # the bytes that begin a JSON value other than an object
+
+
+def test_untyped_object_keywords():
+    k = known()["untyped-object-keywords"]
+    s = {"properties": {"a": {"type": "string"}}}
+    assert k.applies(_obj(s, "", only_r=ANY_START))  # xgrammar: objects only
+    assert not k.applies(_obj(s, "", only_r=ANY_START + [ord("{")]))
+    assert not k.applies(_obj({"type": "object", "properties": {"a": {}}}, "", only_r=ANY_START))
+
+
+def test_allof_as_any():
+    k = known()["allof-as-any"]
+    s = {"allOf": [{"type": "object"}, {"type": "object"}]}
+    assert k.applies(_obj(s, "", only_b=ANY_START))
+    assert not k.applies(_obj(s, "{", only_b=[ord("1")]))  # not a key
+    assert not k.applies(_obj({"allOf": [{"type": "object"}]}, "", only_b=ANY_START))
+
+
+def test_one_keyword_per_schema():
+    k = known()["one-keyword-per-schema"]
+    s = {"type": "string", "enum": [None, "a"]}
+    assert k.applies(_obj(s, "", only_b=[ord("n")]))
+    assert not k.applies(_obj(s, "", only_b=[ord("1")]))
+    assert not k.applies(_obj({"enum": [None, "a"]}, "", only_b=[ord("n")]))
+
+
+def test_ref_siblings_ignored():
+    k = known()["ref-siblings-ignored"]
+    s = {"definitions": {"e": {"type": "object"}}, "type": "object",
+         "properties": {"a": {"$ref": "#/definitions/e", "properties": {"c": {"type": "object"}}}}}
+    text = '{"a": {"c": '
+    assert k.applies(_obj(s, text, only_b=[ord("1"), ord('"')]))  # `c` is any other member for xgrammar
+    assert not k.applies(_obj(s, text, only_b=[ord("}")]))
+    assert not k.applies(_obj(s, '{"a": ', only_b=[ord("1")]))
+
+
+def test_oneof_as_anyof():
+    k = known()["oneof-as-anyof"]
+    s = {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 0}]}
+    assert k.applies(_obj(s, "", only_b=[ord("1")]))  # 1 is valid under both options
+    assert not k.applies(_obj(s, "", only_b=[ord("a")]))
+
+
+def test_untyped_keywords_unread():
+    k = known()["untyped-keywords-unread"]
+    s = {"type": "array", "items": {"required": ["file"]}}
+    assert k.applies(_obj(s, '[{"', only_b=[ord("x")]))  # xgrammar: any object, `file` not required
+    assert not k.applies(_obj(s, '[{"', only_b=[ord("x"), 0x01]))  # a raw control character
+    assert not k.applies(_obj({"type": "array", "items": {"type": "object", "required": ["file"]}}, '[{"',
+                              only_b=[ord("x")]))
+
+
+def test_reading_with_string_spelling():
+    """A token that needs both the reading and xgrammar's own spelling of strings."""
+    k = known()["untyped-keywords-unread"]
+    s = {"type": "array", "items": {"required": ["file"]}}
+    assert k.applies(_obj(s, '[{"', only_b=[0x7F]))  # a raw DEL in a key of an unread schema's object

@@ -13,9 +13,11 @@ from refimpl import Grammar, Vocabulary
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session
 from ..vectors import GrammarSpec, NotSupported, bitmask_len, vocab_hash
-from .xgrammar_differences import (CRASH_ON_LEFT_RECURSION, JSON_LAYOUT, JSON_STRING_SPELLING, LENGTH_BOUNDED_STRINGS,
-                                   NO_ANSWER_ON_LEFT_RECURSION, NO_NEGATIVE_ZERO, PATTERN_WITHOUT_ESCAPES, REGEX_DIALECT,
-                                   SIX_FRACTION_DIGITS, SURROGATES, UNPRODUCTIVE_RULES)
+from .xgrammar_differences import (ALL_OF_AS_ANY, CRASH_ON_LEFT_RECURSION, JSON_LAYOUT, JSON_STRING_SPELLING,
+                                   LENGTH_BOUNDED_STRINGS, NO_ANSWER_ON_LEFT_RECURSION, NO_NEGATIVE_ZERO,
+                                   ONE_KEYWORD_PER_SCHEMA, ONE_OF_AS_ANY_OF, PATTERN_WITHOUT_ESCAPES,
+                                   REF_SIBLINGS_IGNORED, REGEX_DIALECT, SIX_FRACTION_DIGITS, SURROGATES,
+                                   UNPRODUCTIVE_RULES, UNTYPED_AS_TYPED, UNTYPED_KEYWORDS_UNREAD)
 
 def json_options(options: Dict[str, Any]) -> Dict[str, Any]:
     """xgrammar's compile_json_schema arguments for maskref's JSON options (llguidance's
@@ -63,7 +65,8 @@ class XgrammarBackend(Backend):
         self.known_differences = (
             AFTER_EOS, JSON_LAYOUT, REGEX_DIALECT, JSON_STRING_SPELLING, LENGTH_BOUNDED_STRINGS, SIX_FRACTION_DIGITS,
             NO_NEGATIVE_ZERO, SURROGATES, CRASH_ON_LEFT_RECURSION, UNPRODUCTIVE_RULES, PATTERN_WITHOUT_ESCAPES,
-            NO_ANSWER_ON_LEFT_RECURSION, KnownDifference(
+            NO_ANSWER_ON_LEFT_RECURSION, REF_SIBLINGS_IGNORED, UNTYPED_AS_TYPED, ALL_OF_AS_ANY, ONE_KEYWORD_PER_SCHEMA,
+            ONE_OF_AS_ANY_OF, UNTYPED_KEYWORDS_UNREAD, KnownDifference(
                 "mask-omits-accepted-token", "peer-bug",
                 "xgrammar's mask leaves out tokens that its own accept_token accepts in the same state "
                 "(`root ::= root [^a] | \"\"` does not allow `bb` at the start, though it accepts it)",

@@ -11,9 +11,10 @@ omits tokens its own accept_token takes (the backend's method, as it re-runs xgr
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
-from refimpl import Grammar
+from refimpl import Grammar, Matcher, MaskrefError
+from refimpl.mask import Mask
 from refimpl.grammar.ebnf.ast import Literal, Node, Ref
 from refimpl.grammar.ebnf.compiler import compile_rules
 from refimpl.regex import ExprSet
@@ -21,7 +22,8 @@ from refimpl.regex import ExprSet
 from ..core import Divergence, KnownDifference, all_differing, answers_as, compiled
 from ..vectors import GrammarSpec
 from .grammar_shapes import has_cycle, productive_rules, rewrite, rule_edges
-from .json_text import fraction_digits, number_at, respelling_explains, schemas, string_bytes
+from .json_text import (fraction_digits, number_at, respelled, respelling_explains, rewrite_schemas, schemas,
+                        string_bytes)
 
 JSON_WHITESPACE = b" \n\r\t"
 
@@ -336,4 +338,197 @@ NO_ANSWER_ON_LEFT_RECURSION = KnownDifference(
     "xgrammar does not answer (a mask takes more than 30 s) on some ambiguous left-recursive "
     "grammars that refimpl answers at once",
     _no_answer_on_left_recursion, ends_path=True,
+)
+
+
+# ----------------------------------------------------------------------------- xgrammar's reading of a schema
+
+#: the keywords xgrammar's SchemaParser::Parse (cpp/json_schema_converter.cc) tries in this
+#: order: the first one present decides the schema, the keywords beside it are not read
+_FIRST = ("$ref", "const", "enum", "anyOf", "oneOf", "allOf")
+#: keywords no reading drops: annotations, and the definitions references point into
+_KEPT = frozenset(("$schema", "$id", "id", "$anchor", "$comment", "title", "description", "default", "examples",
+                   "deprecated", "readOnly", "writeOnly", "definitions", "$defs"))
+_OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties")
+_ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
+
+#: the readings: each a difference of xgrammar's schema parser from JSON Schema
+REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY = (
+    "ref-siblings", "untyped", "one-keyword", "allof-any", "oneof-anyof", "untyped-any")
+#: in the order the predicates add them up (semantic readings first)
+READINGS = (REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY)
+
+
+def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
+    """One schema object as xgrammar reads it, with the given readings (its subschemas
+    already read)."""
+    first = next((k for k in _FIRST if k in s), None)
+    if first == "allOf" and ALL_OF_ANY in readings and isinstance(s["allOf"], list) and len(s["allOf"]) > 1:
+        # GenerateAllOf: "Support for allOf with multiple options is still ongoing" -> any value
+        return {k: v for k, v in s.items() if k in _KEPT}
+    if first == "oneOf" and ONE_OF_ANY in readings:
+        # "oneOf with overlapping or non-provably-disjoint branches ... falling back to anyOf"
+        s = {("anyOf" if k == "oneOf" else k): v for k, v in s.items()}
+        first = "anyOf"
+    if first is not None and (REF_SIBLINGS if first == "$ref" else ONE_KEYWORD) in readings:
+        return {k: v for k, v in s.items() if k == first or k in _KEPT}
+    if first is None and "type" not in s:
+        if any(k in s for k in _OBJECT_KEYWORDS):
+            return dict(s, type="object") if UNTYPED in readings else s
+        if any(k in s for k in _ARRAY_KEYWORDS):
+            return dict(s, type="array") if UNTYPED in readings else s
+        if UNTYPED_ANY in readings:  # Parse's last case: AnySpec, the schema's keywords unread
+            return {k: v for k, v in s.items() if k in _KEPT}
+    return s
+
+
+class _Reading:
+    """A schema as xgrammar reads it: the rewritten schema and refimpl's grammars for it
+    (the second, with general `\\uXXXX` escapes, made when first asked for)."""
+
+    def __init__(self, spec: GrammarSpec, schema: Any, grammar: Optional[Grammar]) -> None:
+        self.spec = spec
+        self.schema = schema
+        self.grammar = grammar
+        self._general: List[Optional[Grammar]] = []
+
+    def general(self) -> Optional[Grammar]:
+        if not self._general:
+            try:
+                self._general.append(GrammarSpec(self.spec.kind, None, self.schema, dict(
+                    self.spec.options, json_allow_general_unicode_escapes=True)).compile())
+            except MaskrefError:
+                self._general.append(None)
+        return self._general[0]
+
+
+_READ: Dict[Tuple[int, FrozenSet[str]], _Reading] = {}
+
+
+def _reading(spec: GrammarSpec, readings: Iterable[str]) -> _Reading:
+    """The spec's schema read with the given readings; cached per spec object (a
+    divergence's per-token copies share theirs)."""
+    chosen = frozenset(readings)
+    key = (id(spec), chosen)
+    hit = _READ.get(key)
+    if hit is not None and hit.spec is spec:
+        return hit
+    read = rewrite_schemas(spec.schema, lambda s: _read_as_xgrammar(s, chosen))
+    g: Optional[Grammar] = None
+    if read != spec.schema:
+        try:
+            g = GrammarSpec(spec.kind, None, read, spec.options).compile()
+        except MaskrefError:
+            g = None
+    if len(_READ) > 64:
+        _READ.clear()
+    hit = _READ[key] = _Reading(spec, read, g)
+    return hit
+
+
+def xgrammar_reading(spec: GrammarSpec, readings: Iterable[str]) -> Optional[Grammar]:
+    """refimpl's grammar for a JSON-schema vector read as xgrammar reads it (the given
+    readings only), or None if refimpl cannot compile that reading or it is the schema."""
+    return _reading(spec, readings).grammar
+
+
+_MASKS: Dict[Tuple[int, Tuple[int, ...]], Tuple[Grammar, Optional[Mask]]] = {}
+
+
+def _mask_after(grammar: Grammar, d: Divergence) -> Optional[Mask]:
+    """refimpl's mask on `grammar` after the divergence's prefix (None if it refuses the
+    prefix); cached, as per-token classification asks again for every differing token."""
+    key = (id(grammar), tuple(d.prefix))
+    hit = _MASKS.get(key)
+    if hit is None or hit[0] is not grammar:
+        if len(_MASKS) > 16:
+            _MASKS.clear()
+        m = Matcher(grammar, d.vocab, slices=())
+        hit = _MASKS[key] = (grammar, m.mask() if m.consume_tokens(d.prefix) == len(d.prefix) else None)
+    return hit[1]
+
+
+def answers_as_read(d: Divergence, reading: _Reading) -> bool:
+    """core.answers_as with one mask walk: the peer allows exactly what refimpl allows on
+    the reading, as far as the differing tokens go; a token only the peer allows may also
+    be one that the reading allows once xgrammar's string spellings are respelled
+    (json-string-spelling inside the reading)."""
+    if d.error is not None or d.refused is not None or d.after_eos or not d.differing() or reading.grammar is None:
+        return False
+    mask = _mask_after(reading.grammar, d)
+    if mask is None or any(t in mask for t in d.only_refimpl):
+        return False
+    rest = [t for t in d.only_backend if t not in mask]
+    if not rest:
+        return True
+    general = reading.general()
+    if general is None:
+        return False
+    from refimpl.recognizer import Recognizer
+
+    text = d.text()
+    return all(Recognizer(general.compiled, general.limits).consume_bytes(respelled(text + d.vocab.tokens[t]))
+               for t in rest)
+
+
+def _reading_explains(reading: str) -> Callable[[Divergence], bool]:
+    """The predicate of one reading: the peer answers as refimpl on the schema read with
+    this reading alone; or, readings meeting in one schema, this reading is the one that
+    completes the explanation when they are added in READINGS order."""
+    def applies(d: Divergence) -> bool:
+        if d.grammar.kind != "json_schema" or d.error is not None or d.refused is not None:
+            return False
+        alone = _reading(d.grammar, (reading,))
+        if alone.grammar is None:
+            return False
+        if answers_as_read(d, alone):
+            return True
+        i = READINGS.index(reading)
+        return i > 0 and answers_as_read(d, _reading(d.grammar, READINGS[:i + 1])) and not answers_as_read(
+            d, _reading(d.grammar, READINGS[:i]))
+    return applies
+
+
+REF_SIBLINGS_IGNORED = KnownDifference(
+    "ref-siblings-ignored", "semantic",
+    "xgrammar reads only `$ref` in a schema that has one, as drafts 4 to 7 say (the keywords "
+    "beside it are ignored); maskref applies them too, as 2019-09 and later do",
+    _reading_explains(REF_SIBLINGS),
+)
+
+ONE_KEYWORD_PER_SCHEMA = KnownDifference(
+    "one-keyword-per-schema", "peer-bug",
+    "xgrammar reads one of const, enum, anyOf, oneOf, allOf (in this order) in a schema and "
+    "ignores every keyword beside it: {\"type\": \"string\", \"enum\": [null, \"a\"]} allows null",
+    _reading_explains(ONE_KEYWORD),
+)
+
+ALL_OF_AS_ANY = KnownDifference(
+    "allof-as-any", "peer-bug",
+    "xgrammar reads an allOf of two or more schemas as any JSON value (\"Support for allOf with "
+    "multiple options is still ongoing\"): {\"allOf\": [{\"type\": \"object\"}, {\"type\": \"object\"}]} allows 1",
+    _reading_explains(ALL_OF_ANY),
+)
+
+UNTYPED_AS_TYPED = KnownDifference(
+    "untyped-object-keywords", "semantic",
+    "xgrammar reads a schema without `type` that has properties/additionalProperties (items/"
+    "prefixItems) as an object (array) only; in JSON Schema these keywords constrain objects "
+    "(arrays) and let every other value pass, as maskref reads them",
+    _reading_explains(UNTYPED),
+)
+
+UNTYPED_KEYWORDS_UNREAD = KnownDifference(
+    "untyped-keywords-unread", "peer-bug",
+    "xgrammar reads a schema with neither type nor properties/additionalProperties/items/"
+    "prefixItems (nor $ref, const, enum, anyOf, oneOf, allOf) as any value, its keywords unread: "
+    "{\"required\": [\"a\"]} allows {} and {\"minLength\": 3} allows \"ab\"",
+    _reading_explains(UNTYPED_ANY),
+)
+
+ONE_OF_AS_ANY_OF = KnownDifference(
+    "oneof-as-anyof", "peer-bug",
+    "xgrammar reads a oneOf whose options it cannot prove disjoint as anyOf (\"falling back to "
+    "anyOf semantics\"): a value valid under two options is allowed",
+    _reading_explains(ONE_OF_ANY),
 )
