@@ -204,3 +204,14 @@ def test_reading_with_string_spelling():
     k = known()["untyped-keywords-unread"]
     s = {"type": "array", "items": {"required": ["file"]}}
     assert k.applies(_obj(s, '[{"', only_b=[0x7F]))  # a raw DEL in a key of an unread schema's object
+
+
+def test_format_regexes():
+    k = known()["format-regexes"]
+    date = {"type": "string", "format": "date"}
+    assert k.applies(_obj(date, '"2024-02-', only_b=[ord("3")]))  # February 30
+    assert not k.applies(_obj(date, '"2024-02-', only_b=[ord("4")]))
+    uri = {"type": "string", "format": "uri"}
+    assert k.applies(_obj(uri, '"http', only_r=[ord("2")]))  # a scheme with a digit
+    assert not k.applies(_obj(uri, '"http', only_r=[ord("s")]))
+    assert not k.applies(_obj({"type": "string"}, '"2024-02-', only_b=[ord("3")]))

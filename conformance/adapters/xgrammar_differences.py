@@ -353,15 +353,36 @@ _OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties
 _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
 
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
-REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY = (
-    "ref-siblings", "untyped", "one-keyword", "allof-any", "oneof-anyof", "untyped-any")
+REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS = (
+    "ref-siblings", "untyped", "one-keyword", "allof-any", "oneof-anyof", "untyped-any", "formats")
 #: in the order the predicates add them up (semantic readings first)
-READINGS = (REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY)
+READINGS = (REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS)
+
+_DATE = r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
+_TIME = r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)"
+_PCHAR = r"([\w.~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"
+_QUERY_CHARS = r"([\w.~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*"
+_AUTHORITY = r"(([\w.~!$&'()*+,;=:-]|%[0-9A-Fa-f]{2})*@)?([\w.~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*(:\d*)?"
+#: the regexes xgrammar's converter has for formats (cpp/json_schema_converter.cc, the
+#: format table), restated: days 01-31 in every month, a URI scheme of letters, `+`, `.`,
+#: `-` only, a host without IP literals, lowercase host names
+_FORMAT_REGEX = {
+    "date": "^%s$" % _DATE,
+    "time": "^%s$" % _TIME,
+    "date-time": "^%sT%s$" % (_DATE, _TIME),
+    "uri": r"^[a-zA-Z][a-zA-Z+.-]*:(//%s(/%s*)*|/?(%s+(/%s*)*)?)(\?%s)?(#%s)?$" % (
+        _AUTHORITY, _PCHAR, _PCHAR, _PCHAR, _QUERY_CHARS, _QUERY_CHARS),
+    "hostname": r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$",
+    "uuid": r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
+    "ipv4": r"^((25[0-5]|2[0-4]\d|[01]?\d?\d)\.){3}(25[0-5]|2[0-4]\d|[01]?\d?\d)$",
+}
 
 
 def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
     """One schema object as xgrammar reads it, with the given readings (its subschemas
     already read)."""
+    if FORMATS in readings and s.get("format") in _FORMAT_REGEX and "pattern" not in s:
+        s = {("pattern" if k == "format" else k): (_FORMAT_REGEX[v] if k == "format" else v) for k, v in s.items()}
     first = next((k for k in _FIRST if k in s), None)
     if first == "allOf" and ALL_OF_ANY in readings and isinstance(s["allOf"], list) and len(s["allOf"]) > 1:
         # GenerateAllOf: "Support for allOf with multiple options is still ongoing" -> any value
@@ -524,6 +545,14 @@ UNTYPED_KEYWORDS_UNREAD = KnownDifference(
     "prefixItems (nor $ref, const, enum, anyOf, oneOf, allOf) as any value, its keywords unread: "
     "{\"required\": [\"a\"]} allows {} and {\"minLength\": 3} allows \"ab\"",
     _reading_explains(UNTYPED_ANY),
+)
+
+FORMAT_REGEXES = KnownDifference(
+    "format-regexes", "peer-bug",
+    "xgrammar's regexes for formats are inexact: `date` allows 2023-02-29 and 2024-02-31, `uri` "
+    "refuses a scheme with digits (`h2c:x`) and IP literals (`http://[::1]`), `hostname` refuses "
+    "capitals",
+    _reading_explains(FORMATS),
 )
 
 ONE_OF_AS_ANY_OF = KnownDifference(
