@@ -106,6 +106,16 @@ BYTES = load_builtin("bytes")
      divergence('root ::= "a"\n', [], only_backend=[3])),
     (tc.OTHER_EOS, divergence('root ::= "a"\n', [0], only_refimpl=[13]),
      divergence('root ::= "a"\n', [], only_refimpl=[13])),
+    # `.` and `[^a]` in one grammar: both stop at U+00FF (each reading alone explains neither)
+    (tc.LATIN1_CLASSES, divergence('root ::= [^a]* . "é"\n', [], only_refimpl=[7]),
+     divergence('root ::= [^a]* . "é"\n', [], only_refimpl=[6])),
+    # r1 derives no string; the peer still allows its prefixes
+    (tc.UNPRODUCTIVE, divergence('root ::= r1 | "a"\nr1 ::= "a" r1\n', [], only_backend=[1],
+                                 vocab=Vocabulary([b"a", b"aaa", b"<eos>"], [2])),
+     divergence('root ::= r1 | "a"\nr1 ::= "a" r1 | "b"\n', [], only_backend=[1],
+                vocab=Vocabulary([b"a", b"aaa", b"<eos>"], [2]))),
+    (tc.NO_ANSWER, divergence('root ::= "a"\n', [], error="mask: PeerTimeout: no answer to mask within 30 s"),
+     divergence('root ::= "a"\n', [], error="mask: RuntimeError: boom")),
     (tc.LEFT_RECURSION, divergence('root ::= "a" ""*\n', [], error="start: RuntimeError: RecursionError: ..."),
      divergence('root ::= "a" "b"*\n', [], error="start: RuntimeError: RecursionError: ...")),
 ])

@@ -22,14 +22,14 @@ import copy
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from refimpl import Grammar, Matcher, Vocabulary
-from refimpl.grammar.ebnf.ast import ANY_CHAR, Alt, Chars, Node, Ref, Repeat, Seq, Token, children
+from refimpl.grammar.ebnf.ast import ANY_CHAR, Alt, Chars, Literal, Node, Ref, Repeat, Seq, Token, children
 from refimpl.grammar.ebnf.compiler import compile_rules
 from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import unicode as uni
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
-from .grammar_shapes import Rewrite, rewrite
+from .grammar_shapes import Rewrite, productive_rules, rewrite
 from .byte_level import BYTE_TO_CHAR, byte_level_text
 
 
@@ -198,6 +198,11 @@ def _read_grammar(spec: GrammarSpec, reading: str) -> Optional[Grammar]:
             extra: Rules = {}
             changed = rewrite(rules, source, lambda n, s: _repetition(n, s, extra))
             rules.update(extra)
+        elif reading == "unproductive":
+            dead = set(rules) - productive_rules(rules)
+            for name in dead:  # a prefix of a derivation that never ends: as if the rule could stop
+                rules[name] = Alt(-1, [rules[name], Literal(-1, "")])
+            changed = bool(dead)
         else:
             changed = rewrite(rules, source, GRAMMAR_READINGS[reading])
         g = None
@@ -456,6 +461,17 @@ def tcfg_left_recursive(source: str) -> bool:
     return False
 
 
+def _unproductive(d: Divergence) -> bool:
+    """Every differing token is not EOS, and refimpl answers as the peer with each rule that
+    derives no string given a way to stop (the peer keeps stacks that can never finish)."""
+    return not any(t in d.vocab.eos_token_ids for t in d.differing()) and _grammar_reading("unproductive")(d)
+
+
+def _no_answer(d: Divergence) -> bool:
+    """The peer did not answer in time (the Isolated wrapper's PeerTimeout)."""
+    return d.error is not None and "PeerTimeout" in d.error
+
+
 def _left_recursion(d: Divergence) -> bool:
     """The peer raised RecursionError on a grammar that, as it expands it, is left-recursive."""
     return d.error is not None and "RecursionError" in d.error and tcfg_left_recursive(d.grammar.source or "")
@@ -512,6 +528,17 @@ EMPTY_TOKEN = _diff("empty-token", "semantic",
 OTHER_EOS = _diff("one-eos", "semantic",
                   "transformers-cfg has one EOS id (the tokenizer's); the vocabulary's other EOS ids are special "
                   "tokens to it, never allowed", _other_eos)
+LATIN1_CLASSES = _diff("dot-and-negated-latin1", "peer-bug",
+                       "both at once in one grammar: transformers-cfg's `.` and `[^...]` stop at U+00FF",
+                       _grammar_reading("latin1"), ends_path=True)
+UNPRODUCTIVE = _diff("unproductive-prefixes", "peer-bug",
+                     "transformers-cfg allows the prefixes of a rule that derives no string (`r1 ::= \"a\" r1`): "
+                     "with `root ::= r1 | \"a\"` it allows `aaa`, though no output can ever end",
+                     _unproductive, ends_path=True)
+NO_ANSWER = _diff("no-answer", "peer-bug",
+                  "transformers-cfg did not answer a mask within the time allowed (30 s): its stacks grow "
+                  "with the grammar's ambiguity (`root ::= (r1+) (\"ab\"+ | root | \"a\"+){1,2} | ...` on a "
+                  "7-token vocabulary after `a{a{a{`); refimpl answers at once", _no_answer, ends_path=True)
 LEFT_RECURSION = _diff("left-recursion", "peer-bug",
                        "transformers-cfg raises RecursionError on a left-recursive grammar (also one it makes "
                        "left-recursive: a repetition of something nullable, `\"\"*`); llama.cpp refuses one with "
@@ -560,7 +587,7 @@ class TransformersCfgBackend(Backend):
         self._peers: Dict[str, _Peer] = {}
         self.known_differences = (
             AFTER_EOS, BYTES_AS_CHARACTERS, PARTIAL_AT_END, LAX_CONTINUATION, DOT_NO_NEWLINE, DOT_LATIN1, NEGATED_LATIN1,
-            NEGATED_RANGE_END, REPETITION, NUL, EMPTY_TOKEN, OTHER_EOS, LEFT_RECURSION,
+            NEGATED_RANGE_END, REPETITION, NUL, EMPTY_TOKEN, OTHER_EOS, LEFT_RECURSION, LATIN1_CLASSES, UNPRODUCTIVE, NO_ANSWER,
             _diff("eos-refused", "peer-bug",
                   "transformers-cfg's mask allows EOS where one of its stacks is finished, but consuming EOS asks "
                   "`can_stop`, which looks only at the first stack of the set (in its iteration order) and so may "
