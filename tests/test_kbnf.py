@@ -267,6 +267,7 @@ def _isolated_kbnf(timeout):
     ("start ::= (start)?;", "bytes", "no-answer"),            # kbnf does not answer
     ('start ::= ""*;', "bytes", "panic-on-empty-repetition"),  # kbnf panics
     ("start ::= 'a' | r; r ::= #'<[a-z|]+>';", "special", "special-tokens-as-text"),
+    ('start ::= {start | r1};\nr1 ::= #"(?s:.)"* | start? | ""*;', "bytes", "crash-on-unit-cycle"),  # it aborts
 ])
 def test_kbnf_bugs_and_choices_are_known(text, vocab_name, known):
     from conformance.runner import check_vector
@@ -288,6 +289,19 @@ def test_kbnf_finishes_inside_a_token():
     spec = GrammarSpec("ebnf", "start ::= 'ab' ['cd'];", options={"dialect": "kbnf"})
     result = check_vector(_isolated_kbnf(10), record(spec.compile(), spec, vocab, [4, 5, 6], "k", [], "test"))
     assert (result.status, result.known) == ("known", ["finished-inside-token"]), result.divergence
+
+
+def test_unfinished_sentence_needs_a_sentence():
+    from conformance.adapters.kbnf import UNFINISHED_SENTENCE
+    from conformance.core import Divergence
+    from conformance.vectors import GrammarSpec, load_builtin
+
+    b = load_builtin("bytes")
+    spec = GrammarSpec("ebnf", "start ::= 'a' 'b'?;", options={"dialect": "kbnf"})
+    assert UNFINISHED_SENTENCE.applies(Divergence(spec, b, [ord("a")], 1, [], [256]))
+    assert not UNFINISHED_SENTENCE.applies(Divergence(spec, b, [], 0, [], [256]))  # the empty text
+    wider = GrammarSpec("ebnf", "start ::= 'a' 'b';", options={"dialect": "kbnf"})
+    assert not UNFINISHED_SENTENCE.applies(Divergence(wider, b, [ord("a")], 1, [], [256]))  # not a sentence
 
 
 @needs_kbnf

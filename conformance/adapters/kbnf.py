@@ -72,9 +72,9 @@ def _no_answer(d: Divergence) -> bool:
 
 
 def _panics_on_empty_repetition(d: Divergence) -> bool:
-    """kbnf panics ("capacity overflow") building a grammar that repeats something that
-    derives only the empty string (`start ::= ""*;`)."""
-    if d.error is None or "capacity overflow" not in d.error:
+    """kbnf panics ("capacity overflow", or an index out of bounds on GPT-2) on a grammar
+    that repeats something that derives only the empty string (`start ::= ""*;`)."""
+    if d.error is None or ("capacity overflow" not in d.error and "PanicException" not in d.error):
         return False
     rules = parse_rules(d.grammar.source)
     todo = list(rules.values())
@@ -84,6 +84,24 @@ def _panics_on_empty_repetition(d: Divergence) -> bool:
             return True
         todo.extend(children(n))
     return False
+
+
+def _crashes_on_unit_cycle(d: Divergence) -> bool:
+    """kbnf's process died (a segmentation fault, an abort) building a grammar with a
+    nullable unit cycle."""
+    return d.error is not None and "PeerCrash" in d.error and _nullable_unit_cycle(d)
+
+
+def _unfinished_sentence(d: Divergence) -> bool:
+    """The text so far is a sentence (refimpl accepts it, and it is not empty), yet kbnf is
+    not finished: the differing tokens are EOS ids only refimpl allows."""
+    eos = d.vocab.eos_token_ids
+    if d.error is not None or d.refused is not None or d.only_backend or not d.only_refimpl or not d.text():
+        return False
+    if any(t not in eos for t in d.only_refimpl):
+        return False
+    m = d.replay()
+    return m is not None and m.is_accepting()
 
 
 def _special_tokens_as_text(d: Divergence) -> bool:
@@ -135,6 +153,19 @@ PANIC_ON_EMPTY_REPETITION = KnownDifference(
     "kbnf panics (capacity overflow) on a repetition of something that derives only the empty "
     "string, e.g. `start ::= \"\"*;`",
     _panics_on_empty_repetition,
+)
+CRASH_ON_UNIT_CYCLE = KnownDifference(
+    "crash-on-unit-cycle", "peer-bug",
+    "kbnf's process dies (segmentation fault or abort) building some grammars where a rule "
+    "derives itself alone through nullable parts: `start ::= {start | r1}; r1 ::= #\"(?s:.)\"* | start? | \"\"*;`",
+    _crashes_on_unit_cycle, ends_path=True,
+)
+UNFINISHED_SENTENCE = KnownDifference(
+    "unfinished-sentence", "peer-bug",
+    "kbnf is not finished after a text that completes `start` (it allows no end): "
+    "`start ::= ... | ('\"' | start?)?, \"ab\"+, start [start], (\"a\" | #\"[é-ê]\"*), #\"[^a]\"?, #\"[a]\", \"b\"?;` "
+    "after `\"ab\\x0ba`",
+    _unfinished_sentence, ends_path=True,
 )
 SPECIAL_TOKENS_AS_TEXT = KnownDifference(
     "special-tokens-as-text", "semantic",
@@ -189,7 +220,8 @@ class KbnfBackend(Backend):
     def __init__(self) -> None:
         self._vocabularies: Dict[str, Any] = {}
         self.known_differences = (AFTER_EOS, EAGER_END, NO_EMPTY_OUTPUT, COMPLEMENT_OVER_BYTES, NO_ANSWER,
-                                  PANIC_ON_EMPTY_REPETITION, SPECIAL_TOKENS_AS_TEXT, FINISHED_INSIDE_TOKEN, KnownDifference(
+                                  PANIC_ON_EMPTY_REPETITION, SPECIAL_TOKENS_AS_TEXT, FINISHED_INSIDE_TOKEN,
+                                  CRASH_ON_UNIT_CYCLE, UNFINISHED_SENTENCE, KnownDifference(
             "mask-omits-accepted-token", "peer-bug",
             "kbnf's mask leaves out a token that its own try_accept_new_token accepts in the same state "
             "(seen on GPT-2 where a token leaves a `#ex` terminal: ' ?' after `#ex\"\\\\?\"`)",
