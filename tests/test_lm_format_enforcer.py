@@ -82,13 +82,20 @@ PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"
 # 13 optional properties (13! orders); a schema whose `not` lm-format-enforcer does not read
 MANY = {"type": "object", "properties": {"p%d" % i: {"type": "integer"} for i in range(13)}}
 NOT = {"type": "object", "properties": {"a": {"type": "integer"}}, "not": {"required": ["a"]}}
+SHORT = {"type": "string", "minLength": 1, "maxLength": 1}
+INTS_OR_BOOLS = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "minItems": 1},
+                           {"type": "array", "items": {"type": "boolean"}, "minItems": 1}]}
+EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxItems": 0},
+                          {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 1}]}
 
 
 @pytest.mark.parametrize("schema, text, only_backend, only_refimpl, expected", [
     ({"type": "integer"}, "1", [b"e"], [], "number-grammar"),  # lm-format-enforcer's integers take exponents
     ({"type": "integer"}, "1", [b"x"], [], None),
-    ({"type": "number"}, "0", [], [b"."], "number-grammar"),  # nothing after 0
-    ({"type": "number"}, "1", [], [b"."], None),
+    ({"type": "number"}, "0.", [b"e"], [], "number-grammar"),  # 0.e5: an empty fraction before an exponent
+    ({"type": "number"}, "0", [], [b"."], None),  # lm-format-enforcer writes 0.5
+    ({"type": "integer"}, "0", [b"e"], [], "number-grammar"),  # 0e1 as an integer
+    ({"type": "number"}, "0", [b"0"], [], None),  # 00 is not one of its numbers either
     (PERSON, '{"', [b"a"], [], "any-key-order"),  # "age" first
     (PERSON, '{"', [b"x"], [], None),
     ({"type": "array"}, "", [b" "], [], "json-reading"),  # whitespace before the value
@@ -111,6 +118,17 @@ NOT = {"type": "object", "properties": {"a": {"type": "integer"}}, "not": {"requ
      [b"}"], [], "trailing-comma"),
     ({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}, '{"a": 1',
      [b"]"], [], None),
+    # the space after the quote is not in the string: one more character, not the closing quote
+    (SHORT, '" ', [b"x", b"\x00", b"\x7f"], [b'"'], "string-leading-whitespace"),
+    (SHORT, '"a', [b"x"], [b'"'], None),
+    ({"type": "string", "maxLength": 0}, '"', [b"x", b"\x01"], [], "max-length-zero"),
+    ({"type": "array", "items": {"type": "string", "maxLength": 0}}, "[", [b"x"], [], None),
+    (EMPTY_OR_ONE, "[", [], [b"]"], "array-union"),  # the second option's item parser is on top
+    (INTS_OR_BOOLS, "[", [], [b"1"], "array-union"),  # the booleans' item parser is on top
+    (INTS_OR_BOOLS, "[1,", [], [b"2"], None),  # not the first item
+    ({"anyOf": [{"type": "array", "maxItems": 0}, {"type": "string"}]}, "[", [], [b"]"], None),  # one array option
+    ({"enum": [True]}, "", [b"T"], [b"t"], "enum-python-spelling"),  # Python's str(True)
+    ({"enum": [1]}, "", [b"T"], [b"t"], None),
 ])
 def test_json_differences(schema, text, only_backend, only_refimpl, expected):
     vocab = load_builtin("bytes")
@@ -126,6 +144,17 @@ def test_json_differences_after_the_peer_fails():
     d = Divergence(const, vocab, [], 0, [eos], [ord("0")], note="parser-error: Unknown LMFormatEnforcer Problem")
     assert BACKEND.classify(d).name == "non-string-const"
     d.note = None
+    assert BACKEND.classify(d) is None
+    # a vocabulary that cannot write 0: EOS is the only difference
+    d = Divergence(const, vocab, [], 0, [eos], [], note="parser-error: Unknown LMFormatEnforcer Problem")
+    assert BACKEND.classify(d).name == "non-string-const"
+    # an enum of a string and a number: its get_parser raises
+    note = ("parser-error: Unknown LMFormatEnforcer Problem. Prefix: '' "
+            "(Exception: Unsupported enum type ['red', 7])")
+    mixed = GrammarSpec("json_schema", schema={"enum": ["red", 7]})
+    d = Divergence(mixed, vocab, [], 0, [eos], [ord('"')], note=note)
+    assert BACKEND.classify(d).name == "mixed-enum"
+    d.grammar = GrammarSpec("json_schema", schema={"enum": ["red", "blue"]})
     assert BACKEND.classify(d) is None
     # oneOf options without properties under an object with properties: its merge raises
     merge = {"type": "object", "properties": {"a": {"type": "integer"}},
@@ -150,3 +179,14 @@ def test_min_length_alphabet():
     assert known(short, v, [], [], [4]) is None  # a is in the default alphabet
     assert known(short, v, [0], [], [1]) is None  # é once the string is open: lm-format-enforcer allows it
     assert known(GrammarSpec("json_schema", schema={"type": "string"}), v, [], [], [3]) is None
+
+
+def test_string_alphabet():
+    """A string under anyOf is walked character by character, with the tokenizer alphabet:
+    xé is refused (é begins no token), x is not."""
+    v = Vocabulary([b'"', b"x", b"x\xc3\xa9", b"a", b"</s>"], eos_token_ids=[4])
+    strings = GrammarSpec("json_schema", schema={"anyOf": [{"type": "string"}, {"type": "string"}]})
+    assert known(strings, v, [0], [], [2]) == "string-alphabet"
+    assert known(strings, v, [0], [], [1]) is None
+    with_e = Vocabulary(v.tokens[:4] + [b"\xc3\xa9", b"</s>"], eos_token_ids=[5])
+    assert known(strings, with_e, [0], [], [2]) is None  # é begins a token here

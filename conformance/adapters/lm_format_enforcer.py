@@ -361,13 +361,15 @@ def _explains_some(d: Divergence, readings: List[Optional[Callable[[int], bool]]
 
 _NUMBER_CHARS = "-+.0123456789eE"
 #: JSON numbers (RFC 8259), the integers among them, and lm-format-enforcer's numbers
-#: (NumberParsingState): after 0 nothing, after -0 a fraction or exponent, a fraction may be
-#: empty before an exponent, and integers take exponents (and -0's fraction)
+#: (NumberParsingState.get_allowed_characters; checked against the enforcer character by
+#: character, up to 7 characters of -0159.eE+): a fraction may be empty before an exponent
+#: (0.e5, 1.e5), integers take exponents (0e1, 1e5), and -0, even as an integer, takes a
+#: fraction (-0.5, -0.e5)
 JSON_NUMBER = "-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?"
 JSON_INTEGER = "-?(0|[1-9][0-9]*)"
 _EXP = "[eE][+-]?[0-9]+"
-LMFE_NUMBER = "0|(-0|-?[1-9][0-9]*)((\\.[0-9]*)?%s|\\.[0-9]+)?" % _EXP
-LMFE_INTEGER = "0|-0((\\.[0-9]*)?%s|\\.[0-9]+)?|-?[1-9][0-9]*(%s)?" % (_EXP, _EXP)
+LMFE_NUMBER = "-?(0|[1-9][0-9]*)((\\.[0-9]*)?%s|\\.[0-9]+)?" % _EXP
+LMFE_INTEGER = "(0|-?[1-9][0-9]*)(%s)?|-0((\\.[0-9]*)?%s|\\.[0-9]+)?" % (_EXP, _EXP)
 
 
 def _number_prefix(regex: str, text: str) -> bool:
@@ -386,26 +388,34 @@ def _number_run(text: str) -> str:
     return run
 
 
+def _has_integers(schema: Any) -> bool:
+    """Does some subschema have type integer?"""
+    for node in schemas(schema):
+        kind = node.get("type")
+        if kind == "integer" or (isinstance(kind, list) and "integer" in kind):
+            return True
+    return False
+
+
 def _number_grammar(d: Divergence) -> bool:
-    """The text ends inside a number, and every differing token continues it with number
-    characters: only lm-format-enforcer allows it where the run is a prefix of its numbers
-    but not of a JSON integer (the token is all number characters), only refimpl where
-    the run is a prefix of a JSON number but not of lm-format-enforcer's."""
+    """Only lm-format-enforcer allows the differing tokens; the text ends inside a number,
+    each token is all number characters, and the number it makes is a prefix of
+    lm-format-enforcer's numbers but not of JSON's, or (where the schema has integers) of
+    its integers but not of JSON's. (Every prefix of a JSON number is one of its numbers:
+    there is no difference the other way.)"""
     if d.grammar.kind != "json_schema" or d.error is not None or d.refused is not None or d.after_eos:
         return False
     run = _number_run(decoded_text(d.text()))
-    if not run or not d.differing():
+    if not run or d.only_refimpl or not d.only_backend:
         return False
-    for t in d.differing():
+    integers = _has_integers(d.grammar.schema)
+    for t in d.only_backend:
         s = token_string(d.vocab.tokens[t]) if t not in d.vocab.eos_token_ids else ""
-        k = 0
-        while k < len(s) and s[k] in _NUMBER_CHARS:
-            k += 1
-        number = run + s[:k]
-        lmfe = _number_prefix(LMFE_NUMBER, number) or _number_prefix(LMFE_INTEGER, number)
-        if t in d.only_backend and not (k and k == len(s) and lmfe and not _number_prefix(JSON_INTEGER, number)):
+        if not s or any(c not in _NUMBER_CHARS for c in s):
             return False
-        if t in d.only_refimpl and not (k and _number_prefix(JSON_NUMBER, number) and not lmfe):
+        number = run + s
+        if not ((_number_prefix(LMFE_NUMBER, number) and not _number_prefix(JSON_NUMBER, number))
+                or (integers and _number_prefix(LMFE_INTEGER, number) and not _number_prefix(JSON_INTEGER, number))):
             return False
     return True
 
@@ -512,7 +522,7 @@ def _non_string_const(d: Divergence) -> bool:
         return False
     if not any("const" in s and not isinstance(s["const"], str) for s in schemas(d.grammar.schema)):
         return False
-    return bool(d.only_refimpl) and all(t in d.vocab.eos_token_ids for t in d.only_backend)
+    return _peer_raised(d, "")
 
 
 def _one_of_merge(d: Divergence) -> bool:
@@ -577,6 +587,241 @@ def _escaped_length(d: Divergence) -> bool:
     if reading is None or d.error is not None or d.refused is not None or d.after_eos:
         return False
     return all("\\" in token_string(d.vocab.tokens[t]) and reading(t) for t in d.only_refimpl)
+
+
+_WHITESPACE = " \t\n\r"  # lmformatenforcer.consts.WHITESPACE_CHARACTERS
+
+
+def drop_string_leads(text: str) -> str:
+    """The text as lm-format-enforcer's strings hold it: the whitespace right after a
+    string's opening quote is left out (StringParsingState.add_character returns itself
+    for whitespace while its string is empty).
+
+    >>> drop_string_leads('{"a": " \\t x", "b": "y z"} ')
+    '{"a": "x", "b": "y z"} '
+    """
+    out: List[str] = []
+    in_string = escaped = lead = False
+    for c in text:
+        if in_string:
+            if lead and c in _WHITESPACE:
+                continue
+            lead = False
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = lead = True
+        out.append(c)
+    return "".join(out)
+
+
+def _raw_controls(text: str) -> str:
+    """Raw control characters and DEL as é (which a string takes where they do): the
+    readings of control-characters-in-strings and json-string-spelling, for predicates
+    whose tokens hold them too."""
+    return "".join("\u00e9" if c < " " or c == "\x7f" else c for c in text)
+
+
+def string_reading(d: Divergence, schema: Any, leads: bool) -> Optional[Callable[[int], bool]]:
+    """Which tokens lm-format-enforcer allows, by refimpl on json_reading of `schema`, the
+    text and each token's string read together with raw control characters as é and, with
+    `leads`, the whitespace that opens a string left out (drop_string_leads)."""
+    if d.grammar.kind != "json_schema" or d.grammar.options:
+        return None
+    spec = GrammarSpec("lark", _reading_lark(schema))
+    before = decoded_text(d.text())
+
+    def read(text: str) -> bytes:
+        return _raw_controls(drop_string_leads(text) if leads else text).encode("utf-8")
+
+    state = _alive(spec, read(before))
+
+    def allows(t: int) -> bool:
+        if t in d.vocab.eos_token_ids:
+            return state is not None and state.is_accepting()
+        s = token_string(d.vocab.tokens[t])
+        return not s or (state is not None and _alive(spec, read(before + s)) is not None)
+
+    return allows
+
+
+def _leading_whitespace(d: Divergence) -> bool:
+    """The text or a differing token puts whitespace right after a string's opening quote,
+    and refimpl on lm-format-enforcer's reading explains the differing tokens only with
+    that whitespace left out of the string."""
+    if d.grammar.kind != "json_schema" or d.grammar.options:
+        return False
+    text = decoded_text(d.text())
+    if not all(drop_string_leads(text + token_string(d.vocab.tokens[t])) != text + token_string(d.vocab.tokens[t])
+               for t in d.differing()):
+        return False
+    return (_explains(d, string_reading(d, d.grammar.schema, leads=True))
+            and not _explains(d, string_reading(d, d.grammar.schema, leads=False)))
+
+
+def _without_max_length_zero(schema: Any) -> Any:
+    out = json.loads(json.dumps(schema))
+    for node in schemas(out):
+        if node.get("maxLength") == 0:
+            del node["maxLength"]
+    return out
+
+
+def _max_length_zero(d: Divergence) -> bool:
+    """The schema has a maxLength of 0, and refimpl on lm-format-enforcer's reading
+    explains the differing tokens only with it left out."""
+    if d.grammar.kind != "json_schema" or not any(s.get("maxLength") == 0 for s in schemas(d.grammar.schema)):
+        return False
+    return (_explains(d, string_reading(d, _without_max_length_zero(d.grammar.schema), leads=True))
+            and not _explains(d, string_reading(d, d.grammar.schema, leads=True)))
+
+
+def first_array_item(text: str) -> Optional[str]:
+    """Where the innermost open container of the JSON text is an array still in its first
+    item: the text of that item (after its `[`, whitespace left out), else None.
+
+    >>> first_array_item('[1, ["a,b", 2'), first_array_item('[1, {"a": [tr'), first_array_item('[1, 2')
+    (None, 'tr', None)
+    """
+    stack: List[Tuple[str, int]] = []  # (opener, where its first item begins, or -1 after a comma)
+    in_string = escaped = False
+    for i, c in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            stack.append((c, i + 1))
+        elif c in "]}":
+            if stack:
+                stack.pop()
+        elif c == "," and stack:
+            stack[-1] = (stack[-1][0], -1)
+    if not stack or stack[-1][0] != "[" or stack[-1][1] < 0:
+        return None
+    return text[stack[-1][1]:].lstrip(_WHITESPACE)
+
+
+def _array_options(schema: Any) -> List[Any]:
+    """For each anyOf with two or more array options, the last one's items schema."""
+    out = []
+    for node in schemas(schema):
+        options = node.get("anyOf")
+        if isinstance(options, list):
+            arrays = [o for o in options if isinstance(o, dict) and o.get("type") == "array"]
+            if len(arrays) >= 2:
+                out.append(arrays[-1].get("items", {}))
+    return out
+
+
+def _array_union(d: Divergence) -> bool:
+    """The text ends inside an array's first item, the schema has an anyOf of two or more
+    array schemas, and refimpl on that item, read as an item of the last of them,
+    explains every differing token (none is EOS): lm-format-enforcer's array options push
+    their item parsers onto one shared stack, the last option's on top, and that one takes
+    the item's characters."""
+    if d.grammar.kind != "json_schema" or d.grammar.options or d.error or d.refused is not None or d.after_eos:
+        return False
+    item = first_array_item(decoded_text(d.text()))
+    if item is None or not d.differing() or any(t in d.vocab.eos_token_ids for t in d.differing()):
+        return False
+    for items in _array_options(d.grammar.schema):
+        spec = GrammarSpec("lark", _reading_lark(items))
+        if all((_alive(spec, (item + token_string(d.vocab.tokens[t])).encode("utf-8")) is not None)
+               == (t in d.only_backend) for t in d.differing()):
+            return True
+    return False
+
+
+def _string_alphabet(d: Divergence) -> bool:
+    """Only refimpl allows the differing tokens; each puts into a JSON string, after its
+    first character, a character that begins no token, and refimpl's reading of
+    lm-format-enforcer allows it (lm-format-enforcer's walk offers a string only the
+    characters of its tokenizer alphabet; its free-text token list, used for a lone
+    string without enum or pattern, has them)."""
+    if d.grammar.kind != "json_schema" or d.only_backend or not d.only_refimpl or d.after_eos:
+        return False
+    reading = json_reading(d)
+    if reading is None or d.error is not None or d.refused is not None:
+        return False
+    text, letters = decoded_text(d.text()), tokenizer_alphabet(d.vocab)
+    for t in d.only_refimpl:
+        if t in d.vocab.eos_token_ids or not reading(t):
+            return False
+        s = token_string(d.vocab.tokens[t])
+        if not any(c not in letters and _string_so_far(text + s[:i]) is not None for i, c in enumerate(s) if i):
+            return False
+    return True
+
+
+def _enum_words(schema: Any) -> Tuple[List[str], List[str]]:
+    """The values of the enums lm-format-enforcer writes with Python's str() (all of them
+    int, float or bool, which Python counts as int) where that differs from JSON: as it
+    writes them (True) and as JSON does (true)."""
+    lmfe: List[str] = []
+    spelled: List[str] = []
+    for node in schemas(schema):
+        values = node.get("enum")
+        if isinstance(values, list) and values and all(isinstance(v, (int, float)) for v in values):
+            if any(str(v) != json.dumps(v) for v in values):
+                lmfe += [str(v) for v in values]
+                spelled += [json.dumps(v) for v in values]
+    return lmfe, spelled
+
+
+_WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-"
+
+
+def _enum_python(d: Divergence) -> bool:
+    """The schema has an enum of numbers and booleans, and each differing token continues
+    the word the text ends in (letters, digits, . + -) with word characters: into a
+    prefix of a value as Python spells it (True) but not as JSON does, where only
+    lm-format-enforcer allows it, and the other way round where only refimpl does."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.after_eos:
+        return False
+    lmfe, spelled = _enum_words(d.grammar.schema)
+    if not lmfe or not d.differing():
+        return False
+    text = decoded_text(d.text())
+    i = len(text)
+    while i > 0 and text[i - 1] in _WORD:
+        i -= 1
+    for t in d.differing():
+        s = token_string(d.vocab.tokens[t]) if t not in d.vocab.eos_token_ids else ""
+        if not s or any(c not in _WORD for c in s):
+            return False
+        word = text[i:] + s
+        python = any(w.startswith(word) for w in lmfe)
+        json_ = any(w.startswith(word) for w in spelled)
+        if python == json_ or python != (t in d.only_backend):
+            return False
+    return True
+
+
+def _peer_raised(d: Divergence, message: str) -> bool:
+    """lm-format-enforcer's parser raised `message` (the session's note), and it allows
+    EOS only where refimpl does not allow it."""
+    if d.error or d.refused is not None or not d.note or not d.note.startswith("parser-error"):
+        return False
+    return message in d.note and bool(d.only_backend) and all(t in d.vocab.eos_token_ids for t in d.only_backend)
+
+
+def _mixed_enum(d: Divergence) -> bool:
+    """It raised "Unsupported enum type" on a schema with an enum neither all strings nor
+    all numbers (booleans count as numbers)."""
+    if not any(isinstance(s.get("enum"), list) and not all(isinstance(v, str) for v in s["enum"])
+               and not all(isinstance(v, (int, float)) for v in s["enum"]) for s in schemas(d.grammar.schema)):
+        return False
+    return _peer_raised(d, "(Exception: Unsupported enum type ")
 
 
 def _explains(d: Divergence, allows: Optional[Callable[[int], bool]]) -> bool:
@@ -651,9 +896,8 @@ ANY_KEY_ORDER = KnownDifference(
 )
 NUMBER_GRAMMAR = KnownDifference(
     "number-grammar", "peer-bug",
-    "lm-format-enforcer's numbers are not JSON's: after 0 it allows nothing (0.5 and 0e1 cannot be "
-    "written), after -0 only a fraction, a fraction may be empty before an exponent (1.e5), and "
-    "integers take exponents (1e5) and -0's fraction (-0.5)",
+    "lm-format-enforcer's numbers are not JSON's: a fraction may be empty before an exponent (0.e5, "
+    "1.e5), and integers take exponents (0e1, 1e5) and, after -0, a fraction (-0.5)",
     _number_grammar,
 )
 CONTROL_CHARACTERS = KnownDifference(
@@ -732,6 +976,52 @@ TOKENIZER_ALPHABET = KnownDifference(
     _regex_alphabet,
 )
 
+LEADING_WHITESPACE = KnownDifference(
+    "string-leading-whitespace", "peer-bug",
+    "lm-format-enforcer leaves the whitespace that follows a string's opening quote out of the string: "
+    "it is not counted against minLength/maxLength nor read by the pattern (`\" ` is still empty: "
+    "{\"type\": \"string\", \"maxLength\": 1} then allows a second character and refuses the closing quote, "
+    "`^[^a-c]+$` refuses it)",
+    _leading_whitespace,
+)
+MAX_LENGTH_ZERO = KnownDifference(
+    "max-length-zero", "peer-bug",
+    "lm-format-enforcer's free-text shortcut reads a string's maxLength 0 as no bound "
+    "(JsonSchemaParser.shortcut_key: `max_length or sys.maxsize`): {\"type\": \"string\", \"maxLength\": 0} "
+    "takes any string",
+    _max_length_zero,
+)
+ARRAY_UNION = KnownDifference(
+    "array-union", "peer-bug",
+    "in an anyOf of two or more array schemas, each option's list parser pushes its item parser onto "
+    "the one shared stack at `[` (ListParsingState.add_character, `context.active_parser`): the "
+    "last option's item parser is on top and takes the first item, so `[]` of "
+    "{\"anyOf\": [{\"type\": \"array\", \"maxItems\": 0}, {\"type\": \"array\", \"minItems\": 1}]} and a "
+    "first item the earlier options' items take but the last's do not are refused",
+    _array_union,
+)
+STRING_ALPHABET = KnownDifference(
+    "string-alphabet", "semantic",
+    "where lm-format-enforcer walks a JSON string character by character (a string under anyOf, with an "
+    "enum or a pattern, a token that opens it), it offers only its alphabet, the characters that begin "
+    "some token: a token holding, after its first character, a character that begins no token is refused "
+    "(`\" 裏` of GPT-2 under {\"anyOf\": [{\"type\": \"string\"}, ...]})",
+    _string_alphabet,
+)
+ENUM_PYTHON = KnownDifference(
+    "enum-python-spelling", "peer-bug",
+    "lm-format-enforcer writes an enum whose values are all numbers or booleans as Python's str() of "
+    "each (`isinstance(True, int)`): {\"enum\": [true]} is written `True`, never `true`",
+    _enum_python,
+)
+MIXED_ENUM = KnownDifference(
+    "mixed-enum", "peer-bug",
+    "lm-format-enforcer cannot write an enum whose values are neither all strings nor all numbers "
+    "({\"enum\": [\"red\", 7]}, or with null): get_parser raises \"Unsupported enum type\" and the "
+    "enforcer allows only EOS",
+    _mixed_enum, ends_path=True,
+)
+
 
 # ----------------------------------------------------------------------------- the backend
 
@@ -801,7 +1091,9 @@ class LmFormatEnforcerBackend(Backend):
         self.known_differences = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET,
                                   JSON_READING, ANY_KEY_ORDER, NUMBER_GRAMMAR, CONTROL_CHARACTERS,
                                   JSON_STRING_SPELLING, QUOTE_INSIDE_TOKEN, ESCAPED_LENGTH, PATTERN_ALPHABET,
-                                  MIN_LENGTH_ALPHABET, NON_STRING_CONST, ONE_OF_MERGE, OUTSIDE_ALPHABET, TRAILING_COMMA)
+                                  MIN_LENGTH_ALPHABET, NON_STRING_CONST, ONE_OF_MERGE, OUTSIDE_ALPHABET, TRAILING_COMMA,
+                                  LEADING_WHITESPACE, MAX_LENGTH_ZERO, ARRAY_UNION, STRING_ALPHABET, ENUM_PYTHON,
+                                  MIXED_ENUM)
 
     def unavailable_reason(self) -> Optional[str]:
         try:
