@@ -267,7 +267,6 @@ def _isolated_kbnf(timeout):
     ("start ::= (start)?;", "bytes", "no-answer"),            # kbnf does not answer
     ('start ::= ""*;', "bytes", "panic-on-empty-repetition"),  # kbnf panics
     ("start ::= 'a' | r; r ::= #'<[a-z|]+>';", "special", "special-tokens-as-text"),
-    ('start ::= {start | r1};\nr1 ::= #"(?s:.)"* | start? | ""*;', "bytes", "crash-on-unit-cycle"),  # it aborts
 ])
 def test_kbnf_bugs_and_choices_are_known(text, vocab_name, known):
     from conformance.runner import check_vector
@@ -289,6 +288,18 @@ def test_kbnf_finishes_inside_a_token():
     spec = GrammarSpec("ebnf", "start ::= 'ab' ['cd'];", options={"dialect": "kbnf"})
     result = check_vector(_isolated_kbnf(10), record(spec.compile(), spec, vocab, [4, 5, 6], "k", [], "test"))
     assert (result.status, result.known) == ("known", ["finished-inside-token"]), result.divergence
+
+
+def test_a_crash_needs_a_unit_cycle():
+    from conformance.adapters.kbnf import CRASH_ON_UNIT_CYCLE
+    from conformance.core import Divergence
+    from conformance.vectors import GrammarSpec, load_builtin
+
+    b, crash = load_builtin("bytes"), "start: PeerCrash: the peer's process died during start (exit code -6)"
+    cycle = GrammarSpec("ebnf", 'start ::= {start | r1};\nr1 ::= #"(?s:.)"* | start? | ""*;', options={"dialect": "kbnf"})
+    assert CRASH_ON_UNIT_CYCLE.applies(Divergence(cycle, b, [], 0, [], [], error=crash))
+    plain = GrammarSpec("ebnf", "start ::= 'a' start?;", options={"dialect": "kbnf"})
+    assert not CRASH_ON_UNIT_CYCLE.applies(Divergence(plain, b, [], 0, [], [], error=crash))
 
 
 def test_unfinished_sentence_needs_a_sentence():
