@@ -83,3 +83,41 @@ def test_predicates_refuse_near_misses():
     number = GrammarSpec("json_schema", schema={"type": "number", "minimum": 1})
     assert CONVERTED_SCHEMA.applies(Divergence(number, b, [ord("-")], 1, [ord("2")], []))
     assert not CONVERTED_SCHEMA.applies(Divergence(number, b, [ord("-")], 1, [ord("a")], []))
+
+
+@pytest.mark.parametrize("grammar, vocab_name, text, known", [
+    ('root ::= r1 | "a"\nr1 ::= "b" r1\n', "bytes", "", "unproductive-prefixes"),  # it allows b
+])
+def test_more_llama_cpp_bugs_and_choices(grammar, vocab_name, text, known):
+    vocab = load_builtin(vocab_name)
+    spec = GrammarSpec("gbnf", grammar)
+    result = check_vector(Isolated(LlamaCppBackend(), timeout=30),
+                          record(spec.compile(), spec, vocab, [ord(c) for c in text], "l", [], "t"))
+    assert result.status == "known" and known in result.known, (result.status, result.known, result.divergence)
+
+
+def test_unproductive_prefixes_needs_an_unproductive_rule():
+    from conformance.adapters.llama_cpp import NO_ANSWER, UNPRODUCTIVE_PREFIXES
+    from conformance.core import Divergence
+
+    b = load_builtin("bytes")
+    dead = GrammarSpec("gbnf", 'root ::= r1 | "a"\nr1 ::= "b" r1\n')
+    assert UNPRODUCTIVE_PREFIXES.applies(Divergence(dead, b, [], 0, [ord("b")], []))
+    alive = GrammarSpec("gbnf", 'root ::= r1 | "a"\nr1 ::= "b" r1 | "c"\n')
+    assert not UNPRODUCTIVE_PREFIXES.applies(Divergence(alive, b, [], 0, [ord("d")], []))
+    assert NO_ANSWER.applies(Divergence(alive, b, [], 0, [], [], error="mask: PeerTimeout: no answer to mask"))
+    assert not NO_ANSWER.applies(Divergence(alive, b, [], 0, [], [], error="mask: RuntimeError: x"))
+
+
+def test_end_of_generation_tokens_are_refused_as_text():
+    """<|eot_id|> as a plain token: llama.cpp calls it end-of-generation, so where the grammar
+    may not end it refuses it though `[^a]+` takes its text."""
+    from conformance.core import Divergence
+
+    v = load_builtin("special")
+    eot = next(t for t, data in enumerate(v.tokens) if data == b"<|eot_id|>" and t not in v.special_token_ids)
+    k = {k.name: k for k in LlamaCppBackend().known_differences}["end-of-generation-by-text"]
+    spec = GrammarSpec("gbnf", "root ::= [^a]+\n")
+    assert k.applies(Divergence(spec, v, [], 0, [], [eot]))
+    assert not k.applies(Divergence(spec, v, [ord("b")], 1, [], [eot]))  # it may end there: allowed
+    assert not k.applies(Divergence(spec, v, [], 0, [], [ord("b")]))

@@ -137,6 +137,16 @@ def _productive(node: Node, productive: Set[str]) -> bool:
     return value[id(node)]
 
 
+def let_unproductive_rules_stop(rules: Dict[str, Node]) -> bool:
+    """Give every rule that derives no string an empty alternative, in place: the reading
+    of engines that keep a stack which can never finish, so they allow the prefixes of an
+    endless derivation (`r1 ::= "a" r1`). True if there was such a rule."""
+    dead = set(rules) - productive_rules(rules)
+    for name in dead:
+        rules[name] = Alt(-1, [rules[name], Literal(-1, "")])
+    return bool(dead)
+
+
 #: a grammar reading: rewrites one construct (given the grammar text), None to keep it
 Rewrite = Callable[[Node, str], Optional[Node]]
 

@@ -19,14 +19,15 @@ import os
 import tempfile
 from typing import Any, Dict, Optional
 
-from refimpl import Grammar, Vocabulary
+from refimpl import Grammar, MaskrefError, Vocabulary
+from refimpl.grammar.ebnf.compiler import compile_rules
 
 from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import ExprSet
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, answers_as, compiled, utf8_prefix
 from .byte_level import byte_level_text
-from .grammar_shapes import has_cycle, rule_edges
+from .grammar_shapes import has_cycle, let_unproductive_rules_stop, rule_edges
 from .json_text import string_bytes
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 
@@ -141,6 +142,26 @@ def _converted_schema(d: Divergence) -> bool:
     return answers_as(d, compiled(GrammarSpec("gbnf", text)))
 
 
+def _unproductive_prefixes(d: Divergence) -> bool:
+    """No EOS differs, and refimpl answers as llama.cpp once every rule that derives no
+    string may stop (llama.cpp keeps stacks that can never finish)."""
+    if any(t in d.vocab.eos_token_ids for t in d.differing()):
+        return False
+    try:
+        source = gbnf_of(d.grammar)
+    except NotSupported:
+        return False
+    rules = gbnf_rules(source)
+    if not let_unproductive_rules_stop(rules):
+        return False
+    root = d.grammar.options.get("root", "root") if d.grammar.kind == "gbnf" else "root"
+    return answers_as(d, Grammar(compile_rules(rules, root, source), "gbnf", source))
+
+
+def _no_answer(d: Divergence) -> bool:
+    return d.error is not None and "PeerTimeout" in d.error
+
+
 def _raw_control_characters(d: Divergence) -> bool:
     """Only llama.cpp allows the differing tokens, each puts a raw control character
     (U+0000-U+001F) into a string, and the converter's GBNF allows them."""
@@ -157,6 +178,19 @@ RAW_CONTROL_CHARACTERS = KnownDifference(
     "llama-cpp-python's JSON-schema converter writes a string character as [^\"\\\\]: raw control "
     "characters, newlines among them, are allowed in strings (invalid JSON)",
     _raw_control_characters,
+)
+UNPRODUCTIVE_PREFIXES = KnownDifference(
+    "unproductive-prefixes", "peer-bug",
+    "llama.cpp allows the prefixes of a rule that derives no string: with `root ::= r1 | \"a\"` and "
+    "`r1 ::= \"b\" r1` it allows `b`, though no output can then end",
+    _unproductive_prefixes, ends_path=True,
+)
+NO_ANSWER = KnownDifference(
+    "no-answer", "peer-bug",
+    "llama.cpp did not answer a mask or a consume within 30 s on an ambiguous grammar without left "
+    "recursion (its stacks multiply; `root ::= (\"ab\"{1,2} | (\"ba\"{0,1} [é-ê] root{0,1} | ([é-ê]?){0,1})+ "
+    "| [^a] root{2} root* [a-b])` after `indcc`); refimpl answers at once",
+    _no_answer, ends_path=True,
 )
 CONVERTED_SCHEMA = KnownDifference(
     "converted-schema", "semantic",
@@ -214,21 +248,33 @@ class LlamaCppBackend(Backend):
     def __init__(self) -> None:
         self._models: Dict[str, Any] = {}
         self.known_differences = (AFTER_EOS, NOT_UTF8, NUL_FIRST, CONTROL_AS_TEXT, HIDDEN_LEFT_RECURSION,
-                                  RAW_CONTROL_CHARACTERS, CONVERTED_SCHEMA, KnownDifference(
+                                  RAW_CONTROL_CHARACTERS, CONVERTED_SCHEMA, UNPRODUCTIVE_PREFIXES, NO_ANSWER,
+                                  KnownDifference(
             "end-of-generation-by-text", "semantic",
             "llama.cpp makes tokens whose text is a known end-of-turn marker (e.g. <|eot_id|>) end-of-generation "
-            "tokens, allowed where the grammar may end", self._ends_generation))
+            "tokens, allowed where the grammar may end and never matched as text", self._ends_generation))
 
     def _ends_generation(self, d: Divergence) -> bool:
         """Every differing token is one llama.cpp calls end-of-generation (though not EOS in
-        refimpl's vocabulary), allowed by llama.cpp where refimpl's state accepts."""
+        refimpl's vocabulary): allowed by llama.cpp where the grammar it runs may end, and
+        refused (as text) where it may not."""
         import llama_cpp
 
-        if d.error is not None or d.refused is not None or d.only_refimpl or not d.only_backend:
+        if d.error is not None or d.refused is not None or not d.differing():
             return False
-        m = d.replay()
         lvocab = llama_cpp.llama_model_get_vocab(self.model(d.vocab))
-        return m is not None and m.is_accepting() and all(llama_cpp.llama_vocab_is_eog(lvocab, t) for t in d.only_backend)
+        if not all(llama_cpp.llama_vocab_is_eog(lvocab, t) for t in d.differing()):
+            return False
+        from refimpl.recognizer import Recognizer
+
+        try:
+            g = compiled(GrammarSpec("gbnf", gbnf_of(d.grammar), options={"root": d.grammar.options.get("root", "root")}
+                                     if d.grammar.kind == "gbnf" else None))
+        except (NotSupported, MaskrefError):
+            return False
+        r = Recognizer(g.compiled, g.limits)
+        ends = r.consume_bytes(d.text()) and r.is_accepting()
+        return (not d.only_backend or ends) and (not d.only_refimpl or not ends)
 
     def unavailable_reason(self) -> Optional[str]:
         try:

@@ -22,14 +22,14 @@ import copy
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from refimpl import Grammar, Matcher, Vocabulary
-from refimpl.grammar.ebnf.ast import ANY_CHAR, Alt, Chars, Literal, Node, Ref, Repeat, Seq, Token, children
+from refimpl.grammar.ebnf.ast import ANY_CHAR, Alt, Chars, Node, Ref, Repeat, Seq, Token, children
 from refimpl.grammar.ebnf.compiler import compile_rules
 from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import unicode as uni
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
-from .grammar_shapes import Rewrite, productive_rules, rewrite
+from .grammar_shapes import Rewrite, let_unproductive_rules_stop, rewrite
 from .byte_level import BYTE_TO_CHAR, byte_level_text
 
 
@@ -199,10 +199,7 @@ def _read_grammar(spec: GrammarSpec, reading: str) -> Optional[Grammar]:
             changed = rewrite(rules, source, lambda n, s: _repetition(n, s, extra))
             rules.update(extra)
         elif reading == "unproductive":
-            dead = set(rules) - productive_rules(rules)
-            for name in dead:  # a prefix of a derivation that never ends: as if the rule could stop
-                rules[name] = Alt(-1, [rules[name], Literal(-1, "")])
-            changed = bool(dead)
+            changed = let_unproductive_rules_stop(rules)
         else:
             changed = rewrite(rules, source, GRAMMAR_READINGS[reading])
         g = None
