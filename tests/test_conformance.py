@@ -556,3 +556,15 @@ def test_the_compliance_matrix_row(tmp_path):
     lark = report.rows["lark"]
     assert cells["lark"].startswith("%d ✓ %d ≈ %d ✗" % (lark["agree"], lark["known"], lark["disagree"]))
     assert lark["disagree"] > 0  # the fault never allows EOS
+
+
+def test_llguidance_hostname_hyphens():
+    from conformance.adapters.llguidance_differences import HOSTNAME_HYPHENS
+
+    b = load_builtin("bytes")
+    host = GrammarSpec("json_schema", schema={"type": "string", "format": "hostname"})
+    text = [ord(c) for c in '"ab']
+    assert HOSTNAME_HYPHENS.applies(Divergence(host, b, text + [ord("-")], 4, [ord("-")], []))
+    assert not HOSTNAME_HYPHENS.applies(Divergence(host, b, text, 3, [ord("-")], []))  # ab- is fine
+    plain = GrammarSpec("json_schema", schema={"type": "string"})
+    assert not HOSTNAME_HYPHENS.applies(Divergence(plain, b, text + [ord("-")], 4, [ord("-")], []))
