@@ -4,7 +4,7 @@ begin with, or stand for alone, and whether those relations have a cycle (kbnf d
 answer on some unit cycles, llama.cpp on left recursion through a nullable prefix)."""
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set, TypeVar
 
 from refimpl.grammar.ebnf.ast import (Alt, Budget, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring,
                                       children)
@@ -12,31 +12,36 @@ from refimpl.regex import ExprSet
 from refimpl.regex.compiler import compile_ast
 
 
-def nullable(node: Node, nullable_rules: Set[str], es: ExprSet) -> bool:
-    """Does the expression derive ε (the rules in `nullable_rules` do)? Bottom-up,
-    explicit stack."""
+def _bottom_up(node: Node, value: Callable[[Node, List[bool]], bool]) -> bool:
+    """value(node, its children's values), computed bottom-up with an explicit stack."""
     order: List[Node] = []
     todo = [node]
     while todo:
         n = todo.pop()
         order.append(n)
         todo.extend(children(n))
-    value: Dict[int, bool] = {}
+    values: Dict[int, bool] = {}
     for n in reversed(order):
-        kids = [value[id(k)] for k in children(n)]
+        values[id(n)] = value(n, [values[id(k)] for k in children(n)])
+    return values[id(node)]
+
+
+def nullable(node: Node, nullable_rules: Set[str], es: ExprSet) -> bool:
+    """Does the expression derive ε (the rules in `nullable_rules` do)?"""
+    def value(n: Node, kids: List[bool]) -> bool:
         if isinstance(n, Literal):
-            value[id(n)] = not n.text
-        elif isinstance(n, Ref):
-            value[id(n)] = n.name in nullable_rules
-        elif isinstance(n, Pattern):
-            value[id(n)] = es.nullable(compile_ast(es, n.tree))
-        elif isinstance(n, Alt):
-            value[id(n)] = any(kids)
-        elif isinstance(n, Repeat):
-            value[id(n)] = n.lo == 0 or all(kids)
-        else:  # Seq, Shortest, Budget: their parts; Substring: ε is one; Chars, Token, Excluding: never ε
-            value[id(n)] = isinstance(n, Substring) or (isinstance(n, (Seq, Shortest, Budget)) and all(kids))
-    return value[id(node)]
+            return not n.text
+        if isinstance(n, Ref):
+            return n.name in nullable_rules
+        if isinstance(n, Pattern):
+            return es.nullable(compile_ast(es, n.tree))
+        if isinstance(n, Alt):
+            return any(kids)
+        if isinstance(n, Repeat):
+            return n.lo == 0 or all(kids)
+        # Seq, Shortest, Budget: their parts; Substring: ε is one; Chars, Token, Excluding: never ε
+        return isinstance(n, Substring) or (isinstance(n, (Seq, Shortest, Budget)) and all(kids))
+    return _bottom_up(node, value)
 
 
 def nullable_rules(rules: Dict[str, Node], es: ExprSet) -> Set[str]:
@@ -69,10 +74,13 @@ def rule_edges(rules: Dict[str, Node], es: ExprSet, left: bool = False) -> Dict[
     return edges
 
 
-def has_cycle(edges: Dict[str, Set[str]]) -> bool:
+K = TypeVar("K")
+
+
+def has_cycle(edges: Dict[K, Set[K]]) -> bool:
     """Does some rule reach itself?"""
     for first in edges:
-        seen: Set[str] = set()
+        seen: Set[K] = set()
         todo = list(edges[first])
         while todo:
             n = todo.pop()
@@ -115,26 +123,17 @@ def productive_rules(rules: Dict[str, Node]) -> Set[str]:
 
 
 def _productive(node: Node, productive: Set[str]) -> bool:
-    """Does the expression derive some string (the rules in `productive` do)? Bottom-up,
-    explicit stack; every terminal derives one."""
-    order: List[Node] = []
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        order.append(n)
-        todo.extend(children(n))
-    value: Dict[int, bool] = {}
-    for n in reversed(order):
-        kids = [value[id(k)] for k in children(n)]
+    """Does the expression derive some string (the rules in `productive` do)? Every
+    terminal derives one."""
+    def value(n: Node, kids: List[bool]) -> bool:
         if isinstance(n, Ref):
-            value[id(n)] = n.name in productive
-        elif isinstance(n, Alt):
-            value[id(n)] = any(kids)
-        elif isinstance(n, Repeat):
-            value[id(n)] = n.lo == 0 or all(kids)
-        else:
-            value[id(n)] = all(kids)
-    return value[id(node)]
+            return n.name in productive
+        if isinstance(n, Alt):
+            return any(kids)
+        if isinstance(n, Repeat):
+            return n.lo == 0 or all(kids)
+        return all(kids)
+    return _bottom_up(node, value)
 
 
 def let_unproductive_rules_stop(rules: Dict[str, Node]) -> bool:

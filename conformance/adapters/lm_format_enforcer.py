@@ -32,6 +32,7 @@ from refimpl.recognizer import Recognizer
 
 from ..core import Backend, Divergence, KnownDifference, Session, _valid_utf8, all_differing, compiled
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
+from .regex_text import write_out_classes
 from .json_text import respelling_explains, schemas, string_bytes
 
 REPLACEMENT = "\ufffd"
@@ -71,40 +72,7 @@ def ascii_classes(regex: str) -> Optional[str]:
     >>> ascii_classes(r"\\d+[\\w.]\\S"), ascii_classes(r"\\\\d"), ascii_classes(r"[\\D]")
     ('[0-9]+[0-9A-Za-z_.][^\\\\t\\\\n\\\\x0b\\\\x0c\\\\r ]', '\\\\\\\\d', None)
     """
-    out: List[str] = []
-    i, in_class = 0, False
-    while i < len(regex):
-        c = regex[i]
-        if c == "\\" and i + 1 < len(regex):
-            e = regex[i + 1]
-            if e.lower() in _ASCII_CLASSES:
-                body = _ASCII_CLASSES[e.lower()]
-                if in_class:
-                    if e.isupper():
-                        return None
-                    out.append(body)
-                else:
-                    out.append("[%s%s]" % ("^" if e.isupper() else "", body))
-            else:
-                out.append(regex[i:i + 2])
-            i += 2
-            continue
-        if c == "[" and not in_class:
-            in_class = True
-            out.append(c)
-            if regex[i + 1:i + 2] == "^":
-                out.append("^")
-                i += 1
-            if regex[i + 1:i + 2] == "]":
-                out.append("]")
-                i += 1
-        elif c == "]" and in_class:
-            in_class = False
-            out.append(c)
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
+    return write_out_classes(regex, _ASCII_CLASSES)
 
 
 def tokenizer_alphabet(vocab: Vocabulary) -> FrozenSet[str]:

@@ -29,7 +29,7 @@ from refimpl.regex import unicode as uni
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
-from .grammar_shapes import Rewrite, let_unproductive_rules_stop, rewrite
+from .grammar_shapes import Rewrite, has_cycle, let_unproductive_rules_stop, rewrite
 from .byte_level import BYTE_TO_CHAR, byte_level_text
 
 
@@ -445,17 +445,7 @@ def tcfg_left_recursive(source: str) -> bool:
                 edges[r].add(e.referee_id)
                 if e.referee_id not in nullable:
                     break
-    for first in edges:
-        seen: Set[int] = set()
-        todo = list(edges[first])
-        while todo:
-            n = todo.pop()
-            if n == first:
-                return True
-            if n not in seen and n in edges:
-                seen.add(n)
-                todo.extend(edges[n])
-    return False
+    return has_cycle(edges)
 
 
 def _unproductive(d: Divergence) -> bool:

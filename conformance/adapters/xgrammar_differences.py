@@ -22,6 +22,7 @@ from refimpl.regex import ExprSet
 from ..core import Divergence, KnownDifference, all_differing, answers_as, compiled
 from ..vectors import GrammarSpec
 from .grammar_shapes import has_cycle, productive_rules, rewrite, rule_edges
+from .regex_text import write_out_classes
 from .json_text import (fraction_digits, number_at, respelled, respelling_explains, rewrite_schemas, schemas,
                         string_bytes)
 
@@ -44,39 +45,7 @@ def _as_macro(pattern: str) -> Optional[str]:
     of it (cpp/regex_converter.cc): the two readers differ only in `\\s`, which
     compile_regex extends with U+00A0. None where `\\S` sits inside a class (no
     rewriting without a class difference)."""
-    out: List[str] = []
-    in_class = False
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            e = pattern[i + 1]
-            if e == "s":
-                out.append("\\t-\\r \\u00a0" if in_class else "[\\t-\\r \\u00a0]")
-            elif e == "S":
-                if in_class:
-                    return None
-                out.append("[^\\t-\\r \\u00a0]")
-            else:
-                out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if c == "[" and not in_class:
-            in_class = True
-            out.append(c)
-            if pattern[i + 1:i + 2] == "^":
-                out.append("^")
-                i += 1
-            if pattern[i + 1:i + 2] == "]":  # a leading ] is a plain character
-                out.append("\\]")
-                i += 1
-        elif c == "]" and in_class:
-            in_class = False
-            out.append(c)
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
+    return write_out_classes(pattern, {"s": "\\t-\\r \\u00a0"})
 
 
 def xgrammar_regex(pattern: str) -> Optional[Grammar]:
