@@ -20,7 +20,7 @@ from refimpl.grammar.ebnf.compiler import compile_rules
 from refimpl.regex import ExprSet
 
 from ..core import Divergence, KnownDifference, all_differing, answers_as, compiled
-from ..vectors import GrammarSpec
+from ..vectors import GrammarSpec, vocab_hash
 from .grammar_shapes import has_cycle, productive_rules, rewrite, rule_edges
 from .regex_text import write_out_classes
 from .json_text import (fraction_digits, number_at, respelled, respelling_explains, rewrite_schemas, schemas,
@@ -381,6 +381,19 @@ class _Reading:
         self.schema = schema
         self.grammar = grammar
         self._general: List[Optional[Grammar]] = []
+        self._masks: Dict[Tuple[str, Tuple[int, ...]], Optional[Mask]] = {}
+
+    def mask_after(self, d: Divergence) -> Optional[Mask]:
+        """refimpl's mask on the reading after the divergence's prefix (None if it refuses
+        the prefix); kept, as per-token classification asks again for every differing token."""
+        assert self.grammar is not None
+        key = (vocab_hash(d.vocab), tuple(d.prefix))
+        if key not in self._masks:
+            if len(self._masks) > 16:
+                self._masks.clear()
+            m = Matcher(self.grammar, d.vocab, slices=())
+            self._masks[key] = m.mask() if m.consume_tokens(d.prefix) == len(d.prefix) else None
+        return self._masks[key]
 
     def general(self) -> Optional[Grammar]:
         if not self._general:
@@ -392,16 +405,16 @@ class _Reading:
         return self._general[0]
 
 
-_READ: Dict[Tuple[int, FrozenSet[str]], _Reading] = {}
+_READ: Dict[Tuple[str, FrozenSet[str]], _Reading] = {}
 
 
 def _reading(spec: GrammarSpec, readings: Iterable[str]) -> _Reading:
-    """The spec's schema read with the given readings; cached per spec object (a
+    """The spec's schema read with the given readings; cached by the spec's content (a
     divergence's per-token copies share theirs)."""
     chosen = frozenset(readings)
-    key = (id(spec), chosen)
+    key = (spec.key(), chosen)
     hit = _READ.get(key)
-    if hit is not None and hit.spec is spec:
+    if hit is not None:
         return hit
     read = rewrite_schemas(spec.schema, lambda s: _read_as_xgrammar(s, chosen))
     g: Optional[Grammar] = None
@@ -422,22 +435,6 @@ def xgrammar_reading(spec: GrammarSpec, readings: Iterable[str]) -> Optional[Gra
     return _reading(spec, readings).grammar
 
 
-_MASKS: Dict[Tuple[int, Tuple[int, ...]], Tuple[Grammar, Optional[Mask]]] = {}
-
-
-def _mask_after(grammar: Grammar, d: Divergence) -> Optional[Mask]:
-    """refimpl's mask on `grammar` after the divergence's prefix (None if it refuses the
-    prefix); cached, as per-token classification asks again for every differing token."""
-    key = (id(grammar), tuple(d.prefix))
-    hit = _MASKS.get(key)
-    if hit is None or hit[0] is not grammar:
-        if len(_MASKS) > 16:
-            _MASKS.clear()
-        m = Matcher(grammar, d.vocab, slices=())
-        hit = _MASKS[key] = (grammar, m.mask() if m.consume_tokens(d.prefix) == len(d.prefix) else None)
-    return hit[1]
-
-
 def answers_as_read(d: Divergence, reading: _Reading) -> bool:
     """core.answers_as with one mask walk: the peer allows exactly what refimpl allows on
     the reading, as far as the differing tokens go; a token only the peer allows may also
@@ -445,7 +442,7 @@ def answers_as_read(d: Divergence, reading: _Reading) -> bool:
     (json-string-spelling inside the reading)."""
     if d.error is not None or d.refused is not None or d.after_eos or not d.differing() or reading.grammar is None:
         return False
-    mask = _mask_after(reading.grammar, d)
+    mask = reading.mask_after(d)
     if mask is None or any(t in mask for t in d.only_refimpl):
         return False
     rest = [t for t in d.only_backend if t not in mask]
