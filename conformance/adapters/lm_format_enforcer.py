@@ -75,18 +75,21 @@ def ascii_classes(regex: str) -> Optional[str]:
     return write_out_classes(regex, _ASCII_CLASSES)
 
 
+_ALPHABETS: Dict[str, FrozenSet[str]] = {}
+
+
 def tokenizer_alphabet(vocab: Vocabulary) -> FrozenSet[str]:
     """The characters that begin some ordinary token's string: lm-format-enforcer's
     alphabet, the only characters its `.` and negated classes produce while walking its
     prefix tree (TokenEnforcerTokenizerData.tokenizer_alphabet, RegexParser's
-    anything_else_characters)."""
-    key = "_lmfe_alphabet"
-    cached = vocab.__dict__.get(key)
-    if cached is None:
-        cached = vocab.__dict__[key] = frozenset(
-            token_string(b)[0] for t, b in enumerate(vocab.tokens)
-            if b and t not in vocab.special_token_ids and t not in vocab.eos_token_ids)
-    return cached
+    anything_else_characters). Kept per vocabulary (by its content)."""
+    key = vocab_hash(vocab)
+    if key not in _ALPHABETS:
+        if len(_ALPHABETS) > 8:
+            _ALPHABETS.clear()
+        _ALPHABETS[key] = frozenset(token_string(b)[0] for t, b in enumerate(vocab.tokens)
+                                    if b and t not in vocab.special_token_ids and t not in vocab.eos_token_ids)
+    return _ALPHABETS[key]
 
 
 def named_characters(regex: str) -> FrozenSet[str]:
