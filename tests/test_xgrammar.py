@@ -215,3 +215,13 @@ def test_format_regexes():
     assert k.applies(_obj(uri, '"http', only_r=[ord("2")]))  # a scheme with a digit
     assert not k.applies(_obj(uri, '"http', only_r=[ord("s")]))
     assert not k.applies(_obj({"type": "string"}, '"2024-02-', only_b=[ord("3")]))
+
+
+def test_pattern_keys_only():
+    k = known()["pattern-keys-only"]
+    s = GrammarSpec("json_schema", schema={"type": "object", "patternProperties": {"^_": {}}})
+    v = Vocabulary.from_bytes([b"{", b'"', b"_", b"__", b"a", b"<eos>"], eos_token_id=5)
+    assert k.applies(Divergence(s, v, [0, 1], 2, [], [3, 4]))  # only `_` itself, whole
+    assert not k.applies(Divergence(s, v, [0, 1], 2, [], [2]))  # `_` it allows
+    plain = GrammarSpec("json_schema", schema={"type": "object"})
+    assert not k.applies(Divergence(plain, v, [0, 1], 2, [], [3, 4]))

@@ -322,10 +322,20 @@ _OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties
 _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
 
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
-REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS = (
-    "ref-siblings", "untyped", "one-keyword", "allof-any", "oneof-anyof", "untyped-any", "formats")
+REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS = (
+    "ref-siblings", "untyped", "one-keyword", "allof-any", "oneof-anyof", "untyped-any", "formats", "pattern-keys")
 #: in the order the predicates add them up (semantic readings first)
-READINGS = (REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS)
+READINGS = (REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS)
+
+
+def _whole_key(pattern: str) -> str:
+    """A patternProperties pattern as xgrammar matches it: against the whole key, its own
+    `^` and `$` meaning nothing."""
+    if pattern.startswith("^"):
+        pattern = pattern[1:]
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1]
+    return "^(?:%s)$" % pattern
 
 _DATE = r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
 _TIME = r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)"
@@ -350,6 +360,12 @@ _FORMAT_REGEX = {
 def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
     """One schema object as xgrammar reads it, with the given readings (its subschemas
     already read)."""
+    if PATTERN_KEYS in readings and isinstance(s.get("patternProperties"), dict):
+        # each pattern matched against the whole key; without properties ("Case 1b" of
+        # JSONSchemaConverter) no key but those, whatever additionalProperties says
+        s = dict(s, patternProperties={_whole_key(p): v for p, v in s["patternProperties"].items()})
+        if not s.get("properties"):
+            s["additionalProperties"] = False
     if FORMATS in readings and s.get("format") in _FORMAT_REGEX and "pattern" not in s:
         s = {("pattern" if k == "format" else k): (_FORMAT_REGEX[v] if k == "format" else v) for k, v in s.items()}
     first = next((k for k in _FIRST if k in s), None)
@@ -519,6 +535,15 @@ FORMAT_REGEXES = KnownDifference(
     "refuses a scheme with digits (`h2c:x`) and IP literals (`http://[::1]`), `hostname` refuses "
     "capitals",
     _reading_explains(FORMATS),
+)
+
+PATTERN_KEYS_ONLY = KnownDifference(
+    "pattern-keys-only", "peer-bug",
+    "xgrammar matches a patternProperties pattern against the whole key, and without properties "
+    "allows no other key: {\"type\": \"object\", \"patternProperties\": {\"^_\": {}}} allows only "
+    "the key `_`; in JSON Schema `^_` is any key that begins with `_`, and other keys are "
+    "additional properties",
+    _reading_explains(PATTERN_KEYS),
 )
 
 ONE_OF_AS_ANY_OF = KnownDifference(
