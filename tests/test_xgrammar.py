@@ -225,3 +225,13 @@ def test_pattern_keys_only():
     assert not k.applies(Divergence(s, v, [0, 1], 2, [], [2]))  # `_` it allows
     plain = GrammarSpec("json_schema", schema={"type": "object"})
     assert not k.applies(Divergence(plain, v, [0, 1], 2, [], [3, 4]))
+
+
+def test_whole_string_pattern():
+    k = known()["whole-string-pattern"]
+    s = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^ab"})
+    v = Vocabulary.from_bytes([b'"', b"a", b"b", b"c", b"<eos>"], eos_token_id=4)
+    assert k.applies(Divergence(s, v, [0, 1, 2], 3, [], [1, 2, 3]))  # after "ab only the quote
+    assert not k.applies(Divergence(s, v, [0, 1, 2], 3, [], [0]))  # the quote it allows
+    whole = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^ab$"})
+    assert not k.applies(Divergence(whole, v, [0, 1, 2], 3, [], [1, 2, 3]))

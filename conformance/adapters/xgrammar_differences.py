@@ -322,15 +322,17 @@ _OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties
 _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
 
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
-REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS = (
-    "ref-siblings", "untyped", "one-keyword", "allof-any", "oneof-anyof", "untyped-any", "formats", "pattern-keys")
+REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS, WHOLE_PATTERN = (
+    "ref-siblings", "untyped", "one-keyword", "allof-any", "oneof-anyof", "untyped-any", "formats", "pattern-keys",
+    "whole-pattern")
 #: in the order the predicates add them up (semantic readings first)
-READINGS = (REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS)
+READINGS = (REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS,
+            WHOLE_PATTERN)
 
 
 def _whole_key(pattern: str) -> str:
-    """A patternProperties pattern as xgrammar matches it: against the whole key, its own
-    `^` and `$` meaning nothing."""
+    """A pattern as xgrammar matches it (of a key or a string): against the whole text, its
+    own `^` and `$` meaning nothing."""
     if pattern.startswith("^"):
         pattern = pattern[1:]
     if pattern.endswith("$") and not pattern.endswith("\\$"):
@@ -360,6 +362,8 @@ _FORMAT_REGEX = {
 def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
     """One schema object as xgrammar reads it, with the given readings (its subschemas
     already read)."""
+    if WHOLE_PATTERN in readings and isinstance(s.get("pattern"), str):
+        s = dict(s, pattern=_whole_key(s["pattern"]))
     if PATTERN_KEYS in readings and isinstance(s.get("patternProperties"), dict):
         # each pattern matched against the whole key; without properties ("Case 1b" of
         # JSONSchemaConverter) no key but those, whatever additionalProperties says
@@ -544,6 +548,14 @@ PATTERN_KEYS_ONLY = KnownDifference(
     "the key `_`; in JSON Schema `^_` is any key that begins with `_`, and other keys are "
     "additional properties",
     _reading_explains(PATTERN_KEYS),
+)
+
+WHOLE_STRING_PATTERN = KnownDifference(
+    "whole-string-pattern", "peer-bug",
+    "xgrammar matches a string's `pattern` against the whole string, its `^` and `$` ignored; "
+    "JSON Schema's patterns are unanchored searches: `^https?://` allows any text after "
+    "`https://`, xgrammar only the closing quote",
+    _reading_explains(WHOLE_PATTERN),
 )
 
 ONE_OF_AS_ANY_OF = KnownDifference(
