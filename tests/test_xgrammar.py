@@ -234,3 +234,11 @@ def test_whole_string_pattern():
     assert k.applies(Divergence(s, v, [0, 1, 2], 3, [], [1, 2, 3]))  # after "ab only the quote
     assert not k.applies(Divergence(s, v, [0, 1, 2], 3, [], [0]))  # the quote it allows
     assert not k.applies(Divergence(s, v, [0, 1, 2], 3, [1], [3]))  # it would refuse `a` too
+
+
+def test_pattern_classes_ascii():
+    k = known()["pattern-classes-ascii"]
+    s = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^a\\s*b$"})
+    v = Vocabulary.from_bytes([b'"', b"a", "\u00a0".encode(), b" ", b"<eos>"], eos_token_id=4)
+    assert k.applies(Divergence(s, v, [0, 1], 2, [], [2]))  # U+00A0 is \s to maskref only
+    assert not k.applies(Divergence(s, v, [0, 1], 2, [], [3]))  # a space is \s to both

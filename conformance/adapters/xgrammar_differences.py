@@ -322,12 +322,14 @@ _OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties
 _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
 
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
-REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS, WHOLE_PATTERN = (
-    "ref-siblings", "untyped", "one-keyword", "allof-any", "oneof-anyof", "untyped-any", "formats", "pattern-keys",
-    "whole-pattern")
+(REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS,
+ WHOLE_PATTERN) = ("ref-siblings", "untyped", "pattern-classes", "one-keyword", "allof-any", "oneof-anyof",
+                   "untyped-any", "formats", "pattern-keys", "whole-pattern")
 #: in the order the predicates add them up (semantic readings first)
-READINGS = (REF_SIBLINGS, UNTYPED, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS,
-            WHOLE_PATTERN)
+READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
+            PATTERN_KEYS, WHOLE_PATTERN)
+#: `\d \w \s` in a JSON-schema pattern as xgrammar reads them (its Regex reader: ASCII)
+_PATTERN_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t-\\r "}
 
 
 def _whole_key(pattern: str) -> str:
@@ -362,6 +364,10 @@ _FORMAT_REGEX = {
 def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
     """One schema object as xgrammar reads it, with the given readings (its subschemas
     already read)."""
+    if PATTERN_CLASSES in readings and isinstance(s.get("pattern"), str):
+        ascii_pattern = write_out_classes(s["pattern"], _PATTERN_CLASSES)
+        if ascii_pattern is not None:
+            s = dict(s, pattern=ascii_pattern)
     if WHOLE_PATTERN in readings and isinstance(s.get("pattern"), str):
         s = dict(s, pattern=_whole_key(s["pattern"]))
     if PATTERN_KEYS in readings and isinstance(s.get("patternProperties"), dict):
@@ -539,6 +545,14 @@ FORMAT_REGEXES = KnownDifference(
     "refuses a scheme with digits (`h2c:x`) and IP literals (`http://[::1]`), `hostname` refuses "
     "capitals",
     _reading_explains(FORMATS),
+)
+
+PATTERN_CLASSES_ASCII = KnownDifference(
+    "pattern-classes-ascii", "semantic",
+    "xgrammar reads a JSON-schema pattern in its own regex dialect: `\\d \\w \\s` are ASCII, so "
+    "`\\s` takes no U+00A0, U+2028 or U+FEFF; maskref reads patterns as Rust regexes (Unicode "
+    "classes; ECMA-262's `\\s` is Unicode too)",
+    _reading_explains(PATTERN_CLASSES),
 )
 
 PATTERN_KEYS_ONLY = KnownDifference(
