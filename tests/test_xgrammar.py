@@ -242,3 +242,11 @@ def test_pattern_classes_ascii():
     v = Vocabulary.from_bytes([b'"', b"a", "\u00a0".encode(), b" ", b"<eos>"], eos_token_id=4)
     assert k.applies(Divergence(s, v, [0, 1], 2, [], [2]))  # U+00A0 is \s to maskref only
     assert not k.applies(Divergence(s, v, [0, 1], 2, [], [3]))  # a space is \s to both
+
+
+def test_key_without_escapes():
+    k = known()["key-without-escapes"]
+    s = GrammarSpec("json_schema", schema={"type": "object", "properties": {"a": {"type": "integer"}}})
+    assert k.applies(Divergence(s, B, ids('{"a": 1, "x'), 11, [], [ord("\\")]))
+    assert not k.applies(Divergence(s, B, ids('{"a": 1, "x": "'), 15, [], [ord("\\")]))  # a value, not a key
+    assert not k.applies(Divergence(s, B, ids('{"a": 1, "x'), 11, [], [ord("y")]))

@@ -286,6 +286,48 @@ def _pattern_without_escapes(d: Divergence) -> bool:
                for t in d.only_refimpl)
 
 
+def _in_key(text: bytes) -> bool:
+    """Does the JSON text end inside an object key (a string opened after `{` or `,`, its
+    innermost container an object)?"""
+    containers: List[int] = []
+    opened = -1
+    for i, b, in_string, _ in string_bytes(text):
+        if in_string:
+            continue
+        if b in b"{[":
+            containers.append(b)
+        elif b in b"}]" and containers:
+            containers.pop()
+        elif b == 0x22:
+            opened = i
+    inside = [in_string != (b == 0x22 and not escaped) for _, b, in_string, escaped in string_bytes(text)]
+    if opened < 0 or not inside or not inside[-1] or not containers or containers[-1] != ord("{"):
+        return False
+    return text[:opened].rstrip()[-1:] in (b"{", b",")
+
+
+def _key_without_escapes(d: Divergence) -> bool:
+    """The text ends inside an object key, and every token only refimpl allows (none only
+    the peer allows) puts an escape into it."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+        return False
+    text = d.text()
+    if not _in_key(text):
+        return False
+    return all(any(i >= len(text) and in_string and (escaped or b == 0x5C)
+                   for i, b, in_string, escaped in string_bytes(text + d.vocab.tokens[t]))
+               for t in d.only_refimpl)
+
+
+KEY_WITHOUT_ESCAPES = KnownDifference(
+    "key-without-escapes", "peer-bug",
+    "xgrammar writes the key of a property the schema does not name (its key trie, "
+    "BuildTrieBody) without escapes: `\\` cannot begin an escape there, so keys holding `\"` "
+    "or `\\` cannot be written (SchemaStore's httpmockrc, odgs-ontology-graph)",
+    _key_without_escapes,
+)
+
+
 PATTERN_WITHOUT_ESCAPES = KnownDifference(
     "pattern-without-escapes", "peer-bug",
     "xgrammar matches a string `pattern` against the JSON text between the quotes with escapes "
