@@ -250,3 +250,10 @@ def test_key_without_escapes():
     assert k.applies(Divergence(s, B, ids('{"a": 1, "x'), 11, [], [ord("\\")]))
     assert not k.applies(Divergence(s, B, ids('{"a": 1, "x": "'), 15, [], [ord("\\")]))  # a value, not a key
     assert not k.applies(Divergence(s, B, ids('{"a": 1, "x'), 11, [], [ord("y")]))
+
+
+def test_conditionals_unread():
+    k = known()["conditionals-unread"]
+    s = GrammarSpec("json_schema", schema={"type": "integer", "if": {"minimum": 5}, "then": {"maximum": 7}})
+    assert k.applies(Divergence(s, B, ids("8"), 1, [B.eos_token_ids[0]], []))  # 8 fails then: xgrammar ends
+    assert not k.applies(Divergence(s, B, ids("8"), 1, [ord("x")], []))  # no reading allows x

@@ -365,11 +365,12 @@ _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
 
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
 (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS,
- WHOLE_PATTERN) = ("ref-siblings", "untyped", "pattern-classes", "one-keyword", "allof-any", "oneof-anyof",
-                   "untyped-any", "formats", "pattern-keys", "whole-pattern")
+ WHOLE_PATTERN, CONDITIONALS) = ("ref-siblings", "untyped", "pattern-classes", "one-keyword", "allof-any",
+                                 "oneof-anyof", "untyped-any", "formats", "pattern-keys", "whole-pattern",
+                                 "conditionals")
 #: in the order the predicates add them up (semantic readings first)
 READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
-            PATTERN_KEYS, WHOLE_PATTERN)
+            PATTERN_KEYS, WHOLE_PATTERN, CONDITIONALS)
 #: `\d \w \s` in a JSON-schema pattern as xgrammar reads them (its Regex reader: ASCII)
 _PATTERN_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t-\\r "}
 
@@ -406,6 +407,9 @@ _FORMAT_REGEX = {
 def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
     """One schema object as xgrammar reads it, with the given readings (its subschemas
     already read)."""
+    if CONDITIONALS in readings and any(k in s for k in ("if", "then", "else")):
+        # "if/then/else ... not supported": the converter warns and reads none of them
+        s = {k: v for k, v in s.items() if k not in ("if", "then", "else")}
     if PATTERN_CLASSES in readings and isinstance(s.get("pattern"), str):
         ascii_pattern = write_out_classes(s["pattern"], _PATTERN_CLASSES)
         if ascii_pattern is not None:
@@ -595,6 +599,13 @@ PATTERN_CLASSES_ASCII = KnownDifference(
     "`\\s` takes no U+00A0, U+2028 or U+FEFF; maskref reads patterns as Rust regexes (Unicode "
     "classes; ECMA-262's `\\s` is Unicode too)",
     _reading_explains(PATTERN_CLASSES),
+)
+
+CONDITIONALS_UNREAD = KnownDifference(
+    "conditionals-unread", "peer-bug",
+    "xgrammar does not read if/then/else (it warns so): with `if` a property's const, `then` "
+    "restricting another, every value of the other is allowed",
+    _reading_explains(CONDITIONALS),
 )
 
 PATTERN_KEYS_ONLY = KnownDifference(
