@@ -37,6 +37,17 @@ class PeerCrash(RuntimeError):
     """The peer's process died (a segmentation fault, an abort) during a call."""
 
 
+def timed_out(d: Divergence) -> bool:
+    """Is the divergence a call the isolated peer did not answer in time?"""
+    return d.error is not None and "PeerTimeout" in d.error
+
+
+def crashed(d: Divergence, during: str = "") -> bool:
+    """Is the divergence a call (`during` that one, when given) in which the isolated peer's
+    process died?"""
+    return d.error is not None and "PeerCrash" in d.error and ("during " + during) in d.error
+
+
 def _serve(backend: Backend, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar], conn: Any) -> None:
     """The child: start the session, then answer (op, arg) requests until told to stop.
     An answer is ("ok", value), ("unsupported", message) or ("error", "Type: message")."""

@@ -10,7 +10,7 @@ b'["a/\\\\u007f", "\\\\u1c00"]'
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Dict, Iterator, List, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from refimpl import Grammar
 
@@ -29,6 +29,37 @@ def string_bytes(text: bytes) -> Iterator[Tuple[int, int, bool, bool]]:
             escaped = True
         elif b == 0x22:
             in_string = not in_string
+
+
+def open_string(text: bytes) -> Optional[int]:
+    """Where the content of the JSON string the text ends inside begins (just after its
+    opening quote); None if the text does not end inside a string.
+
+    >>> open_string(b'{"a": "b'), open_string(b'{"a": "b"'), open_string(b'["\\\\"')
+    (7, None, 2)
+    """
+    start: Optional[int] = None
+    for i, b, in_string, escaped in string_bytes(text):
+        if b == 0x22 and not escaped:
+            start = None if in_string else i + 1
+    return start
+
+
+def puts(text: bytes, token: bytes, wanted: Callable[[int, bool, bool], bool]) -> bool:
+    """Does the token, written after the text, write a byte `wanted(byte, in_string,
+    escaped)` holds for?"""
+    return any(i >= len(text) and wanted(b, in_string, escaped)
+               for i, b, in_string, escaped in string_bytes(text + token))
+
+
+def escape_in_string(b: int, in_string: bool, escaped: bool) -> bool:
+    """A byte of an escape inside a string (for `puts`)."""
+    return in_string and (escaped or b == 0x5C)
+
+
+def raw_control_in_string(b: int, in_string: bool, escaped: bool) -> bool:
+    """A raw control character U+0000-U+001F inside a string (for `puts`)."""
+    return in_string and not escaped and b < 0x20
 
 
 def respelled(text: bytes) -> bytes:

@@ -18,6 +18,7 @@ from refimpl.regex import ExprSet
 
 from .grammar_shapes import derives_only_empty, has_cycle, rule_edges
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix
+from ..isolation import crashed, timed_out
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 
 
@@ -68,7 +69,7 @@ def _nullable_unit_cycle(d: Divergence) -> bool:
 def _no_answer(d: Divergence) -> bool:
     """kbnf did not answer in time (the Isolated wrapper's PeerTimeout) on a grammar with a
     nullable unit cycle."""
-    return d.error is not None and "PeerTimeout" in d.error and _nullable_unit_cycle(d)
+    return timed_out(d) and _nullable_unit_cycle(d)
 
 
 def _panics_on_empty_repetition(d: Divergence) -> bool:
@@ -89,7 +90,7 @@ def _panics_on_empty_repetition(d: Divergence) -> bool:
 def _crashes_on_unit_cycle(d: Divergence) -> bool:
     """kbnf's process died (a segmentation fault, an abort) building a grammar with a
     nullable unit cycle."""
-    return d.error is not None and "PeerCrash" in d.error and _nullable_unit_cycle(d)
+    return crashed(d) and _nullable_unit_cycle(d)
 
 
 def _unfinished_sentence(d: Divergence) -> bool:

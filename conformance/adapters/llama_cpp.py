@@ -26,9 +26,10 @@ from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import ExprSet
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, answers_as, compiled, utf8_prefix
+from ..isolation import timed_out
 from .byte_level import byte_level_text
 from .grammar_shapes import has_cycle, let_unproductive_rules_stop, rule_edges
-from .json_text import string_bytes
+from .json_text import puts, raw_control_in_string
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 
 
@@ -88,7 +89,7 @@ def _control_as_text(d: Divergence) -> bool:
 def _hidden_left_recursion(d: Divergence) -> bool:
     """llama.cpp did not answer (a PeerTimeout) on a grammar where a rule derives itself at
     its left through a nullable prefix, which its left-recursion check does not see."""
-    if d.error is None or "PeerTimeout" not in d.error:
+    if not timed_out(d):
         return False
     rules = gbnf_rules(gbnf_of(d.grammar))
     return has_cycle(rule_edges(rules, ExprSet(), left=True))
@@ -159,7 +160,7 @@ def _unproductive_prefixes(d: Divergence) -> bool:
 
 
 def _no_answer(d: Divergence) -> bool:
-    return d.error is not None and "PeerTimeout" in d.error
+    return timed_out(d)
 
 
 def _raw_control_characters(d: Divergence) -> bool:
@@ -168,9 +169,7 @@ def _raw_control_characters(d: Divergence) -> bool:
     if d.only_refimpl or not d.only_backend or not _converted_schema(d):
         return False
     text = d.text()
-    return all(any(i >= len(text) and in_string and not escaped and b < 0x20
-                   for i, b, in_string, escaped in string_bytes(text + d.vocab.tokens[t]))
-               for t in d.only_backend)
+    return all(puts(text, d.vocab.tokens[t], raw_control_in_string) for t in d.only_backend)
 
 
 RAW_CONTROL_CHARACTERS = KnownDifference(

@@ -13,7 +13,7 @@ from refimpl.recognizer import Recognizer
 from ..core import Divergence, KnownDifference, _valid_utf8, all_differing, compiled
 from ..vectors import GrammarSpec, vocab_hash
 from .regex_text import write_out_classes
-from .json_text import respelling_explains, schemas, string_bytes
+from .json_text import open_string, respelling_explains, schemas
 
 REPLACEMENT = "\ufffd"
 
@@ -418,12 +418,8 @@ def _json_string_spelling(d: Divergence) -> bool:
 def _string_so_far(text: str) -> Optional[str]:
     """The characters of the JSON string the text ends inside, or None."""
     data = text.encode("utf-8")
-    start, inside = None, False
-    for i, b, in_string, escaped in string_bytes(data):
-        if b == 0x22 and not in_string:
-            start = i + 1
-        inside = in_string != (b == 0x22 and not escaped)
-    return data[start:].decode("utf-8") if start is not None and inside else None
+    start = open_string(data)
+    return None if start is None else data[start:].decode("utf-8")
 
 
 def _pattern_alphabet(d: Divergence) -> bool:

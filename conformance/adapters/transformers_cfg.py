@@ -28,6 +28,7 @@ from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import unicode as uni
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix
+from ..isolation import timed_out
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 from .grammar_shapes import Rewrite, has_cycle, let_unproductive_rules_stop, rewrite
 from .byte_level import BYTE_TO_CHAR, byte_level_text
@@ -456,7 +457,7 @@ def _unproductive(d: Divergence) -> bool:
 
 def _no_answer(d: Divergence) -> bool:
     """The peer did not answer in time (the Isolated wrapper's PeerTimeout)."""
-    return d.error is not None and "PeerTimeout" in d.error
+    return timed_out(d)
 
 
 def _left_recursion(d: Divergence) -> bool:

@@ -20,11 +20,12 @@ from refimpl.grammar.ebnf.compiler import compile_rules
 from refimpl.regex import ExprSet
 
 from ..core import Divergence, KnownDifference, all_differing, answers_as, compiled
+from ..isolation import crashed, timed_out
 from ..vectors import GrammarSpec, vocab_hash
 from .grammar_shapes import has_cycle, productive_rules, rewrite, rule_edges
 from .regex_text import write_out_classes
-from .json_text import (fraction_digits, number_at, respelled, respelling_explains, rewrite_schemas, schemas,
-                        string_bytes)
+from .json_text import (escape_in_string, fraction_digits, number_at, open_string, puts, raw_control_in_string, respelled,
+                        respelling_explains, rewrite_schemas, schemas, string_bytes)
 
 JSON_WHITESPACE = b" \n\r\t"
 
@@ -113,20 +114,13 @@ def _length_bounded_strings(d: Divergence) -> bool:
         return False
     if not _has_length_bounded_string(d.grammar.schema):
         return False
-    text = d.text()
+    text, tokens = d.text(), d.vocab.tokens
 
-    def puts(t: int, wanted: Any) -> bool:
-        data = text + d.vocab.tokens[t]
-        return any(i >= len(text) and wanted(b, in_string, escaped)
-                   for i, b, in_string, escaped in string_bytes(data))
+    def raw_control(b: int, in_string: bool, escaped: bool) -> bool:  # CR and LF: [^"\\\r\n]
+        return raw_control_in_string(b, in_string, escaped) and b not in (0x0A, 0x0D)
 
-    def raw_control(b: int, in_string: bool, escaped: bool) -> bool:
-        return in_string and not escaped and b < 0x20 and b not in (0x0A, 0x0D)
-
-    def escape(b: int, in_string: bool, escaped: bool) -> bool:
-        return in_string and (escaped or b == 0x5C)
-
-    return all(puts(t, raw_control) for t in d.only_backend) and all(puts(t, escape) for t in d.only_refimpl)
+    return (all(puts(text, tokens[t], raw_control) for t in d.only_backend)
+            and all(puts(text, tokens[t], escape_in_string) for t in d.only_refimpl))
 
 
 LENGTH_BOUNDED_STRINGS = KnownDifference(
@@ -230,7 +224,7 @@ def character_grammar_rules(spec: GrammarSpec) -> Dict[str, Node]:
 def _crash_on_left_recursion(d: Divergence) -> bool:
     """xgrammar's process died building a grammar in which a rule derives itself at its
     left (possibly through a nullable prefix)."""
-    if d.error is None or "PeerCrash" not in d.error or "during start" not in d.error:
+    if not crashed(d, "start"):
         return False
     if d.grammar.kind not in ("gbnf", "ebnf"):
         return False
@@ -281,29 +275,22 @@ def _pattern_without_escapes(d: Divergence) -> bool:
     if not any("pattern" in s for s in schemas(d.grammar.schema)):
         return False
     text = d.text()
-    return all(any(i >= len(text) and in_string and (escaped or b == 0x5C)
-                   for i, b, in_string, escaped in string_bytes(text + d.vocab.tokens[t]))
-               for t in d.only_refimpl)
+    return all(puts(text, d.vocab.tokens[t], escape_in_string) for t in d.only_refimpl)
 
 
 def _in_key(text: bytes) -> bool:
     """Does the JSON text end inside an object key (a string opened after `{` or `,`, its
     innermost container an object)?"""
-    containers: List[int] = []
-    opened = -1
-    for i, b, in_string, _ in string_bytes(text):
-        if in_string:
-            continue
-        if b in b"{[":
-            containers.append(b)
-        elif b in b"}]" and containers:
-            containers.pop()
-        elif b == 0x22:
-            opened = i
-    inside = [in_string != (b == 0x22 and not escaped) for _, b, in_string, escaped in string_bytes(text)]
-    if opened < 0 or not inside or not inside[-1] or not containers or containers[-1] != ord("{"):
+    start = open_string(text)
+    if start is None:
         return False
-    return text[:opened].rstrip()[-1:] in (b"{", b",")
+    containers: List[int] = []
+    for _, b, in_string, _ in string_bytes(text[:start - 1]):
+        if not in_string and b in b"{[":
+            containers.append(b)
+        elif not in_string and b in b"}]" and containers:
+            containers.pop()
+    return containers[-1:] == [ord("{")] and text[:start - 1].rstrip()[-1:] in (b"{", b",")
 
 
 def _key_without_escapes(d: Divergence) -> bool:
@@ -314,9 +301,7 @@ def _key_without_escapes(d: Divergence) -> bool:
     text = d.text()
     if not _in_key(text):
         return False
-    return all(any(i >= len(text) and in_string and (escaped or b == 0x5C)
-                   for i, b, in_string, escaped in string_bytes(text + d.vocab.tokens[t]))
-               for t in d.only_refimpl)
+    return all(puts(text, d.vocab.tokens[t], escape_in_string) for t in d.only_refimpl)
 
 
 KEY_WITHOUT_ESCAPES = KnownDifference(
@@ -339,7 +324,7 @@ PATTERN_WITHOUT_ESCAPES = KnownDifference(
 
 def _no_answer_on_left_recursion(d: Divergence) -> bool:
     """xgrammar did not answer in time on a left-recursive grammar."""
-    if d.error is None or "PeerTimeout" not in d.error or d.grammar.kind not in ("gbnf", "ebnf"):
+    if not timed_out(d) or d.grammar.kind not in ("gbnf", "ebnf"):
         return False
     return has_cycle(rule_edges(character_grammar_rules(d.grammar), ExprSet(), left=True))
 
