@@ -252,8 +252,14 @@ def test_key_without_escapes():
     assert not k.applies(Divergence(s, B, ids('{"a": 1, "x'), 11, [], [ord("y")]))
 
 
-def test_conditionals_unread():
-    k = known()["conditionals-unread"]
+def test_keywords_unread():
+    k = known()["keywords-unread"]
     s = GrammarSpec("json_schema", schema={"type": "integer", "if": {"minimum": 5}, "then": {"maximum": 7}})
     assert k.applies(Divergence(s, B, ids("8"), 1, [B.eos_token_ids[0]], []))  # 8 fails then: xgrammar ends
     assert not k.applies(Divergence(s, B, ids("8"), 1, [ord("x")], []))  # no reading allows x
+    # draft 4's dependencies (SchemaStore's global.json): rollForward first needs latestMajor
+    s = GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"v": {"type": "string"}, "r": {"enum": ["p", "l"]}},
+        "dependencies": {"r": {"anyOf": [{"required": ["v"]}, {"properties": {"r": {"const": "l"}}}]}}})
+    assert k.applies(Divergence(s, B, ids('{"r": "'), 7, [ord("p")], []))
+    assert not k.applies(Divergence(s, B, ids('{"r": "'), 7, [ord("q")], []))

@@ -13,7 +13,6 @@ minutes on two cores), so it is not in CI (docs/findings.md records a run).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -302,13 +301,13 @@ class LlamaCppBackend(Backend):
                 raise NotSupported("llama.cpp aborts on a vocabulary with duplicate or empty tokens")
             import llama_cpp
 
-            path = os.path.join(tempfile.gettempdir(), "maskref-%s.gguf" % hashlib.sha256(key.encode()).hexdigest()[:16])
-            if not os.path.exists(path):
-                write_gguf(vocab, path)
             llama_cpp.llama_backend_init()
             params = llama_cpp.llama_model_default_params()
             params.vocab_only = True
-            model = llama_cpp.llama_model_load_from_file(path.encode(), params)
+            with tempfile.TemporaryDirectory(prefix="maskref-") as tmp:  # the file is not needed once loaded
+                path = os.path.join(tmp, "vocab.gguf")
+                write_gguf(vocab, path)
+                model = llama_cpp.llama_model_load_from_file(path.encode(), params)
             if not model:
                 raise NotSupported("llama.cpp cannot load the vocabulary")
             self._models[key] = model

@@ -19,7 +19,7 @@ from .xgrammar_differences import (ALL_OF_AS_ANY, CRASH_ON_LEFT_RECURSION, JSON_
                                    REF_SIBLINGS_IGNORED, REGEX_DIALECT, SIX_FRACTION_DIGITS, SURROGATES,
                                    UNPRODUCTIVE_RULES, UNTYPED_AS_TYPED, UNTYPED_KEYWORDS_UNREAD, FORMAT_REGEXES,
                                    PATTERN_CLASSES_ASCII, PATTERN_KEYS_ONLY, WHOLE_STRING_PATTERN, KEY_WITHOUT_ESCAPES,
-                                   CONDITIONALS_UNREAD)
+                                   KEYWORDS_UNREAD)
 
 def json_options(options: Dict[str, Any]) -> Dict[str, Any]:
     """xgrammar's compile_json_schema arguments for maskref's JSON options (llguidance's
@@ -69,7 +69,7 @@ class XgrammarBackend(Backend):
             NO_NEGATIVE_ZERO, SURROGATES, CRASH_ON_LEFT_RECURSION, UNPRODUCTIVE_RULES, PATTERN_WITHOUT_ESCAPES,
             NO_ANSWER_ON_LEFT_RECURSION, REF_SIBLINGS_IGNORED, UNTYPED_AS_TYPED, ALL_OF_AS_ANY, ONE_KEYWORD_PER_SCHEMA,
             ONE_OF_AS_ANY_OF, UNTYPED_KEYWORDS_UNREAD, FORMAT_REGEXES, PATTERN_KEYS_ONLY, WHOLE_STRING_PATTERN,
-            PATTERN_CLASSES_ASCII, KEY_WITHOUT_ESCAPES, CONDITIONALS_UNREAD,
+            PATTERN_CLASSES_ASCII, KEY_WITHOUT_ESCAPES, KEYWORDS_UNREAD,
             KnownDifference(
                 "mask-omits-accepted-token", "peer-bug",
                 "xgrammar's mask leaves out tokens that its own accept_token accepts in the same state "

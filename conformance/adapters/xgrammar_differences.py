@@ -347,15 +347,17 @@ _KEPT = frozenset(("$schema", "$id", "id", "$anchor", "$comment", "title", "desc
                    "deprecated", "readOnly", "writeOnly", "definitions", "$defs"))
 _OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties")
 _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
+#: keywords xgrammar does not read: it warns of the first six (SchemaParser::Parse's
+#: WarnUnsupportedKeywords) and silently ignores draft 4's `dependencies`
+_UNREAD = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies")
 
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
 (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS,
- WHOLE_PATTERN, CONDITIONALS) = ("ref-siblings", "untyped", "pattern-classes", "one-keyword", "allof-any",
-                                 "oneof-anyof", "untyped-any", "formats", "pattern-keys", "whole-pattern",
-                                 "conditionals")
+ WHOLE_PATTERN, UNREAD) = ("ref-siblings", "untyped", "pattern-classes", "one-keyword", "allof-any",
+                           "oneof-anyof", "untyped-any", "formats", "pattern-keys", "whole-pattern", "unread")
 #: in the order the predicates add them up (semantic readings first)
 READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
-            PATTERN_KEYS, WHOLE_PATTERN, CONDITIONALS)
+            PATTERN_KEYS, WHOLE_PATTERN, UNREAD)
 #: `\d \w \s` in a JSON-schema pattern as xgrammar reads them (its Regex reader: ASCII)
 _PATTERN_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t-\\r "}
 
@@ -392,9 +394,8 @@ _FORMAT_REGEX = {
 def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
     """One schema object as xgrammar reads it, with the given readings (its subschemas
     already read)."""
-    if CONDITIONALS in readings and any(k in s for k in ("if", "then", "else")):
-        # "if/then/else ... not supported": the converter warns and reads none of them
-        s = {k: v for k, v in s.items() if k not in ("if", "then", "else")}
+    if UNREAD in readings and any(k in s for k in _UNREAD):
+        s = {k: v for k, v in s.items() if k not in _UNREAD}
     if PATTERN_CLASSES in readings and isinstance(s.get("pattern"), str):
         ascii_pattern = write_out_classes(s["pattern"], _PATTERN_CLASSES)
         if ascii_pattern is not None:
@@ -586,11 +587,12 @@ PATTERN_CLASSES_ASCII = KnownDifference(
     _reading_explains(PATTERN_CLASSES),
 )
 
-CONDITIONALS_UNREAD = KnownDifference(
-    "conditionals-unread", "peer-bug",
-    "xgrammar does not read if/then/else (it warns so): with `if` a property's const, `then` "
+KEYWORDS_UNREAD = KnownDifference(
+    "keywords-unread", "peer-bug",
+    "xgrammar does not read `not`, `if`/`then`/`else`, `dependentRequired` and `dependentSchemas` "
+    "(it warns so) nor draft 4's `dependencies` (silently): with `if` a property's const, `then` "
     "restricting another, every value of the other is allowed",
-    _reading_explains(CONDITIONALS),
+    _reading_explains(UNREAD),
 )
 
 PATTERN_KEYS_ONLY = KnownDifference(
