@@ -2,6 +2,7 @@
 that builds it.
 
     refimpl, python         refimpl's Matcher (the reference itself)
+    index                   refimpl's Matcher, masks from the token index (regular grammars)
     native, pypy, cmd:...   refimpl's Matcher with that backend (accel registers them)
     oracle                  refimpl's naive definition of the mask (small vocabularies)
     llguidance, outlines-core, xgrammar, kbnf, llama.cpp,
@@ -60,6 +61,7 @@ def _fault(name: str) -> Backend:
 #: called with the full name), in the order `backends` and --help list them
 REGISTRY: List[Tuple[str, str, Callable[[str], Backend]]] = [
     ("refimpl", "refimpl's Matcher (python walker); alias: python", lambda name: MatcherBackend("python")),
+    ("index", "refimpl's Matcher with the token index (regular grammars only; docs/index.md)", MatcherBackend),
     ("native", "refimpl's Matcher with accel's C walker", MatcherBackend),
     ("pypy", "refimpl under PyPy in a worker process (docs/protocol.md)", MatcherBackend),
     ("cmd:", "any program speaking the worker protocol", _command),

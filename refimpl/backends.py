@@ -1,6 +1,7 @@
 """Backends by name, and `open_matcher`, the one way to get a matcher for one.
 
     m = open_matcher(grammar, vocab)                      # refimpl's Matcher, Python walker
+    m = open_matcher(grammar, vocab, backend="index")     # the same Matcher, a token index (regular grammars)
     m = open_matcher(grammar, vocab, backend="native")    # the same Matcher, the C walker
     m = open_matcher(grammar, vocab, backend="pypy")      # refimpl under PyPy, in a worker
     m = open_matcher(grammar, vocab, backend="cmd:/path/to/engine --flag")  # any worker
@@ -121,6 +122,8 @@ def open_matcher(grammar: Grammar, vocab: Vocabulary, *, backend: str = "python"
     (also `timeout`, `reuse`, ... : accel/pypy.py). Raises ValueError naming the reason
     when the backend is unknown or not usable here.
     """
+    if backend == "index":  # refimpl's own, like "python": the Matcher builds the index
+        return Matcher(grammar, vocab, backend=backend, **options)
     _load_plugins(backend)
     factory = PROCESS_BACKENDS.get(_registry_name(backend))
     if factory is not None:

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from .grammar.grammar import Grammar
+from .index import TokenIndex, build_index
 from .lexer import DEAD
 from .limits import Limits
 from .mask import Mask
@@ -64,14 +65,21 @@ class Matcher:
         walker: Optional[Callable[..., int]] = None,
         limits: Optional[Limits] = None,
         slices: Optional[Sequence[str]] = None,
+        index: Optional[TokenIndex] = None,
     ) -> None:
         if walker is None:
-            if backend != "python":
+            if backend not in ("python", "index"):
                 raise ValueError(
-                    "Matcher(..., backend=%r): backends other than 'python' are opened by name with "
-                    "refimpl.open_matcher(grammar, vocab, backend=%r)" % (backend, backend)
+                    "Matcher(..., backend=%r): backends other than 'python' and 'index' are opened by "
+                    "name with refimpl.open_matcher(grammar, vocab, backend=%r)" % (backend, backend)
                 )
             walker = walk
+        #: backend "index": the token index of a regular grammar (index/; NotRegular if it
+        #: is not), built here unless given; a mask is then a lookup of its row
+        self.index: Optional[TokenIndex] = None
+        if backend == "index":
+            self.index = index if index is not None else build_index(grammar, vocab)
+            slices = ()
         self._walk = walker
         self.grammar = grammar
         self.vocab = vocab
@@ -101,13 +109,11 @@ class Matcher:
         else:
             rec = self.recognizer
             state, top = rec.state, rec.parser.top
-            if self.slicer is not None and self._slice_oracle is not None:
-                flags, tries, applied = self._sliced(self.slicer, self._slice_oracle, state, n)
+            indexed = self._indexed(state) if self.index is not None else None
+            if indexed is not None:
+                flags = indexed
             else:
-                flags, tries = bytearray(n), [self.trie]
-            for trie in tries:
-                walked += self._walk(trie, rec.lexer, rec.advance, state, top, flags)
-            rec.parser.top = top
+                flags, walked, applied = self._walked(state, top, n)
             if self.tokens:
                 self.tokens.allow(flags, rec.token_lexemes(state, top))
             if rec.is_accepting() or rec.eos_ends_lexeme(state, top):
@@ -117,6 +123,32 @@ class Matcher:
         self.stats["slices_applied"] = applied
         self._update_stats()
         return Mask(flags)
+
+    def _walked(self, state: int, top: int, n: int) -> Tuple[bytearray, int, int]:
+        """The tokens' flags by the trie walk (over the slices' tries where a slicer
+        applies), the trie nodes walked and the slices applied."""
+        rec = self.recognizer
+        walked = applied = 0
+        if self.slicer is not None and self._slice_oracle is not None:
+            flags, tries, applied = self._sliced(self.slicer, self._slice_oracle, state, n)
+        else:
+            flags, tries = bytearray(n), [self.trie]
+        for trie in tries:
+            walked += self._walk(trie, rec.lexer, rec.advance, state, top, flags)
+        rec.parser.top = top
+        return flags, walked, applied
+
+    def _indexed(self, state: int) -> Optional[bytearray]:
+        """The tokens' flags from the index's row for the lexer state; None where the
+        index has no row for it (a state inside a token, after consume_bytes)."""
+        assert self.index is not None
+        if state == DEAD:
+            return bytearray(len(self.vocab))
+        fresh, pairs = self.recognizer.lexer.states[state]
+        if len(pairs) != 1:
+            return None
+        at = self.index.start if fresh else self.index.state_of(pairs[0][1])
+        return None if at is None else self.index.token_flags(at)
 
     def _sliced(self, slicer: Slicer, oracle: SliceOracle, state: int, n: int) -> Tuple[bytearray, List[TokenTrie], int]:
         """The flags of the slices certain to be allowed whole in `state`, the tries still

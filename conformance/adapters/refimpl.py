@@ -1,6 +1,6 @@
 """refimpl itself as a backend: its Matcher with any of its backends, and the naive oracle.
 
-    refimpl (python), native, pypy, cmd:<command>   MatcherBackend
+    refimpl (python), index, native, pypy, cmd:<command>   MatcherBackend
     oracle                                          OracleBackend (small vocabularies)
 """
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
+from refimpl.index import NotRegular
 
 from ..core import Backend, Session
 from ..vectors import GrammarSpec, NotSupported, ids_of
@@ -30,7 +31,7 @@ class MatcherSession(Session):
 
 
 class MatcherBackend(Backend):
-    """refimpl's Matcher with one of its backends: python, native, pypy, cmd:<command>."""
+    """refimpl's Matcher with one of its backends: python, index, native, pypy, cmd:<command>."""
 
     uses_refimpl = True
 
@@ -40,7 +41,7 @@ class MatcherBackend(Backend):
         self.description = "refimpl's Matcher, backend=%r" % backend
 
     def unavailable_reason(self) -> Optional[str]:
-        if self.backend == "python":
+        if self.backend in ("python", "index"):
             return None
         try:
             import accel
@@ -55,7 +56,10 @@ class MatcherBackend(Backend):
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
         if grammar is None:
             grammar = spec.compile()
-        return MatcherSession(open_matcher(grammar, vocab, backend=self.backend))
+        try:
+            return MatcherSession(open_matcher(grammar, vocab, backend=self.backend))
+        except NotRegular as e:
+            raise NotSupported("no token index: %s" % e) from None
 
 
 class OracleSession(Session):

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional
 from ..errors import LimitError
 from .derivative import derivative
 from .exprs import ExprSet
-from .relevance import check_empty
+from .relevance import byte_classes, check_empty
 
 DEAD = 0
 
@@ -63,6 +63,20 @@ class LazyDFA:
         self.table[state << 8 | byte] = target
         self.transitions_computed += 1
         return target
+
+    def expand(self, state: int) -> None:
+        """Fill every transition of `state`: one derivative per byte class of its
+        expression (bytes of one class have the same derivative), copied to the others."""
+        table, base = self.table, state << 8
+        for mask in byte_classes(self.es, self.states[state]):
+            rep = (mask & -mask).bit_length() - 1
+            target = self.step(state, rep)
+            b = 0
+            while mask:
+                if mask & 1:
+                    table[base | b] = target
+                mask >>= 1
+                b += 1
 
     def step(self, state: int, byte: int) -> int:
         target = self.table[state << 8 | byte]

@@ -22,7 +22,7 @@ True
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Iterable, List, Optional
 
 from ..errors import LimitError
 from .derivative import derivative
@@ -38,7 +38,13 @@ def byte_classes(es: ExprSet, e: int) -> List[int]:
     cached = es.classes.get(e)
     if cached is not None:
         return cached
-    masks = {es.nodes[x][1] for x in es.reachable(e) if es.nodes[x][0] == BYTES}
+    classes = refine({es.nodes[x][1] for x in es.reachable(e) if es.nodes[x][0] == BYTES})
+    es.classes[e] = classes
+    return classes
+
+
+def refine(masks: Iterable[int]) -> List[int]:
+    """The coarsest partition of the 256 bytes that every mask in `masks` respects."""
     classes = [ALL_BYTES]
     for m in masks:
         refined = []
@@ -49,7 +55,6 @@ def byte_classes(es: ExprSet, e: int) -> List[int]:
             if outside:
                 refined.append(outside)
         classes = refined
-    es.classes[e] = classes
     return classes
 
 
