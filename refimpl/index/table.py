@@ -104,19 +104,28 @@ class TokenIndex:
             sys.getsizeof(row) + sys.getsizeof(row.targets) + sys.getsizeof(row.of) + sys.getsizeof(row.allowed)
             for row in self.rows.values())
 
-    def by_expression(self) -> Dict[int, Tuple[bytes, Tuple[Tuple[int, bytes], ...]]]:
-        """The table keyed by the states' expressions, not their numbers: equal for two
-        indexes of one language built in different orders (for tests). Per state: the
-        bitmask, and per target's expression the bitmask of the tokens that go there."""
-        expr = self.dfa.states
-        out = {}
-        for s, row in self.rows.items():
+    def canonical(self) -> Tuple[Tuple[bytes, Tuple[Tuple[int, bytes], ...]], ...]:
+        """The table with the states renumbered in a fixed order — breadth-first from the
+        start, a state's targets by their lowest token — so that two indexes of one
+        language and vocabulary are equal however they were built (for tests). Per state:
+        the bitmask, and per target its number and the bitmask of the tokens that go there."""
+        number = {self.start: 0}
+        order = [self.start]
+        out = []
+        for s in order:
+            row = self.rows[s]
             groups = []
             for k, target in enumerate(row.targets, 1):
                 if isinstance(row.of, bytes):
                     flags = row.of.translate(bytes(1 if i == k else 0 for i in range(256)))
                 else:
                     flags = bytes(1 if x == k else 0 for x in row.of)
-                groups.append((expr[target], encode_mask(flags)))
-            out[expr[s]] = (row.allowed, tuple(sorted(groups)))
-        return out
+                groups.append((flags.find(1), target, encode_mask(flags)))
+            numbered = []
+            for _, target, bits in sorted(groups):
+                if target not in number:
+                    number[target] = len(order)
+                    order.append(target)
+                numbered.append((number[target], bits))
+            out.append((row.allowed, tuple(numbered)))
+        return tuple(out)
