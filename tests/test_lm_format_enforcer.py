@@ -190,3 +190,50 @@ def test_string_alphabet():
     assert known(strings, v, [0], [], [1]) is None
     with_e = Vocabulary(v.tokens[:4] + [b"\xc3\xa9", b"</s>"], eos_token_ids=[5])
     assert known(strings, with_e, [0], [], [2]) is None  # é begins a token here
+
+
+UNTYPED = {"type": "array", "items": {"properties": {"a": {"type": "string"}}}}  # items without a type
+NULL_OR_STRING = {"type": "object", "properties": {"d": {"oneOf": [{"type": "null"}, {"type": "string"}]}}}
+OBJECT_OR_NULL = {"type": ["object", "null"], "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+# oneOf options that refimpl proves exclusive only while they are open (the reading closes them)
+EXCLUSIVE = {"type": "object", "required": ["n"], "properties": {"n": {"type": "string"}},
+             "oneOf": [{"required": ["i"], "properties": {"i": {"type": "string"}}},
+                       {"required": ["v"], "properties": {"v": {"const": False}}}]}
+
+
+def test_untyped_subschema():
+    """A subschema without type (nor anyOf, $ref, ...): get_parser raises when it reaches it."""
+    vocab = load_builtin("bytes")
+    eos = vocab.eos_token_ids[0]
+    session = BACKEND.start(GrammarSpec("json_schema", schema=UNTYPED), vocab)
+    # its token walk reads `[` and makes the item parser: it raises there, and allows EOS alone
+    assert sorted(set(session.allowed())) == [eos] and "(Exception: Unsupported type None)" in session.note
+    d = Divergence(GrammarSpec("json_schema", schema=UNTYPED), vocab, [], 0, [eos], [ord("[")], note=session.note)
+    assert BACKEND.classify(d).name == "untyped-subschema"
+    d.grammar = GrammarSpec("json_schema", schema={"type": "array", "items": {"type": "object"}})
+    assert BACKEND.classify(d) is None  # every subschema has a type
+    d.grammar, d.note = GrammarSpec("json_schema", schema=UNTYPED), session.note.replace("None", "'x'")
+    assert BACKEND.classify(d) is None
+
+
+@pytest.mark.parametrize("schema, text, only_backend, only_refimpl, expected", [
+    (NULL_OR_STRING, '{"d": ', [b"{"], [b"n", b'"'], "one-of-objects"),  # every option read as an object
+    (NULL_OR_STRING, '{"d": ', [b"["], [b"n", b'"'], None),  # an array is no object
+    # an option that is an object's schema: lm-format-enforcer's reading, not the bug
+    ({"type": "object", "properties": {"d": {"oneOf": [{"type": "object"}]}}}, '{"d": ', [b"{"], [], "json-reading"),
+    (OBJECT_OR_NULL, "{", [b"}"], [], "type-list"),  # {} of any object: `required` dropped
+    (OBJECT_OR_NULL, "{", [b"]"], [], None),
+    (dict(OBJECT_OR_NULL, type="object"), "{", [b"}"], [], None),  # no type list
+    (EXCLUSIVE, "", [b" "], [], "json-reading"),  # the reading compiles: its oneOf is an anyOf
+    (EXCLUSIVE, "", [b"x"], [], None),
+])
+def test_json_dispatch_differences(schema, text, only_backend, only_refimpl, expected):
+    test_json_differences(schema, text, only_backend, only_refimpl, expected)
+
+
+def test_enum_python_spelling_after_whitespace():
+    v = Vocabulary([b" T", b" t", b"T", b" Tx", b"</s>"], eos_token_ids=[4])
+    rules = GrammarSpec("json_schema", schema={"enum": [2, True, False]})
+    assert known(rules, v, [], [0], [1]) == "enum-python-spelling"  # ` True` at the start of the value
+    assert known(rules, v, [], [3], [1]) is None  # Tx begins no value
+    assert known(GrammarSpec("json_schema", schema={"enum": [2, 3]}), v, [], [0], [1]) is None

@@ -13,7 +13,7 @@ from refimpl.recognizer import Recognizer
 from ..core import Divergence, KnownDifference, _valid_utf8, all_differing, compiled
 from ..vectors import GrammarSpec, vocab_hash
 from .regex_text import write_out_classes
-from .json_text import open_string, respelling_explains, schemas
+from .json_text import open_string, respelling_explains, rewrite_schemas, schemas
 
 REPLACEMENT = "\ufffd"
 
@@ -135,8 +135,63 @@ _NAMED_SCHEMAS = ("properties", "definitions", "$defs", "patternProperties", "de
 _VALUES = ("enum", "const", "required", "default", "examples")
 
 
-def json_reading_schema(schema: Any) -> Any:
-    """The schema as lm-format-enforcer enforces it, for refimpl: the ignored keywords
+def _object_schema(node: Dict[str, Any]) -> bool:
+    """Is the schema one that JSON Schema itself reads as (only) an object's: type object,
+    or properties, required or additionalProperties without a type?"""
+    return node.get("type") == "object" or ("type" not in node and any(
+        k in node for k in ("properties", "required", "additionalProperties")))
+
+
+def _merged_option(base: Dict[str, Any], option: Dict[str, Any]) -> Dict[str, Any]:
+    """A oneOf option as lm-format-enforcer writes it (_merge_object_schemas, then
+    ObjectParsingState): an object with the option's properties and the base's it lacks
+    and both's required keys; without properties, any keys, each value the option's
+    additionalProperties schema when it has one."""
+    props = dict(base.get("properties") or {})
+    props.update(option.get("properties") or {})
+    required = [k for k in list(base.get("required") or []) + list(option.get("required") or [])
+                if isinstance(k, str)]
+    out: Dict[str, Any] = {"type": "object", "required": sorted(set(required), key=required.index)}
+    if isinstance(option.get("properties"), dict):
+        out["properties"] = props
+    elif isinstance(option.get("additionalProperties"), dict):
+        out["additionalProperties"] = option["additionalProperties"]
+    return out
+
+
+def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_lists: bool = False) -> Dict[str, Any]:
+    """A schema object as lm-format-enforcer's get_parser reads two of its keywords (it
+    looks at anyOf, allOf, const, type string, oneOf, type object, $ref, enum, the other
+    types, type lists, in that order, and uses the first present): a `oneOf` it reaches is
+    a choice (never exclusive) of objects, each option merged with the base's properties
+    and required keys (_merged_option); with `one_of_objects` every option so, as it
+    does, else only options that are objects' schemas (the others stay as they are).
+    With `type_lists`, a type list it reaches is a choice of the bare types, every other
+    keyword dropped (`[get_parser(JsonSchemaObject(type=t)) ...]`).
+
+    >>> dispatch_reading({"oneOf": [{"type": "null"}, {"properties": {"a": {}}}], "required": ["a"]})
+    {'anyOf': [{'type': 'null'}, {'type': 'object', 'required': ['a'], 'properties': {'a': {}}}]}
+    >>> dispatch_reading({"oneOf": [{"type": "null"}]}, one_of_objects=True)
+    {'anyOf': [{'type': 'object', 'required': []}]}
+    >>> dispatch_reading({"type": ["object", "null"], "properties": {"a": {}}}, type_lists=True)
+    {'anyOf': [{'type': 'object'}, {'type': 'null'}]}
+    """
+    earlier = any(k in node for k in ("anyOf", "allOf", "const"))
+    if isinstance(node.get("oneOf"), list) and not earlier and node.get("type") != "string":
+        options = [_merged_option(node, o) if isinstance(o, dict) and (one_of_objects or _object_schema(o)) else o
+                   for o in node["oneOf"]]
+        dropped = ("oneOf", "properties", "required", "additionalProperties") + (("type",) if one_of_objects else ())
+        out = {k: v for k, v in node.items() if k not in dropped}
+        out["anyOf"] = options
+        return out
+    if type_lists and isinstance(node.get("type"), list) and not earlier and "oneOf" not in node and "enum" not in node:
+        return {"anyOf": [{"type": t} for t in node["type"]]}
+    return node
+
+
+def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: bool = False) -> Any:
+    """The schema as lm-format-enforcer enforces it, for refimpl: oneOf (and with
+    `type_lists` type lists) as dispatch_reading gives them; the ignored keywords
     dropped; an object with `properties` closed (it offers no other key), one without
     open to any key (with `additionalProperties` as their schema when it is a schema);
     arrays at most 20 items unless maxItems says otherwise or minItems is at least 20.
@@ -146,6 +201,7 @@ def json_reading_schema(schema: Any) -> Any:
     >>> json_reading_schema({"properties": {"format": {"format": "date"}}})
     {'properties': {'format': {}}, 'additionalProperties': False}
     """
+    schema = rewrite_schemas(schema, lambda node: dispatch_reading(node, one_of_objects, type_lists))
     out = json.loads(json.dumps(schema))
     todo = [out]
     while todo:
@@ -171,15 +227,15 @@ def json_reading_schema(schema: Any) -> Any:
     return out
 
 
-def json_reading(d: Divergence) -> Optional[Callable[[int], bool]]:
+def json_reading(d: Divergence, **flags: bool) -> Optional[Callable[[int], bool]]:
     """Which tokens lm-format-enforcer allows after the divergence's prefix, by refimpl
     on its reading of a JSON schema: the decoded text and the tokens' strings (as for
-    regexes), the schema as json_reading_schema gives it, and whitespace as its
-    JsonSchemaParser allows it: up to 12 of space, tab, newline and carriage return in a
-    row between tokens, before the value and after it."""
+    regexes), the schema as json_reading_schema gives it (with `flags`), and whitespace
+    as its JsonSchemaParser allows it: up to 12 of space, tab, newline and carriage
+    return in a row between tokens, before the value and after it."""
     if d.grammar.kind != "json_schema" or d.grammar.options:
         return None
-    spec = GrammarSpec("lark", _reading_lark(d.grammar.schema))
+    spec = GrammarSpec("lark", _reading_lark(d.grammar.schema, **flags))
     text = decoded_text(d.text()).encode("utf-8")
     state = _alive(spec, text)
 
@@ -371,12 +427,15 @@ def _number_grammar(d: Divergence) -> bool:
     return True
 
 
-def _reading_lark(schema: Any, general_escapes: bool = False) -> str:
+def _reading_lark(schema: Any, general_escapes: bool = False, **flags: bool) -> str:
     """lm-format-enforcer's reading of a JSON schema as a Lark grammar for refimpl (with
-    general `\\uXXXX` escapes in strings when asked)."""
-    schema = json_reading_schema(schema)
+    general `\\uXXXX` escapes in strings when asked; `flags` for json_reading_schema).
+    A oneOf left (one get_parser never reaches) is an anyOf: it never checks that only
+    one option matches."""
+    schema = json_reading_schema(schema, **flags)
     if isinstance(schema, dict):
         options = schema.setdefault("x-guidance", {})
+        options["coerce_one_of"] = True
         options["whitespace_pattern"] = "[ \\t\\n\\r]{0,%d}" % MAX_WHITESPACE
         if general_escapes:
             options["json_allow_general_unicode_escapes"] = True
@@ -730,7 +789,8 @@ _WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-"
 
 def _enum_python(d: Divergence) -> bool:
     """The schema has an enum of numbers and booleans, and each differing token continues
-    the word the text ends in (letters, digits, . + -) with word characters: into a
+    the word the text ends in (letters, digits, . + -) with word characters (after
+    whitespace, where the text ends in no word): into a
     prefix of a value as Python spells it (True) but not as JSON does, where only
     lm-format-enforcer allows it, and the other way round where only refimpl does."""
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.after_eos:
@@ -744,6 +804,8 @@ def _enum_python(d: Divergence) -> bool:
         i -= 1
     for t in d.differing():
         s = token_string(d.vocab.tokens[t]) if t not in d.vocab.eos_token_ids else ""
+        if i == len(text):
+            s = s.lstrip(_WHITESPACE)  # a token that begins the value may begin with whitespace
         if not s or any(c not in _WORD for c in s):
             return False
         word = text[i:] + s
@@ -769,6 +831,66 @@ def _mixed_enum(d: Divergence) -> bool:
                and not all(isinstance(v, (int, float)) for v in s["enum"]) for s in schemas(d.grammar.schema)):
         return False
     return _peer_raised(d, "(Exception: Unsupported enum type ")
+
+
+_DISPATCHED = ("type", "anyOf", "allOf", "oneOf", "const", "$ref", "enum")
+
+
+def untyped_subschemas(schema: Any) -> List[Dict[str, Any]]:
+    """The subschemas (not the root) that get_parser finds nothing to dispatch on: no
+    type, anyOf, allOf, oneOf, const, $ref nor enum (it raises "Unsupported type None"
+    when it reaches one; `{}` as `items` it reads as any value).
+
+    >>> untyped_subschemas({"type": "array", "items": {"properties": {"a": {"type": "string"}}}})
+    [{'properties': {'a': {'type': 'string'}}}]
+    >>> untyped_subschemas({"properties": {"a": {"type": "string"}}, "items": {}})
+    []
+    """
+    found: List[Dict[str, Any]] = []
+
+    def look(node: Dict[str, Any]) -> Dict[str, Any]:
+        for k, v in node.items():
+            if k in ("additionalProperties", "items") and isinstance(v, dict) and (v or k != "items") and \
+                    not any(key in v for key in _DISPATCHED):
+                found.append(v)
+            elif k in ("properties", "definitions", "$defs") and isinstance(v, dict):
+                found.extend(x for x in v.values() if isinstance(x, dict) and not any(key in x for key in _DISPATCHED))
+            elif k in ("anyOf", "allOf", "oneOf") and isinstance(v, list):
+                found.extend(x for x in v if isinstance(x, dict) and not any(key in x for key in _DISPATCHED))
+        return node
+
+    rewrite_schemas(schema, look)
+    return found
+
+
+def _untyped(d: Divergence) -> bool:
+    """It raised "Unsupported type None" on a schema with a subschema it cannot dispatch
+    (untyped_subschemas)."""
+    return bool(untyped_subschemas(d.grammar.schema)) and _peer_raised(d, "(Exception: Unsupported type None)")
+
+
+def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, Any]], bool]) -> bool:
+    """Some subschema has the keyword, and refimpl on lm-format-enforcer's reading explains
+    the differing tokens with json_reading_schema's `flag` set, not without (the other
+    flags set where they come before it: type_lists, one_of_objects)."""
+    if d.grammar.kind != "json_schema" or not any(keyword(s) for s in schemas(d.grammar.schema)):
+        return False
+    others = {"type_lists": True} if flag == "one_of_objects" else {}
+    return (_explains(d, json_reading(d, **dict(others, **{flag: True})))
+            and not _explains(d, json_reading(d, **others)))
+
+
+def _one_of_objects(d: Divergence) -> bool:
+    """A oneOf with an option that is no object's schema, and the reading explains the
+    differing tokens only with every option an object (dispatch_reading)."""
+    return _dispatch_explains(d, "one_of_objects", lambda s: isinstance(s.get("oneOf"), list) and any(
+        isinstance(o, dict) and not _object_schema(o) for o in s["oneOf"]))
+
+
+def _type_list(d: Divergence) -> bool:
+    """A type list, and the reading explains the differing tokens only with type lists as
+    bare types (dispatch_reading)."""
+    return _dispatch_explains(d, "type_lists", lambda s: isinstance(s.get("type"), list))
 
 
 def _explains(d: Divergence, allows: Optional[Callable[[int], bool]]) -> bool:
@@ -969,9 +1091,33 @@ MIXED_ENUM = KnownDifference(
     _mixed_enum, ends_path=True,
 )
 
+UNTYPED_SUBSCHEMA = KnownDifference(
+    "untyped-subschema", "peer-bug",
+    "lm-format-enforcer cannot write a subschema without type, anyOf, allOf, oneOf, const, $ref or enum "
+    "(`{\"properties\": {...}}`, `{\"pattern\": ...}`, `{}` as a property's schema), which JSON Schema reads as "
+    "any value under its keywords: get_parser raises \"Unsupported type None\" when it reaches one and the "
+    "enforcer allows only EOS (at the root the adapter reports the schema unsupported)",
+    _untyped, ends_path=True,
+)
+ONE_OF_OBJECTS = KnownDifference(
+    "one-of-objects", "peer-bug",
+    "lm-format-enforcer reads every oneOf option as an object's schema (get_parser merges each into the "
+    "parent's object): {\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"string\"}]} takes any object and "
+    "neither null nor a string; a `$ref` option is any object",
+    _one_of_objects,
+)
+TYPE_LIST = KnownDifference(
+    "type-list", "peer-bug",
+    "lm-format-enforcer reads a schema whose type is a list as a choice of the bare types, dropping its other "
+    "keywords: {\"type\": [\"object\", \"null\"], \"properties\": ..., \"required\": [\"a\"]} takes any "
+    "object, `{}` too",
+    _type_list,
+)
 
-KNOWN_DIFFERENCES = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET, JSON_READING, ANY_KEY_ORDER,
+
+KNOWN_DIFFERENCES = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET, JSON_READING, ONE_OF_OBJECTS,
+                     TYPE_LIST, ANY_KEY_ORDER,
                      NUMBER_GRAMMAR, CONTROL_CHARACTERS, JSON_STRING_SPELLING, QUOTE_INSIDE_TOKEN, ESCAPED_LENGTH,
                      PATTERN_ALPHABET, MIN_LENGTH_ALPHABET, NON_STRING_CONST, ONE_OF_MERGE, OUTSIDE_ALPHABET,
                      TRAILING_COMMA, LEADING_WHITESPACE, MAX_LENGTH_ZERO, ARRAY_UNION, STRING_ALPHABET, ENUM_PYTHON,
-                     MIXED_ENUM)
+                     MIXED_ENUM, UNTYPED_SUBSCHEMA)
