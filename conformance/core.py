@@ -165,14 +165,19 @@ def answers_as(d: Divergence, grammar: Grammar) -> bool:
         return False
     from refimpl.recognizer import Recognizer
 
-    prefix = d.text()
+    r = Recognizer(grammar.compiled, grammar.limits)
+    prefix_read = r.consume_bytes(d.text())  # once: each token is read after it, then undone
 
     def allowed(t: int) -> bool:
-        r = Recognizer(grammar.compiled, grammar.limits)
+        if not prefix_read:
+            return False
         if t in d.vocab.eos_token_ids:
-            return r.consume_bytes(prefix) and r.is_accepting()
-        data = d.vocab.tokens[t]
-        return bool(data) and r.consume_bytes(prefix + data)
+            return r.is_accepting()
+        data, before = d.vocab.tokens[t], r.bytes_consumed
+        if not data or not r.consume_bytes(data):
+            return False
+        r.rollback(r.bytes_consumed - before)
+        return True
 
     return all(allowed(t) for t in d.only_backend) and not any(allowed(t) for t in d.only_refimpl)
 
