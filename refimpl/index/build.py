@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
-from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..grammar.grammar import Grammar
 from ..regex.dfa import DEAD, LazyDFA
@@ -59,11 +59,19 @@ class _Builder:
             walk_prefixes if steps.prefix_graph else walk_each)
 
     def class_trie(self, state: int) -> ClassTrie:
-        e = self.dfa.states[state] if self.steps.muted_literals else self.root
+        """The class trie for `state`: of its own partition (muted) or of the root's. A
+        state's live bytes are among the root's, so its trie is built from the tokens of
+        the root's trie, not from the whole vocabulary."""
+        root = self._trie(self.root, self.tokens)
+        if not self.steps.muted_literals:
+            return root
+        return self._trie(self.dfa.states[state], root.kept)
+
+    def _trie(self, e: int, tokens: Sequence[int]) -> ClassTrie:
         p = self.byte_sets.partition(e, dead_bytes=self.steps.dead_bytes, classes=self.steps.byte_classes)
         trie = self.tries.get(p)
         if trie is None:
-            trie = self.tries[p] = ClassTrie(self.vocab.tokens, self.tokens, p)
+            trie = self.tries[p] = ClassTrie(self.vocab.tokens, tokens, p)
         return trie
 
     def row(self, state: int) -> Tuple[Row, List[int]]:

@@ -131,7 +131,8 @@ class ClassTrie:
                 if 255 not in spelling:
                     kept.append(t)
         self.trie = TokenTrie(spelled, kept)
-        self.n_classes = len(classes)
+        #: the tokens in the trie (those without a dead byte)
+        self.kept = kept
 
 
 class _Spelled:
