@@ -195,6 +195,7 @@ def test_string_alphabet():
 UNTYPED = {"type": "array", "items": {"properties": {"a": {"type": "string"}}}}  # items without a type
 NULL_OR_STRING = {"type": "object", "properties": {"d": {"oneOf": [{"type": "null"}, {"type": "string"}]}}}
 OBJECT_OR_NULL = {"type": ["object", "null"], "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+URL = {"type": "string", "pattern": "^https?://"}
 # oneOf options that refimpl proves exclusive only while they are open (the reading closes them)
 EXCLUSIVE = {"type": "object", "required": ["n"], "properties": {"n": {"type": "string"}},
              "oneOf": [{"required": ["i"], "properties": {"i": {"type": "string"}}},
@@ -224,6 +225,9 @@ def test_untyped_subschema():
     (OBJECT_OR_NULL, "{", [b"}"], [], "type-list"),  # {} of any object: `required` dropped
     (OBJECT_OR_NULL, "{", [b"]"], [], None),
     (dict(OBJECT_OR_NULL, type="object"), "{", [b"}"], [], None),  # no type list
+    (URL, '"https://', [], [b"x"], "whole-string-pattern"),  # only the closing quote after https://
+    (URL, '"https://', [], [b'"'], None),  # the closing quote is lm-format-enforcer's too
+    (dict(URL, pattern="^https?://.*"), '"https://', [], [b"x"], None),  # the pattern takes x
     (EXCLUSIVE, "", [b" "], [], "json-reading"),  # the reading compiles: its oneOf is an anyOf
     (EXCLUSIVE, "", [b"x"], [], None),
 ])
@@ -237,3 +241,47 @@ def test_enum_python_spelling_after_whitespace():
     assert known(rules, v, [], [0], [1]) == "enum-python-spelling"  # ` True` at the start of the value
     assert known(rules, v, [], [3], [1]) is None  # Tx begins no value
     assert known(GrammarSpec("json_schema", schema={"enum": [2, 3]}), v, [], [0], [1]) is None
+
+
+def test_pattern_syntax():
+    """ECMA-262's named group: interegular raises when the string's parser is made."""
+    vocab = load_builtin("bytes")
+    eos = vocab.eos_token_ids[0]
+    named = {"type": "object", "properties": {"v": {"type": "string", "pattern": "^(?<a>x)$"}}}
+    session = BACKEND.start(GrammarSpec("json_schema", schema=named), vocab)
+    prefix = list(b'{"v"')
+    assert all(session.consume(t) for t in prefix)
+    assert sorted(set(session.allowed())) == [eos] and "(InvalidSyntax: " in session.note  # its walk reads `:`
+    d = Divergence(GrammarSpec("json_schema", schema=named), vocab, prefix, len(prefix), [eos], [ord(":")],
+                   note=session.note)
+    assert BACKEND.classify(d).name == "pattern-syntax"
+    python = {"type": "object", "properties": {"v": {"type": "string", "pattern": "^(?P<a>x)$"}}}
+    d.grammar = GrammarSpec("json_schema", schema=python)  # a pattern interegular reads
+    assert BACKEND.classify(d) is None
+
+
+RECURSIVE = {"type": "object", "properties": {"next": {"$ref": "#"}}, "definitions": {"x": {"type": "string"}}}
+PAIR = {"type": "object", "properties": {"p": {"$ref": "#/definitions/pair"}},
+        "definitions": {"pair": {"type": "array", "items": [{"type": "string"}, {"type": "string"}]}}}
+
+
+@pytest.mark.parametrize("schema, raised, expected, near_miss", [
+    (RECURSIVE, "(KeyError: '#')", "ref-by-last-segment", {"type": "object", "properties": {"next": {"$ref": "#/definitions/x"}},
+                                    "definitions": {"x": {"type": "string"}}}),
+    (PAIR, "(AttributeError: 'list' object has no attribute 'get')", "tuple-items",
+     {"type": "object", "properties": {"p": {"$ref": "#/definitions/pair"}},
+      "definitions": {"pair": {"type": "array", "items": {"type": "string"}}}}),
+])
+def test_definitions_it_cannot_reach(schema, raised, expected, near_miss):
+    """A `$ref` to the root, a definition with tuple items: it raises when the walk reads `:`."""
+    vocab = load_builtin("bytes")
+    eos = vocab.eos_token_ids[0]
+    key = list(('{"%s"' % next(iter(schema["properties"]))).encode())
+    session = BACKEND.start(GrammarSpec("json_schema", schema=schema), vocab)
+    assert all(session.consume(t) for t in key)
+    assert sorted(set(session.allowed())) == [eos] and raised in session.note
+    d = Divergence(GrammarSpec("json_schema", schema=schema), vocab, key, len(key), [eos], [ord(":")],
+                   note=session.note)
+    assert BACKEND.classify(d).name == expected
+    d.grammar = GrammarSpec("json_schema", schema=near_miss)
+    assert BACKEND.classify(d) is None

@@ -159,7 +159,23 @@ def _merged_option(base: Dict[str, Any], option: Dict[str, Any]) -> Dict[str, An
     return out
 
 
-def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_lists: bool = False) -> Dict[str, Any]:
+def whole_pattern(pattern: str) -> Optional[str]:
+    """A string's pattern as lm-format-enforcer matches it: one leading `^` and one
+    trailing `$` cut off (StringParsingState), then the whole string matched (RegexParser);
+    None where the cut leaves a dangling backslash.
+
+    >>> whole_pattern("^https?://"), whole_pattern("a|b$"), whole_pattern("a\\\\$")
+    ('^(?:https?://)$', '^(?:a|b)$', None)
+    """
+    body = pattern[1:] if pattern.startswith("^") else pattern
+    body = body[:-1] if body.endswith("$") else body
+    if (len(body) - len(body.rstrip("\\"))) % 2:
+        return None
+    return "^(?:%s)$" % body
+
+
+def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_lists: bool = False,
+                     whole_patterns: bool = False) -> Dict[str, Any]:
     """A schema object as lm-format-enforcer's get_parser reads two of its keywords (it
     looks at anyOf, allOf, const, type string, oneOf, type object, $ref, enum, the other
     types, type lists, in that order, and uses the first present): a `oneOf` it reaches is
@@ -167,7 +183,8 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
     and required keys (_merged_option); with `one_of_objects` every option so, as it
     does, else only options that are objects' schemas (the others stay as they are).
     With `type_lists`, a type list it reaches is a choice of the bare types, every other
-    keyword dropped (`[get_parser(JsonSchemaObject(type=t)) ...]`).
+    keyword dropped (`[get_parser(JsonSchemaObject(type=t)) ...]`); with `whole_patterns`,
+    a pattern matches the whole string (whole_pattern).
 
     >>> dispatch_reading({"oneOf": [{"type": "null"}, {"properties": {"a": {}}}], "required": ["a"]})
     {'anyOf': [{'type': 'null'}, {'type': 'object', 'required': ['a'], 'properties': {'a': {}}}]}
@@ -177,6 +194,10 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
     {'anyOf': [{'type': 'object'}, {'type': 'null'}]}
     """
     earlier = any(k in node for k in ("anyOf", "allOf", "const"))
+    if whole_patterns and isinstance(node.get("pattern"), str):
+        whole = whole_pattern(node["pattern"])
+        if whole is not None:
+            node = dict(node, pattern=whole)
     if isinstance(node.get("oneOf"), list) and not earlier and node.get("type") != "string":
         options = [_merged_option(node, o) if isinstance(o, dict) and (one_of_objects or _object_schema(o)) else o
                    for o in node["oneOf"]]
@@ -189,9 +210,11 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
     return node
 
 
-def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: bool = False) -> Any:
+def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: bool = False,
+                        whole_patterns: bool = False) -> Any:
     """The schema as lm-format-enforcer enforces it, for refimpl: oneOf (and with
-    `type_lists` type lists) as dispatch_reading gives them; the ignored keywords
+    `type_lists` type lists, with `whole_patterns` patterns) as dispatch_reading gives
+    them; the ignored keywords
     dropped; an object with `properties` closed (it offers no other key), one without
     open to any key (with `additionalProperties` as their schema when it is a schema);
     arrays at most 20 items unless maxItems says otherwise or minItems is at least 20.
@@ -201,7 +224,7 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
     >>> json_reading_schema({"properties": {"format": {"format": "date"}}})
     {'properties': {'format': {}}, 'additionalProperties': False}
     """
-    schema = rewrite_schemas(schema, lambda node: dispatch_reading(node, one_of_objects, type_lists))
+    schema = rewrite_schemas(schema, lambda node: dispatch_reading(node, one_of_objects, type_lists, whole_patterns))
     out = json.loads(json.dumps(schema))
     todo = [out]
     while todo:
@@ -869,6 +892,62 @@ def _untyped(d: Divergence) -> bool:
     return bool(untyped_subschemas(d.grammar.schema)) and _peer_raised(d, "(Exception: Unsupported type None)")
 
 
+def unreadable_patterns(schema: Any) -> List[str]:
+    """The names of the exceptions interegular raises on the schema's string patterns, as
+    lm-format-enforcer gives them to it (one `^` and one `$` cut off): ECMA-262's named
+    groups `(?<name>...)`, `\\p{...}`, ...
+
+    >>> unreadable_patterns({"properties": {"v": {"type": "string", "pattern": "^(?<a>x)$"}, "w": {"pattern": "x"}}})
+    ['InvalidSyntax']
+    """
+    import interegular
+
+    names = []
+    for node in schemas(schema):
+        pattern = node.get("pattern")
+        if isinstance(pattern, str):
+            body = pattern[1:] if pattern.startswith("^") else pattern
+            body = body[:-1] if body.endswith("$") else body
+            try:
+                interegular.parse_pattern(body)
+            except Exception as e:  # noqa: BLE001 - interegular's InvalidSyntax, Unsupported, ...
+                names.append(type(e).__name__)
+    return names
+
+
+def _pattern_syntax(d: Divergence) -> bool:
+    """It raised an exception that interegular raises on one of the schema's patterns
+    (unreadable_patterns)."""
+    return any(_peer_raised(d, "(%s: " % name) for name in set(unreadable_patterns(d.grammar.schema)))
+
+
+def unresolved_refs(schema: Any) -> List[str]:
+    """The last segments of the schema's `$ref`s that are no name in its definitions or
+    $defs: get_parser resolves a reference by its last segment alone (`"#"` is `"#"`,
+    `#/properties/a` is definitions["a"]).
+
+    >>> unresolved_refs({"definitions": {"a": {}}, "items": [{"$ref": "#"}, {"$ref": "#/definitions/a"}]})
+    ['#']
+    """
+    root = schema if isinstance(schema, dict) else {}
+    table = root.get("definitions", root.get("$defs", {}))  # the first it finds (get_parser)
+    known = set(table) if isinstance(table, dict) else set()
+    return [ref.split("/")[-1] for node in schemas(schema) for ref in [node.get("$ref")]
+            if isinstance(ref, str) and ref.split("/")[-1] not in known]
+
+
+def _unresolved_ref(d: Divergence) -> bool:
+    """It raised the KeyError of an unresolved reference's last segment."""
+    return any(_peer_raised(d, "(KeyError: %r)" % name) for name in set(unresolved_refs(d.grammar.schema)))
+
+
+def _tuple_items(d: Divergence) -> bool:
+    """It raised its schema model's AttributeError on an `items` that is a list (a
+    definition it reads only when a `$ref` reaches it)."""
+    return (any(isinstance(node.get("items"), list) for node in schemas(d.grammar.schema))
+            and _peer_raised(d, "(AttributeError: 'list' object has no attribute 'get')"))
+
+
 def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, Any]], bool]) -> bool:
     """Some subschema has the keyword, and refimpl on lm-format-enforcer's reading explains
     the differing tokens with json_reading_schema's `flag` set, not without (the other
@@ -878,6 +957,12 @@ def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, An
     others = {"type_lists": True} if flag == "one_of_objects" else {}
     return (_explains(d, json_reading(d, **dict(others, **{flag: True})))
             and not _explains(d, json_reading(d, **others)))
+
+
+def _whole_patterns(d: Divergence) -> bool:
+    """A pattern, and the reading explains the differing tokens only with patterns matching
+    the whole string (whole_pattern)."""
+    return _dispatch_explains(d, "whole_patterns", lambda s: isinstance(s.get("pattern"), str))
 
 
 def _one_of_objects(d: Divergence) -> bool:
@@ -1106,6 +1191,34 @@ ONE_OF_OBJECTS = KnownDifference(
     "neither null nor a string; a `$ref` option is any object",
     _one_of_objects,
 )
+PATTERN_SYNTAX = KnownDifference(
+    "pattern-syntax", "peer-bug",
+    "lm-format-enforcer cannot write a string whose `pattern` interegular cannot parse (ECMA-262's named "
+    "groups `(?<major>0|[1-9]\\d*)`, `\\p{L}`): RegexParser raises (InvalidSyntax, Unsupported) when the "
+    "string's parser is made, and the enforcer allows only EOS",
+    _pattern_syntax, ends_path=True,
+)
+UNRESOLVED_REF = KnownDifference(
+    "ref-by-last-segment", "peer-bug",
+    "lm-format-enforcer resolves a `$ref` by its last segment in the root's definitions (or $defs): "
+    "`{\"$ref\": \"#\"}` (the root, a recursive schema) raises KeyError '#' when it is reached, and the "
+    "enforcer allows only EOS",
+    _unresolved_ref, ends_path=True,
+)
+TUPLE_ITEMS = KnownDifference(
+    "tuple-items", "peer-bug",
+    "lm-format-enforcer cannot read an `items` that is a list of schemas (draft 4's tuples) in a definition "
+    "it reaches through a `$ref`: its schema model's validator raises AttributeError ('list' object has no "
+    "attribute 'get') and the enforcer allows only EOS (at the root the schema is unsupported)",
+    _tuple_items, ends_path=True,
+)
+WHOLE_STRING_PATTERN = KnownDifference(
+    "whole-string-pattern", "peer-bug",
+    "lm-format-enforcer matches a string's `pattern` against the whole string (StringParsingState cuts one "
+    "`^` and one `$` off, RegexParser matches to the end); JSON Schema's patterns are unanchored searches: "
+    "`^https?://` allows any text after `https://`, lm-format-enforcer only the closing quote",
+    _whole_patterns,
+)
 TYPE_LIST = KnownDifference(
     "type-list", "peer-bug",
     "lm-format-enforcer reads a schema whose type is a list as a choice of the bare types, dropping its other "
@@ -1116,8 +1229,8 @@ TYPE_LIST = KnownDifference(
 
 
 KNOWN_DIFFERENCES = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET, JSON_READING, ONE_OF_OBJECTS,
-                     TYPE_LIST, ANY_KEY_ORDER,
+                     TYPE_LIST, WHOLE_STRING_PATTERN, ANY_KEY_ORDER,
                      NUMBER_GRAMMAR, CONTROL_CHARACTERS, JSON_STRING_SPELLING, QUOTE_INSIDE_TOKEN, ESCAPED_LENGTH,
                      PATTERN_ALPHABET, MIN_LENGTH_ALPHABET, NON_STRING_CONST, ONE_OF_MERGE, OUTSIDE_ALPHABET,
                      TRAILING_COMMA, LEADING_WHITESPACE, MAX_LENGTH_ZERO, ARRAY_UNION, STRING_ALPHABET, ENUM_PYTHON,
-                     MIXED_ENUM, UNTYPED_SUBSCHEMA)
+                     MIXED_ENUM, UNTYPED_SUBSCHEMA, PATTERN_SYNTAX, UNRESOLVED_REF, TUPLE_ITEMS)
