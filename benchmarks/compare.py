@@ -25,6 +25,8 @@ def main(argv=None) -> None:
     ap.add_argument("--vocab", action="append", choices=common.VOCABS, help="default: all")
     ap.add_argument("--workload", action="append", choices=list(common.WORKLOADS), help="default: all")
     ap.add_argument("--no-recursion", action="store_true", help="skip the right-recursion table")
+    ap.add_argument("--index", action="store_true",
+                    help="then the token index's tables (python -m benchmarks.index, same run; minutes)")
     args = ap.parse_args(argv)
     started = time.perf_counter()
     ghz, how = common.calibrate_ghz()
@@ -58,6 +60,11 @@ def main(argv=None) -> None:
                     _f(r["mask_ms"], "%.3f"), _f(r["compile_ms"], "%.1f"), ratio))
     if not args.no_recursion:
         _recursion(backends)
+    if args.index:
+        from . import index
+
+        print()
+        index.main(["--vocab=%s" % v for v in args.vocab or common.VOCABS])
     print()
     print("(ran in %.0f s; llguidance: best first mask of fresh matchers; its ns/node divides by refimpl's node count)"
           % (time.perf_counter() - started))

@@ -15,6 +15,8 @@ class Limits:
     expressions: int = 2_000_000
     #: states of one lazy DFA (or lexer)
     dfa_states: int = 200_000
+    #: states of one token index (each holds a row of one byte per token: 50 KB on GPT-2)
+    index_states: int = 10_000
     #: derivative states explored by one emptiness / containment / forcing question
     relevance_fuel: int = 10_000
     #: largest counted repetition bound {n,m} in a pattern

@@ -121,3 +121,14 @@ def test_gpt2_https_regex():
         assert m.mask() == p.mask()
         assert m.consume_bytes(text) and p.consume_bytes(text)
     assert m.mask() == p.mask()
+
+
+def test_state_limit():
+    """A regex with many states: LimitError naming index_states, from both constructions."""
+    from refimpl import LimitError, Limits
+
+    g = Grammar.from_regex("[a-z]{1,300}", limits=Limits(index_states=100))
+    vocab = vocabulary([b"a", b"bc"])
+    for build in (build_index, naive_index):
+        with pytest.raises(LimitError, match="index_states=100"):
+            build(g, vocab)

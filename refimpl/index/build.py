@@ -16,7 +16,10 @@ Step 4 needs the DFA complete before the processes fork (each then only reads th
 a lazily filled DFA would number new states differently in each process), so the parent
 first expands every state reachable by bytes; the rows come back as bitmasks. It pays
 only where rows are expensive and many (measured in docs/index.md); the default is one
-process.
+process, and so is every system without `fork`.
+
+The number of states is bounded by `Limits.index_states` (LimitError beyond), the DFA's
+by `Limits.dfa_states`.
 """
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ from ..tokens.vocab import Vocabulary
 from .classes import ByteSets, ClassTrie, Partition
 from .naive import grammar_tokens, index_dfa
 from .prefix import Transitions, walk_each, walk_prefixes
-from .table import Row, TokenIndex, make_row
+from .table import Row, TokenIndex, check_size, make_row
 
 
 class Steps(NamedTuple):
@@ -93,6 +96,7 @@ def build_index(grammar: Grammar, vocab: Vocabulary, steps: Steps = ALL_STEPS) -
         while todo:
             s = todo.pop()
             if s not in rows:
+                check_size(rows, dfa.es.limits.index_states)
                 rows[s], targets = builder.row(s)
                 todo.extend(t for t in targets if t not in rows)
     return TokenIndex(dfa, dfa.start, rows, len(vocab), vocab.eos_token_ids)
@@ -114,6 +118,7 @@ def _parallel_rows(builder: _Builder, rows: Dict[int, Row]) -> None:
         while level:
             found = []
             for s, (row, targets) in zip(level, pool.map(_row, level, chunksize=max(1, len(level) // 8))):
+                check_size(rows, dfa.es.limits.index_states)
                 rows[s] = row
                 found.extend(targets)
             level = sorted({t for t in found if t not in rows and t != DEAD})

@@ -14,7 +14,7 @@ from ..regex.dfa import DEAD, LazyDFA
 from ..tokens.vocab import Vocabulary
 from .regular import regular_expression
 from .prefix import Transitions
-from .table import Row, TokenIndex, make_row
+from .table import Row, TokenIndex, check_size, make_row
 
 
 def index_dfa(grammar: Grammar) -> LazyDFA:
@@ -41,6 +41,7 @@ def naive_index(grammar: Grammar, vocab: Vocabulary) -> TokenIndex:
         s = todo.pop()
         if s in rows:
             continue
+        check_size(rows, dfa.es.limits.index_states)
         out = Transitions(len(vocab))
         for t in tokens:
             after = dfa.run(vocab.tokens[t], s)

@@ -22,6 +22,7 @@ import sys
 from array import array
 from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Union
 
+from ..errors import LimitError
 from ..mask import Mask, decode_mask, encode_mask
 from ..regex.dfa import DEAD, LazyDFA
 from .prefix import Transitions
@@ -36,6 +37,12 @@ class Row(NamedTuple):
     targets: Tuple[int, ...]
     of: Union[bytes, "array[int]"]  # token -> k + 1 for targets[k], 0: refused
     allowed: bytes  # packed bitmask
+
+
+def check_size(rows: Dict[int, Row], limit: int) -> None:
+    """LimitError once an index would have more than `limit` states."""
+    if len(rows) >= limit:
+        raise LimitError("index_states", limit, "states of one token index")
 
 
 def make_row(out: Transitions) -> Row:
