@@ -285,3 +285,22 @@ def test_definitions_it_cannot_reach(schema, raised, expected, near_miss):
     assert BACKEND.classify(d).name == expected
     d.grammar = GrammarSpec("json_schema", schema=near_miss)
     assert BACKEND.classify(d) is None
+
+
+def test_pattern_with_length():
+    """lm-format-enforcer's own exception for a string with a pattern and a length: the mask raises it."""
+    from lmformatenforcer.exceptions import LMFormatEnforcerException
+
+    vocab = load_builtin("bytes")
+    both = {"type": "object", "properties": {"v": {"type": "string", "pattern": "^x+$", "minLength": 1}}}
+    session = BACKEND.start(GrammarSpec("json_schema", schema=both), vocab)
+    key = list(b'{"v"')
+    assert all(session.consume(t) for t in key)
+    with pytest.raises(LMFormatEnforcerException) as raised:
+        session.allowed()  # its walk reads `:` and makes the string's parser
+    error = "mask: RuntimeError: LMFormatEnforcerException: %s" % raised.value  # as Isolated reports it
+    d = Divergence(GrammarSpec("json_schema", schema=both), vocab, key, len(key), [], [], error=error)
+    assert BACKEND.classify(d).name == "pattern-with-length"
+    d.grammar = GrammarSpec("json_schema", schema={"type": "object", "properties": {
+        "v": {"type": "string", "pattern": "^x+$"}, "w": {"type": "string", "minLength": 1}}})
+    assert BACKEND.classify(d) is None  # pattern and length on different strings

@@ -948,6 +948,17 @@ def _tuple_items(d: Divergence) -> bool:
             and _peer_raised(d, "(AttributeError: 'list' object has no attribute 'get')"))
 
 
+def _pattern_with_length(d: Divergence) -> bool:
+    """Its mask raised (the divergence's error) its LMFormatEnforcerException "both a
+    pattern and a min/max length", which the enforcer lets through, on a schema with a
+    string that has both."""
+    if not any(node.get("type") == "string" and isinstance(node.get("pattern"), str)
+               and ("minLength" in node or "maxLength" in node) for node in schemas(d.grammar.schema)):
+        return False
+    return d.error is not None and (
+        "LMFormatEnforcerException: String schema contains both a pattern and a min/max length" in d.error)
+
+
 def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, Any]], bool]) -> bool:
     """Some subschema has the keyword, and refimpl on lm-format-enforcer's reading explains
     the differing tokens with json_reading_schema's `flag` set, not without (the other
@@ -1212,6 +1223,14 @@ TUPLE_ITEMS = KnownDifference(
     "attribute 'get') and the enforcer allows only EOS (at the root the schema is unsupported)",
     _tuple_items, ends_path=True,
 )
+PATTERN_WITH_LENGTH = KnownDifference(
+    "pattern-with-length", "peer-bug",
+    "lm-format-enforcer cannot write a string with both a `pattern` and a minLength or maxLength: "
+    "StringParsingState raises \"String schema contains both a pattern and a min/max length, which is not "
+    "currently supported\" when the string's parser is made, and get_allowed_tokens raises it (the output "
+    "cannot go on)",
+    _pattern_with_length, ends_path=True,
+)
 WHOLE_STRING_PATTERN = KnownDifference(
     "whole-string-pattern", "peer-bug",
     "lm-format-enforcer matches a string's `pattern` against the whole string (StringParsingState cuts one "
@@ -1233,4 +1252,5 @@ KNOWN_DIFFERENCES = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPH
                      NUMBER_GRAMMAR, CONTROL_CHARACTERS, JSON_STRING_SPELLING, QUOTE_INSIDE_TOKEN, ESCAPED_LENGTH,
                      PATTERN_ALPHABET, MIN_LENGTH_ALPHABET, NON_STRING_CONST, ONE_OF_MERGE, OUTSIDE_ALPHABET,
                      TRAILING_COMMA, LEADING_WHITESPACE, MAX_LENGTH_ZERO, ARRAY_UNION, STRING_ALPHABET, ENUM_PYTHON,
-                     MIXED_ENUM, UNTYPED_SUBSCHEMA, PATTERN_SYNTAX, UNRESOLVED_REF, TUPLE_ITEMS)
+                     MIXED_ENUM, UNTYPED_SUBSCHEMA, PATTERN_SYNTAX, UNRESOLVED_REF, TUPLE_ITEMS,
+                     PATTERN_WITH_LENGTH)
