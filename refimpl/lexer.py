@@ -30,6 +30,7 @@ docs/semantics.md for how lexemes end.
 """
 from __future__ import annotations
 
+import threading
 from array import array
 from typing import Dict, List, Tuple
 
@@ -44,6 +45,7 @@ GREEDY_ENDS = 1
 LAZY_ENDS = 2
 
 _UNKNOWN_ROW = array("i", [-1] * 256)
+_CREATING = threading.Lock()  # held while a grammar's shared lexer is made (Lexer.of)
 
 Pairs = Tuple[Tuple[int, int], ...]  # ((lexeme, expr), ...)
 #: (fresh, pairs); `fresh` is True on start states, and on a *token boundary* state it is
@@ -93,10 +95,36 @@ class Lexer:
         self.possible: List[int] = []
         self.transitions_computed = 0
         self._starts: Dict[int, int] = {}
+        #: tables other modules derive from this lexer's states, shared with it (the
+        #: slicer's SliceOracle per slice patterns)
+        self.derived: Dict[Tuple[object, ...], object] = {}
+        self._lock = threading.Lock()
         self._add((False, ()))
+
+    @classmethod
+    def of(cls, grammar: CompiledGrammar) -> "Lexer":
+        """The grammar's one lexer, built on first use and shared by every recogniser
+        (and so every Matcher and backend) of the grammar: its states and table do not
+        depend on the input, only on which of them inputs have reached so far."""
+        lexer = grammar.lexer
+        if lexer is None:
+            with _CREATING:
+                lexer = grammar.lexer
+                if lexer is None:
+                    lexer = grammar.lexer = cls(grammar)
+        return lexer
 
     def _add(self, state: LexerState) -> int:
         s = self.index.get(state)
+        if s is not None:
+            return s
+        with self._lock:
+            return self._new(state)
+
+    def _new(self, state: LexerState) -> int:
+        """Add a state (under the lock). Its rows of the per-state arrays are complete
+        before its number is published in `index` and, by `fill`, in the table."""
+        s = self.index.get(state)  # another thread may have added it meanwhile
         if s is not None:
             return s
         s = len(self.states)
@@ -109,13 +137,13 @@ class Lexer:
             if self.es.nullable(e) and not fresh:
                 accepting |= 1 << lexeme
         self.states.append(state)
-        self.index[state] = s
         self.table.extend(_UNKNOWN_ROW)
         greedy, lazy = accepting & ~self.lazy_mask, accepting & self.lazy_mask
         self.greedy_accepting.append(greedy)
         self.lazy_accepting.append(lazy)
         self.ends.append((GREEDY_ENDS if greedy else 0) | (LAZY_ENDS if lazy else 0))
         self.possible.append(possible)
+        self.index[state] = s
         return s
 
     def _live(self, pairs: Pairs) -> Pairs:

@@ -92,11 +92,10 @@ class Matcher:
         self.trie = vocab.trie
         patterns = JSON_SLICES if slices is None else tuple(slices)
         self.slicer = Slicer.of(vocab, patterns) if patterns else None
-        self._slice_oracle = SliceOracle(self.slicer, self.recognizer.lexer) if self.slicer else None
+        self._slice_oracle = SliceOracle.of(self.slicer, self.recognizer.lexer) if self.slicer else None
         self.stopped = False  # EOS consumed
         self._steps: List[Step] = []
-        self.stats: Dict[str, int] = {"trie_nodes_walked": 0, "slices_applied": 0}
-        self._update_stats()
+        self._last_mask = {"trie_nodes_walked": 0, "slices_applied": 0}  # counts of the last mask
 
     # -- masks ----------------------------------------------------------------------------
 
@@ -119,9 +118,7 @@ class Matcher:
             if rec.is_accepting() or rec.eos_ends_lexeme(state, top):
                 for t in self.vocab.eos_token_ids:
                     flags[t] = 1
-        self.stats["trie_nodes_walked"] = walked
-        self.stats["slices_applied"] = applied
-        self._update_stats()
+        self._last_mask = {"trie_nodes_walked": walked, "slices_applied": applied}
         return Mask(flags)
 
     def _walked(self, state: int, top: int, n: int) -> Tuple[bytearray, int, int]:
@@ -187,7 +184,6 @@ class Matcher:
         else:
             return False
         self._steps.append(step)
-        self._update_stats()
         return True
 
     def consume_tokens(self, ids: Iterable[int]) -> int:
@@ -216,7 +212,6 @@ class Matcher:
         if rec.lexer.budgets:
             self._spend_budget(1 if rec.lexemes_ended != ended else self.lexeme_tokens + 1)
         rec.parser.forget_children(top - 1, rec.parser.top - 1)
-        self._update_stats()
         return True
 
     def _spend_budget(self, n_tokens: int) -> None:
@@ -356,10 +351,15 @@ class Matcher:
 
     # -- statistics -----------------------------------------------------------------------
 
-    def _update_stats(self) -> None:
+    @property
+    def stats(self) -> Dict[str, int]:
+        """Counters: trie nodes walked and slices applied by the last mask; the lexer's
+        states and transitions computed so far (the grammar's lexer: every Matcher of it
+        counts); the parser's rows (live, built, reused) and the items of the current row."""
         rec = self.recognizer
         parser = rec.parser
-        self.stats.update(
+        return dict(
+            self._last_mask,
             lexer_states=len(rec.lexer.states),
             transitions_computed=rec.lexer.transitions_computed,
             rows=parser.top,

@@ -41,7 +41,7 @@ class Recognizer:
     def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True,
                  token_boundaries: bool = False) -> None:
         self.grammar = grammar
-        self.lexer = Lexer(grammar)
+        self.lexer = Lexer.of(grammar)  # shared by every recogniser of the grammar
         #: the lexemes after which a token must end (`stop=`), when tokens are read
         #: (the Matcher); on plain bytes there are no token ends, and stop= is suffix=
         self.hidden_mask = self.lexer.hidden_mask if token_boundaries else 0

@@ -241,7 +241,7 @@ def test_in_process_errors_are_replies():
     assert err["type"] == "InternalError" and "TypeError" in err["message"] and "Traceback" in err["traceback"]
     assert w.handle({"op": "accepting", "session": s}) == {"ok": True, "accepting": False}
     # so is a reply JSON cannot carry
-    w.sessions[s].stats = {"bad": object()}
+    w.sessions[s]._last_mask = {"bad": object()}  # in its stats
     err = json.loads(w.handle_line('{"op": "stats", "session": %d, "id": 8}' % s))
     assert err["id"] == 8 and err["error"]["type"] == "InternalError" and "not JSON serializable" in err["error"]["message"]
 

@@ -27,6 +27,7 @@ the regex engine reads nodes through `ExprSet.node` (a named view), never by pos
 """
 from __future__ import annotations
 
+import threading
 from bisect import bisect_left
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
@@ -74,6 +75,9 @@ class ExprSet:
 
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self.limits = limits
+        #: held while a node is added (lookups take no lock: the node list only grows,
+        #: and a node's id is published in `_ids` after the node is complete)
+        self._lock = threading.Lock()
         self.nodes: List[Node] = []
         self._ids: Dict[Node, int] = {}
         self._nullable = bytearray()
@@ -112,15 +116,22 @@ class ExprSet:
         e = self._ids.get(node)
         if e is not None:
             return e
+        with self._lock:  # Matchers of one grammar share its ExprSet, maybe across threads
+            return self._add(node, flags)
+
+    def _add(self, node: Node, flags: Optional[Tuple[int, int]]) -> int:
+        e = self._ids.get(node)  # another thread may have added it meanwhile
+        if e is not None:
+            return e
         e = len(self.nodes)
         if e >= self.limits.expressions:
             raise LimitError("expressions", self.limits.expressions, "regex expressions built")
         kind = node[0]
         if flags is not None:
-            self.nodes.append(node)
-            self._ids[node] = e
             self._nullable.append(flags[0])
             self.has_boolean.append(flags[1])
+            self.nodes.append(node)
+            self._ids[node] = e  # published last, complete
             return e
         # ν, by the usual rules: ν(ε)=1, ν(∅)=ν(b)=0, ν(rs)=ν(r)ν(s), ν(r|s)=ν(r)+ν(s),
         # ν(r&s)=ν(r)ν(s), ν(¬r)=1-ν(r), ν(r{lo,hi}) = (lo == 0 or ν(r)).
@@ -143,10 +154,10 @@ class ExprSet:
         else:  # REPEAT
             nul = 1 if node[2] == 0 or n[node[1]] else 0
             boolean = self.has_boolean[node[1]]
-        self.nodes.append(node)
-        self._ids[node] = e
         n.append(nul)
         self.has_boolean.append(boolean)
+        self.nodes.append(node)
+        self._ids[node] = e  # published last, complete
         return e
 
     # -- smart constructors ---------------------------------------------------------------

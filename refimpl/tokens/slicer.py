@@ -92,6 +92,17 @@ _SLICERS: "weakref.WeakKeyDictionary[Vocabulary, Dict[Tuple[str, ...], Slicer]]"
 class SliceOracle:
     """Per grammar: which slices a lexer state certainly allows (cached per state)."""
 
+    @classmethod
+    def of(cls, slicer: Slicer, lexer: Lexer) -> "SliceOracle":
+        """The oracle of the slicer's patterns over the lexer, shared by every Matcher of
+        the grammar (the lexer is the grammar's; its states' answers do not change)."""
+        key = ("slices",) + tuple(slicer.patterns)
+        oracle = lexer.derived.get(key)
+        if not isinstance(oracle, SliceOracle):
+            oracle = lexer.derived.setdefault(key, cls(slicer, lexer))
+        assert isinstance(oracle, SliceOracle)
+        return oracle
+
     def __init__(self, slicer: Slicer, lexer: Lexer) -> None:
         self.lexer = lexer
         es = lexer.es
