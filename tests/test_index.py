@@ -15,8 +15,10 @@ from test_matcher import regex_grammar, regexes, token_lists
 from refimpl import Grammar, Matcher, Vocabulary, naive_mask, open_matcher
 from refimpl.index import DEAD, NotRegular, Steps, build_index, naive_index
 
-#: every combination of the switchable steps (step 4, processes, is tested apart)
-ALL_COMBINATIONS = [Steps(*flags[:3], 1, flags[3]) for flags in itertools.product([True, False], repeat=4)]
+#: every combination of the switchable steps (step 4, processes, is tested apart), muting
+#: at once or after the default number of states
+ALL_COMBINATIONS = [Steps(*flags[:3], 1, flags[3], mute_after)
+                    for flags in itertools.product([True, False], repeat=4) for mute_after in (1, Steps().mute_after)]
 
 
 def vocabulary(tokens):
@@ -64,18 +66,23 @@ def test_parallel_roots_equal_one_process():
 
 
 def test_muted_literals_coarsen_the_classes():
-    """Past the literal, the states' classes no longer split the letters: fewer class tries."""
-    from refimpl.index.build import _Builder
+    """Past the literal, the states' classes no longer split the letters; a partition gets
+    its own class trie once `mute_after` states have asked for it (the root's serves before)."""
+    from refimpl.index import build
     from refimpl.index.naive import index_dfa
 
     vocab = vocabulary([b"https", b"://", b"a", b"ab", b"h", b"t", b"p", b"x"])
     g = Grammar.from_regex(r"(https://)?[a-z]+")
     muted = build_index(g, vocab)
-    builder = _Builder(muted.dfa, vocab, Steps())
-    tries = {len(builder.class_trie(s).reps) for s in muted.rows}
-    assert min(tries) < max(tries)  # the start state's classes are finer than the body's
-    global_builder = _Builder(index_dfa(g), vocab, Steps(muted_literals=False))
-    assert {len(global_builder.class_trie(s).reps) for s in muted.rows} == {max(tries)}
+    body = muted.next_state(muted.next_state(muted.start, 0), 1)  # after "https://"
+    fine = build._Builder(muted.dfa, vocab, Steps())
+    root = fine.class_trie(muted.start)
+    assert all(fine.class_trie(body) is root for _ in range(Steps().mute_after - 1))
+    coarse = fine.class_trie(body)  # asked mute_after times: its own trie
+    assert coarse is not root and len(coarse.reps) < len(root.reps)
+    assert build._Builder(muted.dfa, vocab, Steps(mute_after=1)).class_trie(body).reps == coarse.reps
+    unmuted = build._Builder(index_dfa(g), vocab, Steps(muted_literals=False))
+    assert len(unmuted.class_trie(body).reps) == len(root.reps)
 
 
 def test_empty_grammar_too():

@@ -44,6 +44,8 @@ class Steps(NamedTuple):
     prefix_graph: bool = True
     workers: int = 1
     muted_literals: bool = True
+    #: states that must share a partition before it gets a class trie of its own (step 5)
+    mute_after: int = 8
 
 
 ALL_STEPS = Steps()
@@ -58,23 +60,31 @@ class _Builder:
         self.root = dfa.states[dfa.start]
         self.byte_sets = ByteSets(dfa.es)
         self.tries: Dict[Partition, ClassTrie] = {}
+        self.asked: Dict[Partition, int] = {}
         self.walk: Callable[[ClassTrie, LazyDFA, int, Transitions], None] = (
             walk_prefixes if steps.prefix_graph else walk_each)
 
     def class_trie(self, state: int) -> ClassTrie:
-        """The class trie for `state`: of its own partition (muted) or of the root's. A
-        state's live bytes are among the root's, so its trie is built from the tokens of
-        the root's trie, not from the whole vocabulary."""
-        root = self._trie(self.root, self.tokens)
+        """The class trie for `state`: of its own partition (muted) or of the root's.
+
+        A trie costs a pass over the vocabulary, a walk only the nodes it visits: a
+        partition gets its own trie once `steps.mute_after` states have asked for it (until then
+        the root's serves: exact too, only finer). A state's live bytes are among the
+        root's, so its trie is built from the tokens of the root's trie."""
+        root = self._trie(self._partition(self.root))
         if not self.steps.muted_literals:
             return root
-        return self._trie(self.dfa.states[state], root.kept)
+        p = self._partition(self.dfa.states[state])
+        asked = self.asked[p] = self.asked.get(p, 0) + 1
+        return self._trie(p, root.kept) if p in self.tries or asked >= self.steps.mute_after else root
 
-    def _trie(self, e: int, tokens: Sequence[int]) -> ClassTrie:
-        p = self.byte_sets.partition(e, dead_bytes=self.steps.dead_bytes, classes=self.steps.byte_classes)
+    def _partition(self, e: int) -> Partition:
+        return self.byte_sets.partition(e, dead_bytes=self.steps.dead_bytes, classes=self.steps.byte_classes)
+
+    def _trie(self, p: Partition, tokens: Optional[Sequence[int]] = None) -> ClassTrie:
         trie = self.tries.get(p)
         if trie is None:
-            trie = self.tries[p] = ClassTrie(self.vocab.tokens, tokens, p)
+            trie = self.tries[p] = ClassTrie(self.vocab.tokens, self.tokens if tokens is None else tokens, p)
         return trie
 
     def row(self, state: int) -> Tuple[Row, List[int]]:
