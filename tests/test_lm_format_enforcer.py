@@ -304,3 +304,13 @@ def test_pattern_with_length():
     d.grammar = GrammarSpec("json_schema", schema={"type": "object", "properties": {
         "v": {"type": "string", "pattern": "^x+$"}, "w": {"type": "string", "minLength": 1}}})
     assert BACKEND.classify(d) is None  # pattern and length on different strings
+
+
+def test_any_key_order_after_a_value():
+    """`",` ends the last property in the schema's order and goes on: another may follow in any order."""
+    v = Vocabulary([b'{"b": "', b'",', b'"}', b"</s>"], eos_token_ids=[3])
+    two = GrammarSpec("json_schema", schema={"type": "object", "properties": {"a": {"type": "string"},
+                                                                               "b": {"type": "string"}}})
+    assert known(two, v, [0], [1], []) == "any-key-order"
+    one = GrammarSpec("json_schema", schema={"type": "object", "properties": {"b": {"type": "string"}}})
+    assert known(one, v, [0], [1], []) is None  # no property is left to follow

@@ -330,8 +330,9 @@ def open_objects(text: str, closed: bool = False) -> Dict[int, Tuple[List[str], 
 def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool]:
     """Does refimpl on lm-format-enforcer's reading allow token t once the properties of
     the object the text ends inside are reordered: the keys written so far first, in
-    their order, then the key the token writes, then the others? Every object schema
-    holding those keys is tried, up to `limit` readings (None beyond)."""
+    their order, then the key the token writes (where it leaves the object open without
+    beginning a key, as `",` does, any property not written), then the others? Every
+    object schema holding those keys is tried, up to `limit` readings (None beyond)."""
     text = decoded_text(d.text())
     before = open_objects(text)
     if not before:
@@ -346,8 +347,8 @@ def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool
         key, whole = keys[len(written)], True
     elif partial is not None:
         key, whole = partial, False
-    elif not any(c in '"}' for c in token_string(d.vocab.tokens[t])):
-        key, whole = "", False  # a comma (or whitespace): any property not written may follow
+    elif at in open_objects(text + token_string(d.vocab.tokens[t])):
+        key, whole = "", False  # the object stays open (`,`, `",`, whitespace): any property not written may follow
     else:
         return False
     count = 0
