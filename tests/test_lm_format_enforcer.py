@@ -196,6 +196,8 @@ UNTYPED = {"type": "array", "items": {"properties": {"a": {"type": "string"}}}} 
 NULL_OR_STRING = {"type": "object", "properties": {"d": {"oneOf": [{"type": "null"}, {"type": "string"}]}}}
 OBJECT_OR_NULL = {"type": ["object", "null"], "properties": {"a": {"type": "integer"}}, "required": ["a"]}
 URL = {"type": "string", "pattern": "^https?://"}
+REF_BESIDE = {"type": "object", "$ref": "#/definitions/c", "properties": {"p": {"type": "integer"}},
+              "definitions": {"c": {"type": "object", "properties": {"c": {"type": "integer"}}}}}
 # oneOf options that refimpl proves exclusive only while they are open (the reading closes them)
 EXCLUSIVE = {"type": "object", "required": ["n"], "properties": {"n": {"type": "string"}},
              "oneOf": [{"required": ["i"], "properties": {"i": {"type": "string"}}},
@@ -228,6 +230,8 @@ def test_untyped_subschema():
     (URL, '"https://', [], [b"x"], "whole-string-pattern"),  # only the closing quote after https://
     (URL, '"https://', [], [b'"'], None),  # the closing quote is lm-format-enforcer's too
     (dict(URL, pattern="^https?://.*"), '"https://', [], [b"x"], None),  # the pattern takes x
+    (REF_BESIDE, '{"', [b"p"], [], "ref-beside-keywords"),  # the definition's "c" is refused, "p" taken
+    (REF_BESIDE, '{"', [b"x"], [], None),
     (EXCLUSIVE, "", [b" "], [], "json-reading"),  # the reading compiles: its oneOf is an anyOf
     (EXCLUSIVE, "", [b"x"], [], None),
 ])

@@ -174,8 +174,14 @@ def whole_pattern(pattern: str) -> Optional[str]:
     return "^(?:%s)$" % body
 
 
+def _ref_ignored(node: Dict[str, Any]) -> bool:
+    """Does get_parser leave the schema's `$ref` unread (it follows one only where the
+    schema has no type, and no anyOf, allOf, const or oneOf, which come first)?"""
+    return "$ref" in node and any(k in node for k in ("type", "anyOf", "allOf", "const", "oneOf"))
+
+
 def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_lists: bool = False,
-                     whole_patterns: bool = False) -> Dict[str, Any]:
+                     whole_patterns: bool = False, ignored_refs: bool = False) -> Dict[str, Any]:
     """A schema object as lm-format-enforcer's get_parser reads two of its keywords (it
     looks at anyOf, allOf, const, type string, oneOf, type object, $ref, enum, the other
     types, type lists, in that order, and uses the first present): a `oneOf` it reaches is
@@ -184,7 +190,8 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
     does, else only options that are objects' schemas (the others stay as they are).
     With `type_lists`, a type list it reaches is a choice of the bare types, every other
     keyword dropped (`[get_parser(JsonSchemaObject(type=t)) ...]`); with `whole_patterns`,
-    a pattern matches the whole string (whole_pattern).
+    a pattern matches the whole string (whole_pattern); with `ignored_refs`, a `$ref`
+    beside a type, anyOf, allOf, const or oneOf is dropped (_ref_ignored).
 
     >>> dispatch_reading({"oneOf": [{"type": "null"}, {"properties": {"a": {}}}], "required": ["a"]})
     {'anyOf': [{'type': 'null'}, {'type': 'object', 'required': ['a'], 'properties': {'a': {}}}]}
@@ -194,6 +201,8 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
     {'anyOf': [{'type': 'object'}, {'type': 'null'}]}
     """
     earlier = any(k in node for k in ("anyOf", "allOf", "const"))
+    if ignored_refs and _ref_ignored(node):
+        node = {k: v for k, v in node.items() if k != "$ref"}
     if whole_patterns and isinstance(node.get("pattern"), str):
         whole = whole_pattern(node["pattern"])
         if whole is not None:
@@ -211,10 +220,10 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
 
 
 def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: bool = False,
-                        whole_patterns: bool = False) -> Any:
+                        whole_patterns: bool = False, ignored_refs: bool = False) -> Any:
     """The schema as lm-format-enforcer enforces it, for refimpl: oneOf (and with
-    `type_lists` type lists, with `whole_patterns` patterns) as dispatch_reading gives
-    them; the ignored keywords
+    `type_lists` type lists, with `whole_patterns` patterns, with `ignored_refs` $refs)
+    as dispatch_reading gives them; the ignored keywords
     dropped; an object with `properties` closed (it offers no other key), one without
     open to any key (with `additionalProperties` as their schema when it is a schema);
     arrays at most 20 items unless maxItems says otherwise or minItems is at least 20.
@@ -224,7 +233,8 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
     >>> json_reading_schema({"properties": {"format": {"format": "date"}}})
     {'properties': {'format': {}}, 'additionalProperties': False}
     """
-    schema = rewrite_schemas(schema, lambda node: dispatch_reading(node, one_of_objects, type_lists, whole_patterns))
+    schema = rewrite_schemas(schema, lambda node: dispatch_reading(node, one_of_objects, type_lists, whole_patterns,
+                                                                   ignored_refs))
     out = json.loads(json.dumps(schema))
     todo = [out]
     while todo:
@@ -977,6 +987,12 @@ def _whole_patterns(d: Divergence) -> bool:
     return _dispatch_explains(d, "whole_patterns", lambda s: isinstance(s.get("pattern"), str))
 
 
+def _ignored_refs(d: Divergence) -> bool:
+    """A `$ref` get_parser does not follow, and the reading explains the differing tokens
+    only without it (_ref_ignored)."""
+    return _dispatch_explains(d, "ignored_refs", _ref_ignored)
+
+
 def _one_of_objects(d: Divergence) -> bool:
     """A oneOf with an option that is no object's schema, and the reading explains the
     differing tokens only with every option an object (dispatch_reading)."""
@@ -1239,6 +1255,13 @@ WHOLE_STRING_PATTERN = KnownDifference(
     "`^https?://` allows any text after `https://`, lm-format-enforcer only the closing quote",
     _whole_patterns,
 )
+IGNORED_REF = KnownDifference(
+    "ref-beside-keywords", "peer-bug",
+    "lm-format-enforcer follows a `$ref` only in a schema without type, anyOf, allOf, const and oneOf "
+    "(get_parser tries those first): {\"type\": \"object\", \"$ref\": \"#/definitions/c\", \"properties\": "
+    "{\"p\": ...}} is read as its own properties alone, the definition's keys refused",
+    _ignored_refs,
+)
 TYPE_LIST = KnownDifference(
     "type-list", "peer-bug",
     "lm-format-enforcer reads a schema whose type is a list as a choice of the bare types, dropping its other "
@@ -1249,7 +1272,7 @@ TYPE_LIST = KnownDifference(
 
 
 KNOWN_DIFFERENCES = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET, JSON_READING, ONE_OF_OBJECTS,
-                     TYPE_LIST, WHOLE_STRING_PATTERN, ANY_KEY_ORDER,
+                     TYPE_LIST, WHOLE_STRING_PATTERN, IGNORED_REF, ANY_KEY_ORDER,
                      NUMBER_GRAMMAR, CONTROL_CHARACTERS, JSON_STRING_SPELLING, QUOTE_INSIDE_TOKEN, ESCAPED_LENGTH,
                      PATTERN_ALPHABET, MIN_LENGTH_ALPHABET, NON_STRING_CONST, ONE_OF_MERGE, OUTSIDE_ALPHABET,
                      TRAILING_COMMA, LEADING_WHITESPACE, MAX_LENGTH_ZERO, ARRAY_UNION, STRING_ALPHABET, ENUM_PYTHON,
