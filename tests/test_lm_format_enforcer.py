@@ -196,6 +196,10 @@ UNTYPED = {"type": "array", "items": {"properties": {"a": {"type": "string"}}}} 
 NULL_OR_STRING = {"type": "object", "properties": {"d": {"oneOf": [{"type": "null"}, {"type": "string"}]}}}
 OBJECT_OR_NULL = {"type": ["object", "null"], "properties": {"a": {"type": "integer"}}, "required": ["a"]}
 URL = {"type": "string", "pattern": "^https?://"}
+ALL_OF_REF = {"allOf": [{"$ref": "#/definitions/base"}, {"type": "object", "properties": {"b": {"type": "integer"}}}],
+              "definitions": {"base": {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}}}
+ALL_OF_OBJECTS = {"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}},
+                            {"type": "object", "properties": {"b": {"type": "integer"}}}]}
 REF_BESIDE = {"type": "object", "$ref": "#/definitions/c", "properties": {"p": {"type": "integer"}},
               "definitions": {"c": {"type": "object", "properties": {"c": {"type": "integer"}}}}}
 # oneOf options that refimpl proves exclusive only while they are open (the reading closes them)
@@ -232,6 +236,10 @@ def test_untyped_subschema():
     (dict(URL, pattern="^https?://.*"), '"https://', [], [b"x"], None),  # the pattern takes x
     (REF_BESIDE, '{"', [b"p"], [], "ref-beside-keywords"),  # the definition's "c" is refused, "p" taken
     (REF_BESIDE, '{"', [b"x"], [], None),
+    (ALL_OF_REF, "{", [b"}"], [], "all-of-last-part"),  # the $ref part (and its required "a") dropped
+    (ALL_OF_REF, "{", [b"]"], [], None),
+    (ALL_OF_OBJECTS, '{"b": 1, "', [b"a"], [], "json-reading"),  # one object: its parts' properties merged
+    (ALL_OF_OBJECTS, '{"b": 1, "', [b"c"], [], None),
     (EXCLUSIVE, "", [b" "], [], "json-reading"),  # the reading compiles: its oneOf is an anyOf
     (EXCLUSIVE, "", [b"x"], [], None),
 ])

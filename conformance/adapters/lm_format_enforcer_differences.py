@@ -8,6 +8,7 @@ import json
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from refimpl import Vocabulary
+from refimpl.errors import GrammarError
 from refimpl.recognizer import Recognizer
 
 from ..core import Divergence, KnownDifference, _valid_utf8, all_differing, compiled
@@ -181,11 +182,17 @@ def _ref_ignored(node: Dict[str, Any]) -> bool:
 
 
 def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_lists: bool = False,
-                     whole_patterns: bool = False, ignored_refs: bool = False) -> Dict[str, Any]:
-    """A schema object as lm-format-enforcer's get_parser reads two of its keywords (it
+                     whole_patterns: bool = False, ignored_refs: bool = False,
+                     all_of_parts: bool = False) -> Dict[str, Any]:
+    """A schema object as lm-format-enforcer's get_parser reads some of its keywords (it
     looks at anyOf, allOf, const, type string, oneOf, type object, $ref, enum, the other
-    types, type lists, in that order, and uses the first present): a `oneOf` it reaches is
-    a choice (never exclusive) of objects, each option merged with the base's properties
+    types, type lists, in that order, and uses the first present): an `allOf` of objects'
+    schemas it reaches is one object, the last part with the others' properties and
+    required keys (`_merge_object_schemas`; the schema's other keywords left out); a
+    `oneOf` it reaches is a choice (never exclusive) of objects (with `all_of_parts` any
+    allOf so, its parts that are no objects' schemas, a `$ref` say, reduced to their
+    properties and required keys), each option merged with
+    the base's properties
     and required keys (_merged_option); with `one_of_objects` every option so, as it
     does, else only options that are objects' schemas (the others stay as they are).
     With `type_lists`, a type list it reaches is a choice of the bare types, every other
@@ -195,11 +202,30 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
 
     >>> dispatch_reading({"oneOf": [{"type": "null"}, {"properties": {"a": {}}}], "required": ["a"]})
     {'anyOf': [{'type': 'null'}, {'type': 'object', 'required': ['a'], 'properties': {'a': {}}}]}
+    >>> dispatch_reading({"allOf": [{"properties": {"a": {}}, "required": ["a"]}, {"type": "object", "properties": {}}]})
+    {'type': 'object', 'properties': {'a': {}}, 'required': ['a']}
     >>> dispatch_reading({"oneOf": [{"type": "null"}]}, one_of_objects=True)
     {'anyOf': [{'type': 'object', 'required': []}]}
     >>> dispatch_reading({"type": ["object", "null"], "properties": {"a": {}}}, type_lists=True)
     {'anyOf': [{'type': 'object'}, {'type': 'null'}]}
     """
+    parts = node.get("allOf")
+    if isinstance(parts, list) and parts and "anyOf" not in node and all(
+            isinstance(o, dict) and (all_of_parts or _object_schema(o)) for o in parts) and not any(
+            o.get("properties") is None and any(p.get("properties") for p in parts[:i]) for i, o in enumerate(parts)):
+        # each later part takes the earlier parts' properties it lacks and their required keys
+        # (_merge_object_schemas); the last part, so merged, is the schema
+        merged = dict(parts[-1])
+        props = dict(parts[-1].get("properties") or {})
+        required = list(parts[-1].get("required") or [])
+        for part in reversed(parts[:-1]):
+            props.update({k: v for k, v in (part.get("properties") or {}).items() if k not in props})
+            required += [k for k in part.get("required") or [] if k not in required]
+        if props:
+            merged["properties"] = props
+        if required:
+            merged["required"] = required
+        return merged
     earlier = any(k in node for k in ("anyOf", "allOf", "const"))
     if ignored_refs and _ref_ignored(node):
         node = {k: v for k, v in node.items() if k != "$ref"}
@@ -220,10 +246,10 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
 
 
 def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: bool = False,
-                        whole_patterns: bool = False, ignored_refs: bool = False) -> Any:
+                        whole_patterns: bool = False, ignored_refs: bool = False, all_of_parts: bool = False) -> Any:
     """The schema as lm-format-enforcer enforces it, for refimpl: oneOf (and with
-    `type_lists` type lists, with `whole_patterns` patterns, with `ignored_refs` $refs)
-    as dispatch_reading gives them; the ignored keywords
+    `type_lists` type lists, with `whole_patterns` patterns, with `ignored_refs` $refs,
+    with `all_of_parts` every allOf) as dispatch_reading gives them; the ignored keywords
     dropped; an object with `properties` closed (it offers no other key), one without
     open to any key (with `additionalProperties` as their schema when it is a schema);
     arrays at most 20 items unless maxItems says otherwise or minItems is at least 20.
@@ -234,7 +260,7 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
     {'properties': {'format': {}}, 'additionalProperties': False}
     """
     schema = rewrite_schemas(schema, lambda node: dispatch_reading(node, one_of_objects, type_lists, whole_patterns,
-                                                                   ignored_refs))
+                                                                   ignored_refs, all_of_parts))
     out = json.loads(json.dumps(schema))
     todo = [out]
     while todo:
@@ -973,12 +999,17 @@ def _pattern_with_length(d: Divergence) -> bool:
 def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, Any]], bool]) -> bool:
     """Some subschema has the keyword, and refimpl on lm-format-enforcer's reading explains
     the differing tokens with json_reading_schema's `flag` set, not without (the other
-    flags set where they come before it: type_lists, one_of_objects)."""
+    flags set where they come before it: type_lists, one_of_objects), or cannot compile
+    the reading without it."""
     if d.grammar.kind != "json_schema" or not any(keyword(s) for s in schemas(d.grammar.schema)):
         return False
     others = {"type_lists": True} if flag == "one_of_objects" else {}
-    return (_explains(d, json_reading(d, **dict(others, **{flag: True})))
-            and not _explains(d, json_reading(d, **others)))
+    if not _explains(d, json_reading(d, **dict(others, **{flag: True}))):
+        return False
+    try:
+        return not _explains(d, json_reading(d, **others))
+    except GrammarError:  # refimpl cannot compile the reading without the flag: it explains nothing
+        return True
 
 
 def _whole_patterns(d: Divergence) -> bool:
@@ -991,6 +1022,13 @@ def _ignored_refs(d: Divergence) -> bool:
     """A `$ref` get_parser does not follow, and the reading explains the differing tokens
     only without it (_ref_ignored)."""
     return _dispatch_explains(d, "ignored_refs", _ref_ignored)
+
+
+def _all_of_parts(d: Divergence) -> bool:
+    """An allOf with a part that is no object's schema, and the reading explains the
+    differing tokens only with that part reduced to its properties and required keys."""
+    return _dispatch_explains(d, "all_of_parts", lambda s: isinstance(s.get("allOf"), list) and any(
+        isinstance(o, dict) and not _object_schema(o) for o in s["allOf"]))
 
 
 def _one_of_objects(d: Divergence) -> bool:
@@ -1262,6 +1300,14 @@ IGNORED_REF = KnownDifference(
     "{\"p\": ...}} is read as its own properties alone, the definition's keys refused",
     _ignored_refs,
 )
+ALL_OF_PARTS = KnownDifference(
+    "all-of-last-part", "peer-bug",
+    "lm-format-enforcer reads an allOf as its last part given the other parts' properties and required keys "
+    "(_merge_object_schemas): every other keyword of the other parts is dropped, a `$ref` part's definition "
+    "too ({\"allOf\": [{\"$ref\": \"#/definitions/base\"}, {\"type\": \"object\", \"properties\": ...}]} "
+    "is the second part alone)",
+    _all_of_parts,
+)
 TYPE_LIST = KnownDifference(
     "type-list", "peer-bug",
     "lm-format-enforcer reads a schema whose type is a list as a choice of the bare types, dropping its other "
@@ -1272,7 +1318,7 @@ TYPE_LIST = KnownDifference(
 
 
 KNOWN_DIFFERENCES = (EMPTY_TOKEN, DECODED_STRINGS, ASCII_CLASSES, TOKENIZER_ALPHABET, JSON_READING, ONE_OF_OBJECTS,
-                     TYPE_LIST, WHOLE_STRING_PATTERN, IGNORED_REF, ANY_KEY_ORDER,
+                     TYPE_LIST, WHOLE_STRING_PATTERN, IGNORED_REF, ALL_OF_PARTS, ANY_KEY_ORDER,
                      NUMBER_GRAMMAR, CONTROL_CHARACTERS, JSON_STRING_SPELLING, QUOTE_INSIDE_TOKEN, ESCAPED_LENGTH,
                      PATTERN_ALPHABET, MIN_LENGTH_ALPHABET, NON_STRING_CONST, ONE_OF_MERGE, OUTSIDE_ALPHABET,
                      TRAILING_COMMA, LEADING_WHITESPACE, MAX_LENGTH_ZERO, ARRAY_UNION, STRING_ALPHABET, ENUM_PYTHON,
