@@ -11,7 +11,7 @@ This module imports no adapter (conformance/adapters/ import it); registry.py na
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Union
 
 from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
 from refimpl.regex import DEAD, ExprSet, LazyDFA, compile_pattern
@@ -182,18 +182,25 @@ def answers_as(d: Divergence, grammar: Grammar) -> bool:
     return all(allowed(t) for t in d.only_backend) and not any(allowed(t) for t in d.only_refimpl)
 
 
-_COMPILED: Dict[str, Grammar] = {}
+_COMPILED: Dict[str, Union[Grammar, Exception]] = {}
 
 
 def compiled(spec: GrammarSpec) -> Grammar:
     """refimpl's grammar for a spec, cached (known-difference predicates run once per
-    differing token, often on a variant of the vector's grammar)."""
+    differing token, often on a variant of the vector's grammar); so is a failure to
+    compile it, raised again (a slow failure is not retried per token)."""
     key = spec.key()
     g = _COMPILED.get(key)
     if g is None:
         if len(_COMPILED) > 32:
             _COMPILED.clear()
-        g = _COMPILED[key] = spec.compile()
+        try:
+            g = _COMPILED[key] = spec.compile()
+        except Exception as e:
+            _COMPILED[key] = e
+            raise
+    if isinstance(g, Exception):
+        raise g
     return g
 
 

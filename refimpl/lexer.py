@@ -228,7 +228,7 @@ class Lexer:
         if state == DEAD:
             return "dead"
         return ", ".join(
-            "%s: %s" % (self.names[lx], to_string(self.es, e)) for lx, e in self.states[state][1]
+            "%s: %s" % (self.names[lx], to_string(self.es, e, 300)) for lx, e in self.states[state][1]
         )
 
     def is_fresh(self, state: int) -> bool:

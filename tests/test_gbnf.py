@@ -155,3 +155,13 @@ def test_masks_are_the_naive_masks(text: str, path: List[int]):
         if not m.consume(t):
             break
         done.append(t)
+
+
+def test_a_lexeme_that_prints_exponentially_compiles_at_once():
+    """A regular rule's expression is a DAG: r20 below is small, but printed as a pattern
+    it is 2^20 alternations long. Its lexeme's name is cut (SchemaStore's glamour-style
+    schema through llama.cpp's converter took minutes to compile before)."""
+    rules = ['r0 ::= "a" | "b"'] + ["r%d ::= r%d (r%d | \"c\")" % (i, i - 1, i - 1) for i in range(1, 21)]
+    g = Grammar.from_gbnf("root ::= r20\n" + "\n".join(rules))
+    (lexeme,) = g.compiled.lexemes
+    assert lexeme.name.endswith("…/") and len(lexeme.name) <= 205

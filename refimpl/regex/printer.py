@@ -122,15 +122,21 @@ def _joined(members: Sequence[int], sep: str, level: int) -> List[Part]:
     return parts
 
 
-def to_string(es: ExprSet, e: int) -> str:
-    """Print e as a pattern (iteratively: deep expressions are fine)."""
+def to_string(es: ExprSet, e: int, limit: Optional[int] = None) -> str:
+    """Print e as a pattern (iteratively: deep expressions are fine). An expression is a
+    DAG and its text a tree, exponentially larger at worst: with `limit`, the text stops
+    after about that many characters and ends in "…" (for names and messages)."""
     byte_mode = _needs_byte_mode(es, e)
     out: List[str] = ["(?-u)"] if byte_mode else []
     stack: List[Part] = [(e, ALTERNATION)]
+    length = 0
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             out.append(item)
+            length += len(item)
+            if limit is not None and length > limit:
+                return "".join(out)[:limit] + "…"
             continue
         x, needed = item
         level, parts = _render(es, x, byte_mode)

@@ -59,6 +59,10 @@ from .ast import (ANY_CHAR, Alt, Budget, Chars, Excluding, Literal, Node, Patter
 Source = Union[Node, Tuple[Seq, int, int]]
 Unit = Source  # what `Build.symbols` folds: a node, or a run compiled as one lexeme
 
+#: a lexeme's name is its pattern, cut after this many characters (a regular rule's
+#: expression can print exponentially larger than it is)
+NAME_LIMIT = 200
+
 
 class Cuts:
     """What must not be one lexeme: nodes compiled as structure (`nodes`), sequences whose
@@ -277,7 +281,7 @@ class Build:
         return (first,)
 
     def lexeme(self, expr: int, source: Source) -> int:
-        sym = self.ir.add(Lexeme("/%s/" % to_string(self.es, expr), expr))
+        sym = self.ir.add(Lexeme("/%s/" % to_string(self.es, expr, NAME_LIMIT), expr))
         self.sources.setdefault(~sym, source)
         return sym
 
@@ -322,7 +326,7 @@ class Build:
             expr = self.regex(unit)
             if unit.max_tokens == 0 and self.es.nullable(expr):
                 return ()  # spent on entry, where the body can end: it ends there
-            sym = self.ir.add(Lexeme("/%s/" % to_string(self.es, expr), expr, max_tokens=unit.max_tokens,
+            sym = self.ir.add(Lexeme("/%s/" % to_string(self.es, expr, NAME_LIMIT), expr, max_tokens=unit.max_tokens,
                                      budget_relaxed=True))
             self.sources.setdefault(~sym, unit)
             return (sym,)
