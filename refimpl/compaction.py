@@ -57,7 +57,7 @@ def compact(parser: Parser, top: int, drop: bool = True, renumber: bool = True, 
     j = top - 1
     use_leo = leo and parser.leo
     head = [x for x in rows[j].items if not drop or g.dot_symbol[x & mask] != COMPLETE]
-    returns: Dict[Return, Tuple[object, ...]] = {}  # each return -> what completing there gives
+    returns: Dict[Return, Tuple[bool, Tuple[int, ...]]] = {}  # -> (by Leo?, what completing there gives)
     todo: List[Return] = [(x >> shift, g.lhs[x & mask]) for x in head]
     while todo:
         i, symbol = todo.pop()
@@ -65,17 +65,17 @@ def compact(parser: Parser, top: int, drop: bool = True, renumber: bool = True, 
             continue
         transitive = parser._transitive(i, symbol) if use_leo else None
         if transitive is not None:  # 3: one completed item, from further down
-            gives: List[int] = [transitive]
+            gives: Tuple[int, ...] = (transitive,)
         else:
-            gives = [w + 1 for w in rows[i].waiting.get(symbol, ())]
-        returns[(i, symbol)] = ("leo",) + tuple(gives) if transitive is not None else tuple(gives)
+            gives = tuple(w + 1 for w in rows[i].waiting.get(symbol, ()))
+        returns[(i, symbol)] = (transitive is not None, gives)
         todo.extend((x >> shift, g.lhs[x & mask]) for x in gives)
     if not drop:  # every item of every row returned to, not only those waiting
         for i, _ in list(returns):
-            returns[(i, -1)] = tuple(rows[i].items)
+            returns[(i, -1)] = (False, tuple(rows[i].items))
     live: Set[int] = {j} | {i for i, _ in returns} | {x >> shift for x in head}
-    for gives in returns.values():
-        live.update(x >> shift for x in gives if isinstance(x, int))
+    for _, gives in returns.values():
+        live.update(x >> shift for x in gives)
     rank = {row: n for n, row in enumerate(sorted(live, reverse=True))} if renumber else {row: row for row in live}
 
     def item(x: int) -> Tuple[int, int]:
@@ -85,6 +85,6 @@ def compact(parser: Parser, top: int, drop: bool = True, renumber: bool = True, 
         rows[j].lexer_start,
         rows[j].accepting,
         tuple(sorted(item(x) for x in head)),
-        tuple(sorted((rank[i], symbol, tuple(v if isinstance(v, str) else item(v) for v in gives))
-                     for (i, symbol), gives in returns.items())),
+        tuple(sorted((rank[i], symbol, by_leo, tuple(item(x) for x in gives))
+                     for (i, symbol), (by_leo, gives) in returns.items())),
     )
