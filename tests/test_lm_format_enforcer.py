@@ -240,6 +240,8 @@ def test_untyped_subschema():
     (ALL_OF_REF, "{", [b"]"], [], None),
     (ALL_OF_OBJECTS, '{"b": 1, "', [b"a"], [], "json-reading"),  # one object: its parts' properties merged
     (ALL_OF_OBJECTS, '{"b": 1, "', [b"c"], [], None),
+    ({"type": "object", "required": ["r"]}, '{"', [b"x"], [], "json-reading"),  # any key first, r checked at }
+    ({"type": "object", "properties": {"r": {}}, "required": ["r"]}, '{"', [b"x"], [], None),  # closed
     (EXCLUSIVE, "", [b" "], [], "json-reading"),  # the reading compiles: its oneOf is an anyOf
     (EXCLUSIVE, "", [b"x"], [], None),
 ])

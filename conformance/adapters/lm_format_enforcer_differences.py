@@ -251,7 +251,8 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
     `type_lists` type lists, with `whole_patterns` patterns, with `ignored_refs` $refs,
     with `all_of_parts` every allOf) as dispatch_reading gives them; the ignored keywords
     dropped; an object with `properties` closed (it offers no other key), one without
-    open to any key (with `additionalProperties` as their schema when it is a schema);
+    open to any key (with `additionalProperties` as their schema when it is a schema,
+    its `required` not read);
     arrays at most 20 items unless maxItems says otherwise or minItems is at least 20.
 
     >>> json_reading_schema({"type": "array", "items": {"type": "integer", "minimum": 0}})
@@ -274,8 +275,12 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
             node.pop(k, None)
         if "properties" in node:
             node["additionalProperties"] = False
-        elif node.get("type") == "object" and not isinstance(node.get("additionalProperties"), dict):
-            node.pop("additionalProperties", None)
+        elif node.get("type") == "object":
+            if not isinstance(node.get("additionalProperties"), dict):
+                node.pop("additionalProperties", None)
+            # its keys come in any order, the required ones checked at `}` (refimpl, as
+            # llguidance, would want required keys without a schema first): not read
+            node.pop("required", None)
         if node.get("type") == "array" and "maxItems" not in node and node.get("minItems", 0) < MAX_ARRAY:
             node["maxItems"] = MAX_ARRAY
         for k, v in node.items():
