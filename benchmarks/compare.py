@@ -25,6 +25,7 @@ def main(argv=None) -> None:
     ap.add_argument("--vocab", action="append", choices=common.VOCABS, help="default: all")
     ap.add_argument("--workload", action="append", choices=list(common.WORKLOADS), help="default: all")
     ap.add_argument("--no-recursion", action="store_true", help="skip the right-recursion table")
+    ap.add_argument("--no-cache", action="store_true", help="skip the mask cache's table (benchmarks.mask_cache)")
     ap.add_argument("--index", action="store_true",
                     help="then the token index's tables (python -m benchmarks.index, same run; minutes)")
     args = ap.parse_args(argv)
@@ -63,6 +64,11 @@ def main(argv=None) -> None:
                     _f(r["mask_ms"], "%.3f"), _f(r["compile_ms"], "%.1f"), ratio, _f(fresh, "%.3f"), fresh_ratio))
     if not args.no_recursion:
         _recursion(backends)
+    if not args.no_cache:
+        from . import mask_cache
+
+        print()
+        mask_cache.main()
     if args.index:
         from . import index
 

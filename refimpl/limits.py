@@ -17,6 +17,8 @@ class Limits:
     dfa_states: int = 200_000
     #: states of one token index (each holds a row of one byte per token: 50 KB on GPT-2)
     index_states: int = 10_000
+    #: bytes of masks one Matcher's mask cache keeps (one byte per token per mask)
+    mask_cache_bytes: int = 16 << 20
     #: derivative states explored by one emptiness / containment / forcing question
     relevance_fuel: int = 10_000
     #: largest counted repetition bound {n,m} in a pattern

@@ -27,11 +27,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
+from .compaction import compact
 from .grammar.grammar import Grammar
 from .index import TokenIndex, build_index
 from .lexer import DEAD
 from .limits import Limits
 from .mask import Mask
+from .maskcache import MaskCache
 from .recognizer import Recognizer
 from .tokens.slicer import JSON_SLICES, SliceOracle, Slicer
 from .tokens.special import TokenBinding
@@ -66,6 +68,7 @@ class Matcher:
         limits: Optional[Limits] = None,
         slices: Optional[Sequence[str]] = None,
         index: Optional[TokenIndex] = None,
+        mask_cache: bool = False,
     ) -> None:
         if walker is None:
             if backend not in ("python", "index"):
@@ -96,6 +99,8 @@ class Matcher:
         self.stopped = False  # EOS consumed
         self._steps: List[Step] = []
         self._last_mask = {"trie_nodes_walked": 0, "slices_applied": 0}  # counts of the last mask
+        #: masks by (lexer state, compacted parser state): maskcache.py
+        self.cache = MaskCache((limits or grammar.limits).mask_cache_bytes) if mask_cache else None
 
     # -- masks ----------------------------------------------------------------------------
 
@@ -108,6 +113,11 @@ class Matcher:
         else:
             rec = self.recognizer
             state, top = rec.state, rec.parser.top
+            key = (state, compact(rec.parser, top)) if self.cache is not None else None
+            cached = self.cache.get(key) if self.cache is not None else None
+            if cached is not None:
+                self._last_mask = {"trie_nodes_walked": 0, "slices_applied": 0}
+                return Mask(bytearray(cached))
             indexed = self._indexed(state) if self.index is not None else None
             if indexed is not None:
                 flags = indexed
@@ -118,6 +128,8 @@ class Matcher:
             if rec.is_accepting() or rec.eos_ends_lexeme(state, top):
                 for t in self.vocab.eos_token_ids:
                     flags[t] = 1
+            if self.cache is not None:
+                self.cache.put(key, bytes(flags))
         self._last_mask = {"trie_nodes_walked": walked, "slices_applied": applied}
         return Mask(flags)
 
@@ -366,5 +378,7 @@ class Matcher:
             items=len(parser.rows[parser.top - 1].items),  # in the current row
             rows_built=parser.rows_built,
             rows_reused=parser.rows_reused,
+            mask_cache_hits=self.cache.hits if self.cache is not None else 0,
+            mask_cache_misses=self.cache.misses if self.cache is not None else 0,
         )
 
