@@ -307,6 +307,27 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ("bytes",), ['{"a": 1, "b": 2}'], ["json"]),
     ("lmfe-pattern-alphabet", GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[^a-c]+$"}),
      ("special",), ['"|"'], ["json-string"]),
+    ("lmfe-untyped-subschema", GrammarSpec("json_schema", schema={
+        "type": "array", "items": {"properties": {"a": {"type": "string"}}}}), ("bytes",), ['[{"a": "x"}]'], ["json"]),
+    ("lmfe-one-of-objects", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"d": {"oneOf": [{"type": "null"}, {"type": "string"}]}}}),
+     ("bytes",), ['{"d": null}'], ["json"]),
+    ("lmfe-ref-by-last-segment", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"next": {"$ref": "#"}}, "definitions": {"x": {"type": "string"}}}),
+     ("bytes",), ['{"next": {}}'], ["json"]),
+    ("lmfe-ref-beside-keywords", GrammarSpec("json_schema", schema={
+        "type": "object", "$ref": "#/definitions/c", "properties": {"p": {"type": "integer"}},
+        "definitions": {"c": {"type": "object", "properties": {"c": {"type": "integer"}}}}}),
+     ("bytes",), ['{"c": 1}'], ["json"]),
+    ("lmfe-all-of-last-part", GrammarSpec("json_schema", schema={
+        "allOf": [{"$ref": "#/definitions/base"}, {"type": "object", "properties": {"b": {"type": "integer"}}}],
+        "definitions": {"base": {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}}}),
+     ("bytes",), ['{"a": 1, "b": 2}'], ["json"]),
+    ("xgrammar-keywords-unread", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"v": {"type": "string"}, "r": {"enum": ["p", "l"]}},
+        "dependencies": {"r": {"anyOf": [{"type": "object", "required": ["v"]},
+                                         {"type": "object", "properties": {"r": {"const": "l"}}}]}}}),
+     ("bytes",), ['{"r": "l"}'], ["json"]),
     ("tcfg-negated-range-end", GrammarSpec("gbnf", "root ::= [^a-z]+\n"), ("bytes",), ["A"], ["classes"]),
     ("tcfg-repetition-bounds", GrammarSpec("gbnf", 'root ::= "a"{0,2} "b"\n'), ("bytes",), ["b"], ["repetition"]),
     ("tcfg-eos-refused", GrammarSpec("gbnf", "root ::= [\\x00-\\x7F]+\n"), ("bytes",), ["a"], ["eos"]),
