@@ -11,12 +11,15 @@ This module imports no adapter (conformance/adapters/ import it); registry.py na
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Union
 
 from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
 from refimpl.regex import DEAD, ExprSet, LazyDFA, compile_pattern
 
 from .vectors import GrammarSpec
+
+if TYPE_CHECKING:
+    from refimpl.recognizer import Recognizer
 
 
 class Divergence:
@@ -37,6 +40,8 @@ class Divergence:
         self.accepting = accepting  # may the output end here (refimpl), when known
         self.note = note  # what the backend said about its last mask (Session.note)
         self._replayed: List[Optional[Matcher]] = []  # replay()'s answer, once computed
+        #: a recogniser per grammar after the prefix's bytes (None: refused), for answers_as
+        self._read: Dict[Grammar, Optional["Recognizer"]] = {}
 
     def single(self, which: str, token: int) -> "Divergence":
         """The same divergence reduced to one token of one side ("backend" or "refimpl")."""
@@ -44,7 +49,19 @@ class Divergence:
                        [token] if which == "backend" else [],
                        [token] if which == "refimpl" else [], accepting=self.accepting, note=self.note)
         d._replayed = self._replayed  # the same prefix: one replay serves both
+        d._read = self._read
         return d
+
+    def read_by(self, grammar: Grammar) -> Optional["Recognizer"]:
+        """A recogniser of `grammar` after the prefix's bytes (None if it refuses them),
+        read once and shared by single()'s copies: a predicate may read a token after it,
+        but must roll it back."""
+        if grammar not in self._read:
+            from refimpl.recognizer import Recognizer
+
+            r = Recognizer(grammar.compiled, grammar.limits)
+            self._read[grammar] = r if r.consume_bytes(self.text()) else None
+        return self._read[grammar]
 
     def text(self) -> bytes:
         """The bytes consumed before the divergence (EOS left out)."""
@@ -163,13 +180,10 @@ def answers_as(d: Divergence, grammar: Grammar) -> bool:
     accepts the text so far."""
     if d.error is not None or d.refused is not None or d.after_eos or not d.differing():
         return False
-    from refimpl.recognizer import Recognizer
-
-    r = Recognizer(grammar.compiled, grammar.limits)
-    prefix_read = r.consume_bytes(d.text())  # once: each token is read after it, then undone
+    r = d.read_by(grammar)  # the prefix read once; each token is read after it, then undone
 
     def allowed(t: int) -> bool:
-        if not prefix_read:
+        if r is None:
             return False
         if t in d.vocab.eos_token_ids:
             return r.is_accepting()
