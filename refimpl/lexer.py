@@ -106,12 +106,12 @@ class Lexer:
         """The grammar's one lexer, built on first use and shared by every recogniser
         (and so every Matcher and backend) of the grammar: its states and table do not
         depend on the input, only on which of them inputs have reached so far."""
-        lexer = grammar.lexer
-        if lexer is None:
+        lexer = grammar.shared.get("lexer")
+        if not isinstance(lexer, Lexer):
             with _CREATING:
-                lexer = grammar.lexer
-                if lexer is None:
-                    lexer = grammar.lexer = cls(grammar)
+                lexer = grammar.shared.get("lexer")
+                if not isinstance(lexer, Lexer):
+                    lexer = grammar.shared["lexer"] = cls(grammar)
         return lexer
 
     def _add(self, state: LexerState) -> int:

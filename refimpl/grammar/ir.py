@@ -28,14 +28,11 @@ s: "a" s
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import GrammarError, LimitError
 from ..limits import DEFAULT_LIMITS, Limits
 from ..regex import ExprSet
-
-if TYPE_CHECKING:
-    from ..lexer import Lexer
 
 Rule = Tuple[int, Tuple[int, ...]]
 
@@ -260,8 +257,9 @@ class CompiledGrammar:
             self.lhs.extend([lhs] * (len(rhs) + 1))
             self.rule_start.extend([begin] * (len(rhs) + 1))
         self.nullable = self._nullable()
-        #: the lexer shared by every recogniser of this grammar (lexer.Lexer.of)
-        self.lexer: Optional["Lexer"] = None
+        #: what later layers derive from this grammar once and share (the lexer, by
+        #: lexer.Lexer.of); not part of the grammar's meaning
+        self.shared: Dict[str, object] = {}
 
     def _non_empty_lexemes(self, ir: GrammarIR) -> List[Rule]:
         """The rules, with every lexeme whose regex matches ε replaced by `L?` (a new
