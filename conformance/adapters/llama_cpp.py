@@ -13,6 +13,7 @@ minutes on two cores), so it is not in CI (docs/findings.md records a run).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -122,10 +123,17 @@ def gbnf_of(spec: GrammarSpec) -> str:
         raise NotSupported("llama.cpp: no %s grammars" % spec.kind)
     if spec.options:
         raise NotSupported("llama.cpp's JSON-schema converter has no options %s" % sorted(spec.options))
+    return _converted(json.dumps(spec.schema))
+
+
+@functools.lru_cache(maxsize=16)
+def _converted(schema: str) -> str:
+    """The converter's GBNF of a schema's JSON text, cached: predicates ask for it once per
+    differing token, and it takes seconds on large schemas."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     try:
-        return json_schema_to_gbnf(json.dumps(spec.schema))
+        return json_schema_to_gbnf(schema)
     except Exception as e:  # noqa: BLE001 - the converter raises what it meets
         raise NotSupported("llama.cpp's converter cannot convert the schema: %s: %s"
                            % (type(e).__name__, str(e).splitlines()[0][:160] if str(e) else "")) from e
