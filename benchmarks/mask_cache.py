@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from refimpl import Grammar, Vocabulary, open_matcher
 
@@ -39,20 +39,25 @@ def greedy_tokens(vocab: Vocabulary, data: bytes) -> List[int]:
     return out
 
 
+def median_ms(mask: Callable[[], object], consume: Callable[[int], bool], tokens: List[int], first: int) -> float:
+    """Median ms of `mask()` over the steps from `first` on, consuming the tokens."""
+    times = []
+    for i, t in enumerate(tokens):
+        t0 = time.perf_counter()
+        mask()
+        if i >= first:
+            times.append(time.perf_counter() - t0)
+        assert consume(t)
+    return 1000 * statistics.median(times)
+
+
 def per_step(backend: str, cache: bool, vocab: Vocabulary, tokens: List[int], first: int) -> Optional[float]:
     """Median ms of the masks from step `first` on (None: backend not usable here)."""
     try:
         m = open_matcher(Grammar.from_json_schema(ARRAY), vocab, backend=backend, mask_cache=cache)
     except ValueError:
         return None
-    times = []
-    for i, t in enumerate(tokens):
-        t0 = time.perf_counter()
-        m.mask()
-        if i >= first:
-            times.append(time.perf_counter() - t0)
-        assert m.consume(t)
-    return 1000 * statistics.median(times)
+    return median_ms(m.mask, m.consume, tokens, first)
 
 
 def llguidance_per_step(vocab: Vocabulary, tokens: List[int], first: int) -> Optional[float]:
@@ -64,14 +69,7 @@ def llguidance_per_step(vocab: Vocabulary, tokens: List[int], first: int) -> Opt
     from conformance.vectors import GrammarSpec
 
     m = llguidance.LLMatcher(llg.tokenizer(vocab), llg.grammar_text(GrammarSpec("json_schema", schema=ARRAY)))
-    times = []
-    for i, t in enumerate(tokens):
-        t0 = time.perf_counter()
-        m.compute_bitmask()
-        if i >= first:
-            times.append(time.perf_counter() - t0)
-        assert m.consume_token(t), m.get_error()
-    return 1000 * statistics.median(times)
+    return median_ms(m.compute_bitmask, m.consume_token, tokens, first)
 
 
 def measure() -> Dict[str, Optional[float]]:
@@ -91,7 +89,7 @@ def measure() -> Dict[str, Optional[float]]:
 def main() -> None:
     r = measure()
     llg = r.pop("llguidance")
-    steps = r.pop("steps")
+    steps = r.pop("steps") or 0.0
     print("JSON array of 50 objects, GPT-2, %d steps after the first element — median ms per mask" % steps)
     print()
     print("| backend | mask ms | x llguidance |")

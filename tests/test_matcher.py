@@ -61,6 +61,30 @@ def vocabulary(tokens):
     return Vocabulary.from_bytes(tokens, eos_token_id=len(tokens) - 2, special_token_ids=[len(tokens) - 1])
 
 
+def lockstep(first, second, vocab, choices, same_stats=False):
+    """Walk a random path with two matchers of one grammar: at every step the same mask
+    (and stats, if asked). A choice c consumes the (c mod k)-th allowed token, or rolls
+    one token back when c mod 5 == 4 (so that rows are reused after a rollback)."""
+    depth = 0
+    for choice in list(choices) + [None]:
+        a, b = first.mask(), second.mask()
+        assert a == b, choices
+        assert not same_stats or first.stats == second.stats, choices
+        if choice is None:
+            break
+        if choice % 5 == 4 and depth:
+            first.rollback(1)
+            second.rollback(1)
+            depth -= 1
+            continue
+        tokens = [t for t in a.allowed() if t not in vocab.eos_token_ids]
+        if not tokens:
+            break
+        t = tokens[choice % len(tokens)]
+        assert first.consume(t) and second.consume(t)
+        depth += 1
+
+
 def check_path(grammar, vocab, choices):
     m = Matcher(grammar, vocab)
     path = []

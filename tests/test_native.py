@@ -37,7 +37,8 @@ if native.unavailable_reason() is not None:
 
 from accel import _native  # noqa: E402
 from budget import examples  # noqa: E402
-from test_matcher import cfg_grammar, cfg_grammars, cfg_tokens, regex_grammar, regexes, token_lists, vocabulary  # noqa: E402
+from test_matcher import (cfg_grammar, cfg_grammars, cfg_tokens, lockstep, regex_grammar, regexes,  # noqa: E402
+                          token_lists, vocabulary)
 from test_slicer import JSONISH  # noqa: E402
 
 native_walk = _native.walk
@@ -62,30 +63,10 @@ slice_lists = st.one_of(
 
 
 def compare_path(grammar, vocab, choices, slices):
-    """Walk a random path with both backends: at every step the same mask and stats.
-
-    A choice c consumes the (c mod k)-th allowed token, or rolls one token back when
-    c mod 5 == 4 (so that rows are reused after a rollback)."""
+    """A random path (test_matcher.lockstep) with both backends: the same masks and stats."""
     py = open_matcher(grammar, vocab, backend="python", slices=slices)
     nat = open_matcher(grammar, vocab, backend="native", slices=slices)
-    depth = 0
-    for choice in list(choices) + [None]:
-        a, b = py.mask(), nat.mask()
-        assert a == b, (grammar, choices)
-        assert py.stats == nat.stats, (grammar, choices)
-        if choice is None:
-            break
-        if choice % 5 == 4 and depth:
-            py.rollback(1)
-            nat.rollback(1)
-            depth -= 1
-            continue
-        tokens = [t for t in a.allowed() if t not in vocab.eos_token_ids]
-        if not tokens:
-            break
-        t = tokens[choice % len(tokens)]
-        assert py.consume(t) and nat.consume(t)
-        depth += 1
+    lockstep(py, nat, vocab, choices, same_stats=True)
 
 
 @settings(max_examples=examples(150))
