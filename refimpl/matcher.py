@@ -56,7 +56,9 @@ FORCED_BYTES_CAP = 100_000
 class Matcher:
     """One generation's matcher, its masks computed by refimpl's trie walk (tokens/walk.py)
     or by another in-process walker with the same signature. Backends are chosen by name
-    with `refimpl.open_matcher(grammar, vocab, backend=...)`, which passes the walker."""
+    with `refimpl.open_matcher(grammar, vocab, backend=...)`, which passes the walker;
+    `backend="index"` answers from a token index instead (regular grammars: index/).
+    `mask_cache=True` keeps masks by (lexer state, compacted Earley sets): maskcache.py."""
 
     def __init__(
         self,
