@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, List, Sequence, Tuple
 
-from ..regex.exprs import ALL_BYTES, BYTES, ExprSet
-from ..regex.relevance import refine
+from ..regex.exprs import ALL_BYTES, ExprSet
+from ..regex.relevance import byte_sets, refine
 from ..tokens.trie import TokenTrie
 
 #: (live bytes, the classes of the live bytes): what a ClassTrie is built from
@@ -46,32 +46,13 @@ Partition = Tuple[int, Tuple[int, ...]]
 
 
 class ByteSets:
-    """The byte sets each expression reads (the masks of its BYTES nodes), memoised
-    bottom-up: a derivative shares most of its nodes with its parent, so each state's
-    answer costs its new nodes only. Partitions are cached by the set of masks, which
-    many states share."""
+    """Partitions of the bytes for ClassTries, from the byte sets each expression reads
+    (relevance.byte_sets, memoised bottom-up in the ExprSet), cached by that set of masks,
+    which many states share."""
 
     def __init__(self, es: ExprSet) -> None:
         self.es = es
-        self._sets: Dict[int, FrozenSet[int]] = {}
         self._partitions: Dict[Tuple[FrozenSet[int], bool, bool], Partition] = {}
-
-    def of(self, e: int) -> FrozenSet[int]:
-        es, sets = self.es, self._sets
-        stack = [e]
-        while stack:  # postorder, explicit: expressions may be deep
-            x = stack[-1]
-            if x in sets:
-                stack.pop()
-                continue
-            todo = [c for c in es.children(x) if c not in sets]
-            if todo:
-                stack.extend(todo)
-                continue
-            stack.pop()
-            own = frozenset((es.nodes[x][1],)) if es.nodes[x][0] == BYTES else frozenset()
-            sets[x] = own.union(*(sets[c] for c in es.children(x)))
-        return sets[e]
 
     def partition(self, e: int, *, dead_bytes: bool = True, classes: bool = True) -> Partition:
         """The live bytes of e and their classes (bit masks), for a ClassTrie.
@@ -79,7 +60,7 @@ class ByteSets:
         Step 5 is the caller's choice of e: the state's own expression (muted), or the
         root for every state (one global partition). Without step 1 every byte is live;
         without step 2 every live byte is its own class."""
-        masks = self.of(e)
+        masks = byte_sets(self.es, e)
         key = (masks, dead_bytes, classes)
         p = self._partitions.get(key)
         if p is None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_left
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..errors import LimitError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -89,6 +89,10 @@ class ExprSet:
         self.derivatives: Dict[int, int] = {}
         #: e -> the byte classes of e                                    (relevance.py)
         self.classes: Dict[int, List[int]] = {}
+        #: e -> the masks of the byte sets reachable from e                (relevance.py)
+        self.byte_sets: Dict[int, FrozenSet[int]] = {}
+        #: those masks -> their partition of the bytes, shared by expressions (relevance.py)
+        self.partitions: Dict[FrozenSet[int], List[int]] = {}
         #: e -> is L(e) empty? (only decided answers are kept)          (relevance.py)
         self.emptiness: Dict[int, bool] = {}
         #: (a, b) -> is every word of L(a) a prefix of a word of L(b)?   (relevance.py)

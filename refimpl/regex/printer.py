@@ -40,10 +40,10 @@ def _byte(b: int, meta: Set[int]) -> str:
 
 def _byte_class(mask: int, byte_mode: bool) -> str:
     """A byte set as a literal (one byte) or a class; negated when that is shorter."""
-    members = [b for b in range(256) if (mask >> b) & 1]
-    if len(members) == 1:
-        return _byte(members[0], _META)
-    negate = byte_mode and 128 < len(members) < 256
+    count = bin(mask).count("1")
+    if count == 1:
+        return _byte(mask.bit_length() - 1, _META)
+    negate = byte_mode and 128 < count < 256
     if negate:
         mask ^= ALL_BYTES
     ranges: List[str] = []

@@ -22,7 +22,7 @@ True
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Optional
+from typing import FrozenSet, Iterable, List, Optional
 
 from ..errors import LimitError
 from .derivative import derivative
@@ -38,9 +38,35 @@ def byte_classes(es: ExprSet, e: int) -> List[int]:
     cached = es.classes.get(e)
     if cached is not None:
         return cached
-    classes = refine({es.nodes[x][1] for x in es.reachable(e) if es.nodes[x][0] == BYTES})
+    masks = byte_sets(es, e)
+    classes = es.partitions.get(masks)
+    if classes is None:
+        classes = es.partitions[masks] = refine(masks)
     es.classes[e] = classes
     return classes
+
+
+def byte_sets(es: ExprSet, e: int) -> FrozenSet[int]:
+    """The masks of the byte sets reachable from e, memoised bottom-up (explicit stack):
+    a derivative shares most of its nodes with its parent, so each new expression costs
+    only its new nodes, not a walk of all it reaches."""
+    sets = es.byte_sets
+    stack = [e]
+    while stack:
+        x = stack[-1]
+        if x in sets:
+            stack.pop()
+            continue
+        children = es.children(x)
+        todo = [c for c in children if c not in sets]
+        if todo:
+            stack.extend(todo)
+            continue
+        stack.pop()
+        node = es.nodes[x]
+        own = frozenset((node[1],)) if node[0] == BYTES else frozenset()
+        sets[x] = own.union(*(sets[c] for c in children)) if children else own
+    return sets[e]
 
 
 def refine(masks: Iterable[int]) -> List[int]:
