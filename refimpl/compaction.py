@@ -63,7 +63,7 @@ def compact(parser: Parser, top: int, drop: bool = True, renumber: bool = True, 
         i, symbol = todo.pop()
         if i >= j or (i, symbol) in returns:  # origin j: its items are the head's
             continue
-        transitive = parser._transitive(i, symbol) if use_leo else None
+        transitive = parser.transitive_item(i, symbol) if use_leo else None
         if transitive is not None:  # 3: one completed item, from further down
             gives: Tuple[int, ...] = (transitive,)
         else:

@@ -208,6 +208,11 @@ class Parser:
         row.accepting = self.accept_item in seen
         return row
 
+    def transitive_item(self, k: int, symbol: int) -> Optional[int]:
+        """Finished row k's transitive item for `symbol` (Leo), or None — for readers of
+        the rows (compaction.py); memoised like the parser's own."""
+        return self._transitive(k, symbol)
+
     def _transitive(self, k: int, symbol: int) -> Optional[int]:
         """The Leo transitive item of finished row k for `symbol`, or None.
 
