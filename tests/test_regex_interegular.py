@@ -88,7 +88,7 @@ def their_walks(fsm, rng, count):
     live = {s for s in fsm.states if fsm.islive(s)}
     if fsm.initial not in live:
         return []
-    by_transition = fsm.alphabet.by_transition
+    by_transition = fsm.alphabet.by_transition  # lists built from sets: sorted before a choice
 
     def moves(state):
         return sorted((t, nxt) for t, nxt in fsm.map.get(state, {}).items() if nxt in live)
@@ -102,7 +102,7 @@ def their_walks(fsm, rng, count):
                 break
         if len(queue) < 20 * count:
             for t, nxt in moves(state):
-                queue.append((nxt, text + symbol_to_char(fsm, rng.choice(by_transition[t]), rng)))
+                queue.append((nxt, text + symbol_to_char(fsm, rng.choice(sorted(by_transition[t], key=repr)), rng)))
     for _ in range(count):
         state, text = fsm.initial, []
         while len(text) < 80:
@@ -113,7 +113,7 @@ def their_walks(fsm, rng, count):
             if not options:
                 break
             t, state = rng.choice(options)
-            text.append(symbol_to_char(fsm, rng.choice(by_transition[t]), rng))
+            text.append(symbol_to_char(fsm, rng.choice(sorted(by_transition[t], key=repr)), rng))
     return out
 
 

@@ -70,7 +70,8 @@ def byte_sets(es: ExprSet, e: int) -> FrozenSet[int]:
 
 
 def refine(masks: Iterable[int]) -> List[int]:
-    """The coarsest partition of the 256 bytes that every mask in `masks` respects."""
+    """The coarsest partition of the 256 bytes that every mask in `masks` respects, its
+    classes in the order of their lowest byte (whatever order the masks come in)."""
     classes = [ALL_BYTES]
     for m in masks:
         refined = []
@@ -81,7 +82,7 @@ def refine(masks: Iterable[int]) -> List[int]:
             if outside:
                 refined.append(outside)
         classes = refined
-    return classes
+    return sorted(classes, key=lambda c: c & -c)
 
 
 def _lowest_byte(mask: int) -> int:
