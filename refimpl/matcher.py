@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Se
 
 from .compaction import compact
 from .grammar.grammar import Grammar
-from .index import TokenIndex, build_index
+from .index import TokenIndex, shared_index
 from .lexer import DEAD
 from .limits import Limits
 from .mask import Mask
@@ -80,10 +80,11 @@ class Matcher:
                 )
             walker = walk
         #: backend "index": the token index of a regular grammar (index/; NotRegular if it
-        #: is not), built here unless given; a mask is then a lookup of its row
+        #: is not), the grammar's for this vocabulary unless one is given; a mask is then a
+        #: lookup of its row
         self.index: Optional[TokenIndex] = None
         if backend == "index":
-            self.index = index if index is not None else build_index(grammar, vocab)
+            self.index = index if index is not None else shared_index(grammar, vocab)
             slices = ()
         self._walk = walker
         self.grammar = grammar

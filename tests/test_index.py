@@ -139,3 +139,11 @@ def test_state_limit():
     for build in (build_index, naive_index):
         with pytest.raises(LimitError, match="index_states=100"):
             build(g, vocab)
+
+
+def test_matchers_of_one_grammar_share_its_index():
+    g = Grammar.from_regex("[a-z]+[0-9]?")
+    vocab, other = vocabulary([b"ab", b"c", b"1"]), vocabulary([b"a", b"b"])
+    first, second = Matcher(g, vocab, backend="index"), Matcher(g, vocab, backend="index")
+    assert first.index is second.index
+    assert Matcher(g, other, backend="index").index is not first.index

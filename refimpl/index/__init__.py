@@ -11,12 +11,13 @@ computed once, so that a mask is a lookup (docs/index.md).
 
     index = build_index(Grammar.from_regex("[0-9]+"), Vocabulary.load("gpt2"))
     index.mask(index.start); index.next_state(index.start, token); index.is_final(state)
-    Matcher(grammar, vocab, backend="index")       # masks from the index
+    Matcher(grammar, vocab, backend="index")       # masks from the grammar's index (shared_index)
 """
 from ..regex.dfa import DEAD
-from .build import ALL_STEPS, Steps, build_index
+from .build import ALL_STEPS, Steps, build_index, shared_index
 from .naive import naive_index
 from .regular import NotRegular, regular_expression
 from .table import TokenIndex
 
-__all__ = ["ALL_STEPS", "DEAD", "NotRegular", "Steps", "TokenIndex", "build_index", "naive_index", "regular_expression"]
+__all__ = ["ALL_STEPS", "DEAD", "NotRegular", "Steps", "TokenIndex", "build_index", "naive_index", "regular_expression",
+           "shared_index"]

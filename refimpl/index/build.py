@@ -112,6 +112,21 @@ def build_index(grammar: Grammar, vocab: Vocabulary, steps: Steps = ALL_STEPS) -
     return TokenIndex(dfa, dfa.start, rows, len(vocab), vocab.eos_token_ids)
 
 
+def shared_index(grammar: Grammar, vocab: Vocabulary) -> TokenIndex:
+    """The grammar's index over `vocab`, built by the first Matcher that asks and kept in
+    `CompiledGrammar.shared` for the others (per vocabulary object; a table is read only).
+    Two threads asking at once may both build it; either result is the same table."""
+    shared = grammar.compiled.shared
+    indexes = shared.get("indexes")
+    if not isinstance(indexes, dict):
+        indexes = shared.setdefault("indexes", {})
+        assert isinstance(indexes, dict)
+    index = indexes.get(vocab)
+    if not isinstance(index, TokenIndex):
+        index = indexes[vocab] = build_index(grammar, vocab)
+    return index
+
+
 def _parallel_rows(builder: _Builder, rows: Dict[int, Row]) -> None:
     """Step 4: breadth-first, each level's rows computed by `workers` forked processes."""
     dfa = builder.dfa
