@@ -10,24 +10,37 @@ b'["a/\\\\u007f", "\\\\u1c00"]'
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from refimpl import Grammar
 
 from ..core import Divergence
 
 
+T = TypeVar("T", int, str)
+
+
 def string_bytes(text: bytes) -> Iterator[Tuple[int, int, bool, bool]]:
     """Scan JSON text: (position, byte, in_string, escaped) for each byte, where `escaped`
-    marks the byte after a backslash inside a string."""
+    marks the byte after a backslash inside a string (`in_string` is the state before the
+    byte: true on a string's closing quote, false on its opening one)."""
+    return _scan(text, 0x5C, 0x22)
+
+
+def string_chars(text: str) -> Iterator[Tuple[int, str, bool, bool]]:
+    """`string_bytes` over the characters of a str."""
+    return _scan(text, "\\", '"')
+
+
+def _scan(text: Sequence[T], backslash: T, quote: T) -> Iterator[Tuple[int, T, bool, bool]]:
     in_string = escaped = False
     for i, b in enumerate(text):
         yield i, b, in_string, escaped
         if escaped:
             escaped = False
-        elif in_string and b == 0x5C:
+        elif in_string and b == backslash:
             escaped = True
-        elif b == 0x22:
+        elif b == quote:
             in_string = not in_string
 
 

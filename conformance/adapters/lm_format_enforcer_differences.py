@@ -14,7 +14,7 @@ from refimpl.recognizer import Recognizer
 from ..core import Divergence, KnownDifference, _valid_utf8, all_differing, compiled
 from ..vectors import GrammarSpec, vocab_hash
 from .regex_text import write_out_classes
-from .json_text import open_string, respelling_explains, rewrite_schemas, schemas
+from .json_text import open_string, respelling_explains, rewrite_schemas, schemas, string_chars
 
 REPLACEMENT = "\ufffd"
 
@@ -334,22 +334,18 @@ def open_objects(text: str, closed: bool = False) -> Dict[int, Tuple[List[str], 
     expecting_key: Dict[int, bool] = {}
     key_of: Optional[int] = None  # the object whose key the current string is
     chars: List[str] = []
-    in_string = escaped = False
-    for i, c in enumerate(text):
+    inside = False  # does the text so far end inside a string
+    for i, c, in_string, escaped in string_chars(text):
         if in_string:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_string = False
+            if c == '"' and not escaped:
+                inside = False
                 if key_of is not None:
                     objects[key_of][0].append("".join(chars))
                     expecting_key[key_of] = False
-                continue
-            chars.append(c)
+            else:
+                chars.append(c)
         elif c == '"':
-            in_string, chars = True, []
+            inside, chars = True, []
             key_of = stack[-1][0] if stack and stack[-1][1] and expecting_key[stack[-1][0]] else None
         elif c in "{[":
             stack.append((i, c == "{"))
@@ -361,7 +357,7 @@ def open_objects(text: str, closed: bool = False) -> Dict[int, Tuple[List[str], 
                 stack.pop()
         elif c == "," and stack and stack[-1][1]:
             expecting_key[stack[-1][0]] = True
-    if in_string and key_of is not None:
+    if inside and key_of is not None:
         objects[key_of] = (objects[key_of][0], "".join(chars))
     if closed:
         return objects
@@ -759,18 +755,10 @@ def first_array_item(text: str) -> Optional[str]:
     (None, 'tr', None)
     """
     stack: List[Tuple[str, int]] = []  # (opener, where its first item begins, or -1 after a comma)
-    in_string = escaped = False
-    for i, c in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif c == "\\":
-                escaped = True
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True
-        elif c in "[{":
+    for i, c, in_string, _ in string_chars(text):
+        if in_string or c == '"':
+            continue
+        if c in "[{":
             stack.append((c, i + 1))
         elif c in "]}":
             if stack:
