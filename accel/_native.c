@@ -1,11 +1,11 @@
 /*
  * accel._native: refimpl's mask walk (refimpl/tokens/walk.py) in C.
  *
- *     walk(trie, lexer, advance, state, top, allowed) -> nodes walked
+ *     walk(trie, lexer, parser, state, top, allowed) -> nodes walked
  *
  * The same function as walk.py's `walk`, step for step: the same nodes visited in the
- * same order, the same calls of `lexer.fill` and `advance` with the same arguments, the
- * same bits set in `allowed`, the same count returned. Read walk.py first; every block
+ * same order, the same calls of `lexer.fill`, `parser.advance` and `parser.restart` with
+ * the same arguments, the same bits set in `allowed`, the same count returned. Read walk.py first; every block
  * below names the lines of walk.py it implements.
  *
  * What it reads, through the buffer protocol (no copies):
@@ -14,8 +14,10 @@
  *     lexer.table array('i')   table[state << 8 | byte], -1 while not computed
  *     lexer.ends  bytearray    bit 1: a greedy lexeme matches; bit 2: a lazy one does
  * and it writes `allowed` (a bytearray) directly. It calls back into Python only where
- * walk.py does: `lexer.fill(state, byte)` for a missing table entry, and
- * `advance(state, top, byte)` where a lexeme may end.
+ * walk.py does: `lexer.fill(state, byte)` for a missing table entry,
+ * `parser.restart(state, top)` the first time a lexeme ends in a state (per entry of the
+ * (depth, top) stack), and `parser.advance(state, top, byte)` where a lexeme ends and the
+ * next one may start with the byte.
  *
  * Safety. The callbacks may grow lexer.table and lexer.ends (new lexer states), and
  * Python refuses to resize an array while a buffer view of it is held — so the two
@@ -110,13 +112,82 @@ array_release(Array *a)
 
 /* ---- the walk's state ------------------------------------------------------------ */
 
+/* ---- restart()'s answers ------------------------------------------------------------ */
+
+/* walk.py's `restarts`, a list of dicts (one per entry of the (depth, top) stack), kept
+   as one open-addressing table keyed by (entry serial << 24 | s) + 1 (0 marks an empty
+   slot; s <= MAX_STATE < 2^23). It is exact, never evicts: it answers the lookups the
+   dicts answer, so restart() is called exactly when walk.py calls it. */
+typedef struct {
+    uint64_t *keys;
+    int32_t *values;
+    size_t cap, used;   /* cap: 0 or a power of two, at most half used */
+} Memo;
+
+static size_t
+memo_slot(const Memo *m, uint64_t key)
+{
+    size_t i = (size_t)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (m->cap - 1);
+    while (m->keys[i] != 0 && m->keys[i] != key)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* 1 and *value if the key is there, else 0. */
+static int
+memo_get(const Memo *m, uint64_t key, long *value)
+{
+    if (m->cap == 0)
+        return 0;
+    size_t i = memo_slot(m, key);
+    if (m->keys[i] == 0)
+        return 0;
+    *value = m->values[i];
+    return 1;
+}
+
+/* 0, or -1 with MemoryError. */
+static int
+memo_put(Memo *m, uint64_t key, long value)
+{
+    if (2 * (m->used + 1) > m->cap) {
+        Memo grown = {NULL, NULL, m->cap ? 2 * m->cap : 64, 0};
+        grown.keys = PyMem_Calloc(grown.cap, sizeof *grown.keys);
+        grown.values = PyMem_Calloc(grown.cap, sizeof *grown.values);
+        if (grown.keys == NULL || grown.values == NULL) {
+            PyMem_Free(grown.keys);
+            PyMem_Free(grown.values);
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (size_t j = 0; j < m->cap; j++) {
+            if (m->keys[j] != 0) {
+                size_t i = memo_slot(&grown, m->keys[j]);
+                grown.keys[i] = m->keys[j];
+                grown.values[i] = m->values[j];
+                grown.used++;
+            }
+        }
+        PyMem_Free(m->keys);
+        PyMem_Free(m->values);
+        *m = grown;
+    }
+    size_t i = memo_slot(m, key);
+    if (m->keys[i] == 0)
+        m->used++;
+    m->keys[i] = key;
+    m->values[i] = (int32_t)value;
+    return 0;
+}
+
 typedef struct {
     /* walk.py: byte, end, depth, token = trie.byte, trie.end, trie.depth, trie.token */
     Array byte, depth, end, token;
     /* walk.py: table, fill, ends = lexer.table, lexer.fill, lexer.ends */
     Array table, ends;
     PyObject *fill;
-    PyObject *advance;
+    /* walk.py: advance, restart = parser.advance, parser.restart */
+    PyObject *advance, *restart;
     PyObject *trie;    /* for trie.multi, looked up when first needed */
     PyObject *multi;
     Array allowed;
@@ -129,6 +200,11 @@ typedef struct {
     Py_ssize_t *scan_tops;
     Py_ssize_t sp;
     long last;
+    /* walk.py: restarts, the third part of each entry: the entry's serial number (a
+       popped entry's number is never given again) and one table of (serial, s) -> r */
+    uint64_t *serials;
+    uint64_t serial;
+    Memo restarts;
     /* walk.py: n, size, skipped */
     Py_ssize_t n, size, skipped;
 } Walk;
@@ -151,10 +227,15 @@ walk_free(Walk *w)
     Py_XDECREF(w->ends.owner);
     Py_XDECREF(w->allowed.owner);
     Py_XDECREF(w->fill);
+    Py_XDECREF(w->advance);
+    Py_XDECREF(w->restart);
     Py_XDECREF(w->multi);
     PyMem_Free(w->states);
     PyMem_Free(w->scan_depths);
     PyMem_Free(w->scan_tops);
+    PyMem_Free(w->serials);
+    PyMem_Free(w->restarts.keys);
+    PyMem_Free(w->restarts.values);
 }
 
 /* The lexer's two views, taken again after a callback (it may have grown them). */
@@ -229,23 +310,22 @@ call_fill(Walk *w, long s, int b)
     return t;
 }
 
-/* walk.py: `t, top = advance(s, scan_tops[-1], b)`. 0 and (*t, *top), or -1 with an exception. */
+/* A hook's answer, a pair (state, top): 0 and (*t, *top), or -1 with an exception.
+   Takes the reference to `r` (NULL: the call raised). */
 static int
-call_advance(Walk *w, long s, Py_ssize_t top, int b, long *t_out, Py_ssize_t *top_out)
+as_pair(Walk *w, PyObject *r, const char *state_what, const char *top_what, long *t_out, Py_ssize_t *top_out)
 {
-    lexer_release(w);
-    PyObject *r = PyObject_CallFunction(w->advance, "lni", s, top, b);
     if (r == NULL)
         return -1;
     int ok = PyTuple_Check(r) && PyTuple_GET_SIZE(r) == 2;
     if (!ok) {
-        PyErr_Format(PyExc_TypeError, "advance() must return a pair (state, top), not %.100s",
+        PyErr_Format(PyExc_TypeError, "the parser's hooks must return a pair (state, top), not %.100s",
                      Py_TYPE(r)->tp_name);
         Py_DECREF(r);
         return -1;
     }
-    long t = as_state(PyTuple_GET_ITEM(r, 0), "advance()'s state");
-    int err = t < 0 || as_top(PyTuple_GET_ITEM(r, 1), "advance()'s top", top_out) < 0;
+    long t = as_state(PyTuple_GET_ITEM(r, 0), state_what);
+    int err = t < 0 || as_top(PyTuple_GET_ITEM(r, 1), top_what, top_out) < 0;
     Py_DECREF(r);
     if (err)
         return -1;
@@ -253,6 +333,38 @@ call_advance(Walk *w, long s, Py_ssize_t top, int b, long *t_out, Py_ssize_t *to
         return -1;
     *t_out = t;
     return 0;
+}
+
+/* walk.py: `t, top = advance(s, scan_tops[-1], b)`. 0 and (*t, *top), or -1 with an exception. */
+static int
+call_advance(Walk *w, long s, Py_ssize_t top, int b, long *t_out, Py_ssize_t *top_out)
+{
+    lexer_release(w);
+    return as_pair(w, PyObject_CallFunction(w->advance, "lni", s, top, b),
+                   "advance()'s state", "advance()'s top", t_out, top_out);
+}
+
+/* walk.py: `restart(s, scan_tops[-1])[0]`. The state, or -1 with an exception. */
+static long
+call_restart(Walk *w, long s, Py_ssize_t top)
+{
+    lexer_release(w);
+    long r;
+    Py_ssize_t unused;
+    if (as_pair(w, PyObject_CallFunction(w->restart, "ln", s, top),
+                "restart()'s state", "restart()'s top", &r, &unused) < 0)
+        return -1;
+    return r;
+}
+
+/* walk.py: `t = table[s << 8 | b]; if t < 0: t = fill(s, b)` (an index beyond the table
+   is "not computed yet"). The state, or -1 with an exception. */
+static long
+next_state(Walk *w, long s, int b)
+{
+    const size_t index = (size_t)s << 8 | (size_t)b;
+    long t = index < (size_t)w->table.len ? ((const int32_t *)w->table.view.buf)[index] : -1;
+    return t < 0 ? call_fill(w, s, b) : t;
 }
 
 /* walk.py: `for x in trie.multi[n]: allowed[x] = 1` (several tokens share node n's bytes). */
@@ -350,18 +462,13 @@ step(Walk *w)
         return -1;
     }
     POP_SCANS(d, w->last, w->sp, w->scan_depths);
-    /* walk.py: s = states[d - 1]; b = byte[n]; t = table[s << 8 | b]
-       (0 <= s <= MAX_STATE; an index beyond the table is "not computed yet") */
+    /* walk.py: s = states[d - 1]; b = byte[n]; t = table[s << 8 | b]; if t < 0: t = fill(s, b)
+       (0 <= s <= MAX_STATE) */
     const long s = w->states[d - 1];
     const int b = ((const uint8_t *)w->byte.view.buf)[n];
-    const size_t index = (size_t)s << 8 | (size_t)b;
-    long t = index < (size_t)w->table.len ? ((const int32_t *)w->table.view.buf)[index] : -1;
-    /* walk.py: if t < 0: t = fill(s, b) */
-    if (t < 0) {
-        t = call_fill(w, s, b);
-        if (t < 0)
-            return -1;
-    }
+    long t = next_state(w, s, b);
+    if (t < 0)
+        return -1;
     /* walk.py: if t == 0 or ends[t] & lazy_ends: */
     if (t >= w->ends.len || (t == DEAD && s >= w->ends.len)) {
         PyErr_Format(PyExc_IndexError, "lexer state %ld is beyond lexer.ends (%zd states)",
@@ -370,20 +477,40 @@ step(Walk *w)
     }
     const uint8_t *ends = (const uint8_t *)w->ends.view.buf;
     if (t == DEAD || (ends[t] & LAZY_ENDS)) {
-        /* walk.py: if t == 0 and not ends[s] & greedy_ends: skip the subtree */
-        if (t == DEAD && !(ends[s] & GREEDY_ENDS))
-            return skip_subtree(w);
+        if (t == DEAD) {
+            /* walk.py: if t == 0: u = 0; if ends[s] & greedy_ends: ...; if u == 0: skip */
+            if (!(ends[s] & GREEDY_ENDS))
+                return skip_subtree(w);
+            /* walk.py: r = restarts[-1].get(s, -1)
+                        if r < 0: r = restarts[-1][s] = restart(s, scan_tops[-1])[0] */
+            const uint64_t key = (w->serials[w->sp] << 24 | (uint64_t)s) + 1;
+            long r;
+            if (!memo_get(&w->restarts, key, &r)) {
+                r = call_restart(w, s, w->scan_tops[w->sp]);
+                if (r < 0 || memo_put(&w->restarts, key, r) < 0)
+                    return -1;
+            }
+            /* walk.py: if r != 0: u = table[r << 8 | b]; if u < 0: u = fill(r, b) */
+            if (r == DEAD)
+                return skip_subtree(w);
+            const long u = next_state(w, r, b);
+            if (u < 0)
+                return -1;
+            if (u == DEAD)
+                return skip_subtree(w);
+        }
         /* walk.py: t, top = advance(s, scan_tops[-1], b); if t == 0: skip the subtree */
         Py_ssize_t top;
         if (call_advance(w, s, w->scan_tops[w->sp], b, &t, &top) < 0)
             return -1;
         if (t == DEAD)
             return skip_subtree(w);
-        /* walk.py: scan_depths.append(d); scan_tops.append(top); last = d
+        /* walk.py: scan_depths.append(d); scan_tops.append(top); restarts.append({}); last = d
            (d > last here: the stack's depths increase, so it holds at most max_depth + 1) */
         w->sp++;
         w->scan_depths[w->sp] = (int32_t)d;
         w->scan_tops[w->sp] = top;
+        w->serials[w->sp] = ++w->serial;
         w->last = d;
     }
     /* walk.py: states[d] = t */
@@ -508,6 +635,7 @@ run(Walk *w, long state, Py_ssize_t top)
     w->sp = 0;
     w->scan_depths[0] = 0;
     w->scan_tops[0] = top;
+    w->serials[0] = w->serial = 0;
     w->last = 0;
     w->n = 1;
     w->skipped = 0;
@@ -533,7 +661,7 @@ get_array(Array *a, PyObject *obj, const char *attribute, const char *name)
 }
 
 PyDoc_STRVAR(walk_doc,
-"walk(trie, lexer, advance, state, top, allowed) -> int\n\n"
+"walk(trie, lexer, parser, state, top, allowed) -> int\n\n"
 "Set allowed[t] = 1 for every token t whose bytes can follow (state, top); return the\n"
 "number of trie nodes walked. The C version of refimpl.tokens.walk.walk, identical in\n"
 "its results, its callbacks and its count.");
@@ -542,17 +670,16 @@ static PyObject *
 native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
-    static char *kwlist[] = {"trie", "lexer", "advance", "state", "top", "allowed", NULL};
-    PyObject *trie, *lexer, *advance, *state_obj, *top_obj, *allowed;
+    static char *kwlist[] = {"trie", "lexer", "parser", "state", "top", "allowed", NULL};
+    PyObject *trie, *lexer, *parser, *state_obj, *top_obj, *allowed;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO:walk", kwlist,
-                                     &trie, &lexer, &advance, &state_obj, &top_obj, &allowed))
+                                     &trie, &lexer, &parser, &state_obj, &top_obj, &allowed))
         return NULL;
 
     Walk w;
     memset(&w, 0, sizeof w);
     PyObject *result = NULL;
     w.trie = trie;  /* borrowed: the caller holds it for the call */
-    w.advance = advance;
     w.allowed.owner = allowed;
     Py_INCREF(allowed);
     w.allowed.name = "allowed";
@@ -566,8 +693,12 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
     w.fill = PyObject_GetAttrString(lexer, "fill");
     if (w.fill == NULL)
         goto done;
-    if (!PyCallable_Check(advance)) {
-        PyErr_Format(PyExc_TypeError, "advance must be callable, not %.100s", Py_TYPE(advance)->tp_name);
+    w.advance = PyObject_GetAttrString(parser, "advance");
+    w.restart = w.advance == NULL ? NULL : PyObject_GetAttrString(parser, "restart");
+    if (w.restart == NULL)
+        goto done;
+    if (!PyCallable_Check(w.advance) || !PyCallable_Check(w.restart)) {
+        PyErr_SetString(PyExc_TypeError, "parser.advance and parser.restart must be callable");
         goto done;
     }
 
@@ -593,7 +724,8 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
     w.states = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.states);
     w.scan_depths = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.scan_depths);
     w.scan_tops = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.scan_tops);
-    if (w.states == NULL || w.scan_depths == NULL || w.scan_tops == NULL) {
+    w.serials = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.serials);
+    if (w.states == NULL || w.scan_depths == NULL || w.scan_tops == NULL || w.serials == NULL) {
         PyErr_NoMemory();
         goto done;
     }

@@ -146,7 +146,7 @@ class Matcher:
         else:
             flags, tries = bytearray(n), [self.trie]
         for trie in tries:
-            walked += self._walk(trie, rec.lexer, rec.advance, state, top, flags)
+            walked += self._walk(trie, rec.lexer, rec, state, top, flags)
         rec.parser.top = top
         return flags, walked, applied
 

@@ -4,16 +4,17 @@ The state is a pair (lexer state, parser top). How a byte b moves it (`advance`)
 following llguidance's lexer (docs/semantics.md):
 
 1. t = step(s, b). If t is dead, the current lexeme ends *before* b: the greedy lexemes
-   that match in s are scanned (the parser pushes a row; an %ignore lexeme pushes
-   nothing, or a copy of the row when it may match only once), and b is read again from
-   the new row's lexer start state. If no lexeme matches in s (a fresh state matches
-   none: lexemes are never empty), b is rejected.
+   that match in s are scanned (`restart`: the parser pushes a row; an %ignore lexeme
+   pushes nothing, or a copy of the row when it may match only once), and b is read
+   again from the new row's lexer start state. If no lexeme matches in s (a fresh state
+   matches none: lexemes are never empty), b is rejected.
 2. If a lazy lexeme matches in t, it ends right there, b included, and is scanned.
 3. Otherwise t is the new lexer state.
 
 The input is accepted at its end when the pending lexeme (if any) can end and the top
 row then holds the accepting item [S' → S •, 0]. The token-mask walk runs the same
-`advance` on the rare bytes where the lexer table alone does not decide.
+`advance` on the rare bytes where the lexer table alone does not decide, and `restart`
+where a lexeme ends, to learn which bytes may come next without `advance`.
 
 A token read by id (a special token, docs/semantics.md) is one symbol, not bytes:
 `advance_token` ends the pending lexeme as at the end of the input (`flush`), then the
@@ -85,10 +86,7 @@ class Recognizer:
         lexer = self.lexer
         t = lexer.step(state, b)
         if t == DEAD:
-            ended = lexer.greedy_accepting[state]
-            if not ended:
-                return DEAD, top
-            start, top = self.scan(ended, top)
+            start, top = self.restart(state, top)
             if start == DEAD:
                 return DEAD, top
             t = lexer.step(start, b)
@@ -102,15 +100,21 @@ class Recognizer:
             return start, top
         return t, top
 
+    def restart(self, state: int, top: int) -> Tuple[int, int]:
+        """End the lexeme pending in `state` now (step 1's scan of the greedy lexemes that
+        match there): the start state of the next lexeme and the new top, or (DEAD, top)
+        if none matches or the parser takes none of them."""
+        ended = self.lexer.greedy_accepting[state]
+        if not ended:
+            return DEAD, top
+        return self.scan(ended, top)
+
     def flush(self, state: int, top: int) -> Tuple[int, int]:
         """End the pending lexeme, if any, as at the end of the input: the fresh state and
         top after it, or (DEAD, top) if it cannot end here."""
         if self.lexer.is_fresh(state):
             return state, top
-        ended = self.lexer.greedy_accepting[state]
-        if not ended:
-            return DEAD, top
-        return self.scan(ended, top)
+        return self.restart(state, top)
 
     def advance_token(self, state: int, top: int, lexemes: int) -> Tuple[int, int]:
         """The state after a token read by id, which the token lexemes in the bit mask

@@ -184,6 +184,46 @@ def test_stats():
         assert m.stats[key] > 0, key
 
 
+def native_if_built():
+    try:
+        import accel
+    except ImportError:
+        return []
+    return ["native"] if accel.available_backends().get("native") is None else []
+
+
+def test_restarts_are_kept_per_entry_not_per_top():
+    """The walk keeps restart()'s answers per entry of its (depth, top) stack. Here the
+    lexer state inside C is the same after "a" and after "b" (both rows allow C alone),
+    and so is the top; only the row below differs, and with it what follows C. Answers
+    kept per (state, top) would let "acq" and "bcp" through."""
+    g = Grammar.from_lark('start: "a" C "p" | "b" C "q"\nC: /c+/')
+    v = Vocabulary.from_bytes([b"acp", b"acq", b"bcp", b"bcq", b"acc", b"bccq"])
+    for backend in ["python"] + native_if_built():
+        with open_matcher(g, v, backend=backend) as m:
+            assert m.mask().allowed() == [0, 3, 4, 5], backend
+
+
+def test_the_walk_restarts_once_per_state():
+    """Where a lexeme ends, the walk asks `restart` once per lexer state (and entry), and
+    `advance` only where the next lexeme may start with the byte: after `{"a": 1, ` on
+    GPT-2, most of the ~400 nodes where the number or the whitespace ends are refused by
+    the first byte of the next lexeme, without a call of `advance`."""
+    g = Grammar.from_json_schema({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}})
+    m = Matcher(g, Vocabulary.load("gpt2"), slices=[])
+    assert m.consume_bytes(b'{"a": 1, ')
+    rec, calls = m.recognizer, {"advance": 0, "restart": 0}
+    for name in calls:
+        def counted(*args, name=name, hook=getattr(rec, name)):
+            calls[name] += 1
+            return hook(*args)
+        setattr(rec, name, counted)
+    allowed = m.mask().allowed()
+    assert allowed and all(m.vocab.tokens[t][:1] in b'" \t\n\r' for t in allowed)
+    assert m.vocab.tokens.index(b'"') in allowed and m.stats["trie_nodes_walked"] > 300
+    assert 0 < calls["restart"] <= 10 and 0 < calls["advance"] <= 10, calls
+
+
 def test_backends_are_opened_by_name():
     g, v = Grammar.from_regex("a+"), Vocabulary.from_bytes([b"a", b"aa", b"b"])
     with open_matcher(g, v) as m:

@@ -157,6 +157,14 @@ class TableLexer:
         return t
 
 
+class Hooks:
+    """A stand-in parser: `advance` as given; `restart` as given, else the start state 1."""
+
+    def __init__(self, advance, restart=None):
+        self.advance = advance
+        self.restart = restart if restart is not None else (lambda s, top: (1, top))
+
+
 def ab_lexer():
     """[ab]+ then c ends a lexeme (state 2 accepts greedily; a lazy end in state 3)."""
     moves = {(1, 97): 2, (1, 98): 2, (2, 97): 2, (2, 98): 2, (1, 99): 3}
@@ -169,7 +177,7 @@ def both(trie, make_lexer, advance, state=1, top=1, n=8):
     for fn in (python_walk, native_walk):
         lexer = make_lexer()
         allowed = bytearray(n)
-        walked = fn(trie, lexer, advance, state, top, allowed)
+        walked = fn(trie, lexer, Hooks(advance), state, top, allowed)
         out.append((walked, bytes(allowed), lexer.fills))
     return out
 
@@ -186,12 +194,12 @@ def test_direct_walk_equals_python():
                 return answer[0] if b != 99 else 0, top + answer[1]
 
             lexer, allowed = ab_lexer(), bytearray(8)
-            runs.append((fn(trie, lexer, advance, 1, 5, allowed), bytes(allowed), lexer.fills, calls))
+            runs.append((fn(trie, lexer, Hooks(advance), 1, 5, allowed), bytes(allowed), lexer.fills, calls))
         assert runs[0] == runs[1]
         assert runs[0][3]  # advance was called
     # keyword arguments, as for the Python function
     allowed = bytearray(8)
-    walked = native_walk(trie=trie, lexer=ab_lexer(), advance=lambda s, t, b: (0, t), state=1, top=1, allowed=allowed)
+    walked = native_walk(trie=trie, lexer=ab_lexer(), parser=Hooks(lambda s, t, b: (0, t)), state=1, top=1, allowed=allowed)
     assert (walked, allowed) == both(trie, ab_lexer, lambda s, t, b: (0, t))[0][:2]
 
 
@@ -207,7 +215,7 @@ def test_fill_exception_propagates():
     lexer.fill = fill
     allowed = bytearray(8)
     with pytest.raises(Boom):
-        native_walk(small_trie(), lexer, lambda s, t, b: (0, t), 1, 1, allowed)
+        native_walk(small_trie(), lexer, Hooks(lambda s, t, b: (0, t)), 1, 1, allowed)
     # no buffer export left behind: everything can still be resized
     lexer.table.append(0)
     lexer.ends.append(0)
@@ -218,14 +226,14 @@ def test_fill_exception_propagates():
 def test_advance_garbage_is_a_type_error(garbage):
     lexer = ab_lexer()
     with pytest.raises(TypeError):
-        native_walk(small_trie(), lexer, lambda s, t, b: garbage, 1, 1, bytearray(8))
+        native_walk(small_trie(), lexer, Hooks(lambda s, t, b: garbage), 1, 1, bytearray(8))
     lexer.table.append(0)
 
 
 @pytest.mark.parametrize("state", [-1, 2**40, 10**30, 2**23])
 def test_advance_out_of_range_state(state):
     with pytest.raises(ValueError):
-        native_walk(small_trie(), ab_lexer(), lambda s, t, b: (state, t), 1, 1, bytearray(8))
+        native_walk(small_trie(), ab_lexer(), Hooks(lambda s, t, b: (state, t)), 1, 1, bytearray(8))
 
 
 def test_advance_state_beyond_the_lexer():
@@ -235,8 +243,8 @@ def test_advance_state_beyond_the_lexer():
     lexer = ab_lexer()
     lexer.fill = lambda s, b: 0 if s == 1000 else TableLexer.fill(lexer, s, b)
     with pytest.raises(IndexError):
-        native_walk(trie, lexer, lambda s, t, b: (1000, t), 2, 1, bytearray(8))
-    assert lexer.fills == [(2, 99)]
+        native_walk(trie, lexer, Hooks(lambda s, t, b: (1000, t)), 2, 1, bytearray(8))
+    assert lexer.fills == [(2, 99), (1, 99)]  # c: dead in 2, then read from the restart (1)
 
 
 @pytest.mark.parametrize("bad", [-2, 2**40, "1", 2**31])
@@ -244,36 +252,36 @@ def test_fill_garbage(bad):
     lexer = ab_lexer()
     lexer.fill = lambda s, b: bad
     with pytest.raises((TypeError, ValueError, IndexError)):
-        native_walk(small_trie(), lexer, lambda s, t, b: (0, t), 1, 1, bytearray(8))
+        native_walk(small_trie(), lexer, Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(8))
 
 
 def test_allowed_too_short():
     for n in (0, 1, 3):
         with pytest.raises(IndexError):
-            native_walk(small_trie(), ab_lexer(), lambda s, t, b: (0, t), 1, 1, bytearray(n))
+            native_walk(small_trie(), ab_lexer(), Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(n))
 
 
 def test_allowed_not_a_writable_buffer():
     for allowed in (bytes(8), [0] * 8, None, array("i", [0] * 8), memoryview(bytearray(16))[::2]):
         with pytest.raises((TypeError, BufferError)):
-            native_walk(small_trie(), ab_lexer(), lambda s, t, b: (0, t), 1, 1, allowed)
+            native_walk(small_trie(), ab_lexer(), Hooks(lambda s, t, b: (0, t)), 1, 1, allowed)
 
 
 def test_token_ids_beyond_allowed():
     trie = small_trie()
     trie.token = array("i", [t if t < 0 else t + 1000 for t in trie.token])
     with pytest.raises(IndexError):
-        native_walk(trie, ab_lexer(), lambda s, t, b: (0, t), 1, 1, bytearray(8))
+        native_walk(trie, ab_lexer(), Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(8))
     trie = small_trie()
     node = next(iter(trie.multi))
     for ids, error in (((1, 10**6), IndexError), ((1, -1), IndexError), ((1, 2**70), (IndexError, OverflowError)),
                        (("x",), TypeError), (5, TypeError)):
         trie.multi = {node: ids}
         with pytest.raises(error):
-            native_walk(trie, ab_lexer(), lambda s, t, b: (0, t), 1, 1, bytearray(8))
+            native_walk(trie, ab_lexer(), Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(8))
     trie.multi = {}
     with pytest.raises(KeyError):
-        native_walk(trie, ab_lexer(), lambda s, t, b: (0, t), 1, 1, bytearray(8))
+        native_walk(trie, ab_lexer(), Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(8))
 
 
 @pytest.mark.parametrize("name, value", [
@@ -296,28 +304,28 @@ def test_malformed_trie(name, value):
     # a lexer where everything is dead: the walk skips subtrees (and reads end[n])
     lexer = TableLexer(2, {}, [0, 0])
     with pytest.raises((ValueError, TypeError, IndexError)):
-        native_walk(trie, lexer, lambda s, t, b: (0, t), 1, 1, bytearray(8))
+        native_walk(trie, lexer, Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(8))
 
 
 def test_missing_attributes_and_bad_arguments():
     trie, lexer = small_trie(), ab_lexer()
     with pytest.raises(AttributeError):
-        native_walk(object(), lexer, lambda s, t, b: (0, t), 1, 1, bytearray(8))
+        native_walk(object(), lexer, Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(8))
     with pytest.raises(AttributeError):
-        native_walk(trie, object(), lambda s, t, b: (0, t), 1, 1, bytearray(8))
+        native_walk(trie, object(), Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(8))
     with pytest.raises(TypeError):
-        native_walk(trie, lexer, None, 1, 1, bytearray(8))
+        native_walk(trie, lexer, Hooks(None), 1, 1, bytearray(8))
     with pytest.raises(TypeError):
-        native_walk(trie, lexer, lambda s, t, b: (0, t), "1", 1, bytearray(8))
+        native_walk(trie, lexer, Hooks(lambda s, t, b: (0, t)), "1", 1, bytearray(8))
     with pytest.raises(TypeError):
-        native_walk(trie, lexer, lambda s, t, b: (0, t), 1, None, bytearray(8))
+        native_walk(trie, lexer, Hooks(lambda s, t, b: (0, t)), 1, None, bytearray(8))
     with pytest.raises(ValueError):
-        native_walk(trie, lexer, lambda s, t, b: (0, t), -1, 1, bytearray(8))
+        native_walk(trie, lexer, Hooks(lambda s, t, b: (0, t)), -1, 1, bytearray(8))
     with pytest.raises(TypeError):
-        native_walk(trie, lexer, lambda s, t, b: (0, t), 1, 1)
+        native_walk(trie, lexer, Hooks(lambda s, t, b: (0, t)), 1, 1)
     lexer.table = array("q", lexer.table)
     with pytest.raises(TypeError):
-        native_walk(trie, lexer, lambda s, t, b: (0, t), 1, 1, bytearray(8))
+        native_walk(trie, lexer, Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(8))
 
 
 def test_callbacks_that_grow_the_lexer():
@@ -348,7 +356,7 @@ def test_callbacks_that_resize_held_buffers():
         lexer = ab_lexer()
         lexer.fill = lambda s, b, victim=victim: victim.append(0)
         with pytest.raises(BufferError):
-            native_walk(trie, lexer, lambda s, t, b: (0, t), 1, 1, allowed)
+            native_walk(trie, lexer, Hooks(lambda s, t, b: (0, t)), 1, 1, allowed)
 
 
 def test_callback_that_shrinks_the_lexer():
@@ -360,7 +368,7 @@ def test_callback_that_shrinks_the_lexer():
         return 2, top
 
     with pytest.raises(IndexError):
-        native_walk(small_trie(), lexer, advance, 1, 1, bytearray(8))
+        native_walk(small_trie(), lexer, Hooks(advance), 1, 1, bytearray(8))
 
 
 def test_reentrant_walk():
@@ -368,11 +376,11 @@ def test_reentrant_walk():
     inner = []
 
     def advance(s, top, b):
-        inner.append(native_walk(trie, lexer, lambda s, t, b: (0, t), 1, top, bytearray(8)))
+        inner.append(native_walk(trie, lexer, Hooks(lambda s, t, b: (0, t)), 1, top, bytearray(8)))
         return 2, top + 1
 
-    expected = python_walk(trie, ab_lexer(), lambda s, t, b: (2, t + 1), 1, 1, bytearray(8))
-    assert native_walk(trie, lexer, advance, 1, 1, bytearray(8)) == expected
+    expected = python_walk(trie, ab_lexer(), Hooks(lambda s, t, b: (2, t + 1)), 1, 1, bytearray(8))
+    assert native_walk(trie, lexer, Hooks(advance), 1, 1, bytearray(8)) == expected
     assert inner
 
 
@@ -384,7 +392,7 @@ def test_reference_counts():
     lexer.fill = lambda s, b: big_state if (s, b) == (1, 97) else 0
     before = sys.getrefcount(result), sys.getrefcount(big_state), sys.getrefcount(result[1])
     for _ in range(50):
-        native_walk(small_trie(), lexer, lambda s, t, b: result, 1, 1, bytearray(8))
+        native_walk(small_trie(), lexer, Hooks(lambda s, t, b: result), 1, 1, bytearray(8))
     assert (sys.getrefcount(result), sys.getrefcount(big_state), sys.getrefcount(result[1])) == before
 
 
@@ -394,11 +402,11 @@ def test_no_leak_on_error_paths():
     def once():
         for advance in (lambda s, t, b: None, lambda s, t, b: (1, "x"), lambda s, t, b: 1 / 0):
             try:
-                native_walk(trie, ab_lexer(), advance, 1, 1, bytearray(8))
+                native_walk(trie, ab_lexer(), Hooks(advance), 1, 1, bytearray(8))
             except (TypeError, ZeroDivisionError):
                 pass
         try:
-            native_walk(trie, ab_lexer(), lambda s, t, b: (0, t), 1, 1, bytearray(1))
+            native_walk(trie, ab_lexer(), Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(1))
         except IndexError:
             pass
 
@@ -444,8 +452,9 @@ def random_walks(draw):
         ends = ends[:-1]
     fills = draw(st.lists(states, min_size=1, max_size=4))
     advances = draw(st.lists(st.tuples(states, st.sampled_from([1, 2, -5])), min_size=1, max_size=4))
+    restarts = draw(st.lists(st.tuples(states, st.sampled_from([1, 2, -5])), min_size=1, max_size=4))
     state = draw(st.integers(0, k - 1))
-    return trie, table, ends, fills, advances, state
+    return trie, table, ends, fills, advances, restarts, state
 
 
 class ScriptedLexer:
@@ -464,7 +473,7 @@ class ScriptedLexer:
 @settings(max_examples=examples(300))
 @given(random_walks())
 def test_random_mangled_walks(case):
-    trie, table, ends, fills, advances, state = case
+    trie, table, ends, fills, advances, restarts, state = case
     results = []
     for fn in (native_walk, python_walk):
         lexer = ScriptedLexer(table, ends, fills)
@@ -474,9 +483,13 @@ def test_random_mangled_walks(case):
             calls.append((s, top, b))
             return advances[len(calls) % len(advances)]
 
+        def restart(s, top, calls=calls):
+            calls.append((s, top))
+            return restarts[len(calls) % len(restarts)]
+
         allowed = bytearray(12)
         try:
-            walked = fn(trie, lexer, advance, state, 1, allowed)
+            walked = fn(trie, lexer, Hooks(advance, restart), state, 1, allowed)
         except ERRORS as e:
             results.append(None)
             event("%s raised %s" % (fn.__module__, type(e).__name__))

@@ -6,8 +6,12 @@ live). At node n, with byte b, from its parent's state (s, top):
 
     s' = table[s << 8 | b]             one list index, after warm-up
     s' dead and no lexeme can end in s  ->  skip the subtree: n = end[n]
-    s' dead but a lexeme can end in s,
-      or a lazy lexeme ends in s'       ->  ask the parser: advance(s, top, b) scans the
+    s' dead but a lexeme can end in s   ->  it ends before b: the next lexeme starts in
+                                            r = restart(s, top) (asked once per s and
+                                            top: see below); table[r << 8 | b] dead ->
+                                            skip the subtree; else as the next case
+    s' dead (and r reads b), or a lazy
+      lexeme ends in s'                 ->  ask the parser: advance(s, top, b) scans the
                                             lexeme (pushing a row, or reusing the row
                                             pushed for the same lexeme before) and
                                             restarts the lexer; dead -> skip the subtree
@@ -17,30 +21,44 @@ live). At node n, with byte b, from its parent's state (s, top):
 Moving to a sibling or an uncle pops the parser rows pushed below: the parser top is a
 stack of (depth, top) entries, one per node on the current path where a lexeme ended, and
 an entry is dropped when the walk leaves that node's subtree (rows stay cached for reuse).
-The parser is involved at well under 1% of nodes; the common step is a few list and array
-indexings on ints, with local aliases and no method calls (measured per node in
-docs/benchmarks.md; the seam to other backends is in docs/backends.md).
+Each entry also keeps the answers of `restart` for its top (`restarts`): the rows below
+the top stay the same while the entry lives, so a lexer state's restart is too. Most
+nodes where a lexeme ends are refused by the next lexeme's first byte (after `{"a": 1, `
+every token but those starting with `"` or `}`), and these cost two table reads instead
+of a call of the parser. The parser is involved at well under 1% of nodes; the common
+step is a few list and array indexings on ints, with local aliases and no method calls
+(measured per node in docs/benchmarks.md; the seam to other backends is in
+docs/backends.md).
 
 This function is the hot loop of refimpl's "python" backend; other backends implement the
-same interface: (trie arrays, lexer table and flags, the `advance` hook, start state).
+same interface: (trie arrays, lexer table and flags, the parser's two hooks `advance` and
+`restart` — recognizer.py —, start state).
 """
 from __future__ import annotations
 
-from typing import Callable, Tuple
+from typing import Dict, List, Protocol, Tuple
 
 from ..lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
 from .trie import SEVERAL_TOKENS, TokenTrie
 
-Advance = Callable[[int, int, int], Tuple[int, int]]
 
 
-def walk(trie: TokenTrie, lexer: Lexer, advance: Advance, state: int, top: int, allowed: bytearray) -> int:
+class ParserHooks(Protocol):
+    """What the walk asks the parser (refimpl.recognizer.Recognizer has both)."""
+
+    def advance(self, state: int, top: int, b: int) -> Tuple[int, int]: ...
+
+    def restart(self, state: int, top: int) -> Tuple[int, int]: ...
+
+
+def walk(trie: TokenTrie, lexer: Lexer, parser: ParserHooks, state: int, top: int, allowed: bytearray) -> int:
     """Set allowed[t] = 1 for every token t whose bytes can follow (state, top).
 
     Returns the number of trie nodes walked.
     """
     byte, end, depth, token = trie.byte, trie.end, trie.depth, trie.token
     table, fill, ends = lexer.table, lexer.fill, lexer.ends
+    advance, restart = parser.advance, parser.restart
     greedy_ends, lazy_ends = GREEDY_ENDS, LAZY_ENDS
     states = [0] * (trie.max_depth + 1)
     states[0] = state
@@ -49,6 +67,7 @@ def walk(trie: TokenTrie, lexer: Lexer, advance: Advance, state: int, top: int, 
     # the newest. Leaving that node's subtree (reaching depth <= last) drops the entry.
     scan_depths = [0]
     scan_tops = [top]
+    restarts: List[Dict[int, int]] = [{}]  # per entry: lexer state -> restart(state, top)[0]
     last = 0
     n = 1
     size = len(byte)
@@ -59,6 +78,7 @@ def walk(trie: TokenTrie, lexer: Lexer, advance: Advance, state: int, top: int, 
             while scan_depths[-1] >= d:
                 scan_depths.pop()
                 scan_tops.pop()
+                restarts.pop()
             last = scan_depths[-1]
         s = states[d - 1]
         b = byte[n]
@@ -66,10 +86,20 @@ def walk(trie: TokenTrie, lexer: Lexer, advance: Advance, state: int, top: int, 
         if t < 0:
             t = fill(s, b)
         if t == 0 or ends[t] & lazy_ends:
-            if t == 0 and not ends[s] & greedy_ends:
-                skipped += end[n] - n - 1
-                n = end[n]
-                continue
+            if t == 0:  # the lexeme in s must end before b, and b start the next one
+                u = 0
+                if ends[s] & greedy_ends:
+                    r = restarts[-1].get(s, -1)
+                    if r < 0:
+                        r = restarts[-1][s] = restart(s, scan_tops[-1])[0]
+                    if r != 0:
+                        u = table[r << 8 | b]
+                        if u < 0:
+                            u = fill(r, b)
+                if u == 0:
+                    skipped += end[n] - n - 1
+                    n = end[n]
+                    continue
             t, top = advance(s, scan_tops[-1], b)
             if t == 0:
                 skipped += end[n] - n - 1
@@ -77,6 +107,7 @@ def walk(trie: TokenTrie, lexer: Lexer, advance: Advance, state: int, top: int, 
                 continue
             scan_depths.append(d)
             scan_tops.append(top)
+            restarts.append({})
             last = d
         states[d] = t
         tok = token[n]
