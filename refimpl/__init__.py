@@ -5,10 +5,14 @@
     mask = m.mask()                 # the tokens allowed next
     m.consume(token_id)             # advance; False when not allowed
     m = open_matcher(grammar, vocab, backend="native")   # another backend, by name
+    g = Grammar.from_type(Character); value = parse(Character, text)   # typed (docs/types.md)
 """
 from .backends import MatcherLike, open_matcher
 from .errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaError
 from .grammar.grammar import Grammar
+from .grammar.typed import (
+    Format, Length, MultipleOf, ParseError, Pattern, Range, UnsupportedTypeError, json_schema_of, parse, to_json,
+)
 from .limits import DEFAULT_LIMITS, Limits
 from .mask import Mask
 from .matcher import Matcher
@@ -16,7 +20,8 @@ from .oracle import naive_mask
 from .tokens.vocab import Vocabulary, VocabularyError
 
 __all__ = [
-    "DEFAULT_LIMITS", "Grammar", "GrammarError", "LimitError", "Limits", "Mask", "Matcher",
-    "MatcherLike", "MaskrefError", "RegexError", "SchemaError", "Vocabulary", "VocabularyError", "naive_mask",
-    "open_matcher",
+    "DEFAULT_LIMITS", "Format", "Grammar", "GrammarError", "Length", "LimitError", "Limits", "Mask", "Matcher",
+    "MatcherLike", "MaskrefError", "MultipleOf", "ParseError", "Pattern", "Range", "RegexError", "SchemaError",
+    "UnsupportedTypeError", "Vocabulary", "VocabularyError", "json_schema_of", "naive_mask", "open_matcher", "parse",
+    "to_json",
 ]

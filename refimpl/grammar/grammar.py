@@ -3,6 +3,7 @@
     Grammar.from_regex(pattern)     the whole output matches one regex (one lexeme)
     Grammar.from_lark(text)         llguidance's Lark dialect
     Grammar.from_json_schema(s)     a JSON schema (dict or text), as llguidance means it
+    Grammar.from_type(T)            the JSON of a Python type's values (dataclasses, ...)
     Grammar.from_llguidance(obj)    llguidance's top-level grammar object: several grammars
     Grammar.from_gbnf(text)         llama.cpp's GBNF (a context-free grammar over characters)
     Grammar.from_ebnf(text, dialect="xgrammar")   xgrammar's EBNF (or dialect="kbnf")
@@ -96,6 +97,26 @@ class Grammar:
         grammar = cls(result.ir, "json_schema", source, options)
         grammar.ignored_keywords = list(result.ignored)
         return grammar
+
+    @classmethod
+    def from_type(cls, t: Any, *, localns: Optional[Dict[str, Any]] = None, limits: Limits = DEFAULT_LIMITS,
+                  **options: Any) -> "Grammar":
+        """The JSON texts of the values of a Python type: dataclasses, TypedDict,
+        NamedTuple, Enum, Literal, unions, list/tuple/dict[str, T], scalars, recursive
+        types, constraints through typing.Annotated (docs/types.md). It compiles
+        `json_schema_of(t)` as from_json_schema does, with the same options;
+        `refimpl.parse(t, text)` gives the typed value back. `localns` resolves forward
+        references to names that are not module globals.
+
+        >>> from typing import List, Literal
+        >>> g = Grammar.from_type(List[Literal["yes", "no"]])
+        >>> from refimpl.recognizer import Recognizer
+        >>> [Recognizer(g.compiled).consume_bytes(s) for s in (b'["yes", "no"]', b'["maybe"]')]
+        [True, False]
+        """
+        from .typed import json_schema_of
+
+        return cls.from_json_schema(json_schema_of(t, localns), limits=limits, **options)
 
     @classmethod
     def from_llguidance(cls, obj: Any, *, limits: Limits = DEFAULT_LIMITS) -> "Grammar":

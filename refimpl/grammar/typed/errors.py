@@ -1,0 +1,45 @@
+"""The two errors of typed parsing: a Python type with no JSON grammar
+(`UnsupportedTypeError`, raised before any text is read) and a text that is not a
+value of the type (`ParseError`, with the byte offset and what was expected there)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import MaskrefError, caret_line
+
+
+class UnsupportedTypeError(MaskrefError, TypeError):
+    """A type (or a marker on it) that maskref cannot turn into a grammar.
+
+    `type` is the offending type, `path` where it sits in the root type (such as
+    ``Character.metadata.tags[]``) and `message` says why.
+    """
+
+    def __init__(self, message: str, type_: Any, path: str) -> None:
+        self.message = message
+        self.type = type_
+        self.path = path
+        super().__init__("%s: %s (at %s)" % (message, _type_name(type_), path))
+
+
+class ParseError(MaskrefError, ValueError):
+    """A text that is not the JSON of a value of the type.
+
+    `offset` is the byte offset (in the UTF-8 text) where the offending token starts,
+    `path` the JSON path of the value being read (``$.metadata.age``), `message` what was
+    expected there. The text's line and a caret under the offset end the message.
+    """
+
+    def __init__(self, message: str, text: str, offset: int, path: str) -> None:
+        self.message = message
+        self.path = path
+        self.offset = len(text[:offset].encode("utf-8", "surrogatepass"))
+        self.char_offset = offset
+        super().__init__("%s at byte %d (%s)\n%s" % (message, self.offset, path, caret_line(text, offset)))
+
+
+def _type_name(t: Any) -> str:
+    """A readable name of a type: `int`, `Character`, `list[int]` (typing's repr)."""
+    if isinstance(t, type) and not getattr(t, "__args__", None):
+        return t.__qualname__
+    return repr(t).replace("typing.", "")
