@@ -39,7 +39,12 @@ class ParseError(MaskrefError, ValueError):
 
 
 def _type_name(t: Any) -> str:
-    """A readable name of a type: `int`, `Character`, `list[int]` (typing's repr)."""
+    """A readable name of a type: `int`, `Character`, `List[int]` (typing's repr, cut
+    short for a deep type)."""
     if isinstance(t, type) and not getattr(t, "__args__", None):
         return t.__qualname__
-    return repr(t).replace("typing.", "")
+    try:
+        text = repr(t).replace("typing.", "")
+    except RecursionError:  # typing's repr recurses on depth
+        text = "%s[...]" % getattr(getattr(t, "__origin__", None), "__name__", type(t).__name__)
+    return text if len(text) <= 80 else text[:77] + "..."

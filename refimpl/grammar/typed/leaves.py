@@ -9,7 +9,7 @@ the grammar of one type in agreement by construction, for scalars. Structure (ob
 arrays, key order, lengths) parse.py checks itself.
 
 >>> from refimpl.grammar.typed.shapes import Shape
->>> s = Shape("int", "int"); s.keywords.append({"minimum": 0})
+>>> s = Shape("int", int); s.keywords.append({"minimum": 0})
 >>> dfa = Leaves().dfa(0, s)
 >>> [dfa.matches(t) for t in (b"7", b"-0", b"1.0", b"-3")]
 [True, False, False, False]

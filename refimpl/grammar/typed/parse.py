@@ -47,7 +47,7 @@ _Err = Tuple[int, str, Node]
 #: one (value, shape) outcome: (True, the Python value) or (False, an _Err)
 _Result = Tuple[bool, Any]
 
-_PLANS: Dict[Any, "Plan"] = {}
+_PLANS: Dict[int, Tuple[Any, "Plan"]] = {}  # id(type) -> (type, plan): types are not hashed (deep ones recurse)
 _PLAN_CACHE_SIZE = 64
 
 
@@ -57,25 +57,23 @@ class Plan:
     def __init__(self, t: Any, localns: Optional[Dict[str, Any]] = None) -> None:
         self.shapes: Shapes = shapes_of(t, localns)
         self.leaves = Leaves()
-        self.string = Shape("str", "str")  # the lexeme of a dict key
+        self.string = Shape("str", str)  # the lexeme of a dict key
         self.keys: Dict[int, Dict[str, int]] = {
             i: {json.dumps(f.name, ensure_ascii=False): k for k, f in enumerate(s.fields)}
             for i, s in enumerate(self.shapes.nodes) if s.kind == "record"}
 
 
 def plan_of(t: Any, localns: Optional[Dict[str, Any]] = None) -> Plan:
-    """The Plan of `t`, cached for hashable types parsed without localns."""
+    """The Plan of `t`, cached by identity (for types parsed without localns)."""
     if localns is not None:
         return Plan(t, localns)
-    try:
-        plan = _PLANS.get(t)
-    except TypeError:  # an unhashable type expression
-        return Plan(t)
-    if plan is None:
-        plan = Plan(t)
-        if len(_PLANS) >= _PLAN_CACHE_SIZE:
-            _PLANS.pop(next(iter(_PLANS)))
-        _PLANS[t] = plan
+    got = _PLANS.get(id(t))
+    if got is not None and got[0] is t:
+        return got[1]
+    plan = Plan(t)
+    if len(_PLANS) >= _PLAN_CACHE_SIZE:
+        _PLANS.pop(next(iter(_PLANS)))
+    _PLANS[id(t)] = (t, plan)
     return plan
 
 

@@ -61,17 +61,22 @@ class Shape:
     (`items`: the alternatives, in order). `keywords` are the markers' JSON keywords, one
     dict per marker; `name` is set for the nodes that go to the schema's `$defs`."""
 
-    __slots__ = ("kind", "label", "py", "items", "fields", "choices", "keywords", "name")
+    __slots__ = ("kind", "type", "py", "items", "fields", "choices", "keywords", "name")
 
-    def __init__(self, kind: str, label: str) -> None:
+    def __init__(self, kind: str, type_: Any) -> None:
         self.kind = kind
-        self.label = label
+        self.type = type_  # the Python type, for messages
         self.py: Any = None
         self.items: List[int] = []
         self.fields: List[Field] = []
         self.choices: List[Tuple[Any, Any]] = []
         self.keywords: List[Dict[str, Any]] = []
         self.name: Optional[str] = None
+
+    @property
+    def label(self) -> str:
+        """The type's name for messages (made on demand: a deep type's repr is long)."""
+        return "None" if self.kind == "null" else _type_name(self.type)
 
 
 class Shapes(NamedTuple):
@@ -113,7 +118,7 @@ class _Analysis:
         self.taken: Set[int] = set()
 
     def run(self, t: Any) -> Shapes:
-        root = self.node_for(t, _type_name(t), (), {})
+        root = self.node_for(t, "$", (), {})
         while self.jobs:
             self.fill(self.jobs.pop())
         for token, (marker, where, path) in self.distributed.items():
@@ -122,8 +127,8 @@ class _Analysis:
                     marker, " or ".join(marker.kinds)), where, path)
         return Shapes(self.nodes, root)
 
-    def new(self, kind: str, label: str) -> int:
-        self.nodes.append(Shape(kind, label))
+    def new(self, kind: str, type_: Any) -> int:
+        self.nodes.append(Shape(kind, type_))
         return len(self.nodes) - 1
 
     def def_name(self, name: str) -> str:
@@ -153,12 +158,12 @@ class _Analysis:
         if _is_class_shape(t):
             node = self.classes.get(t)
             if node is None:
-                node = self.classes[t] = self.new("?", _type_name(t))
+                node = self.classes[t] = self.new("?", t)
                 self.nodes[node].name = self.def_name(t.__qualname__)
                 self.jobs.append(_Job(node, t, t.__qualname__, (), _module_globals(t)))
             self._shared(markers, t, path)
             return node
-        node = self.new("?", _type_name(t))
+        node = self.new("?", t)
         self.jobs.append(_Job(node, t, path, markers, globalns))
         return node
 
@@ -177,7 +182,7 @@ class _Analysis:
                                            "that is not a module global)" % (name, type(e).__name__, e), ref, path) from None
             if _is_class_shape(target) or isinstance(target, (str, ForwardRef)) or target in _SCALARS:
                 return self.node_for(target, path, markers, globalns)
-            node = self.refs[key] = self.new("?", name)
+            node = self.refs[key] = self.new("?", ref)
             self.nodes[node].name = self.def_name(name)
             self.jobs.append(_Job(node, target, name, (), globalns))
         self._shared(markers, ref, path)
@@ -196,8 +201,6 @@ class _Analysis:
         kind = _SCALARS.get(t) if isinstance(t, type) else ("null" if t is None else None)
         if kind is not None:
             shape.kind = kind
-            if kind == "null":
-                shape.label = "None"
         elif isinstance(t, type) and issubclass(t, enum.Enum):
             self._enum(shape, t, path)
         elif isinstance(t, type) and dataclasses.is_dataclass(t):
@@ -256,10 +259,10 @@ class _Analysis:
             shape.items = [self.node_for(args[1], path + "[*]", (), g)]
         elif origin in _TD_WRAPPERS:
             raise UnsupportedTypeError("Required/NotRequired outside a TypedDict", t, path)
+        elif t in (list, tuple, dict):
+            raise UnsupportedTypeError("a bare %s needs its item types (%s[int])" % (t.__name__, t.__name__), t, path)
         else:
             why = "a generic class" if origin is not None else "no JSON form for this type"
-            if t in (list, tuple, dict):
-                why = "a bare %s needs its item types" % t.__name__
             raise UnsupportedTypeError("unsupported type (%s)" % why, t, path)
 
     def _enum(self, shape: Shape, t: Any, path: str) -> None:
