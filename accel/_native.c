@@ -11,10 +11,13 @@
  * What it reads, through the buffer protocol (no copies):
  *     trie.byte   array('B')   trie.depth  array('H')
  *     trie.end    array('i')   trie.token  array('i')   (and trie.multi, trie.max_depth)
+ *     trie.subtrees(): below, tokens, first array('i'), byte_set_words array('Q')
  *     lexer.table array('i')   table[state << 8 | byte], -1 while not computed
  *     lexer.ends  bytearray    bit 1: a greedy lexeme matches; bit 2: a lazy one does
+ *     lexer.loop_of array('i'), lexer.escape_words array('Q')   a state's loop
  * and it writes `allowed` (a bytearray) directly. It calls back into Python only where
- * walk.py does: `lexer.fill(state, byte)` for a missing table entry,
+ * walk.py does: `lexer.fill(state, byte)` for a missing table entry, `lexer.loop(state)`
+ * for a loop not computed yet,
  * `parser.restart(state, top)` the first time a lexeme ends in a state (per entry of the
  * (depth, top) stack), and `parser.advance(state, top, byte)` where a lexeme ends and the
  * next one may start with the byte.
@@ -183,9 +186,12 @@ memo_put(Memo *m, uint64_t key, long value)
 typedef struct {
     /* walk.py: byte, end, depth, token = trie.byte, trie.end, trie.depth, trie.token */
     Array byte, depth, end, token;
-    /* walk.py: table, fill, ends = lexer.table, lexer.fill, lexer.ends */
-    Array table, ends;
-    PyObject *fill;
+    /* walk.py: table, fill, ends = lexer.table, lexer.fill, lexer.ends;
+       loop_of, loop, escapes = lexer.loop_of, lexer.loop, lexer.escapes (as words) */
+    Array table, ends, loop_of, escape_words;
+    PyObject *fill, *loop;
+    /* walk.py: below, byte_sets, _, subtree_tokens, first = trie.subtrees() (sets as words) */
+    Array below, set_words, subtree_tokens, first;
     /* walk.py: advance, restart = parser.advance, parser.restart */
     PyObject *advance, *restart;
     PyObject *trie;    /* for trie.multi, looked up when first needed */
@@ -218,7 +224,20 @@ walk_free(Walk *w)
     array_release(&w->token);
     array_release(&w->table);
     array_release(&w->ends);
+    array_release(&w->loop_of);
+    array_release(&w->escape_words);
+    array_release(&w->below);
+    array_release(&w->set_words);
+    array_release(&w->subtree_tokens);
+    array_release(&w->first);
     array_release(&w->allowed);
+    Py_XDECREF(w->loop_of.owner);
+    Py_XDECREF(w->escape_words.owner);
+    Py_XDECREF(w->below.owner);
+    Py_XDECREF(w->set_words.owner);
+    Py_XDECREF(w->subtree_tokens.owner);
+    Py_XDECREF(w->first.owner);
+    Py_XDECREF(w->loop);
     Py_XDECREF(w->byte.owner);
     Py_XDECREF(w->depth.owner);
     Py_XDECREF(w->end.owner);
@@ -238,13 +257,14 @@ walk_free(Walk *w)
     PyMem_Free(w->restarts.values);
 }
 
-/* The lexer's two views, taken again after a callback (it may have grown them). */
+/* The lexer's four views, taken again after a callback (it may have grown them). */
 static int
 lexer_acquire(Walk *w)
 {
-    if (array_acquire(&w->table, 'i', 4, 0) < 0)
+    if (array_acquire(&w->table, 'i', 4, 0) < 0 || array_acquire(&w->ends, 'B', 1, 0) < 0
+        || array_acquire(&w->loop_of, 'i', 4, 0) < 0)
         return -1;
-    return array_acquire(&w->ends, 'B', 1, 0);
+    return array_acquire(&w->escape_words, 'Q', 8, 0);
 }
 
 static void
@@ -252,6 +272,8 @@ lexer_release(Walk *w)
 {
     array_release(&w->table);
     array_release(&w->ends);
+    array_release(&w->loop_of);
+    array_release(&w->escape_words);
 }
 
 /* A Python int that must be a lexer state: 0 <= s <= MAX_STATE. -1 with an exception if not. */
@@ -308,6 +330,26 @@ call_fill(Walk *w, long s, int b)
     if (lexer_acquire(w) < 0)
         return -1;
     return t;
+}
+
+/* walk.py: `i = loop(s)`. The id of the state's escapes, or -1 with an exception. */
+static long
+call_loop(Walk *w, long s)
+{
+    lexer_release(w);
+    PyObject *r = PyObject_CallFunction(w->loop, "l", s);
+    if (r == NULL)
+        return -1;
+    long i = PyLong_Check(r) ? PyLong_AsLong(r) : -1;
+    Py_DECREF(r);
+    if (i < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "lexer.loop() must return an id (an int >= 0)");
+        return -1;
+    }
+    if (lexer_acquire(w) < 0)
+        return -1;
+    return i;
 }
 
 /* A hook's answer, a pair (state, top): 0 and (*t, *top), or -1 with an exception.
@@ -450,6 +492,71 @@ skip_subtree(Walk *w)
     return 0;
 }
 
+/* walk.py: `not byte_sets[k] & escapes[i]`: do the subtree's bytes (set k) all loop
+   (escapes i)? The ids must be in range (the caller checks). */
+static inline int
+all_loop(const uint64_t *set_words, Py_ssize_t k, const uint64_t *escape_words, Py_ssize_t i)
+{
+    const uint64_t *a = set_words + 4 * k, *e = escape_words + 4 * i;
+    return !((a[0] & e[0]) | (a[1] & e[1]) | (a[2] & e[2]) | (a[3] & e[3]));
+}
+
+/* walk.py: `for x in subtree_tokens[first[n]:first[end[n]]]: allowed[x] = 1` for
+   e = end[n] (n < e <= size). 0, or -1 where an index is out of range (no exception set:
+   fast_run stops there, step() raises). Setting a bit twice is harmless. */
+static int
+set_subtree(const Walk *w, Py_ssize_t n, Py_ssize_t e)
+{
+    const int32_t *first = (const int32_t *)w->first.view.buf;
+    const int32_t *tokens = (const int32_t *)w->subtree_tokens.view.buf;
+    uint8_t *allowed = (uint8_t *)w->allowed.view.buf;
+    const Py_ssize_t lo = first[n], hi = first[e];
+    if (lo < 0 || hi < lo || hi > w->subtree_tokens.len)
+        return -1;
+    for (Py_ssize_t j = lo; j < hi; j++) {
+        const int32_t tok = tokens[j];
+        if (tok < 0 || tok >= w->allowed.len)
+            return -1;
+        allowed[tok] = 1;
+    }
+    return 0;
+}
+
+/* walk.py's whole-subtree case for node n from state s, after `i = loop_of[s]` (and
+   `loop(s)` if it was not known): 1 if the subtree was taken whole (w->n moved past it),
+   0 if not, -1 with an exception. */
+static int
+whole_subtree(Walk *w, Py_ssize_t n, long s, long i)
+{
+    /* walk.py: k = below[n]; if i and k and not byte_sets[k] & escapes[i] and not ends[s] & lazy_ends */
+    const long k = ((const int32_t *)w->below.view.buf)[n];
+    if (i == 0 || k == 0)
+        return 0;
+    if (i >= w->escape_words.len / 4 || k < 0 || k >= w->set_words.len / 4) {
+        PyErr_Format(PyExc_IndexError, "loop id %ld or subtree set id %ld out of range", i, k);
+        return -1;
+    }
+    if (!all_loop((const uint64_t *)w->set_words.view.buf, k, (const uint64_t *)w->escape_words.view.buf, i))
+        return 0;
+    if (s >= w->ends.len) {
+        PyErr_Format(PyExc_IndexError, "lexer state %ld is beyond lexer.ends (%zd states)", s, w->ends.len);
+        return -1;
+    }
+    if (((const uint8_t *)w->ends.view.buf)[s] & LAZY_ENDS)
+        return 0;
+    const Py_ssize_t e = ((const int32_t *)w->end.view.buf)[n];
+    if (e <= n || e > w->size) {
+        PyErr_Format(PyExc_ValueError, "malformed trie: end[%zd] = %zd (nodes %zd)", n, e, w->size);
+        return -1;
+    }
+    if (set_subtree(w, n, e) < 0) {
+        PyErr_Format(PyExc_IndexError, "the tokens of subtree %zd are out of range", n);
+        return -1;
+    }
+    w->n = e;
+    return 1;
+}
+
 /* One node: walk.py's loop body for node w->n, line by line. 0, or -1 with an exception. */
 static int
 step(Walk *w)
@@ -465,6 +572,19 @@ step(Walk *w)
     /* walk.py: s = states[d - 1]; b = byte[n]; t = table[s << 8 | b]; if t < 0: t = fill(s, b)
        (0 <= s <= MAX_STATE) */
     const long s = w->states[d - 1];
+    /* walk.py: i = loop_of[s]; if i: (if i < 0: i = loop(s)); the subtree whole, or on */
+    if (s >= w->loop_of.len) {
+        PyErr_Format(PyExc_IndexError, "lexer state %ld is beyond lexer.loop_of (%zd states)", s, w->loop_of.len);
+        return -1;
+    }
+    long i = ((const int32_t *)w->loop_of.view.buf)[s];
+    if (i != 0) {
+        if (i < 0 && (i = call_loop(w, s)) < 0)
+            return -1;
+        const int whole = whole_subtree(w, n, s, i);
+        if (whole != 0)
+            return whole < 0 ? -1 : 0;
+    }
     const int b = ((const uint8_t *)w->byte.view.buf)[n];
     long t = next_state(w, s, b);
     if (t < 0)
@@ -556,6 +676,13 @@ fast_run(Walk *w)
     const size_t table_len = (size_t)w->table.len;
     const uint8_t *const ends = (const uint8_t *)w->ends.view.buf;
     const size_t ends_len = (size_t)w->ends.len;
+    const int32_t *const loop_of = (const int32_t *)w->loop_of.view.buf;
+    const size_t loop_of_len = (size_t)w->loop_of.len;
+    const uint64_t *const escape_words = (const uint64_t *)w->escape_words.view.buf;
+    const size_t n_escapes = (size_t)w->escape_words.len / 4;
+    const int32_t *const below = (const int32_t *)w->below.view.buf;
+    const uint64_t *const set_words = (const uint64_t *)w->set_words.view.buf;
+    const size_t n_sets = (size_t)w->set_words.len / 4;
     int32_t *const states = w->states;
     const int32_t *const scan_depths = w->scan_depths;
     const unsigned long max_depth = (unsigned long)w->max_depth;
@@ -575,8 +702,29 @@ fast_run(Walk *w)
                 break;                                  /* malformed: step() says so */
             POP_SCANS(d, last, sp, scan_depths);
         }
-        /* walk.py: s = states[d - 1]; b = byte[n]; t = table[s << 8 | b] */
+        /* walk.py: s = states[d - 1]; i = loop_of[s]; if i: ... (a subtree whose bytes all
+           loop on s, taken whole; a loop not known yet, an id out of range: step()) */
         const size_t s = (size_t)states[d - 1];
+        if (UNLIKELY(s >= loop_of_len))
+            break;
+        const int32_t i = loop_of[s];
+        if (i != 0) {
+            const uint32_t k = (uint32_t)below[n];
+            if (UNLIKELY(i < 0))
+                break;
+            if (k != 0) {
+                if (UNLIKELY((size_t)i >= n_escapes || k >= n_sets || s >= ends_len))
+                    break;
+                if (all_loop(set_words, k, escape_words, i) && !(ends[s] & LAZY_ENDS)) {
+                    const Py_ssize_t e = end[n];
+                    if (e <= n || e > size || set_subtree(w, n, e) < 0)
+                        break;                          /* malformed: step() says so */
+                    n = e;
+                    continue;
+                }
+            }
+        }
+        /* walk.py: b = byte[n]; t = table[s << 8 | b] */
         const size_t index = s << 8 | byte[n];
         if (UNLIKELY(index >= table_len))
             break;                                      /* not computed: fill */
@@ -624,9 +772,11 @@ run(Walk *w, long state, Py_ssize_t top)
 {
     /* walk.py: size = len(byte) (the other arrays must be as long) */
     w->size = w->byte.len;
-    if (w->depth.len < w->size || w->end.len < w->size || w->token.len < w->size) {
-        PyErr_Format(PyExc_ValueError, "malformed trie: byte has %zd nodes, depth %zd, end %zd, token %zd",
-                     w->size, w->depth.len, w->end.len, w->token.len);
+    if (w->depth.len < w->size || w->end.len < w->size || w->token.len < w->size
+        || w->below.len < w->size || w->first.len < w->size + 1) {
+        PyErr_Format(PyExc_ValueError, "malformed trie: byte has %zd nodes, depth %zd, end %zd, token %zd, "
+                     "below %zd, first %zd", w->size, w->depth.len, w->end.len, w->token.len, w->below.len,
+                     w->first.len);
         return -1;
     }
     /* walk.py: states[0] = state; scan_depths = [0]; scan_tops = [top]; last = 0;
@@ -693,6 +843,20 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
     w.fill = PyObject_GetAttrString(lexer, "fill");
     if (w.fill == NULL)
         goto done;
+    w.loop = PyObject_GetAttrString(lexer, "loop");
+    if (w.loop == NULL || get_array(&w.loop_of, lexer, "loop_of", "lexer.loop_of") < 0
+        || get_array(&w.escape_words, lexer, "escape_words", "lexer.escape_words") < 0)
+        goto done;
+    PyObject *sub = PyObject_CallMethod(trie, "subtrees", NULL);
+    if (sub == NULL)
+        goto done;
+    int sub_err = get_array(&w.below, sub, "below", "trie.subtrees().below") < 0
+        || get_array(&w.set_words, sub, "byte_set_words", "trie.subtrees().byte_set_words") < 0
+        || get_array(&w.subtree_tokens, sub, "tokens", "trie.subtrees().tokens") < 0
+        || get_array(&w.first, sub, "first", "trie.subtrees().first") < 0;
+    Py_DECREF(sub);
+    if (sub_err)
+        goto done;
     w.advance = PyObject_GetAttrString(parser, "advance");
     w.restart = w.advance == NULL ? NULL : PyObject_GetAttrString(parser, "restart");
     if (w.restart == NULL)
@@ -732,6 +896,8 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
 
     if (array_acquire(&w.byte, 'B', 1, 0) < 0 || array_acquire(&w.depth, 'H', 2, 0) < 0
         || array_acquire(&w.end, 'i', 4, 0) < 0 || array_acquire(&w.token, 'i', 4, 0) < 0
+        || array_acquire(&w.below, 'i', 4, 0) < 0 || array_acquire(&w.set_words, 'Q', 8, 0) < 0
+        || array_acquire(&w.subtree_tokens, 'i', 4, 0) < 0 || array_acquire(&w.first, 'i', 4, 0) < 0
         || array_acquire(&w.allowed, 'B', 1, 1) < 0 || lexer_acquire(&w) < 0)
         goto done;
 

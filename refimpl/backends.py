@@ -103,7 +103,7 @@ class MatcherLike(Protocol):
 
 
 #: In-process backends: name -> a walk function with the signature of tokens.walk.walk
-#: (trie, lexer, advance hook, lexer state, parser top, allowed flags) -> nodes walked.
+#: (trie, lexer, parser hooks (advance, restart), lexer state, parser top, allowed flags) -> nodes walked.
 WALKERS: Dict[str, Callable[..., int]] = {"python": walk}
 #: Process backends: name -> factory(grammar, vocab, backend=name, **options) -> MatcherLike.
 PROCESS_BACKENDS: Dict[str, Callable[..., MatcherLike]] = {}

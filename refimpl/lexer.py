@@ -19,6 +19,13 @@ and, for the trie walk (in any language), one byte `ends[state]`: bit 1 set if a
 lexeme matches (a dead next byte may end it), bit 2 if a lazy one does (it ends here).
 The table and `ends` are machine-int arrays, so an accelerated walker reads them directly.
 
+A state's *loop* is the set of bytes that lead back to it (`loop`): inside a JSON string,
+every byte but the quote, the backslash and the control bytes. The walk takes a trie subtree whole where
+all of its bytes loop. Loops are computed on demand; `loop_of[state]` (-1 until then) is
+the id of the state's *escapes*, the bytes that leave it: `escapes[id]` as an int,
+`escape_words[4 id : 4 id + 4]` as four 64-bit words for walkers in other languages. Id
+0 is "every byte escapes" (no loop).
+
 A *token boundary* state follows a lexeme whose end must be a token's end (`stop=`, its
 stop text hidden): every byte is dead there, and the Matcher moves on to the next start
 state when the token ends (`boundary`, `after_token`).
@@ -38,7 +45,8 @@ from .errors import LimitError
 from .grammar.ir import CompiledGrammar
 from .regex.derivative import derivative
 from .regex.printer import to_string
-from .regex.relevance import check_empty
+from .regex.exprs import ALL_BYTES
+from .regex.relevance import byte_classes, check_empty
 
 DEAD = 0
 GREEDY_ENDS = 1
@@ -51,6 +59,11 @@ Pairs = Tuple[Tuple[int, int], ...]  # ((lexeme, expr), ...)
 #: (fresh, pairs); `fresh` is True on start states, and on a *token boundary* state it is
 #: -s, for the start state s that follows once the token ends (see `boundary`)
 LexerState = Tuple[int, Pairs]
+
+
+def _words(mask: int) -> List[int]:
+    """A 256-bit mask as four 64-bit words, lowest first."""
+    return [mask >> (64 * i) & 0xFFFFFFFFFFFFFFFF for i in range(4)]
 
 
 class Lexer:
@@ -93,6 +106,12 @@ class Lexer:
         self.greedy_accepting: List[int] = []
         self.lazy_accepting: List[int] = []
         self.possible: List[int] = []
+        #: per state: the id of its escapes (the bytes that do not lead back to it), -1
+        #: until `loop` computes it; ids of equal sets are equal, 0 is all bytes
+        self.loop_of = array("i")
+        self.escapes: List[int] = [ALL_BYTES]
+        self.escape_words = array("Q", _words(ALL_BYTES))
+        self._escape_ids: Dict[int, int] = {ALL_BYTES: 0}
         self.transitions_computed = 0
         self._starts: Dict[int, int] = {}
         #: tables other modules derive from this lexer's states, shared with it (the
@@ -143,6 +162,7 @@ class Lexer:
         self.lazy_accepting.append(lazy)
         self.ends.append((GREEDY_ENDS if greedy else 0) | (LAZY_ENDS if lazy else 0))
         self.possible.append(possible)
+        self.loop_of.append(-1)
         self.index[state] = s
         return s
 
@@ -218,6 +238,50 @@ class Lexer:
         self.table[state << 8 | byte] = target
         self.transitions_computed += 1
         return target
+
+    def loop(self, state: int) -> int:
+        """The id of the state's escapes (see the module docstring); computes its loop once.
+
+        Byte b loops when every pending lexeme's expression e has D_b(e) = e (Brzozowski's
+        derivative; hash-consing makes equal expressions one node), so the transition by b
+        is the state itself. Bytes of one class of e's byte partition have one derivative
+        (relevance.byte_classes): one derivative per class, and none in the table (no
+        transition is filled). A fresh state has no loop: a byte read makes it not fresh.
+
+        >>> from refimpl.grammar.grammar import Grammar
+        >>> from refimpl.recognizer import Recognizer
+        >>> r = Recognizer(Grammar.from_regex('"[^"]*"').compiled)
+        >>> r.consume_bytes(b'"a')
+        True
+        >>> lexer, inside = r.lexer, r.state
+        >>> escapes = lexer.escapes[lexer.loop(inside)]
+        >>> [b for b in range(128) if escapes >> b & 1], lexer.step(inside, ord("z")) == inside
+        ([34], True)
+        >>> escapes >> 0xC3 & 1    # a UTF-8 lead byte starts a character: not a loop
+        1
+        """
+        known = self.loop_of[state]
+        if known >= 0:
+            return known
+        fresh, pairs = self.states[state]
+        loops = 0
+        if pairs and not fresh:
+            es, loops = self.es, ALL_BYTES
+            for _, e in pairs:
+                own = 0
+                for c in byte_classes(es, e):
+                    if c & loops and derivative(es, e, (c & -c).bit_length() - 1) == e:
+                        own |= c
+                loops &= own
+        escapes = ALL_BYTES & ~loops
+        with self._lock:
+            i = self._escape_ids.get(escapes)
+            if i is None:
+                i = self._escape_ids[escapes] = len(self.escapes)
+                self.escape_words.extend(_words(escapes))  # the words before the id is published
+                self.escapes.append(escapes)
+            self.loop_of[state] = i
+        return i
 
     def step(self, state: int, byte: int) -> int:
         target = self.table[state << 8 | byte]

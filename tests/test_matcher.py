@@ -213,11 +213,15 @@ def test_the_walk_restarts_once_per_state():
     m = Matcher(g, Vocabulary.load("gpt2"), slices=[])
     assert m.consume_bytes(b'{"a": 1, ')
     rec, calls = m.recognizer, {"advance": 0, "restart": 0}
-    for name in calls:
-        def counted(*args, name=name, hook=getattr(rec, name)):
+
+    def counting(name, hook):
+        def counted(*args):
             calls[name] += 1
             return hook(*args)
-        setattr(rec, name, counted)
+        return counted
+
+    for name in calls:
+        setattr(rec, name, counting(name, getattr(rec, name)))
     allowed = m.mask().allowed()
     assert allowed and all(m.vocab.tokens[t][:1] in b'" \t\n\r' for t in allowed)
     assert m.vocab.tokens.index(b'"') in allowed and m.stats["trie_nodes_walked"] > 300
@@ -307,3 +311,29 @@ cfg_tokens = st.lists(
 def test_cfg_masks_equal_the_naive_mask(ir, tokens, choices):
     g = cfg_grammar(ir)
     check_path(g, vocabulary(tokens), choices)
+
+
+def check_loops(grammar, vocab, choices):
+    """Every lexer state a path reaches: its loop (Lexer.loop, from byte classes) is the
+    set of bytes whose transition is the state itself."""
+    m = Matcher(grammar, vocab)
+    for choice in choices:
+        allowed = [t for t in m.mask().allowed() if t not in vocab.eos_token_ids]
+        if not allowed or not m.consume(allowed[choice % len(allowed)]):
+            break
+    lexer = m.recognizer.lexer
+    for s in range(1, len(lexer.states)):
+        loops = sum(1 << b for b in range(256) if lexer.step(s, b) == s)
+        assert lexer.escapes[lexer.loop(s)] == 2**256 - 1 & ~loops, lexer.describe(s)
+
+
+@settings(max_examples=examples(100))
+@given(regexes, token_lists, st.lists(st.integers(0, 1000), max_size=6))
+def test_regex_loops(pattern, tokens, choices):
+    check_loops(regex_grammar(pattern), vocabulary(tokens), choices)
+
+
+@settings(max_examples=examples(100))
+@given(cfg_grammars(), cfg_tokens, st.lists(st.integers(0, 1000), max_size=6))
+def test_cfg_loops(ir, tokens, choices):
+    check_loops(cfg_grammar(ir), vocabulary(tokens), choices)

@@ -141,14 +141,29 @@ def small_trie():
     return TokenTrie(Vocabulary.from_bytes(TOKENS))
 
 
-class TableLexer:
-    """A stand-in lexer: states 0 (dead) .. k-1, the table filled on demand from `moves`."""
+def words(masks):
+    """Byte sets (ints) as the lexer's escape_words: four 64-bit words each."""
+    return array("Q", [m >> (64 * i) & (2**64 - 1) for m in masks for i in range(4)])
 
-    def __init__(self, k, moves, ends):
+
+class TableLexer:
+    """A stand-in lexer: states 0 (dead) .. k-1, the table filled on demand from `moves`;
+    no state loops unless `loops` (state -> the bytes that loop) says so."""
+
+    def __init__(self, k, moves, ends, loops=None):
         self.table = array("i", [-1] * (256 * k))
         self.ends = bytearray(ends)
         self.moves = moves  # (state, byte) -> state
         self.fills = []
+        loops = loops or {}
+        self.escapes = [2**256 - 1] + [2**256 - 1 & ~loops[s] for s in sorted(loops)]
+        self.escape_words = words(self.escapes)
+        self.loop_of = array("i", [-1 if s in loops else 0 for s in range(k)])
+        self.loop_ids = {s: i + 1 for i, s in enumerate(sorted(loops))}
+
+    def loop(self, s):
+        self.loop_of[s] = self.loop_ids[s]
+        return self.loop_of[s]
 
     def fill(self, s, b):
         self.fills.append((s, b))
@@ -201,6 +216,21 @@ def test_direct_walk_equals_python():
     allowed = bytearray(8)
     walked = native_walk(trie=trie, lexer=ab_lexer(), parser=Hooks(lambda s, t, b: (0, t)), state=1, top=1, allowed=allowed)
     assert (walked, allowed) == both(trie, ab_lexer, lambda s, t, b: (0, t))[0][:2]
+
+
+def test_subtrees_taken_whole():
+    """State 2 loops on a and b: the subtree of "ab" (bytes a, b) is taken whole — its
+    tokens allowed, no transition filled below it; "ac" is walked (c leaves 2: dead)."""
+    tokens = [b"a", b"aa", b"ab", b"aba", b"abb", b"ac", b"abba"]
+    trie = TokenTrie(Vocabulary.from_bytes(tokens))
+    moves = {(1, 97): 2, (2, 97): 2, (2, 98): 2}
+
+    def make():
+        return TableLexer(3, moves, [0, 0, 0], loops={2: 1 << 97 | 1 << 98})
+
+    for walked, allowed, fills in both(trie, make, lambda s, t, b: (0, t)):
+        assert [t for t in range(len(tokens)) if allowed[t]] == [0, 1, 2, 3, 4, 6]
+        assert fills == [(1, 97), (2, 97), (2, 99)] and walked == len(trie) - 1
 
 
 def test_fill_exception_propagates():
@@ -451,16 +481,29 @@ def random_walks(draw):
     if draw(st.integers(0, 19)) == 0:
         ends = ends[:-1]
     fills = draw(st.lists(states, min_size=1, max_size=4))
+    byte_sets = st.sets(st.sampled_from(b"abcd"), max_size=4).map(lambda bs: sum(1 << b for b in bs))
+    loops = (draw(st.lists(st.sampled_from([-1, 0, 1, 2]), min_size=k, max_size=k)),  # loop_of
+             [2**256 - 1] + draw(st.lists(byte_sets, min_size=2, max_size=2)),     # escapes
+             draw(st.lists(st.sampled_from([0, 1, 2, 5]), min_size=1, max_size=3)))  # loop()'s answers
     advances = draw(st.lists(st.tuples(states, st.sampled_from([1, 2, -5])), min_size=1, max_size=4))
     restarts = draw(st.lists(st.tuples(states, st.sampled_from([1, 2, -5])), min_size=1, max_size=4))
     state = draw(st.integers(0, k - 1))
-    return trie, table, ends, fills, advances, restarts, state
+    return trie, table, ends, fills, loops, advances, restarts, state
 
 
 class ScriptedLexer:
-    def __init__(self, table, ends, fills):
+    def __init__(self, table, ends, fills, loops):
         self.table, self.ends = array("i", table), bytearray(ends)
         self.answers, self.calls = list(fills), []
+        loop_of, self.escapes, self.loop_answers = loops
+        self.loop_of, self.escape_words = array("i", loop_of), words(self.escapes)
+
+    def loop(self, s):
+        self.calls.append(s)
+        i = self.loop_answers[len(self.calls) % len(self.loop_answers)]
+        if 0 <= s < len(self.loop_of):
+            self.loop_of[s] = i
+        return i
 
     def fill(self, s, b):
         self.calls.append((s, b))
@@ -473,10 +516,10 @@ class ScriptedLexer:
 @settings(max_examples=examples(300))
 @given(random_walks())
 def test_random_mangled_walks(case):
-    trie, table, ends, fills, advances, restarts, state = case
+    trie, table, ends, fills, loops, advances, restarts, state = case
     results = []
     for fn in (native_walk, python_walk):
-        lexer = ScriptedLexer(table, ends, fills)
+        lexer = ScriptedLexer(table, ends, fills, loops)
         calls = []
 
         def advance(s, top, b, calls=calls):

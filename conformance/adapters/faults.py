@@ -22,7 +22,7 @@ from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.mask import Mask
 from refimpl.lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
 from refimpl.tokens.trie import SEVERAL_TOKENS, TokenTrie
-from refimpl.tokens.walk import Advance
+from refimpl.tokens.walk import ParserHooks
 
 from ..core import Backend, Session
 from ..vectors import GrammarSpec
@@ -68,9 +68,12 @@ def shorten_negated_ranges(text: str) -> str:
 # -- no-pop ---------------------------------------------------------------------------------
 
 
-def walk_without_pop(trie: TokenTrie, lexer: Lexer, advance: Advance, state: int, top: int, allowed: bytearray) -> int:
-    """tokens/walk.py's walk, minus the popping of parser tops when leaving a subtree:
-    a sibling is then read on top of rows pushed for another branch."""
+def walk_without_pop(trie: TokenTrie, lexer: Lexer, parser: ParserHooks, state: int, top: int,
+                     allowed: bytearray) -> int:
+    """tokens/walk.py's walk (without its shortcuts: restarts, subtrees taken whole), minus
+    the popping of parser tops when leaving a subtree: a sibling is then read on top of
+    rows pushed for another branch."""
+    advance = parser.advance
     byte, end, depth, token = trie.byte, trie.end, trie.depth, trie.token
     table, fill, ends = lexer.table, lexer.fill, lexer.ends
     states = [0] * (trie.max_depth + 1)

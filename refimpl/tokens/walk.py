@@ -4,6 +4,8 @@ The walk visits the trie in preorder and keeps, per depth d, the state after the
 bytes of the current node's path: a lexer state and a parser top (how many Earley rows are
 live). At node n, with byte b, from its parent's state (s, top):
 
+    all bytes of n's subtree loop on s  ->  every token in it is allowed: set their bits
+      (no lazy lexeme ends in s)            from the trie's preorder token list, n = end[n]
     s' = table[s << 8 | b]             one list index, after warm-up
     s' dead and no lexeme can end in s  ->  skip the subtree: n = end[n]
     s' dead but a lexeme can end in s   ->  it ends before b: the next lexeme starts in
@@ -51,13 +53,17 @@ class ParserHooks(Protocol):
     def restart(self, state: int, top: int) -> Tuple[int, int]: ...
 
 
-def walk(trie: TokenTrie, lexer: Lexer, parser: ParserHooks, state: int, top: int, allowed: bytearray) -> int:
+def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call costs more than a node
+    trie: TokenTrie, lexer: Lexer, parser: ParserHooks, state: int, top: int, allowed: bytearray
+) -> int:
     """Set allowed[t] = 1 for every token t whose bytes can follow (state, top).
 
-    Returns the number of trie nodes walked.
+    Returns the number of trie nodes walked (those in subtrees taken whole included).
     """
     byte, end, depth, token = trie.byte, trie.end, trie.depth, trie.token
     table, fill, ends = lexer.table, lexer.fill, lexer.ends
+    loop_of, loop, escapes = lexer.loop_of, lexer.loop, lexer.escapes
+    below, byte_sets, _, subtree_tokens, first = trie.subtrees()
     advance, restart = parser.advance, parser.restart
     greedy_ends, lazy_ends = GREEDY_ENDS, LAZY_ENDS
     states = [0] * (trie.max_depth + 1)
@@ -81,6 +87,16 @@ def walk(trie: TokenTrie, lexer: Lexer, parser: ParserHooks, state: int, top: in
                 restarts.pop()
             last = scan_depths[-1]
         s = states[d - 1]
+        i = loop_of[s]
+        if i:  # s may loop (-1: not known yet)
+            if i < 0:
+                i = loop(s)
+            k = below[n]
+            if i and k and not byte_sets[k] & escapes[i] and not ends[s] & lazy_ends:
+                for x in subtree_tokens[first[n]:first[end[n]]]:
+                    allowed[x] = 1
+                n = end[n]
+                continue
         b = byte[n]
         t = table[s << 8 | b]
         if t < 0:
