@@ -140,6 +140,10 @@ class CompilerBase:
         self._consts: Dict[int, int] = {}
         self._dependencies: Dict[Tuple[int, str, str, str], int] = {}
         self._patterns: Dict[str, int] = {}
+        self._excluded: Dict[Tuple[FrozenSet[int], int], bool] = {}
+        self._object_facts: Dict[int, Any] = {}
+        self._context_facts: Dict[FrozenSet[int], Any] = {}
+        self._values_empty: Dict[Tuple[int, ...], bool] = {}
         self._lexemes: Dict[Tuple[str, int], int] = {}
         self._key_exprs: Dict[Tuple[int, Tuple[str, ...], bool], int] = {}
         self._sep_items: Dict[int, int] = {}

@@ -12,7 +12,7 @@ from ...errors import SchemaError
 from .base import ALL, NONE, PARTIAL, UNEVALUATED, Atom, Reason, Unsupported
 from .options import IgnoredKeyword
 from .index import trivial
-from .negation import Negations
+from .disjoint import Disjointness
 from .values import escape_pointer, json_type
 
 _DEPENDENCIES = ("dependentRequired", "dependentSchemas", "dependencies")
@@ -51,7 +51,7 @@ class _Keyword(NamedTuple):
     scope: Tuple[int, ...]
 
 
-class Containers(Negations):
+class Containers(Disjointness):
     """Flattening conjunctions and distributing disjunctions."""
 
     def _scope_with(self, n: int, T: str, scope: Tuple[int, ...]) -> Tuple[int, ...]:
@@ -70,24 +70,31 @@ class Containers(Negations):
         chosen = dict(choices)
         seen: Set[Atom] = set()
         stack: List[Union[Atom, _Keyword]] = list(reversed(atoms))
+        # the plain subschemas known to hold so far: a negation they exclude is implied
+        # (and an alternative they exclude is dead), disjoint.py
+        context = {a.node for a in atoms if not a.negated}
         while stack:
             task = stack.pop()
             if isinstance(task, _Keyword):
-                unsat = self._flatten_keyword(T, task, chosen, flat, stack)
+                unsat = self._flatten_keyword(T, task, chosen, flat, stack, context)
             elif task in seen:
                 continue
             else:
                 seen.add(task)
-                unsat = self._flatten_atom(T, task, flat, stack)
+                unsat = self._flatten_atom(T, task, flat, stack, context)
             if unsat is not None:
                 return unsat
         return flat
 
-    def _flatten_atom(self, T: str, atom: Atom, flat: Flat, stack: List[Union[Atom, _Keyword]]) -> Optional[Reason]:
-        """One atom: a negation becomes the node of its negation; a plain atom is kept and
-        its keywords are queued, in key order."""
+    def _flatten_atom(self, T: str, atom: Atom, flat: Flat, stack: List[Union[Atom, _Keyword]],
+                      context: Set[int]) -> Optional[Reason]:
+        """One atom: a negation becomes the node of its negation (nothing, when the plain
+        atoms so far exclude what it negates); a plain atom is kept and its keywords are
+        queued, in key order."""
         n, neg, scope = atom
         if neg:
+            if self.excluded(frozenset(context), n, T):
+                return None
             p = self.profile(n, T)
             if p == ALL:
                 return Reason("'not' excludes every %s" % T, self.ptr(n))
@@ -106,12 +113,13 @@ class Containers(Negations):
         if types is not None and T not in types:
             return Reason("type %s excludes %s" % ("/".join(sorted(types)), T), self.ptr(n, "type"))
         flat.atoms.append(atom)
+        context.add(n)
         inner = self._scope_with(n, T, scope)
         stack.extend(_Keyword(n, k, inner) for k in reversed(list(v)))
         return None
 
     def _flatten_keyword(self, T: str, task: _Keyword, chosen: Dict[Any, int], flat: Flat,
-                         stack: List[Union[Atom, _Keyword]]) -> Optional[Reason]:
+                         stack: List[Union[Atom, _Keyword]], context: Set[int]) -> Optional[Reason]:
         n, k, inner = task
         x = self.value(n)[k]
         if k == "properties" and T == "object":
@@ -137,22 +145,25 @@ class Containers(Negations):
             if k in _DEPENDENCIES and not isinstance(x, dict):
                 raise SchemaError("%s must be an object" % k, self.ptr(n, k))
             for sub in (list(x) if k in _DEPENDENCIES else [None]):
-                unsat = self._flatten_disjunction(T, Disjunction(n, k, sub), inner, chosen, flat, stack)
+                unsat = self._flatten_disjunction(T, Disjunction(n, k, sub), inner, chosen, flat, stack, context)
                 if unsat is not None:
                     return unsat
         return None
 
     def _flatten_disjunction(self, T: str, gid: Disjunction, inner: Tuple[int, ...], chosen: Dict[Any, int],
-                             flat: Flat, stack: List[Union[Atom, _Keyword]]) -> Optional[Reason]:
+                             flat: Flat, stack: List[Union[Atom, _Keyword]], context: Set[int]) -> Optional[Reason]:
         """A disjunction: the alternative already chosen, the only one left, nothing (one
-        alternative allows every T-value), or a Group to distribute."""
+        alternative allows every T-value), or a Group to distribute. An alternative the
+        context excludes is dead (disjoint.py)."""
         n, k, sub = gid
         options = self._group_options(n, k, sub, T, inner)
         if gid in chosen:
             stack.extend(reversed(options[chosen[gid]]))
             return None
         profs = [self.atoms_profile(o, T) for o in options]
-        live = [i for i, p in enumerate(profs) if p != NONE]
+        ctx = frozenset(context)
+        live = [i for i, p in enumerate(profs)
+                if p != NONE and not any(not a.negated and self.excluded(ctx, a.node, T) for a in options[i])]
         if not live:
             what = "no value of %s" % k if k in ("enum", "const") else "no alternative of %s" % k
             return Reason("%s is an %s" % (what, T), self.ptr(n, k))
@@ -168,27 +179,7 @@ class Containers(Negations):
         if k == "anyOf":
             return [[Atom(c, False, inner)] for c in self.list_of(n, k)]
         if k == "oneOf":
-            # exactly one: option i is kids[i] and the negation of every other kid; only
-            # when a negation is not expressible does coerce_one_of (or lenient) fall
-            # back to anyOf, as llguidance always does with that option
-            kids = self.list_of(n, k)
-            try:
-                for c in kids:
-                    if self.profile(c, T) == PARTIAL:
-                        self.neg_node(c, T)
-                return [[Atom(c, False, inner)] + [Atom(d, True, ()) for j, d in enumerate(kids) if j != i]
-                        for i, c in enumerate(kids)]
-            except Unsupported as e:
-                if not (self.opts["coerce_one_of"] or self.lenient):
-                    raise SchemaError(
-                        "oneOf cannot be enforced exactly: its alternatives may overlap and %s "
-                        "(set coerce_one_of to treat it as anyOf, or lenient=True)" % e.reason,
-                        e.pointer) from None
-                where = self.ptr(n, k)
-                if (k, where) not in self._ignored_keys:
-                    self._ignored_keys.add((k, where))
-                    self.ignored.append(IgnoredKeyword(k, where, "treated as anyOf (coerce_one_of): %s" % e.reason))
-            return [[Atom(c, False, inner)] for c in kids]
+            return self._one_of_options(n, T, inner)
         if k == "if":
             i = self.child(n, v["if"])
             yes: List[Atom] = [Atom(i, False, inner)]
@@ -216,6 +207,35 @@ class Containers(Negations):
             return [[Atom(absent, False, inner)], [Atom(present, False, inner)]]
         present = self._dep_node(n, k, sub, {"required": [sub]}, "present")
         return [[Atom(absent, False, inner)], [Atom(present, False, inner), Atom(self.child(n, dep), False, inner)]]
+
+    def _one_of_options(self, n: int, T: str, inner: Tuple[int, ...]) -> List[List[Atom]]:
+        """Exactly one: option i is kids[i] and the negation of every other kid that is
+        not disjoint from it (a disjoint one is implied false by kid i: no negation is
+        built, disjoint.py). Only when a needed negation is not expressible does
+        coerce_one_of (or lenient) fall back to anyOf, as llguidance always does with
+        that option."""
+        k = "oneOf"
+        kids = self.list_of(n, k)
+        try:
+            options = []
+            for i, c in enumerate(kids):
+                others = [d for j, d in enumerate(kids) if j != i and not self.disjoint(c, d, T)]
+                for d in others:
+                    if self.profile(d, T) == PARTIAL:
+                        self.neg_node(d, T)
+                options.append([Atom(c, False, inner)] + [Atom(d, True, ()) for d in others])
+            return options
+        except Unsupported as e:
+            if not (self.opts["coerce_one_of"] or self.lenient):
+                raise SchemaError(
+                    "oneOf cannot be enforced exactly: its alternatives may overlap and %s "
+                    "(set coerce_one_of to treat it as anyOf, or lenient=True)" % e.reason,
+                    e.pointer) from None
+            where = self.ptr(n, k)
+            if (k, where) not in self._ignored_keys:
+                self._ignored_keys.add((k, where))
+                self.ignored.append(IgnoredKeyword(k, where, "treated as anyOf (coerce_one_of): %s" % e.reason))
+        return [[Atom(c, False, inner)] for c in kids]
 
     def _dep_node(self, n: int, k: str, sub: str, value: Dict[str, Any], what: str) -> int:
         key = (n, k, sub, what)
