@@ -635,14 +635,17 @@ class Bad:
 
 
 @pytest.mark.parametrize("t, path, message", [
-    (typing.Set[int], "$", "unsupported type"),
-    (bytes, "$", "unsupported type"),
-    (Callable[[int], int], "$", "unsupported type"),
+    (typing.Set[int], "$", "unsupported type (a set"),
+    (frozenset, "$", "unsupported type (a set"),
+    (bytes, "$", "unsupported type (bytes"),
+    (Callable[[int], int], "$", "unsupported type (a callable"),
+    (typing.Sequence[int], "$", "unsupported type (an abstract collection"),
     (Dict[int, str], "$", "a dict needs str keys"),
     (list, "$", "a bare list needs its item types"),
     (List, "$", "a list needs its item type"),
-    (Any, "$", "unsupported type"),
-    (Bad, "Bad.items[]", "unsupported type"),
+    (Any, "$", "unsupported type (Any"),
+    (Bad, "Bad.items[]", "unsupported type (a set"),
+    (complex, "$", "unsupported type (no JSON form"),
     (Annotated[int, "a doc string"], "$", "Annotated metadata 'a doc string' is not a maskref marker"),
     (Annotated[int, Length(1)], "$", "Length(min=1, max=None) does not apply to int"),
     (Annotated[Point, Range(ge=0)], "$", "Range(ge=0, gt=None, le=None, lt=None) does not apply"),

@@ -26,6 +26,7 @@ own. The graph is built from a worklist, so a deep type does not recurse.
 """
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import enum
 import re
@@ -262,8 +263,7 @@ class _Analysis:
         elif t in (list, tuple, dict):
             raise UnsupportedTypeError("a bare %s needs its item types (%s[int])" % (t.__name__, t.__name__), t, path)
         else:
-            why = "a generic class" if origin is not None else "no JSON form for this type"
-            raise UnsupportedTypeError("unsupported type (%s)" % why, t, path)
+            raise UnsupportedTypeError("unsupported type (%s)" % _why_unsupported(t, origin), t, path)
 
     def _enum(self, shape: Shape, t: Any, path: str) -> None:
         shape.kind, shape.py = "enum", t
@@ -312,6 +312,24 @@ class _Analysis:
         except NameError as e:
             raise UnsupportedTypeError("cannot resolve a forward reference (%s; pass localns= for names that are not "
                                        "module globals)" % e, t, path) from None
+
+
+def _why_unsupported(t: Any, origin: Any) -> str:
+    """Why a type has no JSON grammar, for the message."""
+    if t in (set, frozenset) or origin in (set, frozenset, collections.abc.Set, collections.abc.MutableSet):
+        return "a set: a grammar cannot keep items distinct; use list[T]"
+    if t in (bytes, bytearray):
+        return "bytes have no JSON form; use str"
+    if origin is collections.abc.Callable or t is collections.abc.Callable:
+        return "a callable has no JSON form"
+    if t is typing.Any:
+        return "Any: name the type; maskref reads no value as 'any JSON'"
+    if origin in (collections.abc.Sequence, collections.abc.Mapping, collections.abc.MutableSequence,
+                  collections.abc.MutableMapping, collections.abc.Iterable):
+        return "an abstract collection; use list[T] or dict[str, T]"
+    if origin is not None:
+        return "a generic class"
+    return "no JSON form for this type"
 
 
 def _module_globals(t: Any) -> Dict[str, Any]:
