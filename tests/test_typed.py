@@ -594,6 +594,37 @@ def test_recursive_and_forward_referenced_types_parse() -> None:
     assert parse(Link, '{"value": 1, "next": {"value": 2}}') == Link(1, Link(2))
 
 
+def test_a_recursive_alias_as_the_root_type() -> None:
+    with pytest.raises(UnsupportedTypeError, match="cannot resolve the forward reference 'JsonLike'"):
+        json_schema_of(JsonLike)
+    text = '{"a": [1, "b", {"c": []}]}'
+    assert parse(JsonLike, text, localns=globals()) == json.loads(text)
+    assert accepts(Grammar.from_type(JsonLike, localns=globals()), text)
+
+
+def test_integers_of_any_length() -> None:
+    big = 0
+    for _ in range(5):
+        big = big * 10 ** 1000 + int("7" * 1000)  # 5,000 digits: more than int(str) allows by default
+    text = "[" + "7" * 5000 + "]"
+    assert to_json([big]) == text and parse(List[int], text) == [big]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="`A | B` unions are Python 3.10+")
+def test_pipe_unions() -> None:
+    t = eval("int | None")
+    assert json_schema_of(t) == json_schema_of(Optional[int])
+    assert parse(t, "null") is None and parse(t, "3") == 3
+
+
+@pytest.mark.skipif(not hasattr(typing, "NotRequired"), reason="typing.NotRequired is Python 3.11+")
+def test_typeddict_not_required_keys() -> None:
+    Movie2 = TypedDict("Movie2", {"title": str, "year": typing.NotRequired[int]})  # type: ignore[attr-defined,misc]
+    assert json_schema_of(Movie2) == {"type": "object", "properties": {"title": {"type": "string"}, "year": {"type": "integer"}},
+                                      "required": ["title"], "additionalProperties": False}
+    assert parse(Movie2, '{"title": "x"}') == {"title": "x"}
+
+
 def test_local_forward_references_need_localns() -> None:
     @dataclass
     class Node:

@@ -28,6 +28,7 @@ import math
 from typing import Any, List, Tuple
 
 from ..jsonschema.values import number_text
+from .digits import text_of_int
 
 _SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -76,7 +77,7 @@ def scalar(x: Any) -> str:
     if x is True or x is False:
         return "true" if x else "false"
     if isinstance(x, int):
-        return str(int(x))
+        return text_of_int(int(x))  # not str(x): that stops at 4,300 digits
     if isinstance(x, float):
         if math.isnan(x) or math.isinf(x):
             raise ValueError("%r has no JSON form" % x)
