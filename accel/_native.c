@@ -492,13 +492,17 @@ skip_subtree(Walk *w)
     return 0;
 }
 
-/* walk.py: `not byte_sets[k] & escapes[i]`: do the subtree's bytes (set k) all loop
+/* refimpl/lexer.py: WORDS, the 64-bit words of a set of bits 0..256 (the bytes and
+   MULTIBYTE), in lexer.escape_words and trie.subtrees().byte_set_words */
+#define WORDS 5
+
+/* walk.py: `not byte_sets[k] & escapes[i]`: does all that the subtree reads (set k) loop
    (escapes i)? The ids must be in range (the caller checks). */
 static inline int
 all_loop(const uint64_t *set_words, Py_ssize_t k, const uint64_t *escape_words, Py_ssize_t i)
 {
-    const uint64_t *a = set_words + 4 * k, *e = escape_words + 4 * i;
-    return !((a[0] & e[0]) | (a[1] & e[1]) | (a[2] & e[2]) | (a[3] & e[3]));
+    const uint64_t *a = set_words + WORDS * k, *e = escape_words + WORDS * i;
+    return !((a[0] & e[0]) | (a[1] & e[1]) | (a[2] & e[2]) | (a[3] & e[3]) | (a[4] & e[4]));
 }
 
 /* walk.py: `for x in subtree_tokens[first[n]:first[end[n]]]: allowed[x] = 1` for
@@ -532,7 +536,7 @@ whole_subtree(Walk *w, Py_ssize_t n, long s, long i)
     const long k = ((const int32_t *)w->below.view.buf)[n];
     if (i == 0 || k == 0)
         return 0;
-    if (i >= w->escape_words.len / 4 || k < 0 || k >= w->set_words.len / 4) {
+    if (i >= w->escape_words.len / WORDS || k < 0 || k >= w->set_words.len / WORDS) {
         PyErr_Format(PyExc_IndexError, "loop id %ld or subtree set id %ld out of range", i, k);
         return -1;
     }
@@ -679,10 +683,10 @@ fast_run(Walk *w)
     const int32_t *const loop_of = (const int32_t *)w->loop_of.view.buf;
     const size_t loop_of_len = (size_t)w->loop_of.len;
     const uint64_t *const escape_words = (const uint64_t *)w->escape_words.view.buf;
-    const size_t n_escapes = (size_t)w->escape_words.len / 4;
+    const size_t n_escapes = (size_t)w->escape_words.len / WORDS;
     const int32_t *const below = (const int32_t *)w->below.view.buf;
     const uint64_t *const set_words = (const uint64_t *)w->set_words.view.buf;
-    const size_t n_sets = (size_t)w->set_words.len / 4;
+    const size_t n_sets = (size_t)w->set_words.len / WORDS;
     int32_t *const states = w->states;
     const int32_t *const scan_depths = w->scan_depths;
     const unsigned long max_depth = (unsigned long)w->max_depth;

@@ -19,12 +19,15 @@ and, for the trie walk (in any language), one byte `ends[state]`: bit 1 set if a
 lexeme matches (a dead next byte may end it), bit 2 if a lazy one does (it ends here).
 The table and `ends` are machine-int arrays, so an accelerated walker reads them directly.
 
-A state's *loop* is the set of bytes that lead back to it (`loop`): inside a JSON string,
-every byte but the quote, the backslash and the control bytes. The walk takes a trie subtree whole where
-all of its bytes loop. Loops are computed on demand; `loop_of[state]` (-1 until then) is
-the id of the state's *escapes*, the bytes that leave it: `escapes[id]` as an int,
-`escape_words[4 id : 4 id + 4]` as four 64-bit words for walkers in other languages. Id
-0 is "every byte escapes" (no loop).
+A state's *loop* is what leads back to it (`loop`): the bytes whose transition is the
+state itself, and, as a whole, the multi-byte UTF-8 characters if every one of them does
+— inside a JSON string, every character but the quote, the backslash and the control
+characters. The walk takes a trie subtree whole where all it reads loops
+(tokens/subtrees.py). Loops are computed on demand; `loop_of[state]` (-1 until then) is
+the id of the state's *escapes*, what does not loop, as a set of bits 0..255 (bytes) and
+256 (`MULTIBYTE`: not every multi-byte character): `escapes[id]` as an int,
+`escape_words[5 id : 5 id + 5]` as 64-bit words for walkers in other languages. Id 0 is
+"everything escapes" (no loop).
 
 A *token boundary* state follows a lexeme whose end must be a token's end (`stop=`, its
 stop text hidden): every byte is dead there, and the Matcher moves on to the next start
@@ -45,8 +48,9 @@ from .errors import LimitError
 from .grammar.ir import CompiledGrammar
 from .regex.derivative import derivative
 from .regex.printer import to_string
-from .regex.exprs import ALL_BYTES
+from .regex.exprs import ALL_BYTES, ExprSet
 from .regex.relevance import byte_classes, check_empty
+from .regex.unicode import MULTIBYTE_SEQUENCES
 
 DEAD = 0
 GREEDY_ENDS = 1
@@ -61,9 +65,41 @@ Pairs = Tuple[Tuple[int, int], ...]  # ((lexeme, expr), ...)
 LexerState = Tuple[int, Pairs]
 
 
-def _words(mask: int) -> List[int]:
-    """A 256-bit mask as four 64-bit words, lowest first."""
-    return [mask >> (64 * i) & 0xFFFFFFFFFFFFFFFF for i in range(4)]
+#: the bit after the 256 bytes in escapes (and in the trie's subtree sets): every
+#: multi-byte UTF-8 character
+MULTIBYTE = 1 << 256
+EVERYTHING = ALL_BYTES | MULTIBYTE
+WORDS = 5  # 64-bit words per set of bits 0..256
+
+
+def words(mask: int) -> List[int]:
+    """A set of bits 0..256 as WORDS 64-bit words, lowest first."""
+    return [mask >> (64 * i) & 0xFFFFFFFFFFFFFFFF for i in range(WORDS)]
+
+
+def _loops(es: ExprSet, e: int, lazy: bool) -> int:
+    """What leads e back to itself: the bytes b with D_b(e) = e (one derivative per class
+    of e's byte partition, relevance.byte_classes: bytes of a class have one derivative),
+    and MULTIBYTE if D_c(e) = e for every multi-byte character c — followed class by
+    class along each UTF-8 sequence; a lazy lexeme must not match halfway through one
+    (it would end there)."""
+    classes = byte_classes(es, e)  # its derivatives' byte sets are among e's
+    loops = 0
+    for c in classes:
+        if derivative(es, e, (c & -c).bit_length() - 1) == e:
+            loops |= c
+    frontier = set()
+    for seq in MULTIBYTE_SEQUENCES:
+        frontier = {e}
+        for k, (lo, hi) in enumerate(seq):
+            allowed = ((1 << (hi + 1)) - 1) & ~((1 << lo) - 1)
+            frontier = {derivative(es, x, ((c & allowed) & -(c & allowed)).bit_length() - 1)
+                        for x in frontier for c in classes if c & allowed}
+            if lazy and k + 1 < len(seq) and any(es.nullable(x) for x in frontier):
+                return loops
+        if frontier != {e}:
+            return loops
+    return loops | MULTIBYTE
 
 
 class Lexer:
@@ -109,9 +145,9 @@ class Lexer:
         #: per state: the id of its escapes (the bytes that do not lead back to it), -1
         #: until `loop` computes it; ids of equal sets are equal, 0 is all bytes
         self.loop_of = array("i")
-        self.escapes: List[int] = [ALL_BYTES]
-        self.escape_words = array("Q", _words(ALL_BYTES))
-        self._escape_ids: Dict[int, int] = {ALL_BYTES: 0}
+        self.escapes: List[int] = [EVERYTHING]
+        self.escape_words = array("Q", words(EVERYTHING))
+        self._escape_ids: Dict[int, int] = {EVERYTHING: 0}
         self.transitions_computed = 0
         self._starts: Dict[int, int] = {}
         #: tables other modules derive from this lexer's states, shared with it (the
@@ -244,9 +280,9 @@ class Lexer:
 
         Byte b loops when every pending lexeme's expression e has D_b(e) = e (Brzozowski's
         derivative; hash-consing makes equal expressions one node), so the transition by b
-        is the state itself. Bytes of one class of e's byte partition have one derivative
-        (relevance.byte_classes): one derivative per class, and none in the table (no
-        transition is filled). A fresh state has no loop: a byte read makes it not fresh.
+        is the state itself; so do the multi-byte characters when each does for every e
+        (`_loops`). Computed on derivatives, not in the table (no transition is filled). A
+        fresh state has no loop: a byte read makes it not fresh.
 
         >>> from refimpl.grammar.grammar import Grammar
         >>> from refimpl.recognizer import Recognizer
@@ -257,8 +293,8 @@ class Lexer:
         >>> escapes = lexer.escapes[lexer.loop(inside)]
         >>> [b for b in range(128) if escapes >> b & 1], lexer.step(inside, ord("z")) == inside
         ([34], True)
-        >>> escapes >> 0xC3 & 1    # a UTF-8 lead byte starts a character: not a loop
-        1
+        >>> escapes >> 0xC3 & 1, escapes & MULTIBYTE    # a lead byte alone does not loop, "é" does
+        (1, 0)
         """
         known = self.loop_of[state]
         if known >= 0:
@@ -266,19 +302,15 @@ class Lexer:
         fresh, pairs = self.states[state]
         loops = 0
         if pairs and not fresh:
-            es, loops = self.es, ALL_BYTES
-            for _, e in pairs:
-                own = 0
-                for c in byte_classes(es, e):
-                    if c & loops and derivative(es, e, (c & -c).bit_length() - 1) == e:
-                        own |= c
-                loops &= own
-        escapes = ALL_BYTES & ~loops
+            loops = EVERYTHING
+            for lexeme, e in pairs:
+                loops &= _loops(self.es, e, bool(self.lazy_mask >> lexeme & 1))
+        escapes = EVERYTHING & ~loops
         with self._lock:
             i = self._escape_ids.get(escapes)
             if i is None:
                 i = self._escape_ids[escapes] = len(self.escapes)
-                self.escape_words.extend(_words(escapes))  # the words before the id is published
+                self.escape_words.extend(words(escapes))  # the words before the id is published
                 self.escapes.append(escapes)
             self.loop_of[state] = i
         return i

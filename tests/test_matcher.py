@@ -11,6 +11,8 @@ from budget import examples
 
 from refimpl import Grammar, LimitError, Matcher, Vocabulary, backends, naive_mask, open_matcher
 from refimpl.errors import GrammarError, RegexError
+from refimpl.lexer import DEAD, LAZY_ENDS, MULTIBYTE
+from refimpl.regex.exprs import ALL_BYTES
 
 ALPHABET = ["a", "b", "ab", "0", "1", " ", ",", "[", "]", '"', "é", "\u00e9"[0], "€"]
 
@@ -313,6 +315,10 @@ def test_cfg_masks_equal_the_naive_mask(ir, tokens, choices):
     check_path(g, vocabulary(tokens), choices)
 
 
+SAMPLE_CHARACTERS = [chr(c).encode() for c in (0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0xD7FF, 0xE000, 0xFFFD, 0xFFFF,
+                                                0x10000, 0x1F600, 0x10FFFF)]
+
+
 def check_loops(grammar, vocab, choices):
     """Every lexer state a path reaches: its loop (Lexer.loop, from byte classes) is the
     set of bytes whose transition is the state itself."""
@@ -324,7 +330,15 @@ def check_loops(grammar, vocab, choices):
     lexer = m.recognizer.lexer
     for s in range(1, len(lexer.states)):
         loops = sum(1 << b for b in range(256) if lexer.step(s, b) == s)
-        assert lexer.escapes[lexer.loop(s)] == 2**256 - 1 & ~loops, lexer.describe(s)
+        escapes = lexer.escapes[lexer.loop(s)]
+        assert escapes & ALL_BYTES == ALL_BYTES & ~loops, lexer.describe(s)
+        if not escapes & MULTIBYTE:  # every multi-byte character loops: these do
+            for c in SAMPLE_CHARACTERS:
+                t = s
+                for b in c[:-1]:  # on the way: live, and no lazy lexeme ends
+                    t = lexer.step(t, b)
+                    assert t != DEAD and not lexer.ends[t] & LAZY_ENDS, (lexer.describe(s), c)
+                assert lexer.step(t, c[-1]) == s, (lexer.describe(s), c)
 
 
 @settings(max_examples=examples(100))
@@ -337,3 +351,38 @@ def test_regex_loops(pattern, tokens, choices):
 @given(cfg_grammars(), cfg_tokens, st.lists(st.integers(0, 1000), max_size=6))
 def test_cfg_loops(ir, tokens, choices):
     check_loops(cfg_grammar(ir), vocabulary(tokens), choices)
+
+
+# Subtrees taken whole by their characters (tokens/subtrees.py): tokens of complete,
+# cut-short and malformed UTF-8 against states where every character loops, or not.
+UTF8_PIECES = [b"a", b"\"", b"\\", "é".encode(), "€".encode(), "😀".encode(), b"\xc3", b"\xe2\x82", b"\xf0\x9f",
+               b"\x80", b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b" "]
+utf8_tokens = st.lists(st.lists(st.sampled_from(UTF8_PIECES), min_size=1, max_size=4).map(b"".join),
+                       min_size=4, max_size=30)
+CHARACTER_LOOPS = ['"[^"\\\\]*"', "[^a]*", "(?s:.)*", r"\w*", "[^\u20ac]*x", "[a-z\u00e0-\u00ff]+", "(?s:.){0,3}",
+                   r"(?-u:\xc3)(?s:.)*"]  # a raw byte, then characters: the trie's path is not
+
+
+@settings(max_examples=examples(150))
+@given(st.sampled_from(CHARACTER_LOOPS), utf8_tokens, st.lists(st.integers(0, 1000), max_size=5))
+def test_character_loops_equal_the_naive_mask(pattern, tokens, choices):
+    check_path(regex_grammar(pattern), vocabulary(tokens), choices)
+
+
+def test_a_string_state_loops_on_every_character():
+    m = Matcher(Grammar.from_regex('"[^"\\\\]*"'), Vocabulary.from_bytes([b'"', "é".encode()]))
+    assert m.consume(0) and m.consume(1)
+    lexer = m.recognizer.lexer
+    escapes = lexer.escapes[lexer.loop(m.recognizer.state)]
+    assert not escapes & MULTIBYTE and escapes >> ord('"') & 1 and escapes >> 0xC3 & 1
+
+
+def test_a_lazy_lexeme_that_matches_inside_a_character_does_not_loop_by_characters():
+    """`.*\\xe2?` leads back to itself after every character, but matches after the lead
+    byte \\xe2 of "€": lazy, it would end there, so characters must not loop for it."""
+    from refimpl.lexer import Lexer, _loops
+
+    for pattern, lazy_loops in ((r"(?s:.)*(?-u:\xe2)?", False), (r"(?s:.)*", True)):
+        g = Grammar.from_regex(pattern)
+        es, e = Lexer.of(g.compiled).es, g.compiled.lexemes[0].expr
+        assert bool(_loops(es, e, False) & MULTIBYTE) and bool(_loops(es, e, True) & MULTIBYTE) == lazy_loops

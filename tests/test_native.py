@@ -25,6 +25,7 @@ from hypothesis import event, given, settings, strategies as st
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher  # noqa: E402
+from refimpl.lexer import words as lexer_words  # noqa: E402
 from refimpl.tokens.trie import TokenTrie  # noqa: E402
 from refimpl.tokens.walk import walk as python_walk  # noqa: E402
 
@@ -142,8 +143,8 @@ def small_trie():
 
 
 def words(masks):
-    """Byte sets (ints) as the lexer's escape_words: four 64-bit words each."""
-    return array("Q", [m >> (64 * i) & (2**64 - 1) for m in masks for i in range(4)])
+    """Sets (ints) as the lexer's escape_words: WORDS 64-bit words each."""
+    return array("Q", [w for m in masks for w in lexer_words(m)])
 
 
 class TableLexer:
@@ -156,7 +157,7 @@ class TableLexer:
         self.moves = moves  # (state, byte) -> state
         self.fills = []
         loops = loops or {}
-        self.escapes = [2**256 - 1] + [2**256 - 1 & ~loops[s] for s in sorted(loops)]
+        self.escapes = [2**257 - 1] + [2**257 - 1 & ~loops[s] for s in sorted(loops)]
         self.escape_words = words(self.escapes)
         self.loop_of = array("i", [-1 if s in loops else 0 for s in range(k)])
         self.loop_ids = {s: i + 1 for i, s in enumerate(sorted(loops))}
@@ -483,7 +484,7 @@ def random_walks(draw):
     fills = draw(st.lists(states, min_size=1, max_size=4))
     byte_sets = st.sets(st.sampled_from(b"abcd"), max_size=4).map(lambda bs: sum(1 << b for b in bs))
     loops = (draw(st.lists(st.sampled_from([-1, 0, 1, 2]), min_size=k, max_size=k)),  # loop_of
-             [2**256 - 1] + draw(st.lists(byte_sets, min_size=2, max_size=2)),     # escapes
+             [2**257 - 1] + draw(st.lists(byte_sets, min_size=2, max_size=2)),     # escapes
              draw(st.lists(st.sampled_from([0, 1, 2, 5]), min_size=1, max_size=3)))  # loop()'s answers
     advances = draw(st.lists(st.tuples(states, st.sampled_from([1, 2, -5])), min_size=1, max_size=4))
     restarts = draw(st.lists(st.tuples(states, st.sampled_from([1, 2, -5])), min_size=1, max_size=4))

@@ -458,3 +458,9 @@ def utf8_sequences_of(ranges: Iterable[Tuple[int, int]]) -> List[ByteSequence]:
     for lo, hi in normalize(ranges):
         out.extend(utf8_sequences(lo, hi))
     return out
+
+
+#: Every multi-byte UTF-8 character, as byte-range sequences (no surrogates, no overlong
+#: forms). The trie walk reads strings by these characters where every one of them loops
+#: on the lexer state (Lexer.loop, tokens/subtrees.py).
+MULTIBYTE_SEQUENCES = utf8_sequences(0x80, MAX_CODE_POINT)

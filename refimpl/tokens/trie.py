@@ -10,13 +10,7 @@ path from the root; for node n:
   token[n]   the token whose bytes are exactly the path: its id, -1 for none, or -2 when
              several ids share these bytes (then `multi[n]` lists them)
 
-and, for taking a subtree whole (`subtrees()`, built on first use):
-
-  below[n]   for an inner node, the id of the set of bytes in its subtree (its own
-             included): `byte_sets[id]` as an int, `byte_set_words[4 id : 4 id + 4]`
-             as four 64-bit words; 0 for a leaf (nothing to gain there)
-  tokens     every token id in preorder; the subtree of n holds
-             tokens[first[n] : first[end[n]]]
+and `subtrees()`, what each subtree reads and holds, for taking one whole (subtrees.py).
 
 Only grammar tokens are in the trie (special and empty tokens never are). Arrays of
 machine ints, not lists of int objects: the 131k-token Tekken trie fits in a few MB.
@@ -34,7 +28,10 @@ not depend on vocab.py; the vocabulary builds and caches its trie.
 from __future__ import annotations
 
 from array import array
-from typing import Dict, Iterable, List, NamedTuple, Optional, Protocol, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
+
+from .subtrees import Subtrees
+from .subtrees import build as build_subtrees
 
 NO_TOKEN = -1
 SEVERAL_TOKENS = -2
@@ -49,16 +46,6 @@ class TokenSource(Protocol):
 
     def is_grammar_token(self, t: int) -> bool:
         """May token t appear in the trie (not special, not empty)?"""
-
-
-class Subtrees(NamedTuple):
-    """What a trie's subtrees hold, for taking one whole (see the module docstring)."""
-
-    below: "array[int]"
-    byte_sets: List[int]
-    byte_set_words: "array[int]"
-    tokens: "array[int]"
-    first: "array[int]"
 
 
 class TokenTrie:
@@ -102,40 +89,10 @@ class TokenTrie:
         self._subtrees: Optional[Subtrees] = None
 
     def subtrees(self) -> Subtrees:
-        """The byte sets and token ranges of the subtrees (built once, then kept).
-
-        >>> from refimpl.tokens.vocab import Vocabulary
-        >>> t = TokenTrie(Vocabulary.from_bytes([b"a", b"ab", b"b", b"ac", b"ab"]))
-        >>> sub = t.subtrees()
-        >>> [bytes(b for b in range(256) if sub.byte_sets[sub.below[n]] >> b & 1) for n in range(len(t))]
-        [b'abc', b'abc', b'', b'', b'']
-        >>> list(sub.tokens), list(sub.first)     # node 1 ("a") holds tokens[0:first[end[1]]]
-        ([0, 1, 4, 3, 2], [0, 0, 1, 3, 4, 5])
-        """
+        """What the subtrees read and hold, for taking one whole (subtrees.py; built on
+        first use, then kept)."""
         if self._subtrees is None:
-            size, byte, end = len(self.byte), self.byte, self.end
-            for n in range(size):
-                if not n < end[n] <= size:
-                    raise ValueError("malformed trie: end[%d] = %d (nodes %d)" % (n, end[n], size))
-            sets = [0] * size
-            for n in range(size - 1, -1, -1):  # children before parents
-                if end[n] > n + 1:
-                    m = 1 << byte[n] if n else 0
-                    child = n + 1
-                    while child < end[n]:
-                        m |= sets[child] or 1 << byte[child]
-                        child = end[child]
-                    sets[n] = m
-            ids: Dict[int, int] = {0: 0}
-            below = array("i", [ids.setdefault(m, len(ids)) for m in sets])
-            byte_sets = sorted(ids, key=ids.__getitem__)
-            words = array("Q", [m >> (64 * i) & 0xFFFFFFFFFFFFFFFF for m in byte_sets for i in range(4)])
-            tokens, first = array("i"), array("i")
-            for n in range(size):
-                first.append(len(tokens))
-                tokens.extend(self.tokens_at(n))
-            first.append(len(tokens))
-            self._subtrees = Subtrees(below, byte_sets, words, tokens, first)
+            self._subtrees = build_subtrees(self)
         return self._subtrees
 
     def _close(self, path: List[int], keep: int) -> None:
