@@ -38,16 +38,25 @@ class Numbers:
         return self.es.byte_range(0x30 + lo, 0x30 + hi) if lo <= hi else self.es.NOTHING
 
     def _same_length(self, s: str, greater: bool) -> int:
-        """Digit strings of len(s) that are >= s (greater) or <= s, lexicographically."""
+        """Digit strings of len(s) that are >= s (greater) or <= s, lexicographically.
+
+        Built from the last digit back, each position sharing the expression of the
+        positions after it: w >= s iff w[0] > s[0] (then any digits), or w[0] == s[0]
+        and w[1:] >= s[1:]. O(len(s)) nodes — a bound of 309 digits (a double's maximum,
+        1.79769e308, in SchemaStore's venvironment schemas) made the flat union of
+        prefixes O(len(s)^2), and every length of an interval O(len^3).
+        """
         es = self.es
         n = len(s)
-        alts = [self.lit(s)]
-        for i in range(n):
+        acc = es.EPSILON
+        for i in range(n - 1, -1, -1):
             d = int(s[i])
             rng = self.digit_range(d + 1, 9) if greater else self.digit_range(0, d - 1)
+            here = es.concat(self.lit(s[i]), acc)
             if rng != es.NOTHING:
-                alts.append(es.concat(self.lit(s[:i]), rng, es.repeat(self.digit, n - i - 1, n - i - 1)))
-        return es.union(*alts)
+                here = es.union(here, es.concat(rng, es.repeat(self.digit, n - i - 1, n - i - 1)))
+            acc = here
+        return acc
 
     def _between_same_length(self, lo: str, hi: str) -> int:
         """Digit strings w with len(w) == len(lo) == len(hi) and lo <= w <= hi."""
@@ -83,11 +92,16 @@ class Numbers:
         high_len = len(str(hi)) if hi is not None else low_len
         if high_len > limits.repeat_bound:
             raise LimitError("repeat_bound", limits.repeat_bound, "digits of a numeric bound")
+        full = []  # lengths whose every number is in the range: one `[1-9][0-9]{k,m}`
         for n in range(low_len, high_len + 1):
             a = max(lo, 10 ** (n - 1))
             b = 10 ** n - 1 if hi is None else min(hi, 10 ** n - 1)
-            if a <= b:
+            if a == 10 ** (n - 1) and b == 10 ** n - 1:
+                full.append(n)
+            elif a <= b:
                 alts.append(self._between_same_length(str(a), str(b)))
+        if full:
+            alts.append(es.concat(self.nonzero, es.repeat(self.digit, full[0] - 1, full[-1] - 1)))
         if hi is None:
             alts.append(es.concat(self.nonzero, es.repeat(self.digit, low_len, None)))
         return es.union(*alts)
