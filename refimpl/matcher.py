@@ -164,10 +164,14 @@ class Matcher:
 
     def _sliced(self, slicer: Slicer, oracle: SliceOracle, state: int, n: int) -> Tuple[bytearray, List[TokenTrie], int]:
         """The flags of the slices certain to be allowed whole in `state`, the tries still
-        to walk (the other slices' and the tokens in no slice), and how many were applied."""
+        to walk (the other slices' and the tokens in no slice), and how many were applied.
+        Where none applies, the vocabulary's one trie is walked: the same tokens, one walk."""
+        certain = oracle.certain(state)
+        if not any(certain):
+            return bytearray(n), [self.trie], 0
         union = applied = 0
         tries = [slicer.final.trie]
-        for piece, ok in zip(slicer.slices, oracle.certain(state)):
+        for piece, ok in zip(slicer.slices, certain):
             if ok:
                 union |= piece.flags
                 applied += 1
