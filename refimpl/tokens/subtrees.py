@@ -39,13 +39,21 @@ subtree of n are tokens[first[n] : first[end[n]]].
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Dict, List, NamedTuple
+from typing import Dict, List, NamedTuple, Protocol, Tuple
 
 from ..lexer import MULTIBYTE, words
 from ..regex.unicode import MULTIBYTE_SEQUENCES
 
-if TYPE_CHECKING:
-    from .trie import TokenTrie
+
+class Trie(Protocol):
+    """What `build` reads of a trie (trie.py's TokenTrie)."""
+
+    byte: "array[int]"
+    depth: "array[int]"
+    end: "array[int]"
+    max_depth: int
+
+    def tokens_at(self, node: int) -> Tuple[int, ...]: ...
 
 _ASCII = (1 << 128) - 1
 _HIGH = ((1 << 256) - 1) & ~_ASCII
@@ -85,7 +93,7 @@ class Subtrees(NamedTuple):
     first: "array[int]"
 
 
-def build(trie: "TokenTrie") -> Subtrees:
+def build(trie: Trie) -> Subtrees:
     """The subtrees' sets and token ranges (TokenTrie.subtrees keeps them)."""
     size, byte, end, depth = len(trie.byte), trie.byte, trie.end, trie.depth
     for n in range(size):
