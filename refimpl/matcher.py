@@ -165,19 +165,11 @@ class Matcher:
     def _sliced(self, slicer: Slicer, oracle: SliceOracle, state: int, n: int) -> Tuple[bytearray, List[TokenTrie], int]:
         """The flags of the slices certain to be allowed whole in `state`, the tries still
         to walk (the other slices' and the tokens in no slice), and how many were applied.
-        Where none applies, the vocabulary's one trie is walked: the same tokens, one walk."""
-        certain = oracle.certain(state)
-        if not any(certain):
+        Where slicing does not pay (Slicer.plan), the vocabulary's one trie is walked."""
+        plan = slicer.plan(oracle.certain(state))
+        if plan is None:
             return bytearray(n), [self.trie], 0
-        union = applied = 0
-        tries = [slicer.final.trie]
-        for piece, ok in zip(slicer.slices, certain):
-            if ok:
-                union |= piece.flags
-                applied += 1
-            else:
-                tries.append(piece.trie)
-        return bytearray(union.to_bytes(n, "little")), tries, applied
+        return bytearray(plan.flags), plan.tries, plan.applied
 
     # -- consuming ------------------------------------------------------------------------
 

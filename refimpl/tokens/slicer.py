@@ -29,7 +29,7 @@ True
 from __future__ import annotations
 
 import weakref
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..lexer import Lexer
 from ..regex import ExprSet, LazyDFA, compile_pattern
@@ -60,6 +60,18 @@ class Slice:
         self.n_tokens = len(token_ids)
 
 
+#: the least share of the vocabulary the certain slices must hold for slicing to pay
+MIN_SHARE = 1 / 8
+
+
+class Plan(NamedTuple):
+    """Slicing in one combination of certain slices (Slicer.plan)."""
+
+    flags: bytes
+    tries: List[TokenTrie]
+    applied: int
+
+
 class Slicer:
     """The slices of one vocabulary (built once per vocabulary and list of patterns)."""
 
@@ -75,6 +87,28 @@ class Slicer:
             members[k].append(t)
         self.slices = [Slice(p, vocab, ids) for p, ids in zip(self.patterns, members)]
         self.final = Slice(None, vocab, members[-1])
+        self.n_vocab = len(vocab)
+        self._plans: Dict[Tuple[bool, ...], Optional[Plan]] = {}
+
+    def plan(self, certain: Tuple[bool, ...]) -> Optional["Plan"]:
+        """What slicing gives where the slices flagged in `certain` are certainly allowed:
+        their tokens' flags (one byte per token id), the tries still to walk (the other
+        slices' and the final one), and how many slices are applied. None where it does
+        not pay — the certain slices hold less than MIN_SHARE of the vocabulary: walking
+        the vocabulary's one trie then costs less than copying flags for every token and
+        walking several tries (whose subtrees the walk takes whole where the lexer state
+        loops, tokens/subtrees.py). Kept per combination (at most 2^slices of them)."""
+        if certain not in self._plans:
+            applied = [piece for piece, ok in zip(self.slices, certain) if ok]
+            plan = None
+            if sum(piece.n_tokens for piece in applied) >= MIN_SHARE * self.n_vocab:
+                union = 0
+                for piece in applied:
+                    union |= piece.flags
+                tries = [self.final.trie] + [piece.trie for piece, ok in zip(self.slices, certain) if not ok]
+                plan = Plan(union.to_bytes(self.n_vocab, "little"), tries, len(applied))
+            self._plans[certain] = plan
+        return self._plans[certain]
 
     @classmethod
     def of(cls, vocab: Vocabulary, patterns: Sequence[str]) -> "Slicer":
