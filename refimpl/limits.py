@@ -31,6 +31,13 @@ class Limits:
     grammar_size: int = 1_000_000
     #: instances (rule, parameter value) of parametric Lark rules expanded from `start`
     parametric_instances: int = 20_000
+    #: array/object alternatives one JSON schema distributes its disjunctions into (anyOf,
+    #: exact oneOf, if/else, dependencies): a product, exponential in theory
+    #: (docs/jsonschema.md, "Bounds"); real schemas need at most a few hundred
+    schema_alternatives: int = 500
+    #: key regions of one JSON object and the splits leading to them (keys split by the
+    #: patternProperties they match: 2^patterns in theory, docs/jsonschema.md, "Bounds")
+    property_regions: int = 256
 
 
 DEFAULT_LIMITS = Limits()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple, TypeVar
 
-from ...errors import RegexError, SchemaError
+from ...errors import LimitError, RegexError, SchemaError
 from ...regex import ExprSet, compile_pattern, is_empty
 from ..ir import GrammarIR
 from .index import FALSE, TRUE, TYPES, Index, trivial
@@ -150,6 +150,7 @@ class CompilerBase:
         self.node_reasons: Dict[int, Reason] = {}
         self.value_nts: Dict[Tuple[Atom, ...], int] = {}
         self.container_nts: Dict[ContainerKey, int] = {}
+        self.alternatives = 0  # container nonterminals made for a choice of alternatives
         self.reasons: Dict[int, Reason] = {}
         self.required_of: Dict[int, List[RequiredMember]] = {}
         self.value_atoms: Dict[int, Tuple[Atom, ...]] = {}
@@ -342,6 +343,11 @@ class CompilerBase:
             label = "json[]" if T == "array" else "json{}"
             if choices:
                 label += "#%d" % len(self.container_nts)
+                self.alternatives += 1
+                if self.alternatives > self.limits.schema_alternatives:
+                    raise LimitError("schema_alternatives", self.limits.schema_alternatives,
+                                     "array/object alternatives distributed from the disjunctions of %s"
+                                     % (self.ptr(choices_node(choices)) or "/"))
             nt = self.container_nts[key] = self.ir.add_nonterminal(self._name(label, atoms))
             self.todo.append(Job(atoms, nt, key))
         return nt
@@ -352,6 +358,11 @@ class CompilerBase:
         ptrs = [("!" if neg else "") + self.index.label(n) for n, neg, _ in atoms[:3] if n > FALSE]
         label = prefix + "&".join(p for p in ptrs if p)
         return label if len(label) <= 60 else label[:58] + "…" + label[-1]
+
+def choices_node(choices: FrozenSet[Any]) -> int:
+    """The node of the last-made choice's disjunction (for messages)."""
+    return max(gid[0] for gid, _ in choices)
+
 
 def is_empty_language(es: ExprSet, e: int) -> bool:
     """Is L(e) known to be empty? (Unknown, when fuel runs out, counts as non-empty.)"""

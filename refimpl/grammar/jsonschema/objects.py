@@ -7,11 +7,17 @@ from __future__ import annotations
 import json
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
-from ...errors import SchemaError
+from ...errors import LimitError, SchemaError
+from ...regex import is_empty
 from ..simplify import repeat
 from .arrays import Arrays
-from .base import Atom, Reason, RequiredMember, is_empty_language, literal_union
+from .base import Atom, Reason, RequiredMember, literal_union
 from .index import FALSE, trivial
+
+#: derivative states a region's emptiness may explore before the region is kept anyway
+#: (pruning an empty region is an optimisation: a kept empty region's key never matches);
+#: intersections of unanchored patterns' complements made each full search 0.5 s
+REGION_FUEL = 64
 
 
 class _Part(NamedTuple):
@@ -55,6 +61,11 @@ class _LayoutState(NamedTuple):
     i: int
     members: int
     after: bool
+
+
+def nt_where(members: _Members) -> int:
+    """A node to name in messages about these members."""
+    return members.parts[0].atom.node if members.parts else 0
 
 
 class Objects(Arrays):
@@ -173,10 +184,15 @@ class Objects(Arrays):
             base = self._x_and(base, x, self.strings.any_string)
         regions: List[Tuple[int, FrozenSet[int]]] = []
         stack: List[Tuple[int, int, FrozenSet[int]]] = [(0, base, frozenset())]
+        limit, visited = self.limits.property_regions, 0
         while stack:
             i, expr, matched = stack.pop()
-            if expr == es.NOTHING or is_empty_language(es, expr):
+            if expr == es.NOTHING or is_empty(es, expr, REGION_FUEL) is True:
                 continue
+            visited += 1  # the regions and the splits on the way: 2^patterns in theory
+            if visited > limit:  # docs/jsonschema.md, "Bounds"
+                raise LimitError("property_regions", limit, "key regions of the patternProperties of %s"
+                                 % (self.ptr(nt_where(members)) or "/"))
             if i == len(members.patterns):
                 regions.append((expr, matched))
                 continue
