@@ -28,6 +28,8 @@ def main(argv=None) -> None:
     ap.add_argument("--no-cache", action="store_true", help="skip the mask cache's table (benchmarks.mask_cache)")
     ap.add_argument("--index", action="store_true",
                     help="then the token index's tables (python -m benchmarks.index, same run; minutes)")
+    ap.add_argument("--schemastore", metavar="CORPUS",
+                    help="then the slow tail of real JSON schemas (python -m benchmarks.schemastore CORPUS; minutes)")
     args = ap.parse_args(argv)
     started = time.perf_counter()
     ghz, how = common.calibrate_ghz()
@@ -74,6 +76,11 @@ def main(argv=None) -> None:
 
         print()
         index.main(["--vocab=%s" % v for v in args.vocab or common.VOCABS])
+    if args.schemastore:
+        from . import schemastore
+
+        print()
+        schemastore.main([args.schemastore, "--profile", "0"])
     print()
     print("(ran in %.0f s; llguidance: best first mask of fresh matchers; its ns/node divides by refimpl's node count)"
           % (time.perf_counter() - started))

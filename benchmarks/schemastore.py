@@ -362,6 +362,25 @@ def _keywords(counts: Dict[str, int]) -> str:
     return " ".join("%s×%d" % (k, v) for k, v in counts.items() if k not in ("$ref", "enum", "pattern")) or "-"
 
 
+def summary(run: Dict[str, Any]) -> Dict[str, float]:
+    """The run's figures for asv (asv_schemastore.py): compile seconds and consume µs per
+    byte at p50/p90/p99/max, and the schemas over 2 s, timed out, over a limit, ok."""
+    results = run["schemas"]
+    compiles = [r["compile"]["seconds"] for r in results if r["compile"]["outcome"] not in ("missing", "not JSON")]
+    per_byte = [p * 1e6 for p in (_per_byte(i) for r in results for i in r["instances"]) if p is not None]
+    out: Dict[str, float] = {}
+    for name, values in (("compile", compiles), ("consume", per_byte)):
+        for p in (50, 90, 99):
+            out["%s_p%d" % (name, p)] = percentile(values, p)
+        out[name + "_max"] = max(values) if values else float("nan")
+    outcomes = [r["compile"]["outcome"] for r in results]
+    out["over_2s"] = sum(1 for c in compiles if c > 2.0)
+    out["timeout"] = sum(1 for o in outcomes if o in ("timeout", "hang"))
+    out["limit_error"] = sum(1 for o in outcomes if o.startswith("LimitError"))
+    out["ok"] = outcomes.count("ok")
+    return out
+
+
 def report(run: Dict[str, Any], n: int = 15) -> str:
     """The Markdown report of a run (distributions, outcomes, the n slowest of each)."""
     results = run["schemas"]

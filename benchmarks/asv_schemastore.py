@@ -1,0 +1,58 @@
+"""asv: the slow tail of real JSON schemas (benchmarks/schemastore.py; docs/benchmarks.md,
+"Real schemas: SchemaStore") — the distributions of compile seconds and of consume µs per
+byte over SchemaStore's schemas and test instances, measured once in `setup_cache`.
+
+SchemaStore is not vendored: set MASKREF_SCHEMASTORE to a checkout or bare git directory
+(e.g. the mirror's /work/.mirror/SchemaStore+schemastore/repo); without it the
+benchmarks are skipped. A run takes ~8 minutes on 2 cores.
+"""
+import os
+
+_STATS = ["p50", "p90", "p99", "max"]
+
+
+def _measure():
+    from . import schemastore
+
+    corpus = os.environ.get("MASKREF_SCHEMASTORE")
+    if not corpus:
+        return None
+    run = schemastore.measure(corpus, profile=0, progress=False)
+    return schemastore.summary(run)
+
+
+class SchemaStore:
+    params = [_STATS]
+    param_names = ["stat"]
+    timeout = 3600
+
+    def setup_cache(self):
+        return _measure()
+
+    def _get(self, cache, key):
+        if cache is None:
+            raise NotImplementedError("set MASKREF_SCHEMASTORE to a SchemaStore checkout")
+        return cache[key]
+
+    def track_compile_seconds(self, cache, stat):
+        return self._get(cache, "compile_" + stat)
+    track_compile_seconds.unit = "s"
+
+    def track_consume_us_per_byte(self, cache, stat):
+        return self._get(cache, "consume_" + stat)
+    track_consume_us_per_byte.unit = "us/byte"
+
+
+class SchemaStoreCounts:
+    params = [["over_2s", "timeout", "limit_error", "ok"]]
+    param_names = ["count"]
+    timeout = 3600
+
+    def setup_cache(self):
+        return _measure()
+
+    def track_schemas(self, cache, count):
+        if cache is None:
+            raise NotImplementedError("set MASKREF_SCHEMASTORE to a SchemaStore checkout")
+        return cache[count]
+    track_schemas.unit = "schemas"
