@@ -33,7 +33,7 @@ SchemaStore's pm2-ecosystem takes ~145 rounds), and a round changes few lexemes:
 of a lexeme is a function of its expression, the union of the lexemes alive with it and
 its following bytes — all hash-consed in the grammar's ExprSet, which every round shares
 — so its answer is kept per ExprSet (`_walks`) and a round walks only the lexemes whose
-triple is new (docs/ebnf.md; `stats` counts the walks).
+triple is new (`stats` counts the walks and the reuses).
 """
 from __future__ import annotations
 
