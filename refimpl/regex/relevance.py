@@ -22,6 +22,7 @@ True
 """
 from __future__ import annotations
 
+from collections import deque
 from typing import FrozenSet, Iterable, List, Optional
 
 from ..errors import LimitError
@@ -100,9 +101,11 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
         fuel = es.limits.relevance_fuel
     representatives = [_lowest_byte(c) for c in byte_classes(es, e)]
     seen = {e}
-    stack = [e]
-    while stack:
-        x = stack.pop()  # never ∅: ∅ is not pushed
+    # breadth first: a non-empty language shows a shortest witness soonest (depth first
+    # could follow a counter such as `.{1,65536}` & `uri` 10,000 states deep)
+    queue = deque([e])
+    while queue:
+        x = queue.popleft()  # never ∅: ∅ is not queued
         known = es.emptiness.get(x)
         if known is True:
             continue
@@ -116,7 +119,7 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
             d = derivative(es, x, b)
             if d != es.NOTHING and d not in seen:
                 seen.add(d)
-                stack.append(d)
+                queue.append(d)
     for x in seen:  # every state reachable from an empty one is empty too
         es.emptiness[x] = True
     return True
