@@ -171,6 +171,14 @@ class Matcher:
             return bytearray(n), [self.trie], 0
         return bytearray(plan.flags), plan.tries, plan.applied
 
+    def top_k(self, logits: Sequence[float], k: int) -> List[int]:
+        """The k highest-scoring allowed tokens, best first, ties by the lower id: the same
+        as the full mask's k best, found by checking tokens one at a time in score order
+        (falling back to the full mask when that stops paying): topk.py."""
+        from .topk import top_k
+
+        return top_k(self, logits, k)
+
     # -- consuming ------------------------------------------------------------------------
 
     def consume(self, token_id: int) -> bool:
