@@ -137,8 +137,22 @@ def test_rows_pass_backend_and_options_to_the_matcher() -> None:
     rows.flags([[4]])
     matcher = rows.states[0].matcher
     assert isinstance(matcher, Matcher) and matcher.cache is not None and matcher.backend == "python"
-    with pytest.raises(ValueError, match="backend 'no-such-backend' is not available"):
-        Rows(NESTED, SMALL, backend="no-such-backend").flags([[]])
+    plain = Rows(NESTED, SMALL).state(0).matcher
+    assert isinstance(plain, Matcher) and plain.cache is None
+
+
+def test_rows_of_one_grammar_share_one_mask_cache() -> None:
+    other = Grammar.from_lark('start: "(" start ")" | "x" | "ab"')  # the same language, another grammar
+    rows = Rows(lambda key: other if key == "other" else NESTED, SMALL, mask_cache=True)
+    flags = rows.flags([[4, 4], [4, 4], [4, 4]], keys=["first", "second", "other"])
+    first, second, third = (rows.states[k].matcher for k in ("first", "second", "other"))
+    assert isinstance(first, Matcher) and isinstance(second, Matcher) and isinstance(third, Matcher)
+    assert second.cache is first.cache and third.cache is not first.cache
+    cache = first.cache
+    assert cache is not None and (cache.misses, cache.hits) == (1, 1)  # the second row had the first row's mask
+    assert flags[0] == flags[1] == flags[2] == fresh_flags(NESTED, SMALL, [4, 4])
+    rows.flags([[4, 7], [4, 7]], keys=["second", "first"])
+    assert (cache.misses, cache.hits) == (2, 2)  # and now the first row the second row's
 
 
 def test_pack_pads_each_row_to_the_width() -> None:
@@ -187,6 +201,20 @@ def test_a_row_after_any_sequence_is_a_fresh_matcher_after_it(seqs: List[List[in
         upto = seq.index(0) + 1 if 0 in seq else len(seq)
         assert row.consumed == seq[:upto] and row.finished == (0 in seq)
         assert row.flags() == fresh_flags(NESTED, SMALL, seq[:upto])
+
+
+@settings(max_examples=examples(40))
+@given(sequences(), sequences())
+def test_rows_sharing_a_mask_cache_give_a_fresh_matchers_masks(a: List[List[int]], b: List[List[int]]) -> None:
+    rows = Rows(NESTED, SMALL, mask_cache=True)
+    for i in range(max(len(a), len(b))):
+        batch = [a[min(i, len(a) - 1)], b[min(i, len(b) - 1)]]
+        flags = rows.flags(batch)
+        for seq, got in zip(batch, flags):
+            upto = seq.index(0) + 1 if 0 in seq else len(seq)
+            assert got == fresh_flags(NESTED, SMALL, seq[:upto])
+    with pytest.raises(ValueError, match="backend 'no-such-backend' is not available"):
+        Rows(NESTED, SMALL, backend="no-such-backend").flags([[]])
 
 
 # -- with torch: tensors, the transformers processor, the vLLM-style callables ------------
@@ -356,6 +384,8 @@ def test_transformers_python_backend_with_mask_cache() -> None:
         check_value(ANSWER, finished_text(ANSWER, generated))
     matcher = proc.rows.states[0].matcher
     assert matcher.backend == "python" and matcher.cache is not None
+    assert all(proc.rows.states[i].matcher.cache is matcher.cache for i in range(len(PROMPTS)))  # one per grammar
+    assert matcher.cache.hits > 0
 
 
 def test_transformers_wider_model_vocabulary_is_padded_with_minus_infinity() -> None:
