@@ -17,7 +17,7 @@ from .index import FALSE, trivial
 #: derivative states a region's emptiness may explore before the region is kept anyway
 #: (pruning an empty region is an optimisation: a kept empty region's key never matches);
 #: intersections of unanchored patterns' complements made each full search 0.5 s
-REGION_FUEL = 64
+REGION_FUEL = 16
 
 
 class _Part(NamedTuple):
