@@ -20,6 +20,8 @@ The adapters (integrations/transformers.py, integrations/vllm.py) add only the t
 >>> row = RowState(Grammar.from_regex("ab"), vocab)
 >>> list(row.flags())                 # "a" or "ab" may come first
 [0, 1, 0, 1]
+>>> list(row.flags([0.0, 1.0, 9.0, 2.0], top_k=1))   # the best allowed: "b" scores more, but is refused
+[0, 0, 0, 1]
 >>> row.sync([1]); list(row.flags())  # after "a": only "b"
 [0, 0, 1, 0]
 >>> row.sync([1, 2, 0, 0, 0]); row.finished, row.consumed   # EOS; the padding after it is ignored
@@ -36,6 +38,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Union
 
 from refimpl import Grammar, Matcher, MaskrefError, MatcherLike, Vocabulary, open_matcher
+from refimpl.topk import reference_top_k
 
 
 class GenerationError(MaskrefError, ValueError):
@@ -104,16 +107,29 @@ class RowState:
                 self.finished = True
                 return
 
-    def flags(self) -> bytearray:
+    def flags(self, logits: Optional[Sequence[float]] = None, top_k: Optional[int] = None) -> bytearray:
         """The allowed tokens, one 0/1 byte per token id of the vocabulary. A finished row
         allows its EOS tokens only (generators pad finished rows with EOS, and an all-masked
-        row would make sampling divide by zero)."""
+        row would make sampling divide by zero).
+
+        With `top_k`, only the k best allowed tokens by `logits` (ties by the lower id):
+        the same set as the full mask's k best, found by single-token checks where that
+        pays (refimpl/topk.py; `reference_top_k` for matchers other than refimpl's)."""
         if self.finished:
             out = bytearray(len(self.vocab))
             for t in self._eos:
                 out[t] = 1
             return out
-        flags = self.matcher.mask().flags
+        if top_k is None:
+            flags = self.matcher.mask().flags
+        else:
+            if logits is None:
+                raise ValueError("top_k needs the logits")
+            matcher = self.matcher
+            best = matcher.top_k(logits, top_k) if isinstance(matcher, Matcher) else reference_top_k(matcher, logits, top_k)
+            flags = bytearray(len(self.vocab))
+            for t in best:
+                flags[t] = 1
         if flags.find(1) < 0:
             raise GenerationError(
                 "%s: no token is allowed after %r (the grammar cannot go on, and may not end, here)"
@@ -199,19 +215,23 @@ class Rows:
         else:
             matcher.cache = shared[1]
 
-    def flags(self, tokens: Sequence[Sequence[int]], keys: Optional[Sequence[Hashable]] = None) -> List[bytearray]:
+    def flags(self, tokens: Sequence[Sequence[int]], keys: Optional[Sequence[Hashable]] = None, *,
+              logits: Optional[Sequence[Sequence[float]]] = None, top_k: Optional[int] = None) -> List[bytearray]:
         """Each row's allowed tokens after its generated `tokens` (row i has key keys[i],
-        or i when no keys are given)."""
+        or i when no keys are given); with `top_k`, only the k best of them by the row's
+        `logits` (RowState.flags)."""
         if keys is None:
             keys = range(len(tokens))
         elif len(keys) != len(tokens):
             raise ValueError("%d keys for %d rows" % (len(keys), len(tokens)))
+        if top_k is not None and (logits is None or len(logits) != len(tokens)):
+            raise ValueError("top_k needs one row of logits per row of tokens")
         self._order = list(keys)
         out = []
-        for key, row in zip(keys, tokens):
+        for i, (key, row) in enumerate(zip(keys, tokens)):
             st = self.state(key)
             st.sync(row)
-            out.append(st.flags())
+            out.append(st.flags(logits[i] if logits is not None else None, top_k))
         return out
 
     def finished(self) -> List[bool]:

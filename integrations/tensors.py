@@ -7,7 +7,7 @@ probability 0 and argmax never picks them.
 """
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 import torch
 
@@ -29,3 +29,20 @@ def mask_scores(scores: torch.Tensor, rows: Sequence[Union[bytes, bytearray]]) -
     tensor (the input is not changed)."""
     allowed = allowed_tensor(rows, scores.shape[-1], scores.device)
     return scores.masked_fill(~allowed, float("-inf"))
+
+
+def row_logits(scores: torch.Tensor) -> Sequence[Any]:
+    """The rows of 2-D `scores` as refimpl's top_k reads them: numpy arrays (no copy on
+    the CPU) where numpy is installed, else lists of floats."""
+    scores = scores.detach().to("cpu", torch.float32)
+    try:
+        return list(scores.numpy())
+    except RuntimeError:  # torch without numpy: "Numpy is not available"
+        return scores.tolist()
+
+
+def check_top_k(top_k: Optional[int]) -> Optional[int]:
+    """`top_k` as the processors take it: None (the full mask) or a positive int."""
+    if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
+        raise ValueError("top_k must be a positive int or None, not %r" % (top_k,))
+    return top_k

@@ -25,7 +25,7 @@ from transformers import LogitsProcessor
 from refimpl import Grammar, Vocabulary
 
 from .core import GenerationError, Rows
-from .tensors import mask_scores
+from .tensors import check_top_k, mask_scores, row_logits
 
 
 class MaskrefLogitsProcessor(LogitsProcessor):
@@ -34,13 +34,17 @@ class MaskrefLogitsProcessor(LogitsProcessor):
     `grammar` is one Grammar for every row, or one per row. `backend` and `options` go to
     `refimpl.open_matcher` (backend="native" for the C walker, mask_cache=True to keep
     masks of states seen before). `batch_size`, if given, is checked on the first call.
+    With `top_k=k`, each row keeps only its k best allowed tokens by the scores it is
+    given (ties by the lower id): what a top-k sampler after the full mask would keep,
+    found without the full mask where the best tokens are allowed (refimpl/topk.py).
     """
 
     #: rows of a continuous batch come and go: the row index is not a sequence's identity
     supports_continuous_batching = False
 
     def __init__(self, grammar: Union[Grammar, Sequence[Grammar]], vocab: Vocabulary, *, backend: str = "python",
-                 batch_size: Optional[int] = None, **options: Any) -> None:
+                 batch_size: Optional[int] = None, top_k: Optional[int] = None, **options: Any) -> None:
+        self.top_k = check_top_k(top_k)
         if isinstance(grammar, Grammar):
             self.grammars: Optional[List[Grammar]] = None
             self.rows = Rows(grammar, vocab, backend=backend, **options)
@@ -64,7 +68,9 @@ class MaskrefLogitsProcessor(LogitsProcessor):
                 raise GenerationError("a batch of %d rows; the processor was made for %d" % (batch, self.expected_batch_size))
             self.prompt = input_ids.detach().clone()
         generated = input_ids[:, self.prompt.shape[1]:].tolist()
-        return mask_scores(scores, self.rows.flags(generated))
+        if self.top_k is None:
+            return mask_scores(scores, self.rows.flags(generated))
+        return mask_scores(scores, self.rows.flags(generated, logits=row_logits(scores), top_k=self.top_k))
 
     def _continues(self, input_ids: torch.Tensor) -> bool:
         """Do `input_ids` start with the first call's prompt (the same generation)?"""

@@ -29,28 +29,34 @@ import torch
 from refimpl import Grammar, Vocabulary
 
 from .core import Rows, RowState
-from .tensors import mask_scores
+from .tensors import check_top_k, mask_scores, row_logits
 
 
 class MaskrefVLLMProcessor:
     """One request's processor: `proc(token_ids, logits) -> logits`, with 1-D logits whose
     disallowed entries (and those beyond the vocabulary) are -inf. `backend` and
-    `options` go to `refimpl.open_matcher`."""
+    `options` go to `refimpl.open_matcher`; `top_k=k` keeps only the k best allowed
+    tokens (as the transformers processor's)."""
 
-    def __init__(self, grammar: Grammar, vocab: Vocabulary, *, backend: str = "python", **options: Any) -> None:
+    def __init__(self, grammar: Grammar, vocab: Vocabulary, *, backend: str = "python", top_k: Optional[int] = None,
+                 **options: Any) -> None:
         self.grammar = grammar
         self.vocab = vocab
         self.backend = backend
+        self.top_k = check_top_k(top_k)
         self.options = options
         self.row = RowState(grammar, vocab, backend=backend, name="request", **options)
 
     def __call__(self, token_ids: Sequence[int], logits: torch.Tensor) -> torch.Tensor:
         self.row.sync(token_ids)
-        return mask_scores(logits.unsqueeze(0), [self.row.flags()]).squeeze(0)
+        scores = logits.unsqueeze(0)
+        if self.top_k is None:
+            return mask_scores(scores, [self.row.flags()]).squeeze(0)
+        return mask_scores(scores, [self.row.flags(row_logits(scores)[0], self.top_k)]).squeeze(0)
 
     def clone(self) -> "MaskrefVLLMProcessor":
         """A fresh processor for the same grammar (one per sequence of a request)."""
-        return MaskrefVLLMProcessor(self.grammar, self.vocab, backend=self.backend, **self.options)
+        return MaskrefVLLMProcessor(self.grammar, self.vocab, backend=self.backend, top_k=self.top_k, **self.options)
 
     def close(self) -> None:
         self.row.close()
@@ -62,7 +68,8 @@ class MaskrefBatchProcessor:
     one Grammar for every row or a function from a key to its Grammar."""
 
     def __init__(self, grammar: Union[Grammar, Callable[[Hashable], Grammar]], vocab: Vocabulary, *,
-                 backend: str = "python", **options: Any) -> None:
+                 backend: str = "python", top_k: Optional[int] = None, **options: Any) -> None:
+        self.top_k = check_top_k(top_k)
         self.rows = Rows(grammar, vocab, backend=backend, **options)
 
     def __call__(self, token_ids: Sequence[Sequence[int]], logits: torch.Tensor,
@@ -70,7 +77,9 @@ class MaskrefBatchProcessor:
         if logits.dim() != 2 or logits.shape[0] != len(token_ids):
             raise ValueError("logits of shape %s for %d rows: expected (rows, vocabulary)"
                              % (tuple(logits.shape), len(token_ids)))
-        return mask_scores(logits, self.rows.flags(token_ids, keys))
+        if self.top_k is None:
+            return mask_scores(logits, self.rows.flags(token_ids, keys))
+        return mask_scores(logits, self.rows.flags(token_ids, keys, logits=row_logits(logits), top_k=self.top_k))
 
     def release(self, key: Hashable) -> None:
         """Forget a finished request's row."""

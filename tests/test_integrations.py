@@ -217,6 +217,52 @@ def test_rows_sharing_a_mask_cache_give_a_fresh_matchers_masks(a: List[List[int]
         Rows(NESTED, SMALL, backend="no-such-backend").flags([[]])
 
 
+@settings(max_examples=examples(60))
+@given(sequences(), st.lists(st.floats(-4, 4), min_size=len(SMALL), max_size=len(SMALL) + 3), st.integers(1, 4))
+def test_top_k_rows_keep_the_full_masks_k_best(seqs: List[List[int]], logits: List[float], k: int) -> None:
+    row = RowState(NESTED, SMALL)
+    for seq in seqs:
+        row.sync(seq)
+        full = row.flags()
+        best = sorted((t for t in range(len(SMALL)) if full[t]), key=lambda t: (-logits[t], t))[:k]
+        assert [t for t, f in enumerate(row.flags(logits, top_k=k)) if f] == sorted(best)
+
+
+class Wrapped:
+    """A matcher that is not a refimpl Matcher (as a process backend's): it has no top_k."""
+
+    def __init__(self, grammar: Grammar, vocab: Vocabulary, **options: Any) -> None:
+        self.inner = Matcher(grammar, vocab)
+        self.vocab = vocab
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "top_k":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+def test_top_k_with_a_matcher_other_than_refimpls() -> None:
+    from refimpl.backends import PROCESS_BACKENDS
+
+    PROCESS_BACKENDS["test-wrapped"] = lambda grammar, vocab, backend, **options: Wrapped(grammar, vocab)
+    try:
+        rows = Rows(NESTED, SMALL, backend="test-wrapped")
+        logits = [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]] * 2
+        flags = rows.flags([[4], [4, 7]], logits=logits, top_k=2)
+        assert isinstance(rows.states[0].matcher, Wrapped)
+        assert [list(f) for f in flags] == [[0, 0, 0, 0, 0, 0, 0, 1, 1],  # of "a", "ab", "(", "x", "x)": the best two
+                                            [0, 0, 0, 0, 0, 1, 0, 0, 0]]  # only ")"
+    finally:
+        del PROCESS_BACKENDS["test-wrapped"]
+
+
+def test_top_k_needs_logits() -> None:
+    with pytest.raises(ValueError, match="top_k needs the logits"):
+        RowState(NESTED, SMALL).flags(top_k=2)
+    with pytest.raises(ValueError, match="top_k needs one row of logits per row of tokens"):
+        Rows(NESTED, SMALL).flags([[], []], logits=[[0.0] * 9], top_k=2)
+
+
 # -- with torch: tensors, the transformers processor, the vLLM-style callables ------------
 
 def _torch() -> Any:
@@ -374,6 +420,35 @@ def test_transformers_every_finished_row_is_accepted_and_parses(grammar: Grammar
         lengths.add(generated.index(EOS))
     if grammar is not ANSWER or sample:
         assert len(lengths) > 1, "rows of different lengths: %r" % rows
+
+
+def test_transformers_top_k_keeps_the_k_best_of_the_full_mask() -> None:
+    torch = _torch()
+    MaskrefLogitsProcessor = hf_processor()
+    full = MaskrefLogitsProcessor(RECORD, GPT2, backend="native")
+    best3 = MaskrefLogitsProcessor(RECORD, GPT2, backend="native", top_k=3)
+    generator = torch.Generator().manual_seed(6)
+    prompt = torch.tensor([[EOS], [EOS]])
+    steps: List[List[List[int]]] = [[[], []], [[90], [90]], [[90, 1, 312], [4895, 312, 1]]]  # "", "{", '{"id', '{"id"'
+    for generated in steps:
+        ids = torch.cat([prompt, torch.tensor(generated, dtype=torch.long).view(2, -1)], 1)
+        scores = torch.randn(2, 50304, generator=generator)  # wider than the vocabulary
+        masked, kept = full(ids, scores), best3(ids, scores)
+        for row in range(2):
+            allowed = masked[row].isfinite().nonzero().flatten().tolist()
+            expected = sorted(sorted(allowed, key=lambda t: (-float(scores[row, t]), t))[:3])
+            assert kept[row].isfinite().nonzero().flatten().tolist() == expected
+            assert torch.equal(kept[row][expected], scores[row][expected])
+    with pytest.raises(ValueError, match="top_k must be a positive int or None, not 0"):
+        MaskrefLogitsProcessor(RECORD, GPT2, top_k=0)
+
+
+@pytest.mark.parametrize("grammar", [PET, RECORD], ids=["dataclass", "json-schema"])
+def test_transformers_top_k_generation(grammar: Grammar) -> None:
+    MaskrefLogitsProcessor = hf_processor()
+    proc = MaskrefLogitsProcessor(grammar, GPT2, backend="native", top_k=4)
+    for generated in hf_generate(proc, do_sample=True, top_k=4, max_new_tokens=160):
+        check_value(grammar, finished_text(grammar, generated))
 
 
 def test_transformers_python_backend_with_mask_cache() -> None:
@@ -537,5 +612,13 @@ def test_vllm_batch_processor_continuous_batching() -> None:
     assert proc.rows.states == {}
     for key, out in outputs.items():
         check_value(grammar_of[key], finished_text(grammar_of[key], out))
+    scores = torch.randn(2, 50257, generator=generator)
+    full = MaskrefBatchProcessor(PET, GPT2, backend="native")([[], [90]], scores)
+    kept = MaskrefBatchProcessor(PET, GPT2, backend="native", top_k=2)([[], [90]], scores)  # "" and "{"
+    assert full.isfinite().sum(1).tolist() == [2, 1]  # "{" or '{"'; then '"' alone
+    for row in range(2):
+        allowed = full[row].isfinite().nonzero().flatten().tolist()
+        expected = sorted(sorted(allowed, key=lambda t: (-float(scores[row, t]), t))[:2])
+        assert kept[row].isfinite().nonzero().flatten().tolist() == expected
     with pytest.raises(ValueError, match=r"logits of shape \(3,\) for 1 rows"):
         proc([[]], torch.zeros(3))
