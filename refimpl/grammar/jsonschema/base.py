@@ -144,6 +144,8 @@ class CompilerBase:
         self._object_facts: Dict[int, Any] = {}
         self._context_facts: Dict[FrozenSet[int], Any] = {}
         self._values_empty: Dict[Tuple[int, ...], bool] = {}
+        self._node_words: Dict[int, Optional[List[bytes]]] = {}
+        self._word_matches: Dict[Tuple[int, bytes], bool] = {}
         self._lexemes: Dict[Tuple[str, int], int] = {}
         self._key_exprs: Dict[Tuple[int, Tuple[str, ...], bool], int] = {}
         self._sep_items: Dict[int, int] = {}

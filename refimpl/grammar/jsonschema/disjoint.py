@@ -12,14 +12,18 @@ kid_i implies not-kid_j, so the negation is left out of alternative i — the la
 does not change (A ∧ ¬B = A when A ∧ B = ∅), and no product is built. The same holds
 for any negated atom beside a plain one (`not`, `if`/`else`).
 
-The proof (`disjoint(a, b, "object")`) looks only at what holds for every value of a
-and of b: the `required`, `properties` and `additionalProperties: false` of the nodes
-they reach through `allOf`/`$ref` (disjunctions are not entered). a and b are disjoint
-when some property p, required by either, has no value satisfying the schemas both give
-it — decided by the scalar algebra (one regex per scalar type, emptiness checked with
-fuel) and the container profiles — or is required by one and excluded by the other. An
-unknown answer (fuel out, a cycle) is "not proven": the negation is kept, which is
-exact, only slower.
+The proof (`disjoint(a, b, "object")`, `excluded(context, n, "object")`) looks only at
+what holds for every value of each side: the `required`, `properties` and
+`additionalProperties: false` of the nodes reached through `allOf`/`$ref` (and, for n,
+one level of its `anyOf`/`oneOf` alternatives). The sides are disjoint when some property
+p, required by either, has no value satisfying the schemas both give it, or is required
+by one and excluded by the other. "No value" is decided cheaply, per scalar type, from
+each schema's scalars (scalars.py) without building their intersection: null and the
+booleans as sets; numbers only when one schema allows none; strings when one schema
+allows none, or when the words of a `const`/`enum` (the discriminators) each fail some
+schema's string regex; arrays and objects by the container profiles. Anything else is
+"not proven" (two patterns' intersection is never searched: that took seconds per pair
+on SchemaStore's cloudify): the negation is kept, which is exact, only slower.
 
 >>> from refimpl import Grammar
 >>> from refimpl.recognizer import Recognizer
@@ -31,15 +35,17 @@ exact, only slower.
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ...errors import SchemaError
-from .base import NONE, Atom, is_empty_language
+from ...regex.derivative import derivative
+from .base import NONE, Atom
 from .index import FALSE
 from .negation import Negations
 
 #: nodes reached through allOf/$ref when gathering one subschema's facts (beyond: unknown)
 _CLOSURE = 200
+
 
 
 class ObjectFacts(NamedTuple):
@@ -85,10 +91,11 @@ class Disjointness(Negations):
             try:
                 ctx = self.context_facts(context)
                 mine = self.object_facts(n)
-                both = merge((ctx, mine))
-                got = self._objects_disjoint(both) or any(
-                    all(self._objects_disjoint(merge((both, self.object_facts(a)))) for a in alts)
-                    for alts in mine.choices)
+                got = self._contradicts(ctx, mine)
+                if not got and mine.choices:
+                    both = merge((ctx, mine))
+                    got = any(all(self._contradicts(both, self.object_facts(a)) for a in alts)
+                              for alts in mine.choices)
             except SchemaError:  # reported where the schema is compiled, if it is
                 got = False
             self._excluded[key] = got
@@ -133,34 +140,96 @@ class Disjointness(Negations):
         self._object_facts[n] = facts
         return facts
 
-    def _objects_disjoint(self, x: ObjectFacts) -> bool:
-        """Do the facts of a conjunction contradict? A required name is in every object,
-        with a value satisfying all its property schemas, and let through by every
-        closed node."""
-        for name in sorted(x.required):
-            if any(name not in names for names in x.closed):
-                return True
-            schemas = x.properties.get(name)
-            if schemas and self.values_empty(schemas):
+    def _contradicts(self, base: ObjectFacts, extra: ObjectFacts) -> bool:
+        """Do the facts of `extra` contradict those of `base`? A name either requires is
+        in every common object, let through by every closed node of both, with a value
+        satisfying the property schemas of both. Only what `extra` adds is checked: a
+        contradiction within `base` alone is not this proof's business (and would be
+        found again for every candidate)."""
+        required = base.required | extra.required
+        closed = base.closed + extra.closed
+        if closed:
+            for name in required:
+                if any(name not in names for names in closed):
+                    return True
+        for name in sorted(required):
+            mine = extra.properties.get(name)
+            if mine and self.values_empty(base.properties.get(name, []) + mine):
                 return True
         return False
 
     def values_empty(self, nodes: List[int]) -> bool:
         """True only if no JSON value satisfies every node (scalars by regex algebra;
-        arrays and objects by their profiles)."""
+        arrays and objects by their profiles). Strings are searched only through the
+        words of a node's `const`/`enum` (the discriminators), each read through the
+        conjunction's string regex: two long patterns' intersection is "not proven",
+        as searching it took seconds per pair (SchemaStore's cloudify)."""
         key = tuple(sorted(set(nodes)))
         got = self._values_empty.get(key)
         if got is not None:
             return got
         out = True
         if FALSE not in key:
-            s = self.universe
-            for n in key:
-                s = self.s_and(s, self.scalars(n))
             es = self.es
+            each = [self.scalars(n) for n in key]  # no intersection is built: each is read
             atoms: Tuple[Atom, ...] = tuple(Atom(n, False, ()) for n in key)
-            out = (not s.null and not s.booleans and is_empty_language(es, s.number)
-                   and is_empty_language(es, s.string)
+            out = (not all(x.null for x in each) and not frozenset.intersection(*(x.booleans for x in each))
+                   and any(x.number == es.NOTHING for x in each)
+                   and self._no_string(key, [x.string for x in each])
                    and self.atoms_profile(atoms, "array") == NONE and self.atoms_profile(atoms, "object") == NONE)
         self._values_empty[key] = out
         return out
+
+    def _no_string(self, key: Tuple[int, ...], strings: List[int]) -> bool:
+        """Is no string in every node's string regex? Yes if one of them is ∅, or if
+        some node's words (const/enum, through allOf/$ref) each fail one of them."""
+        es = self.es
+        if es.NOTHING in strings:
+            return True
+        for n in key:
+            words = self._words(n)
+            if words is not None:
+                return not any(all(self._matches(e, w) for e in strings) for w in words)
+        return False
+
+    def _matches(self, e: int, word: bytes) -> bool:
+        got = self._word_matches.get((e, word))
+        if got is None:
+            es = self.es
+            x = e
+            for b in word:
+                x = derivative(es, x, b)
+                if x == es.NOTHING:
+                    break
+            got = self._word_matches[(e, word)] = es.nullable(x)
+        return got
+
+    def _words(self, n: int) -> Optional[List[bytes]]:
+        """The strings a `const`/`enum` of node n (or of what it reaches through
+        allOf/$ref) restricts it to, at most _WORDS of them; None if there is none."""
+        if n in self._node_words:
+            return self._node_words[n]
+        found: Optional[List[bytes]] = None
+        seen: Set[int] = set()
+        stack = [n]
+        while stack and found is None and len(seen) < _CLOSURE:
+            m = stack.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            v = self.value(m)
+            if not isinstance(v, dict):
+                continue
+            values = [v["const"]] if "const" in v else v.get("enum")
+            if isinstance(values, list) and len(values) <= _WORDS:
+                found = [x.encode("utf-8") for x in values if isinstance(x, str)]
+                break
+            for kw, kids in self.inplace(m):
+                if kw in ("allOf", "$ref"):
+                    stack.extend(reversed(kids))
+        self._node_words[n] = found
+        return found
+
+
+#: words of one const/enum read through a proof's regexes (more: not proven)
+_WORDS = 1000
