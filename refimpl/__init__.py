@@ -6,9 +6,11 @@
     m.consume(token_id)             # advance; False when not allowed
     m = open_matcher(grammar, vocab, backend="native")   # another backend, by name
     g = Grammar.from_type(Character); value = parse(Character, text)   # typed (docs/types.md)
+    m.top_k(logits, 64); generate(model, m, max_tokens=200)            # generation (docs/generation.md)
 """
 from .backends import MatcherLike, open_matcher
 from .errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaError
+from .generate import Generation, RandomModel, TopK, generate, greedy
 from .grammar.grammar import Grammar
 from .grammar.typed import (
     Format, Length, MultipleOf, ParseError, Pattern, Range, UnsupportedTypeError, json_schema_of, parse, to_json,
@@ -24,4 +26,5 @@ __all__ = [
     "MatcherLike", "MaskrefError", "MultipleOf", "ParseError", "Pattern", "Range", "RegexError", "SchemaError",
     "UnsupportedTypeError", "Vocabulary", "VocabularyError", "json_schema_of", "naive_mask", "open_matcher", "parse",
     "to_json",
+    "Generation", "RandomModel", "TopK", "generate", "greedy",  # generation with fast-forward (docs/generation.md)
 ]

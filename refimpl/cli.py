@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 
 def _regex(args: argparse.Namespace) -> int:
@@ -73,6 +73,68 @@ def _mask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generate(args: argparse.Namespace) -> int:
+    """Generate text constrained by a grammar with a seeded random model; print the text,
+    the parsed value and the model calls fast-forward saved (docs/generation.md)."""
+    import json
+
+    from . import Grammar, Matcher, Vocabulary, parse
+    from .generate import RandomModel, TopK, generate, greedy
+
+    layout: Dict[str, Any] = {} if args.flexible_whitespace else {
+        "whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
+    target = None
+    if args.type is not None:
+        target = _load_type(args.type)
+        grammar = Grammar.from_type(target, **layout)
+        source = "type %s" % args.type
+    elif args.schema is not None:
+        with open(args.schema, encoding="utf-8") as f:
+            grammar = Grammar.from_json_schema(f.read(), **layout)
+        source = "JSON schema %s" % args.schema
+    else:
+        with open(args.lark, encoding="utf-8") as f:
+            grammar = Grammar.from_lark(f.read())
+        source = "Lark grammar %s" % args.lark
+    vocab = Vocabulary.load(args.vocab)
+    model = RandomModel(vocab, seed=args.seed)
+    sampler = TopK(args.top_k, seed=args.seed) if args.top_k else greedy
+    result = generate(model, Matcher(grammar, vocab), max_tokens=args.max_tokens, sampler=sampler,
+                      fast_forward=not args.no_fast_forward)
+    print("grammar   %s; vocabulary %s (%d tokens)" % (source, vocab.name, len(vocab)))
+    print("model     random (seed %d), %s" % (args.seed, "top-%d sampling" % args.top_k if args.top_k else "greedy"))
+    print("text      %s" % result.text)
+    print("tokens    %d: %d from the model, %d fast-forwarded (model calls saved: %d of %d)" % (
+        len(result.tokens), result.model_calls, result.saved_calls, result.saved_calls, len(result.tokens)))
+    if not result.accepted:
+        print("stopped   %s: the text is incomplete, no value" % {
+            "max_tokens": "after --max-tokens %d" % args.max_tokens, "no_token": "no token allowed"}.get(
+                result.stop, result.stop))
+        return 1
+    if args.type is not None:
+        print("value     %r" % (parse(target, result.text),))
+    elif args.schema is not None:
+        print("value     %r" % (json.loads(result.text),))
+    return 0
+
+
+def _load_type(spec: str) -> object:
+    """`module:Name` (or `module:Outer.Inner`): the object, imported as `python -m` would
+    (the current directory first on the path)."""
+    import importlib
+    import os
+
+    module, sep, name = spec.partition(":")
+    if not sep or not module or not name:
+        raise SystemExit("maskref generate: --type wants module:Class, not %r" % spec)
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    obj: object = importlib.import_module(module)
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
 def _show_byte(b: int) -> str:
     return repr(chr(b)) if 0x20 <= b < 0x7F else "0x%02X" % b
 
@@ -97,6 +159,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--sample", type=int, default=12, help="how many allowed tokens to show")
     p.add_argument("--explain", action="store_true", help="print the walk statistics")
     p.set_defaults(run=_mask)
+    p = sub.add_parser("generate", help="generate text for a grammar with a seeded random model (fast-forward)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--type", metavar="MODULE:CLASS", help="a Python type (Grammar.from_type; docs/types.md)")
+    source.add_argument("--schema", metavar="FILE", help="a JSON schema")
+    source.add_argument("--lark", metavar="FILE", help="a grammar in llguidance's Lark dialect")
+    p.add_argument("--model", choices=["random"], default="random",
+                   help="the model: 'random', a seeded random model (a real one: the Python API, refimpl.generate)")
+    p.add_argument("--seed", type=int, default=0, help="the random model's (and sampler's) seed (default 0)")
+    p.add_argument("--max-tokens", type=int, default=200, help="stop after this many tokens (default 200)")
+    p.add_argument("--top-k", type=int, default=0, metavar="K", help="top-k sampling (default: greedy)")
+    p.add_argument("--vocab", default="gpt2", help="an embedded vocabulary name or a tokenizer file (default gpt2)")
+    p.add_argument("--flexible-whitespace", action="store_true",
+                   help="--type/--schema: allow any JSON whitespace (default: one layout, so more is forced)")
+    p.add_argument("--no-fast-forward", action="store_true", help="call the model for every token")
+    p.set_defaults(run=_generate)
     args = parser.parse_args(argv)
     from .errors import MaskrefError
 

@@ -13,10 +13,12 @@ vocabulary — and stops after k allowed ones. Where the model knows the format,
 tokens are allowed and a few dozen checks replace a walk over the whole trie.
 
 When the best-scored tokens keep being refused (adversarial logits, or a state where
-the grammar allows few tokens), checking one at a time stops paying: after
-`max_checks` candidates (the *fallback rule*, `checks_budget`: 4·k + 64 by default —
-docs/generation.md has the measurements behind it) the full mask is computed by the
-matcher's backend and the answer taken from it.
+the grammar allows fewer than k tokens), checking one at a time stops paying. The
+*fallback rule*: once more than `refusals_budget(k)` = k/2 + 32 candidates have been
+refused, the full mask is computed by the matcher's backend and the answer taken from
+it. So at most k + k/2 + 33 tokens are ever checked, and a format-aware model (whose
+best tokens are nearly all allowed) never falls back; docs/generation.md has the
+measurements behind the constants.
 
 What a single check decides is what `Matcher.consume` decides for the token, read as
 the grammar asks (docs/semantics.md): a token that a token lexeme allowed here matches
@@ -51,51 +53,51 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .lexer import DEAD
 
-#: the fallback rule's constants: after checking `CHECKS_PER_K * k + CHECKS_BASE`
-#: candidates without finding k allowed ones, compute the full mask
-CHECKS_PER_K = 4
-CHECKS_BASE = 64
+#: the fallback rule's constants: once more than `k // REFUSALS_PER_K + REFUSALS_BASE`
+#: candidates have been refused, compute the full mask
+REFUSALS_PER_K = 2
+REFUSALS_BASE = 32
 #: candidates are read from the logits in batches; the first batch holds about this many
-#: times the candidates a full answer needs (a stride sample of the logits sets its
-#: threshold), later batches double
+#: times the most candidates the budget lets be checked (a stride sample of the logits
+#: sets its threshold), later batches twice as many as the one before
 BATCH_FACTOR = 2
 SAMPLE_STRIDE = 32
 
 
-def checks_budget(k: int) -> int:
-    """The fallback rule: how many candidates `top_k` checks one at a time before it
-    computes the full mask instead."""
-    return CHECKS_PER_K * k + CHECKS_BASE
+def refusals_budget(k: int) -> int:
+    """The fallback rule: how many refused candidates `top_k` accepts before it computes
+    the full mask instead (at the next refusal)."""
+    return k // REFUSALS_PER_K + REFUSALS_BASE
 
 
 def reference_top_k(matcher: Any, logits: Sequence[float], k: int) -> List[int]:
     """The definition: the full mask, then its k best tokens (ties by the lower id).
     Works with any matcher that has `mask()` (every backend: refimpl.MatcherLike)."""
     _check_k(k)
-    values = _as_list(logits)
+    values = logits if _is_numpy_like(logits) else _as_sequence(logits)
     _check_values(values, len(matcher.vocab))
     if k == 0:
         return []
     return _best_of_mask(matcher.mask().flags, values, k)
 
 
-def top_k(matcher: Any, logits: Sequence[float], k: int, *, max_checks: Optional[int] = None,
+def top_k(matcher: Any, logits: Sequence[float], k: int, *, max_refused: Optional[int] = None,
           stats: Optional[Dict[str, int]] = None) -> List[int]:
     """The k highest-scoring tokens `matcher` (a refimpl Matcher) allows next, best first,
     ties by the lower id: the same list as `reference_top_k`.
 
-    Candidates are checked one at a time in score order; after `max_checks` of them
-    (default `checks_budget(k)`) without k allowed, the full mask is computed instead.
-    `stats`, if given, receives the counts: candidates checked, allowed among them, and
-    whether the full mask was computed (`fallback`).
+    Candidates are checked one at a time in score order; once more than `max_refused`
+    of them (default `refusals_budget(k)`) have been refused, the full mask is computed
+    instead. `stats`, if given, receives the counts: candidates checked and refused,
+    the answer's length, and whether the full mask was computed (`fallback`).
     """
     _check_k(k)
     n_vocab = len(matcher.vocab)
     numpy_like = _is_numpy_like(logits)
     values: Any = logits if numpy_like else _as_sequence(logits)
     _check_values(values, n_vocab)
-    budget = checks_budget(k) if max_checks is None else max_checks
-    counts = {"checked": 0, "allowed": 0, "fallback": 0}
+    budget = refusals_budget(k) if max_refused is None else max_refused
+    counts = {"checked": 0, "refused": 0, "allowed": 0, "fallback": 0}
     if stats is not None:
         stats.clear()
         stats.update(counts)
@@ -103,24 +105,26 @@ def top_k(matcher: Any, logits: Sequence[float], k: int, *, max_checks: Optional
         return []
     check = SingleTokenCheck(matcher)
     found: List[int] = []
-    checked = 0
-    complete = True  # every candidate checked (or k found): no fallback
-    for batch in _batches(values, n_vocab, min(budget, n_vocab), numpy_like):
+    checked = refused = 0
+    complete = True  # every candidate checked, or k found: no fallback
+    for batch in _batches(values, n_vocab, min(n_vocab, k + min(budget, refusals_budget(k)) + 1), numpy_like):
         for t in batch:
             if len(found) == k:
-                break
-            if checked == budget:
-                complete = False
                 break
             checked += 1
             if check(t):
                 found.append(t)
+            else:
+                refused += 1
+                if refused > budget:
+                    complete = False
+                    break
         if len(found) == k or not complete:
             break
     if not complete:
         counts["fallback"] = 1
-        found = _best_of_mask(matcher.mask().flags, _as_list(values), k)
-    counts["checked"], counts["allowed"] = checked, len(found)
+        found = _best_of_mask(matcher.mask().flags, values, k)
+    counts["checked"], counts["refused"], counts["allowed"] = checked, refused, len(found)
     if stats is not None:
         stats.update(counts)
     return found
@@ -174,9 +178,17 @@ class SingleTokenCheck:
                 self.live_first[first] = (state, at)
         else:
             state, at = after
-        advance = rec.advance
+        # the walk's fast path: a filled table entry where no lazy lexeme ends is what
+        # `advance` would return with the top unchanged; anything else asks `advance`
+        advance, lexer = rec.advance, rec.lexer
+        table, lazy = lexer.table, lexer.lazy_accepting
         for i in range(1, len(data)):
-            state, at = advance(state, at, data[i])
+            b = data[i]
+            t = table[state << 8 | b]
+            if t > DEAD and not lazy[t]:
+                state = t
+                continue
+            state, at = advance(state, at, b)
             if state == DEAD:
                 break
         rec.parser.top = top
@@ -235,10 +247,26 @@ def _between(values: Any, n: int, low: float, high: Optional[float], numpy_like:
     return ids, [values[i] for i in ids]
 
 
-def _best_of_mask(flags: bytearray, values: Sequence[float], k: int) -> List[int]:
-    """The k best allowed ids of a mask's flags (ties by the lower id: nlargest is stable)."""
-    allowed = compress(range(len(flags)), flags)
-    return heapq.nlargest(k, allowed, key=values.__getitem__)
+def _best_of_mask(flags: bytearray, values: Any, k: int) -> List[int]:
+    """The k best allowed ids of a mask's flags, ties by the lower id."""
+    ids = _allowed_ids(flags)
+    if _is_numpy_like(values):
+        scores = values[ids].tolist() if ids else []
+    else:
+        scores = [values[i] for i in ids]
+    best = heapq.nlargest(k, range(len(ids)), key=scores.__getitem__)  # stable: equal scores keep id order
+    return [ids[i] for i in best]
+
+
+def _allowed_ids(flags: bytearray) -> List[int]:
+    """The set flags' indices, ascending (by `find` where they are few, `compress` else)."""
+    if flags.count(1) * 64 > len(flags):
+        return list(compress(range(len(flags)), flags))
+    out, i = [], flags.find(1)
+    while i >= 0:
+        out.append(i)
+        i = flags.find(1, i + 1)
+    return out
 
 
 # -- logits -------------------------------------------------------------------------------
@@ -260,12 +288,6 @@ def _as_sequence(logits: Any) -> Sequence[float]:
     if isinstance(logits, (list, tuple)) or (hasattr(logits, "typecode") and hasattr(logits, "__getitem__")):
         return logits
     return list(logits)
-
-
-def _as_list(logits: Any) -> Sequence[float]:
-    if _is_numpy_like(logits):
-        return logits.tolist()
-    return _as_sequence(logits)
 
 
 def _check_values(values: Any, n_vocab: int) -> None:

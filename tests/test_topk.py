@@ -4,8 +4,8 @@ mask's k best tokens, best first, ties by the lower id.
 Random grammars (regexes, Lark-like IR grammars, grammars with token lexemes and
 stop="" lexemes), random small vocabularies with EOS, special and empty tokens, random
 paths with rollbacks, and random logits with many ties and infinities; k from 0 past
-the number of allowed tokens; the fallback budget from 0 (the full mask at once) to
-unlimited (never), so both ways to the answer are taken.
+the number of allowed tokens; the fallback budget from 0 (the full mask at the first
+refusal) to unlimited (never), so both ways to the answer are taken.
 """
 import math
 import random
@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from budget import examples
 
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher
-from refimpl.topk import SingleTokenCheck, checks_budget, reference_top_k, top_k
+from refimpl.topk import SingleTokenCheck, refusals_budget, reference_top_k, top_k
 from test_matcher import cfg_grammar, cfg_grammars, cfg_tokens, regex_grammar, regexes, token_lists, vocabulary
 from test_special_tokens import WIDER, grammar_of, special_grammars
 
@@ -49,12 +49,12 @@ def check_path(m, data, choices, max_steps=6):
             budget = data.draw(budgets)
             stats = {}
             want = expected(m, logits, k)
-            assert top_k(m, logits, k, max_checks=budget, stats=stats) == want, (logits, k, budget)
-            limit = checks_budget(k) if budget is None else budget
-            assert stats["checked"] <= limit
-            assert not stats["fallback"] or (stats["checked"] == limit and k > 0)
-            assert stats["fallback"] == (budget == 0 and k > 0 and not m.stopped) or budget != 0
-            assert not (budget == 10 ** 9 and stats["fallback"])
+            assert top_k(m, logits, k, max_refused=budget, stats=stats) == want, (logits, k, budget)
+            limit = refusals_budget(k) if budget is None else budget
+            # the full mask is computed exactly when more than `limit` were refused
+            assert stats["refused"] <= limit + 1 and stats["checked"] <= len(want) + stats["refused"]
+            assert stats["fallback"] == (stats["refused"] > limit)
+            assert not stats["fallback"] or k > 0
             assert reference_top_k(m, logits, k) == want
         assert m.top_k(logits, k) == want
         if c is None:
@@ -166,11 +166,11 @@ def test_few_checks_where_the_model_knows_the_format_and_fallback_where_not():
     allowed = m.mask().allowed()
     stats = {}
     assert top_k(m, favourable(v, allowed, 1), 8, stats=stats) == expected(m, favourable(v, allowed, 1), 8)
-    assert stats == {"checked": 8, "allowed": 8, "fallback": 0}
+    assert stats == {"checked": 8, "refused": 0, "allowed": 8, "fallback": 0}
     # adversarial: every allowed token scores below every refused one
     hostile = [-x for x in favourable(v, allowed, 2)]
     assert top_k(m, hostile, 8, stats=stats) == expected(m, hostile, 8)
-    assert stats["fallback"] == 1 and stats["checked"] == checks_budget(8)
+    assert stats["fallback"] == 1 and stats["checked"] == stats["refused"] == refusals_budget(8) + 1
 
 
 def test_after_rollback_and_on_other_backends():
