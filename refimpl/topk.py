@@ -59,7 +59,7 @@ REFUSALS_PER_K = 2
 REFUSALS_BASE = 32
 #: candidates are read from the logits in batches; the first batch holds about this many
 #: times the most candidates the budget lets be checked (a stride sample of the logits
-#: sets its threshold), later batches twice as many as the one before
+#: sets its threshold), later batches four times as many as the one before
 BATCH_FACTOR = 2
 SAMPLE_STRIDE = 32
 
@@ -201,7 +201,7 @@ class SingleTokenCheck:
 def _batches(values: Any, n: int, wanted: int, numpy_like: bool) -> Iterator[List[int]]:
     """The token ids < n in score order (ties by the lower id), in batches: each batch
     holds the ids whose score lies in [threshold, previous threshold), sorted; the first
-    aims at BATCH_FACTOR * `wanted` ids, later ones at twice the one before."""
+    aims at BATCH_FACTOR * `wanted` ids, later ones at four times the one before."""
     upper: Optional[float] = None  # scores >= upper were in earlier batches
     target = max(1, BATCH_FACTOR * wanted)
     seen = 0
@@ -214,7 +214,7 @@ def _batches(values: Any, n: int, wanted: int, numpy_like: bool) -> Iterator[Lis
         if threshold == -math.inf:
             return
         upper = threshold
-        target *= 2
+        target *= 4
 
 
 def _threshold(values: Any, n: int, count: int, numpy_like: bool) -> float:
@@ -248,20 +248,27 @@ def _between(values: Any, n: int, low: float, high: Optional[float], numpy_like:
 
 
 def _best_of_mask(flags: bytearray, values: Any, k: int) -> List[int]:
-    """The k best allowed ids of a mask's flags, ties by the lower id."""
-    ids = _allowed_ids(flags)
-    if _is_numpy_like(values):
-        scores = values[ids].tolist() if ids else []
-    else:
-        scores = [values[i] for i in ids]
-    best = heapq.nlargest(k, range(len(ids)), key=scores.__getitem__)  # stable: equal scores keep id order
-    return [ids[i] for i in best]
+    """The k best allowed ids of a mask's flags, ties by the lower id. Where few tokens
+    are allowed, their scores are sorted; where many are, the candidates come in score
+    order from the logits (`_batches`) and the flags are read, until k are found."""
+    n = len(flags)
+    if flags.count(1) * 64 <= n:
+        ids = _allowed_ids(flags)
+        scores = values[ids].tolist() if _is_numpy_like(values) and ids else [values[i] for i in ids]
+        best = heapq.nlargest(k, range(len(ids)), key=scores.__getitem__)  # stable: equal scores keep id order
+        return [ids[i] for i in best]
+    found: List[int] = []
+    for batch in _batches(values, n, min(n, max(2 * k, n // 256)), _is_numpy_like(values)):
+        for t in batch:
+            if flags[t]:
+                found.append(t)
+                if len(found) == k:
+                    return found
+    return found
 
 
 def _allowed_ids(flags: bytearray) -> List[int]:
-    """The set flags' indices, ascending (by `find` where they are few, `compress` else)."""
-    if flags.count(1) * 64 > len(flags):
-        return list(compress(range(len(flags)), flags))
+    """The set flags' indices, ascending."""
     out, i = [], flags.find(1)
     while i >= 0:
         out.append(i)
