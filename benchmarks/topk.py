@@ -134,13 +134,20 @@ def report(vname: str, workload: str, backend: str, r: Dict[str, Any]) -> None:
         vname, workload, backend, r["allowed"], r["vocab"], r["mask_ms"], K, refusals_budget(K)))
     print(_line("favourable", r["favourable"], r["mask_ms"]))
     print(_line("adversarial", r["adversarial"], r["mask_ms"]))
-    cross = None
-    for refused, row in sorted(r["crossover"].items()):
-        print(_line("%d refused first" % refused, row, r["mask_ms"]))
-        if cross is None and row["top_k_ms"] > row["mask+select_ms"]:
-            cross = refused
-    print("  crossover (no budget): %s" % ("beyond %d refused" % max(r["crossover"]) if cross is None
-                                           else "between %d and its predecessor" % cross))
+    for key, label in (("top_k_ms", "lists"), ("top_k_np_ms", "numpy")):
+        base = "mask+select_ms" if key == "top_k_ms" else "mask+select_np_ms"
+        rows = sorted(r["crossover"].items())
+        if not rows or key not in rows[0][1]:
+            continue
+        slower = [refused for refused, row in rows if row[key] > row[base]]
+        if not slower:
+            verdict = "top_k faster at every r measured (up to %d)" % rows[-1][0]
+        elif slower[0] == rows[0][0]:
+            verdict = "top_k slower already at r = %d" % slower[0]
+        else:
+            before = max(refused for refused, _ in rows if refused < slower[0])
+            verdict = "top_k faster up to r = %d, slower from r = %d" % (before, slower[0])
+        print("  crossover, %s (no budget): %s" % (label, verdict))
 
 
 def main(argv: Optional[List[str]] = None) -> int:
