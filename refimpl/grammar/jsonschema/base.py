@@ -140,9 +140,8 @@ class CompilerBase:
         self._consts: Dict[int, int] = {}
         self._dependencies: Dict[Tuple[int, str, str, str], int] = {}
         self._patterns: Dict[str, int] = {}
-        self._excluded: Dict[Tuple[FrozenSet[int], int], bool] = {}
+        self._disjoint: Dict[Tuple[int, int], bool] = {}
         self._object_facts: Dict[int, Any] = {}
-        self._context_facts: Dict[FrozenSet[int], Any] = {}
         self._values_empty: Dict[Tuple[int, ...], bool] = {}
         self._node_words: Dict[int, Optional[List[bytes]]] = {}
         self._word_matches: Dict[Tuple[int, bytes], bool] = {}

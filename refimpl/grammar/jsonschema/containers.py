@@ -12,7 +12,7 @@ from ...errors import SchemaError
 from .base import ALL, NONE, PARTIAL, UNEVALUATED, Atom, Reason, Unsupported
 from .options import IgnoredKeyword
 from .index import trivial
-from .disjoint import Disjointness
+from .disjoint import Context, Disjointness
 from .values import escape_pointer, json_type
 
 _DEPENDENCIES = ("dependentRequired", "dependentSchemas", "dependencies")
@@ -72,7 +72,7 @@ class Containers(Disjointness):
         stack: List[Union[Atom, _Keyword]] = list(reversed(atoms))
         # the plain subschemas known to hold so far: a negation they exclude is implied
         # (and an alternative they exclude is dead), disjoint.py
-        context = {a.node for a in atoms if not a.negated}
+        context = self.context(T, (a.node for a in atoms if not a.negated))
         while stack:
             task = stack.pop()
             if isinstance(task, _Keyword):
@@ -87,13 +87,13 @@ class Containers(Disjointness):
         return flat
 
     def _flatten_atom(self, T: str, atom: Atom, flat: Flat, stack: List[Union[Atom, _Keyword]],
-                      context: Set[int]) -> Optional[Reason]:
+                      context: Context) -> Optional[Reason]:
         """One atom: a negation becomes the node of its negation (nothing, when the plain
         atoms so far exclude what it negates); a plain atom is kept and its keywords are
         queued, in key order."""
         n, neg, scope = atom
         if neg:
-            if self.excluded(frozenset(context), n, T):
+            if self.excluded(context, n, T):
                 return None
             p = self.profile(n, T)
             if p == ALL:
@@ -113,13 +113,13 @@ class Containers(Disjointness):
         if types is not None and T not in types:
             return Reason("type %s excludes %s" % ("/".join(sorted(types)), T), self.ptr(n, "type"))
         flat.atoms.append(atom)
-        context.add(n)
+        self.add_to_context(context, n)
         inner = self._scope_with(n, T, scope)
         stack.extend(_Keyword(n, k, inner) for k in reversed(list(v)))
         return None
 
     def _flatten_keyword(self, T: str, task: _Keyword, chosen: Dict[Any, int], flat: Flat,
-                         stack: List[Union[Atom, _Keyword]], context: Set[int]) -> Optional[Reason]:
+                         stack: List[Union[Atom, _Keyword]], context: Context) -> Optional[Reason]:
         n, k, inner = task
         x = self.value(n)[k]
         if k == "properties" and T == "object":
@@ -151,7 +151,7 @@ class Containers(Disjointness):
         return None
 
     def _flatten_disjunction(self, T: str, gid: Disjunction, inner: Tuple[int, ...], chosen: Dict[Any, int],
-                             flat: Flat, stack: List[Union[Atom, _Keyword]], context: Set[int]) -> Optional[Reason]:
+                             flat: Flat, stack: List[Union[Atom, _Keyword]], context: Context) -> Optional[Reason]:
         """A disjunction: the alternative already chosen, the only one left, nothing (one
         alternative allows every T-value), or a Group to distribute. An alternative the
         context excludes is dead (disjoint.py)."""
@@ -161,9 +161,8 @@ class Containers(Disjointness):
             stack.extend(reversed(options[chosen[gid]]))
             return None
         profs = [self.atoms_profile(o, T) for o in options]
-        ctx = frozenset(context)
         live = [i for i, p in enumerate(profs)
-                if p != NONE and not any(not a.negated and self.excluded(ctx, a.node, T) for a in options[i])]
+                if p != NONE and not any(not a.negated and self.excluded(context, a.node, T) for a in options[i])]
         if not live:
             what = "no value of %s" % k if k in ("enum", "const") else "no alternative of %s" % k
             return Reason("%s is an %s" % (what, T), self.ptr(n, k))

@@ -35,7 +35,7 @@ on SchemaStore's cloudify): the negation is kept, which is exact, only slower.
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Set, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ...errors import SchemaError
 from ...regex.derivative import derivative
@@ -60,52 +60,66 @@ class ObjectFacts(NamedTuple):
     choices: List[List[int]]
 
 
-def merge(facts: Iterable[ObjectFacts]) -> ObjectFacts:
-    """The facts of a conjunction: what each part has."""
-    out = ObjectFacts(set(), {}, [], [])
-    for f in facts:
-        out.required.update(f.required)
-        for name, nodes in f.properties.items():
-            out.properties.setdefault(name, []).extend(nodes)
-        out.closed.extend(f.closed)
-        out.choices.extend(f.choices)
-    return out
+class Context:
+    """The plain subschemas known to hold while a conjunction is flattened, and their
+    object facts, merged as they come (`facts` is None for arrays: no proofs there)."""
+
+    def __init__(self, facts: Optional[ObjectFacts]) -> None:
+        self.nodes: Set[int] = set()
+        self.facts = facts
+
+    def add(self, n: int, facts: Optional[ObjectFacts]) -> None:
+        if n in self.nodes:
+            return
+        self.nodes.add(n)
+        if self.facts is not None and facts is not None:
+            mine = self.facts
+            mine.required.update(facts.required)
+            for name, nodes in facts.properties.items():
+                have = mine.properties.setdefault(name, [])
+                have.extend(m for m in nodes if m not in have)
+            mine.closed.extend(facts.closed)
 
 
 class Disjointness(Negations):
-    """Proofs that subschemas share no object (memoised)."""
+    """Proofs that subschemas share no object."""
+
+    def context(self, T: str, nodes: Iterable[int]) -> Context:
+        """A context holding `nodes` (for T-values)."""
+        ctx = Context(ObjectFacts(set(), {}, [], []) if T == "object" else None)
+        for n in nodes:
+            self.add_to_context(ctx, n)
+        return ctx
+
+    def add_to_context(self, ctx: Context, n: int) -> None:
+        try:
+            ctx.add(n, self.object_facts(n) if ctx.facts is not None else None)
+        except SchemaError:  # reported where the schema is compiled, if it is
+            ctx.add(n, None)
 
     def disjoint(self, a: int, b: int, T: str) -> bool:
         """True only if no T-value satisfies both node a and node b (False: not proven)."""
-        return a != b and self.excluded(frozenset((a,)), b, T)
+        if T != "object" or a == b:
+            return False
+        key = (a, b)
+        got = self._disjoint.get(key)
+        if got is None:
+            got = self._disjoint[key] = self.excluded(self.context(T, (a,)), b, T)
+        return got
 
-    def excluded(self, context: FrozenSet[int], n: int, T: str) -> bool:
+    def excluded(self, context: Context, n: int, T: str) -> bool:
         """True only if no T-value satisfies node n and every node of `context` (False:
         not proven). Besides the facts of n, the alternatives of an anyOf/oneOf that n
         applies in place are tried (one level: each alternative's own facts)."""
-        if T != "object" or n in context:
+        ctx = context.facts
+        if T != "object" or ctx is None or n in context.nodes:
             return False
-        key = (context, n)
-        got = self._excluded.get(key)
-        if got is None:
-            try:
-                ctx = self.context_facts(context)
-                mine = self.object_facts(n)
-                got = self._contradicts(ctx, mine)
-                if not got and mine.choices:
-                    both = merge((ctx, mine))
-                    got = any(all(self._contradicts(both, self.object_facts(a)) for a in alts)
-                              for alts in mine.choices)
-            except SchemaError:  # reported where the schema is compiled, if it is
-                got = False
-            self._excluded[key] = got
-        return got
-
-    def context_facts(self, context: FrozenSet[int]) -> ObjectFacts:
-        got = self._context_facts.get(context)
-        if got is None:
-            got = self._context_facts[context] = merge(self.object_facts(m) for m in sorted(context))
-        return got
+        try:
+            mine = self.object_facts(n)
+            return self._contradicts((ctx,), mine) or any(
+                all(self._contradicts((ctx, mine), self.object_facts(a)) for a in alts) for alts in mine.choices)
+        except SchemaError:  # reported where the schema is compiled, if it is
+            return False
 
     def object_facts(self, n: int) -> ObjectFacts:
         """The facts of node n and of what it reaches through allOf/$ref."""
@@ -140,22 +154,24 @@ class Disjointness(Negations):
         self._object_facts[n] = facts
         return facts
 
-    def _contradicts(self, base: ObjectFacts, extra: ObjectFacts) -> bool:
-        """Do the facts of `extra` contradict those of `base`? A name either requires is
-        in every common object, let through by every closed node of both, with a value
-        satisfying the property schemas of both. Only what `extra` adds is checked: a
-        contradiction within `base` alone is not this proof's business (and would be
-        found again for every candidate)."""
-        required = base.required | extra.required
-        closed = base.closed + extra.closed
-        if closed:
-            for name in required:
-                if any(name not in names for names in closed):
-                    return True
-        for name in sorted(required):
-            mine = extra.properties.get(name)
-            if mine and self.values_empty(base.properties.get(name, []) + mine):
+    def _contradicts(self, bases: Tuple[ObjectFacts, ...], extra: ObjectFacts) -> bool:
+        """Do the facts of `extra` contradict those of `bases`? A name any of them
+        requires is in every common object, let through by every closed node, with a
+        value satisfying every property schema given to it. Only what `extra` adds is
+        checked (a contradiction among the bases alone is not this proof's business):
+        the work is proportional to `extra`, not to a context that grows."""
+        for name in extra.required:
+            if any(name not in names for b in bases for names in b.closed):
                 return True
+        if extra.closed:
+            required = set(extra.required).union(*(b.required for b in bases))
+            if any(name not in names for name in required for names in extra.closed):
+                return True
+        for name, mine in extra.properties.items():
+            if name in extra.required or any(name in b.required for b in bases):
+                schemas = [m for b in bases for m in b.properties.get(name, ())] + mine
+                if self.values_empty(schemas):
+                    return True
         return False
 
     def values_empty(self, nodes: List[int]) -> bool:
