@@ -31,7 +31,8 @@ from .tensors import check_top_k, mask_scores, row_logits
 class MaskrefLogitsProcessor(LogitsProcessor):
     """Masks each row's scores to the tokens its grammar allows next.
 
-    `grammar` is one Grammar for every row, or one per row. `backend` and `options` go to
+    `grammar` is one Grammar for every row, or one per row of input_ids (with beam
+    search, a row is a beam: num_beams rows per prompt). `backend` and `options` go to
     `refimpl.open_matcher` (backend="native" for the C walker, mask_cache=True to keep
     masks of states seen before). `batch_size`, if given, is checked on the first call.
     With `top_k=k`, each row keeps only its k best allowed tokens by the scores it is
