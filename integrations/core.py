@@ -63,8 +63,6 @@ class RowState:
         self.name = name
         self.consumed: List[int] = []  # the tokens the matcher has consumed, EOS included
         self.finished = False  # an EOS token was consumed: nothing after it is read
-        #: called with the matcher when it opens (Rows: to share one mask cache among rows)
-        self.on_open: Optional[Callable[[MatcherLike], None]] = None
         self._matcher: Optional[MatcherLike] = None
         self._eos = frozenset(vocab.eos_token_ids)
 
@@ -73,8 +71,6 @@ class RowState:
         """The row's matcher, opened when first needed."""
         if self._matcher is None:
             self._matcher = open_matcher(self.grammar, self.vocab, backend=self.backend, **self.options)
-            if self.on_open is not None:
-                self.on_open(self._matcher)
         return self._matcher
 
     def sync(self, tokens: Sequence[int]) -> None:
@@ -165,10 +161,9 @@ class Rows:
     `grammar` is one Grammar for every row, or a function from a key to its Grammar (a
     batch whose rows follow different grammars).
 
-    With `mask_cache=True`, the rows of one grammar share one mask cache (refimpl's
-    maskcache.py): its keys — lexer state, compacted Earley sets — mean the same in every
-    Matcher of the grammar (they share its lexer), so a state one row met is a hit for
-    the others. The cache is the first row's; the others' Matchers are given it.
+    With `mask_cache=True`, the rows of one grammar share its mask cache (refimpl's
+    maskcache.py: the cache is the grammar's, per vocabulary), so a state one row met is a
+    hit for the others.
 
     >>> from refimpl import Grammar, Vocabulary
     >>> vocab = Vocabulary.from_bytes([b"<eos>", b"a", b"b"], eos_token_id=0)
@@ -190,7 +185,6 @@ class Rows:
         self.options = options
         self.states: Dict[Hashable, RowState] = {}
         self._order: List[Hashable] = []  # the keys of the last call, in row order
-        self._caches: Dict[int, Any] = {}  # id(grammar) -> (grammar, the mask cache its rows share)
 
     def state(self, key: Hashable) -> RowState:
         """The row state of `key`, created if new."""
@@ -198,22 +192,8 @@ class Rows:
         if st is None:
             st = RowState(self.grammar_of(key), self.vocab, backend=self.backend, name="row %r" % (key,),
                           **self.options)
-            if self.options.get("mask_cache"):
-                st.on_open = self._share_cache
             self.states[key] = st
         return st
-
-    def _share_cache(self, matcher: MatcherLike) -> None:
-        """Give a refimpl Matcher the mask cache of its grammar's first row (keep its own if
-        it is the first). Other backends' matchers keep what they have."""
-        if not isinstance(matcher, Matcher) or matcher.cache is None:
-            return
-        grammar = matcher.grammar
-        shared = self._caches.get(id(grammar))
-        if shared is None or shared[0] is not grammar:
-            self._caches[id(grammar)] = (grammar, matcher.cache)  # the grammar kept: its id stays its own
-        else:
-            matcher.cache = shared[1]
 
     def flags(self, tokens: Sequence[Sequence[int]], keys: Optional[Sequence[Hashable]] = None, *,
               logits: Optional[Sequence[Sequence[float]]] = None, top_k: Optional[int] = None) -> List[bytearray]:

@@ -9,6 +9,12 @@ element. The cache keeps the masks' flags, least recently used first out, within
 construction, and tests/test_maskcache.py compares masks with it on and off along random
 paths, rollback included.
 
+A key means the same in every Matcher of a grammar (they share its lexer, and compacted
+keys name no Matcher's rows), so the cache is the grammar's, one per vocabulary
+(`MaskCache.of`, kept in `CompiledGrammar.shared`, as the lexer): a fresh Matcher — one
+per request — finds the masks earlier requests computed. Its counts are the grammar's
+too. A lock keeps it consistent when Matchers of the grammar run in several threads.
+
 >>> from refimpl import Grammar, Matcher, Vocabulary
 >>> g = Grammar.from_lark('start: "[" x ("," x)* "]"\\nx: /[0-9]+/')
 >>> m = Matcher(g, Vocabulary.from_bytes([b"[", b"1", b"2", b",", b"]"]), mask_cache=True)
@@ -19,8 +25,14 @@ paths, rollback included.
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Hashable, Optional
+
+from .grammar.grammar import Grammar
+from .tokens.vocab import Vocabulary
+
+_CREATING = threading.Lock()
 
 
 class MaskCache:
@@ -32,27 +44,45 @@ class MaskCache:
         self.hits = 0
         self.misses = 0
         self._masks: "OrderedDict[Hashable, bytes]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, grammar: Grammar, vocab: Vocabulary, budget: int) -> "MaskCache":
+        """The grammar's mask cache over `vocab` (made by the first Matcher that asks, with
+        its budget), shared by every Matcher of the grammar over that vocabulary."""
+        caches = grammar.compiled.shared.get("mask_caches")
+        if not isinstance(caches, dict):
+            with _CREATING:
+                caches = grammar.compiled.shared.setdefault("mask_caches", {})
+        assert isinstance(caches, dict)
+        cache = caches.get(vocab)
+        if not isinstance(cache, MaskCache):
+            with _CREATING:
+                cache = caches.setdefault(vocab, cls(budget))
+        return cache
 
     def get(self, key: Hashable) -> Optional[bytes]:
-        flags = self._masks.get(key)
-        if flags is None:
-            self.misses += 1
-            return None
-        self.hits += 1
-        self._masks.move_to_end(key)
-        return flags
+        with self._lock:
+            flags = self._masks.get(key)
+            if flags is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._masks.move_to_end(key)
+            return flags
 
     def put(self, key: Hashable, flags: bytes) -> None:
         if len(flags) > self.budget:
             return
-        old = self._masks.pop(key, None)
-        if old is not None:
-            self.size -= len(old)
-        self._masks[key] = flags
-        self.size += len(flags)
-        while self.size > self.budget:
-            _, evicted = self._masks.popitem(last=False)
-            self.size -= len(evicted)
+        with self._lock:
+            old = self._masks.pop(key, None)
+            if old is not None:
+                self.size -= len(old)
+            self._masks[key] = flags
+            self.size += len(flags)
+            while self.size > self.budget:
+                _, evicted = self._masks.popitem(last=False)
+                self.size -= len(evicted)
 
     def __len__(self) -> int:
         return len(self._masks)

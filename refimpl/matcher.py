@@ -102,8 +102,8 @@ class Matcher:
         self.stopped = False  # EOS consumed
         self._steps: List[Step] = []
         self._last_mask = {"trie_nodes_walked": 0, "slices_applied": 0}  # counts of the last mask
-        #: masks by (lexer state, compacted parser state): maskcache.py
-        self.cache = MaskCache((limits or grammar.limits).mask_cache_bytes) if mask_cache else None
+        #: masks by (lexer state, compacted parser state), the grammar's: maskcache.py
+        self.cache = MaskCache.of(grammar, vocab, (limits or grammar.limits).mask_cache_bytes) if mask_cache else None
 
     # -- masks ----------------------------------------------------------------------------
 

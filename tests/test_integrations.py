@@ -142,8 +142,9 @@ def test_rows_pass_backend_and_options_to_the_matcher() -> None:
 
 
 def test_rows_of_one_grammar_share_one_mask_cache() -> None:
+    nested = Grammar.from_lark(NESTED.source)  # a grammar of this test's own: its cache starts empty
     other = Grammar.from_lark('start: "(" start ")" | "x" | "ab"')  # the same language, another grammar
-    rows = Rows(lambda key: other if key == "other" else NESTED, SMALL, mask_cache=True)
+    rows = Rows(lambda key: other if key == "other" else nested, SMALL, mask_cache=True)
     flags = rows.flags([[4, 4], [4, 4], [4, 4]], keys=["first", "second", "other"])
     first, second, third = (rows.states[k].matcher for k in ("first", "second", "other"))
     assert isinstance(first, Matcher) and isinstance(second, Matcher) and isinstance(third, Matcher)

@@ -32,3 +32,19 @@ def test_json_array_hits():
             misses = m.stats["mask_cache_misses"]
         assert m.consume_bytes(text[i].encode())
     assert m.stats["mask_cache_hits"] > 0 and m.stats["mask_cache_misses"] <= misses + 1
+
+
+def test_the_cache_is_the_grammars_per_vocabulary():
+    """A fresh Matcher of a grammar finds the masks earlier Matchers computed; another
+    vocabulary, or another grammar, has its own cache."""
+    g = Grammar.from_lark('start: "[" x ("," x)* "]"\nx: /[0-9]+/')
+    vocab = Vocabulary.from_bytes([b"[", b"1", b"2", b",", b"]"])
+    first, second = Matcher(g, vocab, mask_cache=True), Matcher(g, vocab, mask_cache=True)
+    assert first.cache is second.cache and first.mask() == second.mask()
+    assert second.stats["mask_cache_hits"] == 1 and second.stats["mask_cache_misses"] == 1
+    other_vocab = Vocabulary.from_bytes([b"[", b"1", b"2", b",", b"]"])
+    other_grammar = Grammar.from_lark('start: "[" x ("," x)* "]"\nx: /[0-9]+/')
+    assert Matcher(g, other_vocab, mask_cache=True).cache is not first.cache
+    assert Matcher(other_grammar, vocab, mask_cache=True).cache is not first.cache
+    assert Matcher(g, vocab).cache is None
+

@@ -32,9 +32,9 @@ def test_matchers_of_one_grammar_share_the_lexer():
     assert second.stats["transitions_computed"] == computed  # nothing left to compute
 
 
-def _masks(g, vocab, text, backend):
+def _masks(g, vocab, text, backend, cache=False):
     """The mask after each byte of the text (one Matcher)."""
-    m = open_matcher(g, vocab, backend=backend)
+    m = open_matcher(g, vocab, backend=backend, mask_cache=cache)
     out = []
     for i in range(len(text)):
         out.append(m.mask().to_bytes())
@@ -42,8 +42,9 @@ def _masks(g, vocab, text, backend):
     return out
 
 
+@pytest.mark.parametrize("cache", [False, True])  # with the cache, its masks are shared too
 @pytest.mark.parametrize("backend", ["python", "native"])
-def test_threads_share_a_grammar(backend):
+def test_threads_share_a_grammar(backend, cache):
     import accel
 
     if accel.available_backends().get(backend) is not None:
@@ -55,7 +56,7 @@ def test_threads_share_a_grammar(backend):
 
     def run(k):
         try:
-            results[k] = _masks(shared, vocab, TEXTS[k % len(TEXTS)], backend)
+            results[k] = _masks(shared, vocab, TEXTS[k % len(TEXTS)], backend, cache)
         except Exception as e:  # reported below
             errors.append(e)
 
