@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import sys
 from itertools import compress, repeat
 from operator import le
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -248,18 +249,29 @@ def _between(values: Any, n: int, low: float, high: Optional[float], numpy_like:
 
 
 def _best_of_mask(flags: bytearray, values: Any, k: int) -> List[int]:
-    """The k best allowed ids of a mask's flags, ties by the lower id. Where few tokens
-    are allowed, their scores are sorted; where many are, the candidates come in score
-    order from the logits (`_batches`) and the flags are read, until k are found
-    (more than a quarter allowed: a pass over the logits costs less than sorting them)."""
+    """The k best allowed ids of a mask's flags, ties by the lower id. On numpy scores,
+    a stable sort of the allowed ones (numpy is already imported: the scores are its
+    arrays). On other sequences: where a quarter of the tokens or fewer are allowed,
+    their scores are sorted; where more are, the candidates come in score order from the
+    logits (`_batches`) and the flags are read until k are found (a pass over the logits
+    then costs less than sorting the allowed ones)."""
     n = len(flags)
+    if _is_numpy_like(values):
+        np = sys.modules[type(values).__module__.partition(".")[0]]
+        allowed = np.flatnonzero(np.frombuffer(flags, dtype=np.uint8))
+        scores = values[:n][allowed]
+        if len(allowed) > k:  # only those at or above the k-th best score (all its ties)
+            keep = scores >= np.partition(scores, len(allowed) - k)[len(allowed) - k]
+            allowed, scores = allowed[keep], scores[keep]
+        order = (-scores).argsort(kind="stable")[:k]  # stable: equal scores keep id order
+        return allowed[order].tolist()
     if flags.count(1) * 4 <= n:
         ids = _allowed_ids(flags)
-        scores = values[ids].tolist() if _is_numpy_like(values) and ids else [values[i] for i in ids]
-        best = heapq.nlargest(k, range(len(ids)), key=scores.__getitem__)  # stable: equal scores keep id order
+        scores = [values[i] for i in ids]
+        best = heapq.nlargest(k, range(len(ids)), key=scores.__getitem__)  # stable, too
         return [ids[i] for i in best]
     found: List[int] = []
-    for batch in _batches(values, n, min(n, max(2 * k, n // 256)), _is_numpy_like(values)):
+    for batch in _batches(values, n, min(n, max(2 * k, n // 256)), False):
         for t in batch:
             if flags[t]:
                 found.append(t)

@@ -145,7 +145,12 @@ def test_logit_containers():
         assert m.top_k(container, 64) == want, type(container)
     np = pytest.importorskip("numpy")
     for dtype in (np.float32, np.float64):
-        assert m.top_k(np.array(logits, dtype=dtype), 64) == want, dtype
+        arr = np.array(logits, dtype=dtype)
+        assert m.top_k(arr, 64) == want, dtype
+        # the full mask's k best by numpy (ties at the 64th score: partition, then a stable sort)
+        assert reference_top_k(m, arr, 64) == want == top_k(m, arr, 64, max_refused=0)
+        for k in (1, 993, 994, 995, 2000):
+            assert reference_top_k(m, arr, k) == expected(m, logits, k), k
     with pytest.raises(ValueError, match="one-dimensional"):
         m.top_k(np.zeros((2, len(v))), 1)
     with pytest.raises(ValueError, match="is NaN"):
