@@ -42,6 +42,11 @@ class SchemaStore:
         return self._get(cache, "consume_" + stat)
     track_consume_us_per_byte.unit = "us/byte"
 
+    def track_consume_again_us_per_byte(self, cache, stat):
+        """The same instances read again by another fresh Recognizer (a warm grammar)."""
+        return self._get(cache, "consume_warm_" + stat)
+    track_consume_again_us_per_byte.unit = "us/byte"
+
 
 class SchemaStoreCounts:
     params = [["over_2s", "timeout", "limit_error", "ok"]]
