@@ -13,11 +13,12 @@ from .errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaEr
 from .generate import Generation, RandomModel, TopK, generate, greedy
 from .grammar.grammar import Grammar
 from .grammar.typed import (
-    Format, Length, MultipleOf, ParseError, Pattern, Range, UnsupportedTypeError, json_schema_of, parse, to_json,
+    Format, Length, MultipleOf, ParseError, Pattern, Range, UnsupportedTypeError, json_schema_of, to_json,
 )
 from .limits import DEFAULT_LIMITS, Limits
 from .mask import Mask
 from .matcher import Matcher
+from .parsing import parse
 from .oracle import naive_mask
 from .tokens.vocab import Vocabulary, VocabularyError
 

@@ -705,3 +705,49 @@ def test_to_json_writes_what_the_grammar_reads() -> None:
     for bad in (float("nan"), {1: 2}, "\ud800", b"x"):
         with pytest.raises(ValueError):
             to_json(bad)
+
+
+# -- pydantic models (where pydantic is installed) --------------------------------------
+
+
+def test_pydantic_models_through_their_schema():
+    pydantic = pytest.importorskip("pydantic", reason="pydantic is not installed (it comes with the peers extra)")
+    from refimpl import ParseError, json_schema_of, parse
+
+    class Owner(pydantic.BaseModel):
+        name: str
+
+    class Pet(pydantic.BaseModel):
+        name: str
+        age: int
+        tags: List[str] = []
+        owner: Optional[Owner] = None
+
+    assert json_schema_of(Pet) == Pet.model_json_schema()
+    g = Grammar.from_type(Pet)
+    text = '{"name": "Rex", "age": 3, "tags": ["a"], "owner": {"name": "Ada"}}'
+    assert Recognizer(g.compiled).consume_bytes(text.encode())
+    assert parse(Pet, text) == Pet(name="Rex", age=3, tags=["a"], owner=Owner(name="Ada"))
+    assert parse(Pet, text.encode()) == parse(Pet, text)
+    # pydantic itself takes members in any order; parse reads the grammar's language first
+    swapped = '{"age": 3, "name": "Rex"}'
+    assert Pet.model_validate_json(swapped) == Pet(name="Rex", age=3)
+    with pytest.raises(ParseError) as e:
+        parse(Pet, swapped)
+    assert e.value.offset == 2
+    with pytest.raises(ParseError, match="ends before"):
+        parse(Pet, '{"name": "Rex"')
+
+    class Checked(pydantic.BaseModel):
+        n: int
+
+        @pydantic.field_validator("n")
+        @classmethod
+        def even(cls, v: int) -> int:
+            if v % 2:
+                raise ValueError("odd")
+            return v
+
+    assert parse(Checked, '{"n": 2}') == Checked(n=2)
+    with pytest.raises(ParseError, match="pydantic refused it"):
+        parse(Checked, '{"n": 3}')

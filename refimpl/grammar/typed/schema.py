@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from .models import is_model, model_schema
 from .shapes import Shape, Shapes, shapes_of
 
 _JSON_TYPES = {"null": "null", "bool": "boolean", "int": "integer", "float": "number", "str": "string"}
@@ -29,7 +30,10 @@ _JSON_TYPES = {"null": "null", "bool": "boolean", "int": "integer", "float": "nu
 
 def json_schema_of(t: Any, localns: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The JSON schema (draft 2020-12, a dict) of the JSON texts of type `t`'s values.
-    Raises UnsupportedTypeError naming a type with no JSON form and where it sits."""
+    Raises UnsupportedTypeError naming a type with no JSON form and where it sits. A
+    pydantic model's is its own `model_json_schema()` (models.py)."""
+    if is_model(t):
+        return model_schema(t)
     return render(shapes_of(t, localns))
 
 
