@@ -35,7 +35,7 @@ on SchemaStore's cloudify): the negation is kept, which is exact, only slower.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ...errors import SchemaError
 from ...regex.derivative import derivative
@@ -127,16 +127,7 @@ class Disjointness(Negations):
         if got is not None:
             return got
         facts = ObjectFacts(set(), {}, [], [])
-        seen: Set[int] = set()
-        stack = [n]
-        while stack and len(seen) < _CLOSURE:
-            m = stack.pop()
-            if m in seen:
-                continue
-            seen.add(m)
-            v = self.value(m)
-            if not isinstance(v, dict):
-                continue
+        for m, v in self._conjuncts(n):
             req = v.get("required")
             if isinstance(req, list):
                 facts.required.update(x for x in req if isinstance(x, str))
@@ -147,12 +138,28 @@ class Disjointness(Negations):
             if v.get("additionalProperties") is False and not v.get("patternProperties"):
                 facts.closed.append(set(props) if isinstance(props, dict) else set())
             for kw, kids in self.inplace(m):
-                if kw in ("allOf", "$ref"):
-                    stack.extend(reversed(kids))
-                elif kw in ("anyOf", "oneOf"):
+                if kw in ("anyOf", "oneOf"):
                     facts.choices.append(kids)
         self._object_facts[n] = facts
         return facts
+
+    def _conjuncts(self, n: int) -> Iterator[Tuple[int, Dict[str, Any]]]:
+        """Node n and the nodes it reaches through allOf/$ref — all of which hold of one
+        value —, each once and at most _CLOSURE of them, with their schema objects."""
+        seen: Set[int] = set()
+        stack = [n]
+        while stack and len(seen) < _CLOSURE:
+            m = stack.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            v = self.value(m)
+            if not isinstance(v, dict):
+                continue
+            yield m, v
+            for kw, kids in self.inplace(m):
+                if kw in ("allOf", "$ref"):
+                    stack.extend(reversed(kids))
 
     def _contradicts(self, bases: Tuple[ObjectFacts, ...], extra: ObjectFacts) -> bool:
         """Do the facts of `extra` contradict those of `bases`? A name any of them
@@ -226,23 +233,11 @@ class Disjointness(Negations):
         if n in self._node_words:
             return self._node_words[n]
         found: Optional[List[bytes]] = None
-        seen: Set[int] = set()
-        stack = [n]
-        while stack and found is None and len(seen) < _CLOSURE:
-            m = stack.pop()
-            if m in seen:
-                continue
-            seen.add(m)
-            v = self.value(m)
-            if not isinstance(v, dict):
-                continue
+        for _, v in self._conjuncts(n):
             values = [v["const"]] if "const" in v else v.get("enum")
             if isinstance(values, list) and len(values) <= _WORDS:
                 found = [x.encode("utf-8") for x in values if isinstance(x, str)]
                 break
-            for kw, kids in self.inplace(m):
-                if kw in ("allOf", "$ref"):
-                    stack.extend(reversed(kids))
         self._node_words[n] = found
         return found
 
