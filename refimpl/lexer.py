@@ -49,7 +49,7 @@ from .grammar.ir import CompiledGrammar
 from .regex.derivative import derivative
 from .regex.printer import to_string
 from .regex.exprs import ALL_BYTES, ExprSet
-from .regex.relevance import byte_classes, check_empty
+from .regex.relevance import byte_classes, check_empty, lowest_byte
 from .regex.unicode import MULTIBYTE_SEQUENCES
 
 DEAD = 0
@@ -86,15 +86,13 @@ def _loops(es: ExprSet, e: int, lazy: bool) -> int:
     classes = byte_classes(es, e)  # its derivatives' byte sets are among e's
     loops = 0
     for c in classes:
-        if derivative(es, e, (c & -c).bit_length() - 1) == e:
+        if derivative(es, e, lowest_byte(c)) == e:
             loops |= c
-    frontier = set()
     for seq in MULTIBYTE_SEQUENCES:
         frontier = {e}
         for k, (lo, hi) in enumerate(seq):
             allowed = ((1 << (hi + 1)) - 1) & ~((1 << lo) - 1)
-            frontier = {derivative(es, x, ((c & allowed) & -(c & allowed)).bit_length() - 1)
-                        for x in frontier for c in classes if c & allowed}
+            frontier = {derivative(es, x, lowest_byte(c & allowed)) for x in frontier for c in classes if c & allowed}
             if lazy and k + 1 < len(seq) and any(es.nullable(x) for x in frontier):
                 return loops
         if frontier != {e}:

@@ -128,7 +128,7 @@ class Matcher:
                 flags, walked, applied = self._walked(state, top, n)
             if self.tokens:
                 self.tokens.allow(flags, rec.token_lexemes(state, top))
-            if rec.is_accepting() or rec.eos_ends_lexeme(state, top):
+            if rec.eos_allowed(state, top):
                 for t in self.vocab.eos_token_ids:
                     flags[t] = 1
             if self.cache is not None:
@@ -290,8 +290,7 @@ class Matcher:
     def _only_bytes(self, state: int, top: int) -> bool:
         """Must the input go on with bytes in (state, top): no EOS, no token read by id?"""
         rec = self.recognizer
-        return not (rec.accepts_at(state, top) or rec.eos_ends_lexeme(state, top)
-                    or (self.tokens and rec.token_lexemes(state, top)))
+        return not (rec.eos_allowed(state, top) or (self.tokens and rec.token_lexemes(state, top)))
 
     def forced_tokens(self) -> List[int]:
         """The tokens a tokenizer-agnostic fast-forward would emit now.
@@ -330,7 +329,7 @@ class Matcher:
         """The one token that may come next, if it is read by id and nothing else may."""
         rec = self.recognizer
         state, top = rec.state, rec.parser.top
-        if rec.accepts_at(state, top) or rec.eos_ends_lexeme(state, top):
+        if rec.eos_allowed(state, top):
             return None
         if any(rec.advance(state, top, b)[0] != DEAD for b in range(256)):
             rec.parser.top = top

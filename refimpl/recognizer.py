@@ -131,6 +131,11 @@ class Recognizer:
         self.parser.top = top
         return allowed
 
+    def eos_allowed(self, state: int, top: int) -> bool:
+        """May EOS come in (state, top): the input may end there, or EOS ends a pending
+        `stop=""` lexeme?"""
+        return self.accepts_at(state, top) or self.eos_ends_lexeme(state, top)
+
     def eos_ends_lexeme(self, state: int, top: int) -> bool:
         """May EOS end the pending lexeme here (a `stop=""` lexeme that matches)?"""
         if self.lexer.is_fresh(state) or not self.lexer.greedy_accepting[state] & self.lexer.eos_mask:

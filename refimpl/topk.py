@@ -146,7 +146,7 @@ class SingleTokenCheck:
         self.binding = matcher.tokens if matcher.tokens else None
         self.token_lexemes = rec.token_lexemes(self.state, self.top) if self.binding is not None else 0
         self.eos = frozenset(self.vocab.eos_token_ids)
-        self.eos_ok = rec.accepts_at(self.state, self.top) or rec.eos_ends_lexeme(self.state, self.top)
+        self.eos_ok = rec.eos_allowed(self.state, self.top)
         self.dead_first = bytearray(256)  # 1: the byte is refused here
         self.live_first: Dict[int, Tuple[int, int]] = {}  # byte -> state after it, where no row was pushed
 

@@ -86,7 +86,8 @@ def refine(masks: Iterable[int]) -> List[int]:
     return sorted(classes, key=lambda c: c & -c)
 
 
-def _lowest_byte(mask: int) -> int:
+def lowest_byte(mask: int) -> int:
+    """The lowest byte of a non-empty byte set: a class's representative."""
     return (mask & -mask).bit_length() - 1
 
 
@@ -99,7 +100,7 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
         return known
     if fuel is None:
         fuel = es.limits.relevance_fuel
-    representatives = [_lowest_byte(c) for c in byte_classes(es, e)]
+    representatives = [lowest_byte(c) for c in byte_classes(es, e)]
     seen = {e}
     # breadth first: a non-empty language shows a shortest witness soonest (depth first
     # could follow a counter such as `.{1,65536}` & `uri` 10,000 states deep)
@@ -154,7 +155,7 @@ def forced_bytes(es: ExprSet, e: int, fuel: Optional[int] = None) -> bytes:
     while not es.nullable(e):
         live = []
         for c in byte_classes(es, e):
-            d = derivative(es, e, _lowest_byte(c))
+            d = derivative(es, e, lowest_byte(c))
             empty = is_empty(es, d, fuel)
             if empty is None:
                 return bytes(out)
@@ -162,7 +163,7 @@ def forced_bytes(es: ExprSet, e: int, fuel: Optional[int] = None) -> bytes:
                 live.append((c, d))
         if len(live) != 1 or live[0][0] & (live[0][0] - 1):
             break
-        out.append(_lowest_byte(live[0][0]))
+        out.append(lowest_byte(live[0][0]))
         e = live[0][1]
     return bytes(out)
 
@@ -192,7 +193,7 @@ def prefixes_contain(es: ExprSet, a: int, b: int, fuel: Optional[int] = None) ->
     known = es.prefix_containment.get((a, b))
     if known is not None:
         return known
-    representatives = [_lowest_byte(c) for c in byte_classes(es, es.concat(a, b))]
+    representatives = [lowest_byte(c) for c in byte_classes(es, es.concat(a, b))]
     seen = {(a, b)}
     stack = [(a, b)]
     answer: Optional[bool] = True

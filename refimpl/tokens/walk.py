@@ -4,13 +4,14 @@ The walk visits the trie in preorder and keeps, per depth d, the state after the
 bytes of the current node's path: a lexer state and a parser top (how many Earley rows are
 live). At node n, with byte b, from its parent's state (s, top):
 
-    all bytes of n's subtree loop on s  ->  every token in it is allowed: set their bits
-      (no lazy lexeme ends in s)            from the trie's preorder token list, n = end[n]
+    all n's subtree reads loops on s    ->  every token in it is allowed: set their bits
+      (bytes, or UTF-8 characters; no       from the trie's preorder token list, n = end[n]
+      lazy lexeme ends in s)                (subtrees.py)
     s' = table[s << 8 | b]             one list index, after warm-up
     s' dead and no lexeme can end in s  ->  skip the subtree: n = end[n]
     s' dead but a lexeme can end in s   ->  it ends before b: the next lexeme starts in
                                             r = restart(s, top) (asked once per s and
-                                            top: see below); table[r << 8 | b] dead ->
+                                            stack entry: below); table[r << 8 | b] dead ->
                                             skip the subtree; else as the next case
     s' dead (and r reads b), or a lazy
       lexeme ends in s'                 ->  ask the parser: advance(s, top, b) scans the
@@ -42,7 +43,6 @@ from typing import Dict, List, Protocol, Tuple
 
 from ..lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
 from .trie import SEVERAL_TOKENS, TokenTrie
-
 
 
 class ParserHooks(Protocol):
