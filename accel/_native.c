@@ -4,9 +4,10 @@
  *     walk(trie, lexer, parser, state, top, allowed) -> nodes walked
  *
  * The same function as walk.py's `walk`, step for step: the same nodes visited in the
- * same order, the same calls of `lexer.fill`, `parser.advance` and `parser.restart` with
- * the same arguments, the same bits set in `allowed`, the same count returned. Read walk.py first; every block
- * below names the lines of walk.py it implements.
+ * same order, the same calls of `lexer.fill`, `lexer.loop`, `parser.advance` and
+ * `parser.restart` with the same arguments, the same bits set in `allowed`, the same
+ * count returned. Read walk.py first; every block below names the lines of walk.py it
+ * implements.
  *
  * What it reads, through the buffer protocol (no copies):
  *     trie.byte   array('B')   trie.depth  array('H')
