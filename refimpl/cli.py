@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+if TYPE_CHECKING:
+    from . import Grammar
 
 
 def _regex(args: argparse.Namespace) -> int:
@@ -31,19 +34,9 @@ def _mask(args: argparse.Namespace) -> int:
     """Print the token mask after a prefix, with a readable sample of allowed tokens."""
     import time
 
-    from . import Grammar, Matcher, Vocabulary
+    from . import Matcher, Vocabulary
 
-    if args.lark is not None:
-        with open(args.lark, encoding="utf-8") as f:
-            grammar = Grammar.from_lark(f.read())
-    elif args.gbnf is not None:
-        with open(args.gbnf, encoding="utf-8") as f:
-            grammar = Grammar.from_gbnf(f.read(), root=args.root or "root")
-    elif args.ebnf is not None:
-        with open(args.ebnf, encoding="utf-8") as f:
-            grammar = Grammar.from_ebnf(f.read(), dialect=args.dialect, root=args.root)
-    else:
-        grammar = Grammar.from_regex(args.regex)
+    grammar = _grammar(args)
     vocab = Vocabulary.load(args.vocab)
     m = Matcher(grammar, vocab)
     if args.prefix and not m.consume_bytes(args.prefix.encode("utf-8")):
@@ -75,6 +68,58 @@ def _mask(args: argparse.Namespace) -> int:
         keys = ("lexer_states", "transitions_computed", "rows", "items", "rows_built", "rows_reused")
         print("stats      " + ", ".join("%s=%d" % (k, m.stats[k]) for k in keys))
     return 0
+
+
+def _grammar(args: argparse.Namespace) -> "Grammar":
+    """The grammar named by the source options (_add_source)."""
+    from . import Grammar
+
+    if args.regex is not None:
+        return Grammar.from_regex(args.regex)
+    path = args.lark or args.gbnf or args.ebnf or args.schema
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if args.lark is not None:
+        return Grammar.from_lark(text)
+    if args.gbnf is not None:
+        return Grammar.from_gbnf(text, root=args.root or "root")
+    if args.ebnf is not None:
+        return Grammar.from_ebnf(text, dialect=args.dialect, root=args.root)
+    return Grammar.from_json_schema(text)
+
+
+def _add_source(p: argparse.ArgumentParser) -> None:
+    """The options naming a grammar (read by _grammar)."""
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--regex", help="a regular expression (Rust syntax, full match)")
+    source.add_argument("--lark", metavar="FILE", help="a grammar in llguidance's Lark dialect")
+    source.add_argument("--schema", metavar="FILE", help="a JSON schema")
+    source.add_argument("--gbnf", metavar="FILE", help="a grammar in llama.cpp's GBNF")
+    source.add_argument("--ebnf", metavar="FILE", help="a grammar in another engine's EBNF (--dialect)")
+    p.add_argument("--dialect", default="xgrammar", help="the dialect of an --ebnf grammar: xgrammar (default) or kbnf")
+    p.add_argument("--root", help="the start rule of a --gbnf or --ebnf grammar (default root; start for kbnf)")
+    p.add_argument("--vocab", default="gpt2",
+                   help="an embedded vocabulary (gpt2; bytes: the 256 one-byte tokens) or a tokenizer file (default gpt2)")
+
+
+def _explain(args: argparse.Namespace) -> int:
+    """Write the steps of the masks along a prefix: an HTML page, text, or DOT."""
+    from . import Vocabulary
+    from .explain import explain
+
+    vocab = Vocabulary.load(args.vocab)
+    why = [int(w) if w.isdigit() else w for w in args.why]
+    ex = explain(_grammar(args), vocab, text=args.prefix, tokens=args.tokens or (), why=why)
+    from .explain import dot, page, text
+
+    out = {"text": text.render, "dot": dot.render, "html": page.render}[args.format](ex)
+    if args.out is None:
+        sys.stdout.write(out)
+    else:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(out)
+        print("wrote %s (%d steps%s)" % (args.out, len(ex.steps), "; " + ex.stopped if ex.stopped else ""))
+    return 1 if ex.stopped else 0
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -151,18 +196,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("texts", nargs="*", default=[])
     p.set_defaults(run=_regex)
     p = sub.add_parser("mask", help="the token mask of a grammar after a prefix")
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--regex", help="a regular expression (Rust syntax, full match)")
-    source.add_argument("--lark", metavar="FILE", help="a grammar in llguidance's Lark dialect")
-    source.add_argument("--gbnf", metavar="FILE", help="a grammar in llama.cpp's GBNF")
-    source.add_argument("--ebnf", metavar="FILE", help="a grammar in another engine's EBNF (--dialect)")
-    p.add_argument("--dialect", default="xgrammar", help="the dialect of an --ebnf grammar: xgrammar (default) or kbnf")
-    p.add_argument("--root", help="the start rule of a --gbnf or --ebnf grammar (default root; start for kbnf)")
-    p.add_argument("--vocab", default="gpt2", help="an embedded vocabulary name or a tokenizer file (default gpt2)")
+    _add_source(p)
     p.add_argument("--prefix", default="", help="text already generated")
     p.add_argument("--sample", type=int, default=12, help="how many allowed tokens to show")
     p.add_argument("--explain", action="store_true", help="print the walk statistics")
     p.set_defaults(run=_mask)
+    p = sub.add_parser("explain", help="step through the masks along a prefix: an HTML page, text or DOT")
+    _add_source(p)
+    p.add_argument("--prefix", default="", help="the text to step through (split into the longest allowed tokens)")
+    p.add_argument("--tokens", type=int, nargs="+", metavar="ID", help="the token ids to step through (instead of --prefix)")
+    p.add_argument("--why", nargs="+", default=[], metavar="TOKEN",
+                   help="tokens (ids or exact texts) whose refusal to explain at every step")
+    p.add_argument("--format", choices=["html", "text", "dot"], default="html",
+                   help="html: one self-contained page (default); text; dot: the lexer DFA and the trie's top levels")
+    p.add_argument("--out", metavar="FILE", help="where to write it (default: standard output)")
+    p.set_defaults(run=_explain)
     p = sub.add_parser("generate", help="generate text for a grammar with a seeded random model (fast-forward)")
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--type", metavar="MODULE:CLASS", help="a Python type (Grammar.from_type; docs/types.md)")

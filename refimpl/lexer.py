@@ -321,9 +321,12 @@ class Lexer:
         """A state as text: each live lexeme with its current derivative."""
         if state == DEAD:
             return "dead"
-        return ", ".join(
-            "%s: %s" % (self.names[lx], to_string(self.es, e, 300)) for lx, e in self.states[state][1]
-        )
+        return ", ".join("%s: %s" % pair for pair in self.pairs(state))
+
+    def pairs(self, state: int, width: int = 300) -> List[Tuple[str, str]]:
+        """A state's (lexeme, regex) pairs as text: each live lexeme's name and its
+        derivative by the bytes read so far (printed at most `width` characters long)."""
+        return [(self.names[lx], to_string(self.es, e, width)) for lx, e in self.states[state][1]]
 
     def is_fresh(self, state: int) -> bool:
         """Is `state` the start of a lexeme (no byte of it read yet)?"""

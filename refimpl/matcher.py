@@ -40,6 +40,7 @@ from .tokens.special import TokenBinding
 from .tokens.trie import TokenTrie
 from .tokens.vocab import Vocabulary
 from .tokens.walk import walk
+from .trace import Tracer
 
 
 class Step(NamedTuple):
@@ -105,6 +106,18 @@ class Matcher:
         #: masks by (lexer state, compacted parser state), the grammar's: maskcache.py
         self.cache = MaskCache.of(grammar, vocab, (limits or grammar.limits).mask_cache_bytes) if mask_cache else None
 
+    @property
+    def tracer(self) -> Optional[Tracer]:
+        """What hears the engine's events (trace.py): the recogniser's bytes and lexemes,
+        and each mask's walk; None (the default) is off. Tracing needs refimpl's own walk."""
+        return self.recognizer.tracer
+
+    @tracer.setter
+    def tracer(self, tracer: Optional[Tracer]) -> None:
+        if tracer is not None and self._walk is not walk:
+            raise ValueError("tracing needs refimpl's own trie walk (backend 'python'), not %r" % self.backend)
+        self.recognizer.tracer = tracer
+
     # -- masks ----------------------------------------------------------------------------
 
     def mask(self) -> Mask:
@@ -116,10 +129,15 @@ class Matcher:
         else:
             rec = self.recognizer
             state, top = rec.state, rec.parser.top
+            tracer = rec.tracer
+            if tracer is not None:
+                tracer.mask_started(state, top)
             key = (state, compact(rec.parser, top)) if self.cache is not None else None
             cached = self.cache.get(key) if self.cache is not None else None
             if cached is not None:
                 self._last_mask = {"trie_nodes_walked": 0, "slices_applied": 0}
+                if tracer is not None:
+                    tracer.mask_ended(0, cached=True)
                 return Mask(bytearray(cached))
             indexed = self._indexed(state) if self.index is not None else None
             if indexed is not None:
@@ -133,6 +151,8 @@ class Matcher:
                     flags[t] = 1
             if self.cache is not None:
                 self.cache.put(key, bytes(flags))
+            if tracer is not None:
+                tracer.mask_ended(walked, cached=False)
         self._last_mask = {"trie_nodes_walked": walked, "slices_applied": applied}
         return Mask(flags)
 
@@ -145,10 +165,20 @@ class Matcher:
             flags, tries, applied = self._sliced(self.slicer, self._slice_oracle, state, n)
         else:
             flags, tries = bytearray(n), [self.trie]
+        tracer = rec.tracer
         for trie in tries:
-            walked += self._walk(trie, rec.lexer, rec, state, top, flags)
+            if tracer is None:
+                walked += self._walk(trie, rec.lexer, rec, state, top, flags)
+            else:
+                tracer.trie_walked(trie, self._applied_slices(state) if applied else ())
+                walked += self._walk(trie, rec.lexer, rec, state, top, flags, tracer)
         rec.parser.top = top
         return flags, walked, applied
+
+    def _applied_slices(self, state: int) -> List[str]:
+        """The patterns of the slices applied whole in `state` (for the tracer)."""
+        assert self.slicer is not None and self._slice_oracle is not None
+        return [piece.pattern or "" for piece, ok in zip(self.slicer.slices, self._slice_oracle.certain(state)) if ok]
 
     def _indexed(self, state: int) -> Optional[bytearray]:
         """The tokens' flags from the index's row for the lexer state; None where the

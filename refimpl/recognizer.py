@@ -30,12 +30,15 @@ read by a token lexeme.
 """
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from .earley import Parser, Row
 from .grammar.ir import CompiledGrammar
 from .lexer import DEAD, Lexer
 from .limits import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:
+    from .trace import Tracer
 
 
 class Recognizer:
@@ -53,6 +56,8 @@ class Recognizer:
         self._history: List[Tuple[int, int]] = []  # (parser top, lexer state) before each step
         #: how many lexemes have ended (the Matcher's token budgets compare it around a token)
         self.lexemes_ended = 0
+        #: hears of each byte consumed and lexeme scanned (trace.py); None: off
+        self.tracer: Optional[Tracer] = None
 
     def _lexer_start(self, row: Row, initial: bool = False) -> int:
         """The lexer state at the start of a lexeme after `row` (see Lexer.row_start)."""
@@ -66,20 +71,24 @@ class Recognizer:
         """
         parser = self.parser
         parser.top = top
+        reused = parser.rows_reused
         if lexemes & self.lexer.skip_mask:  # %ignore: the parser does not move
-            self.lexemes_ended += 1
             once = lexemes & self.lexer.once_skip_mask
             if not once:
-                return parser.rows[top - 1].lexer_start, top
-            start = self.lexer.without(parser.rows[top - 1].lexer_start, once)
-            return parser.push_copy(once, start).lexer_start, parser.top
-        row = parser.push(lexemes)
-        if row is None:
-            return DEAD, top
-        if row.lexer_start < 0:
-            row.lexer_start = self._lexer_start(row)
+                start = parser.rows[top - 1].lexer_start
+            else:
+                start = parser.push_copy(once, self.lexer.without(parser.rows[top - 1].lexer_start, once)).lexer_start
+        else:
+            row = parser.push(lexemes)
+            if row is None:
+                return DEAD, top
+            if row.lexer_start < 0:
+                row.lexer_start = self._lexer_start(row)
+            start = row.lexer_start
         self.lexemes_ended += 1
-        return row.lexer_start, parser.top
+        if self.tracer is not None:
+            self.tracer.lexeme_scanned(lexemes, top, parser.top, parser.rows_reused != reused)
+        return start, parser.top
 
     def advance(self, state: int, top: int, b: int) -> Tuple[int, int]:
         """The state after byte b from (state, top); (DEAD, _) if b is rejected."""
@@ -146,8 +155,11 @@ class Recognizer:
 
     def consume_byte(self, b: int) -> bool:
         """Read one byte; False (and no change) if the grammar cannot continue with it."""
-        top = self.parser.top
-        return self._step(*self.advance(self.state, top, b), top)
+        top, before = self.parser.top, self.state
+        ok = self._step(*self.advance(before, top, b), top)
+        if self.tracer is not None:
+            self.tracer.byte_consumed(b, before, self.state if ok else DEAD, top, self.parser.top)
+        return ok
 
     def consume_token(self, lexemes: int) -> bool:
         """Read a token by id, matched by the token lexemes in the bit mask `lexemes`;

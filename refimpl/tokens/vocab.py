@@ -196,7 +196,10 @@ class Vocabulary:
 
     @classmethod
     def load(cls, name_or_path: str) -> "Vocabulary":
-        """An embedded vocabulary by name ("gpt2") or a file, by its format."""
+        """An embedded vocabulary by name ("gpt2"; "bytes": the 256 one-byte tokens and an
+        EOS, id 256, for teaching) or a file, by its format."""
+        if name_or_path == "bytes":
+            return cls.from_bytes([bytes([b]) for b in range(256)] + [b"</s>"], eos_token_id=256, name="bytes")
         if name_or_path in EMBEDDED:
             v = cls.from_maskref_json(os.path.join(DATA_DIR, EMBEDDED[name_or_path]))
             v.name = name_or_path
@@ -204,7 +207,7 @@ class Vocabulary:
         path = name_or_path
         if not os.path.exists(path):
             raise VocabularyError(
-                "unknown vocabulary %r: give one of %s or a file path" % (path, ", ".join(sorted(EMBEDDED)))
+                "unknown vocabulary %r: give one of %s or a file path" % (path, ", ".join(sorted(EMBEDDED) + ["bytes"]))
             )
         if path.endswith(".tiktoken"):
             return cls.from_tiktoken(path)

@@ -39,10 +39,13 @@ same interface: (trie arrays, lexer table and flags, the parser's two hooks `adv
 """
 from __future__ import annotations
 
-from typing import Dict, List, Protocol, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Protocol, Tuple
 
 from ..lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
 from .trie import SEVERAL_TOKENS, TokenTrie
+
+if TYPE_CHECKING:
+    from ..trace import Tracer
 
 
 class ParserHooks(Protocol):
@@ -54,11 +57,14 @@ class ParserHooks(Protocol):
 
 
 def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call costs more than a node
-    trie: TokenTrie, lexer: Lexer, parser: ParserHooks, state: int, top: int, allowed: bytearray
+    trie: TokenTrie, lexer: Lexer, parser: ParserHooks, state: int, top: int, allowed: bytearray,
+    trace: Optional[Tracer] = None,
 ) -> int:
     """Set allowed[t] = 1 for every token t whose bytes can follow (state, top).
 
     Returns the number of trie nodes walked (those in subtrees taken whole included).
+    `trace` (refimpl/trace.py) hears of each subtree skipped or taken whole and each
+    restart asked; it is tested only there, off the common path.
     """
     byte, end, depth, token = trie.byte, trie.end, trie.depth, trie.token
     table, fill, ends = lexer.table, lexer.fill, lexer.ends
@@ -93,6 +99,8 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
                 i = loop(s)
             k = below[n]
             if i and k and not byte_sets[k] & escapes[i] and not ends[s] & lazy_ends:
+                if trace is not None:
+                    trace.taken_whole(n, s)
                 for x in subtree_tokens[first[n]:first[end[n]]]:
                     allowed[x] = 1
                 n = end[n]
@@ -108,16 +116,22 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
                     r = restarts[-1].get(s, -1)
                     if r < 0:
                         r = restarts[-1][s] = restart(s, scan_tops[-1])[0]
+                        if trace is not None:
+                            trace.restart_asked()
                     if r != 0:
                         u = table[r << 8 | b]
                         if u < 0:
                             u = fill(r, b)
                 if u == 0:
+                    if trace is not None:
+                        trace.skipped(n, b, s, r if ends[s] & greedy_ends else -1)
                     skipped += end[n] - n - 1
                     n = end[n]
                     continue
             t, top = advance(s, scan_tops[-1], b)
             if t == 0:
+                if trace is not None:
+                    trace.skipped(n, b, s, -2)
                 skipped += end[n] - n - 1
                 n = end[n]
                 continue
