@@ -21,7 +21,7 @@ from conformance.vectors import (GRAMMAR_KINDS, FormatError, GrammarSpec, Vector
                                  record)
 from refimpl import Grammar
 from refimpl.errors import GrammarError
-from outcome import outcome
+from text_outcome import outcome
 
 EBNF_SUITE = os.path.join(SUITE_DIR, "ebnf.jsonl")
 

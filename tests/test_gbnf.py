@@ -18,7 +18,7 @@ from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
 from refimpl.grammar.ebnf.gbnf import parse_rules
 from refimpl.oracle import naive_mask
-from outcome import outcome
+from text_outcome import outcome
 
 #: llama.cpp's grammars/json.gbnf, as tests/data/grammar_cases.json holds it (MIT license)
 JSON_GBNF = next(c["grammar"] for c in json.loads((pathlib.Path(__file__).parent / "data" / "grammar_cases.json")

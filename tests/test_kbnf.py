@@ -17,7 +17,7 @@ from refimpl.grammar.ebnf.ast import Alt, Excluding, Literal, Ref, Seq
 from refimpl.grammar.ebnf.compiler import compile_rules
 from refimpl.grammar.ebnf.kbnf import parse_rules
 from refimpl.oracle import naive_mask
-from outcome import outcome
+from text_outcome import outcome
 
 try:
     import kbnf

@@ -12,7 +12,7 @@ from budget import examples
 from conformance.strategies import gbnf_grammars
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
-from outcome import outcome
+from text_outcome import outcome
 
 
 def xg(text: str, root: str = "root") -> Grammar:
