@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 from typing import List, Union
 
+from .html import escape, strip
+
 _PYPY = sys.implementation.name == "pypy"
 
 
@@ -35,6 +37,13 @@ class Mask:
         ids = self.allowed()
         shown = ", ".join(map(str, ids[:8])) + (", ..." if len(ids) > 8 else "")
         return "Mask(%d of %d: %s)" % (len(ids), len(self.flags), shown)
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the count, a strip of the allowed ids, the first of them."""
+        ids = self.allowed()
+        shown = ", ".join(map(str, ids[:20])) + (", …" if len(ids) > 20 else "")
+        return "<div><b>Mask</b>: %d of %d tokens allowed<br>%s<br><small>%s</small></div>" % (
+            len(ids), len(self.flags), strip(self.flags), escape(shown))
 
     @property
     def vocab_size(self) -> int:

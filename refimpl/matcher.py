@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Se
 
 from .compaction import compact
 from .grammar.grammar import Grammar
+from .html import STYLE, escape, items, table
 from .index import TokenIndex, shared_index
 from .lexer import DEAD
 from .limits import Limits
@@ -396,6 +397,24 @@ class Matcher:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    # -- pictures -------------------------------------------------------------------------
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the lexer state as (lexeme, regex) pairs, the live Earley rows, and the
+        mask with a sample of its tokens (`maskref explain` draws every step)."""
+        rec = self.recognizer
+        parser = rec.parser
+        lexer = table(["lexeme", "regex"], rec.lexer.pairs(rec.state, 200)) if rec.state != DEAD else "dead"
+        rows = "".join("<div>row %d%s%s</div>" % (j, " (accepting)" if parser.rows[j].accepting else "",
+                                                  items([parser.item_to_string(i) for i in parser.rows[j].items]))
+                       for j in range(parser.top))
+        mask = self.mask()
+        sample = ", ".join("%d:%r" % (t, self.vocab.tokens[t].decode("utf-8", "backslashreplace"))
+                           for t in mask.allowed()[:20])
+        return ("%s<div><b>Matcher</b> (%s backend)<details open><summary>lexer state %d</summary>%s</details>"
+                "<details><summary>Earley rows: %d</summary>%s</details>%s<small>%s</small></div>"
+                % (STYLE, escape(self.backend), rec.state, lexer, parser.top, rows, mask._repr_html_(), escape(sample)))
 
     # -- statistics -----------------------------------------------------------------------
 

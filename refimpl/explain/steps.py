@@ -191,7 +191,8 @@ def explain(
         consumed = tracer.consumed[n:]
         for event in consumed:
             for scan in event.scans:
-                reused_rows[scan.new_top - 1] = scan.reused
+                if scan.new_top != scan.top:  # a row was pushed (not an %ignore without one)
+                    reused_rows[scan.new_top - 1] = scan.reused
         done += vocab.tokens[token] if vocab.is_grammar_token(token) else b""
     return out
 

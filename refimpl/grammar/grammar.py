@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Sequence, Tuple
 
+from ..html import STYLE, escape, table
 from ..limits import DEFAULT_LIMITS, Limits
 from ..regex import ExprSet, compile_pattern
+from ..regex.printer import to_string
 from .ir import GrammarIR
 from .jsontext import dumps
 from .simplify import simplify
@@ -142,6 +144,15 @@ class Grammar:
 
     def __repr__(self) -> str:
         return "Grammar.from_%s(%r)" % (self.kind, self.source if len(self.source) < 60 else self.source[:57] + "...")
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the source, the lexemes with their regexes, the rules."""
+        g = self.compiled
+        lexemes = table(["lexeme", "regex"], [[lx.name, to_string(g.es, lx.expr, 200)] for lx in g.lexemes])
+        return ("%s<div><b>Grammar</b> (%s): %d lexemes, %d rules<details><summary>source</summary><pre>%s</pre>"
+                "</details><details><summary>lexemes</summary>%s</details><details><summary>rules</summary>"
+                "<pre>%s</pre></details></div>" % (STYLE, escape(self.kind), len(g.lexemes), len(self.ir.rules),
+                                                   escape(self.source), lexemes, escape(self.ir.to_text())))
 
 
 def _with_source(value: Any) -> Tuple[Any, str]:
