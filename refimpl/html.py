@@ -2,7 +2,7 @@
 and Mask, and `maskref explain`'s page. Plain functions of strings and numbers, so any
 layer may draw with them; every text is escaped here.
 
->>> print(table(["lexeme", "regex"], [["NUMBER", "[0-9]+"], ["<b>", "a&b"]]).replace("<tr>", "\n<tr>"))
+>>> print(table(["lexeme", "regex"], [["NUMBER", "[0-9]+"], ["<b>", "a&b"]]).replace("<tr>", "\\n<tr>"))
 <table class="maskref">
 <tr><th>lexeme</th><th>regex</th></tr>
 <tr><td>NUMBER</td><td><code>[0-9]+</code></td></tr>
