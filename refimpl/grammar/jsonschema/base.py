@@ -142,7 +142,7 @@ class CompilerBase:
         self._patterns: Dict[str, int] = {}
         self._disjoint: Dict[Tuple[int, int], bool] = {}
         self._object_facts: Dict[int, Any] = {}
-        self._values_empty: Dict[Tuple[int, ...], bool] = {}
+        self._values_empty: Dict[Tuple[int, Tuple[int, ...]], bool] = {}
         self._node_words: Dict[int, Optional[List[bytes]]] = {}
         self._word_matches: Dict[Tuple[int, bytes], bool] = {}
         self._lexemes: Dict[Tuple[str, int], int] = {}

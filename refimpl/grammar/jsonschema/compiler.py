@@ -71,14 +71,17 @@ class Compiler(Objects):
         """The rules of a container nonterminal: one alternative per option of the first
         undecided disjunction, or the layout of a leaf conjunction."""
         T, atoms, choices = key
-        flat = self._flatten(T, atoms, choices)
+        flat = self._flatten(T, atoms, choices, self._resumes.pop(key, None))
         if isinstance(flat, Reason):
             self.reasons.setdefault(nt, flat)
             return
         if flat.groups:
             gid, options = flat.groups[0]
             for i, _ in options:
-                self.ir.add_rule(nt, (self.container_nt(T, atoms, choices | {(gid, i)}),))
+                child = ContainerKey(T, atoms, choices | {(gid, i)})
+                if flat.resume is not None and child not in self.container_nts:
+                    self._resumes[child] = (flat.resume, i)  # its flattening goes on from there
+                self.ir.add_rule(nt, (self.container_nt(*child),))
             return
         if T == "array":
             self._array(flat.atoms, nt)

@@ -34,13 +34,14 @@ class Group(NamedTuple):
 
 
 class Flat(NamedTuple):
-    """A flattened conjunction: its plain atoms, property and required order, and the
-    disjunctions not decided yet."""
+    """A flattened conjunction: its plain atoms, property and required order, the
+    disjunctions not decided yet, and where the walk met the first of them."""
 
     atoms: List[Atom]
     props: List[str]
     reqs: List[str]
     groups: List[Group]
+    resume: Optional["Resume"] = None
 
 
 class _Keyword(NamedTuple):
@@ -51,8 +52,54 @@ class _Keyword(NamedTuple):
     scope: Tuple[int, ...]
 
 
+class _Rest(NamedTuple):
+    """The dependencies of one keyword still to read after the one being read (they are
+    read one after the other before the walk goes on)."""
+
+    node: int
+    keyword: str
+    inner: Tuple[int, ...]
+    subs: List[Optional[str]]
+
+
+class Resume(NamedTuple):
+    """A flattening as it stood where it met its first undecided disjunction `group`:
+    each conjunction distributed from that disjunction (the same choices plus one
+    alternative of it) is flattened exactly as its parent up to that point, so it goes
+    on from here with its alternative's atoms pushed — instead of walking the whole
+    conjunction again (a chain of k disjunctions cost k walks of all k before)."""
+
+    group: Group
+    walk: "_Walk"
+    rest: Optional[_Rest]
+
+
+class _Walk:
+    """The state of one flattening: what is found so far (`flat`), the atoms already
+    expanded, the tasks left, the context of plain subschemas, the disjunctions met
+    (until the first group), and the Resume taken at the first group."""
+
+    __slots__ = ("flat", "seen", "stack", "context", "met", "resume")
+
+    def __init__(self, flat: Flat, seen: Set[Atom], stack: List[Union[Atom, _Keyword]], context: Context,
+                 met: Set[Disjunction]) -> None:
+        self.flat, self.seen, self.stack, self.context, self.met = flat, seen, stack, context, met
+        self.resume: Optional[Resume] = None
+
+    def copy(self) -> "_Walk":
+        f = self.flat
+        return _Walk(Flat(list(f.atoms), list(f.props), list(f.reqs), list(f.groups)), set(self.seen),
+                     list(self.stack), self.context.copy(), set(self.met))
+
+
 class Containers(Disjointness):
     """Flattening conjunctions and distributing disjunctions."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: container conjunctions made and not yet flattened -> where their parent's walk
+        #: met the disjunction they decide, and their alternative of it
+        self._resumes: Dict[Any, Tuple[Resume, int]] = {}
 
     def _scope_with(self, n: int, T: str, scope: Tuple[int, ...]) -> Tuple[int, ...]:
         """The unevaluated-scope for the in-place subschemas of node n."""
@@ -62,45 +109,59 @@ class Containers(Disjointness):
             return tuple(sorted(set(scope) | {n}))
         return scope
 
-    def _flatten(self, T: str, atoms: Tuple[Atom, ...], choices: FrozenSet[Any]) -> Union[Flat, Reason]:
+    def _flatten(self, T: str, atoms: Tuple[Atom, ...], choices: FrozenSet[Any],
+                 start: Optional[Tuple[Resume, int]] = None) -> Union[Flat, Reason]:
         """Expand allOf / $ref / not / chosen alternatives depth-first in key order (the
         order properties are laid out in, as llguidance does); the plain atoms, property
-        order, required order and undecided disjunctions, or why no T-value satisfies them."""
-        flat = Flat([], [], [], [])
+        order, required order and undecided disjunctions, or why no T-value satisfies them.
+        With `start` (the parent conjunction's Resume and the alternative of its first
+        group that `choices` adds), the walk goes on from there: the same result."""
         chosen = dict(choices)
-        seen: Set[Atom] = set()
-        stack: List[Union[Atom, _Keyword]] = list(reversed(atoms))
-        # the plain subschemas known to hold so far: a negation they exclude is implied
-        # (and an alternative they exclude is dead), disjoint.py
-        context = self.context(T, (a.node for a in atoms if not a.negated))
+        if start is None:
+            # the plain subschemas known to hold so far: a negation they exclude is implied
+            # (and an alternative they exclude is dead), disjoint.py
+            context = self.context(T, (a.node for a in atoms if not a.negated))
+            w = _Walk(Flat([], [], [], []), set(), list(reversed(atoms)), context, set())
+        else:
+            resume, i = start
+            w = resume.walk.copy()
+            gid, options = resume.group
+            assert chosen.get(gid) == i
+            w.stack.extend(reversed(dict(options)[i]))
+            w.met.add(gid)
+            if resume.rest is not None:
+                n, k, inner, subs = resume.rest
+                unsat = self._flatten_subs(T, n, k, inner, subs, chosen, w)
+                if unsat is not None:
+                    return unsat
+        stack, seen = w.stack, w.seen
         while stack:
             task = stack.pop()
             if isinstance(task, _Keyword):
-                unsat = self._flatten_keyword(T, task, chosen, flat, stack, context)
+                unsat = self._flatten_keyword(T, task, chosen, w)
             elif task in seen:
                 continue
             else:
                 seen.add(task)
-                unsat = self._flatten_atom(T, task, flat, stack, context)
+                unsat = self._flatten_atom(T, task, w)
             if unsat is not None:
                 return unsat
-        return flat
+        return w.flat._replace(resume=w.resume)
 
-    def _flatten_atom(self, T: str, atom: Atom, flat: Flat, stack: List[Union[Atom, _Keyword]],
-                      context: Context) -> Optional[Reason]:
+    def _flatten_atom(self, T: str, atom: Atom, w: _Walk) -> Optional[Reason]:
         """One atom: a negation becomes the node of its negation (nothing, when the plain
         atoms so far exclude what it negates); a plain atom is kept and its keywords are
         queued, in key order."""
         n, neg, scope = atom
         if neg:
-            if self.excluded(context, n, T):
+            if self.excluded(w.context, n, T):
                 return None
             p = self.profile(n, T)
             if p == ALL:
                 return Reason("'not' excludes every %s" % T, self.ptr(n))
             if p == PARTIAL:
                 try:
-                    stack.append(Atom(self.neg_node(n, T), False, ()))
+                    w.stack.append(Atom(self.neg_node(n, T), False, ()))
                 except Unsupported as e:
                     self.unsupported(e.keyword, e.pointer, e.reason)
             return None
@@ -112,16 +173,16 @@ class Containers(Disjointness):
         types = self.types(n)
         if types is not None and T not in types:
             return Reason("type %s excludes %s" % ("/".join(sorted(types)), T), self.ptr(n, "type"))
-        flat.atoms.append(atom)
-        self.add_to_context(context, n)
+        w.flat.atoms.append(atom)
+        self.add_to_context(w.context, n)
         inner = self._scope_with(n, T, scope)
-        stack.extend(_Keyword(n, k, inner) for k in reversed(list(v)))
+        w.stack.extend(_Keyword(n, k, inner) for k in reversed(list(v)))
         return None
 
-    def _flatten_keyword(self, T: str, task: _Keyword, chosen: Dict[Any, int], flat: Flat,
-                         stack: List[Union[Atom, _Keyword]], context: Context) -> Optional[Reason]:
+    def _flatten_keyword(self, T: str, task: _Keyword, chosen: Dict[Any, int], w: _Walk) -> Optional[Reason]:
         n, k, inner = task
         x = self.value(n)[k]
+        flat, stack = w.flat, w.stack
         if k == "properties" and T == "object":
             if not isinstance(x, dict):
                 raise SchemaError("properties must be an object", self.ptr(n, k))
@@ -144,32 +205,49 @@ class Containers(Disjointness):
         elif k in ("anyOf", "oneOf", "if", "enum", "const") or (T == "object" and k in _DEPENDENCIES):
             if k in _DEPENDENCIES and not isinstance(x, dict):
                 raise SchemaError("%s must be an object" % k, self.ptr(n, k))
-            for sub in (list(x) if k in _DEPENDENCIES else [None]):
-                unsat = self._flatten_disjunction(T, Disjunction(n, k, sub), inner, chosen, flat, stack, context)
-                if unsat is not None:
-                    return unsat
+            return self._flatten_subs(T, n, k, inner, list(x) if k in _DEPENDENCIES else [None], chosen, w)
+        return None
+
+    def _flatten_subs(self, T: str, n: int, k: str, inner: Tuple[int, ...], subs: List[Optional[str]],
+                      chosen: Dict[Any, int], w: _Walk) -> Optional[Reason]:
+        """The disjunctions of keyword k of node n, one per property of a dependencies
+        keyword (`subs`; [None] for the others), read one after the other."""
+        for j, sub in enumerate(subs):
+            unsat = self._flatten_disjunction(T, Disjunction(n, k, sub), inner, chosen, w, subs, j + 1)
+            if unsat is not None:
+                return unsat
         return None
 
     def _flatten_disjunction(self, T: str, gid: Disjunction, inner: Tuple[int, ...], chosen: Dict[Any, int],
-                             flat: Flat, stack: List[Union[Atom, _Keyword]], context: Context) -> Optional[Reason]:
+                             w: _Walk, subs: List[Optional[str]], after: int) -> Optional[Reason]:
         """A disjunction: the alternative already chosen, the only one left, nothing (one
         alternative allows every T-value), or a Group to distribute. An alternative the
-        context excludes is dead (disjoint.py)."""
+        context excludes is dead (disjoint.py). At the first Group the walk is kept
+        (Resume), unless this disjunction was met before: there the walk was not yet
+        what its distributed conjunctions see."""
         n, k, sub = gid
+        first = not w.flat.groups and gid not in w.met
+        if not w.flat.groups:
+            w.met.add(gid)
         options = self._group_options(n, k, sub, T, inner)
         if gid in chosen:
-            stack.extend(reversed(options[chosen[gid]]))
+            w.stack.extend(reversed(options[chosen[gid]]))
             return None
         profs = [self.atoms_profile(o, T) for o in options]
+        context = w.context
         live = [i for i, p in enumerate(profs)
                 if p != NONE and not any(not a.negated and self.excluded(context, a.node, T) for a in options[i])]
         if not live:
             what = "no value of %s" % k if k in ("enum", "const") else "no alternative of %s" % k
             return Reason("%s is an %s" % (what, T), self.ptr(n, k))
         if len(live) == 1:
-            stack.extend(reversed(options[live[0]]))
+            w.stack.extend(reversed(options[live[0]]))
         elif inner or not any(profs[i] == ALL for i in live):
-            flat.groups.append(Group(gid, [(i, options[i]) for i in live]))
+            group = Group(gid, [(i, options[i]) for i in live])
+            if first:
+                rest = _Rest(n, k, inner, subs[after:]) if after < len(subs) else None
+                w.resume = Resume(group, w.copy(), rest)
+            w.flat.groups.append(group)
         return None
 
     def _group_options(self, n: int, k: str, sub: Optional[str], T: str, inner: Tuple[int, ...]) -> List[List[Atom]]:

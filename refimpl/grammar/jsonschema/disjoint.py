@@ -35,11 +35,11 @@ on SchemaStore's cloudify): the negation is kept, which is exact, only slower.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ...errors import SchemaError
 from ...regex.derivative import derivative
-from .base import NONE, Atom
+from .base import ALL, NONE
 from .index import FALSE
 from .negation import Negations
 
@@ -60,29 +60,67 @@ class ObjectFacts(NamedTuple):
     choices: List[List[int]]
 
 
+class Chain:
+    """A conjunction of nodes built one node at a time: `tail` (the chain without the
+    last node; EMPTY_CHAIN, the empty one) and `node`, with what the proofs read of its
+    nodes folded in as they come — so that a context one node longer costs one node,
+    not a pass over all of them. Chains are interned per (tail, node): a context that
+    another flattening builds again in the same order is the same chain, and what was
+    read of it is kept.
+
+    `false`: the false schema is one of the nodes; `error`: reading a node's scalars
+    raised (a proof reading them all fails the same way); `null`, `booleans`: what
+    every node allows of those; `number_nothing`, `string_nothing`: some node allows no
+    number (string); `string`: the last node's string regex; `words_node`: the lowest
+    node having const/enum words (-1: none); `profiles`: the array/object profile of
+    the conjunction (the least of its nodes'), filled when asked."""
+
+    __slots__ = ("tail", "node", "false", "error", "null", "booleans", "number_nothing", "string_nothing",
+                 "string", "words_node", "profiles")
+
+    def __init__(self, tail: int, node: int, false: bool, error: Optional[SchemaError], null: bool,
+                 booleans: FrozenSet[bool], number_nothing: bool, string_nothing: bool, string: int,
+                 words_node: int) -> None:
+        self.tail, self.node, self.false, self.error = tail, node, false, error
+        self.null, self.booleans = null, booleans
+        self.number_nothing, self.string_nothing, self.string = number_nothing, string_nothing, string
+        self.words_node = words_node
+        self.profiles: Dict[str, int] = {}
+
+
+#: the chain of no node
+EMPTY_CHAIN = 0
+
+
 class Context:
     """The plain subschemas known to hold while a conjunction is flattened, and their
-    object facts, merged as they come (`facts` is None for arrays: no proofs there)."""
+    object facts, merged as they come (`facts` is None for arrays: no proofs there);
+    `chains` has, per property name, the chain of the schemas given to it (the same
+    nodes as `facts.properties`, in the same order)."""
 
     def __init__(self, facts: Optional[ObjectFacts]) -> None:
         self.nodes: Set[int] = set()
         self.facts = facts
+        self.chains: Dict[str, int] = {}
 
-    def add(self, n: int, facts: Optional[ObjectFacts]) -> None:
-        if n in self.nodes:
-            return
-        self.nodes.add(n)
-        if self.facts is not None and facts is not None:
-            mine = self.facts
-            mine.required.update(facts.required)
-            for name, nodes in facts.properties.items():
-                have = mine.properties.setdefault(name, [])
-                have.extend(m for m in nodes if m not in have)
-            mine.closed.extend(facts.closed)
+    def copy(self) -> "Context":
+        f = self.facts
+        c = Context(None if f is None else ObjectFacts(set(f.required), {k: list(v) for k, v in f.properties.items()},
+                                                       list(f.closed), list(f.choices)))
+        c.nodes = set(self.nodes)
+        c.chains = dict(self.chains)
+        return c
 
 
 class Disjointness(Negations):
     """Proofs that subschemas share no object."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._chains: List[Chain] = [Chain(EMPTY_CHAIN, -1, False, None, True, frozenset((True, False)),
+                                           False, False, self.es.NOTHING, -1)]
+        self._chain_ids: Dict[Tuple[int, int], int] = {}
+        self._chain_words: Dict[Tuple[int, bytes], bool] = {}
 
     def context(self, T: str, nodes: Iterable[int]) -> Context:
         """A context holding `nodes` (for T-values)."""
@@ -92,10 +130,53 @@ class Disjointness(Negations):
         return ctx
 
     def add_to_context(self, ctx: Context, n: int) -> None:
+        if n in ctx.nodes:
+            return
+        ctx.nodes.add(n)
+        mine = ctx.facts
+        if mine is None:
+            return
         try:
-            ctx.add(n, self.object_facts(n) if ctx.facts is not None else None)
+            facts = self.object_facts(n)
         except SchemaError:  # reported where the schema is compiled, if it is
-            ctx.add(n, None)
+            return
+        mine.required.update(facts.required)
+        for name, nodes in facts.properties.items():
+            have = mine.properties.setdefault(name, [])
+            chain = ctx.chains.get(name, EMPTY_CHAIN)
+            for m in nodes:
+                if m not in have:
+                    have.append(m)
+                    chain = self.chain(chain, m)
+            ctx.chains[name] = chain
+        mine.closed.extend(facts.closed)
+
+    def chain(self, tail: int, node: int) -> int:
+        """The chain of `tail`'s nodes and `node` (interned)."""
+        key = (tail, node)
+        got = self._chain_ids.get(key)
+        if got is not None:
+            return got
+        t = self._chains[tail]
+        es = self.es
+        false, error = t.false or node == FALSE, t.error
+        null, booleans, number_nothing, string_nothing = t.null, t.booleans, t.number_nothing, t.string_nothing
+        string, words_node = es.NOTHING, t.words_node
+        if not false and error is None:
+            try:
+                x = self.scalars(node)
+                if self._words(node) is not None and (words_node < 0 or node < words_node):
+                    words_node = node
+            except SchemaError as e:
+                error = e
+            else:
+                null, booleans, string = null and x.null, booleans & x.booleans, x.string
+                number_nothing = number_nothing or x.number == es.NOTHING
+                string_nothing = string_nothing or x.string == es.NOTHING
+        got = self._chain_ids[key] = len(self._chains)
+        self._chains.append(Chain(tail, node, false, error, null, booleans, number_nothing, string_nothing,
+                                  string, words_node))
+        return got
 
     def disjoint(self, a: int, b: int, T: str) -> bool:
         """True only if no T-value satisfies both node a and node b (False: not proven)."""
@@ -111,13 +192,12 @@ class Disjointness(Negations):
         """True only if no T-value satisfies node n and every node of `context` (False:
         not proven). Besides the facts of n, the alternatives of an anyOf/oneOf that n
         applies in place are tried (one level: each alternative's own facts)."""
-        ctx = context.facts
-        if T != "object" or ctx is None or n in context.nodes:
+        if T != "object" or context.facts is None or n in context.nodes:
             return False
         try:
             mine = self.object_facts(n)
-            return self._contradicts((ctx,), mine) or any(
-                all(self._contradicts((ctx, mine), self.object_facts(a)) for a in alts) for alts in mine.choices)
+            return self._contradicts(context, (), mine) or any(
+                all(self._contradicts(context, (mine,), self.object_facts(a)) for a in alts) for alts in mine.choices)
         except SchemaError:  # reported where the schema is compiled, if it is
             return False
 
@@ -161,12 +241,15 @@ class Disjointness(Negations):
                 if kw in ("allOf", "$ref"):
                     stack.extend(reversed(kids))
 
-    def _contradicts(self, bases: Tuple[ObjectFacts, ...], extra: ObjectFacts) -> bool:
-        """Do the facts of `extra` contradict those of `bases`? A name any of them
-        requires is in every common object, let through by every closed node, with a
-        value satisfying every property schema given to it. Only what `extra` adds is
-        checked (a contradiction among the bases alone is not this proof's business):
-        the work is proportional to `extra`, not to a context that grows."""
+    def _contradicts(self, context: Context, more: Tuple[ObjectFacts, ...], extra: ObjectFacts) -> bool:
+        """Do the facts of `extra` contradict those of the context and `more`? A name any
+        of them requires is in every common object, let through by every closed node,
+        with a value satisfying every property schema given to it. Only what `extra` adds
+        is checked (a contradiction among the others alone is not this proof's
+        business), and the context's schemas of a name are read as its chain: the work
+        is proportional to `extra`, not to a context that grows."""
+        assert context.facts is not None
+        bases = (context.facts,) + more
         for name in extra.required:
             if any(name not in names for b in bases for names in b.closed):
                 return True
@@ -176,53 +259,94 @@ class Disjointness(Negations):
                 return True
         for name, mine in extra.properties.items():
             if name in extra.required or any(name in b.required for b in bases):
-                schemas = [m for b in bases for m in b.properties.get(name, ())] + mine
-                if self.values_empty(schemas):
+                nodes = [m for b in more for m in b.properties.get(name, ())] + mine
+                if self.values_empty(context.chains.get(name, EMPTY_CHAIN), nodes):
                     return True
         return False
 
-    def values_empty(self, nodes: List[int]) -> bool:
-        """True only if no JSON value satisfies every node (scalars by regex algebra;
-        arrays and objects by their profiles). Strings are searched only through the
-        words of a node's `const`/`enum` (the discriminators), each read through the
-        conjunction's string regex: two long patterns' intersection is "not proven",
-        as searching it took seconds per pair (SchemaStore's cloudify)."""
-        key = tuple(sorted(set(nodes)))
+    def values_empty(self, chain: int, nodes: List[int]) -> bool:
+        """True only if no JSON value satisfies every node of `chain` and of `nodes`
+        (scalars by regex algebra; arrays and objects by their profiles). Strings are
+        searched only through the words of a node's `const`/`enum` (the discriminators),
+        each read through every node's string regex: two long patterns' intersection is
+        "not proven", as searching it took seconds per pair (SchemaStore's cloudify)."""
+        extra = tuple(sorted(set(nodes)))
+        key = (chain, extra)
         got = self._values_empty.get(key)
         if got is not None:
             return got
+        c = self._chains[chain]
         out = True
-        if FALSE not in key:
+        if not c.false and FALSE not in extra:
+            if c.error is not None:
+                raise c.error
             es = self.es
-            each = [self.scalars(n) for n in key]  # no intersection is built: each is read
-            atoms: Tuple[Atom, ...] = tuple(Atom(n, False, ()) for n in key)
-            out = (not all(x.null for x in each) and not frozenset.intersection(*(x.booleans for x in each))
-                   and any(x.number == es.NOTHING for x in each)
-                   and self._no_string(key, [x.string for x in each])
-                   and self.atoms_profile(atoms, "array") == NONE and self.atoms_profile(atoms, "object") == NONE)
+            each = [self.scalars(n) for n in extra]  # no intersection is built: each is read
+            out = (not (c.null and all(x.null for x in each))
+                   and not c.booleans.intersection(*(x.booleans for x in each))
+                   and (c.number_nothing or any(x.number == es.NOTHING for x in each))
+                   and self._no_string(chain, extra, [x.string for x in each])
+                   and self._profile(chain, extra, "array") == NONE and self._profile(chain, extra, "object") == NONE)
         self._values_empty[key] = out
         return out
 
-    def _no_string(self, key: Tuple[int, ...], strings: List[int]) -> bool:
-        """Is no string in every node's string regex? Yes if one of them is ∅, or if
-        some node's words (const/enum, through allOf/$ref) each fail one of them."""
-        es = self.es
-        if es.NOTHING in strings:
+    def _no_string(self, chain: int, extra: Tuple[int, ...], strings: List[int]) -> bool:
+        """Is no string in every node's string regex? Yes if one of them is ∅, or if the
+        words (const/enum, through allOf/$ref) of the lowest node having some each fail
+        one of them."""
+        c = self._chains[chain]
+        if c.string_nothing or self.es.NOTHING in strings:
             return True
-        for n in key:
-            words = self._words(n)
-            if words is not None:
-                return not any(all(self._matches(e, w) for e in strings) for w in words)
-        return False
+        first = c.words_node
+        for n in extra:
+            if (first < 0 or n < first) and self._words(n) is not None:
+                first = n
+        words = self._words(first) if first >= 0 else None
+        if words is None:
+            return False
+        return not any(self._chain_matches(chain, w) and all(self._matches(e, w) for e in strings) for w in words)
+
+    def _chain_matches(self, chain: int, word: bytes) -> bool:
+        """Does `word` match the string regex of every node of `chain`? Kept per chain and
+        word, read on from the longest prefix of the chain known (a chain one node longer
+        than one already asked about costs one match)."""
+        memo, chains = self._chain_words, self._chains
+        todo = []
+        c = chain
+        while c != EMPTY_CHAIN and (c, word) not in memo:
+            todo.append(c)
+            c = chains[c].tail
+        ok = True if c == EMPTY_CHAIN else memo[(c, word)]
+        for c in reversed(todo):
+            ok = ok and self._matches(chains[c].string, word)
+            memo[(c, word)] = ok
+        return ok
+
+    def _profile(self, chain: int, extra: Tuple[int, ...], T: str) -> int:
+        """The T-profile of the conjunction of `chain` and `extra` (all_of: the least of
+        its nodes'), the chain's kept with it."""
+        chains = self._chains
+        todo = []
+        c = chain
+        while c != EMPTY_CHAIN and T not in chains[c].profiles:
+            todo.append(c)
+            c = chains[c].tail
+        p = ALL if c == EMPTY_CHAIN else chains[c].profiles[T]
+        for c in reversed(todo):
+            p = min(p, self.profile(chains[c].node, T))
+            chains[c].profiles[T] = p
+        return min([p] + [self.profile(n, T) for n in extra])
 
     def _matches(self, e: int, word: bytes) -> bool:
         got = self._word_matches.get((e, word))
         if got is None:
             es = self.es
+            cache, nothing = es.derivatives, es.NOTHING
             x = e
             for b in word:
-                x = derivative(es, x, b)
-                if x == es.NOTHING:
+                y = cache.get(x << 8 | b)  # derivative()'s own cache, read without a call
+                x = derivative(es, x, b) if y is None else y
+                if x == nothing:
                     break
             got = self._word_matches[(e, word)] = es.nullable(x)
         return got
