@@ -7,7 +7,9 @@ syntax: `&` (intersection) and a prefix `~` (complement). Bytes are printed as t
 when printable ASCII and as `\\xHH` otherwise; when a byte >= 0x80 occurs, the pattern
 starts with `(?-u)` (Rust's byte mode, where `\\xHH` is a raw byte), because derivatives
 can stop in the middle of a UTF-8 sequence. ∅ prints as the empty byte class
-`(?-u)[^\\x00-\\xFF]`, and Σ* as `(?-u)[\\x00-\\xFF]*`.
+`(?-u)[^\\x00-\\xFF]`, and Σ* as `(?-u)[\\x00-\\xFF]*`. An expression compiled from a
+Unicode class (compiler.compile_class) prints as that class, not as the alternation of
+its UTF-8 byte sequences — `[^"]`, inside `(?u:...)` in byte mode.
 
 >>> from refimpl.regex.exprs import ExprSet
 >>> es = ExprSet()
@@ -15,11 +17,17 @@ can stop in the middle of a UTF-8 sequence. ∅ prints as the empty byte class
 '[a-c](?:xy)*'
 >>> to_string(es, es.literal("é".encode()))
 '(?-u)\\\\xC3\\\\xA9'
+>>> from refimpl.regex.compiler import compile_pattern
+>>> from refimpl.regex.derivative import derivative
+>>> e = compile_pattern(es, '"[^"]*"')
+>>> to_string(es, e), to_string(es, derivative(es, derivative(es, e, ord('"')), 0xC3))
+('"[^"]*"', '(?-u)[\\\\x80-\\\\xBF](?u:[^"])*"')
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
+from . import unicode as uni
 from .exprs import ALL_BYTES, AND, BYTES, CONCAT, NOT, OR, REPEAT, ExprSet
 
 # Precedence levels, loosest first: a sub-expression printed where a tighter level is
@@ -67,21 +75,63 @@ def _quantifier(lo: int, hi: Optional[int]) -> str:
     return "{%d}" % lo if lo == hi else "{%d,%d}" % (lo, hi)
 
 
-def _needs_byte_mode(es: ExprSet, e: int) -> bool:
-    for x in es.reachable(e):
+Classes = Dict[int, Tuple[Tuple[int, int], ...]]
+
+
+def _classes(es: ExprSet) -> Classes:
+    """The expressions compiled from a Unicode class with a non-ASCII code point, by id,
+    with the class's ranges (compiler.compile_class keeps them in es.compiled_classes):
+    these print as the class, not as the alternation of their UTF-8 byte sequences."""
+    out: Classes = {}
+    for ranges, e in es.compiled_classes.items():
+        if ranges and ranges[-1][1] >= 0x80:
+            out.setdefault(e, ranges)
+    return out
+
+
+def _code_point(cp: int) -> str:
+    c = chr(cp)
+    if cp < 0x80:
+        return _byte(cp, _CLASS_META)
+    return c if c.isprintable() and not c.isspace() else "\\x{%X}" % cp
+
+
+def _unicode_class(ranges: Tuple[Tuple[int, int], ...]) -> str:
+    """A class of code points (Unicode mode); negated when that is shorter."""
+    negated = uni.negate(ranges)
+    shown = negated if negated and len(negated) < len(ranges) else ranges
+    parts = [_code_point(lo) + ("" if hi == lo else ("-" if hi > lo + 1 else "") + _code_point(hi)) for lo, hi in shown]
+    return "[" + ("^" if shown is negated else "") + "".join(parts) + "]"
+
+
+def _needs_byte_mode(es: ExprSet, e: int, classes: Classes) -> bool:
+    """Does e read a byte >= 0x80 outside the Unicode classes, or hold ∅ or Σ*?"""
+    seen = {e}
+    stack = [e]
+    while stack:
+        x = stack.pop()
         node = es.nodes[x]
         if x in (es.NOTHING, es.EVERYTHING) or (node[0] == BYTES and node[1] >> 128):
             return True
+        if x in classes:
+            continue
+        for c in es.children(x):
+            if c not in seen:
+                seen.add(c)
+                stack.append(c)
     return False
 
 
 Part = Union[str, Tuple[int, int]]
 
 
-def _render(es: ExprSet, e: int, byte_mode: bool) -> Tuple[int, List[Part]]:
+def _render(es: ExprSet, e: int, byte_mode: bool, classes: Classes) -> Tuple[int, List[Part]]:
     """The level of e and its text as strings and (child, needed level) pairs."""
     node = es.nodes[e]
     kind = node[0]
+    if e in classes:
+        text = _unicode_class(classes[e])
+        return ATOM, ["(?u:%s)" % text if byte_mode else text]
     if e == es.NOTHING:
         return ATOM, ["[^\\x00-\\xFF]"]
     if e == es.EVERYTHING:
@@ -92,7 +142,7 @@ def _render(es: ExprSet, e: int, byte_mode: bool) -> Tuple[int, List[Part]]:
         return ATOM, [_byte_class(node[1], byte_mode)]
     if kind == CONCAT:
         parts: List[Part] = []
-        while node[0] == CONCAT:
+        while node[0] == CONCAT and e not in classes:  # a class prints whole
             parts.append((node[1], COMPLEMENT))
             e = node[2]
             node = es.nodes[e]
@@ -126,7 +176,8 @@ def to_string(es: ExprSet, e: int, limit: Optional[int] = None) -> str:
     """Print e as a pattern (iteratively: deep expressions are fine). An expression is a
     DAG and its text a tree, exponentially larger at worst: with `limit`, the text stops
     after about that many characters and ends in "…" (for names and messages)."""
-    byte_mode = _needs_byte_mode(es, e)
+    classes = _classes(es)
+    byte_mode = _needs_byte_mode(es, e, classes)
     out: List[str] = ["(?-u)"] if byte_mode else []
     stack: List[Part] = [(e, ALTERNATION)]
     length = 0
@@ -139,7 +190,7 @@ def to_string(es: ExprSet, e: int, limit: Optional[int] = None) -> str:
                 return "".join(out)[:limit] + "…"
             continue
         x, needed = item
-        level, parts = _render(es, x, byte_mode)
+        level, parts = _render(es, x, byte_mode, classes)
         if level < needed:
             parts = ["(?:"] + parts + [")"]
         stack.extend(reversed(parts))
