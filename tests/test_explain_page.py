@@ -186,7 +186,7 @@ def test_the_bytes_and_the_lexer_state(explained, tree):
     for s in explained.steps:
         sec = _section(tree, s.index)
         rows = sec.find("table", "bytes").find("tbody").find_all("tr") if s.bytes else []
-        assert [r.find("td", "byte").text() for r in rows] == [page_mod.plain(b.byte) for b in s.bytes]
+        assert [r.find("td", "byte").text() for r in rows] == [svg.glyphs(b.byte) for b in s.bytes]
         for r, b in zip(rows, s.bytes):
             assert [d.text() for d in r.find_all("div", "scan")] == b.scanned
             assert "state %d" % b.after_state in r.find_all("td")[3].text()
@@ -214,7 +214,7 @@ def test_refusals_and_why_details(explained, tree):
             assert f.why in detail.text()
             if f.byte:
                 assert detail.find("dd", "offset").text() == str(f.offset)
-                assert detail.find("code", "death-byte").text() == page_mod.plain(f.byte)
+                assert detail.find("code", "death-byte").text() == svg.glyphs(f.byte)
             seen += 1
     assert seen > 0
 
@@ -252,7 +252,7 @@ def test_dfa_picture_matches_the_view(explained, page):
             circles = len(list(g.iter(SVG_NS + "circle")))
             assert circles == (2 if accepting else 0 if start else 1)
         edges = [g for g in pic.iter(SVG_NS + "g") if "edge" in g.get("class", "").split()]
-        assert [g.find(SVG_NS + "title").text for g in edges] == [label for _, _, label in s.dfa.edges]
+        assert [g.find(SVG_NS + "title").text for g in edges] == [svg.glyphs(label) for _, _, label in s.dfa.edges]
 
 
 def test_no_network_reference(tree, page):

@@ -227,7 +227,7 @@ def _lexer(s: StepView) -> str:
         for b in s.bytes:
             ended = "".join('<div class="scan">%s</div>' % esc(x) for x in b.scanned) or '<span class="muted">—</span>'
             out.append('<tr><td class="byte"><code>%s</code></td><td>%s</td><td>%s</td><td>state %d: %s</td></tr>'
-                       % (esc(b.byte), _pairs(b.before), ended, b.after_state, _pairs(b.after)))
+                       % (esc(svg.glyphs(b.byte)), _pairs(b.before), ended, b.after_state, _pairs(b.after)))
         out.append("</tbody></table>")
         out.append('<p class="note">Each byte takes the derivative of every live regex; a lexeme whose regex '
                    'was nullable before a byte it cannot read ends there, and the parser scans it.</p>')
@@ -287,7 +287,7 @@ def _walk(w: WalkView) -> str:
     out = ['<h4>The trie walk</h4><table class="walk">%s</table>' % "".join(
         "<tr><th>%s</th><td>%s</td></tr>" % (k, v) for k, v in rows)]
     if w.skipped_by_byte:
-        chips = ['<span class="bytecount"><code>%s</code> %d</span>' % (esc(b), n) for b, n in w.skipped_by_byte]
+        chips = ['<span class="bytecount"><code>%s</code> %d</span>' % (esc(svg.glyphs(b)), n) for b, n in w.skipped_by_byte]
         head, rest = chips[:SKIP_BYTES], chips[SKIP_BYTES:]
         more = '<details><summary>%d more bytes</summary>%s</details>' % (len(rest), " ".join(rest)) if rest else ""
         out.append('<div class="by-byte"><span class="label">skipped, by byte</span> %s%s</div>' % (" ".join(head), more))
@@ -331,7 +331,7 @@ def _why_detail(f: Refusal) -> str:
     if f.byte:
         parts.append('<dl class="death"><dt>byte offset</dt><dd class="offset">%d</dd>'
                      '<dt>byte</dt><dd><code class="death-byte">%s</code></dd>'
-                     '<dt>lexer state there</dt><dd>%s</dd></dl>' % (f.offset, esc(f.byte), _pairs(f.state)))
+                     '<dt>lexer state there</dt><dd>%s</dd></dl>' % (f.offset, esc(svg.glyphs(f.byte)), _pairs(f.state)))
     return "".join(parts)
 
 

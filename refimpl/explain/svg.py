@@ -70,6 +70,12 @@ def xml_text(text: str) -> str:
     return "".join(out)
 
 
+def glyphs(text: str) -> str:
+    """A byte as steps.show_byte writes it, with the space as ␣ (U+2423; more fonts have
+    it than ␠)."""
+    return text.replace("\u2420", "\u2423")
+
+
 def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -186,8 +192,8 @@ def dfa(view: DfaView, key: str = "dfa") -> str:
 
 def _edge(p: Tuple[float, float], q: Tuple[float, float], label: str, loop: bool, both: bool, back: bool,
           key: str) -> str:
-    title = "<title>%s</title>" % xml_text(label)
-    text = xml_text(_short(label, 16))
+    title = "<title>%s</title>" % xml_text(glyphs(label))
+    text = xml_text(_short(glyphs(label), 16))
     style = 'fill="none" stroke="%s" stroke-width="1.2" marker-end="url(#%s-arrow)"' % (INK, key)
     if loop:
         x, y = p
@@ -320,7 +326,7 @@ def trie_grid(cells: Sequence[FirstByte], walked: bool, cell: int = 24) -> str:
         out.append('<g class="first-byte" data-byte="%d"><title>%s</title><rect x="%d" y="%d" width="%d" height="%d" '
                    'fill="%s"%s/><text x="%d" y="%d"%s>%s</text></g>'
                    % (b, xml_text(title), x, y, cell - 1, cell - 1, fill, stroke, x + cell // 2, y + cell // 2 + 3,
-                      ' fill="#fff"' if walked else "", xml_text(show_byte(b) if 0x20 <= b < 0x7F else "%02X" % b)))
+                      ' fill="#fff"' if walked else "", xml_text(glyphs(show_byte(b)) if 0x20 <= b < 0x7F else "%02X" % b)))
     out.append("</g>")
     out.append("</svg>")
     return "".join(out)
