@@ -238,6 +238,19 @@ def test_why_box_explains_a_refused_token(driver, explained):
     assert result.find_element(By.CSS_SELECTOR, ".offset").text == str(before.offset)
 
 
+def test_the_address_names_the_step(driver, explained):
+    """The step shown is in the address (#step-i), and a page opened there shows it."""
+    driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="2"]').click()
+    assert driver.current_url.endswith("#step-2")
+    url = driver.current_url.split("#")[0]
+    driver.get(url + "#step-3")
+    driver.refresh()
+    check_step(driver, explained, 3)
+    driver.get(url)
+    driver.refresh()
+    check_step(driver, explained, 0)  # no step named: the first
+
+
 def test_screenshot(driver, explained):
     """A step in the middle, for the README (MASKREF_SCREENSHOT=PATH), else only shown."""
     middle = len(explained.steps) // 2 + 1

@@ -319,3 +319,11 @@ def test_bytes_vocabulary_and_the_cli(tmp_path, capsys):
     assert len(sections) == 4
     refused = [li.attrs["data-text"] for li in sections[1].find_all("li") if "data-text" in li.attrs]
     assert "c" in refused
+
+
+def test_a_prefix_not_allowed_is_reported(vocab):
+    ex = explain(Grammar.from_lark(JSONISH), vocab, text='{"a": }')
+    assert ex.stopped
+    tree = parse(page_mod.render(ex))
+    assert tree.root.find("p", "stopped").text() == "Stopped: " + page_mod.plain(ex.stopped)
+    assert len(tree.root.find_all("section", "step")) == len(ex.steps)
