@@ -252,9 +252,17 @@ def test_the_address_names_the_step(driver, explained):
 
 
 def test_screenshot(driver, explained):
-    """A step in the middle, for the README (MASKREF_SCREENSHOT=PATH), else only shown."""
+    """A step in the middle with a refusal asked about, for the README
+    (MASKREF_SCREENSHOT=PATH), else only shown."""
     middle = len(explained.steps) // 2 + 1
     driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="%d"]' % middle).click()
+    refusals = explained.steps[middle].refusals
+    asked = next((f for f in refusals if f.offset > 0), refusals[0])
+    box = driver.find_element(By.ID, "why-input")
+    box.clear()
+    box.send_keys(asked.text)
+    assert asked.why in driver.find_element(By.ID, "why-result").text
+    driver.find_element(By.TAG_NAME, "h1").click()  # the focus out of the box
     driver.execute_script("window.scrollTo(0, 0)")
     check_step(driver, explained, middle)
     target = os.environ.get("MASKREF_SCREENSHOT")
