@@ -146,7 +146,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="worker processes (seeds seed/0 .. seed/N-1)")
     p.add_argument("--out", default=OUT_DEFAULT, help="where repros and found vectors go (default: %s)" % OUT_DEFAULT)
     p.add_argument("--kinds", help="grammar kinds, comma-separated (default: all the backend supports)")
-    p.add_argument("--vocab", default="mixed", help="mixed (default), small, slices, gpt2, bytes")
+    p.add_argument("--vocab", default="mixed",
+                   help="mixed (default), small, slices, gpt2, bytes, special, multi-eos, escapes, unicode")
     p.add_argument("--steps", type=int, default=8, help="masks compared per example (default 8)")
     p.add_argument("--first", action="store_true", help="stop at the first disagreement")
     p.add_argument("--quiet", action="store_true", help="no progress line")

@@ -4,8 +4,12 @@ against a backend; every disagreement shrunk by hypothesis to a minimal case.
 One example: draw a grammar (regex, Lark or JSON schema) and a vocabulary; start
 refimpl's Matcher and a backend session; at every step compare the two full masks, then
 consume a token drawn from the tokens both allow (EOS included, so the end of the path is
-compared too); compare.compare_step does one step, as for the runner. A difference that none of the backend's
-declared known differences explains fails the example; hypothesis then shrinks it (fewer
+compared too), preferring those that continue a drawn target text (an escape, a
+multi-byte character, a special token's text: conformance/blindspots.py);
+compare.compare_step does one step, as for the runner. refimpl's own backends are also
+compared on the rest of the Matcher API (conformance/apicheck.py: forced bytes and
+tokens, accepting, rollback). A difference that none of the backend's declared known
+differences explains fails the example; hypothesis then shrinks it (fewer
 steps, smaller grammar, fewer tokens, smaller ids) and the minimal case is written as a
 repro (runner.write_repro) and as a vector that can join the suite.
 
@@ -77,10 +81,23 @@ def kinds_for(backend: Backend, kinds: Optional[Sequence[str]] = None) -> List[s
     return [k for k in (kinds or GRAMMAR_KINDS) if k in backend.kinds]
 
 
-def _draw_token(expected: bytes, vocab: Vocabulary, data: DataObject) -> Callable[[bytes], Optional[int]]:
+class Target:
+    """The text a path tries to spell (conformance/blindspots.py, `targets`): what is left
+    of it. Empty: the path is random."""
+
+    def __init__(self, text: bytes = b"") -> None:
+        self.rest = text
+
+
+def _draw_token(expected: bytes, vocab: Vocabulary, data: DataObject,
+                target: Optional[Target] = None) -> Callable[[bytes], Optional[int]]:
     """A chooser for compare_step: a token both masks allow, drawn by hypothesis (None if
-    there is none)."""
+    there is none). With a target left to spell, the token is drawn among the allowed
+    ones that continue it, when there are any (so an escape or a multi-byte character is
+    split across tokens in every way the vocabulary allows); otherwise among all."""
     from hypothesis import strategies as st
+
+    from .blindspots import continues
 
     eos = set(vocab.eos_token_ids)
 
@@ -90,6 +107,12 @@ def _draw_token(expected: bytes, vocab: Vocabulary, data: DataObject) -> Callabl
         choices = [t for t in both if t not in eos] + [t for t in both if t in eos]
         if not choices:
             return None
+        if target is not None and target.rest:
+            onward = [t for t in choices if t not in vocab.special_token_ids and continues(vocab.tokens[t], target.rest)]
+            if onward:
+                t = onward[data.draw(st.integers(0, len(onward) - 1), label="spelling")]
+                target.rest = target.rest[len(vocab.tokens[t]):]
+                return t
         return choices[data.draw(st.integers(0, len(choices) - 1), label="token")]
 
     return choose
@@ -147,11 +170,19 @@ class Worker:
                 pass
 
     def walk(self, ref: Matcher, session: Session, path: Path, data: DataObject) -> None:
-        """Compare up to max_steps masks along the path; stats updated, a disagreement raised."""
+        """Compare up to max_steps masks along the path (steered by a drawn target text);
+        stats updated, a disagreement raised."""
+        from hypothesis import strategies as st
+
+        from .apicheck import api_difference, api_of, rollback_difference
+        from .blindspots import targets
+
+        target = Target(data.draw(targets, label="target"))
+        api = api_of(self.backend, session)  # refimpl's own backends: the whole Matcher API is compared
         for _ in range(self.max_steps):
             expected = ref.mask().to_bytes()
             out = compare_step(self.backend, session, path, expected, ref.is_accepting(),
-                               _draw_token(expected, path.vocab, data))
+                               _draw_token(expected, path.vocab, data, target))
             self.stats.steps += out.compared
             self.stats.agree += out.agree
             for k in out.known:
@@ -162,8 +193,16 @@ class Worker:
             if out.divergence is not None:
                 return self.fail(out.divergence)
             if out.token is None:
-                return
+                break
             assert ref.consume(out.token)
+            if api is not None:
+                wrong = api_difference(ref, api)
+                if wrong is not None:
+                    return self.fail(path.divergence(error=wrong))
+        if api is not None and path.tokens:
+            wrong = rollback_difference(ref, api, data.draw(st.integers(0, len(path.tokens)), label="rollback"))
+            if wrong is not None:
+                return self.fail(path.divergence(error=wrong))
 
     def fail(self, d: Divergence) -> None:
         """Raise the disagreement unless its kind was already found."""

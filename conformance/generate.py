@@ -503,7 +503,7 @@ def entries(kinds: Sequence[str]) -> Iterator[Tuple[str, str, GrammarSpec, List[
             yield "ebnf", name, GrammarSpec("ebnf", _data_text(text), options={"dialect": dialect}), texts, tags
 
 
-GROUPS = ("regex", "lark", "json_schema", "gbnf", "ebnf", "tokens", "findings")
+GROUPS = ("regex", "lark", "json_schema", "gbnf", "ebnf", "tokens", "findings", "blindspots")
 
 
 def eot_text(vocab: Vocabulary) -> str:
@@ -565,6 +565,8 @@ def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
         out["tokens"] = list(token_vectors(seed))
     if "findings" in kinds:
         out["findings"] = list(finding_vectors())
+    if "blindspots" in kinds:
+        out["blindspots"] = list(blindspot_vectors(seed))
     return out
 
 
@@ -594,3 +596,121 @@ def main_generate(out_dir: str = SUITE_DIR, kinds: Optional[Sequence[str]] = Non
         print("%-12s %4d vectors %5d steps  %s (%d KB)" % (kind, len(vectors), steps, path, os.path.getsize(path) // 1024),
               file=stream)
     return 0
+
+
+# The blind spots mutation testing found (issue 20; docs/conformance.md, "Mutation testing";
+# conformance/blindspots.py has the fuzzer's strategies for them): fixed vocabularies and
+# samples whose pieces are spelled one by one, so an escape or a character is split where
+# the sample says.
+
+
+def _slice_runs() -> List[bytes]:
+    """String-safe runs at the slicer's bounds ({1,10}, {1,30}), and the same with a
+    backslash or a quote at the bound."""
+    safe = b"abcdefghijklmnopqrstuvwxyz0123456789"
+    out = []
+    for n in (9, 10, 11, 29, 30, 31):
+        out.append(safe[:n])
+        out.append(safe[:n - 1] + b"\\")
+        out.append(safe[:n - 1] + b'"')
+    out += [b"\\" + safe[:9], b'"' + safe[:10], b" " * 10, b"\n" * 11]
+    return out
+
+
+#: printable ASCII, controls, pieces of JSON escapes, slice-boundary runs; EOS last
+def _with_eos(tokens: List[bytes], name: str) -> Vocabulary:
+    """The tokens, then EOS `<eos>`."""
+    return Vocabulary.from_bytes(tokens + [b"<eos>"], eos_token_id=len(tokens), name=name)
+
+
+ESCAPE_VOCAB = _with_eos(
+    [bytes([b]) for b in range(0x20, 0x7F)] + [b"\t", b"\n", b"\x01", "é".encode(), b"\xc3", b"\xa9"]
+    + [b"\\\\", b"\\u", b"\\u00", b"00", b"e9", b'\\"', b'"\\', b"\\n", b"\\/", b"\\ud83d", b"\\ude00",
+       b'":', b'": "', b'"a', b"a\\", b'ab"', b'{"', b'"}', b"u00e9"]
+    + _slice_runs(), "escapes")
+#: special tokens among the ids, two EOS (`</s>` primary, then `<|end|>` at id 0), a
+#: special token whose text is also an ordinary token's (`a`, `<s>`), an empty one
+MULTI_EOS_VOCAB = Vocabulary.from_bytes(
+    [b"<|end|>", b"a", b"b", b"<s>", b"ab", b"a", b" ", b"</s>", b"!", b"x", b"<s>", b"<", b"s", b">", b"0", b"1",
+     b"<pad>", b"", b"c", b"abc", b'"', b'"<s>'],
+    eos_token_id=[7, 0], special_token_ids=[3, 5, 16, 17], name="multi-eos")
+#: every byte, then multi-byte characters whole, in pairs and split (case-fold partners:
+#: s S ſ, k K K, ß ẞ, σ Σ ς, i İ ı), then EOS
+UNICODE_VOCAB = _with_eos(
+    [bytes([b]) for b in range(256)]
+    + [c.encode() for c in ["ſ", "\u212a", "ß", "ẞ", "Σ", "σ", "ς", "İ", "ı", "é", "É", "ſt", "ss", "SS", "Kk",
+                            "straße", "STRASSE", "\u00a0", "٣", "😀", "αβ", "ΑΒ", "Ωmega", "\u0080\u07ff"]]
+    + ["😀".encode()[:2], "😀".encode()[2:], "ſ".encode()[1:] + b"s", "é".encode()[1:] + "é".encode()[:1]], "unicode")
+
+ESCAPED_STRING = r'"([^"\\\x00-\x1F]|\\(["\\/bfnrt]|u[0-9a-fA-F]{4}))*"'
+# (name, spec, vocabularies, samples: each a list of pieces spelled one by one, tags)
+BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sample], List[str]]] = [
+    # JSON escapes typed piece by piece; lengths count an escape as one character (a JSON
+    # schema's strings take `\\u` for control characters only, as llguidance's do)
+    ("escape-pieces", GrammarSpec("json_schema", schema={"type": "string", "maxLength": 3}), (ESCAPE_VOCAB,),
+     [['"', "\\", "u", "00", "1f", "\\", "\\", "\\", '"', '"'], ['"a', "\\u00", "1", "f", "é", '"']],
+     ["escapes", "json-string"]),
+    ("escaped-keys", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {'a"b': {"type": "string"}, "\\": {"enum": ["é", '"']}},
+        "required": ['a"b'], "additionalProperties": False}), (ESCAPE_VOCAB, "gpt2"),
+     [['{"a', "\\", '"b": "', "\\u", "001f", '", "', "\\", "\\", '": "', "é", '"}']], ["escapes", "keys"]),
+    ("escaped-string", GrammarSpec("regex", ESCAPED_STRING), (ESCAPE_VOCAB, "gpt2"),
+     [['"', "\\ud83d", "\\ude00", "x\\", "/", "\\", "n", '"'], ['"ab', "\\", '""']],
+     ["escapes", "utf16-surrogates"]),
+    ("json-lark-escapes", GrammarSpec("lark", JSON_LARK), (ESCAPE_VOCAB,),
+     [['{"k', '\\"', 'ey": ["abcdefghijklmnopqrstuvwxyz0123", "', "\\", "\\", "\\u00e9", '"]}']],
+     ["escapes", "slices", "ignore"]),
+    # the slicer's bounds: a run of 10 fits the {1,10} slice, one of 11 does not
+    ("slice-bound-10", GrammarSpec("json_schema", schema={"type": "string", "maxLength": 10}), (ESCAPE_VOCAB, "gpt2"),
+     [['"abcdefghi', 'j"'], ['"', "abcdefghij", '"']], ["slices", "json-string"]),
+    ("slice-bound-30", GrammarSpec("regex", r'"[^"\\\x00-\x1F]{0,30}"'), (ESCAPE_VOCAB,),
+     [['"', "abcdefghijklmnopqrstuvwxyz0123", '"'], ['"', "abcdefghijklmnopqrstuvwxyz01", "2", '"']],
+     ["slices"]),
+    ("slice-min-length", GrammarSpec("json_schema", schema={"type": "string", "minLength": 10, "maxLength": 11}),
+     (ESCAPE_VOCAB,), [['"', "abcdefghi", "\\", '"', '"']], ["slices", "escapes"]),
+    # two EOS ids and special tokens among ordinary ids; special texts as text
+    ("two-eos", GrammarSpec("regex", "a+b?"), (MULTI_EOS_VOCAB,), [["ab", Tok(0)], ["a", Tok(7)]], ["eos"]),
+    ("two-eos-stop", GrammarSpec("lark", 'start: "a" x "!"\nx[stop=""]: /[ab ]*/\n'), (MULTI_EOS_VOCAB,),
+     [["ab", Tok(0), "!"], ["a b", Tok(7), "!"]], ["eos", "stop-eos"]),
+    ("two-eos-tokens", GrammarSpec("lark", 'start: <s> "a"+ (<[0]> | <[16-17]>) "c"?\n'), (MULTI_EOS_VOCAB,),
+     [[Tok(3), "aa", Tok(0)], [Tok(3), "a", Tok(16), "c"]], ["special-token", "token-range", "eos"]),
+    ("special-text", GrammarSpec("json_schema", schema={"enum": ["a", "<s>", "x<pad>"]}), (MULTI_EOS_VOCAB, "special"),
+     [['"<s>"'], ['"a"']], ["special-token", "text"]),
+    # several lexemes ending on the same bytes
+    ("same-ends", GrammarSpec("lark", 'start: (A | B | C) D*\nA: "ab"\nB: /a+b/\nC: /[ab]*b/\nD: /b+/\n'),
+     ("bytes", "gpt2"), ["aabbb", "ab", "bab"], ["lexing"]),
+    ("same-ends-lazy", GrammarSpec("lark", 'start: (A | c) " " (A | B)\nA: /a+b/\nc[lazy]: /[ab]*b/\nB: "abb"\n'),
+     ("bytes", "gpt2"), ["ab abb", "b ab", "aab ab"], ["lexing", "lazy"]),
+    ("same-ends-ignore", GrammarSpec("lark", 'start: X Y+\nX: /a+/\nY: /a*b/ | "ab"\n%ignore " "\n'),
+     ("bytes", "gpt2"), ["aa ab b", "aaab"], ["lexing", "ignore"]),
+    # Unicode: case folding and classes that differ only on multi-byte characters
+    ("case-folding", GrammarSpec("regex", "(?i)(s|k|ß|σ)+"), (UNICODE_VOCAB,), ["\u017f\u212aẞΣςsK", "ss"],
+     ["unicode", "case"]),
+    ("unicode-ranges", GrammarSpec("regex", r"\p{Lu}\p{Ll}+ [\u{7f}-\u{81}\u{7ff}-\u{800}\u{ffff}-\u{10000}]+"),
+     (UNICODE_VOCAB, "gpt2"), ["Ωmega \u0080\u07ff\U00010000\u0800"], ["unicode", "utf8"]),
+    ("case-class", GrammarSpec("regex", r"(?i)[a-zé]+[^\p{L}]"), (UNICODE_VOCAB,), ["ÉtÉ9", "STRASSE٣"],
+     ["unicode", "case", "negated-class"]),
+    ("not-latin", GrammarSpec("regex", r"[^a-zé]+"), (UNICODE_VOCAB,), ["ÉSſ1STRAẞE"], ["unicode", "negated-class"]),
+    ("word-digit-space", GrammarSpec("regex", r"\w+\s\d"), (UNICODE_VOCAB,), ["ſtraße\u00a0٣"], ["unicode"]),
+    # xgrammar's token budget (max_tokens) on a lexeme that is not the grammar's first
+    ("xgrammar-max-tokens", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=2] ::= [a-z]+ | [a-z]+ "z"\n',
+                                        options={"dialect": "xgrammar"}),
+     ("bytes", "gpt2"), ["b12-ab!", "b1-z!"], ["max-tokens"]),
+]
+
+
+def blindspot_vectors(seed: int = 0) -> Iterator[Vector]:
+    """The `blindspots` group: each BLINDSPOTS case on its vocabularies, along its samples
+    (pieces spelled one by one) and one random path."""
+    for name, spec, vocabs, samples, tags in BLINDSPOTS:
+        grammar = spec.compile()
+        for v in vocabs:
+            vocab = load_builtin(v) if isinstance(v, str) else v
+            for i, sample in enumerate(samples):
+                path = spell(Matcher(grammar, vocab), vocab, sample)
+                yield record(grammar, spec, vocab, path, "blindspots/%s/%s/%d" % (name, vocab.name, i),
+                             tags + ["text"], "generate", "spells %s" % _show(sample))
+            rng = random.Random("blindspots/%s/%s/%d" % (name, vocab.name, seed))
+            path = random_path(Matcher(grammar, vocab), vocab, rng, max_len=10 if vocab.name != "gpt2" else 6)
+            yield record(grammar, spec, vocab, path, "blindspots/%s/%s/random" % (name, vocab.name), tags + ["random"],
+                         "generate")

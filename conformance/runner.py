@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
-from refimpl import Grammar, MaskrefError, Vocabulary
+from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
 
 from .compare import Path, allows, compare_step
 from .core import Backend, Divergence, Session
@@ -99,7 +99,7 @@ def check_vector(backend: Backend, vector: Vector, grammars: Optional[GrammarCac
             res.status, res.known = "known", [known.name]
         return res
     try:
-        _follow(backend, session, vector, path, res)
+        _follow(backend, session, vector, path, res, grammar)
     finally:
         try:
             session.close()
@@ -114,9 +114,22 @@ def _next_token(t: Optional[int]) -> Callable[[bytes], Optional[int]]:
     return lambda got: t if t is not None and allows(got, t) else None
 
 
-def _follow(backend: Backend, session: Session, vector: Vector, path: Path, res: Result) -> None:
-    """Compare the vector's steps in order, until its path ends or a step decides."""
+def _follow(backend: Backend, session: Session, vector: Vector, path: Path, res: Result,
+            grammar: Optional[Grammar] = None) -> None:
+    """Compare the vector's steps in order, until its path ends or a step decides. For
+    refimpl's own backends, also the rest of the Matcher API after every token, against
+    refimpl replaying the path (conformance/apicheck.py)."""
+    from .apicheck import api_difference, api_of
+
+    api = api_of(backend, session) if grammar is not None else None
+    ref = Matcher(grammar, vector.vocab) if api is not None and grammar is not None else None
     for step in vector.steps:
+        if ref is not None and path.tokens:
+            assert ref.consume(path.tokens[-1])
+            wrong = api_difference(ref, api)
+            if wrong is not None:
+                res.status, res.divergence = "disagree", divergence_data(path.divergence(error=wrong))
+                return
         out = compare_step(backend, session, path, step.mask, step.accepting, _next_token(step.token))
         res.steps += out.compared
         for k in out.known:

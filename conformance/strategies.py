@@ -19,6 +19,7 @@ from hypothesis.strategies import SearchStrategy
 
 from refimpl import Vocabulary
 
+from .blindspots import blindspot_specs, escape_vocabularies, multi_eos_vocabularies, unicode_vocabularies
 from .vectors import GrammarSpec, load_builtin
 
 # ----------------------------------------------------------------------------- regexes
@@ -391,6 +392,9 @@ def grammar_specs(kinds: Sequence[str], vocab: Optional[Vocabulary] = None) -> S
         options.append(gbnf_grammars().map(lambda g: GrammarSpec("gbnf", g)))
     if "ebnf" in kinds:
         options.append(st.one_of(*[ebnf_specs(d) for d in EBNF_DIALECTS]))
+    # the blind spots mutation testing found (conformance/blindspots.py): escape-heavy
+    # JSON, Unicode-heavy classes, ambiguous lexeme ends
+    options += blindspot_specs(kinds)
     if not options:
         raise ValueError("no grammar kinds to fuzz")
     return st.one_of(*options)
@@ -431,20 +435,28 @@ def gpt2_slice(start: int, size: int, with_bytes: bool) -> Vocabulary:
 
 gpt2_slices = st.builds(gpt2_slice, st.integers(0, 50000), st.integers(1, 300), st.booleans())
 
-VOCAB_MODES = ("mixed", "small", "slices", "gpt2", "bytes", "special")
+VOCAB_MODES = ("mixed", "small", "slices", "gpt2", "bytes", "special", "multi-eos", "escapes", "unicode")
+#: the blind-spot vocabularies (conformance/blindspots.py), by mode
+BLINDSPOT_VOCABS = {"multi-eos": multi_eos_vocabularies(), "escapes": escape_vocabularies(),
+                    "unicode": unicode_vocabularies()}
 
 
 def vocabularies(mode: str = "mixed") -> SearchStrategy[Vocabulary]:
     """small, slices (of GPT-2), the built-ins (gpt2, bytes, special: special tokens and
-    two EOS), or mixed (small, slices and special)."""
+    two EOS), the blind spots' (multi-eos: several EOS ids and special tokens anywhere;
+    escapes: pieces of JSON escapes and slice-boundary runs; unicode: multi-byte
+    characters, whole and split), or mixed (all but the whole of GPT-2 and bytes)."""
     if mode == "small":
         return small_vocabularies
     if mode == "slices":
         return gpt2_slices
     if mode in ("gpt2", "bytes", "special"):
         return st.just(mode).map(load_builtin)
+    if mode in BLINDSPOT_VOCABS:
+        return BLINDSPOT_VOCABS[mode]
     if mode == "mixed":
-        return st.one_of(small_vocabularies, gpt2_slices, st.just("special").map(load_builtin))
+        return st.one_of(small_vocabularies, gpt2_slices, st.just("special").map(load_builtin),
+                         *BLINDSPOT_VOCABS.values())
     raise ValueError("unknown vocabulary mode %r (one of %s)" % (mode, ", ".join(VOCAB_MODES)))
 
 

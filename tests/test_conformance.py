@@ -568,3 +568,60 @@ def test_llguidance_hostname_hyphens():
     assert not HOSTNAME_HYPHENS.applies(Divergence(host, b, text, 3, [ord("-")], []))  # ab- is fine
     plain = GrammarSpec("json_schema", schema={"type": "string"})
     assert not HOSTNAME_HYPHENS.applies(Divergence(plain, b, text + [ord("-")], 4, [ord("-")], []))
+
+
+# ------------------------------------------------------------------------------ blind spots (issue 20)
+
+BLINDSPOTS_SUITE = os.path.join(SUITE_DIR, "blindspots.jsonl")
+
+
+def test_blindspot_vectors_are_what_generate_writes_and_cover_each_blind_spot():
+    """The `blindspots` group: regenerated entries equal the checked-in lines; the group
+    has two EOS ids on a vocabulary, escapes split across tokens, slice-boundary tokens
+    in masks, lexemes ending on the same bytes, and multi-byte case folding."""
+    from conformance import generate
+
+    kept = generate.BLINDSPOTS
+    try:
+        generate.BLINDSPOTS = [e for e in kept if e[0] in ("escape-pieces", "two-eos")]
+        fresh = {v.id: v.to_line() for v in generate.generate(kinds=["blindspots"])["blindspots"]}
+    finally:
+        generate.BLINDSPOTS = kept
+    stored = {v.id: v for _, _, v in read_vectors(BLINDSPOTS_SUITE)}
+    assert len(fresh) == 6 and {i: stored[i].to_line() for i in fresh} == fresh
+    by_name = {}
+    for v in stored.values():
+        by_name.setdefault(v.id.split("/")[1], []).append(v)
+    two_eos = by_name["two-eos"][0]
+    assert len(two_eos.vocab.eos_token_ids) == 2 and {0, 7} <= set(ids_of(two_eos.steps[-2].mask))
+    pieces = [two.vocab.tokens[t] for two in by_name["escape-pieces"][:1] for t in two.path]
+    assert b"\\" in pieces and b"u" in pieces  # `\u001f` typed in pieces
+    runs = generate.ESCAPE_VOCAB.tokens.index(b"abcdefghij"), generate.ESCAPE_VOCAB.tokens.index(b"abcdefghijk")
+    quoted = stored["blindspots/slice-bound-10/escapes/1"]
+    assert quoted.vocab.tokens[quoted.path[0]] == b'"'
+    first = quoted.steps[1].mask  # after the opening quote
+    assert runs[0] in ids_of(first) and runs[1] not in ids_of(first)  # 10 fit, 11 do not
+    assert "same-ends" in by_name and "case-folding" in by_name and "xgrammar-max-tokens" in by_name
+
+
+def test_refimpl_backends_are_compared_on_forced_tokens(tmp_path):
+    """A Matcher backend whose forced_tokens is wrong agrees on every mask, and `run`
+    still finds it (conformance/apicheck.py)."""
+    from conformance.adapters.refimpl import MatcherBackend, MatcherSession
+
+    class Wrong(Matcher):
+        def forced_tokens(self):
+            return super().forced_tokens()[:-1]
+
+    class Backend(MatcherBackend):
+        def start(self, spec, vocab, grammar=None):
+            return MatcherSession(Wrong(grammar or spec.compile(), vocab))
+
+    spec = GrammarSpec("regex", "abc")
+    vocab = Vocabulary.from_bytes([b"a", b"b", b"c", b"<eos>"], eos_token_id=3)
+    v = record(spec.compile(), spec, vocab, [0, 1, 2, 3], "test/forced")
+    wrong = Backend()
+    wrong.name = "wrong-forced"
+    res = check_vector(wrong, v)
+    assert res.status == "disagree" and "forced_tokens" in res.divergence["error"], res.divergence
+    assert check_vector(MatcherBackend("python"), v).status == "agree"

@@ -1,0 +1,78 @@
+"""The rest of the Matcher's API, compared where the backend is refimpl's Matcher.
+
+Masks are what every engine answers; refimpl's own backends (`native`, `pypy`, `index`,
+any `cmd:` worker speaking docs/protocol.md) answer the whole Matcher API, and mutation
+testing (tools/mutation.py) found bugs that masks alone never show: forced bytes and
+tokens, whether the output may end, rollback. For those backends `run` and `fuzz` also
+compare, after every token, `is_accepting()`, `forced_bytes()` and `forced_tokens()`, and
+`fuzz` rolls both back by a drawn number of steps at the end of a path and compares the
+masks (and that rolling back past the start is refused by both).
+
+A difference is a disagreement like a mask's (`Divergence.error` says which call).
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from refimpl import Matcher
+
+from .core import Backend, Session
+
+#: the calls compared after every token, in this order
+CALLS = ("is_accepting", "forced_bytes", "forced_tokens")
+
+
+def api_of(backend: Backend, session: Session) -> Optional[Any]:
+    """The Matcher behind a session of refimpl's own backends (not refimpl's python
+    walker itself: the reference), else None."""
+    from .adapters.refimpl import MatcherSession
+
+    if backend.name == "refimpl" or not isinstance(session, MatcherSession):
+        return None
+    return session.m
+
+
+def api_difference(ref: Matcher, other: Any) -> Optional[str]:
+    """The first of CALLS on which `other` answers unlike `ref` (a raise counts), or None.
+
+    >>> from refimpl import Grammar, Vocabulary
+    >>> v = Vocabulary.from_bytes([b"a", b"b", b"ab", b"<eos>"], eos_token_id=3)
+    >>> g = Grammar.from_regex("abb")
+    >>> ref, other = Matcher(g, v), Matcher(g, v)
+    >>> api_difference(ref, other) is None, ref.forced_tokens()
+    (True, [2, 1])
+    >>> other.consume(0) and api_difference(ref, other)
+    "forced_bytes: the backend answers b'bb', refimpl b'abb'"
+    """
+    for name in CALLS:
+        want = getattr(ref, name)()
+        try:
+            got = getattr(other, name)()
+        except Exception as e:  # noqa: BLE001 - a crash is a difference
+            return "%s: the backend raised %s: %s" % (name, type(e).__name__, e)
+        if _plain(got) != _plain(want):
+            return "%s: the backend answers %r, refimpl %r" % (name, _plain(got), _plain(want))
+    return None
+
+
+def rollback_difference(ref: Matcher, other: Any, n: int) -> Optional[str]:
+    """Roll both back by n steps and compare the masks; then check that rolling back past
+    the start is refused by both (ValueError, or the worker's error). None if alike."""
+    try:
+        other.rollback(n)
+    except Exception as e:  # noqa: BLE001
+        return "rollback(%d): the backend raised %s: %s" % (n, type(e).__name__, e)
+    ref.rollback(n)
+    want, got = ref.mask().to_bytes(), other.mask().to_bytes()
+    if want != got:
+        return "rollback(%d): the masks after it differ" % n
+    too_far = len(ref._steps) + 1
+    try:
+        other.rollback(too_far)
+    except Exception:  # noqa: BLE001 - refused, as refimpl refuses it
+        return None
+    return "rollback(%d): past the start, the backend did not refuse it" % too_far
+
+
+def _plain(x: Any) -> Any:
+    return list(x) if isinstance(x, (list, tuple)) else x

@@ -1,0 +1,533 @@
+"""Mutation testing of the conformance oracle: how many injected bugs in refimpl does it find?
+
+    python tools/mutation.py [--sample 200] [--seed 0] [--fuzz-seconds 60] [--out mutation-report]
+
+A *mutant* is refimpl with one small change made by cosmic-ray's operators (a `+` made
+`-`, a `<` made `<=`, a `True` made `False`, a loop that never runs, ...) in one of the
+modules the issue names: refimpl/regex, lexer.py, earley.py, tokens/, matcher.py and
+recognizer.py. It is *killed* when the conformance suite, run with the mutated refimpl as
+a `cmd:` worker (refimpl/worker.py speaks docs/protocol.md) against the unmutated refimpl
+in the reference process, finds a disagreement:
+
+1. `python -m conformance run --first` on the default suite (a disagreement, or the worker
+   failing, exits 1: killed by the suite);
+2. if the suite finds nothing, `python -m conformance fuzz --first --seconds F --seed S`
+   (killed by the fuzzer); the fuzzer's shrinking is cut short, since only the verdict
+   matters here.
+
+A mutant that makes either command run past its time limit (a hang, or a slowdown of
+several times the unmutated run) is counted as killed, `timeout-run` / `timeout-fuzz`.
+The rest *survive*; each is read by a person and recorded in tools/mutation_review.json
+as `equivalent` (no input can tell it from refimpl: say why) or `missed` (a real blind
+spot). Unreviewed survivors count as missed.
+
+Everything happens in a clone (`--clone`, default /tmp/mutation-clone), never in the
+checkout: the clone holds the pristine refimpl (the reference) and conformance at the
+source's HEAD, and a copy of refimpl under `.mutant/` that is mutated one mutant at a time
+(the worker starts in `.mutant/`, so `python -m refimpl.worker` imports the copy).
+`--refimpl-rev` pins refimpl to an older commit, so that a later campaign mutates the
+same code and draws the same sample (the mutants are numbered per file and operator).
+
+The sample is deterministic: all mutants are enumerated, sorted, and `--sample` of them
+drawn with `random.Random(seed)`, stratified by module group (a group gets a share
+proportional to the square root of its number of mutants, so the big regex parser does
+not crowd out earley.py). Results go to `OUT/results.jsonl` as they come (a rerun with
+the same options resumes), and the reports to `OUT/report.json` and `OUT/report.md`.
+Not run in CI: a campaign of 200 mutants takes about an hour on one core.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import json
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+#: module groups -> paths (relative to the repository) of the files mutated
+GROUPS: Dict[str, Tuple[str, ...]] = {
+    "regex": ("refimpl/regex",),
+    "lexer": ("refimpl/lexer.py",),
+    "earley": ("refimpl/earley.py",),
+    "tokens": ("refimpl/tokens",),
+    "matcher": ("refimpl/matcher.py",),
+    "recognizer": ("refimpl/recognizer.py",),
+}
+#: generated data, not code: mutating a table entry tests the table, not the oracle
+EXCLUDED = ("refimpl/regex/unicode_data.py",)
+REVIEW_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutation_review.json")
+
+# outcomes of one mutant
+KILLED_RUN, TIMEOUT_RUN = "killed-run", "timeout-run"
+KILLED_FUZZ, TIMEOUT_FUZZ = "killed-fuzz", "timeout-fuzz"
+SURVIVED, NO_MUTATION, HARNESS_ERROR = "survived", "no-mutation", "harness-error"
+KILLED_BY_RUN = (KILLED_RUN, TIMEOUT_RUN)
+KILLED = KILLED_BY_RUN + (KILLED_FUZZ, TIMEOUT_FUZZ)
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Mutant:
+    """One mutation: the `occurrence`-th place in `path` where `operator` applies."""
+
+    path: str
+    operator: str
+    occurrence: int
+    line: int = 0
+
+    @property
+    def key(self) -> str:
+        return "%s:%s:%d" % (self.path, self.operator.split("/")[-1], self.occurrence)
+
+    @property
+    def group(self) -> str:
+        return group_of(self.path)
+
+
+def group_of(path: str) -> str:
+    for name, prefixes in GROUPS.items():
+        if any(path == p or path.startswith(p + "/") for p in prefixes):
+            return name
+    raise ValueError("%s is in no module group" % path)
+
+
+# ----------------------------------------------------------------------------- mutants
+
+
+def module_files(root: Path, groups: Sequence[str]) -> List[str]:
+    """The files mutated, relative to `root`, sorted."""
+    out = []
+    for g in groups:
+        for prefix in GROUPS[g]:
+            p = root / prefix
+            files = sorted(p.rglob("*.py")) if p.is_dir() else [p]
+            out += [f.relative_to(root).as_posix() for f in files if "__pycache__" not in f.parts]
+    return sorted(f for f in out if f not in EXCLUDED)
+
+
+def operators() -> List[Tuple[str, Any]]:
+    """cosmic-ray's operators that take no arguments, by name (its default set)."""
+    import cosmic_ray.plugins as plugins  # type: ignore[import-untyped]
+
+    return [(n, plugins.get_operator(n)()) for n in sorted(plugins.operator_names())
+            if not plugins.get_operator(n).arguments()]
+
+
+def enumerate_mutants(root: Path, files: Sequence[str]) -> List[Mutant]:
+    """Every mutant of the files: (path, operator, occurrence), numbered as cosmic-ray's
+    MutationVisitor counts them (so `mutate` finds the same place)."""
+    from cosmic_ray.ast import ast_nodes, get_ast_from_path  # type: ignore[import-untyped]
+
+    out = []
+    ops = operators()
+    for path in files:
+        tree = get_ast_from_path(root / path)
+        nodes = list(ast_nodes(tree))
+        for name, op in ops:
+            occurrence = 0
+            for node in nodes:
+                for start, _end in op.mutation_positions(node):
+                    out.append(Mutant(path, name, occurrence, start[0]))
+                    occurrence += 1
+    return sorted(out)
+
+
+def allocate(counts: Dict[str, int], size: int) -> Dict[str, int]:
+    """`size` split over groups in proportion to the square root of their counts (largest
+    remainders first), never more than a group has.
+
+    >>> allocate({"a": 100, "b": 25, "c": 0}, 30)
+    {'a': 20, 'b': 10, 'c': 0}
+    """
+    weights = {g: math.sqrt(n) for g, n in counts.items()}
+    total = sum(weights.values()) or 1.0
+    share = {g: min(counts[g], int(size * w / total)) for g, w in weights.items()}
+    order = sorted(counts, key=lambda g: -(size * weights[g] / total - int(size * weights[g] / total)))
+    while sum(share.values()) < min(size, sum(counts.values())):
+        grew = False
+        for g in order:
+            if share[g] < counts[g] and sum(share.values()) < size:
+                share[g] += 1
+                grew = True
+        if not grew:
+            break
+    return share
+
+
+def sample(mutants: Sequence[Mutant], size: int, seed: int) -> List[Mutant]:
+    """A deterministic, stratified sample: per group, random.Random(seed, group) draws its
+    share of the group's (sorted) mutants."""
+    by_group: Dict[str, List[Mutant]] = {}
+    for m in sorted(mutants):
+        by_group.setdefault(m.group, []).append(m)
+    share = allocate({g: len(ms) for g, ms in sorted(by_group.items())}, size)
+    out = []
+    for g, ms in sorted(by_group.items()):
+        out += random.Random("%d/%s" % (seed, g)).sample(ms, share[g])
+    return sorted(out)
+
+
+def mutate(source: str, mutant: Mutant) -> Optional[str]:
+    """The source with the mutation applied (cosmic-ray), or None if it does not apply."""
+    import cosmic_ray.plugins as plugins
+    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped]
+
+    return mutate_code(source, plugins.get_operator(mutant.operator)(), mutant.occurrence)
+
+
+def changed_lines(original: str, mutated: str) -> Tuple[str, str]:
+    """The lines the mutation changed: (before, after), stripped and joined (blank lines
+    left out)."""
+    before, after = [], []
+    for line in difflib.unified_diff(original.splitlines(), mutated.splitlines(), lineterm="", n=0):
+        if line.startswith("-") and not line.startswith("---") and line[1:].strip():
+            before.append(line[1:].strip())
+        elif line.startswith("+") and not line.startswith("+++") and line[1:].strip():
+            after.append(line[1:].strip())
+    return " / ".join(before), " / ".join(after)
+
+
+# ----------------------------------------------------------------------------- running
+
+
+@dataclasses.dataclass
+class Check:
+    """One command's verdict: its exit status (None when it ran out of time) and time."""
+
+    rc: Optional[int]
+    seconds: float
+    tail: str = ""
+
+
+def run_check(argv: Sequence[str], cwd: Path, timeout: float, nice: int = 15) -> Check:
+    """Run a conformance command in its own process group; kill the group on time-out."""
+    t0 = time.monotonic()
+    cmd = (["nice", "-n", str(nice)] if nice else []) + list(argv)
+    proc = subprocess.Popen(cmd, cwd=str(cwd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.communicate()
+        return Check(None, time.monotonic() - t0)
+    return Check(proc.returncode, time.monotonic() - t0, "\n".join(out.strip().splitlines()[-6:]))
+
+
+def worker_backend(mutant_dir: Path, python: str = sys.executable) -> str:
+    """The `cmd:` backend running refimpl from `mutant_dir`: `python -m` puts its working
+    directory first on sys.path, so the worker started there (env -C) imports the
+    mutated copy, whatever the reference process imports."""
+    return "cmd:env -C %s PYTHONDONTWRITEBYTECODE=1 %s -m refimpl.worker" % (mutant_dir, python)
+
+
+def run_argv(backend: str, out: Path, python: str = sys.executable, suite: Optional[str] = None) -> List[str]:
+    """`conformance run --first` on the default suite (or `suite`)."""
+    return ([python, "-m", "conformance", "run", "--backend", backend, "--first", "--quiet", "--out", str(out)]
+            + (["--suite", suite] if suite else []))
+
+
+def fuzz_argv(backend: str, seconds: float, seed: int, out: Path, python: str = sys.executable) -> List[str]:
+    """`conformance fuzz --first`, with the shrinker cut to a second: a mutant needs a
+    verdict, not a minimal case."""
+    code = ("import sys, conformance.fuzz as f; f.SHRINK_SECONDS = 1; from conformance.__main__ import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    return [python, "-c", code, "fuzz", "--backend", backend, "--seconds", str(seconds), "--seed", str(seed),
+            "--first", "--quiet", "--out", str(out)]
+
+
+def verdict(run: Optional[Check], fuzz: Optional[Check]) -> str:
+    """A mutant's outcome from its checks: run exit 1 (a disagreement, or a worker that
+    fails) kills it, so does a time-out; exit 0 passes it on to the fuzzer, whose exit 1
+    or time-out kills it; exit 0 of both is a survivor. Any other status (2: a setup
+    error of the harness itself) is a harness error, not a verdict.
+
+    >>> verdict(Check(1, 2.0), None), verdict(Check(None, 99.0), None)
+    ('killed-run', 'timeout-run')
+    >>> verdict(Check(0, 9.0), Check(1, 5.0)), verdict(Check(0, 9.0), Check(0, 60.0)), verdict(Check(2, 1.0), None)
+    ('killed-fuzz', 'survived', 'harness-error')
+    """
+    if run is None:
+        return NO_MUTATION
+    if run.rc is None:
+        return TIMEOUT_RUN
+    if run.rc == 1:
+        return KILLED_RUN
+    if run.rc != 0:
+        return HARNESS_ERROR
+    if fuzz is None:
+        return SURVIVED
+    if fuzz.rc is None:
+        return TIMEOUT_FUZZ
+    if fuzz.rc == 1:
+        return KILLED_FUZZ
+    if fuzz.rc != 0:
+        return HARNESS_ERROR
+    return SURVIVED
+
+
+class Campaign:
+    """A clone with the reference refimpl and a mutable copy; mutants applied one at a time."""
+
+    def __init__(self, clone: Path, out: Path, fuzz_seconds: float, seed: int, python: str = sys.executable,
+                 run_timeout: Optional[float] = None, nice: int = 15, suite: Optional[str] = None) -> None:
+        self.clone, self.out, self.fuzz_seconds, self.seed = clone, out, fuzz_seconds, seed
+        self.python, self.nice, self.suite = python, nice, suite
+        self.mutant_dir = clone / ".mutant"
+        self.backend = worker_backend(self.mutant_dir, python)
+        self.run_timeout = run_timeout
+        self.repros = out / "repros"
+
+    def reset_copy(self) -> None:
+        """`.mutant/refimpl` = the clone's refimpl."""
+        shutil.rmtree(self.mutant_dir, ignore_errors=True)
+        shutil.copytree(self.clone / "refimpl", self.mutant_dir / "refimpl",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+
+    def baseline(self) -> float:
+        """The unmutated copy must agree with the whole suite; returns the run's seconds
+        (the time limits are multiples of it)."""
+        self.reset_copy()
+        c = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone, 900, self.nice)
+        if c.rc != 0:
+            raise SystemExit("the unmutated worker does not agree with the suite (exit %s):\n%s" % (c.rc, c.tail))
+        if self.run_timeout is None:
+            self.run_timeout = max(90.0, 6 * c.seconds)
+        return c.seconds
+
+    def check(self, mutant: Mutant, fuzz: bool = True) -> Dict[str, Any]:
+        """Apply `mutant` to the copy (cosmic-ray), run the checks, restore the copy's file."""
+        original = (self.clone / mutant.path).read_text(encoding="utf-8")
+        return self.check_source(mutant, mutate(original, mutant), fuzz)
+
+    def check_source(self, mutant: Mutant, mutated: Optional[str], fuzz: bool = True) -> Dict[str, Any]:
+        """Put `mutated` (None: the mutation did not apply) in place of the mutant's file in
+        the copy, run the checks, restore the file; the result as results.jsonl has it."""
+        target = self.mutant_dir / mutant.path
+        original = (self.clone / mutant.path).read_text(encoding="utf-8")
+        result: Dict[str, Any] = {"key": mutant.key, "path": mutant.path, "operator": mutant.operator,
+                                  "occurrence": mutant.occurrence, "line": mutant.line, "group": mutant.group}
+        if mutated is None:
+            result["outcome"] = NO_MUTATION
+            return result
+        result["before"], result["after"] = changed_lines(original, mutated)
+        target.write_text(mutated, encoding="utf-8")
+        try:
+            assert self.run_timeout is not None
+            run = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone, self.run_timeout,
+                            self.nice)
+            result["run"] = dataclasses.asdict(run)
+            f = None
+            if run.rc == 0 and fuzz and self.fuzz_seconds > 0:
+                argv = fuzz_argv(self.backend, self.fuzz_seconds, self.seed, self.repros, self.python)
+                f = run_check(argv, self.clone, self.fuzz_seconds + 120, self.nice)
+                result["fuzz"] = dataclasses.asdict(f)
+            result["outcome"] = verdict(run, f)
+        finally:
+            target.write_text(original, encoding="utf-8")
+        return result
+
+
+# ----------------------------------------------------------------------------- review, scores
+
+
+def load_review(path: str = REVIEW_FILE) -> List[Dict[str, str]]:
+    """The reviewed survivors: [{path, operator, before, after, verdict, reason}]."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return list(json.load(f)["mutants"])
+
+
+def review_of(result: Dict[str, Any], review: Iterable[Dict[str, str]]) -> Optional[Dict[str, str]]:
+    """The review entry for a result: the same file, operator and changed text (so a
+    review survives line shifts elsewhere in the file)."""
+    for r in review:
+        if (r["path"], r["operator"], r["before"], r["after"]) == (
+                result["path"], result["operator"], result.get("before"), result.get("after")):
+            return r
+    return None
+
+
+def classify(result: Dict[str, Any], review: Iterable[Dict[str, str]]) -> str:
+    """`killed`, `equivalent` (a reviewed survivor no input can tell apart), `missed` (any
+    other survivor, reviewed or not) or `void` (no mutation, harness error: not scored).
+
+    >>> r = {"path": "refimpl/x.py", "operator": "core/AddNot", "before": "if a:", "after": "if not a:"}
+    >>> [classify(dict(r, outcome=o), []) for o in ("killed-run", "timeout-fuzz", "survived", "no-mutation")]
+    ['killed', 'killed', 'missed', 'void']
+    >>> classify(dict(r, outcome="survived"), [dict(r, verdict="equivalent", reason="a is always true")])
+    'equivalent'
+    """
+    outcome = result["outcome"]
+    if outcome in KILLED:
+        return "killed"
+    if outcome != SURVIVED:
+        return "void"
+    r = review_of(result, review)
+    return "equivalent" if r is not None and r["verdict"] == "equivalent" else "missed"
+
+
+def scores(results: Iterable[Dict[str, Any]], review: Sequence[Dict[str, str]]) -> Dict[str, Dict[str, Any]]:
+    """Per group and in total: mutants, killed by the suite alone, killed by suite + fuzz,
+    equivalent, missed; the two scores over the non-equivalent mutants.
+
+    >>> rs = [{"group": "lexer", "outcome": o, "path": "p", "operator": "o", "before": b, "after": "x"}
+    ...       for o, b in [("killed-run", "1"), ("killed-fuzz", "2"), ("survived", "3"), ("survived", "4")]]
+    >>> s = scores(rs, [{"path": "p", "operator": "o", "before": "4", "after": "x", "verdict": "equivalent"}])["lexer"]
+    >>> s["non_equivalent"], s["killed_run"], s["killed"], s["run_score"], s["score"]
+    (3, 1, 2, 33.3, 66.7)
+    """
+    out: Dict[str, Dict[str, Any]] = {}
+    for r in results:
+        for g in (r["group"], "total"):
+            s = out.setdefault(g, {"mutants": 0, "void": 0, "killed_run": 0, "killed": 0, "equivalent": 0, "missed": 0})
+            c = classify(r, review)
+            s["mutants"] += 1
+            if c == "void":
+                s["void"] += 1
+            elif c == "killed":
+                s["killed"] += 1
+                s["killed_run"] += r["outcome"] in KILLED_BY_RUN
+            else:
+                s[c] += 1
+    for s in out.values():
+        s["non_equivalent"] = s["killed"] + s["missed"]
+        n = s["non_equivalent"] or 1
+        s["run_score"] = round(100.0 * s["killed_run"] / n, 1)
+        s["score"] = round(100.0 * s["killed"] / n, 1)
+    return dict(sorted(out.items(), key=lambda kv: (kv[0] == "total", kv[0])))
+
+
+def markdown(meta: Dict[str, Any], results: Sequence[Dict[str, Any]], review: Sequence[Dict[str, str]]) -> str:
+    """The report: the scores per group, then every survivor with its verdict."""
+    s = scores(results, review)
+    lines = ["# Mutation report", "",
+             "refimpl at `%s`, conformance at `%s`; %d mutants sampled (seed %d) of %d; fuzz %g s (seed %d)."
+             % (meta["refimpl_rev"], meta["conformance_rev"], len(results), meta["seed"], meta["population"],
+                meta["fuzz_seconds"], meta["seed"]), "",
+             "| group | mutants | killed by run | killed by run + fuzz | equivalent | missed | run score | run + fuzz score |",
+             "|---|---|---|---|---|---|---|---|"]
+    for g, x in s.items():
+        lines.append("| %s | %d | %d | %d | %d | %d | %.1f%% | %.1f%% |" % (
+            g, x["mutants"] - x["void"], x["killed_run"], x["killed"], x["equivalent"], x["missed"],
+            x["run_score"], x["score"]))
+    outcomes: Dict[str, int] = {}
+    for r in results:
+        outcomes[r["outcome"]] = outcomes.get(r["outcome"], 0) + 1
+    lines += ["", "Outcomes: " + ", ".join("%s %d" % kv for kv in sorted(outcomes.items())), ""]
+    for title, want in (("Missed (survivors that are not equivalent)", "missed"), ("Equivalent", "equivalent")):
+        rows = [r for r in results if classify(r, review) == want]
+        lines += ["## %s: %d" % (title, len(rows)), ""]
+        for r in rows:
+            rv = review_of(r, review)
+            lines.append("- `%s` line %d, %s: `%s` -> `%s`%s" % (
+                r["path"], r["line"], r["operator"].split("/")[-1], r.get("before", ""), r.get("after", ""),
+                " — " + rv["reason"] if rv else " — not reviewed"))
+        lines.append("")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- the campaign
+
+
+def git(*args: str, cwd: Optional[Path] = None) -> str:
+    return subprocess.run(["git", *args], cwd=str(cwd) if cwd else None, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def prepare_clone(source: str, clone: Path, rev: str, refimpl_rev: Optional[str]) -> Tuple[str, str]:
+    """A fresh clone of `source` at `rev`, refimpl/ taken from `refimpl_rev` if given;
+    returns the two commits."""
+    if clone.exists():
+        shutil.rmtree(clone)
+    git("clone", "--quiet", source, str(clone))
+    git("checkout", "--quiet", "--detach", rev, cwd=clone)
+    conformance_rev = git("rev-parse", "HEAD", cwd=clone)
+    if refimpl_rev:
+        git("checkout", refimpl_rev, "--", "refimpl", cwd=clone)
+        return git("rev-parse", refimpl_rev, cwd=clone), conformance_rev
+    return conformance_rev, conformance_rev
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python tools/mutation.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sample", type=int, default=200, help="mutants drawn (default 200)")
+    p.add_argument("--seed", type=int, default=0, help="sample and fuzz seed (default 0)")
+    p.add_argument("--fuzz-seconds", type=float, default=60.0, help="fuzz budget per run survivor (default 60; 0: none)")
+    p.add_argument("--groups", default=",".join(GROUPS), help="module groups (default: %s)" % ",".join(GROUPS))
+    p.add_argument("--source", default=str(Path(__file__).resolve().parent.parent), help="repository to clone")
+    p.add_argument("--rev", default="HEAD", help="commit of the source for conformance (default HEAD)")
+    p.add_argument("--refimpl-rev", help="commit whose refimpl/ is mutated (default: --rev)")
+    p.add_argument("--clone", default="/tmp/mutation-clone", help="the clone (made afresh unless --resume)")
+    p.add_argument("--out", default="mutation-report", help="results and reports (default mutation-report/)")
+    p.add_argument("--resume", action="store_true", help="keep the clone and the results so far")
+    p.add_argument("--phase", choices=("all", "run", "fuzz"), default="all",
+                   help="run: the suite only; fuzz: fuzz the run survivors of earlier results; all: both")
+    p.add_argument("--nice", type=int, default=15, help="niceness of the checks (default 15)")
+    p.add_argument("--report-only", action="store_true", help="rewrite the reports from results.jsonl")
+    args = p.parse_args(argv)
+
+    out, clone = Path(args.out), Path(args.clone)
+    out.mkdir(parents=True, exist_ok=True)
+    results_path = out / "results.jsonl"
+    meta_path = out / "meta.json"
+    if not args.report_only:
+        if not args.resume or not clone.exists():
+            refimpl_rev, conformance_rev = prepare_clone(args.source, clone, args.rev, args.refimpl_rev)
+            meta = {"refimpl_rev": refimpl_rev[:12], "conformance_rev": conformance_rev[:12], "seed": args.seed,
+                    "fuzz_seconds": args.fuzz_seconds, "sample": args.sample}
+        else:
+            meta = json.loads(meta_path.read_text())
+        groups = args.groups.split(",")
+        population = enumerate_mutants(clone, module_files(clone, groups))
+        chosen = sample(population, args.sample, args.seed)
+        meta["population"] = len(population)
+        meta["population_by_group"] = {g: sum(1 for m in population if m.group == g) for g in groups}
+        campaign = Campaign(clone, out, args.fuzz_seconds, args.seed, nice=args.nice)
+        meta["baseline_seconds"] = round(campaign.baseline(), 1)
+        meta_path.write_text(json.dumps(meta, indent=1))
+        done = _read_results(results_path) if args.resume or args.phase == "fuzz" else {}
+        if not args.resume and args.phase != "fuzz":
+            results_path.write_text("")
+        for i, m in enumerate(chosen):
+            prev = done.get(m.key)
+            if prev is not None and not (args.phase == "fuzz" and prev["outcome"] == SURVIVED and "fuzz" not in prev):
+                continue
+            r = campaign.check(m, fuzz=args.phase != "run")
+            done[m.key] = r
+            _write_results(results_path, done)
+            print("%3d/%d %-60s %s" % (i + 1, len(chosen), m.key, r["outcome"]), flush=True)
+        meta_path.write_text(json.dumps(meta, indent=1))
+    meta = json.loads(meta_path.read_text())
+    results = list(_read_results(results_path).values())
+    review = load_review()
+    (out / "report.json").write_text(json.dumps({"meta": meta, "scores": scores(results, review),
+                                                  "results": results}, indent=1))
+    (out / "report.md").write_text(markdown(meta, results, review))
+    print(markdown(meta, results, review).split("\n## ")[0])
+    return 0
+
+
+def _read_results(path: Path) -> Dict[str, Dict[str, Any]]:
+    if not path.exists():
+        return {}
+    rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    return {r["key"]: r for r in rows}
+
+
+def _write_results(path: Path, results: Dict[str, Dict[str, Any]]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in sorted(results.values(), key=lambda r: r["key"])))
+    tmp.replace(path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
