@@ -85,7 +85,8 @@ def _short(text: str, width: int) -> str:
 
 def layout(view: DfaView) -> Dict[int, Tuple[int, int]]:
     """Each state's (column, row): layers by breadth-first distance from the start states,
-    wrapped at COLUMN states, ordered in a column by the barycentre of their predecessors.
+    wrapped at COLUMN states, ordered by the barycentre of their neighbours (predecessors
+    sweeping down the layers, successors sweeping up) to cut crossings.
 
     >>> from refimpl.explain.steps import DfaView
     >>> v = DfaView([(1, "", False, True), (2, "", False, False), (3, "", True, False)],
@@ -118,21 +119,43 @@ def layout(view: DfaView) -> Dict[int, Tuple[int, int]]:
         if not others:
             break
         roots = [others.popleft()]
+    layers = [[i for i in ids if layer[i] == d] for d in range(max(layer.values(), default=-1) + 1)]
+    for sweep in range(SWEEPS):  # down the layers by predecessors, then up by successors, ...
+        down = sweep % 2 == 0
+        for d in range(1, len(layers)) if down else range(len(layers) - 2, -1, -1):
+            y = _rows(_place(layers))
+            near = pred if down else succ
+
+            def centre(i: int) -> Tuple[float, int]:
+                ys = [y[n] for n in near[i] if layer[n] != layer[i]]
+                return (sum(ys) / len(ys) if ys else y[i], i)
+
+            layers[d].sort(key=centre)
+    return _place(layers)
+
+
+SWEEPS = 4
+
+
+def _place(layers: List[List[int]]) -> Dict[int, Tuple[int, int]]:
+    """(column, row) of each state, a layer wrapped into columns of COLUMN states."""
     where: Dict[int, Tuple[int, int]] = {}
     column = 0
-    for depth in range(max(layer.values(), default=-1) + 1):
-        members = [i for i in ids if layer[i] == depth]
-
-        def centre(i: int) -> Tuple[float, int]:
-            rows = [where[p][1] for p in pred[i] if p in where]
-            return (sum(rows) / len(rows) if rows else float(COLUMN), i)
-
-        members.sort(key=centre)
+    for members in layers:
         for k in range(0, len(members), COLUMN):
             for row, i in enumerate(members[k:k + COLUMN]):
                 where[i] = (column, row)
             column += 1
     return where
+
+
+def _rows(where: Dict[int, Tuple[int, int]]) -> Dict[int, float]:
+    """Each state's height in rows, columns centred on the tallest (as dfa() draws them)."""
+    heights: Dict[int, int] = {}
+    for c, r in where.values():
+        heights[c] = max(heights.get(c, 0), r + 1)
+    tallest = max(heights.values(), default=1)
+    return {i: (tallest - heights[c]) / 2 + r for i, (c, r) in where.items()}
 
 
 def dfa(view: DfaView, key: str = "dfa") -> str:
@@ -159,10 +182,18 @@ def dfa(view: DfaView, key: str = "dfa") -> str:
            '<defs><marker id="%s-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
            'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="%s"/></marker></defs>' % (key, INK)]
     pairs = {(a, b) for a, b, _ in view.edges}
-    for a, b, label in view.edges:
-        if a not in where or b not in where:
-            continue
-        out.append(_edge(xy(a), xy(b), label, a == b, (b, a) in pairs, where[a][0] >= where[b][0], key))
+    drawn = [(a, b, label) for a, b, label in view.edges if a in where and b in where]
+    # labels of the edges out of a state spread along them, so that a fan does not pile them up
+    fan: Dict[int, List[int]] = {}
+    for a, b, _ in drawn:
+        if a != b:
+            fan.setdefault(a, []).append(b)
+    for a, targets in fan.items():
+        targets.sort(key=lambda b: (xy(b)[1], b))
+    for a, b, label in drawn:
+        n = len(fan.get(a, ()))
+        at = 0.5 if n < 2 or a == b else 0.3 + 0.4 * fan[a].index(b) / (n - 1)
+        out.append(_edge(xy(a), xy(b), label, a == b, (b, a) in pairs, where[a][0] >= where[b][0], key, at))
     out.append('<g class="states">')
     for s, lexemes, accepting, start in view.states:
         x, y = xy(s)
@@ -191,7 +222,8 @@ def dfa(view: DfaView, key: str = "dfa") -> str:
 
 
 def _edge(p: Tuple[float, float], q: Tuple[float, float], label: str, loop: bool, both: bool, back: bool,
-          key: str) -> str:
+          key: str, at: float = 0.5) -> str:
+    """An edge from p to q (the states' centres), its label `at` that fraction of its way."""
     title = "<title>%s</title>" % xml_text(glyphs(label))
     text = xml_text(_short(glyphs(label), 16))
     style = 'fill="none" stroke="%s" stroke-width="1.2" marker-end="url(#%s-arrow)"' % (INK, key)
@@ -212,7 +244,8 @@ def _edge(p: Tuple[float, float], q: Tuple[float, float], label: str, loop: bool
     # leave and reach the states' rims, heading to and from the control point
     sx, sy = _towards(x1, y1, cx if bend else x2, cy if bend else y2, R)
     ex, ey = _towards(x2, y2, cx if bend else x1, cy if bend else y1, R + 1)
-    lx, ly = 0.25 * sx + 0.5 * cx + 0.25 * ex, 0.25 * sy + 0.5 * cy + 0.25 * ey
+    u = 1 - at
+    lx, ly = u * u * sx + 2 * u * at * cx + at * at * ex, u * u * sy + 2 * u * at * cy + at * at * ey
     return ('<g class="edge">%s<path d="M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f" %s/>'
             '<text x="%.1f" y="%.1f" text-anchor="middle" font-size="11" class="edge-label">%s</text></g>'
             % (title, sx, sy, cx, cy, ex, ey, style, lx, ly - 3, text))
