@@ -124,17 +124,17 @@ def layout(view: DfaView) -> Dict[int, Tuple[int, int]]:
         down = sweep % 2 == 0
         for d in range(1, len(layers)) if down else range(len(layers) - 2, -1, -1):
             y = _rows(_place(layers))
-            near = pred if down else succ
-
-            def centre(i: int) -> Tuple[float, int]:
-                ys = [y[n] for n in near[i] if layer[n] != layer[i]]
-                return (sum(ys) / len(ys) if ys else y[i], i)
-
-            layers[d].sort(key=centre)
+            layers[d].sort(key=lambda i: _centre(i, pred[i] if down else succ[i], y, layer))
     return _place(layers)
 
 
 SWEEPS = 4
+
+
+def _centre(i: int, near: List[int], y: Dict[int, float], layer: Dict[int, int]) -> Tuple[float, int]:
+    """The mean height of a state's neighbours in other layers (its own where none)."""
+    ys = [y[n] for n in near if layer[n] != layer[i]]
+    return (sum(ys) / len(ys) if ys else y[i], i)
 
 
 def _place(layers: List[List[int]]) -> Dict[int, Tuple[int, int]]:
@@ -188,7 +188,7 @@ def dfa(view: DfaView, key: str = "dfa") -> str:
     for a, b, _ in drawn:
         if a != b:
             fan.setdefault(a, []).append(b)
-    for a, targets in fan.items():
+    for targets in fan.values():
         targets.sort(key=lambda b: (xy(b)[1], b))
     for a, b, label in drawn:
         n = len(fan.get(a, ()))
