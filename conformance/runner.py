@@ -118,8 +118,9 @@ def _follow(backend: Backend, session: Session, vector: Vector, path: Path, res:
             grammar: Optional[Grammar] = None) -> None:
     """Compare the vector's steps in order, until its path ends or a step decides. For
     refimpl's own backends, also the rest of the Matcher API after every token, against
-    refimpl replaying the path (conformance/apicheck.py)."""
-    from .apicheck import api_difference, api_of
+    refimpl replaying the path (conformance/apicheck.py), and at the path's end a rollback
+    of half of it."""
+    from .apicheck import api_difference, api_of, rollback_difference
 
     api = api_of(backend, session) if grammar is not None else None
     ref = Matcher(grammar, vector.vocab) if api is not None and grammar is not None else None
@@ -143,7 +144,11 @@ def _follow(backend: Backend, session: Session, vector: Vector, path: Path, res:
             res.status, res.divergence = "disagree", divergence_data(out.divergence)
             return
         if out.token is None:
-            return
+            break
+    if ref is not None and path.tokens and len(path.tokens) == len(vector.steps) - 1:
+        wrong = rollback_difference(ref, api, (len(path.tokens) + 1) // 2)
+        if wrong is not None:
+            res.status, res.divergence = "disagree", divergence_data(path.divergence(error=wrong))
 
 
 # ------------------------------------------------------------------------------- repros

@@ -625,3 +625,24 @@ def test_refimpl_backends_are_compared_on_forced_tokens(tmp_path):
     res = check_vector(wrong, v)
     assert res.status == "disagree" and "forced_tokens" in res.divergence["error"], res.divergence
     assert check_vector(MatcherBackend("python"), v).status == "agree"
+
+
+def test_refimpl_backends_are_compared_on_rollback():
+    """A Matcher backend whose rollback forgets to undo the last step: masks and forced
+    tokens agree along the path, the rollback at its end disagrees."""
+    from conformance.adapters.refimpl import MatcherBackend, MatcherSession
+
+    class Wrong(Matcher):
+        def rollback(self, n_tokens):
+            super().rollback(max(0, n_tokens - 1) if n_tokens <= len(self._steps) else n_tokens)
+
+    class Backend(MatcherBackend):
+        def start(self, spec, vocab, grammar=None):
+            return MatcherSession(Wrong(grammar or spec.compile(), vocab))
+
+    wrong = Backend()
+    wrong.name = "wrong-rollback"
+    spec = GrammarSpec("regex", "1234")
+    v = record(spec.compile(), spec, byte_vocabulary(), list(b"1234"), "test/rollback")
+    res = check_vector(wrong, v)
+    assert res.status == "disagree" and res.divergence["error"] == "rollback(2): the masks after it differ"
