@@ -46,6 +46,33 @@ def test_is_empty_agrees_with_brute_force(t):
 
 
 @settings(max_examples=examples(300))
+@given(trees)
+def test_what_a_search_learns_of_other_states_is_true(t):
+    """is_empty remembers the answers for the states it explored: every state that reaches
+    the witness is non-empty, every state of an empty search is empty. Each remembered
+    answer against a search of its own."""
+    es = ExprSet()
+    e = build(es, t)
+    is_empty(es, e)
+    for x, empty in list(es.emptiness.items()):
+        assert (shortest_word(es, x) is None) == empty, (t, x)
+
+
+def test_a_search_marks_only_the_states_that_reach_its_witness():
+    """From a(b*c&b*d)|e the search meets b*c&b*d (empty, though not ∅) before the
+    witness ε: that state must not be remembered as non-empty."""
+    from refimpl.regex import compile_pattern
+
+    es = ExprSet()
+    e = compile_pattern(es, "a(?:b*c&b*d)|e", extended=True)
+    both = derivative(es, e, ord("a"))
+    assert both != es.NOTHING
+    assert is_empty(es, e) is False
+    assert es.emptiness.get(e) is False and es.emptiness.get(both) is not False
+    assert is_empty(es, both) is True
+
+
+@settings(max_examples=examples(300))
 @given(trees, trees)
 def test_is_contained_agrees_with_brute_force(ta, tb):
     es = ExprSet()

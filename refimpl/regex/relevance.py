@@ -23,7 +23,7 @@ True
 from __future__ import annotations
 
 from collections import deque
-from typing import FrozenSet, Iterable, List, Optional
+from typing import Dict, FrozenSet, Iterable, List, Optional
 
 from ..errors import LimitError
 from .derivative import derivative
@@ -102,6 +102,7 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
         fuel = es.limits.relevance_fuel
     representatives = [lowest_byte(c) for c in byte_classes(es, e)]
     seen = {e}
+    parents: Dict[int, List[int]] = {}  # explored state -> the states it was reached from
     # breadth first: a non-empty language shows a shortest witness soonest (depth first
     # could follow a counter such as `.{1,65536}` & `uri` 10,000 states deep)
     queue = deque([e])
@@ -111,19 +112,34 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
         if known is True:
             continue
         if known is False or es.nullable(x) or not es.has_boolean[x]:
-            es.emptiness[e] = False
+            _mark_non_empty(es, x, parents)
             return False
         fuel -= 1
         if fuel < 0:
             return None
         for b in representatives:
             d = derivative(es, x, b)
-            if d != es.NOTHING and d not in seen:
-                seen.add(d)
-                queue.append(d)
+            if d != es.NOTHING:
+                parents.setdefault(d, []).append(x)
+                if d not in seen:
+                    seen.add(d)
+                    queue.append(d)
     for x in seen:  # every state reachable from an empty one is empty too
         es.emptiness[x] = True
     return True
+
+
+def _mark_non_empty(es: ExprSet, witness: int, parents: Dict[int, List[int]]) -> None:
+    """`witness` has a non-empty language: so has every explored state that reaches it.
+    Kept in es.emptiness, later questions about them (the lexer asks of each derivative
+    its input reaches, mostly states this search went through) are answered at once."""
+    stack = [witness]
+    while stack:
+        x = stack.pop()
+        if es.emptiness.get(x) is False and x != witness:
+            continue
+        es.emptiness[x] = False
+        stack.extend(p for p in parents.get(x, ()) if es.emptiness.get(p) is not False)
 
 
 def check_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> bool:
