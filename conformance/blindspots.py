@@ -16,7 +16,7 @@ the fuzzer did not look; each strategy here aims at one of those places:
   slice, or in the final slice because of one byte;
 - **ambiguous lexeme ends** (`ambiguous_lark_grammars`): terminals that end on the same
   bytes (`"ab"`, `/a+b/`, `/[ab]*b/` ...) side by side and in sequence;
-- **Unicode-heavy classes** (`unicode_regexes`, `unicode_vocabularies`): classes and
+- **Unicode-heavy and byte-mode classes** (`unicode_regexes`, `unicode_vocabularies`): classes and
   case folding that only differ on multi-byte characters (`ſ`, the Kelvin sign, `ß`,
   `Σσς`, `İ`), ranges across the UTF-8 length boundaries, tokens that split them.
 
@@ -193,7 +193,7 @@ def ambiguous_lark_grammars(draw: st.DrawFn) -> str:
 UNICODE_ATOMS = ["(?i)ß", "(?i)k", "(?i)s", "(?i)σ", "(?i)i", "(?i)é", "\\p{Lu}", "\\p{Ll}", "[^\\p{L}]", "\\p{Greek}",
                  "[à-ÿ]", "[Ͱ-Ͽ]", "[\\u{7f}-\\u{81}]", "[\\u{7ff}-\\u{800}]", "[\\u{ffff}-\\u{10000}]",
                  "[^\\u{80}-\\u{10ffff}]", "\\w", "\\d", "\\s", "(?i)[a-zé]", "(?i)[σ-ω]", "[^a-zé]", "(?i)ǅ", "(?i)Ω",
-                 "[ſK]", "."]
+                 "[ſK]", ".", "(?s-u:.)", "(?-u:[\\x80-\\xff])", "(?-u:\\xff)"]
 
 
 def _unicode_extend(inner: SearchStrategy[str]) -> SearchStrategy[str]:

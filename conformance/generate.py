@@ -642,6 +642,9 @@ UNICODE_VOCAB = _with_eos(
                             "straße", "STRASSE", "\u00a0", "٣", "😀", "αβ", "ΑΒ", "Ωmega", "\u0080\u07ff"]]
     + ["😀".encode()[:2], "😀".encode()[2:], "ſ".encode()[1:] + b"s", "é".encode()[1:] + "é".encode()[:1]], "unicode")
 
+#: tokens that end a lexeme and go on into the next one (`b a`, `ab ab`)
+LEXEME_VOCAB = _with_eos([b"a", b"b", b" ", b"!", b"ab", b"ab ", b"b a", b"b ab", b"aab", b"b!", b"ab!", b"bb"], "lexemes")
+
 ESCAPED_STRING = r'"([^"\\\x00-\x1F]|\\(["\\/bfnrt]|u[0-9a-fA-F]{4}))*"'
 # (name, spec, vocabularies, samples: each a list of pieces spelled one by one, tags)
 BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sample], List[str]]] = [
@@ -692,6 +695,12 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
      ["unicode", "case", "negated-class"]),
     ("not-latin", GrammarSpec("regex", r"[^a-zé]+"), (UNICODE_VOCAB,), ["ÉSſ1STRAẞE"], ["unicode", "negated-class"]),
     ("word-digit-space", GrammarSpec("regex", r"\w+\s\d"), (UNICODE_VOCAB,), ["ſtraße\u00a0٣"], ["unicode"]),
+    # a lazy lexeme that ends inside a token, the token going on into the next lexeme
+    ("lazy-mid-token", GrammarSpec("lark", 'start: c " " A "!"?\nc[lazy]: /[ab]*b/\nA: /a+b/\n'), (LEXEME_VOCAB,),
+     ["ab ab!", "b aab"], ["lexing", "lazy"]),
+    # byte-mode classes ((?-u): one byte, not one character), repeated
+    ("byte-mode", GrammarSpec("regex", r"x(?s-u:.)+|(?-u:[\x80-\xff]){2}"), ("bytes", UNICODE_VOCAB),
+     ["xé", "x\xff", "é"], ["bytes", "repetition"]),
     # xgrammar's token budget (max_tokens) on a lexeme that is not the grammar's first
     ("xgrammar-max-tokens", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=2] ::= [a-z]+ | [a-z]+ "z"\n',
                                         options={"dialect": "xgrammar"}),
