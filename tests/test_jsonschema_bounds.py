@@ -5,9 +5,12 @@ definition's 17 `dependencies` on one property, drupal-recipe's 9 unanchored
 patternProperties).
 """
 import pytest
+from budget import examples
+from hypothesis import given, settings, strategies as st
 
 from refimpl import Grammar
-from refimpl.errors import LimitError
+from refimpl.errors import LimitError, MaskrefError
+from refimpl.grammar.jsonschema import json_schema_to_ir
 from refimpl.limits import Limits
 from refimpl.recognizer import Recognizer
 
@@ -51,3 +54,173 @@ def test_pattern_regions_fail_naming_the_limit():
     for text, ok in ((b'{"a.a-b.b": 1}', True), (b'{"a.a-b.b": 0}', False), (b'{"zz": "x"}', True)):
         r = Recognizer(g.compiled)
         assert (r.consume_bytes(text) and r.is_accepting()) == ok, text
+
+
+# ------------------------------------------ a chain of discriminated if/then: fails fast
+
+def switch(n, required=True):
+    """SchemaStore's utcm-monitor and cloudify shape: an object whose `kind` (required)
+    selects, by n `if`/`then` pairs, the schema of its `body`. Distributing the ifs is
+    a chain: kind k_i (its `then` applies, every other `if` is excluded), or kind is
+    not k_i and the rest is distributed again — 2n alternatives."""
+    return {"type": "object",
+            "properties": {"kind": {"type": "string", "pattern": "^k_[0-9]+$"}, "body": {"type": "object"}},
+            "required": ["kind", "body"] if required else [],
+            "allOf": [{"if": {"properties": {"kind": {"const": "k_%d" % i}}},
+                       "then": {"properties": {"body": {"properties": {"f%d" % i: {"type": "integer"}}}}}}
+                      for i in range(n)]}
+
+
+class Work:
+    """Counts, by wrapping the compiler's methods: the disjunctions the flattening examines
+    and the word-against-regex matches the disjointness proofs read."""
+
+    def __init__(self, monkeypatch):
+        from refimpl.grammar.jsonschema.containers import Containers
+        from refimpl.grammar.jsonschema.disjoint import Disjointness
+
+        self.disjunctions = self.matches = 0
+        examine, match = Containers._flatten_disjunction, Disjointness._matches
+
+        def counted_examine(*args, **kwargs):
+            self.disjunctions += 1
+            return examine(*args, **kwargs)
+
+        def counted_match(*args, **kwargs):
+            self.matches += 1
+            return match(*args, **kwargs)
+
+        monkeypatch.setattr(Containers, "_flatten_disjunction", counted_examine)
+        monkeypatch.setattr(Disjointness, "_matches", counted_match)
+
+
+@pytest.mark.parametrize("n", [60, 120])
+def test_a_switch_beyond_the_limit_fails_with_bounded_work(monkeypatch, n):
+    """2n alternatives > the limit of 100: LimitError naming schema_alternatives. The work
+    before it is bounded by counters, not by time: each distributed conjunction goes on
+    from where its parent met the disjunction it decides (the walk of the k-th covers
+    the n - k ifs after it, not all n), and each proof reads its discriminator's word
+    through the one schema the context gained (not through the k negations gathered so
+    far: the proofs were quadratic in k each, cubic in all; utcm-monitor's 270 ifs took
+    9.7 s to fail)."""
+    work = Work(monkeypatch)
+    limit = 100
+    with pytest.raises(LimitError) as e:
+        Grammar.from_json_schema(switch(n), limits=Limits(schema_alternatives=limit))
+    assert e.value.limit == "schema_alternatives"
+    assert "/allOf" in str(e.value)
+    depth = limit // 2 + 1  # conjunctions flattened before the limit: 2 alternatives each
+    walked = sum(n - k for k in range(depth)) + depth
+    assert work.disjunctions <= walked + n, (work.disjunctions, walked)
+    # a proof per `if` examined reads at most a few words: one through the schema the
+    # context gained, one through the if's own const, and the first reads of each word
+    assert work.matches <= 3 * work.disjunctions + 2 * n, (work.matches, work.disjunctions)
+
+
+def test_the_switch_below_the_limit_is_exact():
+    g = Grammar.from_json_schema(switch(12))
+    ok = [b'{"kind": "k_3", "body": {"f3": 1, "f4": "x"}}', b'{"kind": "k_99", "body": {"f3": "x"}}',
+          b'{"kind": "k_11", "body": {}}']
+    bad = [b'{"kind": "k_3", "body": {"f3": "x"}}', b'{"kind": "k_11", "body": {"f11": 1.5}}',
+           b'{"kind": "x", "body": {}}', b'{"body": {}}']
+    for text in ok + bad:
+        r = Recognizer(g.compiled)
+        assert (r.consume_bytes(text) and r.is_accepting()) == (text in ok), text
+
+
+def test_an_optional_discriminator_is_a_product_and_fails_fast(monkeypatch):
+    """Without `required`, kind k_i does not exclude the other ifs (kind may be absent):
+    the distribution is a product, and the limit stops it after about `limit`
+    conjunctions."""
+    work = Work(monkeypatch)
+    with pytest.raises(LimitError) as e:
+        Grammar.from_json_schema(switch(40, required=False), limits=Limits(schema_alternatives=100))
+    assert e.value.limit == "schema_alternatives"
+    assert work.disjunctions <= 60 * 40, work.disjunctions
+
+
+# ------------------------------------------ resuming a flattening changes nothing
+
+def flattened_without_resuming(monkeypatch):
+    from refimpl.grammar.jsonschema.containers import Containers
+
+    flatten = Containers._flatten
+    monkeypatch.setattr(Containers, "_flatten", lambda self, T, atoms, choices, start=None: flatten(self, T, atoms, choices))
+
+
+names = st.sampled_from(["a", "b", "c"])
+leaf = st.one_of(
+    st.builds(lambda n, v: {"properties": {n: {"const": v}}}, names, st.sampled_from([1, 2, "x"])),
+    st.builds(lambda n: {"required": [n]}, names),
+    st.builds(lambda n: {"properties": {n: {"type": "integer"}}}, names),
+    st.builds(lambda n, m: {"dependentRequired": {n: [m]}}, names, names),
+    st.builds(lambda n: {"properties": {n: False}}, names))
+
+
+def disjunctions(inner):
+    return st.one_of(
+        st.lists(inner, min_size=2, max_size=3).map(lambda xs: {"anyOf": xs}),
+        st.lists(inner, min_size=2, max_size=3).map(lambda xs: {"oneOf": xs}),
+        st.tuples(inner, inner, inner).map(lambda t: {"if": t[0], "then": t[1], "else": t[2]}),
+        st.tuples(inner, inner).map(lambda t: {"if": t[0], "then": t[1]}),
+        st.lists(inner, min_size=1, max_size=3).map(lambda xs: {"allOf": xs}),
+        st.dictionaries(names, inner, min_size=1, max_size=2).map(lambda d: {"dependentSchemas": d}),
+        inner.map(lambda x: {"not": x}),
+        inner.map(lambda x: {"unevaluatedProperties": False, "properties": {"c": True}, "allOf": [x]}))
+
+
+schemas = st.recursive(leaf, disjunctions, max_leaves=8).map(lambda s: {"type": "object", "allOf": [s]})
+
+
+def ir_text(schema):
+    try:
+        return json_schema_to_ir(schema, limits=Limits(schema_alternatives=200)).ir.to_text()
+    except MaskrefError as e:
+        return "%s: %s" % (type(e).__name__, e)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.lists(schemas, min_size=1, max_size=6))
+def test_a_resumed_flattening_makes_the_same_grammar(batch):
+    """A distributed conjunction goes on from where its parent met the disjunction it
+    decides (containers.py, Resume); flattening it from the top gives the same IR, text
+    for text, on random nests of anyOf/oneOf/if/dependentSchemas/not."""
+    resumed = [ir_text(s) for s in batch]
+    with pytest.MonkeyPatch.context() as m:
+        flattened_without_resuming(m)
+        again = [ir_text(s) for s in batch]
+    assert resumed == again
+
+
+def test_a_disjunction_met_twice_is_resumed_only_from_its_first_meeting():
+    """The same anyOf met outside and inside an unevaluatedProperties scope: outside,
+    its `{}` alternative makes it nothing; inside, it is distributed. A conjunction
+    distributed from it meets it first outside — where its parent's walk did not stop —
+    so it is flattened from the top (the guard `met`), and the IR is the same."""
+    d = {"anyOf": [{"properties": {"a": {"type": "integer"}}, "required": ["a"]}, {}]}
+    schema = {"type": "object", "$defs": {"D": d},
+              "allOf": [{"$ref": "#/$defs/D"},
+                        {"unevaluatedProperties": False, "properties": {"b": True}, "allOf": [{"$ref": "#/$defs/D"}]}]}
+    resumed = ir_text(schema)
+    with pytest.MonkeyPatch.context() as m:
+        flattened_without_resuming(m)
+        assert ir_text(schema) == resumed
+    assert "json{}#2" in resumed  # it was distributed
+
+
+# ------------------------------------------ the witness shortcut's premise
+
+@settings(max_examples=examples(300))
+@given(st.binary(max_size=8) | st.text(max_size=4).map(lambda s: s.encode("utf-8", "surrogatepass")))
+def test_any_string_is_exactly_valid_utf8(data):
+    """disjoint._matches stops at `any_string` and decides the rest as "is it valid
+    UTF-8": the regex (?s:.)* over bytes and Python's strict decoder agree."""
+    from refimpl.grammar.jsonschema.disjoint import _utf8
+    from refimpl.regex import ExprSet, compile_pattern
+    from refimpl.regex.derivative import derivative
+
+    es = ExprSet()
+    x = compile_pattern(es, "(?s:.)*")
+    for b in data:
+        x = derivative(es, x, b)
+    assert es.nullable(x) == _utf8(data)

@@ -56,9 +56,9 @@ class Compiler(Objects):
             alts.append(es.literal(b"null"))
         for b in sorted(s.booleans, reverse=True):
             alts.append(es.literal(b"true" if b else b"false"))
-        if s.number != es.NOTHING and not is_empty_language(es, s.number):
+        if s.number != es.NOTHING and (self.has_number(s.number, atoms) or not is_empty_language(es, s.number)):
             alts.append(s.number)
-        if s.string != es.NOTHING and not is_empty_language(es, s.string):
+        if s.string != es.NOTHING and (self.has_word(s.string, atoms) or not is_empty_language(es, s.string)):
             alts.append(self.string_lexeme_expr(s.string))
         if alts:
             expr = es.union(*alts)

@@ -100,6 +100,8 @@ class Containers(Disjointness):
         #: container conjunctions made and not yet flattened -> where their parent's walk
         #: met the disjunction they decide, and their alternative of it
         self._resumes: Dict[Any, Tuple[Resume, int]] = {}
+        #: a disjunction's alternatives (for T, under an unevaluated-scope) and their profiles
+        self._options: Dict[Tuple[Disjunction, str, Tuple[int, ...]], Tuple[List[List[Atom]], List[int]]] = {}
 
     def _scope_with(self, n: int, T: str, scope: Tuple[int, ...]) -> Tuple[int, ...]:
         """The unevaluated-scope for the in-place subschemas of node n."""
@@ -229,11 +231,15 @@ class Containers(Disjointness):
         first = not w.flat.groups and gid not in w.met
         if not w.flat.groups:
             w.met.add(gid)
-        options = self._group_options(n, k, sub, T, inner)
+        key = (gid, T, inner)
+        got = self._options.get(key)
+        if got is None:
+            options = self._group_options(n, k, sub, T, inner)
+            got = self._options[key] = (options, [self.atoms_profile(o, T) for o in options])
+        options, profs = got
         if gid in chosen:
             w.stack.extend(reversed(options[chosen[gid]]))
             return None
-        profs = [self.atoms_profile(o, T) for o in options]
         context = w.context
         live = [i for i, p in enumerate(profs)
                 if p != NONE and not any(not a.negated and self.excluded(context, a.node, T) for a in options[i])]

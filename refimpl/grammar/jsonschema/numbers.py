@@ -6,7 +6,7 @@ automaton (multiples.py)."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from ...errors import LimitError
 from ...limits import Limits
@@ -30,6 +30,7 @@ class Numbers:
         self.decimal = c(es, r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
         self.number = c(es, r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
         self.canonical = c(es, r"0|-?[1-9][0-9]*|-?(?:0|[1-9][0-9]*)\.[0-9]*[1-9]")
+        self._multiples: Dict[Tuple[int, int, bool], int] = {}
 
     def lit(self, s: str) -> int:
         return self.es.literal(s.encode())
@@ -208,7 +209,11 @@ class Numbers:
         n_states = c * (k + 3) + 2
         if n_states > max_states:
             return None
-        return multiple_regex(self.es, c, k, integer)
+        key = (c, k, integer)
+        got = self._multiples.get(key)
+        if got is None:  # one divisor in many places (a font weight: 0.7 s each before)
+            got = self._multiples[key] = multiple_regex(self.es, c, k, integer)
+        return got
 
 
 

@@ -28,6 +28,8 @@ class Strings:
         self.any_string = es.star(self.anychar)  # Σ_u*: valid UTF-8
         self._quoted: Dict[int, int] = {}
         self._general_unit: Optional[int] = None
+        self._general_literals: Dict[str, int] = {}
+        self._general_chars: Dict[str, int] = {}
         self._escape = self._escapes_of(ALL_BYTES)
 
     # -- quoting --------------------------------------------------------------------------
@@ -119,25 +121,40 @@ class Strings:
         return compile_pattern(self.es, "|".join(parts))
 
     def general_literal(self, s: str) -> int:
-        """Every encoding of the string `s` with general escapes allowed."""
-        es = self.es
+        """Every encoding of the string `s` with general escapes allowed (kept per string:
+        one property name is excluded from the additional keys of many objects)."""
+        got = self._general_literals.get(s)
+        if got is None:
+            got = self._general_literals[s] = self._general_literal(s)
+        return got
+
+    def _general_literal(self, s: str) -> int:
+        chars = self._general_chars
         parts = []
         for ch in s:
-            cp = ord(ch)
-            alts = []
-            if not (cp < 0x20 or ch in '"\\' or cp == 0x7F):
-                alts.append(es.literal(ch.encode("utf-8")))
-            letter = SHORT_ESCAPES.get(cp)
-            if letter is not None and letter in self.allowed:
-                alts.append(es.literal(("\\" + letter).encode()))
-            if "u" in self.allowed:
-                units = [cp] if cp < 0x10000 else [0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF)]
-                alts.append(es.concat(*[
-                    es.concat(es.literal(b"\\u"), *[
-                        compile_pattern(es, "(?i)%s" % h) if h.isalpha() else es.literal(h.encode())
-                        for h in "%04x" % u]) for u in units]))
-            parts.append(es.union(*alts))
-        return es.concat(*parts)
+            got = chars.get(ch)
+            if got is None:
+                got = chars[ch] = self._general_char(ch)
+            parts.append(got)
+        return self.es.concat(*parts)
+
+    def _general_char(self, ch: str) -> int:
+        """Every encoding of the character `ch` with general escapes allowed."""
+        es = self.es
+        cp = ord(ch)
+        alts = []
+        if not (cp < 0x20 or ch in '"\\' or cp == 0x7F):
+            alts.append(es.literal(ch.encode("utf-8")))
+        letter = SHORT_ESCAPES.get(cp)
+        if letter is not None and letter in self.allowed:
+            alts.append(es.literal(("\\" + letter).encode()))
+        if "u" in self.allowed:
+            units = [cp] if cp < 0x10000 else [0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF)]
+            alts.append(es.concat(*[
+                es.concat(es.literal(b"\\u"), *[
+                    compile_pattern(es, "(?i)%s" % h) if h.isalpha() else es.literal(h.encode())
+                    for h in "%04x" % u]) for u in units]))
+        return es.union(*alts)
 
     def length_only(self, e: int) -> Optional[Tuple[int, Optional[int]]]:
         """(lo, hi) if e is exactly `.{lo,hi}` (any characters, only the length bounded)."""
