@@ -18,7 +18,9 @@ the fuzzer did not look; each strategy here aims at one of those places:
   bytes (`"ab"`, `/a+b/`, `/[ab]*b/` ...) side by side and in sequence;
 - **Unicode-heavy and byte-mode classes** (`unicode_regexes`, `unicode_vocabularies`): classes and
   case folding that only differ on multi-byte characters (`ſ`, the Kelvin sign, `ß`,
-  `Σσς`, `İ`), ranges across the UTF-8 length boundaries, tokens that split them.
+  `Σσς`, `İ`), ranges across the UTF-8 length boundaries, byte-mode classes, tokens that
+  split them; and the regex syntax's corners (`syntax_regexes`: POSIX classes, class set
+  operations, the flags R, x and U).
 
 A *target* (`targets`) is a text a path tries to spell: at each step the fuzzer prefers a
 token that continues the target, drawn among all such tokens (so one escape is split in
@@ -196,6 +198,13 @@ UNICODE_ATOMS = ["(?i)ß", "(?i)k", "(?i)s", "(?i)σ", "(?i)i", "(?i)é", "\\p{L
                  "[ſK]", ".", "(?s-u:.)", "(?-u:[\\x80-\\xff])", "(?-u:\\xff)"]
 
 
+#: the regex syntax's corners (POSIX classes, set operations, flags (?R) (?x) (?U), escapes)
+SYNTAX_ATOMS = ["[[:xdigit:]]", "[[:ascii:]]", "[[:^alpha:]]", "[[:punct:][:space:]]", "(?R:.)", "(?x: a { 2 } )",
+                "(?x:[a-c] + )", "[a-z&&[^aeiou]]", "[\\w--\\d]", "[a-f~~c-h]", "\\x7F", "\\x{80}", "\\pL", "\\PL",
+                "(?i:[[:upper:]])", "[\\[\\]]", "[[:cntrl:]]", "[[:word:]]", "[[:blank:]]", "(?U:a+)", "(?-s:.)",
+                "[^[:^digit:]]"]
+
+
 def _unicode_extend(inner: SearchStrategy[str]) -> SearchStrategy[str]:
     return st.one_of(
         st.tuples(inner, inner).map(lambda t: t[0] + t[1]),
@@ -206,13 +215,17 @@ def _unicode_extend(inner: SearchStrategy[str]) -> SearchStrategy[str]:
 
 #: regexes whose classes differ only on multi-byte characters and under case folding
 unicode_regexes = st.recursive(st.sampled_from(UNICODE_ATOMS), _unicode_extend, max_leaves=4)
+#: regexes over the syntax's corners
+syntax_regexes = st.recursive(st.sampled_from(SYNTAX_ATOMS + ["a", "b", "é", "\\t", "\\x7f"]), _unicode_extend,
+                              max_leaves=4)
 
 
 def blindspot_specs(kinds: Sequence[str]) -> List[SearchStrategy[GrammarSpec]]:
     """The grammar strategies above, for the kinds asked for."""
     out: List[SearchStrategy[GrammarSpec]] = []
     if "regex" in kinds:
-        out.append(st.one_of(st.sampled_from(ESCAPE_REGEXES), unicode_regexes).map(lambda r: GrammarSpec("regex", r)))
+        out.append(st.one_of(st.sampled_from(ESCAPE_REGEXES), unicode_regexes, syntax_regexes).map(
+            lambda r: GrammarSpec("regex", r)))
     if "lark" in kinds:
         out.append(ambiguous_lark_grammars().map(lambda g: GrammarSpec("lark", g)))
     if "json_schema" in kinds:

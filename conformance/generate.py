@@ -701,6 +701,11 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # byte-mode classes ((?-u): one byte, not one character), repeated
     ("byte-mode", GrammarSpec("regex", r"x(?s-u:.)+|(?-u:[\x80-\xff]){2}"), ("bytes", UNICODE_VOCAB),
      ["xé", "x\xff", "é"], ["bytes", "repetition"]),
+    # the regex syntax's corners: POSIX classes, class set operations, (?R) and (?x)
+    ("posix-classes", GrammarSpec("regex", r"[[:xdigit:]]+ [[:ascii:]&&[[:punct:]]]+[[:^alpha:]]?"), ("bytes", "gpt2"),
+     ["0aF9 !~", "f ``\x7f"], ["classes"]),
+    ("class-operations", GrammarSpec("regex", r"(?R:.)(?x: b { 1 , 2 } )[a-z&&[^aeiou]][\w--\d][a-f~~c-h]"),
+     ("bytes", "gpt2"), ["\tbbzéa", "xbyéh"], ["classes", "syntax"]),
     # xgrammar's token budget (max_tokens) on a lexeme that is not the grammar's first
     ("xgrammar-max-tokens", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=2] ::= [a-z]+ | [a-z]+ "z"\n',
                                         options={"dialect": "xgrammar"}),
