@@ -34,6 +34,12 @@ proportional to the square root of its number of mutants, so the big regex parse
 not crowd out earley.py). Results go to `OUT/results.jsonl` as they come (a rerun with
 the same options resumes), and the reports to `OUT/report.json` and `OUT/report.md`.
 Not run in CI: a campaign of 200 mutants takes about an hour on one core.
+
+Two shortcuts keep a campaign within that hour, and the reports say where they were
+taken: `--carry-killed RESULTS` takes the mutants an earlier campaign's `run` killed as
+killed (sound when refimpl is the same and the suite only grew: the vector that
+disagreed is still there, and `run` only compares more), and the fuzz phase skips the
+survivors tools/mutation_review.json already calls equivalent (`--fuzz-all` does not).
 """
 from __future__ import annotations
 
@@ -301,14 +307,16 @@ class Campaign:
             self.run_timeout = max(90.0, 6 * c.seconds)
         return c.seconds
 
-    def check(self, mutant: Mutant, fuzz: bool = True) -> Dict[str, Any]:
+    def check(self, mutant: Mutant, fuzz: bool = True, run: Optional[Check] = None) -> Dict[str, Any]:
         """Apply `mutant` to the copy (cosmic-ray), run the checks, restore the copy's file."""
         original = (self.clone / mutant.path).read_text(encoding="utf-8")
-        return self.check_source(mutant, mutate(original, mutant), fuzz)
+        return self.check_source(mutant, mutate(original, mutant), fuzz, run)
 
-    def check_source(self, mutant: Mutant, mutated: Optional[str], fuzz: bool = True) -> Dict[str, Any]:
+    def check_source(self, mutant: Mutant, mutated: Optional[str], fuzz: bool = True,
+                     run: Optional[Check] = None) -> Dict[str, Any]:
         """Put `mutated` (None: the mutation did not apply) in place of the mutant's file in
-        the copy, run the checks, restore the file; the result as results.jsonl has it."""
+        the copy, run the checks (`run` given: the suite's verdict is known, only fuzz),
+        restore the file; the result as results.jsonl has it."""
         target = self.mutant_dir / mutant.path
         original = (self.clone / mutant.path).read_text(encoding="utf-8")
         result: Dict[str, Any] = {"key": mutant.key, "path": mutant.path, "operator": mutant.operator,
@@ -320,8 +328,9 @@ class Campaign:
         target.write_text(mutated, encoding="utf-8")
         try:
             assert self.run_timeout is not None
-            run = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone, self.run_timeout,
-                            self.nice)
+            if run is None:
+                run = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone,
+                                self.run_timeout, self.nice)
             result["run"] = dataclasses.asdict(run)
             f = None
             if run.rc == 0 and fuzz and self.fuzz_seconds > 0:
@@ -473,6 +482,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="run: the suite only; fuzz: fuzz the run survivors of earlier results; all: both")
     p.add_argument("--nice", type=int, default=15, help="niceness of the checks (default 15)")
     p.add_argument("--report-only", action="store_true", help="rewrite the reports from results.jsonl")
+    p.add_argument("--carry-killed", metavar="RESULTS",
+                   help="results.jsonl of an earlier campaign on the same refimpl whose suite this one extends: the "
+                        "mutants its `run` killed are taken as killed (the same vectors still disagree) and not run")
+    p.add_argument("--fuzz-all", action="store_true",
+                   help="fuzz also the survivors tools/mutation_review.json calls equivalent (default: skip them)")
     args = p.parse_args(argv)
 
     out, clone = Path(args.out), Path(args.clone)
@@ -497,11 +511,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         done = _read_results(results_path) if args.resume or args.phase == "fuzz" else {}
         if not args.resume and args.phase != "fuzz":
             results_path.write_text("")
+        carried = _read_results(Path(args.carry_killed)) if args.carry_killed else {}
+        review = load_review()
         for i, m in enumerate(chosen):
             prev = done.get(m.key)
+            if prev is None and m.key in carried and carried[m.key]["outcome"] in KILLED_BY_RUN:
+                done[m.key] = dict(carried[m.key], carried=args.carry_killed)
+                _write_results(results_path, done)
+                continue
             if prev is not None and not (args.phase == "fuzz" and prev["outcome"] == SURVIVED and "fuzz" not in prev):
                 continue
-            r = campaign.check(m, fuzz=args.phase != "run")
+            if prev is not None and not args.fuzz_all and classify(prev, review) == "equivalent":
+                continue  # read as equivalent: no test can kill it
+            known_run = Check(**prev["run"]) if prev is not None and "run" in prev else None
+            r = campaign.check(m, fuzz=args.phase != "run", run=known_run)
             done[m.key] = r
             _write_results(results_path, done)
             print("%3d/%d %-60s %s" % (i + 1, len(chosen), m.key, r["outcome"]), flush=True)
