@@ -706,6 +706,7 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
      ["0aF9 !~", "f ``\x7f"], ["classes"]),
     ("class-operations", GrammarSpec("regex", r"(?R:.)(?x: b { 1 , 2 } )[a-z&&[^aeiou]][\w--\d][a-f~~c-h]"),
      ("bytes", "gpt2"), ["\tbbzéa", "xbyéh"], ["classes", "syntax"]),
+    ("short-property-anchors", GrammarSpec("regex", r"\A\pL\PLx\z"), ("bytes",), ["é1x"], ["classes", "syntax"]),
     # xgrammar's token budget (max_tokens) on a lexeme that is not the grammar's first
     ("xgrammar-max-tokens", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=2] ::= [a-z]+ | [a-z]+ "z"\n',
                                         options={"dialect": "xgrammar"}),
