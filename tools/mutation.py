@@ -36,10 +36,11 @@ the same options resumes), and the reports to `OUT/report.json` and `OUT/report.
 Not run in CI: a campaign of 200 mutants takes about an hour on one core.
 
 Two shortcuts keep a campaign within that hour, and the reports say where they were
-taken: `--carry-killed RESULTS` takes the mutants an earlier campaign's `run` killed as
-killed (sound when refimpl is the same and the suite only grew: the vector that
-disagreed is still there, and `run` only compares more), and the fuzz phase skips the
-survivors tools/mutation_review.json already calls equivalent (`--fuzz-all` does not).
+taken: `--carry RESULTS` takes the mutants an earlier campaign's `run` killed as killed
+(sound when refimpl is the same and the suite only grew: the vector that disagreed is
+still there, and `run` only compares more) and its survivors that tools/mutation_review.json
+calls equivalent as survivors (by reading, no test can kill them); the fuzz phase skips
+those too (`--test-equivalent` runs them all).
 """
 from __future__ import annotations
 
@@ -482,11 +483,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="run: the suite only; fuzz: fuzz the run survivors of earlier results; all: both")
     p.add_argument("--nice", type=int, default=15, help="niceness of the checks (default 15)")
     p.add_argument("--report-only", action="store_true", help="rewrite the reports from results.jsonl")
-    p.add_argument("--carry-killed", metavar="RESULTS",
+    p.add_argument("--carry", metavar="RESULTS",
                    help="results.jsonl of an earlier campaign on the same refimpl whose suite this one extends: the "
-                        "mutants its `run` killed are taken as killed (the same vectors still disagree) and not run")
-    p.add_argument("--fuzz-all", action="store_true",
-                   help="fuzz also the survivors tools/mutation_review.json calls equivalent (default: skip them)")
+                        "mutants its `run` killed are taken as killed (the same vectors still disagree), and its "
+                        "survivors the review calls equivalent as survivors; neither is run again")
+    p.add_argument("--test-equivalent", action="store_true",
+                   help="run and fuzz also the mutants tools/mutation_review.json calls equivalent (default: skip)")
     args = p.parse_args(argv)
 
     out, clone = Path(args.out), Path(args.clone)
@@ -511,17 +513,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         done = _read_results(results_path) if args.resume or args.phase == "fuzz" else {}
         if not args.resume and args.phase != "fuzz":
             results_path.write_text("")
-        carried = _read_results(Path(args.carry_killed)) if args.carry_killed else {}
+        carried = _read_results(Path(args.carry)) if args.carry else {}
         review = load_review()
         for i, m in enumerate(chosen):
             prev = done.get(m.key)
-            if prev is None and m.key in carried and carried[m.key]["outcome"] in KILLED_BY_RUN:
-                done[m.key] = dict(carried[m.key], carried=args.carry_killed)
+            old = carried.get(m.key)
+            if prev is None and old is not None and (old["outcome"] in KILLED_BY_RUN or (
+                    not args.test_equivalent and classify(old, review) == "equivalent")):
+                done[m.key] = dict(old, carried=args.carry)
+                done[m.key].pop("fuzz", None)
                 _write_results(results_path, done)
                 continue
             if prev is not None and not (args.phase == "fuzz" and prev["outcome"] == SURVIVED and "fuzz" not in prev):
                 continue
-            if prev is not None and not args.fuzz_all and classify(prev, review) == "equivalent":
+            if prev is not None and not args.test_equivalent and classify(prev, review) == "equivalent":
                 continue  # read as equivalent: no test can kill it
             known_run = Check(**prev["run"]) if prev is not None and "run" in prev else None
             r = campaign.check(m, fuzz=args.phase != "run", run=known_run)
