@@ -70,7 +70,10 @@ def test_review_matches_by_text_not_line():
     assert mutation.classify(r, missed) == "missed"
     report = mutation.markdown({"refimpl_rev": "abc", "conformance_rev": "abc", "seed": 0, "population": 10,
                                 "fuzz_seconds": 60}, [r, dict(r, before="y", outcome="killed-fuzz")], review)
-    assert "| lexer | 2 | 0 | 1 | 1 | 0 | 0.0% | 100.0% |" in report and "x is always true" in report
+    assert "| lexer | 2 | 0 | 1 | 1 (0) | 0 | 0.0% | 100.0% | 100.0% |" in report and "x is always true" in report
+    shown = [dict(review[0], reason="display only: a name")]
+    s = mutation.scores([r, dict(r, before="y", outcome="killed-fuzz")], shown)["lexer"]
+    assert (s["equivalent"], s["display"], s["score"], s["strict_score"]) == (1, 1, 100.0, 50.0)
 
 
 def test_the_checked_in_review_is_well_formed():

@@ -365,6 +365,13 @@ def review_of(result: Dict[str, Any], review: Iterable[Dict[str, str]]) -> Optio
     return None
 
 
+def is_display(entry: Optional[Dict[str, str]]) -> bool:
+    """A review entry of an equivalent mutant that changes only text meant for people
+    (names, error messages, debugging dumps, diagnostic counters): equivalent for the
+    masks the oracle compares, not for every reader. The reports count these apart."""
+    return entry is not None and entry.get("reason", "").startswith("display only")
+
+
 def classify(result: Dict[str, Any], review: Iterable[Dict[str, str]]) -> str:
     """`killed`, `equivalent` (a reviewed survivor no input can tell apart), `missed` (any
     other survivor, reviewed or not) or `void` (no mutation, harness error: not scored).
@@ -386,7 +393,8 @@ def classify(result: Dict[str, Any], review: Iterable[Dict[str, str]]) -> str:
 
 def scores(results: Iterable[Dict[str, Any]], review: Sequence[Dict[str, str]]) -> Dict[str, Dict[str, Any]]:
     """Per group and in total: mutants, killed by the suite alone, killed by suite + fuzz,
-    equivalent, missed; the two scores over the non-equivalent mutants.
+    equivalent (of which display-only), missed; the two scores over the non-equivalent
+    mutants, and the strict score that counts display-only mutants as missed.
 
     >>> rs = [{"group": "lexer", "outcome": o, "path": "p", "operator": "o", "before": b, "after": "x"}
     ...       for o, b in [("killed-run", "1"), ("killed-fuzz", "2"), ("survived", "3"), ("survived", "4")]]
@@ -397,7 +405,8 @@ def scores(results: Iterable[Dict[str, Any]], review: Sequence[Dict[str, str]]) 
     out: Dict[str, Dict[str, Any]] = {}
     for r in results:
         for g in (r["group"], "total"):
-            s = out.setdefault(g, {"mutants": 0, "void": 0, "killed_run": 0, "killed": 0, "equivalent": 0, "missed": 0})
+            s = out.setdefault(g, {"mutants": 0, "void": 0, "killed_run": 0, "killed": 0, "equivalent": 0, "display": 0,
+                                   "missed": 0})
             c = classify(r, review)
             s["mutants"] += 1
             if c == "void":
@@ -407,11 +416,13 @@ def scores(results: Iterable[Dict[str, Any]], review: Sequence[Dict[str, str]]) 
                 s["killed_run"] += r["outcome"] in KILLED_BY_RUN
             else:
                 s[c] += 1
+                s["display"] += c == "equivalent" and is_display(review_of(r, review))
     for s in out.values():
         s["non_equivalent"] = s["killed"] + s["missed"]
         n = s["non_equivalent"] or 1
         s["run_score"] = round(100.0 * s["killed_run"] / n, 1)
         s["score"] = round(100.0 * s["killed"] / n, 1)
+        s["strict_score"] = round(100.0 * s["killed"] / ((s["non_equivalent"] + s["display"]) or 1), 1)
     return dict(sorted(out.items(), key=lambda kv: (kv[0] == "total", kv[0])))
 
 
@@ -422,12 +433,13 @@ def markdown(meta: Dict[str, Any], results: Sequence[Dict[str, Any]], review: Se
              "refimpl at `%s`, conformance at `%s`; %d mutants sampled (seed %d) of %d; fuzz %g s (seed %d)."
              % (meta["refimpl_rev"], meta["conformance_rev"], len(results), meta["seed"], meta["population"],
                 meta["fuzz_seconds"], meta["seed"]), "",
-             "| group | mutants | killed by run | killed by run + fuzz | equivalent | missed | run score | run + fuzz score |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| group | mutants | killed by run | killed by run + fuzz | equivalent (display only) | missed "
+             "| run score | run + fuzz score | strict |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for g, x in s.items():
-        lines.append("| %s | %d | %d | %d | %d | %d | %.1f%% | %.1f%% |" % (
-            g, x["mutants"] - x["void"], x["killed_run"], x["killed"], x["equivalent"], x["missed"],
-            x["run_score"], x["score"]))
+        lines.append("| %s | %d | %d | %d | %d (%d) | %d | %.1f%% | %.1f%% | %.1f%% |" % (
+            g, x["mutants"] - x["void"], x["killed_run"], x["killed"], x["equivalent"], x["display"], x["missed"],
+            x["run_score"], x["score"], x["strict_score"]))
     outcomes: Dict[str, int] = {}
     for r in results:
         outcomes[r["outcome"]] = outcomes.get(r["outcome"], 0) + 1
