@@ -241,8 +241,14 @@ class Containers(Disjointness):
             w.stack.extend(reversed(options[chosen[gid]]))
             return None
         context = w.context
-        live = [i for i, p in enumerate(profs)
-                if p != NONE and not any(not a.negated and self.excluded(context, a.node, T) for a in options[i])]
+        live = []
+        for i, p in enumerate(profs):
+            if p != NONE:
+                for a in options[i]:
+                    if not a.negated and self.excluded(context, a.node, T):
+                        break
+                else:
+                    live.append(i)
         if not live:
             what = "no value of %s" % k if k in ("enum", "const") else "no alternative of %s" % k
             return Reason("%s is an %s" % (what, T), self.ptr(n, k))

@@ -200,8 +200,10 @@ class Disjointness(Negations):
             if not (mine.required or mine.closed or mine.choices):
                 # the usual candidate (an `if` naming a discriminator): _contradicts, shortened
                 required, chains = context.facts.required, context.chains
-                return any(name in required and self.values_empty(chains.get(name, EMPTY_CHAIN), nodes)
-                           for name, nodes in mine.properties.items())
+                for name, nodes in mine.properties.items():
+                    if name in required and self.values_empty(chains.get(name, EMPTY_CHAIN), nodes):
+                        return True
+                return False
             return self._contradicts(context, (), mine) or any(
                 all(self._contradicts(context, (mine,), self.object_facts(a)) for a in alts) for alts in mine.choices)
         except SchemaError:  # reported where the schema is compiled, if it is
@@ -288,12 +290,16 @@ class Disjointness(Negations):
         if not c.false and FALSE not in extra:
             if c.error is not None:
                 raise c.error
-            es = self.es
-            each = [self.scalars(n) for n in extra]  # no intersection is built: each is read
-            out = (not (c.null and all(x.null for x in each))
-                   and not c.booleans.intersection(*(x.booleans for x in each))
-                   and (c.number_nothing or any(x.number == es.NOTHING for x in each))
-                   and self._no_string(chain, extra, [x.string for x in each])
+            nothing = self.es.NOTHING
+            null, booleans, number_nothing = c.null, c.booleans, c.number_nothing
+            strings = []
+            for n in extra:  # no intersection is built: each is read
+                x = self.scalars(n)
+                null = null and x.null
+                booleans = booleans & x.booleans
+                number_nothing = number_nothing or x.number == nothing
+                strings.append(x.string)
+            out = (not null and not booleans and number_nothing and self._no_string(chain, extra, strings)
                    and self._profile(chain, extra, "array") == NONE and self._profile(chain, extra, "object") == NONE)
         self._values_empty[key] = out
         return out
@@ -312,13 +318,23 @@ class Disjointness(Negations):
         words = self._words(first) if first >= 0 else None
         if words is None:
             return False
-        return not any(self._chain_matches(chain, w) and all(self._matches(e, w) for e in strings) for w in words)
+        for w in words:
+            if self._chain_matches(chain, w):
+                for e in strings:
+                    if not self._matches(e, w):
+                        break
+                else:
+                    return False
+        return True
 
     def _chain_matches(self, chain: int, word: bytes) -> bool:
         """Does `word` match the string regex of every node of `chain`? Kept per chain and
         word, read on from the longest prefix of the chain known (a chain one node longer
         than one already asked about costs one match)."""
         memo, chains = self._chain_words, self._chains
+        got = memo.get((chain, word))
+        if got is not None:
+            return got
         todo = []
         c = chain
         while c != EMPTY_CHAIN and (c, word) not in memo:
