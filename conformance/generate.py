@@ -707,6 +707,9 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     ("class-operations", GrammarSpec("regex", r"(?R:.)(?x: b { 1 , 2 } )[a-z&&[^aeiou]][\w--\d][a-f~~c-h]"),
      ("bytes", "gpt2"), ["\tbbzéa", "xbyéh"], ["classes", "syntax"]),
     ("short-property-anchors", GrammarSpec("regex", r"\A\pL\PLx\z"), ("bytes",), ["é1x"], ["classes", "syntax"]),
+    # a negated list of token ranges, one inside another, starting at an even id
+    ("negated-token-list", GrammarSpec("lark", 'start: "a" <[^100-122,104-105]> "b"\n'), ("bytes", "special"),
+     [["a", Tok(65), "b"], ["a", Tok(99), "b"]], ["token-range", "negation"]),
     # xgrammar's token budget (max_tokens) on a lexeme that is not the grammar's first
     ("xgrammar-max-tokens", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=2] ::= [a-z]+ | [a-z]+ "z"\n',
                                         options={"dialect": "xgrammar"}),

@@ -90,7 +90,7 @@ _SPECIAL_NAME = re.compile(r"<[^<>\s]+>")  # a special token's text the Lark syn
 
 def token_lexemes(vocab: Optional[Vocabulary]) -> List[SearchStrategy[str]]:
     """Token lexemes for `vocab`: its special tokens by text (`<|eot_id|>`), `<[id]>`,
-    `<[lo-hi]>`, `<[lo,hi]>`, `<[^lo-hi]>` and `<[*]>`, over ids that matter (the first
+    `<[lo-hi]>`, `<[lo,hi]>`, `<[^lo-hi]>`, `<[^a-b,c-d]>` and `<[*]>`, over ids that matter (the first
     ones, EOS, the special tokens, the last one); none without a vocabulary."""
     if vocab is None:
         return []
@@ -101,7 +101,9 @@ def token_lexemes(vocab: Optional[Vocabulary]) -> List[SearchStrategy[str]]:
                           else list(range(n)))
     pairs = st.tuples(ids, ids).map(sorted)
     out = [ids.map("<[%d]>".__mod__), pairs.map(lambda p: "<[%d-%d]>" % tuple(p)),
-           pairs.map(lambda p: "<[%d,%d]>" % tuple(p)), pairs.map(lambda p: "<[^%d-%d]>" % tuple(p)), st.just("<[*]>")]
+           pairs.map(lambda p: "<[%d,%d]>" % tuple(p)), pairs.map(lambda p: "<[^%d-%d]>" % tuple(p)), st.just("<[*]>"),
+           # lists of ranges that overlap or nest, negated (issue 20: the merge before the complement)
+           st.tuples(pairs, pairs).map(lambda q: "<[^%d-%d,%d-%d]>" % (tuple(q[0]) + tuple(q[1])))]
     if names:
         out.insert(0, st.sampled_from(names))
     return out
