@@ -143,7 +143,8 @@ def _nav(steps: Sequence[StepView]) -> str:
 
 def _aside() -> str:
     return ('<aside><div class="card why"><h3>Why is this token refused?</h3>'
-            '<p class="hint">Type a token (its text or its id) or pick one of this step\'s refusals below it.</p>'
+            '<p class="hint">Type a token (its exact text or its id), or click one of the step\'s '
+            '<i>Refused tokens</i>.</p>'
             '<input id="why-input" type="text" autocomplete="off" spellcheck="false" placeholder="token text or id">'
             '<div id="why-result" aria-live="polite"><span class="muted">—</span></div></div>'
             '<div class="card legend"><h3>Legend</h3>%s'
@@ -177,10 +178,11 @@ def _section(ex: Explanation, s: StepView) -> str:
                % "".join(_row(r) for r in s.rows))
     d = s.dfa
     drawn = "" if d.total_states <= len(d.states) else " (%d drawn)" % len(d.states)
+    now = "the current state (%d) is filled" % d.current if d.current > 0 else "the lexer is dead (not drawn)"
     out.append('<div class="card dfa-card"><h3>The lazy lexer DFA so far</h3>'
-               '<p class="note">%d states%s, %d transitions computed; the current state (%d) is filled. '
-               'Hover an edge or a state for its full label.</p><div class="scroll">%s</div></div>'
-               % (d.total_states, drawn, d.transitions, d.current, svg.dfa(d, key="dfa%d" % s.index)))
+               '<p class="note">%d states%s, %d transitions computed; %s. Hover an edge or a state for its '
+               'full label.</p><div class="scroll">%s</div></div>'
+               % (d.total_states, drawn, d.transitions, now, svg.dfa(d, key="dfa%d" % s.index)))
     # the mask and the walk
     trace = ex.traces[s.index] if s.index < len(ex.traces) else None
     out.append('<div class="row2"><div class="card mask">%s</div>' % _mask(s))
