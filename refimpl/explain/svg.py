@@ -4,10 +4,15 @@ first level coloured by a mask's walk, and a bar for a part of a whole.
 The DFA is laid out here, in layers, without Graphviz: the start states (fresh: no byte of
 a lexeme read yet) go in the first column, every other state in the column of its shortest
 distance from them (a breadth-first search), a column holding at most COLUMN states (a
-longer layer wraps into the next columns), and the states of a column ordered by the mean
-row of the states leading to them (the barycentre heuristic of Sugiyama, Tagawa and Toda,
-"Methods for visual understanding of hierarchical system structures", 1981). Edges are
-drawn straight forward, curved where they go back, stay in a column or run both ways.
+longer layer wraps into the next columns), and the states of a layer ordered by the mean
+height of their neighbours in other layers, sweeping down (predecessors) and up
+(successors) a few times — the barycentre heuristic of Sugiyama, Tagawa and Toda,
+"Methods for visual understanding of hierarchical system structures" (1981), which cuts
+crossings. Edges are drawn straight forward, curved where they go back, stay in a column
+or run both ways; the labels of edges fanning out of a state are spread along them.
+
+The trie picture is its first level only (the 256 first bytes): per byte, the share of the
+tokens under it that the walk allowed, read from the subtrees it skipped.
 
 Every text is escaped for XML, and characters XML 1.0 forbids (C0 controls) are written
 as \\xNN escapes, so each picture parses with any XML parser.
