@@ -69,23 +69,23 @@ class Chain:
     another flattening builds again in the same order is the same chain, and what was
     read of it is kept.
 
-    `false`: the false schema is one of the nodes; `error`: reading a node's scalars
-    raised (a proof reading them all fails the same way); `null`, `booleans`: what
-    every node allows of those; `number_nothing`, `string_nothing`: some node allows no
-    number (string); `string`: the last node's string regex; `words_node`: the lowest
-    node having const/enum words (-1: none); `profiles`: the array/object profile of
-    the conjunction (the least of its nodes'), filled when asked."""
+    What is read of the nodes is read when a proof first needs it (`ready`): `false`: the
+    false schema is one of the nodes; `error`: reading a node's scalars raised (a proof
+    reading them all fails the same way); `null`, `booleans`: what every node allows of
+    those; `number_nothing`, `string_nothing`: some node allows no number (string);
+    `string`: the last node's string regex; `words_node`: the lowest node having
+    const/enum words (-1: none); `profiles`: the array/object profile of the conjunction
+    (the least of its nodes'), filled when asked."""
 
-    __slots__ = ("tail", "node", "false", "error", "null", "booleans", "number_nothing", "string_nothing",
-                 "string", "words_node", "profiles")
+    __slots__ = ("tail", "node", "ready", "false", "error", "null", "booleans", "number_nothing",
+                 "string_nothing", "string", "words_node", "profiles")
 
-    def __init__(self, tail: int, node: int, false: bool, error: Optional[SchemaError], null: bool,
-                 booleans: FrozenSet[bool], number_nothing: bool, string_nothing: bool, string: int,
-                 words_node: int) -> None:
-        self.tail, self.node, self.false, self.error = tail, node, false, error
-        self.null, self.booleans = null, booleans
-        self.number_nothing, self.string_nothing, self.string = number_nothing, string_nothing, string
-        self.words_node = words_node
+    def __init__(self, tail: int, node: int) -> None:
+        self.tail, self.node, self.ready = tail, node, False
+        self.false = self.null = self.number_nothing = self.string_nothing = False
+        self.error: Optional[SchemaError] = None
+        self.booleans: FrozenSet[bool] = frozenset((True, False))
+        self.string = self.words_node = -1
         self.profiles: Dict[str, int] = {}
 
 
@@ -118,8 +118,9 @@ class Disjointness(Negations):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._chains: List[Chain] = [Chain(EMPTY_CHAIN, -1, False, None, True, frozenset((True, False)),
-                                           False, False, self.es.NOTHING, -1)]
+        empty = Chain(EMPTY_CHAIN, -1)
+        empty.ready, empty.null, empty.string = True, True, self.es.NOTHING
+        self._chains: List[Chain] = [empty]
         self._chain_ids: Dict[Tuple[int, int], int] = {}
         self._chain_words: Dict[Tuple[int, bytes], bool] = {}
 
@@ -153,31 +154,44 @@ class Disjointness(Negations):
         mine.closed.extend(facts.closed)
 
     def chain(self, tail: int, node: int) -> int:
-        """The chain of `tail`'s nodes and `node` (interned)."""
+        """The chain of `tail`'s nodes and `node` (interned; read when a proof needs it)."""
         key = (tail, node)
         got = self._chain_ids.get(key)
-        if got is not None:
-            return got
-        t = self._chains[tail]
-        es = self.es
-        false, error = t.false or node == FALSE, t.error
-        null, booleans, number_nothing, string_nothing = t.null, t.booleans, t.number_nothing, t.string_nothing
-        string, words_node = es.NOTHING, t.words_node
-        if not false and error is None:
-            try:
-                x = self.scalars(node)
-                if self._words(node) is not None and (words_node < 0 or node < words_node):
-                    words_node = node
-            except SchemaError as e:
-                error = e
-            else:
-                null, booleans, string = null and x.null, booleans & x.booleans, x.string
-                number_nothing = number_nothing or x.number == es.NOTHING
-                string_nothing = string_nothing or x.string == es.NOTHING
-        got = self._chain_ids[key] = len(self._chains)
-        self._chains.append(Chain(tail, node, false, error, null, booleans, number_nothing, string_nothing,
-                                  string, words_node))
+        if got is None:
+            got = self._chain_ids[key] = len(self._chains)
+            self._chains.append(Chain(tail, node))
         return got
+
+    def _read(self, chain: int) -> Chain:
+        """The chain, its nodes read: folded on from its longest prefix already read."""
+        chains = self._chains
+        c = chains[chain]
+        if c.ready:
+            return c
+        todo = []
+        while not c.ready:
+            todo.append(c)
+            c = chains[c.tail]
+        es = self.es
+        for c2 in reversed(todo):
+            node = c2.node
+            c2.false, c2.error = c.false or node == FALSE, c.error
+            c2.null, c2.booleans, c2.number_nothing, c2.string_nothing = c.null, c.booleans, c.number_nothing, c.string_nothing
+            c2.string, c2.words_node = es.NOTHING, c.words_node
+            if not c2.false and c2.error is None:
+                try:
+                    x = self.scalars(node)
+                    if self._words(node) is not None and (c2.words_node < 0 or node < c2.words_node):
+                        c2.words_node = node
+                except SchemaError as e:
+                    c2.error = e
+                else:
+                    c2.null, c2.booleans, c2.string = c2.null and x.null, c2.booleans & x.booleans, x.string
+                    c2.number_nothing = c2.number_nothing or x.number == es.NOTHING
+                    c2.string_nothing = c2.string_nothing or x.string == es.NOTHING
+            c2.ready = True
+            c = c2
+        return c
 
     def disjoint(self, a: int, b: int, T: str) -> bool:
         """True only if no T-value satisfies both node a and node b (False: not proven)."""
@@ -285,7 +299,7 @@ class Disjointness(Negations):
         if got is not None:
             return got
         extra = tuple(sorted(set(nodes)))
-        c = self._chains[chain]
+        c = self._read(chain)
         out = True
         if not c.false and FALSE not in extra:
             if c.error is not None:
@@ -308,7 +322,7 @@ class Disjointness(Negations):
         """Is no string in every node's string regex? Yes if one of them is ∅, or if the
         words (const/enum, through allOf/$ref) of the lowest node having some each fail
         one of them."""
-        c = self._chains[chain]
+        c = self._read(chain)
         if c.string_nothing or self.es.NOTHING in strings:
             return True
         first = c.words_node
@@ -335,6 +349,7 @@ class Disjointness(Negations):
         got = memo.get((chain, word))
         if got is not None:
             return got
+        self._read(chain)  # the strings of its nodes
         todo = []
         c = chain
         while c != EMPTY_CHAIN and (c, word) not in memo:
