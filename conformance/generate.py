@@ -714,6 +714,11 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     ("xgrammar-max-tokens", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=2] ::= [a-z]+ | [a-z]+ "z"\n',
                                         options={"dialect": "xgrammar"}),
      ("bytes", "gpt2"), ["b12-ab!", "b1-z!"], ["max-tokens"]),
+    # ... spent where the body cannot end: xgrammar's budget is relaxed (it ends at the
+    # first boundary where it can), llguidance's would drop the lexeme
+    ("xgrammar-max-tokens-relaxed", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=1] ::= "ab" | "abab"\n',
+                                                options={"dialect": "xgrammar"}),
+     ("bytes", "gpt2"), ["b1-ab!", "b2-abab!"], ["max-tokens"]),
 ]
 
 
