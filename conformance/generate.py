@@ -710,6 +710,9 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # a negated list of token ranges, one inside another, starting at an even id
     ("negated-token-list", GrammarSpec("lark", 'start: "a" <[^100-122,104-105]> "b"\n'), ("bytes", "special"),
      [["a", Tok(65), "b"], ["a", Tok(99), "b"]], ["token-range", "negation"]),
+    # more than 256 forced bytes, the last forced token one that may extend (`a` of `ab`)
+    ("long-forced", GrammarSpec("regex", "a{300}b?"), (_with_eos([b"a", b"b", b"ab"], "ab"),), ["a" * 299, "a" * 300],
+     ["forced"]),
     # xgrammar's token budget (max_tokens) on a lexeme that is not the grammar's first
     ("xgrammar-max-tokens", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=2] ::= [a-z]+ | [a-z]+ "z"\n',
                                         options={"dialect": "xgrammar"}),
