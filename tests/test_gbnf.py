@@ -157,6 +157,15 @@ def test_masks_are_the_naive_masks(text: str, path: List[int]):
         done.append(t)
 
 
+def test_a_lexeme_that_goes_on_after_itself_is_cut():
+    """`[a]*` followed by x, which may be `a`: as one lexeme, greedy lexing would take the
+    whole "aa" and leave x nothing. The check's walk of the pair ([a]*, [a]*) comes back
+    to its start pair after "a" — and must check it there (lexing.py)."""
+    g = Grammar.from_gbnf('root ::= [a]* x\nx ::= "a" | "(" x ")"\n')
+    assert outcome(g, "aa") == "accept" and outcome(g, "a(a)") == "accept"
+    assert "/a*/" not in g.ir.to_text()
+
+
 def test_a_lexeme_that_prints_exponentially_compiles_at_once():
     """A regular rule's expression is a DAG: r20 below is small, but printed as a pattern
     it is 2^20 alternations long. Its lexeme's name is cut (SchemaStore's glamour-style

@@ -43,14 +43,15 @@ def test_benchmark_on_a_small_corpus(tmp_path):
 
 
 def test_lexing_walks_are_kept_across_rounds():
-    """llama.cpp's c.gbnf takes 15 rounds of cuts; a round walks only the (lexeme,
-    union, following) triples no earlier round walked (without the cache: 0 reused)."""
+    """llama.cpp's c.gbnf takes several rounds of cuts; a round walks only the (lexeme,
+    other lexeme, following) triples no earlier round walked (without the cache: 0
+    reused)."""
     data = os.path.join(os.path.dirname(__file__), "data", "grammar_cases.json")
     with open(data, encoding="utf-8") as f:
         c_gbnf = next(c["grammar"] for c in json.load(f)["compile_cases"] if c["source"] == "grammars/c.gbnf")
     lexing.stats.update(rounds=0, walks=0, reused=0)
     g = Grammar.from_gbnf(c_gbnf)
-    assert lexing.stats["rounds"] >= 10
+    assert lexing.stats["rounds"] >= 3
     assert lexing.stats["reused"] > lexing.stats["walks"] // 2, lexing.stats
     assert g.to_text() == Grammar.from_gbnf(c_gbnf).to_text()  # a pure function, memoised
 

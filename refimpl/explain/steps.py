@@ -309,7 +309,7 @@ def dfa_view(m: Matcher, limit: int) -> DfaView:
         label = ", ".join(name for name, _ in lexer.pairs(s, 40)) or "(nothing)"
         states.append((s, label, bool(lexer.ends[s] & (GREEDY_ENDS | LAZY_ENDS)), bool(fresh)))
     on = set(shown)
-    edges = []
+    edges: List[Tuple[int, int, str]] = []
     table = lexer.table
     known = 0
     for s in range(1, n):
@@ -326,7 +326,7 @@ def dfa_view(m: Matcher, limit: int) -> DfaView:
 
 def byte_class(bs: List[int]) -> str:
     """Sorted bytes as a character class: [0-9a-f], or one byte alone."""
-    runs = []
+    runs: List[List[int]] = []
     for b in bs:
         if runs and runs[-1][1] == b - 1:
             runs[-1][1] = b
