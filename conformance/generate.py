@@ -713,6 +713,9 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # more than 256 forced bytes, the last forced token one that may extend (`a` of `ab`)
     ("long-forced", GrammarSpec("regex", "a{300}b?"), (_with_eos([b"a", b"b", b"ab"], "ab"),), ["a" * 299, "a" * 300],
      ["forced"]),
+    # two tokens of which one is a prefix of the other, longer than 256 bytes (the trie's build)
+    ("long-shared-prefix", GrammarSpec("regex", "a+b?"), (_with_eos([b"a", b"b", b"a" * 300, b"a" * 300 + b"b"], "long"),),
+     ["a" * 300 + "b", "a" * 301], ["trie"]),
     # xgrammar's token budget (max_tokens) on a lexeme that is not the grammar's first
     ("xgrammar-max-tokens", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=2] ::= [a-z]+ | [a-z]+ "z"\n',
                                         options={"dialect": "xgrammar"}),
