@@ -704,6 +704,7 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # the regex syntax's corners: POSIX classes, class set operations, (?R) and (?x)
     ("posix-classes", GrammarSpec("regex", r"[[:xdigit:]]+ [[:ascii:]&&[[:punct:]]]+[[:^alpha:]]?"), ("bytes", "gpt2"),
      ["0aF9 !~", "f ``\x7f"], ["classes"]),
+    ("posix-ascii", GrammarSpec("regex", r"[[:ascii:]]+[[:cntrl:]]"), ("bytes",), ["a\x7f~\x7f"], ["classes"]),
     ("class-operations", GrammarSpec("regex", r"(?R:.)(?x: b { 1 , 2 } )[a-z&&[^aeiou]][\w--\d][a-f~~c-h]"),
      ("bytes", "gpt2"), ["\tbbzéa", "xbyéh"], ["classes", "syntax"]),
     ("short-property-anchors", GrammarSpec("regex", r"\A\pL\PLx\z"), ("bytes",), ["é1x"], ["classes", "syntax"]),
