@@ -499,6 +499,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="results.jsonl of an earlier campaign on the same refimpl whose suite this one extends: the "
                         "mutants its `run` killed are taken as killed (the same vectors still disagree), and its "
                         "survivors the review calls equivalent as survivors; neither is run again")
+    p.add_argument("--only", metavar="KEYS",
+                   help="mutant keys, comma-separated: check these; take every other result from --carry as it is "
+                        "(a lower bound: a new vector can only kill more)")
     p.add_argument("--test-equivalent", action="store_true",
                    help="run and fuzz also the mutants tools/mutation_review.json calls equivalent (default: skip)")
     args = p.parse_args(argv)
@@ -531,7 +534,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             prev = done.get(m.key)
             old = carried.get(m.key)
             if prev is None and old is not None and (old["outcome"] in KILLED_BY_RUN or (
-                    not args.test_equivalent and classify(old, review) == "equivalent")):
+                    not args.test_equivalent and classify(old, review) == "equivalent") or (
+                    args.only and m.key not in args.only.split(","))):
                 done[m.key] = dict(old, carried=args.carry)
                 done[m.key].pop("fuzz", None)
                 _write_results(results_path, done)
