@@ -189,6 +189,11 @@ def test_lenient_lists_what_it_ignores():
     ({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}, "circular in-place references", "/$defs/a"),
     ({"type": "array", "items": {"type": "integer"}, "uniqueItems": True}, "uniqueItems cannot be enforced", "/uniqueItems"),
     ({"type": "integer", "multipleOf": 0.123456789}, "multipleOf cannot be enforced exactly", "/multipleOf"),
+    # a lone surrogate (JSON can write "\ud800") is in no UTF-8 text: an error, not a crash
+    ({"const": "\ud800"}, 'the string "\\ud800" holds a lone surrogate', "/const"),
+    ({"enum": ["a", {"b": ["\udc00"]}]}, "holds a lone surrogate", "/enum"),
+    ({"properties": {"\ud800": {}}}, "holds a lone surrogate", "/properties"),
+    ({"allOf": [{"required": ["\ud800"]}]}, "holds a lone surrogate", "/allOf/0/required"),
 ])
 def test_bad_schemas(schema, message, pointer):
     with pytest.raises(SchemaError) as e:

@@ -3,6 +3,7 @@ and base URI, and the resources (`$id`) and anchors `$ref` resolves against. Bui
 without recursion, so 10,000-deep schemas are fine."""
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Set, Tuple
 from urllib.parse import unquote, urljoin as _urllib_join, urlsplit
 
@@ -36,6 +37,9 @@ KNOWN = frozenset((
 )) | ANNOTATIONS
 
 TYPES = ("null", "boolean", "number", "string", "array", "object")
+#: keywords whose strings an instance's text must match (see Index._check_matched_strings)
+MATCHED = ("const", "enum", "required", "dependentRequired", "dependencies")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 TRUE, FALSE = 0, 1  # node ids of the boolean schemas
 
 
@@ -93,6 +97,7 @@ class Index:
             v = node.value
             if not isinstance(v, dict):
                 continue
+            self._check_matched_strings(n, v)
             children: List[Tuple[Any, str]] = []
             for key, child in v.items():
                 k = escape_pointer(key)
@@ -119,6 +124,28 @@ class Index:
                 if isinstance(child, dict) and id(child) not in self.node_of:
                     stack.append(self._register(child, n, t, node.base))
         return first
+
+    def _check_matched_strings(self, n: int, v: Dict[str, Any]) -> None:
+        """The strings an instance's text must match (in const, enum, required,
+        dependentRequired, dependencies and property names) must be Unicode scalar
+        values: a lone surrogate (JSON can write "\\ud800") is in no UTF-8 text, and
+        maskref does not match JSON escapes of one — a SchemaError, not a crash."""
+        stack: List[Tuple[Any, str]] = [(v[k], "/" + k) for k in MATCHED if k in v]
+        properties = v.get("properties")
+        if isinstance(properties, dict):
+            stack.extend((name, "/properties") for name in properties)
+        while stack:
+            x, where = stack.pop()
+            if isinstance(x, str):
+                if _SURROGATE.search(x):
+                    shown = x.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+                    raise SchemaError('the string "%s" holds a lone surrogate, which no UTF-8 text can: maskref '
+                                      "does not match it" % shown, self.pointer(n) + where)
+            elif isinstance(x, list):
+                stack.extend((y, where) for y in x)
+            elif isinstance(x, dict):
+                stack.extend((k, where) for k in x)
+                stack.extend((y, where) for y in x.values())
 
     def _register(self, value: Any, parent: int, token: str, base: str) -> int:
         if value is True:
