@@ -646,3 +646,23 @@ def test_refimpl_backends_are_compared_on_rollback():
     v = record(spec.compile(), spec, byte_vocabulary(), list(b"1234"), "test/rollback")
     res = check_vector(wrong, v)
     assert res.status == "disagree" and res.divergence["error"] == "rollback(2): the masks after it differ"
+
+
+def test_refimpl_backends_refuse_a_rollback_past_the_start_as_refimpl_does():
+    """A Matcher whose refusal is a TypeError, not refimpl's ValueError."""
+    from conformance.adapters.refimpl import MatcherBackend, MatcherSession
+
+    class Wrong(Matcher):
+        def rollback(self, n_tokens):
+            if n_tokens > len(self._steps):
+                raise TypeError("unsupported operand")
+            super().rollback(n_tokens)
+
+    class Backend(MatcherBackend):
+        def start(self, spec, vocab, grammar=None):
+            return MatcherSession(Wrong(grammar or spec.compile(), vocab))
+
+    wrong = Backend()
+    wrong.name = "wrong-refusal"
+    res = check_vector(wrong, digits_vector())
+    assert res.status == "disagree" and "raised TypeError (refimpl: ValueError)" in res.divergence["error"]
