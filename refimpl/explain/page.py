@@ -27,6 +27,7 @@ from __future__ import annotations
 import html
 from typing import Optional, Sequence, Tuple
 
+from ..html import strip
 from . import svg
 from .steps import Explanation, Refusal, RowView, StepView, WalkView
 
@@ -266,8 +267,9 @@ def _row(r: RowView) -> str:
 def _mask(s: StepView) -> str:
     share = 100.0 * s.allowed / s.vocab_size if s.vocab_size else 0.0
     out = ['<h3>The mask</h3><p class="big"><span class="mask-count">%d</span> of %d tokens allowed '
-           '<span class="muted">(%.2f%%)</span></p>%s' % (s.allowed, s.vocab_size, share,
-                                                          svg.bar(s.allowed, s.vocab_size, width=300)),
+           '<span class="muted">(%.2f%%)</span></p><div class="strip" title="token ids 0 to %d, left to right: '
+           'the darker, the more of them allowed">%s</div>' % (s.allowed, s.vocab_size, share, s.vocab_size - 1,
+                                                              strip(s.flags, width=300)),
            '<p>EOS: <b class="eos">%s</b></p>' % ("allowed" if s.eos else "not allowed"),
            '<div class="sample"><span class="label">a sample</span> %s</div>' % (
                " ".join(token_chip(t, x, "tok allowed") for t, x in s.sample) or '<span class="muted">none</span>')]

@@ -128,6 +128,7 @@ class StepView:
     rows: List[RowView]
     allowed: int
     vocab_size: int
+    flags: bytes  # the mask: one 0/1 byte per token id
     eos: bool
     sample: List[Tuple[int, str]]
     walk: WalkView
@@ -242,6 +243,7 @@ def _step(m: Matcher, trace: MaskTrace, index: int, token: Optional[int], text: 
         rows=_rows(m, reused_rows, trace.scans),
         allowed=len(allowed),
         vocab_size=len(flags),
+        flags=bytes(flags),
         eos=any(flags[t] for t in vocab.eos_token_ids),
         sample=[(t, show(vocab.tokens[t])) for t in allowed[::stride][:SAMPLE]],
         walk=_walk_view(m, trace),
