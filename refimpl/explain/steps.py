@@ -28,6 +28,7 @@ Everything here reads the engine's events and tables; nothing recomputes a mask.
 """
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
@@ -128,7 +129,7 @@ class StepView:
     rows: List[RowView]
     allowed: int
     vocab_size: int
-    flags: bytes  # the mask: one 0/1 byte per token id
+    flags: builtins.bytes  # the mask: one 0/1 byte per token id (`bytes` is a field here)
     eos: bool
     sample: List[Tuple[int, str]]
     walk: WalkView
