@@ -100,6 +100,8 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
         return known
     if fuel is None:
         fuel = es.limits.relevance_fuel
+    if _probe(es, e):
+        return False
     representatives = [lowest_byte(c) for c in byte_classes(es, e)]
     seen = {e}
     parents: Dict[int, List[int]] = {}  # explored state -> the states it was reached from
@@ -127,6 +129,41 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
     for x in seen:  # every state reachable from an empty one is empty too
         es.emptiness[x] = True
     return True
+
+
+PROBE = 24  # states a depth-first probe for a witness visits before the search
+
+
+def _probe(es: ExprSet, e: int) -> bool:
+    """Look for a word of L(e) depth first along one path of at most PROBE states — the
+    first derivative (by byte class) that is nullable, else the first new one that is not
+    ∅ — and remember the path as non-empty if one is found. Most lexeme states the lexer
+    asks about are one or two bytes from a word (a key's closing quote), which the
+    breadth-first search reaches only after every class of every level before."""
+    path = [e]
+    on_path = {e}
+    x = e
+    while len(path) <= PROBE:
+        if es.nullable(x) or es.emptiness.get(x) is False or not es.has_boolean[x]:
+            for y in path:
+                es.emptiness[y] = False
+            return True
+        nxt = -1
+        for c in byte_classes(es, x):
+            d = derivative(es, x, lowest_byte(c))
+            if d == es.NOTHING or d in on_path or es.emptiness.get(d) is True:
+                continue
+            if es.nullable(d):
+                nxt = d
+                break
+            if nxt < 0:
+                nxt = d
+        if nxt < 0:
+            return False
+        x = nxt
+        path.append(x)
+        on_path.add(x)
+    return False
 
 
 def _mark_non_empty(es: ExprSet, witness: int, parents: Dict[int, List[int]]) -> None:
