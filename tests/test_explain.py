@@ -9,7 +9,6 @@
   them after a change you have read), the DOT format's structure, the CLI, and the
   Jupyter reprs parse as HTML with well-formed SVG.
 """
-import html.parser
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -17,6 +16,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from budget import examples
 from hypothesis import given, settings, strategies as st
+from test_explain_page import parse
 from test_matcher import cfg_grammar, cfg_grammars, cfg_tokens, lockstep, regex_grammar, regexes, token_lists, vocabulary
 
 from refimpl import Grammar, Matcher, Vocabulary
@@ -217,32 +217,9 @@ def test_cli_text_and_dot(tmp_path, capsys):
     assert main(["explain", "--regex", "ab*", "--vocab", "bytes", "--prefix", "ax", "--format", "text"]) == 1
 
 
-class _Checker(html.parser.HTMLParser):
-    """Collects the SVG elements' source and checks tags are balanced."""
-
-    VOID = {"br", "img", "input", "meta", "link", "hr", "col", "wbr", "source", "area", "base", "embed", "track"}
-
-    def __init__(self):
-        super().__init__()
-        self.stack = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag not in self.VOID:
-            self.stack.append(tag)
-
-    def handle_startendtag(self, tag, attrs):
-        pass
-
-    def handle_endtag(self, tag):
-        assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
-        self.stack.pop()
-
-
 def check_html(fragment):
-    checker = _Checker()
-    checker.feed(fragment)
-    checker.close()
-    assert checker.stack == []
+    """Balanced tags (test_explain_page.parse) and every SVG well-formed XML."""
+    parse(fragment)
     for svg in re.findall(r"<svg.*?</svg>", fragment, re.S):
         ET.fromstring(svg)
 

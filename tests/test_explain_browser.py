@@ -24,17 +24,9 @@ from refimpl import Grammar, Vocabulary
 from refimpl.explain import explain
 from refimpl.explain import page as page_mod
 from refimpl.explain import svg
+from test_explain_page import JSONISH
 
 PREFIX = '{"a": [1'
-JSONISH = r"""
-start: "{" pair ("," pair)* "}"
-pair: KEY ":" value
-value: STRING | NUMBER | "true" | "false" | "null" | "[" (value ("," value)*)? "]" | start
-KEY: /"[a-z_]+"/
-STRING: /"([^"\\\x00-\x1F\x7F]|\\["\\\/bfnrt])*"/
-NUMBER: /-?(0|[1-9][0-9]*)(\.[0-9]+)?/
-%ignore /[ \t\n\r]+/
-"""
 
 
 def _find(*names):
