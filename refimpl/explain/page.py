@@ -38,20 +38,21 @@ SAMPLE = 12
 _ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
+def _control(ch: str) -> Optional[str]:
+    """A control character's escape (\\n, \\t, \\xNN); None for any other character."""
+    o = ord(ch)
+    if o < 0x20 or o == 0x7F or 0x80 <= o < 0xA0:
+        return _ESCAPES.get(ch, "\\x%02x" % o)
+    return None
+
+
 def plain(text: str) -> str:
     """Text with control characters as escapes (\\n, \\t, \\xNN), not yet HTML-escaped.
 
     >>> plain("a\\nb\\x00")
     'a\\\\nb\\\\x00'
     """
-    out = []
-    for ch in text:
-        o = ord(ch)
-        if o < 0x20 or o == 0x7F or 0x80 <= o < 0xA0:
-            out.append(_ESCAPES.get(ch, "\\x%02x" % o))
-        else:
-            out.append(ch)
-    return "".join(out)
+    return "".join(_control(ch) or ch for ch in text)
 
 
 def esc(text: str) -> str:
@@ -62,11 +63,8 @@ def esc(text: str) -> str:
     """
     out = []
     for ch in text:
-        o = ord(ch)
-        if o < 0x20 or o == 0x7F or 0x80 <= o < 0xA0:
-            out.append('<span class="ctl">%s</span>' % _ESCAPES.get(ch, "\\x%02x" % o))
-        else:
-            out.append(html.escape(ch, quote=True))
+        c = _control(ch)
+        out.append('<span class="ctl">%s</span>' % c if c is not None else html.escape(ch, quote=True))
     return "".join(out)
 
 
