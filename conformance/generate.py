@@ -717,6 +717,10 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # two tokens of which one is a prefix of the other, longer than 256 bytes (the trie's build)
     ("long-shared-prefix", GrammarSpec("regex", "a+b?"), (_with_eos([b"a", b"b", b"a" * 300, b"a" * 300 + b"b"], "long"),),
      ["a" * 300 + "b", "a" * 301], ["trie"]),
+    # a token budget spent while another lexeme is still alive: the spent one is dropped,
+    # the other goes on (found by the second mutation sample, seed 1)
+    ("max-tokens-drop-one", GrammarSpec("lark", 'start: x "!" | Y\nx[max_tokens=1]: /[a-z]+/\nY: /[a-z]+\\?/\n'),
+     ("bytes", "gpt2"), ["ab?"], ["max-tokens", "lexing"]),
     # xgrammar's token budget (max_tokens) on a lexeme that is not the grammar's first
     ("xgrammar-max-tokens", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=2] ::= [a-z]+ | [a-z]+ "z"\n',
                                         options={"dialect": "xgrammar"}),
