@@ -100,9 +100,9 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
         return known
     if fuel is None:
         fuel = es.limits.relevance_fuel
-    if _probe(es, e):
+    representatives = [lowest_byte(c) for c in byte_classes(es, e)]  # also for every derivative
+    if _probe(es, e, representatives):
         return False
-    representatives = [lowest_byte(c) for c in byte_classes(es, e)]
     seen = {e}
     parents: Dict[int, List[int]] = {}  # explored state -> the states it was reached from
     # breadth first: a non-empty language shows a shortest witness soonest (depth first
@@ -134,7 +134,7 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
 PROBE = 24  # states a depth-first probe for a witness visits before the search
 
 
-def _probe(es: ExprSet, e: int) -> bool:
+def _probe(es: ExprSet, e: int, representatives: List[int]) -> bool:
     """Look for a word of L(e) depth first along one path of at most PROBE states — the
     first derivative (by byte class) that is nullable, else the first new one that is not
     ∅ — and remember the path as non-empty if one is found. Most lexeme states the lexer
@@ -149,8 +149,8 @@ def _probe(es: ExprSet, e: int) -> bool:
                 es.emptiness[y] = False
             return True
         nxt = -1
-        for c in byte_classes(es, x):
-            d = derivative(es, x, lowest_byte(c))
+        for b in representatives:
+            d = derivative(es, x, b)
             if d == es.NOTHING or d in on_path or es.emptiness.get(d) is True:
                 continue
             if es.nullable(d):
