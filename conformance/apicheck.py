@@ -55,10 +55,37 @@ def api_difference(ref: Matcher, other: Any) -> Optional[str]:
     return None
 
 
+def refused_difference(ref: Matcher, other: Any) -> Optional[str]:
+    """Offer both a token refimpl's mask refuses (the longest such ordinary token: it is
+    the likeliest to fail after some of its bytes were read): both must refuse it, and
+    leave the state as it was (the next mask compared shows it). None if alike."""
+    allowed = ref.mask()
+    vocab = ref.vocab
+    refused = [t for t in range(len(vocab)) if t not in allowed and t not in vocab.special_token_ids]
+    if not refused:
+        return None
+    t = max(refused, key=lambda x: (len(vocab.tokens[x]), -x))
+    if ref.consume(t):  # pragma: no cover - refimpl's mask is the definition
+        raise AssertionError("refimpl took token %d its mask refuses" % t)
+    try:
+        took = other.consume(t)
+    except Exception as e:  # noqa: BLE001
+        return "consume(%d), a token the mask refuses: the backend raised %s: %s" % (t, type(e).__name__, e)
+    if took:
+        return "consume(%d): the backend took a token the mask refuses" % t
+    if other.mask().to_bytes() != allowed.to_bytes():
+        return "consume(%d), refused: the backend's mask changed" % t
+    return None
+
+
 def rollback_difference(ref: Matcher, other: Any, n: int) -> Optional[str]:
-    """Roll both back by n steps and compare the masks; then check that rolling back past
-    the start is refused as refimpl refuses it (ValueError; a worker's error reply of type
-    "ValueError" is raised as one). None if alike."""
+    """First `refused_difference`; then roll both back by n steps and compare the masks,
+    and check that rolling back past the start is refused as refimpl refuses it
+    (ValueError; a worker's error reply of type "ValueError" is raised as one). None if
+    alike."""
+    wrong = refused_difference(ref, other)
+    if wrong is not None:
+        return wrong
     try:
         other.rollback(n)
     except Exception as e:  # noqa: BLE001

@@ -666,3 +666,23 @@ def test_refimpl_backends_refuse_a_rollback_past_the_start_as_refimpl_does():
     wrong.name = "wrong-refusal"
     res = check_vector(wrong, digits_vector())
     assert res.status == "disagree" and "raised TypeError (refimpl: ValueError)" in res.divergence["error"]
+
+
+def test_refimpl_backends_must_refuse_a_refused_token():
+    """A Matcher that says it took a token its mask refuses (its masks are refimpl's)."""
+    from conformance.adapters.refimpl import MatcherBackend, MatcherSession
+
+    class Wrong(Matcher):
+        def consume(self, token_id):
+            super().consume(token_id)
+            return True
+
+    class Backend(MatcherBackend):
+        def start(self, spec, vocab, grammar=None):
+            return MatcherSession(Wrong(grammar or spec.compile(), vocab))
+
+    wrong = Backend()
+    wrong.name = "wrong-consume"
+    res = check_vector(wrong, digits_vector((0x31, 0x32)))
+    assert res.status == "disagree" and "took a token the mask refuses" in res.divergence["error"], res.divergence
+    assert check_vector(MatcherBackend("python"), digits_vector((0x31, 0x32))).status == "agree"
