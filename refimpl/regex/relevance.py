@@ -101,8 +101,10 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
     if fuel is None:
         fuel = es.limits.relevance_fuel
     representatives = [lowest_byte(c) for c in byte_classes(es, e)]  # also for every derivative
-    if _probe(es, e, representatives):
+    probed = _probe(es, e, representatives, min(PROBE, fuel))
+    if probed < 0:
         return False
+    fuel -= probed  # the probe's states count against the fuel
     seen = {e}
     parents: Dict[int, List[int]] = {}  # explored state -> the states it was reached from
     # breadth first: a non-empty language shows a shortest witness soonest (depth first
@@ -134,20 +136,21 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
 PROBE = 24  # states a depth-first probe for a witness visits before the search
 
 
-def _probe(es: ExprSet, e: int, representatives: List[int]) -> bool:
-    """Look for a word of L(e) depth first along one path of at most PROBE states — the
-    first derivative (by byte class) that is nullable, else the first new one that is not
-    ∅ — and remember the path as non-empty if one is found. Most lexeme states the lexer
-    asks about are one or two bytes from a word (a key's closing quote), which the
-    breadth-first search reaches only after every class of every level before."""
+def _probe(es: ExprSet, e: int, representatives: List[int], budget: int) -> int:
+    """Look for a word of L(e) depth first along one path of at most `budget` states —
+    the first derivative (by byte class) that is nullable, else the first new one that
+    is not ∅ — and remember the path as non-empty if one is found: -1 then, else the
+    states visited. Most lexeme states the lexer asks about are a byte or two from a word
+    (a key's closing quote), which the breadth-first search reaches only after every
+    class of every level before."""
     path = [e]
     on_path = {e}
     x = e
-    while len(path) <= PROBE:
+    while len(path) <= budget:
         if es.nullable(x) or es.emptiness.get(x) is False or not es.has_boolean[x]:
             for y in path:
                 es.emptiness[y] = False
-            return True
+            return -1
         nxt = -1
         for b in representatives:
             d = derivative(es, x, b)
@@ -159,11 +162,11 @@ def _probe(es: ExprSet, e: int, representatives: List[int]) -> bool:
             if nxt < 0:
                 nxt = d
         if nxt < 0:
-            return False
+            break
         x = nxt
         path.append(x)
         on_path.add(x)
-    return False
+    return len(path)
 
 
 def _mark_non_empty(es: ExprSet, witness: int, parents: Dict[int, List[int]]) -> None:
