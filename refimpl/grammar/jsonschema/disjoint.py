@@ -248,8 +248,13 @@ class Disjointness(Negations):
     def _conjuncts(self, n: int) -> Iterator[Tuple[int, Dict[str, Any]]]:
         """Node n and the nodes it reaches through allOf/$ref — all of which hold of one
         value —, each once and at most _CLOSURE of them, with their schema objects."""
+        return self._reach([n], ("allOf", "$ref"))
+
+    def _reach(self, starts: List[int], through: Optional[Tuple[str, ...]]) -> Iterator[Tuple[int, Dict[str, Any]]]:
+        """The nodes reached from `starts` through the in-place applicators `through`
+        (None: any), each once and at most _CLOSURE of them, with their schema objects."""
         seen: Set[int] = set()
-        stack = [n]
+        stack = list(starts)
         while stack and len(seen) < _CLOSURE:
             m = stack.pop()
             if m in seen:
@@ -260,7 +265,7 @@ class Disjointness(Negations):
                 continue
             yield m, v
             for kw, kids in self.inplace(m):
-                if kw in ("allOf", "$ref"):
+                if through is None or kw in through:
                     stack.extend(reversed(kids))
 
     def _contradicts(self, context: Context, more: Tuple[ObjectFacts, ...], extra: ObjectFacts) -> bool:
@@ -403,18 +408,9 @@ class Disjointness(Negations):
         """Strings (kind str) or numbers (float) named by the atoms' nodes and what they
         apply in place (any applicator: these are candidates, tried, not facts), at most
         _WITNESSES of them from at most _CLOSURE nodes."""
-        seen: Set[int] = set()
-        stack = [n for n, _, _ in atoms]
         found = 0
         try:
-            while stack and len(seen) < _CLOSURE:
-                m = stack.pop()
-                if m in seen:
-                    continue
-                seen.add(m)
-                v = self.value(m)
-                if not isinstance(v, dict):
-                    continue
+            for _, v in self._reach([n for n, _, _ in atoms], None):
                 for key in _WITNESS_KEYS:
                     x = v.get(key)
                     for y in (x if isinstance(x, list) and key != "const" else [x]):
@@ -423,8 +419,6 @@ class Disjointness(Negations):
                             found += 1
                             if found >= _WITNESSES:
                                 return
-                for _, kids in self.inplace(m):
-                    stack.extend(reversed(kids))
         except SchemaError:  # reported where the schema is compiled
             return
 
