@@ -3,13 +3,13 @@ import itertools
 from collections import deque
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, settings, strategies as st
 from budget import examples
 
 from refimpl.regex.derivative import derivative
 from refimpl.errors import LimitError
 from refimpl.regex.exprs import ExprSet
-from refimpl.regex.relevance import byte_classes, check_empty, forced_bytes, is_contained, is_empty
+from refimpl.regex.relevance import _candidates, _probe, byte_classes, check_empty, forced_bytes, is_contained, is_empty, refine
 from test_exprs import ALPHABET, build, member, trees
 
 SHORT_WORDS = [bytes(w) for n in range(5) for w in itertools.product(ALPHABET + b"z", repeat=n)]
@@ -122,3 +122,23 @@ def test_byte_classes_partition_the_bytes():
         assert union & c == 0
         union |= c
     assert len(classes) == 4  # a-w|y-z, x, 0-9, the rest
+
+
+@settings(max_examples=examples(300))
+@given(st.lists(st.integers(min_value=1, max_value=(1 << 256) - 1) | st.sampled_from([1 << b for b in range(0, 256, 7)]), max_size=12))
+def test_refine_is_the_coarsest_partition_the_masks_respect(masks):
+    # the definition: two bytes share a class iff every mask holds both or neither
+    by_signature = {}
+    for b in range(256):
+        key = tuple(m >> b & 1 for m in masks)
+        by_signature[key] = by_signature.get(key, 0) | 1 << b
+    assert refine(masks) == sorted(by_signature.values(), key=lambda c: c & -c)
+
+
+def test_a_failed_probe_leaves_the_answer_to_the_search():
+    # the probe tries one byte per byte set: `a` for [a-c], where every word starts with
+    # b or c; it finds no witness, the breadth-first search over the classes does
+    es = ExprSet()
+    e = es.intersection(es.byte_range(ord("a"), ord("c")), es.complement(es.literal(b"a")))
+    assert _probe(es, e, _candidates(es, e), 24) >= 0
+    assert is_empty(es, e) is False and shortest_word(es, e) == b"b"

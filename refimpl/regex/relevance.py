@@ -72,9 +72,26 @@ def byte_sets(es: ExprSet, e: int) -> FrozenSet[int]:
 
 def refine(masks: Iterable[int]) -> List[int]:
     """The coarsest partition of the 256 bytes that every mask in `masks` respects, its
-    classes in the order of their lowest byte (whatever order the masks come in)."""
-    classes = [ALL_BYTES]
+    classes in the order of their lowest byte (whatever order the masks come in).
+
+    A one-byte mask makes its byte a class of its own, whatever the other masks are: those
+    classes are set aside first, and only the other masks split the rest (a union of
+    literal keys is mostly one-byte masks).
+
+    >>> [bin(c) for c in refine([0b0110, 0b0100, 0b1100])] == [bin(c) for c in
+    ...     [ALL_BYTES & ~0b1110, 0b0010, 0b0100, 0b1000]]
+    True
+    """
+    singles = 0
+    rest = []
     for m in masks:
+        if m & (m - 1):
+            rest.append(m)
+        else:
+            singles |= m
+    whole = ALL_BYTES & ~singles
+    classes = [whole] if whole else []
+    for m in {m & whole for m in rest} - {0, whole}:  # each distinct split once
         refined = []
         for c in classes:
             inside, outside = c & m, c & ~m
@@ -83,6 +100,10 @@ def refine(masks: Iterable[int]) -> List[int]:
             if outside:
                 refined.append(outside)
         classes = refined
+    while singles:
+        low = singles & -singles
+        classes.append(low)
+        singles ^= low
     return sorted(classes, key=lambda c: c & -c)
 
 
@@ -100,11 +121,11 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
         return known
     if fuel is None:
         fuel = es.limits.relevance_fuel
-    representatives = [lowest_byte(c) for c in byte_classes(es, e)]  # also for every derivative
-    probed = _probe(es, e, representatives, min(PROBE, fuel))
+    probed = _probe(es, e, _candidates(es, e), min(PROBE, fuel))
     if probed < 0:
         return False
     fuel -= probed  # the probe's states count against the fuel
+    representatives = [lowest_byte(c) for c in byte_classes(es, e)]  # also for every derivative
     seen = {e}
     parents: Dict[int, List[int]] = {}  # explored state -> the states it was reached from
     # breadth first: a non-empty language shows a shortest witness soonest (depth first
@@ -136,10 +157,26 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
 PROBE = 24  # states a depth-first probe for a witness visits before the search
 
 
+def _candidates(es: ExprSet, e: int) -> List[int]:
+    """Bytes for the probe to try: the lowest of each byte set of e and of the bytes in
+    none. Not every class of e's partition has one (`[a-z]&~a` needs a byte other than
+    `a`), but a probe needs no completeness: it only looks for a witness, and the search
+    after it tries every class. Cheaper than the partition, which a probe that succeeds
+    never needs."""
+    masks = byte_sets(es, e)
+    union = 0
+    for m in masks:
+        union |= m
+    bytes_ = {lowest_byte(m) for m in masks}
+    if union != ALL_BYTES:
+        bytes_.add(lowest_byte(ALL_BYTES & ~union))
+    return sorted(bytes_)
+
+
 def _probe(es: ExprSet, e: int, representatives: List[int], budget: int) -> int:
     """Look for a word of L(e) depth first along one path of at most `budget` states —
-    the first derivative (by byte class) that is nullable, else the first new one that
-    is not ∅ — and remember the path as non-empty if one is found: -1 then, else the
+    the first derivative (by byte class) known to be non-empty (nullable, free of & and ~,
+    or found so before), else the first new one that is not ∅ — and remember the path as non-empty if one is found: -1 then, else the
     states visited. Most lexeme states the lexer asks about are a byte or two from a word
     (a key's closing quote), which the breadth-first search reaches only after every
     class of every level before."""
@@ -156,8 +193,8 @@ def _probe(es: ExprSet, e: int, representatives: List[int], budget: int) -> int:
             d = derivative(es, x, b)
             if d == es.NOTHING or d in on_path or es.emptiness.get(d) is True:
                 continue
-            if es.nullable(d):
-                nxt = d
+            if es.nullable(d) or not es.has_boolean[d] or es.emptiness.get(d) is False:
+                nxt = d  # known non-empty: the next round ends the probe
                 break
             if nxt < 0:
                 nxt = d
