@@ -41,7 +41,7 @@ from .limits import DEFAULT_LIMITS, Limits
 class Row:
     """One Earley set: its items, what it waits for, and what the lexer may see next."""
 
-    __slots__ = ("items", "waiting", "allowed", "accepting", "leo", "children", "lexer_start")
+    __slots__ = ("items", "waiting", "allowed", "accepting", "leo", "children", "lexer_start", "compacted")
 
     def __init__(self, items: List[int]) -> None:
         self.items = items
@@ -51,6 +51,7 @@ class Row:
         self.leo: Dict[int, Optional[int]] = {}  # symbol -> transitive item (or None)
         self.children: Dict[int, Row] = {}  # scanned lexemes (bit mask) -> the row built
         self.lexer_start = -1  # lexer start state; set by the recogniser
+        self.compacted: Optional[Dict[object, int]] = None  # compaction.py's parts, made there
 
 
 class Parser:

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from budget import examples
 
-from refimpl.compaction import compact
+from refimpl import compaction
+from refimpl.compaction import Returns, compact
 from refimpl.earley import Parser
 from refimpl.errors import GrammarError
 from refimpl.grammar.ir import GrammarIR
@@ -117,3 +118,42 @@ def test_compaction_merges_repetitions(recursion):
             keys[v].add(compact(p, p.top, **VARIANTS[v]))
     assert len(plain) == 6 and len(keys["all"]) == 1
     assert len(keys["drop"]) == (1 if recursion == "left" else 6)
+
+
+def nested_grammar():
+    ir = GrammarIR()
+    lb, rb, a = (ir.add_lexeme('"%s"' % c, ir.es.literal(c.encode())) for c in "[]a")
+    x = ir.add_nonterminal("x")
+    ir.add_rule(x, [lb, x, rb])
+    ir.add_rule(x, [a])
+    ir.start = x
+    return ir.compile()
+
+
+def test_a_key_costs_the_top_row_not_the_nesting():
+    """Each row keeps the parts it returns (Row.compacted): 3,000 nested brackets, one key
+    per bracket, number a bounded few parts per step (the walk down the stack is never
+    repeated) and recurse on nothing."""
+    g = nested_grammar()
+    p = Parser(g)
+    returns = Returns.of(g)
+    made, keys = [], set()
+    for _ in range(3000):
+        before = returns._next
+        keys.add(compact(p, p.top))
+        made.append(returns._next - before)
+        assert p.push(1) is not None  # "["
+    assert max(made[1:]) <= 2 and len(keys) == 3000  # each depth needs its own "]"s
+
+
+def test_parts_numbered_again_after_a_reset_only_miss(monkeypatch):
+    """Beyond MAX_PARTS the numbering starts afresh: a key made after it may differ from an
+    equal one made before (a cache miss), but keys stay sound."""
+    monkeypatch.setattr(compaction, "MAX_PARTS", 2)
+    g = nested_grammar()
+    futures = {}
+    for depth in (1, 2, 3, 1, 2, 3, 2):
+        p = parsed(g, [0] * depth)
+        futures.setdefault(compact(p, p.top), set()).add(future(p, 3))
+    assert all(len(f) == 1 for f in futures.values())
+    assert len(futures) > 3  # three depths, and an equal state keyed again after a reset
