@@ -297,24 +297,38 @@ class Matcher:
 
     def forced_bytes(self) -> bytes:
         """The bytes every continuation must start with (empty where EOS is allowed, or a
-        token read by id may come)."""
+        token read by id may come), at most FORCED_BYTES_CAP of them.
+
+        Where the forced bytes come back to a state with the same future — equal lexer
+        state and compacted parser state (compaction.py) — the bytes since then repeat
+        forever: they are repeated up to the cap, not tried byte by byte again
+        (`start: (A | B)+ A B` with A: "b", B: /b+/ is forced to b's without end)."""
         rec = self.recognizer
         state, top = rec.state, rec.parser.top
         rec_top = top  # the hooks move the parser's top while exploring
         out = bytearray()
+        seen: Dict[Tuple[int, Tuple[object, ...]], int] = {}  # future -> len(out) there
         while not self.stopped and len(out) < FORCED_BYTES_CAP and self._only_bytes(state, top):
-            only = None
-            for b in range(256):
-                s, t = rec.advance(state, top, b)
-                if s != DEAD:
-                    if only is not None:
-                        only = None
-                        break
-                    only = (b, s, t)
-            if only is None:
+            key = (state, compact(rec.parser, top))
+            if key in seen:
+                cycle = out[seen[key]:]
+                while len(out) < FORCED_BYTES_CAP:
+                    out += cycle
+                del out[FORCED_BYTES_CAP:]
                 break
-            out.append(only[0])
-            state, top = only[1], only[2]
+            seen[key] = len(out)
+            only = -1
+            for b in range(256):
+                if rec.advance(state, top, b)[0] != DEAD:
+                    if only >= 0:
+                        only = -1
+                        break
+                    only = b
+            if only < 0:
+                break
+            out.append(only)
+            # again: the other bytes' trials may have pushed their rows where its rows go
+            state, top = rec.advance(state, top, only)
         rec.parser.top = rec_top
         return bytes(out)
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 from budget import examples
 
+from conformance.blindspots import ambiguous_lark_grammars
 from refimpl import Grammar, LimitError, Matcher, Vocabulary, backends, naive_mask, open_matcher
 from refimpl.errors import GrammarError, RegexError
 from refimpl.lexer import DEAD, LAZY_ENDS, MULTIBYTE
@@ -386,3 +387,70 @@ def test_a_lazy_lexeme_that_matches_inside_a_character_does_not_loop_by_characte
         g = Grammar.from_regex(pattern)
         es, e = Lexer.of(g.compiled).es, g.compiled.lexemes[0].expr
         assert bool(_loops(es, e, False) & MULTIBYTE) and bool(_loops(es, e, True) & MULTIBYTE) == lazy_loops
+
+
+def naive_forced_bytes(grammar, prefix, cap):
+    """The definition: while the text so far may not end, and exactly one byte may follow
+    it, that byte — asked of a fresh recogniser each time (refimpl/oracle.py's way)."""
+    from refimpl.recognizer import Recognizer
+
+    def reads(text):
+        r = Recognizer(grammar.compiled)
+        return r if r.consume_bytes(text) else None
+
+    out = b""
+    while len(out) < cap and not reads(prefix + out).is_accepting():
+        live = [b for b in range(256) if reads(prefix + out + bytes([b]))]
+        if len(live) != 1:
+            break
+        out += bytes(live)
+    return out
+
+
+FORCING_GRAMMARS = [
+    # a lazy lexeme ends on the forced byte while every other byte restarts the greedy one
+    # (the trials of the other bytes push their rows where the forced path's row is)
+    'start: G B2 | l "y" "z"\nG: /a/\nl[lazy]: /ab/\nB2: "b"\n',
+    'start: (A | B)+ A B\nA: "b"\nB: /b+/\n',  # the greedy lexer never ends: forced forever
+    'start: "(" start ")" | "x"\n',
+    'start: ("ab" | "abc") "d"\n',
+]
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(st.one_of(st.sampled_from(FORCING_GRAMMARS), ambiguous_lark_grammars()), st.data())
+def test_forced_bytes_are_the_definitions(source, data):
+    """Matcher.forced_bytes (one trial per byte on the live recogniser, cycles repeated)
+    against the definition on fresh recognisers, after a random prefix of allowed bytes."""
+    import refimpl.matcher as matcher_module
+
+    g = Grammar.from_lark(source)
+    m = Matcher(g, Vocabulary.load("bytes"))
+    prefix = b""
+    for _ in range(data.draw(st.integers(0, 6))):
+        allowed = [t for t in m.mask().allowed() if t < 256]
+        if not allowed:
+            break
+        t = data.draw(st.sampled_from(allowed))
+        assert m.consume(t)
+        prefix += bytes([t])
+    cap = 40
+    old, matcher_module.FORCED_BYTES_CAP = matcher_module.FORCED_BYTES_CAP, cap
+    try:
+        got = m.forced_bytes()
+    finally:
+        matcher_module.FORCED_BYTES_CAP = old
+    assert got == naive_forced_bytes(g, prefix, cap), (source, prefix)
+
+
+def test_forced_bytes_without_end_repeat_their_cycle():
+    """Forced forever: found to repeat after a byte, not tried 256 x 100,000 times."""
+    import refimpl.matcher as matcher_module
+
+    m = Matcher(Grammar.from_lark(FORCING_GRAMMARS[1]), Vocabulary.load("bytes"))
+    assert m.consume(ord("b"))
+    calls = []
+    advance = m.recognizer.advance
+    m.recognizer.advance = lambda *a: calls.append(a) or advance(*a)
+    assert m.forced_bytes() == b"b" * matcher_module.FORCED_BYTES_CAP
+    assert len(calls) <= 3 * 257
