@@ -112,3 +112,18 @@ def test_tekken_masks_work():
     m = Matcher(Grammar.from_regex("[0-9]"), v)
     allowed = m.mask().allowed()
     assert [v.tokens[t] for t in allowed] == [bytes([c]) for c in b"0123456789"]
+
+
+def test_trie_finds_every_token_and_nothing_else():
+    """`find` (the root's children by table, deeper ones by their siblings) against the
+    token texts: every prefix of a token is a node, and a text no token starts with is not."""
+    v = Vocabulary.load("gpt2")
+    t = TokenTrie(v)
+    texts = {v.tokens[i] for i in range(len(v)) if v.is_grammar_token(i)}
+    prefixes = {x[:k] for x in texts for k in range(1, len(x) + 1)}
+    for x in sorted(texts)[::97]:
+        node = t.find(x)
+        assert node > 0 and t.tokens_at(node) and all(v.tokens[i] == x for i in t.tokens_at(node))
+    for b in range(256):
+        assert (t.child(0, b) > 0) == (bytes([b]) in prefixes)
+    assert t.find(b"\xff\xfe\xfd") == -1

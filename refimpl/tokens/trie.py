@@ -87,6 +87,13 @@ class TokenTrie:
         self.max_depth = max(self.depth)
         self.n_tokens = sum(len(ids) for ids in by_bytes.values())
         self._subtrees: Optional[Subtrees] = None
+        #: the root's child by each byte (-1: none): the root has up to 256 children, a
+        #: search through them is what reading a text token by token costs most
+        self.root_child = array("i", [-1] * 256)
+        child = 1
+        while child < self.end[0]:
+            self.root_child[self.byte[child]] = child
+            child = self.end[child]
 
     def subtrees(self) -> Subtrees:
         """What the subtrees read and hold, for taking one whole (subtrees.py; built on
@@ -116,6 +123,8 @@ class TokenTrie:
 
     def child(self, node: int, b: int) -> int:
         """The child of `node` by byte b, or -1."""
+        if node == 0:
+            return self.root_child[b]
         child = node + 1
         while child < self.end[node]:
             if self.byte[child] == b:
