@@ -132,7 +132,12 @@ def dumps(value: Any, limit: Optional[int] = None) -> str:
 
     Whole texts are asked of the json module first (in C: a 2.7 MB schema in 0.03 s, not
     0.4 s); what it refuses — nesting past its recursion limit, a Decimal, a non-finite
-    float — is written here."""
+    float — is written here, the same way.
+
+    >>> x = {"é": [1, -2.5e-07, True, None, "\\\\"], "b": {}}
+    >>> dumps(x) == dumps(x, limit=1000)   # the json module's text, and this writer's
+    True
+    """
     if limit is None:
         try:
             return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
