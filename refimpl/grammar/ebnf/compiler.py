@@ -50,6 +50,7 @@ from ...regex.derivative import derivative
 from ...regex.relevance import check_empty
 from ...regex.printer import to_string
 from ..simplify import repeat as ebnf_repeat
+from .lexing import Conflicts
 from ..ir import GrammarIR, Lexeme
 from ..lark.substring import substring_expr
 from .ast import (ANY_CHAR, Alt, Budget, Chars, Excluding, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring,
@@ -381,15 +382,15 @@ class Build:
 
 
 def compile_rules(rules: Dict[str, Node], root: str, text: str = "", limits: Limits = DEFAULT_LIMITS,
-                  es: Optional[ExprSet] = None) -> GrammarIR:
-    """The GrammarIR of a character grammar, with as few lexemes as exactness allows."""
-    from .lexing import conflicts
-
+                  es: Optional[ExprSet] = None, conflicts: Optional[Conflicts] = None) -> GrammarIR:
+    """The GrammarIR of a character grammar, with as few lexemes as exactness allows
+    (`conflicts`: the check of each round, lexing.py; a fresh one unless given)."""
     if root not in rules:
         raise GrammarError("the grammar has no rule '%s' (the start rule)" % root, text, 0 if text else None)
     es = es if es is not None else ExprSet(limits)
     regular = regular_rules(rules)
     cuts = Cuts()
+    conflicts = conflicts if conflicts is not None else Conflicts()
     while True:
         build = Build(rules, root, cuts, regular, es, limits, text)
         blamed = conflicts(build.ir)

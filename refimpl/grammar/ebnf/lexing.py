@@ -26,23 +26,22 @@ checked when a non-empty w leads back to it: `[a]* x` with x starting with `a` i
 so, and only so.) FOLLOW sets over the whole grammar over-approximate, so the check is
 safe, and sometimes cuts more than needed.
 
-`conflicts(ir)` names the lexemes to cut (the compiler makes them finer and checks again):
+`Conflicts()(ir)` names the lexemes to cut (the compiler makes them finer and checks again):
 every lexeme M that goes on, since a lexeme of one code point can never go on after a
 whole code point — so cutting always ends.
 
-The compiler calls `conflicts` once per round of cuts (a 14 KB GBNF converted from
+The compiler runs one `Conflicts` check once per round of cuts (a 14 KB GBNF converted from
 SchemaStore's pm2-ecosystem takes 73 rounds), and a round changes few lexemes: the walk
 of a pair is a function of the two expressions and L's following bytes — all hash-consed
-in the grammar's ExprSet, which every round shares — so its answer is kept per ExprSet
-(`_walks`) and a round walks only the pairs whose triple is new (`stats` counts the walks
-and the reuses). Pairs, not L against the union of the lexemes alive with it: a cut
+in the grammar's ExprSet, which every round shares — so the check keeps its answer
+(`Conflicts.walks`) and a round walks only the pairs whose triple is new (it counts the
+walks and the reuses). Pairs, not L against the union of the lexemes alive with it: a cut
 changes that union for most lexemes, but only the pairs of the lexemes it cut; and a
 round blames every lexeme that goes on, not those of one path (pm2-ecosystem: 145 rounds
 and 27.6 s of CPU with unions, 73 rounds and 13.7 s with pairs, the same grammar).
 """
 from __future__ import annotations
 
-import weakref
 from collections import deque
 from typing import Dict, List, Set, Tuple
 
@@ -55,12 +54,6 @@ from ..ir import GrammarIR
 MAX_PAIRS = 4000
 
 END = -1
-
-#: per ExprSet, the walks done: (lexeme, union, following) -> `_overrun`'s answer
-_walks: "weakref.WeakKeyDictionary[ExprSet, Dict[Tuple[int, int, int], int]]" = weakref.WeakKeyDictionary()
-
-#: work counters (read by tests and benchmarks): conflict rounds, walks made, walks reused
-stats = {"rounds": 0, "walks": 0, "reused": 0}
 
 
 def follow_lexemes(ir: GrammarIR) -> Tuple[Dict[int, Set[int]], Set[int]]:
@@ -126,40 +119,49 @@ def alive_together(ir: GrammarIR, follow: Dict[int, Set[int]], start: Set[int], 
     return together
 
 
-def conflicts(ir: GrammarIR) -> Set[int]:
-    """The text lexemes to cut finer so that greedy lexing is exact (empty: it is): every
-    lexeme M that goes on after a match of a lexeme L alive with it, before a byte that
-    may follow L — and L itself where that walk grows past MAX_PAIRS."""
-    es = ir.es
-    text = [i for i, lx in enumerate(ir.lexemes) if lx.tokens is None]
-    if not text:
-        return set()
-    first_bytes = {i: _first_bytes(es, ir.lexemes[i].expr) for i in text}
-    follow, start = follow_lexemes(ir)
-    together = alive_together(ir, follow, start, text)
-    blamed: Set[int] = set()
-    walks = _walks.setdefault(es, {})
-    stats["rounds"] += 1
-    for lexeme in text:
-        following = 0
-        for m in follow[lexeme]:
-            following |= first_bytes.get(m, 0)
-        if not following:
-            continue
-        expr = ir.lexemes[lexeme].expr
-        for m in sorted(together[lexeme]):
-            key = (expr, ir.lexemes[m].expr, following)
-            answer = walks.get(key)
-            if answer is None:
-                stats["walks"] += 1
-                answer = walks[key] = _overrun(es, expr, key[1], following)
-            else:
-                stats["reused"] += 1
-            if answer == GOES_ON:
-                blamed.add(m)
-            elif answer == TOO_BIG:
-                blamed.add(lexeme)
-    return blamed
+class Conflicts:
+    """The check the compiler runs once per round of cuts, with what it keeps across the
+    rounds of one compile: the walks done, by (lexeme, other lexeme, following bytes) —
+    expressions hash-consed in the ExprSet all rounds share —, and its counts (rounds,
+    walks made, walks reused; read by tests and benchmarks)."""
+
+    def __init__(self) -> None:
+        self.walks: Dict[Tuple[int, int, int], int] = {}
+        self.rounds = self.made = self.reused = 0
+
+    def __call__(self, ir: GrammarIR) -> Set[int]:
+        """The text lexemes to cut finer so that greedy lexing is exact (empty: it is):
+        every lexeme M that goes on after a match of a lexeme L alive with it, before a
+        byte that may follow L — and L itself where that walk grows past MAX_PAIRS."""
+        es = ir.es
+        self.rounds += 1
+        text = [i for i, lx in enumerate(ir.lexemes) if lx.tokens is None]
+        if not text:
+            return set()
+        first_bytes = {i: _first_bytes(es, ir.lexemes[i].expr) for i in text}
+        follow, start = follow_lexemes(ir)
+        together = alive_together(ir, follow, start, text)
+        blamed: Set[int] = set()
+        for lexeme in text:
+            following = 0
+            for m in follow[lexeme]:
+                following |= first_bytes.get(m, 0)
+            if not following:
+                continue
+            expr = ir.lexemes[lexeme].expr
+            for m in sorted(together[lexeme]):
+                key = (expr, ir.lexemes[m].expr, following)
+                answer = self.walks.get(key)
+                if answer is None:
+                    self.made += 1
+                    answer = self.walks[key] = _overrun(es, expr, key[1], following)
+                else:
+                    self.reused += 1
+                if answer == GOES_ON:
+                    blamed.add(m)
+                elif answer == TOO_BIG:
+                    blamed.add(lexeme)
+        return blamed
 
 
 def _first_bytes(es: ExprSet, e: int) -> int:
