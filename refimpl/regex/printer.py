@@ -4,8 +4,9 @@
 the very same expression id — the basis of teaching traces ("after `a`, the lexer is in
 state `[cd]`"). The notation is Rust regex syntax plus two operators of the extended
 syntax: `&` (intersection) and a prefix `~` (complement). Bytes are printed as themselves
-when printable ASCII and as `\\xHH` otherwise; when a byte >= 0x80 occurs, the pattern
-starts with `(?-u)` (Rust's byte mode, where `\\xHH` is a raw byte), because derivatives
+when printable ASCII, a printable non-ASCII character spelled byte by byte in a
+concatenation as that character, and other bytes as `\\xHH`; when such a byte >= 0x80
+occurs, the pattern starts with `(?-u)` (Rust's byte mode, where `\\xHH` is a raw byte), because derivatives
 can stop in the middle of a UTF-8 sequence. ∅ prints as the empty byte class
 `(?-u)[^\\x00-\\xFF]`, and Σ* as `(?-u)[\\x00-\\xFF]*`. An expression compiled from a
 Unicode class (compiler.compile_class) prints as that class, not as the alternation of
@@ -15,8 +16,8 @@ its UTF-8 byte sequences — `[^"]`, inside `(?u:...)` in byte mode.
 >>> es = ExprSet()
 >>> to_string(es, es.concat(es.byte_range(ord("a"), ord("c")), es.star(es.literal(b"xy"))))
 '[a-c](?:xy)*'
->>> to_string(es, es.literal("é".encode()))
-'(?-u)\\\\xC3\\\\xA9'
+>>> to_string(es, es.literal("é".encode())), to_string(es, es.literal(b"\\xC3"))
+('é', '(?-u)\\\\xC3')
 >>> from refimpl.regex.compiler import compile_pattern
 >>> from refimpl.regex.derivative import derivative
 >>> e = compile_pattern(es, '"[^"]*"')
@@ -104,8 +105,52 @@ def _unicode_class(ranges: Tuple[Tuple[int, int], ...]) -> str:
     return "[" + ("^" if shown is negated else "") + "".join(parts) + "]"
 
 
+def _chain(es: ExprSet, e: int, classes: Classes) -> List[Union[int, str]]:
+    """The members of the concatenation e (a class prints whole), where runs of one-byte
+    members spelling printable non-ASCII characters are those characters: `é` prints as
+    itself, not as `\xC3\xA9` (a literal means its UTF-8 bytes in either mode)."""
+    members = []
+    node = es.nodes[e]
+    while node[0] == CONCAT and e not in classes:
+        members.append(node[1])
+        e = node[2]
+        node = es.nodes[e]
+    members.append(e)
+    out: List[Union[int, str]] = []
+    i = 0
+    while i < len(members):
+        char = _character(es, members, i)
+        if char:
+            out.append(char)
+            i += len(char.encode("utf-8"))
+        else:
+            out.append(members[i])
+            i += 1
+    return out
+
+
+def _character(es: ExprSet, members: List[int], i: int) -> str:
+    """The printable non-ASCII character members[i:] start with, one byte each ('' if none)."""
+    spelled = bytearray()
+    for m in members[i:i + 4]:
+        node = es.nodes[m]
+        if node[0] != BYTES or not node[1] or node[1] & (node[1] - 1):
+            break
+        spelled.append(node[1].bit_length() - 1)
+    lead = spelled[0] if spelled else 0
+    n = 2 if 0xC2 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 else 4 if 0xF0 <= lead < 0xF5 else 0
+    if not n or len(spelled) < n:
+        return ""
+    try:
+        c = bytes(spelled[:n]).decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    return c if c.isprintable() and not c.isspace() else ""
+
+
 def _needs_byte_mode(es: ExprSet, e: int, classes: Classes) -> bool:
-    """Does e read a byte >= 0x80 outside the Unicode classes, or hold ∅ or Σ*?"""
+    """Does e read a byte >= 0x80 outside the Unicode classes and the characters of its
+    concatenations, or hold ∅ or Σ*?"""
     seen = {e}
     stack = [e]
     while stack:
@@ -115,7 +160,8 @@ def _needs_byte_mode(es: ExprSet, e: int, classes: Classes) -> bool:
             return True
         if x in classes:
             continue
-        for c in es.children(x):
+        children = [c for c in _chain(es, x, classes) if not isinstance(c, str)] if node[0] == CONCAT else es.children(x)
+        for c in children:
             if c not in seen:
                 seen.add(c)
                 stack.append(c)
@@ -141,13 +187,7 @@ def _render(es: ExprSet, e: int, byte_mode: bool, classes: Classes) -> Tuple[int
     if kind == BYTES:
         return ATOM, [_byte_class(node[1], byte_mode)]
     if kind == CONCAT:
-        parts: List[Part] = []
-        while node[0] == CONCAT and e not in classes:  # a class prints whole
-            parts.append((node[1], COMPLEMENT))
-            e = node[2]
-            node = es.nodes[e]
-        parts.append((e, COMPLEMENT))
-        return CONCATENATION, parts
+        return CONCATENATION, [m if isinstance(m, str) else (m, COMPLEMENT) for m in _chain(es, e, classes)]
     if kind == OR and es.EPSILON in node[1]:
         rest = [c for c in node[1] if c != es.EPSILON]
         if len(rest) == 1:
