@@ -175,9 +175,9 @@ def _candidates(es: ExprSet, e: int) -> List[int]:
 
 def _probe(es: ExprSet, e: int, representatives: List[int], budget: int) -> int:
     """Look for a word of L(e) depth first along one path of at most `budget` states —
-    the first derivative (by byte class) known to be non-empty (nullable, free of & and ~,
-    or found so before), else the first new one that is not ∅ — and remember the path as non-empty if one is found: -1 then, else the
-    states visited. Most lexeme states the lexer asks about are a byte or two from a word
+    by the first of the bytes given whose derivative is known to be non-empty (nullable,
+    free of & and ~, or found so before), else the first new one that is not ∅ — and
+    remember the path as non-empty if one is found: -1 then, else the states visited. Most lexeme states the lexer asks about are a byte or two from a word
     (a key's closing quote), which the breadth-first search reaches only after every
     class of every level before."""
     path = [e]
