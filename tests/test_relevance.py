@@ -125,7 +125,8 @@ def test_byte_classes_partition_the_bytes():
 
 
 @settings(max_examples=examples(300))
-@given(st.lists(st.integers(min_value=1, max_value=(1 << 256) - 1) | st.sampled_from([1 << b for b in range(0, 256, 7)]), max_size=12))
+@given(st.lists(st.integers(min_value=1, max_value=(1 << 256) - 1) | st.sampled_from([1 << b for b in range(0, 256, 7)]),
+                max_size=12))
 def test_refine_is_the_coarsest_partition_the_masks_respect(masks):
     # the definition: two bytes share a class iff every mask holds both or neither
     by_signature = {}

@@ -177,9 +177,10 @@ def _probe(es: ExprSet, e: int, representatives: List[int], budget: int) -> int:
     """Look for a word of L(e) depth first along one path of at most `budget` states —
     by the first of the bytes given whose derivative is known to be non-empty (nullable,
     free of & and ~, or found so before), else the first new one that is not ∅ — and
-    remember the path as non-empty if one is found: -1 then, else the states visited. Most lexeme states the lexer asks about are a byte or two from a word
-    (a key's closing quote), which the breadth-first search reaches only after every
-    class of every level before."""
+    remember the path as non-empty if one is found: -1 then, else the states visited.
+    Most lexeme states the lexer asks about are a byte or two from a word (a key's
+    closing quote), which the breadth-first search reaches only after every class of
+    every level before."""
     path = [e]
     on_path = {e}
     x = e
