@@ -11,8 +11,9 @@ from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple,
 from ...errors import SchemaError
 from .base import ALL, NONE, PARTIAL, UNEVALUATED, Atom, Reason, Unsupported
 from .options import IgnoredKeyword
-from .index import trivial
+from .index import ANNOTATIONS, KNOWN, trivial
 from .disjoint import Context, Disjointness
+from .switch import Case, Switch
 from .values import escape_pointer, json_type
 
 _DEPENDENCIES = ("dependentRequired", "dependentSchemas", "dependencies")
@@ -52,6 +53,15 @@ class _Keyword(NamedTuple):
     scope: Tuple[int, ...]
 
 
+class _Kids(NamedTuple):
+    """The kids of an allOf still to expand, from kid `start` on: one task, so that a
+    switch passes over the kids its context makes vacuous (switch.py)."""
+
+    node: int
+    start: int
+    scope: Tuple[int, ...]
+
+
 class _Rest(NamedTuple):
     """The dependencies of one keyword still to read after the one being read (they are
     read one after the other before the walk goes on)."""
@@ -81,7 +91,7 @@ class _Walk:
 
     __slots__ = ("flat", "seen", "stack", "context", "met", "resume")
 
-    def __init__(self, flat: Flat, seen: Set[Atom], stack: List[Union[Atom, _Keyword]], context: Context,
+    def __init__(self, flat: Flat, seen: Set[Atom], stack: List[Union[Atom, _Keyword, _Kids]], context: Context,
                  met: Set[Disjunction]) -> None:
         self.flat, self.seen, self.stack, self.context, self.met = flat, seen, stack, context, met
         self.resume: Optional[Resume] = None
@@ -102,6 +112,8 @@ class Containers(Disjointness):
         self._resumes: Dict[Any, Tuple[Resume, int]] = {}
         #: a disjunction's alternatives (for T, under an unevaluated-scope) and their profiles
         self._options: Dict[Tuple[Disjunction, str, Tuple[int, ...]], Tuple[List[List[Atom]], List[int]]] = {}
+        #: the kids of each allOf met, indexed by their cases
+        self._switches: Dict[int, Switch] = {}
 
     def _scope_with(self, n: int, T: str, scope: Tuple[int, ...]) -> Tuple[int, ...]:
         """The unevaluated-scope for the in-place subschemas of node n."""
@@ -141,6 +153,9 @@ class Containers(Disjointness):
             task = stack.pop()
             if isinstance(task, _Keyword):
                 unsat = self._flatten_keyword(T, task, chosen, w)
+            elif isinstance(task, _Kids):
+                self._flatten_kids(T, task, w)
+                continue
             elif task in seen:
                 continue
             else:
@@ -194,7 +209,7 @@ class Containers(Disjointness):
                 raise SchemaError("required must be an array of strings", self.ptr(n, k))
             flat.reqs.extend(x)
         elif k == "allOf":
-            stack.extend(Atom(c, False, inner) for c in reversed(self.list_of(n, k)))
+            stack.append(_Kids(n, 0, inner))
         elif k in ("$ref", "$dynamicRef"):
             try:
                 stack.append(Atom(self.ref_target(n, k), False, inner))
@@ -208,6 +223,52 @@ class Containers(Disjointness):
             if k in _DEPENDENCIES and not isinstance(x, dict):
                 raise SchemaError("%s must be an object" % k, self.ptr(n, k))
             return self._flatten_subs(T, n, k, inner, list(x) if k in _DEPENDENCIES else [None], chosen, w)
+        return None
+
+    def _flatten_kids(self, T: str, task: _Kids, w: _Walk) -> None:
+        """The next kid of an allOf that may matter, the task for the rest on the stack
+        below it. For objects outside an unevaluated-scope, the switch passes over the
+        cases the context makes vacuous — and over every case once the walk has met a
+        group: the conjunction is then distributed, not laid out, and a case adds to it
+        at most a later group or the negation of its `if` (when its `then` is excluded),
+        which its alternatives meet again (switch.py)."""
+        n, i, inner = task
+        s = self._switch(n)
+        if T == "object" and not inner:
+            if w.flat.groups:
+                i = s.next_other(i)
+            else:
+                i = s.next_live(i, lambda p: self.live_words(w.context, p))
+        if i < len(s.kids):
+            if i + 1 < len(s.kids):
+                w.stack.append(_Kids(n, i + 1, inner))
+            w.stack.append(Atom(s.kids[i], False, inner))
+
+    def _switch(self, n: int) -> Switch:
+        """The kids of node n's allOf, indexed by their cases (switch.py)."""
+        got = self._switches.get(n)
+        if got is None:
+            kids = self.list_of(n, "allOf")
+            got = self._switches[n] = Switch(kids, [self._case(c) for c in kids])
+        return got
+
+    def _case(self, c: int) -> Case:
+        """(p, W) if node c is `{"if": I, "then": ...}` — no `else`, no other keyword that
+        constrains — and I gives property p a `const`/`enum` of the strings W."""
+        v = self.value(c)
+        if not isinstance(v, dict) or "if" not in v or "else" in v:
+            return None
+        if any(k not in ("if", "then") and k in KNOWN and k not in ANNOTATIONS for k in v):
+            return None
+        try:
+            facts = self.object_facts(self.child(c, v["if"]))
+        except SchemaError:  # reported where the schema is compiled, if it is
+            return None
+        for p, nodes in facts.properties.items():
+            for m in nodes:
+                words = self.string_words(m)
+                if words is not None:
+                    return p, words
         return None
 
     def _flatten_subs(self, T: str, n: int, k: str, inner: Tuple[int, ...], subs: List[Optional[str]],

@@ -123,6 +123,7 @@ class Disjointness(Negations):
         self._chains: List[Chain] = [empty]
         self._chain_ids: Dict[Tuple[int, int], int] = {}
         self._chain_words: Dict[Tuple[int, bytes], bool] = {}
+        self._word_sets: Dict[int, FrozenSet[bytes]] = {}
 
     def context(self, T: str, nodes: Iterable[int]) -> Context:
         """A context holding `nodes` (for T-values)."""
@@ -438,6 +439,31 @@ class Disjointness(Negations):
                     break
             got = self._word_matches[(e, word)] = es.nullable(x)
         return got
+
+    def live_words(self, context: Context, name: str) -> Optional[FrozenSet[bytes]]:
+        """The strings property `name` can take in the context, if it is required there
+        and one of its schemas restricts it to finitely many (a `const`/`enum`): every
+        string value satisfying its chain is one of them. None: not known."""
+        if context.facts is None or name not in context.facts.required:
+            return None
+        c = self._read(context.chains.get(name, EMPTY_CHAIN))
+        if c.false or c.error is not None or c.words_node < 0:
+            return None
+        got = self._word_sets.get(c.words_node)
+        if got is None:
+            got = self._word_sets[c.words_node] = frozenset(self._words(c.words_node) or ())
+        return got
+
+    def string_words(self, n: int) -> Optional[FrozenSet[bytes]]:
+        """The strings W if node n's own `const`/`enum` allows strings only, and those
+        (every value satisfying n is one of W); else None."""
+        v = self.value(n)
+        if not isinstance(v, dict):
+            return None
+        values = [v["const"]] if "const" in v else v.get("enum")
+        if not isinstance(values, list) or len(values) > _WORDS or not all(isinstance(x, str) for x in values):
+            return None
+        return frozenset(x.encode("utf-8") for x in values)  # no lone surrogate: index.py refuses them
 
     def _words(self, n: int) -> Optional[List[bytes]]:
         """The strings a `const`/`enum` of node n (or of what it reaches through
