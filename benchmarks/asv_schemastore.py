@@ -61,3 +61,31 @@ class SchemaStoreCounts:
             raise NotImplementedError("set MASKREF_SCHEMASTORE to a SchemaStore checkout")
         return cache[count]
     track_schemas.unit = "schemas"
+
+
+class LlamaCppGBNF:
+    """Compiling llama.cpp's GBNF conversion of SchemaStore's pm2-ecosystem (14 KB of
+    GBNF; the character-grammar compiler's rounds of cuts and its lexing check,
+    docs/benchmarks.md "GBNF"). Needs MASKREF_SCHEMASTORE and llama-cpp-python (the
+    `llama` extra)."""
+
+    timeout = 600
+    number = 1
+    repeat = 3
+
+    def setup(self):
+        corpus = os.environ.get("MASKREF_SCHEMASTORE")
+        if not corpus:
+            raise NotImplementedError("set MASKREF_SCHEMASTORE to a SchemaStore checkout")
+        try:
+            from llama_cpp.llama_grammar import json_schema_to_gbnf
+        except ImportError:
+            raise NotImplementedError("needs llama-cpp-python (the llama extra)") from None
+        from . import schemastore
+
+        self.gbnf = json_schema_to_gbnf(schemastore._corpus(corpus).read("src/schemas/json/pm2-ecosystem.json"))
+
+    def time_compile(self):
+        from refimpl import Grammar
+
+        Grammar.from_gbnf(self.gbnf)

@@ -135,8 +135,9 @@ class Build:
     """One compilation of the rules under the current cuts."""
 
     def __init__(self, rules: Dict[str, Node], root: str, cuts: Cuts, regular: Set[str],
-                 es: ExprSet, limits: Limits, text: str = "") -> None:
+                 es: ExprSet, limits: Limits, text: str = "", names: Optional[Dict[int, str]] = None) -> None:
         self.rules, self.cuts, self.es, self.text = rules, cuts, es, text
+        self.names = {} if names is None else names  # expression -> lexeme name, kept across rounds
         self.all_regular = regular
         self.regular = regular - cuts.rules
         self.ir = GrammarIR(es, limits)
@@ -282,7 +283,10 @@ class Build:
         return (first,)
 
     def lexeme(self, expr: int, source: Source) -> int:
-        sym = self.ir.add(Lexeme("/%s/" % to_string(self.es, expr, NAME_LIMIT), expr))
+        name = self.names.get(expr)
+        if name is None:
+            name = self.names[expr] = "/%s/" % to_string(self.es, expr, NAME_LIMIT)
+        sym = self.ir.add(Lexeme(name, expr))
         self.sources.setdefault(~sym, source)
         return sym
 
@@ -391,8 +395,9 @@ def compile_rules(rules: Dict[str, Node], root: str, text: str = "", limits: Lim
     regular = regular_rules(rules)
     cuts = Cuts()
     conflicts = conflicts if conflicts is not None else Conflicts()
+    names: Dict[int, str] = {}
     while True:
-        build = Build(rules, root, cuts, regular, es, limits, text)
+        build = Build(rules, root, cuts, regular, es, limits, text, names)
         blamed = conflicts(build.ir)
         if not blamed:
             return build.ir
