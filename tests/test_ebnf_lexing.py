@@ -6,7 +6,7 @@ from budget import examples
 from hypothesis import given, settings, strategies as st
 from test_exprs import ALPHABET, build, member, trees
 
-from refimpl.grammar.ebnf.lexing import CLEAN, GOES_ON, TOO_BIG, _first_bytes, _overrun
+from refimpl.grammar.ebnf.lexing import CLEAN, GOES_ON, TOO_BIG, _first_bytes, _meet, _overrun
 from refimpl.regex.exprs import ExprSet
 from refimpl.regex.relevance import check_empty
 
@@ -32,6 +32,8 @@ def test_the_walk_and_its_shortcuts_keep_the_definition(lexeme, other, following
         assert answer in (GOES_ON, TOO_BIG)
     if answer == CLEAN:
         assert not goes_on(lexeme, other, following)
+    # the overlap classes' test: a walk of the pairs, not the emptiness of an intersection
+    assert _meet(es, a, u, first) == (not check_empty(es, es.intersection(a, u)))
     fa, fu = _first_bytes(es, a, first), _first_bytes(es, u, first)
     starts = sum(1 << b for b in ALPHABET if any(member(lexeme, bytes([b]) + v) for v in WORDS[:40]))
     assert starts & ~fa == 0  # every byte a match starts with (the skip needs no more)

@@ -27,8 +27,8 @@ s: "a" s
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from dataclasses import dataclass, field, fields
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import GrammarError, LimitError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -89,6 +89,10 @@ class Lexeme:
     budget_relaxed: bool = False
 
 
+#: what makes two lexemes one (all but the name, which is for display)
+_IDENTITY = tuple(f.name for f in fields(Lexeme) if f.name != "name")
+
+
 class GrammarIR:
     """A grammar under construction: lexemes, nonterminals, rules, a start symbol."""
 
@@ -96,7 +100,7 @@ class GrammarIR:
         self.es = es if es is not None else ExprSet(limits)
         self.limits = limits
         self.lexemes: List[Lexeme] = []
-        self._lexeme_ids: Dict[Lexeme, int] = {}
+        self._lexeme_ids: Dict[Tuple[Any, ...], int] = {}
         self.names: List[str] = []
         self.rules: List[Rule] = []
         self.start: int = -1
@@ -185,7 +189,7 @@ class GrammarIR:
 
     def add(self, lexeme: Lexeme) -> int:
         """The symbol of a lexeme; lexemes equal but for their name are one."""
-        key = replace(lexeme, name="")
+        key = tuple(getattr(lexeme, f) for f in _IDENTITY)
         i = self._lexeme_ids.get(key)
         if i is None:
             i = len(self.lexemes)
