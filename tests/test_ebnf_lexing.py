@@ -1,12 +1,19 @@
 """The check behind the character-grammar compiler (refimpl/grammar/ebnf/lexing.py): its
-walk against the definition on small strings, and the shortcuts taken before walking."""
+walk against the definition on small strings, the shortcuts taken before walking, and
+FOLLOW solved as inclusions against the textbook fixpoint."""
 import itertools
+import json
+import pathlib
 
 from budget import examples
+from conformance.strategies import gbnf_grammars as fuzz_gbnf
 from hypothesis import given, settings, strategies as st
 from test_exprs import ALPHABET, build, member, trees
 
-from refimpl.grammar.ebnf.lexing import CLEAN, GOES_ON, TOO_BIG, _first_bytes, _meet, _overrun
+from refimpl import Grammar
+from refimpl.errors import MaskrefError
+from refimpl.grammar.ebnf import parse_gbnf
+from refimpl.grammar.ebnf.lexing import CLEAN, END, GOES_ON, TOO_BIG, _first_bytes, _meet, _overrun, follow_lexemes
 from refimpl.regex.exprs import ExprSet
 from refimpl.regex.relevance import check_empty
 
@@ -42,3 +49,61 @@ def test_the_walk_and_its_shortcuts_keep_the_definition(lexeme, other, following
         # both match the empty string
         assert answer == CLEAN
         assert check_empty(es, es.intersection(a, u)) == (not (es.nullable(a) and es.nullable(u)))
+
+
+def textbook_follow(ir):
+    """FIRST and FOLLOW by passes over the rules until nothing changes (the definition
+    follow_lexemes computes by solving the inclusions once)."""
+    n_nt = len(ir.names)
+
+    def key(sym):
+        return sym if sym >= 0 else n_nt + ~sym
+
+    nullable = [False] * n_nt + [lx.tokens is None and ir.es.nullable(lx.expr) for lx in ir.lexemes]
+    first = [set() for _ in range(n_nt)] + [{i} for i in range(len(ir.lexemes))]
+    follow = [set() for _ in nullable]
+    follow[ir.start].add(END)
+    rules = [(lhs, [key(s) for s in rhs]) for lhs, rhs in ir.rules]
+    changed = True
+    while changed:
+        changed = False
+        for lhs, keys in rules:
+            if not nullable[lhs] and all(nullable[k] for k in keys):
+                nullable[lhs] = changed = True
+            for k in keys:
+                if not first[k] <= first[lhs]:
+                    first[lhs] |= first[k]
+                    changed = True
+                if not nullable[k]:
+                    break
+            trailer = set(follow[lhs])
+            for k in reversed(keys):
+                if not trailer <= follow[k]:
+                    follow[k] |= trailer
+                    changed = True
+                trailer = (trailer | first[k]) if nullable[k] else set(first[k])
+    return {i: follow[n_nt + i] for i in range(len(ir.lexemes))}, first[ir.start]
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(fuzz_gbnf())
+def test_follow_sets_are_the_textbook_ones(text):
+    try:
+        ir = parse_gbnf(text)
+    except MaskrefError:
+        return
+    assert follow_lexemes(ir) == textbook_follow(ir)
+
+
+def test_follow_sets_of_the_grammar_cases():
+    cases = json.loads((pathlib.Path(__file__).parent / "data" / "grammar_cases.json").read_text(encoding="utf-8"))
+    checked = 0
+    for case in cases["cases"] + cases["compile_cases"]:
+        try:
+            g = (Grammar.from_gbnf if case["format"] == "gbnf" else Grammar.from_ebnf)(case["grammar"],
+                                                                                      root=case.get("root", "root"))
+        except MaskrefError:
+            continue
+        assert follow_lexemes(g.ir) == textbook_follow(g.ir), case["source"]
+        checked += 1
+    assert checked > 250, checked
