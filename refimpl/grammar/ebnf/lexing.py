@@ -132,17 +132,15 @@ def _propagate(sets: List[Set[int]], into: List[List[int]]) -> None:
 
 
 def alive_together(ir: GrammarIR, follow: Dict[int, Set[int]], start: Set[int], text: List[int],
-                   first_bytes: Dict[int, int], overlaps: Dict[Tuple[int, int], bool],
-                   first: Dict[int, int]) -> Dict[int, Set[int]]:
+                   overlaps: Dict[Tuple[int, int], bool], first: Dict[int, int]) -> Dict[int, Set[int]]:
     """Per text lexeme L, the text lexemes a parser row may allow together with L.
-    `first_bytes`: per text lexeme, the bytes its matches start with; `overlaps` keeps,
-    per pair of expressions, whether their languages intersect; `first`: the first bytes
-    kept per expression (`_first_bytes`)."""
+    `overlaps` keeps, per pair of expressions, whether their languages intersect;
+    `first`, the first bytes of each expression (`_first_bytes`)."""
     es = ir.es
 
     def overlap(i: int, j: int) -> bool:
         a, b = ir.lexemes[i].expr, ir.lexemes[j].expr
-        if not first_bytes[i] & first_bytes[j]:  # no common first byte: only ε could be common
+        if not _first_bytes(es, a, first) & _first_bytes(es, b, first):  # only ε could be common
             return es.nullable(a) and es.nullable(b)
         key = (a, b) if a < b else (b, a)
         got = overlaps.get(key)
@@ -194,7 +192,7 @@ class Conflicts:
             return set()
         first_bytes = {i: _first_bytes(es, ir.lexemes[i].expr, self.first) for i in text}
         follow, start = follow_lexemes(ir)
-        together = alive_together(ir, follow, start, text, first_bytes, self.overlaps, self.first)
+        together = alive_together(ir, follow, start, text, self.overlaps, self.first)
         blamed: Set[int] = set()
         for lexeme in text:
             following = 0
