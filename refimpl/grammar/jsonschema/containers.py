@@ -11,7 +11,7 @@ from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple,
 from ...errors import SchemaError
 from .base import ALL, NONE, PARTIAL, UNEVALUATED, Atom, Reason, Unsupported
 from .options import IgnoredKeyword
-from .index import ANNOTATIONS, KNOWN, trivial
+from .index import trivial
 from .disjoint import Context, Disjointness
 from .switch import Case, Switch
 from .values import escape_pointer, json_type
@@ -258,7 +258,7 @@ class Containers(Disjointness):
         v = self.value(c)
         if not isinstance(v, dict) or "if" not in v or "else" in v:
             return None
-        if any(k not in ("if", "then") and k in KNOWN and k not in ANNOTATIONS for k in v):
+        if not trivial({k: x for k, x in v.items() if k not in ("if", "then")}):
             return None
         try:
             facts = self.object_facts(self.child(c, v["if"]))
