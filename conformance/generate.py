@@ -256,6 +256,8 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ["special-token"]),
     ("llguidance-negative-fraction", GrammarSpec("json_schema", schema={"type": "number", "minimum": -1}),
      ("bytes", "gpt2"), ["-0.10"], ["numbers"]),
+    ("llguidance-escape-in-negated-class", GrammarSpec("json_schema", schema={"type": "string", "pattern": '^[^\\\\"]*$'}),
+     ("bytes",), ['"a\\nb"'], ["json-string", "pattern"]),
     ("llguidance-subgrammar-skip-panic",
      GrammarSpec("lark", 'start: "a" "c"? sub\nsub: %lark {\nstart: "b"\n}\n%ignore " "\n'), ("bytes",), ["a b"],
      ["subgrammar", "ignore"]),

@@ -372,6 +372,7 @@ LLGUIDANCE_FINDINGS = {
     "findings/llguidance-stop-eos-complete-lexeme/bytes/0": "stop-eos-after-complete-lexeme",
     "findings/llguidance-negative-fraction/bytes/0": "negative-fraction-trailing-zero",
     "findings/llguidance-negative-fraction/gpt2/0": "negative-fraction-trailing-zero",
+    "findings/llguidance-escape-in-negated-class/bytes/0": "escape-in-negated-class",
     "tokens/max-tokens-first-byte/special/0": "max-tokens-row-count",
     "tokens/max-tokens-row-start/bytes/0": "max-tokens-row-count",
     "tokens/max-tokens-dead/special/0": "max-tokens-dead",
@@ -568,6 +569,21 @@ def test_llguidance_hostname_hyphens():
     assert not HOSTNAME_HYPHENS.applies(Divergence(host, b, text, 3, [ord("-")], []))  # ab- is fine
     plain = GrammarSpec("json_schema", schema={"type": "string"})
     assert not HOSTNAME_HYPHENS.applies(Divergence(plain, b, text + [ord("-")], 4, [ord("-")], []))
+
+
+def test_llguidance_escape_in_negated_class():
+    from conformance.adapters.llguidance_differences import ESCAPE_IN_NEGATED_CLASS
+
+    b = load_builtin("bytes")
+    no_backslash = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[^\\\\]*$"})
+    text = [ord(c) for c in '"a\\']  # "a and a backslash: an escape begins
+    assert ESCAPE_IN_NEGATED_CLASS.applies(Divergence(no_backslash, b, text, 3, [ord("\\")], []))
+    assert not ESCAPE_IN_NEGATED_CLASS.applies(Divergence(no_backslash, b, text, 3, [ord("n")], []))  # \n: not it
+    assert not ESCAPE_IN_NEGATED_CLASS.applies(Divergence(no_backslash, b, text, 3, [ord("\\")], [ord("n")]))
+    escaped = [ord(c) for c in '"\\\\']  # "\\ : the backslash escaped, another token after it
+    assert not ESCAPE_IN_NEGATED_CLASS.applies(Divergence(no_backslash, b, escaped, 3, [ord("a")], []))
+    other = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[^x]*$"})
+    assert not ESCAPE_IN_NEGATED_CLASS.applies(Divergence(other, b, text, 3, [ord("\\")], []))
 
 
 # ------------------------------------------------------------------------------ blind spots (issue 20)
