@@ -256,6 +256,8 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ["special-token"]),
     ("llguidance-negative-fraction", GrammarSpec("json_schema", schema={"type": "number", "minimum": -1}),
      ("bytes", "gpt2"), ["-0.10"], ["numbers"]),
+    ("llguidance-ecma-dot", GrammarSpec("json_schema", schema={"type": "string", "pattern": "^.{0,2}$"}),
+     ("bytes",), ['"\\t"', '"\u2027"'], ["json-string", "pattern"]),
     ("llguidance-escape-in-negated-class", GrammarSpec("json_schema", schema={"type": "string", "pattern": '^[^\\\\"]*$'}),
      ("bytes",), ['"a\\nb"'], ["json-string", "pattern"]),
     ("llguidance-subgrammar-skip-panic",

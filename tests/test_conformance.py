@@ -373,6 +373,8 @@ LLGUIDANCE_FINDINGS = {
     "findings/llguidance-negative-fraction/bytes/0": "negative-fraction-trailing-zero",
     "findings/llguidance-negative-fraction/gpt2/0": "negative-fraction-trailing-zero",
     "findings/llguidance-escape-in-negated-class/bytes/0": "escape-in-negated-class",
+    "findings/llguidance-ecma-dot/bytes/0": "ecma-dot-and-space",
+    "findings/llguidance-ecma-dot/bytes/1": "ecma-dot-and-space",
     "tokens/max-tokens-first-byte/special/0": "max-tokens-row-count",
     "tokens/max-tokens-row-start/bytes/0": "max-tokens-row-count",
     "tokens/max-tokens-dead/special/0": "max-tokens-dead",
@@ -584,6 +586,23 @@ def test_llguidance_escape_in_negated_class():
     assert not ESCAPE_IN_NEGATED_CLASS.applies(Divergence(no_backslash, b, escaped, 3, [ord("a")], []))
     other = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[^x]*$"})
     assert not ESCAPE_IN_NEGATED_CLASS.applies(Divergence(other, b, text, 3, [ord("\\")], []))
+
+
+def test_llguidance_ecma_dot_and_space():
+    from conformance.adapters.llguidance_differences import ECMA_CLASSES
+
+    b = load_builtin("bytes")
+    dot = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^.{0,2}$"})
+    escape = [ord(c) for c in '"\\']  # an escape begins
+    assert ECMA_CLASSES.applies(Divergence(dot, b, escape, 2, [ord("r")], []))  # \r: CR
+    assert not ECMA_CLASSES.applies(Divergence(dot, b, escape, 2, [ord("n")], []))  # \n: both leave it out
+    ls = list(b'"\xe2\x80')  # U+2028 is E2 80 A8
+    assert ECMA_CLASSES.applies(Divergence(dot, b, ls, 3, [0xA8], []))
+    assert not ECMA_CLASSES.applies(Divergence(dot, b, ls, 3, [0xA7], []))
+    space = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^\\s$"})
+    assert ECMA_CLASSES.applies(Divergence(space, b, list(b'"\xef\xbb'), 3, [], [0xBF]))  # U+FEFF: ECMA only
+    literal = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^a\\.b$"})
+    assert not ECMA_CLASSES.applies(Divergence(literal, b, escape, 2, [ord("r")], []))
 
 
 # ------------------------------------------------------------------------------ blind spots (issue 20)

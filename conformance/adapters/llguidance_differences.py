@@ -676,6 +676,72 @@ ESCAPE_IN_NEGATED_CLASS = KnownDifference(
 )
 
 
+#: characters ECMA-262 and Rust's regex read differently: `.` (ECMA leaves out \r, U+2028
+#: and U+2029 as well as \n) and `\s` (ECMA's has U+FEFF, Rust's U+0085)
+_ECMA_VS_RUST = frozenset("\r\u2028\u2029\u0085\ufeff")
+_SIMPLE_ESCAPES = {ord('"'): '"', ord("\\"): "\\", ord("/"): "/", ord("b"): "\b", ord("f"): "\f",
+                   ord("n"): "\n", ord("r"): "\r", ord("t"): "\t"}
+
+
+def _string_chars(data: bytes) -> List[Tuple[str, int]]:
+    """The characters of the JSON strings in `data`, decoded, each with the offset just
+    past its text (a character whose text is not complete is left out)."""
+    out: List[Tuple[str, int]] = []
+    in_string, i = False, 0
+    while i < len(data):
+        c = data[i]
+        if not in_string:
+            in_string, i = c == 0x22, i + 1
+        elif c == 0x22:
+            in_string, i = False, i + 1
+        elif c == 0x5C:
+            e = data[i + 1] if i + 1 < len(data) else None
+            if e in _SIMPLE_ESCAPES:
+                out.append((_SIMPLE_ESCAPES[e], i + 2))
+                i += 2
+            elif e == ord("u") and i + 6 <= len(data):
+                try:
+                    out.append((chr(int(data[i + 2:i + 6].decode("ascii"), 16)), i + 6))
+                except ValueError:
+                    pass
+                i += 6
+            else:
+                break
+        else:
+            n = 1 if c < 0x80 else 2 if c < 0xE0 else 3 if c < 0xF0 else 4
+            try:
+                out.append((data[i:i + n].decode("utf-8"), i + n))
+            except UnicodeDecodeError:
+                pass
+            i += n
+    return out
+
+
+def _ecma_classes(d: Divergence) -> bool:
+    r"""A pattern of the schema has `.` or `\s`/`\S`, and each differing token (either
+    side) writes, in a string, a character the two dialects read differently."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or not (d.only_backend or d.only_refimpl):
+        return False
+    if not any(re.search(r"(?<!\\)(?:\\\\)*(?:\.|\\[sS])", p) for p in _patterns(d.grammar.schema)):
+        return False
+    text = d.text()
+    for t in d.only_backend + d.only_refimpl:
+        added = [ch for ch, end in _string_chars(text + d.vocab.tokens[t]) if end > len(text)]
+        if not any(ch in _ECMA_VS_RUST for ch in added):
+            return False
+    return True
+
+
+ECMA_CLASSES = KnownDifference(
+    "ecma-dot-and-space", "semantic",
+    "JSON schema patterns are ECMA-262 regexes: `.` leaves out \\r, U+2028 and U+2029 as "
+    "well as \\n, and `\\s` has U+FEFF but not U+0085; llguidance reads them with Rust's "
+    "meanings (docs/jsonschema.md, differences from llguidance, 5)",
+    _ecma_classes,
+)
+
+
 KNOWN_DIFFERENCES = (AFTER_EOS, DEAD_END, UNPRODUCTIVE, LAZY, GUARDED_EMPTY, SECONDARY_EOS, BUDGET_COUNT, BUDGET_DEAD,
                      EOS_FIRST, ONE_TOKEN_LEXEME, MARKER, SUBGRAMMAR_IGNORE, NEGATIVE_FRACTION, COMPLETE_STOP_LEXEME,
-                     EMPTY_FIRST_LEXEME, SUBGRAMMAR_PANIC, EOS_PANIC, HOSTNAME_HYPHENS, ESCAPE_IN_NEGATED_CLASS)
+                     EMPTY_FIRST_LEXEME, SUBGRAMMAR_PANIC, EOS_PANIC, HOSTNAME_HYPHENS, ESCAPE_IN_NEGATED_CLASS,
+                     ECMA_CLASSES)
