@@ -75,6 +75,50 @@ def raw_control_in_string(b: int, in_string: bool, escaped: bool) -> bool:
     return in_string and not escaped and b < 0x20
 
 
+_SIMPLE_ESCAPES = {ord('"'): '"', ord("\\"): "\\", ord("/"): "/", ord("b"): "\b", ord("f"): "\f",
+                   ord("n"): "\n", ord("r"): "\r", ord("t"): "\t"}
+
+
+def decoded_chars(data: bytes) -> List[Tuple[str, int]]:
+    r"""The characters of the JSON strings in `data`, decoded, each with the offset just
+    past its text (a character whose text is not complete is left out).
+
+    >>> decoded_chars(b'"a\\r' + "\u2028".encode() + b'\\u0041')
+    [('a', 2), ('\r', 4), ('\u2028', 7), ('A', 13)]
+    >>> decoded_chars(b'"\\u00') + decoded_chars(b'"\xe2\x80')
+    []
+    """
+    out: List[Tuple[str, int]] = []
+    in_string, i = False, 0
+    while i < len(data):
+        c = data[i]
+        if not in_string:
+            in_string, i = c == 0x22, i + 1
+        elif c == 0x22:
+            in_string, i = False, i + 1
+        elif c == 0x5C:
+            e = data[i + 1] if i + 1 < len(data) else None
+            if e in _SIMPLE_ESCAPES:
+                out.append((_SIMPLE_ESCAPES[e], i + 2))
+                i += 2
+            elif e == ord("u") and i + 6 <= len(data):
+                try:
+                    out.append((chr(int(data[i + 2:i + 6].decode("ascii"), 16)), i + 6))
+                except ValueError:
+                    pass
+                i += 6
+            else:
+                break
+        else:
+            n = 1 if c < 0x80 else 2 if c < 0xE0 else 3 if c < 0xF0 else 4
+            try:
+                out.append((data[i:i + n].decode("utf-8"), i + n))
+            except UnicodeDecodeError:
+                pass
+            i += n
+    return out
+
+
 def respelled(text: bytes) -> bytes:
     """text with the spellings in strings that maskref's default JSON refuses replaced by
     ones it takes (with general `\\\\uXXXX` escapes on): a raw DEL by `\\\\u007f`, the

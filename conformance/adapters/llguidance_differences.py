@@ -11,13 +11,14 @@ that it answer exactly the differing tokens as llguidance did.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
 from refimpl.lexer import DEAD
 
 from ..core import AFTER_EOS, Divergence, KnownDifference, compiled
 from ..vectors import GrammarSpec
+from .json_text import decoded_chars, puts, schemas
 
 # ----------------------------------------------------------------------------- rules and lexing
 
@@ -620,39 +621,18 @@ HOSTNAME_HYPHENS = KnownDifference(
 _NEGATED_QUOTE_OR_BACKSLASH = re.compile(r'\[\^(?:[^\]\\]|\\.)*?(?:\\\\|")')
 
 
-def _patterns(schema: Any) -> List[str]:
+def _patterns(schema: Any) -> Iterator[str]:
     """The regexes of `pattern` and the keys of `patternProperties` anywhere in a schema."""
-    out: List[str] = []
-    stack = [schema]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, dict):
-            if isinstance(x.get("pattern"), str):
-                out.append(x["pattern"])
-            if isinstance(x.get("patternProperties"), dict):
-                out.extend(x["patternProperties"])
-            stack.extend(x.values())
-        elif isinstance(x, list):
-            stack.extend(x)
-    return out
+    for node in schemas(schema):
+        if isinstance(node.get("pattern"), str):
+            yield node["pattern"]
+        if isinstance(node.get("patternProperties"), dict):
+            yield from node["patternProperties"]
 
 
-def _completes_quote_or_backslash_escape(text: bytes, data: bytes) -> bool:
-    r"""Does `data` (= text + a token) write, inside a JSON string, an escape `\\` or `\"`
-    whose second byte is the token's?"""
-    in_string, i = False, 0
-    while i < len(data):
-        c = data[i]
-        if not in_string:
-            in_string = c == 0x22
-        elif c == 0x5C:
-            if i + 1 < len(data) and data[i + 1] in b'\\"' and i + 1 >= len(text):
-                return True
-            i += 1
-        elif c == 0x22:
-            in_string = False
-        i += 1
-    return False
+def _escaped_quote_or_backslash(b: int, in_string: bool, escaped: bool) -> bool:
+    r"""The second byte of an escape `\` or `"` in a string (for `puts`)."""
+    return in_string and escaped and b in (0x5C, 0x22)
 
 
 def _escape_in_negated_class(d: Divergence) -> bool:
@@ -664,7 +644,7 @@ def _escape_in_negated_class(d: Divergence) -> bool:
     if not any(_NEGATED_QUOTE_OR_BACKSLASH.search(p) for p in _patterns(d.grammar.schema)):
         return False
     text = d.text()
-    return all(_completes_quote_or_backslash_escape(text, text + d.vocab.tokens[t]) for t in d.only_backend)
+    return all(puts(text, d.vocab.tokens[t], _escaped_quote_or_backslash) for t in d.only_backend)
 
 
 ESCAPE_IN_NEGATED_CLASS = KnownDifference(
@@ -679,44 +659,6 @@ ESCAPE_IN_NEGATED_CLASS = KnownDifference(
 #: characters ECMA-262 and Rust's regex read differently: `.` (ECMA leaves out \r, U+2028
 #: and U+2029 as well as \n) and `\s` (ECMA's has U+FEFF, Rust's U+0085)
 _ECMA_VS_RUST = frozenset("\r\u2028\u2029\u0085\ufeff")
-_SIMPLE_ESCAPES = {ord('"'): '"', ord("\\"): "\\", ord("/"): "/", ord("b"): "\b", ord("f"): "\f",
-                   ord("n"): "\n", ord("r"): "\r", ord("t"): "\t"}
-
-
-def _string_chars(data: bytes) -> List[Tuple[str, int]]:
-    """The characters of the JSON strings in `data`, decoded, each with the offset just
-    past its text (a character whose text is not complete is left out)."""
-    out: List[Tuple[str, int]] = []
-    in_string, i = False, 0
-    while i < len(data):
-        c = data[i]
-        if not in_string:
-            in_string, i = c == 0x22, i + 1
-        elif c == 0x22:
-            in_string, i = False, i + 1
-        elif c == 0x5C:
-            e = data[i + 1] if i + 1 < len(data) else None
-            if e in _SIMPLE_ESCAPES:
-                out.append((_SIMPLE_ESCAPES[e], i + 2))
-                i += 2
-            elif e == ord("u") and i + 6 <= len(data):
-                try:
-                    out.append((chr(int(data[i + 2:i + 6].decode("ascii"), 16)), i + 6))
-                except ValueError:
-                    pass
-                i += 6
-            else:
-                break
-        else:
-            n = 1 if c < 0x80 else 2 if c < 0xE0 else 3 if c < 0xF0 else 4
-            try:
-                out.append((data[i:i + n].decode("utf-8"), i + n))
-            except UnicodeDecodeError:
-                pass
-            i += n
-    return out
-
-
 def _ecma_classes(d: Divergence) -> bool:
     r"""A pattern of the schema has `.` or `\s`/`\S`, and each differing token (either
     side) writes, in a string, a character the two dialects read differently."""
@@ -726,7 +668,7 @@ def _ecma_classes(d: Divergence) -> bool:
         return False
     text = d.text()
     for t in d.only_backend + d.only_refimpl:
-        added = [ch for ch, end in _string_chars(text + d.vocab.tokens[t]) if end > len(text)]
+        added = [ch for ch, end in decoded_chars(text + d.vocab.tokens[t]) if end > len(text)]
         if not any(ch in _ECMA_VS_RUST for ch in added):
             return False
     return True
