@@ -39,11 +39,15 @@ def byte_classes(es: ExprSet, e: int) -> List[int]:
     cached = es.classes.get(e)
     if cached is not None:
         return cached
-    masks = byte_sets(es, e)
+    classes = es.classes[e] = partition(es, byte_sets(es, e))
+    return classes
+
+
+def partition(es: ExprSet, masks: FrozenSet[int]) -> List[int]:
+    """`refine(masks)`, kept in the ExprSet per set of masks (many expressions share one)."""
     classes = es.partitions.get(masks)
     if classes is None:
         classes = es.partitions[masks] = refine(masks)
-    es.classes[e] = classes
     return classes
 
 

@@ -55,7 +55,7 @@ from typing import Dict, List, Set, Tuple
 
 from ...regex import ExprSet
 from ...regex.derivative import derivative
-from ...regex.relevance import byte_classes, byte_sets, check_empty, is_empty, lowest_byte, refine
+from ...regex.relevance import byte_classes, byte_sets, check_empty, is_empty, lowest_byte, partition
 from ..ir import GrammarIR
 
 #: pairs of derivatives explored per lexeme before it is cut anyway (bounded work)
@@ -301,8 +301,4 @@ def _meet(es: ExprSet, a: int, b: int, first: Dict[int, int]) -> bool:
 
 def _pair_classes(es: ExprSet, a: int, b: int) -> List[int]:
     """The byte classes that both a and b (and so all their derivatives) respect."""
-    masks = byte_sets(es, a) | byte_sets(es, b)
-    got = es.partitions.get(masks)
-    if got is None:
-        got = es.partitions[masks] = refine(masks)
-    return got
+    return partition(es, byte_sets(es, a) | byte_sets(es, b))
