@@ -4,7 +4,7 @@
     pypy     refimpl itself under PyPy, in a worker process (docs/protocol.md)
     cmd:...  any program speaking the worker protocol
 
-Importing `accel` registers them in refimpl's backend registry (refimpl/backends.py), so
+Importing `accel` registers them in refimpl's backend registry (refimpl/serving/backends.py), so
 that `refimpl.open_matcher(g, v, backend="native")` works, and a backend that cannot run
 here says why; `available_backends()` says what is usable here and why the others are not.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
-from refimpl import backends as _backends
+from refimpl.serving import backends as _backends
 
 
 def available_backends() -> Dict[str, Optional[str]]:
@@ -36,7 +36,7 @@ _REASONS: Dict[str, Optional[str]] = {}
 
 
 def register() -> None:
-    """Register the backends in refimpl.backends (the entry point
+    """Register the backends in refimpl.serving.backends (the entry point
     "maskref.backends" of pyproject.toml; importing accel does it too)."""
     if _REASONS:
         return

@@ -1,5 +1,5 @@
 /*
- * accel._native: refimpl's mask walk (refimpl/tokens/walk.py) in C.
+ * accel._native: refimpl's mask walk (refimpl/masks/walk.py) in C.
  *
  *     walk(trie, lexer, parser, state, top, allowed) -> nodes walked
  *
@@ -38,7 +38,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* refimpl/lexer.py: DEAD, GREEDY_ENDS, LAZY_ENDS; refimpl/tokens/trie.py: NO_TOKEN, SEVERAL_TOKENS */
+/* refimpl/recognition/lexer.py: DEAD, GREEDY_ENDS, LAZY_ENDS; refimpl/tokens/trie.py: NO_TOKEN, SEVERAL_TOKENS */
 #define DEAD 0
 #define GREEDY_ENDS 1
 #define LAZY_ENDS 2
@@ -493,7 +493,7 @@ skip_subtree(Walk *w)
     return 0;
 }
 
-/* refimpl/lexer.py: WORDS, the 64-bit words of a set of bits 0..256 (the bytes and
+/* refimpl/recognition/lexer.py: WORDS, the 64-bit words of a set of bits 0..256 (the bytes and
    MULTIBYTE), in lexer.escape_words and trie.subtrees().byte_set_words */
 #define WORDS 5
 
@@ -818,7 +818,7 @@ get_array(Array *a, PyObject *obj, const char *attribute, const char *name)
 PyDoc_STRVAR(walk_doc,
 "walk(trie, lexer, parser, state, top, allowed) -> int\n\n"
 "Set allowed[t] = 1 for every token t whose bytes can follow (state, top); return the\n"
-"number of trie nodes walked. The C version of refimpl.tokens.walk.walk, identical in\n"
+"number of trie nodes walked. The C version of refimpl.masks.walk.walk, identical in\n"
 "its results, its callbacks and its count.");
 
 static PyObject *
@@ -922,7 +922,7 @@ static PyMethodDef native_methods[] = {
 static struct PyModuleDef native_module = {
     PyModuleDef_HEAD_INIT,
     "accel._native",
-    "The trie walk of refimpl/tokens/walk.py in C (the \"native\" backend).",
+    "The trie walk of refimpl/masks/walk.py in C (the \"native\" backend).",
     0,
     native_methods,
     NULL, NULL, NULL, NULL,

@@ -9,5 +9,5 @@ def walk(
     top: int,
     allowed: bytearray,
 ) -> int:
-    """refimpl.tokens.walk.walk in C: the same masks, callbacks and count of nodes walked."""
+    """refimpl.masks.walk.walk in C: the same masks, callbacks and count of nodes walked."""
     ...

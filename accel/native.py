@@ -1,8 +1,8 @@
 """The "native" backend: refimpl's trie walk in C (accel/_native.c).
 
-`walk` has the signature and the results of refimpl.tokens.walk.walk — the same masks,
+`walk` has the signature and the results of refimpl.masks.walk.walk — the same masks,
 the same callbacks into the lexer and the parser, the same count of nodes walked — and
-is checked against it by tests/test_native.py. The extension is built by `pip install`
+is checked against it by tests/accel/test_native.py. The extension is built by `pip install`
 (setup.py) on CPython where a C compiler is found; otherwise this module still imports
 and `unavailable_reason()` says why the backend cannot be used.
 """

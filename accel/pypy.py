@@ -1,6 +1,6 @@
 """accel.pypy: refimpl itself under PyPy, in a worker process; and `cmd:` backends.
 
-    open_matcher(g, v, backend="pypy")                         # pypy3 -m refimpl.worker
+    open_matcher(g, v, backend="pypy")                         # pypy3 -m refimpl.serving.worker
     open_matcher(g, v, backend="cmd:/path/to/engine --flag")   # any program speaking the protocol
 
 The PyPy worker runs this very copy of refimpl: the directory that holds the `refimpl`
@@ -66,7 +66,7 @@ def _reason(exe: Optional[str]) -> Optional[str]:
 @functools.lru_cache(maxsize=None)
 def _probe(exe: str, pythonpath: str) -> Optional[str]:
     """Run `exe` once: can it import this refimpl (with this PYTHONPATH), and is it 3.9+?"""
-    probe = "import sys, refimpl.worker; print('%d.%d' % sys.version_info[:2])"
+    probe = "import sys, refimpl.serving.worker; print('%d.%d' % sys.version_info[:2])"
     try:
         done = subprocess.run(
             [exe, "-c", probe], env=dict(worker_env(), PYTHONPATH=pythonpath), capture_output=True, text=True, timeout=60
@@ -83,12 +83,12 @@ def _probe(exe: str, pythonpath: str) -> Optional[str]:
 
 
 def matcher(grammar: Any, vocab: Any, backend: str = "pypy", **options: Any) -> WorkerMatcher:
-    """A Matcher running in `pypy3 -m refimpl.worker` (shared by matchers of this process)."""
+    """A Matcher running in `pypy3 -m refimpl.serving.worker` (shared by matchers of this process)."""
     exe = pypy_executable()
     reason = _reason(exe)
     if reason is not None or exe is None:
         raise WorkerUnavailable("backend 'pypy' is not available: %s" % reason)
-    return start([exe, "-m", "refimpl.worker"], grammar, vocab, backend=backend, env=worker_env(), **options)
+    return start([exe, "-m", "refimpl.serving.worker"], grammar, vocab, backend=backend, env=worker_env(), **options)
 
 
 def command_matcher(grammar: Any, vocab: Any, backend: str = "cmd:", **options: Any) -> WorkerMatcher:
@@ -97,5 +97,5 @@ def command_matcher(grammar: Any, vocab: Any, backend: str = "cmd:", **options: 
     command = backend[len("cmd:"):] if backend.startswith("cmd:") else backend
     argv = shlex.split(command)
     if not argv:
-        raise ValueError('backend "cmd:<command>" needs a command, e.g. "cmd:pypy3 -m refimpl.worker"')
+        raise ValueError('backend "cmd:<command>" needs a command, e.g. "cmd:pypy3 -m refimpl.serving.worker"')
     return start(argv, grammar, vocab, backend=backend, **options)

@@ -1,4 +1,4 @@
-"""The token index (refimpl/index/): compile time naive vs V2, each step's contribution,
+"""The token index (refimpl/masks/index/): compile time naive vs V2, each step's contribution,
 outlines-core's Index, mask time against the python walk — in one run:
 
     python -m benchmarks.index                 # GPT-2 and Tekken (when its data is present)
@@ -22,7 +22,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
-from refimpl.index import Steps, build_index, naive_index
+from refimpl.masks.index import Steps, build_index, naive_index
 
 HTTPS = r"(https?:\/\/)?([\da-z\.-]+)\.([a-z\.]{2,6})([\/\w \.-]*)*\/?"
 SCHEMAS = {

@@ -1,4 +1,4 @@
-"""The mask cache (refimpl/maskcache.py) on issue 17's workload: a JSON array of 50
+"""The mask cache (refimpl/masks/maskcache.py) on issue 17's workload: a JSON array of 50
 objects of a small schema on GPT-2, token by token (greedy longest tokens). Per-step mask
 time after the first element — the python and native backends with the cache off and on,
 and llguidance on the same tokens — medians of one run, ratios within it:

@@ -144,7 +144,7 @@ def _schema_error_kind(e: Any) -> str:
 def _consume(grammar: Any, data: bytes, seconds: float) -> Tuple[int, float, bool, str]:
     """(bytes read, seconds, accepted, note) of a fresh Recognizer reading `data`."""
     from refimpl.errors import MaskrefError
-    from refimpl.recognizer import Recognizer
+    from refimpl.recognition.recognizer import Recognizer
 
     signal.setitimer(signal.ITIMER_REAL, seconds)
     read, note, accepted = 0, "", False

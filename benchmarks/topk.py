@@ -1,4 +1,4 @@
-"""Sampler-aware top-k (refimpl/topk.py) against the full mask, k = 64:
+"""Sampler-aware top-k (refimpl/decoding/topk.py) against the full mask, k = 64:
 
     python -m benchmarks.topk                    # GPT-2 and Tekken (mistral-common), python and native
     python -m benchmarks.topk --vocab gpt2 --backend python --workload json-in-string
@@ -28,7 +28,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from refimpl import open_matcher
-from refimpl.topk import refusals_budget, reference_top_k, top_k
+from refimpl.decoding.topk import refusals_budget, reference_top_k, top_k
 
 from . import common
 

@@ -19,7 +19,7 @@ from refimpl.regex import DEAD, ExprSet, LazyDFA, compile_pattern
 from .vectors import GrammarSpec
 
 if TYPE_CHECKING:
-    from refimpl.recognizer import Recognizer
+    from refimpl.recognition.recognizer import Recognizer
 
 
 class Divergence:
@@ -57,7 +57,7 @@ class Divergence:
         read once and shared by single()'s copies: a predicate may read a token after it,
         but must roll it back."""
         if grammar not in self._read:
-            from refimpl.recognizer import Recognizer
+            from refimpl.recognition.recognizer import Recognizer
 
             r = Recognizer(grammar.compiled, grammar.limits)
             self._read[grammar] = r if r.consume_bytes(self.text()) else None

@@ -9,8 +9,8 @@ that builds it.
     transformers-cfg, lm-format-enforcer            peer libraries, when installed
     fault:<name>            deliberately broken backends, to test the suite
 
->>> get_backend("python").name, get_backend("outlines").name, get_backend("cmd:pypy3 -m refimpl.worker").name
-('refimpl', 'outlines-core', 'cmd:pypy3 -m refimpl.worker')
+>>> get_backend("python").name, get_backend("outlines").name, get_backend("cmd:pypy3 -m refimpl.serving.worker").name
+('refimpl', 'outlines-core', 'cmd:pypy3 -m refimpl.serving.worker')
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class UnknownBackend(ValueError):
 
 def _command(name: str) -> Backend:
     if name == "cmd:":
-        raise UnknownBackend("cmd: needs a command, e.g. cmd:'pypy3 -m refimpl.worker'")
+        raise UnknownBackend("cmd: needs a command, e.g. cmd:'pypy3 -m refimpl.serving.worker'")
     return MatcherBackend(name)
 
 

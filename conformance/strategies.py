@@ -225,7 +225,7 @@ json_options = st.sampled_from(JSON_OPTIONS)
 #
 # A character grammar is drawn once, as a structure, and printed in a dialect: llama.cpp's
 # GBNF, xgrammar's EBNF or kbnf's (docs/ebnf.md), so the same random grammar can be read by
-# each frontend (tests/test_ebnf_conformance.py checks that they mean the same).
+# each frontend (tests/conformance/test_ebnf_vectors.py checks that they mean the same).
 #
 # Expressions are tuples: ("lit", text), ("cls", negated, ranges) (code point ranges;
 # ("cls", True, ()) is any character), ("ref", rule index), ("grp", [alternatives]),
@@ -245,8 +245,8 @@ CharGrammar = List[List[Expr]]
 
 def _gbnf_atom(text: str) -> Expr:
     """A literal or class written in GBNF, as an expression (read by refimpl's GBNF reader)."""
-    from refimpl.grammar.ebnf.ast import Chars, Literal, Seq
-    from refimpl.grammar.ebnf.gbnf import parse_rules
+    from refimpl.frontends.ebnf.ast import Chars, Literal, Seq
+    from refimpl.frontends.ebnf.gbnf import parse_rules
 
     if text == ".":
         return ("cls", True, ())

@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Union
 
 from refimpl import Grammar, Matcher, MaskrefError, MatcherLike, Vocabulary, open_matcher
-from refimpl.topk import reference_top_k
+from refimpl.decoding.topk import reference_top_k
 
 
 class GenerationError(MaskrefError, ValueError):
@@ -110,7 +110,7 @@ class RowState:
 
         With `top_k`, only the k best allowed tokens by `logits` (ties by the lower id):
         the same set as the full mask's k best, found by single-token checks where that
-        pays (refimpl/topk.py; `reference_top_k` for matchers other than refimpl's)."""
+        pays (refimpl/decoding/topk.py; `reference_top_k` for matchers other than refimpl's)."""
         if self.finished:
             out = bytearray(len(self.vocab))
             for t in self._eos:

@@ -37,7 +37,7 @@ class MaskrefLogitsProcessor(LogitsProcessor):
     masks of states seen before). `batch_size`, if given, is checked on the first call.
     With `top_k=k`, each row keeps only its k best allowed tokens by the scores it is
     given (ties by the lower id): what a top-k sampler after the full mask would keep,
-    found without the full mask where the best tokens are allowed (refimpl/topk.py).
+    found without the full mask where the best tokens are allowed (refimpl/decoding/topk.py).
     """
 
     #: rows of a continuous batch come and go: the row index is not a sequence's identity

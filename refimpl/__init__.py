@@ -8,18 +8,18 @@
     g = Grammar.from_type(Character); value = parse(Character, text)   # typed (docs/types.md)
     m.top_k(logits, 64); generate(model, m, max_tokens=200)            # generation (docs/generation.md)
 """
-from .backends import MatcherLike, open_matcher
+from .serving.backends import MatcherLike, open_matcher
 from .errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaError
-from .generate import Generation, RandomModel, TopK, generate, greedy
-from .grammar.grammar import Grammar
-from .grammar.typed import (
+from .decoding.generate import Generation, RandomModel, TopK, generate, greedy
+from .frontends.grammar import Grammar
+from .frontends.typed import (
     Format, Length, MultipleOf, ParseError, Pattern, Range, UnsupportedTypeError, json_schema_of, to_json,
 )
 from .limits import DEFAULT_LIMITS, Limits
-from .mask import Mask
-from .matcher import Matcher
-from .parsing import parse
-from .oracle import naive_mask
+from .masks.mask import Mask
+from .masks.matcher import Matcher
+from .decoding.values import parse
+from .masks.oracle import naive_mask
 from .tokens.vocab import Vocabulary, VocabularyError
 
 __all__ = [

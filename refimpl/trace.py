@@ -4,7 +4,7 @@ The recogniser, the trie walk and the Matcher call a `Tracer`'s methods at the e
 learner wants to see — a byte consumed, a lexeme scanned into a new Earley row, a trie
 subtree skipped (at which byte, in which lexer state, and why) or taken whole, a mask
 begun and ended. Pictures are drawn from these events and from the engine's own tables
-(refimpl/explain/), never from a second implementation that could drift.
+(refimpl/showing/), never from a second implementation that could drift.
 
 Off by default and free when off: the engine holds `None` and tests it only at those
 events, never on the walk's common per-node path (docs/benchmarks.md measures it).

@@ -1,12 +1,12 @@
 """Hypothesis profiles: "ci" (the default) is deterministic and quick; "fuzz" is random,
-with 20x the examples (tests/budget.py), for long runs by hand:
+with 20x the examples (tests/support/budget.py), for long runs by hand:
 HYPOTHESIS_PROFILE=fuzz python -m pytest tests/...
 """
 import os
 
 from hypothesis import HealthCheck, settings
 
-from budget import examples
+from tests.support.budget import examples
 
 settings.register_profile(
     "ci",

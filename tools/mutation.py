@@ -6,7 +6,7 @@ A *mutant* is refimpl with one small change made by cosmic-ray's operators (a `+
 `-`, a `<` made `<=`, a `True` made `False`, a loop that never runs, ...) in one of the
 modules the issue names: refimpl/regex, lexer.py, earley.py, tokens/, matcher.py and
 recognizer.py. It is *killed* when the conformance suite, run with the mutated refimpl as
-a `cmd:` worker (refimpl/worker.py speaks docs/protocol.md) against the unmutated refimpl
+a `cmd:` worker (refimpl/serving/worker.py speaks docs/protocol.md) against the unmutated refimpl
 in the reference process, finds a disagreement:
 
 1. `python -m conformance run --first` on the default suite (a disagreement, or the worker
@@ -24,7 +24,7 @@ spot). Unreviewed survivors count as missed.
 Everything happens in a clone (`--clone`, default /tmp/mutation-clone), never in the
 checkout: the clone holds the pristine refimpl (the reference) and conformance at the
 source's HEAD, and a copy of refimpl under `.mutant/` that is mutated one mutant at a time
-(the worker starts in `.mutant/`, so `python -m refimpl.worker` imports the copy).
+(the worker starts in `.mutant/`, so `python -m refimpl.serving.worker` imports the copy).
 `--refimpl-rev` pins refimpl to an older commit, so that a later campaign mutates the
 same code and draws the same sample (the mutants are numbered per file and operator).
 
@@ -61,11 +61,11 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 #: module groups -> paths (relative to the repository) of the files mutated
 GROUPS: Dict[str, Tuple[str, ...]] = {
     "regex": ("refimpl/regex",),
-    "lexer": ("refimpl/lexer.py",),
-    "earley": ("refimpl/earley.py",),
-    "tokens": ("refimpl/tokens",),
-    "matcher": ("refimpl/matcher.py",),
-    "recognizer": ("refimpl/recognizer.py",),
+    "lexer": ("refimpl/recognition/lexer.py",),
+    "earley": ("refimpl/recognition/earley.py",),
+    "tokens": ("refimpl/tokens", "refimpl/masks/walk.py", "refimpl/masks/slicer.py"),
+    "matcher": ("refimpl/masks/matcher.py",),
+    "recognizer": ("refimpl/recognition/recognizer.py",),
 }
 #: generated data, not code: mutating a table entry tests the table, not the oracle
 EXCLUDED = ("refimpl/regex/unicode_data.py",)
@@ -231,7 +231,7 @@ def worker_backend(mutant_dir: Path, python: str = sys.executable) -> str:
     """The `cmd:` backend running refimpl from `mutant_dir`: `python -m` puts its working
     directory first on sys.path, so the worker started there (env -C) imports the
     mutated copy, whatever the reference process imports."""
-    return "cmd:env -C %s PYTHONDONTWRITEBYTECODE=1 %s -m refimpl.worker" % (mutant_dir, python)
+    return "cmd:env -C %s PYTHONDONTWRITEBYTECODE=1 %s -m refimpl.serving.worker" % (mutant_dir, python)
 
 
 def run_argv(backend: str, out: Path, python: str = sys.executable, suite: Optional[str] = None) -> List[str]:

@@ -7,7 +7,7 @@ Matcher's API, backed by a process speaking JSON lines — refimpl under PyPy, o
     matcher   WorkerMatcher (one session), and `start`, which the backends call
 
 What the worker and this client share (version, reply checks, error encoding) is
-refimpl/protocol.py; the mask encoding is refimpl/mask.py.
+refimpl/serving/protocol.py; the mask encoding is refimpl/masks/mask.py.
 """
 from .errors import (
     WorkerDied, WorkerError, WorkerGarbage, WorkerRemoteError, WorkerTimeout, WorkerUnavailable, WorkerUnsupported,

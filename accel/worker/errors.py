@@ -3,7 +3,7 @@
 Every one is a `WorkerError` (a MaskrefError) whose message names the command, the
 request and, when there is one, the exit code and the tail of the worker's stderr. A
 typed error the engine reports (a grammar's syntax error, a limit) is not one of these:
-it is raised as the same refimpl exception (refimpl.protocol.typed_error).
+it is raised as the same refimpl exception (refimpl.serving.protocol.typed_error).
 """
 from __future__ import annotations
 

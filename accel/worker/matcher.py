@@ -1,11 +1,11 @@
 """`WorkerMatcher`: a matcher whose state lives in a worker process (one session of it),
-with the API of refimpl's Matcher (refimpl.backends.MatcherLike).
+with the API of refimpl's Matcher (refimpl.serving.backends.MatcherLike).
 
-    proc = WorkerProcess.shared(["pypy3", "-m", "refimpl.worker"])
+    proc = WorkerProcess.shared(["pypy3", "-m", "refimpl.serving.worker"])
     m = WorkerMatcher(proc, grammar, vocab, backend="pypy")
     m.mask(); m.consume(t); m.rollback(1); m.close()
 
-Every reply is checked (refimpl.protocol): a mask of the wrong size, a count that is not
+Every reply is checked (refimpl.serving.protocol): a mask of the wrong size, a count that is not
 an integer, ... is garbage, and the process is killed.
 """
 from __future__ import annotations
@@ -14,9 +14,9 @@ import json
 import time
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, TypeVar
 
-from refimpl import protocol
+from refimpl.serving import protocol
 from refimpl.limits import DEFAULT_LIMITS, Limits
-from refimpl.mask import Mask, decode_mask
+from refimpl.masks.mask import Mask, decode_mask
 from refimpl.tokens.vocab import Vocabulary
 
 from .errors import WorkerError, WorkerGarbage, WorkerUnsupported
@@ -117,7 +117,7 @@ class WorkerMatcher:
         return self.process.request(dict(op=op, session=self.session, **fields), self.timeout)
 
     def _checked(self, read: Callable[..., T], reply: Dict[str, Any], *args: Any) -> T:
-        """`read(reply, *args)` (a reply reader of refimpl.protocol); a reply it refuses is
+        """`read(reply, *args)` (a reply reader of refimpl.serving.protocol); a reply it refuses is
         garbage: the process is killed and WorkerGarbage raised."""
         try:
             return read(reply, *args)

@@ -1,6 +1,6 @@
 """One worker process: started, fed requests, read, timed and ended by the client.
 
-    proc = WorkerProcess.shared(["pypy3", "-m", "refimpl.worker"])
+    proc = WorkerProcess.shared(["pypy3", "-m", "refimpl.serving.worker"])
     reply = proc.request({"op": "mask", "session": 1}, timeout=60)
 
 A worker process serves many sessions and is shared by the matchers started with the
@@ -24,8 +24,8 @@ import threading
 import weakref
 from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
 
-from refimpl import protocol
-from refimpl.protocol import PROTOCOL_VERSION, REQUIRED_OPS
+from refimpl.serving import protocol
+from refimpl.serving.protocol import PROTOCOL_VERSION, REQUIRED_OPS
 from refimpl.tokens.vocab import Vocabulary
 
 from .errors import WorkerDied, WorkerError, WorkerGarbage, WorkerRemoteError, WorkerTimeout, WorkerUnavailable, WorkerUnsupported
@@ -248,7 +248,7 @@ class WorkerProcess:
 
     def _remote_error(self, reply: Dict[str, Any], req: Dict[str, Any], grammar_text: str) -> Exception:
         """The exception a worker's error reply stands for: the same typed refimpl error
-        where there is one (fields kept, refimpl.protocol.typed_error), else a WorkerError."""
+        where there is one (fields kept, refimpl.serving.protocol.typed_error), else a WorkerError."""
         err = reply.get("error")
         if not isinstance(err, dict):
             err = {"type": "InternalError", "message": "error reply without an error object: %s" % json.dumps(reply)[:200]}

@@ -10,8 +10,8 @@ import weakref
 from typing import Any, Dict, List, Tuple
 
 from refimpl.errors import MaskrefError
-from refimpl.grammar.grammar import Grammar
-from refimpl.grammar.jsontext import JsonTextError, read_json
+from refimpl.frontends.grammar import Grammar
+from refimpl.frontends.jsontext import JsonTextError, read_json
 from refimpl.limits import DEFAULT_LIMITS, Limits
 from refimpl.regex import to_string
 from refimpl.tokens.vocab import Vocabulary

@@ -1,7 +1,7 @@
 """Deliberately broken backends: the conformance suite's test of itself.
 
 Each fault is a small wrapper or subclass around refimpl's Matcher with one realistic
-bug of the kind engines have had. tests/test_conformance.py checks that `fuzz` finds each
+bug of the kind engines have had. tests/conformance/test_conformance.py checks that `fuzz` finds each
 one quickly and reports how many the default suite (`run`) catches.
 
     drop-eos        never allows EOS
@@ -19,10 +19,10 @@ import re
 from typing import Callable, Dict, Optional
 
 from refimpl import Grammar, Matcher, Vocabulary
-from refimpl.mask import Mask
-from refimpl.lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
+from refimpl.masks.mask import Mask
+from refimpl.recognition.lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
 from refimpl.tokens.trie import SEVERAL_TOKENS, TokenTrie
-from refimpl.tokens.walk import ParserHooks
+from refimpl.masks.walk import ParserHooks
 
 from ..core import Backend, Session
 from ..vectors import GrammarSpec

@@ -1,4 +1,4 @@
-"""Shapes of a character grammar (refimpl.grammar.ebnf.ast) that peers mishandle, for
+"""Shapes of a character grammar (refimpl.frontends.ebnf.ast) that peers mishandle, for
 the predicates of their known differences: which rules derive ε, which rules a rule can
 begin with, or stand for alone, and whether those relations have a cycle (kbnf does not
 answer on some unit cycles, llama.cpp on left recursion through a nullable prefix)."""
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Set, TypeVar
 
-from refimpl.grammar.ebnf.ast import (Alt, Budget, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring,
+from refimpl.frontends.ebnf.ast import (Alt, Budget, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring,
                                       children)
 from refimpl.regex import ExprSet
 from refimpl.regex.compiler import compile_ast

@@ -145,7 +145,7 @@ def respelling_explains(d: Divergence, general: Grammar, read: Any = None) -> bo
     text so far plus a token to the bytes the peer sees (default: as they are)."""
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_backend:
         return False
-    from refimpl.recognizer import Recognizer
+    from refimpl.recognition.recognizer import Recognizer
 
     text = d.text()
     for t in d.only_backend:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from refimpl import Grammar, Matcher, Vocabulary
-from refimpl.grammar.ebnf.ast import Repeat, children
-from refimpl.grammar.ebnf.kbnf import parse_rules
+from refimpl.frontends.ebnf.ast import Repeat, children
+from refimpl.frontends.ebnf.kbnf import parse_rules
 from refimpl.regex import ExprSet
 
 from .grammar_shapes import derives_only_empty, has_cycle, rule_edges

@@ -20,9 +20,9 @@ import tempfile
 from typing import Any, Dict, Optional
 
 from refimpl import Grammar, MaskrefError, Vocabulary
-from refimpl.grammar.ebnf.compiler import compile_rules
+from refimpl.frontends.ebnf.compiler import compile_rules
 
-from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
+from refimpl.frontends.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import ExprSet
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, answers_as, compiled, utf8_prefix
@@ -271,7 +271,7 @@ class LlamaCppBackend(Backend):
         lvocab = llama_cpp.llama_model_get_vocab(self.model(d.vocab))
         if not all(llama_cpp.llama_vocab_is_eog(lvocab, t) for t in d.differing()):
             return False
-        from refimpl.recognizer import Recognizer
+        from refimpl.recognition.recognizer import Recognizer
 
         try:
             g = compiled(GrammarSpec("gbnf", gbnf_of(d.grammar), options={"root": d.grammar.options.get("root", "root")}

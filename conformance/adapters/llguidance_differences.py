@@ -14,7 +14,7 @@ import re
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
-from refimpl.lexer import DEAD
+from refimpl.recognition.lexer import DEAD
 
 from ..core import AFTER_EOS, Divergence, KnownDifference, compiled
 from ..vectors import GrammarSpec
@@ -33,7 +33,7 @@ def _has_unproductive_rules(d: Divergence) -> bool:
         return False
     answer = _UNPRODUCTIVE.get(d.grammar.source)
     if answer is None:
-        from refimpl.grammar.lark import parse_lark
+        from refimpl.frontends.lark import parse_lark
         from refimpl.grammar.simplify import remove_unproductive
 
         ir = parse_lark(d.grammar.source)

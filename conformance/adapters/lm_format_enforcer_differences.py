@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from refimpl import Vocabulary
 from refimpl.errors import GrammarError
-from refimpl.recognizer import Recognizer
+from refimpl.recognition.recognizer import Recognizer
 
 from ..core import Divergence, KnownDifference, _valid_utf8, all_differing, compiled
 from ..vectors import GrammarSpec, vocab_hash

@@ -53,7 +53,7 @@ def _effective_regex(spec: GrammarSpec) -> Optional[str]:
 
 
 def _allowed_by(grammar: Grammar, prefix: bytes, token: bytes) -> bool:
-    from refimpl.recognizer import Recognizer
+    from refimpl.recognition.recognizer import Recognizer
 
     return bool(token) and Recognizer(grammar.compiled, grammar.limits).consume_bytes(prefix + token)
 
@@ -91,7 +91,7 @@ def _pruned_after_match(d: Divergence) -> bool:
     regex = _effective_regex(d.grammar)
     if regex is None:
         return False
-    from refimpl.recognizer import Recognizer
+    from refimpl.recognition.recognizer import Recognizer
 
     g = compiled(GrammarSpec("regex", regex))
     prefix = d.text()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
-from refimpl.index import NotRegular
+from refimpl.masks.index import NotRegular
 
 from ..core import Backend, Session
 from ..vectors import GrammarSpec, NotSupported, ids_of
@@ -86,7 +86,7 @@ class OracleBackend(Backend):
 
     name = "oracle"
     uses_refimpl = True
-    description = "refimpl.oracle.naive_mask, the definition (slow: small vocabularies only)"
+    description = "refimpl.masks.oracle.naive_mask, the definition (slow: small vocabularies only)"
     max_vocab = 2000
 
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:

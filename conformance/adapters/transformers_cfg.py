@@ -22,9 +22,9 @@ import copy
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from refimpl import Grammar, Matcher, Vocabulary
-from refimpl.grammar.ebnf.ast import ANY_CHAR, Alt, Chars, Node, Ref, Repeat, Seq, Token, children
-from refimpl.grammar.ebnf.compiler import compile_rules
-from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
+from refimpl.frontends.ebnf.ast import ANY_CHAR, Alt, Chars, Node, Ref, Repeat, Seq, Token, children
+from refimpl.frontends.ebnf.compiler import compile_rules
+from refimpl.frontends.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import unicode as uni
 
 from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from refimpl import Grammar, Matcher, MaskrefError
-from refimpl.mask import Mask
-from refimpl.grammar.ebnf.ast import Literal, Node, Ref
-from refimpl.grammar.ebnf.compiler import compile_rules
+from refimpl.masks.mask import Mask
+from refimpl.frontends.ebnf.ast import Literal, Node, Ref
+from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.regex import ExprSet
 
 from ..core import Divergence, KnownDifference, all_differing, answers_as, compiled
@@ -42,7 +42,7 @@ JSON_LAYOUT = KnownDifference(
 
 def _as_macro(pattern: str) -> Optional[str]:
     """The pattern rewritten for xgrammar's `Regex` macro, which maskref reads exactly
-    (refimpl/grammar/ebnf/xgrammar_regex.py), so that it means what `compile_regex` makes
+    (refimpl/frontends/ebnf/xgrammar_regex.py), so that it means what `compile_regex` makes
     of it (cpp/regex_converter.cc): the two readers differ only in `\\s`, which
     compile_regex extends with U+00A0. None where `\\S` sits inside a class (no
     rewriting without a class difference)."""
@@ -191,7 +191,7 @@ def _surrogates(d: Divergence) -> bool:
     is allowed by refimpl once its surrogate encodings are moved below the surrogates."""
     if d.error or d.refused is not None or d.only_refimpl or not d.only_backend:
         return False
-    from refimpl.recognizer import Recognizer
+    from refimpl.recognition.recognizer import Recognizer
 
     g = compiled(d.grammar)
     text = d.text()
@@ -213,10 +213,10 @@ SURROGATES = KnownDifference(
 def character_grammar_rules(spec: GrammarSpec) -> Dict[str, Node]:
     """The rules of a GBNF vector or an xgrammar-dialect EBNF vector, as maskref reads them."""
     if spec.kind == "gbnf":
-        from refimpl.grammar.ebnf.gbnf import parse_rules as gbnf_rules
+        from refimpl.frontends.ebnf.gbnf import parse_rules as gbnf_rules
 
         return gbnf_rules(spec.source)
-    from refimpl.grammar.ebnf.xgrammar import parse_rules
+    from refimpl.frontends.ebnf.xgrammar import parse_rules
 
     return parse_rules(spec.source, spec.options.get("root") or "root")
 
@@ -509,7 +509,7 @@ def answers_as_read(d: Divergence, reading: _Reading) -> bool:
     general = reading.general()
     if general is None:
         return False
-    from refimpl.recognizer import Recognizer
+    from refimpl.recognition.recognizer import Recognizer
 
     text = d.text()
     return all(Recognizer(general.compiled, general.limits).consume_bytes(respelled(text + d.vocab.tokens[t]))

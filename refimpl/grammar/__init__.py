@@ -1,11 +1,10 @@
-"""Grammars: the IR, frontends (Lark, JSON schema) and simplification.
+"""The grammar IR and its rewriting: what every frontend builds and recognition reads.
 
-    parse_lark(text) -> GrammarIR      the Lark frontend (llguidance's dialect), lark/
-    simplify(ir) -> GrammarIR          language-preserving rewrites, simplify.py
-    ir.compile() -> CompiledGrammar    flat arrays for the Earley parser, ir.py
+    GrammarIR            lexemes (regular expressions) and rules over them, ir.py
+    simplify(ir)         language-preserving rewrites, simplify.py
+    ir.compile()         CompiledGrammar: flat arrays for the lexer and the Earley parser
 """
 from .ir import CompiledGrammar, GrammarIR, Lexeme
-from .lark import parse_lark
 from .simplify import simplify
 
-__all__ = ["CompiledGrammar", "GrammarIR", "Lexeme", "parse_lark", "simplify"]
+__all__ = ["CompiledGrammar", "GrammarIR", "Lexeme", "simplify"]

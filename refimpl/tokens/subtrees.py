@@ -41,7 +41,7 @@ from __future__ import annotations
 from array import array
 from typing import Dict, List, NamedTuple, Protocol, Tuple
 
-from ..lexer import MULTIBYTE, words
+from ..recognition.lexer import MULTIBYTE, words
 from ..regex.unicode import MULTIBYTE_SEQUENCES
 
 

@@ -1,0 +1,1 @@
+"""Decoding: choosing tokens under the grammar (docs/generation.md)."""

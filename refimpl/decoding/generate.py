@@ -1,0 +1,211 @@
+"""Constrained generation with fast-forward: a model, a matcher, a sampler.
+
+    result = generate(model, matcher, max_tokens=200)              # greedy
+    result = generate(model, matcher, max_tokens=200, sampler=TopK(64, seed=1))
+    result.text, result.tokens, result.model_calls, result.saved_calls
+
+`model` is any callable from the token ids so far (the prompt's, then the generated
+ones) to one score per token (logits: a list, an array, a numpy array). At each step:
+
+1. *fast-forward*: if the grammar forces tokens here (`matcher.forced_tokens()`), they are
+   appended without calling the model — each one a model call saved (llguidance's
+   fast-forward tokens; "accelerated generation" in Kalosm's article). Where the input may
+   end and nothing but EOS may follow, EOS is appended the same way;
+2. otherwise the model is called and the sampler picks a token among the allowed ones
+   (`Matcher.top_k`, so only the best candidates are checked: topk.py).
+
+It stops after EOS, when nothing is allowed (a dead end: `stop == "no_token"`), or after
+`max_tokens` tokens. With `fast_forward=False` every token comes from the model.
+
+Tokenisation (docs/generation.md): the forced *text* is the same whoever writes it, but
+its tokens are `forced_tokens()`'s split — the longest tokens, left to right, the last
+one held back where a longer token could run past the forced bytes (so the model may
+write `":` rather than be handed `"`). A model would often have split the text the same
+way, not always (a BPE tokenizer's merges are not longest-match); forced tokens are
+always allowed tokens, so the output is always accepted by the grammar.
+
+>>> from refimpl import Grammar, Matcher, Vocabulary
+>>> v = Vocabulary.from_bytes([b"<eos>", b'{"', b'a', b'":', b' 1', b' 2', b"}", b'{"a":'], eos_token_id=0)
+>>> g = Grammar.from_regex('\\\\{"a": [12]\\\\}')
+>>> r = generate(lambda ids: [0.0, 0, 0, 0, 0.1, 0.9, 0, 0], Matcher(g, v), max_tokens=10)
+>>> r.text, [v.tokens[t] for t in r.tokens], r.model_calls, r.saved_calls, r.stop
+('{"a": 2}', [b'{"a":', b' 2', b'}', b'<eos>'], 1, 3, 'eos')
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence
+
+from ..recognition.lexer import DEAD
+from .topk import reference_top_k
+
+Model = Callable[[List[int]], Sequence[float]]
+Sampler = Callable[[Any, Sequence[float]], Optional[int]]
+
+
+class Generation(NamedTuple):
+    """What `generate` did: the tokens appended (EOS included when it ended the output),
+    their bytes and text, the model calls made and the calls fast-forward saved (one per
+    token appended without a model call), which tokens those were, why it stopped
+    ("eos", "max_tokens", "no_token") and whether the grammar accepts the output."""
+
+    tokens: List[int]
+    data: bytes
+    text: str
+    model_calls: int
+    saved_calls: int
+    forced_at: List[int]
+    stop: str
+    accepted: bool
+
+
+def greedy(matcher: Any, logits: Sequence[float]) -> Optional[int]:
+    """The best allowed token (ties: the lower id), or None if none is allowed."""
+    best = _top_k(matcher, logits, 1)
+    return best[0] if best else None
+
+
+class TopK:
+    """Top-k sampling: one of the k best allowed tokens, drawn with probability
+    softmax(logit / temperature) among them, from a seeded `random.Random` (so a run is
+    reproducible). Only the k best allowed tokens are looked at (Matcher.top_k)."""
+
+    def __init__(self, k: int = 64, *, seed: Optional[int] = None, rng: Optional[random.Random] = None,
+                 temperature: float = 1.0) -> None:
+        if k < 1:
+            raise ValueError("TopK: k must be >= 1, not %d" % k)
+        if not temperature > 0:
+            raise ValueError("TopK: temperature must be > 0, not %r" % temperature)
+        self.k = k
+        self.rng = rng if rng is not None else random.Random(seed)
+        self.temperature = temperature
+
+    def __call__(self, matcher: Any, logits: Sequence[float]) -> Optional[int]:
+        best = _top_k(matcher, logits, self.k)
+        if not best:
+            return None
+        scores = [float(logits[t]) / self.temperature for t in best]
+        top = scores[0]
+        if top == math.inf:  # the infinite ones share all the probability
+            weights = [1.0 if s == math.inf else 0.0 for s in scores]
+        elif top == -math.inf:
+            weights = [1.0] * len(best)
+        else:
+            weights = [math.exp(s - top) for s in scores]
+        return self.rng.choices(best, weights)[0]
+
+
+def _top_k(matcher: Any, logits: Sequence[float], k: int) -> List[int]:
+    """Matcher.top_k where the matcher has it; else the full mask's k best (any backend)."""
+    method = getattr(matcher, "top_k", None)
+    return method(logits, k) if method is not None else reference_top_k(matcher, logits, k)
+
+
+def generate(model: Model, matcher: Any, *, max_tokens: int, sampler: Sampler = greedy,
+             fast_forward: bool = True, prompt: Sequence[int] = ()) -> Generation:
+    """Generate up to `max_tokens` tokens from `matcher`'s state (consuming them); see the
+    module's docstring. `prompt` is passed to the model before the generated tokens (the
+    matcher does not read it)."""
+    if max_tokens < 0:
+        raise ValueError("generate: max_tokens must be >= 0, not %d" % max_tokens)
+    vocab = matcher.vocab
+    eos = set(vocab.eos_token_ids)
+    out: List[int] = []
+    forced_at: List[int] = []
+    calls = 0
+    stop = "max_tokens"
+    while len(out) < max_tokens:
+        if fast_forward:
+            forced = matcher.forced_tokens()[: max_tokens - len(out)]
+            if not forced and _only_eos(matcher):
+                forced = [vocab.eos_token_ids[0]] if eos else []
+                if not forced:  # no EOS token: the output simply ends
+                    stop = "eos"
+                    break
+            if forced:
+                for t in forced:
+                    if not matcher.consume(t):
+                        raise AssertionError("a forced token was refused: %d" % t)  # forced_tokens' promise
+                    forced_at.append(len(out))
+                    out.append(t)
+                if _ended(matcher, out[-1], eos):
+                    stop = "eos"
+                    break
+                continue
+        logits = model(list(prompt) + out)
+        calls += 1
+        t = sampler(matcher, logits)
+        if t is None:
+            stop = "no_token"
+            break
+        if not matcher.consume(t):
+            raise ValueError("the sampler chose token %d, which the grammar does not allow here" % t)
+        out.append(t)
+        if _ended(matcher, t, eos):
+            stop = "eos"
+            break
+    data = vocab.decode(t for t in out if vocab.is_grammar_token(t))
+    return Generation(out, data, data.decode("utf-8", "replace"), calls, len(forced_at), forced_at, stop,
+                      matcher.is_accepting())
+
+
+def _ended(matcher: Any, t: int, eos: set) -> bool:
+    """Did token t end the output (EOS, not EOS ending a stop="" lexeme)?"""
+    return t in eos and getattr(matcher, "stopped", True)
+
+
+def _only_eos(matcher: Any) -> bool:
+    """May the output end here, with nothing but EOS allowed? (Then EOS is forced.)
+    For refimpl's Matcher this asks the recogniser whether any byte or token read by id
+    may come; for other matchers, the mask."""
+    if not matcher.is_accepting() or getattr(matcher, "stopped", False):
+        return False
+    rec = getattr(matcher, "recognizer", None)
+    if rec is None:
+        return all(t in matcher.vocab.eos_token_ids for t in matcher.mask().allowed())
+    state, top = rec.state, rec.parser.top
+    if matcher.tokens and rec.token_lexemes(state, top):
+        return False
+    live = any(rec.advance(state, top, b)[0] != DEAD for b in _first_bytes(matcher.trie))
+    rec.parser.top = top
+    return not live
+
+
+def _first_bytes(trie: Any) -> List[int]:
+    """The bytes tokens start with: the trie root's children."""
+    out, child = [], 1
+    while child < trie.end[0]:
+        out.append(trie.byte[child])
+        child = trie.end[child]
+    return out
+
+
+# -- a model for trying things out ---------------------------------------------------------
+
+
+class RandomModel:
+    """A seeded random "model": logits drawn from a `random.Random` seeded by (seed, the
+    token ids so far) — the same prefix always gives the same logits, whatever was asked
+    before. It knows nothing of any format, except that outputs end: at each step, with
+    probability `close`, the tokens made only of closing punctuation (`"` `,` `]` `}`,
+    and spaces) and EOS score one higher, so that strings, numbers and lists end soon
+    and generations finish within a few hundred tokens."""
+
+    CLOSING = frozenset(b'",]} ')
+
+    def __init__(self, vocab: Any, seed: int = 0, close: float = 0.3) -> None:
+        self.vocab = vocab
+        self.seed = seed
+        self.close = close
+        self.closing = [t for t, b in enumerate(vocab.tokens) if b.strip() and set(b) <= self.CLOSING
+                        and t not in vocab.special_token_ids] + list(vocab.eos_token_ids)
+
+    def __call__(self, ids: Sequence[int]) -> List[float]:
+        rng = random.Random("%d:%s" % (self.seed, ",".join(map(str, ids))))
+        rand = rng.random
+        logits = [rand() for _ in range(len(self.vocab))]
+        if rand() < self.close:
+            for t in self.closing:
+                logits[t] += 1.0
+        return logits

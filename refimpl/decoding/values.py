@@ -1,0 +1,49 @@
+"""`refimpl.parse`: typed values from text — Python types (grammar/typed/) and, when
+pydantic is installed, pydantic models.
+
+A model's grammar is that of `Model.model_json_schema()` (grammar/typed/models.py).
+`parse(Model, text)` first reads the text with that grammar's recogniser — a text the
+grammar refuses is a ParseError at the byte where it is refused, so parse accepts exactly
+what the grammar accepts, as for every other type — and then lets pydantic build the
+instance. pydantic validates more loosely than the grammar reads (members in any order,
+coercions), so a text the grammar accepts validates; should pydantic still refuse one (a
+validator of the model's own), that is a ParseError too.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple, Union
+
+from ..frontends.grammar import Grammar
+from ..grammar.ir import CompiledGrammar
+from ..frontends.typed import ParseError
+from ..frontends.typed import parse as parse_type
+from ..frontends.typed.models import is_model, model_schema
+from ..recognition.recognizer import Recognizer
+
+_GRAMMARS: Dict[int, Tuple[Any, CompiledGrammar]] = {}  # id(model) -> (model, its grammar)
+
+
+def parse(t: Any, text: Union[str, bytes], *, localns: Optional[Dict[str, Any]] = None) -> Any:
+    """The value of type `t` (or the pydantic model instance) that `text` (str, or UTF-8
+    bytes) is the JSON of; ParseError with the byte offset where it is not
+    (grammar/typed/parse.py, and the module docstring for models)."""
+    if not is_model(t):
+        return parse_type(t, text, localns=localns)
+    if isinstance(text, (bytes, bytearray)):
+        data = bytes(text)
+        text = data.decode("utf-8", "replace")
+    else:
+        data = text.encode("utf-8", "surrogatepass")
+    got = _GRAMMARS.get(id(t))
+    if got is None or got[0] is not t:
+        got = _GRAMMARS[id(t)] = (t, Grammar.from_json_schema(model_schema(t)).compiled)
+    r = Recognizer(got[1])
+    for i, b in enumerate(data):
+        if not r.consume_byte(b):
+            raise ParseError("not in the grammar of %s" % t.__name__, text, len(data[:i].decode("utf-8", "replace")), "$")
+    if not r.is_accepting():
+        raise ParseError("the text ends before a value of %s does" % t.__name__, text, len(text), "$")
+    try:
+        return t.model_validate_json(data)
+    except ValueError as e:  # pydantic's ValidationError is a ValueError
+        raise ParseError("pydantic refused it: %s" % str(e).splitlines()[0], text, 0, "$") from None

@@ -1,0 +1,453 @@
+"""The Matcher: token masks, consumption and rollback for one generation.
+
+    m = Matcher(Grammar.from_regex("[0-9]+"), Vocabulary.load("gpt2"))
+    m.mask()              the tokens allowed next (EOS iff the input may end here)
+    m.consume(token)      False, and no change, when the token is not allowed
+    m.rollback(n)         undo the last n consumed tokens
+
+The state is the recogniser's (lexer state, parser rows); the mask is computed by the
+backend's trie walk (tokens/walk.py), and is always the full allowed set: no forcing
+shortcuts (docs/semantics.md). Forced bytes and tokens are separate queries.
+
+Tokens are read as the grammar asks (docs/semantics.md, "Special tokens"): a token that a
+token lexeme (`<|eot_id|>`, `<[5-9]>`) may match here is read by id; otherwise EOS ends
+a `stop=""` lexeme, or the output; otherwise a token is its bytes. Token budgets
+(`max_tokens=`) are kept here, since only the Matcher sees where tokens begin.
+
+>>> from refimpl import Grammar, Vocabulary
+>>> m = Matcher(Grammar.from_regex("(yes|no)!"), Vocabulary.from_bytes([b"y", b"yes", b"no!", b"!", b"es"], eos_token_id=0))
+>>> m.mask().allowed()            # token 0 is EOS: special, and the input may not end yet
+[1, 2]
+>>> m.consume(1), m.mask().allowed(), m.forced_bytes()
+(True, [3], b'!')
+>>> m.consume(3), m.mask().allowed(), m.is_accepting()
+(True, [0], True)
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+from ..recognition.compaction import compact
+from ..frontends.grammar import Grammar
+from ..html import STYLE, escape, items, table
+from .index import TokenIndex, shared_index
+from ..recognition.lexer import DEAD
+from ..limits import Limits
+from .mask import Mask
+from .maskcache import MaskCache
+from ..recognition.recognizer import Recognizer
+from .slicer import JSON_SLICES, SliceOracle, Slicer
+from ..tokens.special import TokenBinding
+from ..tokens.trie import TokenTrie
+from ..tokens.vocab import Vocabulary
+from .walk import walk
+from ..trace import Tracer
+
+
+class Step(NamedTuple):
+    """A consumed step, as `rollback` undoes it."""
+
+    token_id: Optional[int]  # None for consume_bytes
+    before: int  # the recogniser's steps before it
+    lexeme_tokens: int  # the pending lexeme's token count before it (token budgets)
+
+
+FORCED_BYTES_CAP = 100_000
+
+
+class Matcher:
+    """One generation's matcher, its masks computed by refimpl's trie walk (tokens/walk.py)
+    or by another in-process walker with the same signature. Backends are chosen by name
+    with `refimpl.open_matcher(grammar, vocab, backend=...)`, which passes the walker;
+    `backend="index"` answers from a token index instead (regular grammars: index/).
+    `mask_cache=True` keeps masks by (lexer state, compacted Earley sets): maskcache.py."""
+
+    def __init__(
+        self,
+        grammar: Grammar,
+        vocab: Vocabulary,
+        *,
+        backend: str = "python",
+        walker: Optional[Callable[..., int]] = None,
+        limits: Optional[Limits] = None,
+        slices: Optional[Sequence[str]] = None,
+        index: Optional[TokenIndex] = None,
+        mask_cache: bool = False,
+    ) -> None:
+        if walker is None:
+            if backend not in ("python", "index"):
+                raise ValueError(
+                    "Matcher(..., backend=%r): backends other than 'python' and 'index' are opened by "
+                    "name with refimpl.open_matcher(grammar, vocab, backend=%r)" % (backend, backend)
+                )
+            walker = walk
+        #: backend "index": the token index of a regular grammar (index/; NotRegular if it
+        #: is not), the grammar's for this vocabulary unless one is given; a mask is then a
+        #: lookup of its row
+        self.index: Optional[TokenIndex] = None
+        if backend == "index":
+            self.index = index if index is not None else shared_index(grammar, vocab)
+            slices = ()
+        self._walk = walker
+        self.grammar = grammar
+        self.vocab = vocab
+        self.backend = backend
+        self.recognizer = Recognizer(grammar.compiled, limits or grammar.limits, token_boundaries=True)
+        # a Lark or GBNF grammar's token offsets are in its one source text
+        text = grammar.source if grammar.kind in ("lark", "gbnf") and isinstance(grammar.source, str) else ""
+        self.tokens = TokenBinding(grammar.compiled, vocab, text)
+        self.lexeme_tokens = 0  # tokens that gave bytes to the pending lexeme (for budgets)
+        self.trie = vocab.trie
+        patterns = JSON_SLICES if slices is None else tuple(slices)
+        self.slicer = Slicer.of(vocab, patterns) if patterns else None
+        self._slice_oracle = SliceOracle.of(self.slicer, self.recognizer.lexer) if self.slicer else None
+        self.stopped = False  # EOS consumed
+        self._steps: List[Step] = []
+        self._last_mask = {"trie_nodes_walked": 0, "slices_applied": 0}  # counts of the last mask
+        #: masks by (lexer state, compacted parser state), the grammar's: maskcache.py
+        self.cache = MaskCache.of(grammar, vocab, (limits or grammar.limits).mask_cache_bytes) if mask_cache else None
+
+    @property
+    def tracer(self) -> Optional[Tracer]:
+        """What hears the engine's events (trace.py): the recogniser's bytes and lexemes,
+        and each mask's walk; None (the default) is off. Tracing needs refimpl's own walk."""
+        return self.recognizer.tracer
+
+    @tracer.setter
+    def tracer(self, tracer: Optional[Tracer]) -> None:
+        if tracer is not None and self._walk is not walk:
+            raise ValueError("tracing needs refimpl's own trie walk (backend 'python'), not %r" % self.backend)
+        self.recognizer.tracer = tracer
+
+    # -- masks ----------------------------------------------------------------------------
+
+    def mask(self) -> Mask:
+        """The tokens allowed next (and EOS iff the input may end here)."""
+        n = len(self.vocab)
+        walked = applied = 0
+        if self.stopped:
+            flags = bytearray(n)
+        else:
+            rec = self.recognizer
+            state, top = rec.state, rec.parser.top
+            tracer = rec.tracer
+            if tracer is not None:
+                tracer.mask_started(state, top)
+            key = (state, compact(rec.parser, top)) if self.cache is not None else None
+            cached = self.cache.get(key) if self.cache is not None else None
+            if cached is not None:
+                self._last_mask = {"trie_nodes_walked": 0, "slices_applied": 0}
+                if tracer is not None:
+                    tracer.mask_ended(0, cached=True)
+                return Mask(bytearray(cached))
+            indexed = self._indexed(state) if self.index is not None else None
+            if indexed is not None:
+                flags = indexed
+            else:
+                flags, walked, applied = self._walked(state, top, n)
+            if self.tokens:
+                self.tokens.allow(flags, rec.token_lexemes(state, top))
+            if rec.eos_allowed(state, top):
+                for t in self.vocab.eos_token_ids:
+                    flags[t] = 1
+            if self.cache is not None:
+                self.cache.put(key, bytes(flags))
+            if tracer is not None:
+                tracer.mask_ended(walked, cached=False)
+        self._last_mask = {"trie_nodes_walked": walked, "slices_applied": applied}
+        return Mask(flags)
+
+    def _walked(self, state: int, top: int, n: int) -> Tuple[bytearray, int, int]:
+        """The tokens' flags by the trie walk (over the slices' tries where a slicer
+        applies), the trie nodes walked and the slices applied."""
+        rec = self.recognizer
+        walked = applied = 0
+        if self.slicer is not None and self._slice_oracle is not None:
+            flags, tries, applied = self._sliced(self.slicer, self._slice_oracle, state, n)
+        else:
+            flags, tries = bytearray(n), [self.trie]
+        tracer = rec.tracer
+        for trie in tries:
+            if tracer is None:
+                walked += self._walk(trie, rec.lexer, rec, state, top, flags)
+            else:
+                tracer.trie_walked(trie, self._applied_slices(state) if applied else ())
+                walked += self._walk(trie, rec.lexer, rec, state, top, flags, tracer)
+        rec.parser.top = top
+        return flags, walked, applied
+
+    def _applied_slices(self, state: int) -> List[str]:
+        """The patterns of the slices applied whole in `state` (for the tracer)."""
+        assert self.slicer is not None and self._slice_oracle is not None
+        return [piece.pattern or "" for piece, ok in zip(self.slicer.slices, self._slice_oracle.certain(state)) if ok]
+
+    def _indexed(self, state: int) -> Optional[bytearray]:
+        """The tokens' flags from the index's row for the lexer state; None where the
+        index has no row for it (a state inside a token, after consume_bytes)."""
+        assert self.index is not None
+        if state == DEAD:
+            return bytearray(len(self.vocab))
+        fresh, pairs = self.recognizer.lexer.states[state]
+        if len(pairs) != 1:
+            return None
+        at = self.index.start if fresh else self.index.state_of(pairs[0][1])
+        return None if at is None else self.index.token_flags(at)
+
+    def _sliced(self, slicer: Slicer, oracle: SliceOracle, state: int, n: int) -> Tuple[bytearray, List[TokenTrie], int]:
+        """The flags of the slices certain to be allowed whole in `state`, the tries still
+        to walk (the other slices' and the tokens in no slice), and how many were applied.
+        Where slicing does not pay (Slicer.plan), the vocabulary's one trie is walked."""
+        plan = slicer.plan(oracle.certain(state))
+        if plan is None:
+            return bytearray(n), [self.trie], 0
+        return bytearray(plan.flags), plan.tries, plan.applied
+
+    def top_k(self, logits: Sequence[float], k: int) -> List[int]:
+        """The k highest-scoring allowed tokens, best first, ties by the lower id: the same
+        as the full mask's k best, found by checking tokens one at a time in score order
+        (falling back to the full mask when that stops paying): topk.py."""
+        from ..decoding.topk import top_k
+
+        return top_k(self, logits, k)
+
+    # -- consuming ------------------------------------------------------------------------
+
+    def consume(self, token_id: int) -> bool:
+        """Consume one token; False (and no change of state) if it is not allowed."""
+        if self.stopped or not 0 <= token_id < len(self.vocab):
+            return False
+        rec = self.recognizer
+        step = Step(token_id, rec.bytes_consumed, self.lexeme_tokens)
+        lexemes = self.tokens.lexemes_with(token_id) if self.tokens else 0
+        if lexemes and rec.consume_token(lexemes):
+            self.lexeme_tokens = 0
+        elif token_id in self.vocab.eos_token_ids:
+            if rec.eos_ends_lexeme(rec.state, rec.parser.top):
+                rec.end_lexeme()
+                self.lexeme_tokens = 0
+            elif rec.is_accepting():
+                self.stopped = True
+            else:
+                return False
+        elif self.vocab.is_grammar_token(token_id):
+            return self._consume(token_id, self.vocab.tokens[token_id])
+        else:
+            return False
+        self._steps.append(step)
+        return True
+
+    def consume_tokens(self, ids: Iterable[int]) -> int:
+        """Consume tokens until one is refused; returns how many were consumed."""
+        n = 0
+        for t in ids:
+            if not self.consume(t):
+                break
+            n += 1
+        return n
+
+    def consume_bytes(self, data: bytes) -> bool:
+        """Consume raw bytes (one step for `rollback`); False and no change on failure."""
+        if self.stopped:
+            return False
+        return self._consume(None, data)
+
+    def _consume(self, token_id: Optional[int], data: bytes) -> bool:
+        rec = self.recognizer
+        step = Step(token_id, rec.bytes_consumed, self.lexeme_tokens)
+        top, ended = rec.parser.top, rec.lexemes_ended
+        if not rec.consume_bytes(data):
+            return False
+        rec.end_token()
+        self._steps.append(step)
+        if rec.lexer.budgets:
+            self._spend_budget(1 if rec.lexemes_ended != ended else self.lexeme_tokens + 1)
+        rec.parser.forget_children(top - 1, rec.parser.top - 1)
+        return True
+
+    def _spend_budget(self, n_tokens: int) -> None:
+        """After a token, the pending lexeme has had bytes from `n_tokens` tokens: the
+        lexemes whose max_tokens is spent are dropped, and if none is left the lexeme ends
+        here (the state is dead if it cannot). As llguidance, the mask does not look ahead
+        to a budget: it may allow a token after which the lexeme cannot end."""
+        rec = self.recognizer
+        if rec.lexer.is_fresh(rec.state):
+            self.lexeme_tokens = 0
+            return
+        spent = rec.lexer.over_budget(rec.state, n_tokens)
+        if spent:
+            rec.end_lexeme(spent)
+        self.lexeme_tokens = 0 if rec.lexer.is_fresh(rec.state) else n_tokens
+
+    def rollback(self, n_tokens: int) -> None:
+        """Undo the last n consumed steps (tokens, EOS, or consume_bytes calls)."""
+        if not 0 <= n_tokens <= len(self._steps):
+            raise ValueError("cannot roll back %d steps: %d consumed" % (n_tokens, len(self._steps)))
+        rec = self.recognizer
+        for _ in range(n_tokens):
+            step = self._steps.pop()
+            self.stopped = False  # only the last step can have been EOS that stopped
+            rec.rollback(rec.bytes_consumed - step.before)
+            self.lexeme_tokens = step.lexeme_tokens
+
+    def is_accepting(self) -> bool:
+        """May the output end here (is EOS allowed)?"""
+        return self.stopped or self.recognizer.is_accepting()
+
+    # -- forcing --------------------------------------------------------------------------
+
+    def forced_bytes(self) -> bytes:
+        """The bytes every continuation must start with (empty where EOS is allowed, or a
+        token read by id may come), at most FORCED_BYTES_CAP of them.
+
+        Where the forced bytes come back to a state with the same future — equal lexer
+        state and compacted parser state (compaction.py) — the bytes since then repeat
+        forever: they are repeated up to the cap, not tried byte by byte again
+        (`start: (A | B)+ A B` with A: "b", B: /b+/ is forced to b's without end)."""
+        rec = self.recognizer
+        state, top = rec.state, rec.parser.top
+        rec_top = top  # the hooks move the parser's top while exploring
+        out = bytearray()
+        seen: Dict[Tuple[int, Tuple[object, ...]], int] = {}  # future -> len(out) there
+        while not self.stopped and len(out) < FORCED_BYTES_CAP and self._only_bytes(state, top):
+            key = (state, compact(rec.parser, top))
+            if key in seen:
+                cycle = out[seen[key]:]
+                while len(out) < FORCED_BYTES_CAP:
+                    out += cycle
+                del out[FORCED_BYTES_CAP:]
+                break
+            seen[key] = len(out)
+            only = -1
+            for b in range(256):
+                if rec.advance(state, top, b)[0] != DEAD:
+                    if only >= 0:
+                        only = -1
+                        break
+                    only = b
+            if only < 0:
+                break
+            out.append(only)
+            # again: the other bytes' trials may have pushed their rows where its rows go
+            state, top = rec.advance(state, top, only)
+        rec.parser.top = rec_top
+        return bytes(out)
+
+    def _only_bytes(self, state: int, top: int) -> bool:
+        """Must the input go on with bytes in (state, top): no EOS, no token read by id?"""
+        rec = self.recognizer
+        return not (rec.eos_allowed(state, top) or (self.tokens and rec.token_lexemes(state, top)))
+
+    def forced_tokens(self) -> List[int]:
+        """The tokens a tokenizer-agnostic fast-forward would emit now.
+
+        The forced bytes, split greedily into the longest tokens; the last token is
+        dropped when a longer token extending it might also be allowed (then the
+        tokenisation is not forced). Where no byte may come and token lexemes allow
+        exactly one token (`<|eot_id|>` alone), that token is forced.
+        """
+        forced = self.forced_bytes()
+        trie = self.trie
+        out: List[int] = []
+        i = 0
+        while i < len(forced):
+            node, best, n = 0, None, 0
+            for k in range(i, len(forced)):
+                child = trie.child(node, forced[k])
+                if child < 0:
+                    break
+                node = child
+                if trie.tokens_at(node):
+                    best, n = node, k + 1 - i
+            if best is None:
+                break
+            if i + n == len(forced) and self._may_extend(best, forced):
+                break
+            out.append(trie.tokens_at(best)[0])
+            i += n
+        if not forced and self.tokens and not self.stopped:
+            only = self._only_token()
+            if only is not None:
+                out.append(only)
+        return out
+
+    def _only_token(self) -> Optional[int]:
+        """The one token that may come next, if it is read by id and nothing else may."""
+        rec = self.recognizer
+        state, top = rec.state, rec.parser.top
+        if rec.eos_allowed(state, top):
+            return None
+        if any(rec.advance(state, top, b)[0] != DEAD for b in range(256)):
+            rec.parser.top = top
+            return None
+        rec.parser.top = top
+        flags = bytearray(len(self.vocab))
+        self.tokens.allow(flags, rec.token_lexemes(state, top))
+        return flags.find(1) if flags.count(1) == 1 else None
+
+    def _may_extend(self, node: int, forced: bytes) -> bool:
+        """Could a token longer than node's bytes, beyond the forced bytes, be allowed?"""
+        rec, trie = self.recognizer, self.trie
+        top0 = rec.parser.top
+        state, top = rec.state, top0
+        for b in forced:
+            state, top = rec.advance(state, top, b)
+        child = node + 1
+        possible = False
+        while child < trie.end[node]:
+            if rec.advance(state, top, trie.byte[child])[0] != DEAD:
+                possible = True
+                break
+            child = trie.end[child]
+        rec.parser.top = top0
+        return possible
+
+    # -- ending ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Nothing to release (the state is in this process); for the MatcherLike API."""
+
+    def __enter__(self) -> "Matcher":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- pictures -------------------------------------------------------------------------
+
+    def _repr_html_(self) -> str:
+        """Jupyter: the lexer state as (lexeme, regex) pairs, the live Earley rows, and the
+        mask with a sample of its tokens (`maskref explain` draws every step)."""
+        rec = self.recognizer
+        parser = rec.parser
+        lexer = table(["lexeme", "regex"], rec.lexer.pairs(rec.state, 200)) if rec.state != DEAD else "dead"
+        rows = "".join("<div>row %d%s%s</div>" % (j, " (accepting)" if parser.rows[j].accepting else "",
+                                                  items([parser.item_to_string(i) for i in parser.rows[j].items]))
+                       for j in range(parser.top))
+        mask = self.mask()
+        sample = ", ".join("%d:%r" % (t, self.vocab.tokens[t].decode("utf-8", "backslashreplace"))
+                           for t in mask.allowed()[:20])
+        return ("%s<div><b>Matcher</b> (%s backend)<details open><summary>lexer state %d</summary>%s</details>"
+                "<details><summary>Earley rows: %d</summary>%s</details>%s<small>%s</small></div>"
+                % (STYLE, escape(self.backend), rec.state, lexer, parser.top, rows, mask._repr_html_(), escape(sample)))
+
+    # -- statistics -----------------------------------------------------------------------
+
+    @property
+    def stats(self) -> Dict[str, int]:
+        """Counters: trie nodes walked and slices applied by the last mask; the lexer's
+        states and transitions computed so far (the grammar's lexer: every Matcher of it
+        counts); the parser's rows (live, built, reused) and the items of the current row."""
+        rec = self.recognizer
+        parser = rec.parser
+        return dict(
+            self._last_mask,
+            lexer_states=len(rec.lexer.states),
+            transitions_computed=rec.lexer.transitions_computed,
+            rows=parser.top,
+            items=len(parser.rows[parser.top - 1].items),  # in the current row
+            rows_built=parser.rows_built,
+            rows_reused=parser.rows_reused,
+            mask_cache_hits=self.cache.hits if self.cache is not None else 0,
+            mask_cache_misses=self.cache.misses if self.cache is not None else 0,
+        )
+

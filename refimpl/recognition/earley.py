@@ -1,0 +1,271 @@
+"""Earley's parser over lexemes, with Leo items, and rows that push, pop and are reused.
+
+Notation (Earley 1970; Aycock & Horspool 2002; Leo 1991). An *item* [A → α • β, i] is a
+rule with a dot and the row i where it started (its origin). Row j holds the items that
+are possible after j lexemes. An item is one int: the dot position in the grammar's flat
+right-hand-side list (CompiledGrammar) in the low bits, the origin above them; advancing
+the dot is `item + 1`.
+
+Building row j from the items its lexeme advanced (the *scan*) runs to a fixpoint:
+
+  predict   [A → α • B β, i]  adds [B → • γ, j] for every rule B → γ;
+            and if B is nullable, also [A → α B • β, i]        (Aycock–Horspool: this
+            replaces completing ε-derivations, so items with origin j are never completed)
+  complete  [B → γ •, k] with k < j: every [A → α • B β, i] in row k gives
+            [A → α B • β, i] — unless a Leo item short-cuts the chain (below)
+  scan      (when the next lexeme arrives) [A → α • a β, i] with a among the lexemes
+            gives [A → α a • β, i] in row j + 1
+
+Leo items. Right recursion (S → a S | ε) makes plain Earley add one completed item per
+level, so row n holds O(n) items. Leo: if row k holds exactly one item with B after the
+dot, [A → α • B, i], and advancing it completes A, then completing B from k leads
+deterministically to completing A from i; follow that path to its top and add only the
+topmost completed item. The path's top is memoised per (row, symbol) as the *transitive
+item* of that row. Two details are load-bearing (docs/earley.md): transitive items are
+computed only for finished rows (k < j, never the row being built), and the grammar has
+an augmented start rule S' → S, so the accepting item is always the top of a path.
+
+Rows form a stack: `push(lexemes)` builds the next row — or reuses the row built before
+from the same parent row for the same lexemes (each row caches its children): the trie
+walk pushes the same lexeme for many tokens — and `pop(n)` moves the top pointer down.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from ..errors import LimitError
+from ..grammar.ir import COMPLETE, CompiledGrammar
+from ..limits import DEFAULT_LIMITS, Limits
+
+
+class Row:
+    """One Earley set: its items, what it waits for, and what the lexer may see next."""
+
+    __slots__ = ("items", "waiting", "allowed", "accepting", "leo", "children", "lexer_start", "compacted")
+
+    def __init__(self, items: List[int]) -> None:
+        self.items = items
+        self.waiting: Dict[int, List[int]] = {}  # symbol after the dot -> items
+        self.allowed = 0  # bit mask of the lexemes that may come next
+        self.accepting = False  # holds [S' → S •, 0]
+        self.leo: Dict[int, Optional[int]] = {}  # symbol -> transitive item (or None)
+        self.children: Dict[int, Row] = {}  # scanned lexemes (bit mask) -> the row built
+        self.lexer_start = -1  # lexer start state; set by the recogniser
+        self.compacted: Optional[Dict[object, int]] = None  # compaction.py's parts, made there
+
+
+class Parser:
+    def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True) -> None:
+        self.g = grammar
+        self.limits = limits
+        self.leo = leo
+        self.shift = max(1, len(grammar.dot_symbol).bit_length())
+        self.mask = (1 << self.shift) - 1
+        self.rows: List[Row] = []
+        self.top = 0  # rows[:top] are the live rows
+        self.rows_built = 0
+        self.rows_reused = 0
+        accept_pos = grammar.rules_of[grammar.start][0] + 1
+        self.accept_item = accept_pos  # [S' → S •, 0]
+        seeds = [p for p in grammar.rules_of[grammar.start]]
+        self.rows.append(self._build(0, seeds))
+        self.top = 1
+
+    # -- the stack of rows ----------------------------------------------------------------
+
+    @property
+    def row(self) -> Row:
+        """The current (top) row."""
+        return self.rows[self.top - 1]
+
+    def push(self, lexemes: int) -> Optional[Row]:
+        """Scan one lexeme out of the bit mask `lexemes`; push and return the new row.
+
+        Returns None (and pushes nothing) when no item of the top row expects any of them.
+        A row built before from the same parent row for the same lexemes is reused.
+        """
+        parent = self.rows[self.top - 1]
+        j = self.top
+        row = parent.children.get(lexemes)
+        if row is not None:
+            self.rows_reused += 1
+        else:
+            n = self.g.n_nonterminals
+            seeds: List[int] = []
+            for lexeme in _bits(lexemes):
+                seeds.extend(item + 1 for item in parent.waiting.get(n + lexeme, ()))
+            if not seeds:
+                return None
+            self._check_rows(j)
+            row = parent.children[lexemes] = self._build(j, seeds)
+        self._place(j, row)
+        return row
+
+    def push_copy(self, skips: int, lexer_start: int) -> Row:
+        """Push a copy of the top row with another lexer start: an %ignore matched once
+        (the bit mask `skips`) was scanned, so the items stay; only the skip may not come
+        again. (llguidance pushes such a row too.) Reused like `push`'s rows.
+
+        The copy, at index j, holds the items of row j - 1 with their origins; it predicts
+        nothing, so no item has origin j and no completion or Leo item ever reads it.
+        """
+        parent = self.rows[self.top - 1]
+        j = self.top
+        row = parent.children.get(skips)
+        if row is not None:
+            self.rows_reused += 1
+        else:
+            self._check_rows(j)
+            row = parent.children[skips] = Row(parent.items)
+            row.waiting, row.allowed, row.accepting = parent.waiting, parent.allowed, parent.accepting
+            row.lexer_start = lexer_start
+            self.rows_built += 1
+        self._place(j, row)
+        return row
+
+    def _check_rows(self, j: int) -> None:
+        """A new row j may be built only below the `rows` limit."""
+        if j >= self.limits.rows:
+            raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
+
+    def _place(self, j: int, row: Row) -> None:
+        """Make `row` row j, the top."""
+        if j < len(self.rows):
+            self.rows[j] = row
+        else:
+            self.rows.append(row)
+        self.top = j + 1
+
+    def pop(self, n: int = 1) -> None:
+        """Drop the top n rows (they stay cached in their parents, for reuse)."""
+        self.top -= n
+        assert self.top >= 1
+
+    def forget_children(self, start: int, stop: int) -> None:
+        """Drop the child caches of rows start..stop-1: once input is committed past
+        them, walks no longer push on them (keeps memory flat over long generations)."""
+        for j in range(max(0, start), stop):
+            self.rows[j].children = {}
+
+    # -- building a row -------------------------------------------------------------------
+
+    def _build(self, j: int, seeds: List[int]) -> Row:
+        g = self.g
+        dot_symbol, lhs, rules_of, nullable = g.dot_symbol, g.lhs, g.rules_of, g.nullable
+        n = g.n_nonterminals
+        shift, mask = self.shift, self.mask
+        rows = self.rows
+        origin_j = j << shift
+        limit = self.limits.items_per_row
+        items: List[int] = []
+        seen = set()
+        for item in seeds:
+            if item not in seen:
+                seen.add(item)
+                items.append(item)
+        predicted = set()
+        allowed = 0
+        i = 0
+        while i < len(items):
+            item = items[i]
+            i += 1
+            pos = item & mask
+            sym = dot_symbol[pos]
+            new: List[int]
+            if sym == COMPLETE:
+                origin = item >> shift
+                if origin == j:
+                    continue  # an ε-derivation: already advanced when predicted
+                symbol = lhs[pos]
+                top = self._transitive(origin, symbol) if self.leo else None
+                if top is not None:
+                    new = [top]
+                else:
+                    new = [w + 1 for w in rows[origin].waiting.get(symbol, ())]
+            elif sym >= n:
+                allowed |= 1 << (sym - n)
+                continue
+            else:
+                new = []
+                if sym not in predicted:
+                    predicted.add(sym)
+                    new = [origin_j | p for p in rules_of[sym]]
+                if nullable[sym]:
+                    new.append(item + 1)
+            for x in new:
+                if x not in seen:
+                    seen.add(x)
+                    items.append(x)
+            if len(items) > limit:
+                raise LimitError("items_per_row", limit, "Earley items in one row")
+        self.rows_built += 1
+        row = Row(items)
+        waiting = row.waiting
+        for item in items:
+            sym = dot_symbol[item & mask]
+            if sym != COMPLETE:
+                waiting.setdefault(sym, []).append(item)
+        row.allowed = allowed
+        row.accepting = self.accept_item in seen
+        return row
+
+    def transitive_item(self, k: int, symbol: int) -> Optional[int]:
+        """Finished row k's transitive item for `symbol` (Leo), or None — for readers of
+        the rows (compaction.py); memoised like the parser's own."""
+        return self._transitive(k, symbol)
+
+    def _transitive(self, k: int, symbol: int) -> Optional[int]:
+        """The Leo transitive item of finished row k for `symbol`, or None.
+
+        Defined when row k holds exactly one item with `symbol` after the dot and
+        advancing it completes its rule: then it is the transitive item of that rule's
+        origin row for its left-hand side, if that one is defined, else the completed
+        item itself. Computed iteratively along the path and memoised in each row.
+        """
+        g = self.g
+        path = []
+        on_path = set()
+        top: Optional[int] = None
+        while True:
+            row = self.rows[k]
+            if symbol in row.leo:
+                top = row.leo[symbol]
+                break
+            waiting = row.waiting.get(symbol, ())
+            advanced = waiting[0] + 1 if len(waiting) == 1 else -1
+            if advanced < 0 or g.dot_symbol[advanced & self.mask] != COMPLETE or (k, symbol) in on_path:
+                if (k, symbol) not in on_path:
+                    row.leo[symbol] = None
+                top = None
+                break
+            on_path.add((k, symbol))
+            path.append((row, symbol, advanced))
+            k, symbol = advanced >> self.shift, g.lhs[advanced & self.mask]
+        for row, sym, advanced in reversed(path):
+            if top is None:
+                top = advanced
+            row.leo[sym] = top
+        return top
+
+    # -- teaching traces ------------------------------------------------------------------
+
+    def item_to_string(self, item: int) -> str:
+        return self.g.item_to_string(item & self.mask, item >> self.shift)
+
+    def row_to_string(self, j: int) -> str:
+        row = self.rows[j]
+        lines = ["row %d%s" % (j, " (accepting)" if row.accepting else "")]
+        lines.extend("  " + self.item_to_string(item) for item in row.items)
+        return "\n".join(lines)
+
+
+def _bits(mask: int) -> List[int]:
+    """The indices of the set bits of `mask`."""
+    out = []
+    i = 0
+    while mask:
+        if mask & 1:
+            out.append(i)
+        mask >>= 1
+        i += 1
+    return out

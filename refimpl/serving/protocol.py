@@ -1,0 +1,251 @@
+"""The worker protocol's shared vocabulary (docs/protocol.md): what both sides agree on.
+
+The server (refimpl/serving/worker.py) and maskref's client (accel/worker) both import this
+module, so each rule is written once: the version, the line framing, the request fields
+the server checks, the replies the client checks, and errors — an exception becomes an
+`error` object (`error_reply`) and an `error` object becomes the same typed exception
+again (`typed_error`). The mask encoding itself is refimpl/masks/mask.py's.
+
+>>> from refimpl.errors import RegexError
+>>> err = error_reply(RegexError("unclosed group", pattern="a(", offset=1))
+>>> err["type"], err["detail"], err["offset"]
+('RegexError', 'unclosed group', 1)
+>>> again = typed_error(err)
+>>> type(again).__name__, str(again) == err["message"], again.offset
+('RegexError', True, 1)
+>>> mask_from_reply(dict(mask_fields(bytearray([0, 1, 1])), ok=True), 3).hex()
+'06000000'
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import traceback
+from typing import Any, Dict, List, Optional, Tuple, Type, Union
+
+from ..errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaError
+from ..masks.mask import count_bits, encode_mask
+from ..tokens.vocab import VocabularyError
+
+#: The protocol version both sides speak (docs/protocol.md, "Versioning").
+PROTOCOL_VERSION = 1
+#: what every worker implements (docs/protocol.md, "Writing a worker for your engine")
+REQUIRED_OPS = ("hello", "create", "mask", "consume", "close")
+
+
+class ProtocolError(MaskrefError, ValueError):
+    """A request that does not follow the protocol (bad JSON, unknown op, bad field)."""
+
+
+class Unsupported(MaskrefError, ValueError):
+    """A well-formed request this engine cannot serve (e.g. a grammar kind it lacks)."""
+
+
+class BadReply(ValueError):
+    """A reply that does not follow the protocol; the message says what was sent
+    ("a mask that is not base64"), for the client to report with the worker's name."""
+
+
+# -- framing --------------------------------------------------------------------------------
+
+
+def dump(message: Dict[str, Any]) -> str:
+    """One message as a line of the wire format: compact JSON and a newline."""
+    return json.dumps(message, separators=(",", ":")) + "\n"
+
+
+def b64encode(data: bytes) -> str:
+    """Byte strings travel as standard base64 (with padding)."""
+    return base64.b64encode(data).decode("ascii")
+
+
+def reply_problem(reply: Any, request_id: Any) -> Optional[str]:
+    """Why a parsed reply line is not the reply to request `request_id`, or None."""
+    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+        return 'is not a reply object with a boolean "ok"'
+    if reply.get("id") != request_id:
+        return "answers request id %r, not %r" % (reply.get("id"), request_id)
+    return None
+
+
+# -- requests (checked by the server) -------------------------------------------------------
+
+Kind = Union[type, Tuple[type, ...]]
+
+
+def field(req: Dict[str, Any], name: str, kind: Kind, default: Any = ...) -> Any:
+    """The request's field `name`, of type `kind` (a bool is not an int), or `default`
+    when it is absent; ProtocolError if it is missing or of another type."""
+    if name not in req:
+        if default is ...:
+            raise ProtocolError("missing field %r" % name)
+        return default
+    value = req[name]
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
+        raise ProtocolError("field %r must be %s, not %s" % (name, _kind_name(kind), json.dumps(value)[:60]))
+    return value
+
+
+def _as_tuple(kind: Kind) -> Tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _kind_name(kind: Kind) -> str:
+    names = {int: "an integer", str: "a string", list: "a list", dict: "an object", bool: "a boolean", type(None): "null"}
+    return " or ".join(names.get(k, k.__name__) for k in _as_tuple(kind))
+
+
+def int_list(req: Dict[str, Any], name: str, default: Any = ...) -> List[int]:
+    """A field that is a list of integers."""
+    values = field(req, name, list, default)
+    for v in values:
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise ProtocolError("field %r must be a list of integers" % name)
+    return values
+
+
+def b64_field(req: Dict[str, Any], name: str) -> bytes:
+    """A field that is a base64 byte string, decoded."""
+    try:
+        return base64.b64decode(field(req, name, str), validate=True)
+    except (binascii.Error, ValueError):
+        raise ProtocolError("field %r is not valid base64" % name) from None
+
+
+# -- replies (checked by the client) --------------------------------------------------------
+
+
+def mask_fields(flags: Union[bytes, bytearray]) -> Dict[str, Any]:
+    """The fields of a mask reply for one 0/1 flag byte per token."""
+    data = encode_mask(flags)
+    return {"mask": b64encode(data), "vocab_size": len(flags), "count": count_bits(data)}
+
+
+def mask_from_reply(reply: Dict[str, Any], n_tokens: int) -> bytes:
+    """The bitmask of a mask reply, checked against a vocabulary of n_tokens: its length,
+    no bits beyond the vocabulary, and its `count` if it sends one."""
+    try:
+        data = base64.b64decode(reply["mask"], validate=True)
+    except (KeyError, TypeError, ValueError, binascii.Error):
+        raise BadReply("a mask that is not base64") from None
+    if len(data) != 4 * ((n_tokens + 31) // 32) or reply.get("vocab_size", n_tokens) != n_tokens:
+        raise BadReply("a mask of %d bytes for %d tokens" % (len(data), n_tokens))
+    if int.from_bytes(data[n_tokens >> 3:], "little") >> (n_tokens & 7):
+        raise BadReply("a mask with bits set beyond the vocabulary")
+    if "count" in reply and reply["count"] != count_bits(data):
+        raise BadReply("a mask whose count (%r) is not its number of bits" % reply["count"])
+    return data
+
+
+def consumed_from_reply(reply: Dict[str, Any], n_tokens: int) -> int:
+    """The count of a consume reply for n_tokens tokens sent."""
+    k = reply.get("consumed")
+    if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= n_tokens:
+        raise BadReply("a consumed count that is not in 0..%d" % n_tokens)
+    return k
+
+
+def bool_from_reply(reply: Dict[str, Any], name: str, op: str) -> bool:
+    """The boolean field `name` of the reply to `op`."""
+    value = reply.get(name)
+    if not isinstance(value, bool):
+        raise BadReply("%s %s reply without a boolean %r" % ("an" if op[0] in "aeiou" else "a", op, name))
+    return value
+
+
+def bytes_from_reply(reply: Dict[str, Any], name: str, what: str) -> bytes:
+    """The base64 field `name` of a reply, decoded (`what` names it in errors)."""
+    try:
+        return base64.b64decode(reply[name], validate=True)
+    except (KeyError, TypeError, ValueError, binascii.Error):
+        raise BadReply("%s that are not base64" % what) from None
+
+
+def tokens_from_reply(reply: Dict[str, Any]) -> List[int]:
+    """The token ids of a forced_tokens reply."""
+    tokens = reply.get("tokens")
+    if not isinstance(tokens, list) or not all(isinstance(t, int) for t in tokens):
+        raise BadReply("forced tokens that are not a list of integers")
+    return tokens
+
+
+def stats_from_reply(reply: Dict[str, Any]) -> Dict[str, Any]:
+    """The statistics of a stats reply."""
+    stats = reply.get("stats")
+    if not isinstance(stats, dict):
+        raise BadReply("stats that are not an object")
+    return stats
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+#: the types of error objects, from the most specific exception class
+_ERROR_TYPES: Tuple[Tuple[Type[BaseException], str], ...] = (
+    (ProtocolError, "ProtocolError"), (Unsupported, "Unsupported"), (RegexError, "RegexError"),
+    (GrammarError, "GrammarError"), (SchemaError, "SchemaError"), (LimitError, "LimitError"),
+    (VocabularyError, "VocabularyError"),
+)
+
+
+def error_reply(exc: BaseException) -> Dict[str, Any]:
+    """The `error` object of a failed request: its type, the full message, and the typed
+    error's fields (offset, line, column, pattern, pointer, limit, value)."""
+    err: Dict[str, Any] = {"type": error_type(exc), "message": str(exc)}
+    if isinstance(exc, RegexError):
+        err.update(detail=exc.message, pattern=exc.pattern, offset=exc.offset)
+    elif isinstance(exc, GrammarError):
+        err.update(detail=exc.message, offset=exc.offset, line=exc.line, column=exc.column)
+    elif isinstance(exc, SchemaError):
+        err.update(detail=exc.message, pointer=exc.pointer)
+    elif isinstance(exc, LimitError):
+        err.update(limit=exc.limit, value=exc.value)
+    elif err["type"] == "InternalError":
+        err["message"] = "%s: %s" % (type(exc).__name__, exc)
+        err["traceback"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)[-6:])
+    return err
+
+
+def error_type(exc: BaseException) -> str:
+    """The `type` of an exception's error object ("InternalError" for an engine bug)."""
+    for cls, name in _ERROR_TYPES:
+        if isinstance(exc, cls):
+            return name
+    if isinstance(exc, MaskrefError):
+        return "MaskrefError"
+    if type(exc) is ValueError:  # a bad argument the engine refused (e.g. rollback too far)
+        return "ValueError"
+    return "InternalError"
+
+
+def typed_error(err: Dict[str, Any], grammar_text: str = "") -> Optional[Exception]:
+    """The refimpl exception an `error` object stands for, with its fields and exactly its
+    message; None for the types that are no refimpl error (Unsupported, ProtocolError,
+    InternalError, ...: the client reports those as its own). `grammar_text` is the
+    grammar's source, which a GrammarError points into."""
+    kind = err.get("type")
+    message = str(err.get("message", "(no message)"))
+    detail = err.get("detail", message)
+    if kind == "RegexError":
+        return _typed(RegexError, message, message=detail, pattern=err.get("pattern", ""), offset=err.get("offset"))
+    if kind == "GrammarError":
+        return _typed(GrammarError, message, message=detail, text=grammar_text, offset=err.get("offset"),
+                      line=err.get("line"), column=err.get("column"))
+    if kind == "SchemaError":
+        return _typed(SchemaError, message, message=detail, pointer=err.get("pointer", ""))
+    if kind == "LimitError":
+        return _typed(LimitError, message, limit=err.get("limit"), value=err.get("value"))
+    if kind == "VocabularyError":
+        return VocabularyError(message)
+    if kind == "ValueError":
+        return ValueError(message)
+    return None
+
+
+def _typed(cls: Type[Exception], full_message: str, **fields: Any) -> Exception:
+    """An instance of a typed refimpl error with these fields and exactly this message."""
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, full_message)
+    for name, value in fields.items():
+        setattr(exc, name, value)
+    return exc

@@ -1,0 +1,146 @@
+"""transformers-cfg's grammar constraint as a conformance backend
+(conformance/adapters/transformers_cfg.py): the tokenizer holds the same bytes, the suite's
+GBNF vectors agree or differ only as declared, and each declared difference recognises
+its own divergence and not a near miss."""
+
+import pytest
+
+pytest.importorskip("transformers_cfg")
+pytest.importorskip("torch")
+
+from conformance.adapters import transformers_cfg as tc  # noqa: E402
+from conformance.core import Divergence  # noqa: E402
+from conformance.isolation import Isolated  # noqa: E402
+from conformance.runner import check_vector  # noqa: E402
+from conformance.vectors import GrammarSpec, NotSupported, ids_of, load_builtin, read_vectors, record  # noqa: E402
+from refimpl import Vocabulary  # noqa: E402
+from tests.support.paths import SUITE
+
+SMALL = Vocabulary([b"a", b"b", b"ab", b"z", b"\xc3", b"\xa9", "é".encode(), "€".encode(), b"\n", b"1", b"",
+                    b"<eos>", b"<s>", b"<eot>"], eos_token_ids=[11, 13], special_token_ids=[12])
+
+
+def backend():
+    return tc.TransformersCfgBackend()
+
+
+def test_the_peer_reads_the_same_token_bytes():
+    peer = backend().peer(SMALL)
+    assert [peer.token_bytes(t) for t in range(11)] == SMALL.tokens[:11]
+    assert peer.tokenizer.eos_token_id == 11
+    assert sorted(peer.tokenizer.all_special_ids) == [11, 12, 13]
+
+
+def test_a_vocabulary_with_two_tokens_of_the_same_bytes_is_not_supported():
+    with pytest.raises(NotSupported, match="same bytes"):
+        backend().peer(Vocabulary([b"a", b"a", b"<eos>"], eos_token_ids=[2]))
+
+
+def test_token_elements_are_not_supported():
+    with pytest.raises(NotSupported, match="token elements"):
+        backend().start(GrammarSpec("gbnf", "root ::= <[1]>\n"), SMALL)
+
+
+def test_masks_and_consume():
+    s = backend().start(GrammarSpec("gbnf", 'root ::= "a" [b-z]\n'), SMALL)
+    assert ids_of(s.mask()) == [0, 2, 10]  # a, ab and the empty token (its known difference)
+    assert s.consume(0) and not s.consume(0)
+    assert ids_of(s.mask()) == [1, 3, 10]
+    assert s.consume(3) and ids_of(s.mask()) == [10, 11]  # the end: EOS (and the empty token)
+    assert s.consume(11) and not s.consume(11)
+
+
+def test_the_suites_gbnf_vectors():
+    suite = SUITE / "gbnf.jsonl"
+    b, statuses = Isolated(backend(), timeout=60), set()
+    for _, _, vector in read_vectors(str(suite)):
+        if "gpt2" in vector.id and "json" not in vector.id:
+            continue  # GPT-2's trie is slow to build; json/gpt2 covers it
+        result = check_vector(b, vector)
+        assert result.status in ("agree", "known"), (vector.id, result.divergence)
+        statuses.add(result.status)
+    assert statuses == {"agree", "known"}
+
+
+def divergence(grammar, prefix, only_backend=(), only_refimpl=(), vocab=SMALL, **kw):
+    return Divergence(GrammarSpec("gbnf", grammar), vocab, list(prefix), len(prefix), list(only_backend),
+                      list(only_refimpl), **kw)
+
+
+BYTES = load_builtin("bytes")
+
+
+@pytest.mark.parametrize("known, hit, miss", [
+    # a GBNF `.` takes a newline; the peer's does not
+    (tc.DOT_NO_NEWLINE, divergence("root ::= . \"1\"\n", [], only_refimpl=[8]),
+     divergence("root ::= . \"1\"\n", [], only_refimpl=[9])),
+    # `.` and `[^a]` stop at U+00FF
+    (tc.DOT_LATIN1, divergence("root ::= . \"é\"\n", [], only_refimpl=[7]),
+     divergence("root ::= . \"é\"\n", [], only_refimpl=[6])),
+    (tc.NEGATED_LATIN1, divergence("root ::= [^a] \"é\"\n", [], only_refimpl=[7]),
+     divergence("root ::= [^a] \"é\"\n", [], only_refimpl=[1])),
+    # [^a-z] allows z
+    (tc.NEGATED_RANGE_END, divergence("root ::= [^a-z]\n", [], only_backend=[3]),
+     divergence("root ::= [^a-y]\n", [], only_backend=[3])),
+    # "a"{0,1} is read "a"{1,1}: the empty text cannot end
+    (tc.REPETITION, divergence('root ::= "a"{0,1} "b"\n', [], only_refimpl=[1]),
+     divergence('root ::= "a"? "b"\n', [], only_refimpl=[1])),
+    # byte mode: [^\n] takes the lone byte 0xA9 as the character U+00A9
+    (tc.BYTES_AS_CHARACTERS, divergence("root ::= [^\\n]\n", [], only_backend=[5]),
+     divergence("root ::= [^\\n] \"é\"\n", [], only_backend=[5])),
+    # at a possible end, a lone lead byte
+    (tc.PARTIAL_AT_END, divergence('root ::= "é"+\n', [6], only_backend=[4]),
+     divergence('root ::= "é"+ "a"\n', [6], only_backend=[4])),
+    # ... and EOS while a character is unfinished (byte mode too)
+    (tc.PARTIAL_AT_END, divergence("root ::= [^a]*\n", [4], only_backend=[11]),
+     divergence("root ::= [^a]* \"1\"\n", [4], only_backend=[11])),
+    # byte mode: the mask allowed € (three Latin-1 characters), the consume (UTF-8) refuses it
+    (tc.BYTES_AS_CHARACTERS, divergence("root ::= [^a]*\n", [], refused=7),
+     divergence("root ::= [^a]*\n", [], refused=6)),
+    (tc.LAX_CONTINUATION,
+     divergence("root ::= \"é\" | [^a]\n", [], only_backend=[0], vocab=Vocabulary([b"\xc3a", b"<eos>"], [1])),
+     divergence("root ::= \"é\" | [^a]\n", [], only_backend=[0], vocab=Vocabulary([b"\xc3\xa1", b"<eos>"], [1]))),
+    (tc.NUL, divergence('root ::= [^a] "é"\n', [], only_refimpl=[0], vocab=Vocabulary([b"\0", b"<eos>"], [1])),
+     divergence('root ::= [^a] "é"\n', [], only_refimpl=[0], vocab=Vocabulary([b"\1", b"<eos>"], [1]))),
+    (tc.EMPTY_TOKEN, divergence('root ::= "a"\n', [], only_backend=[10]),
+     divergence('root ::= "a"\n', [], only_backend=[3])),
+    (tc.OTHER_EOS, divergence('root ::= "a"\n', [0], only_refimpl=[13]),
+     divergence('root ::= "a"\n', [], only_refimpl=[13])),
+    # `.` and `[^a]` in one grammar: both stop at U+00FF (each reading alone explains neither)
+    (tc.LATIN1_CLASSES, divergence('root ::= [^a]* . "é"\n', [], only_refimpl=[7]),
+     divergence('root ::= [^a]* . "é"\n', [], only_refimpl=[6])),
+    # r1 derives no string; the peer still allows its prefixes
+    (tc.UNPRODUCTIVE, divergence('root ::= r1 | "a"\nr1 ::= "a" r1\n', [], only_backend=[1],
+                                 vocab=Vocabulary([b"a", b"aaa", b"<eos>"], [2])),
+     divergence('root ::= r1 | "a"\nr1 ::= "a" r1 | "b"\n', [], only_backend=[1],
+                vocab=Vocabulary([b"a", b"aaa", b"<eos>"], [2]))),
+    (tc.NO_ANSWER, divergence('root ::= "a"\n', [], error="mask: PeerTimeout: no answer to mask within 30 s"),
+     divergence('root ::= "a"\n', [], error="mask: RuntimeError: boom")),
+    (tc.LEFT_RECURSION, divergence('root ::= "a" ""*\n', [], error="start: RuntimeError: RecursionError: ..."),
+     divergence('root ::= "a" "b"*\n', [], error="start: RuntimeError: RecursionError: ...")),
+])
+def test_each_known_difference_recognises_its_divergence_only(known, hit, miss):
+    assert known.applies(hit)
+    assert not known.applies(miss)
+
+
+def test_eos_refused_replays_the_peers_stacks():
+    b = backend()
+    known = next(k for k in b.known_differences if k.name == "eos-refused")
+    grammar = 'root ::= x "b"\nx ::= [a-z]+ | "(" root ")"\n'
+    path = [ord("a"), ord("a"), ord("b")]
+    assert known.applies(divergence(grammar, path, refused=256, accepting=True, vocab=BYTES))
+    assert not known.applies(divergence(grammar, path[:2], refused=256, accepting=False, vocab=BYTES))
+
+
+def test_the_peers_left_recursion():
+    assert tc.tcfg_left_recursive('root ::= root "," item | item\nitem ::= "x"\n')
+    assert tc.tcfg_left_recursive('root ::= x root "a" | "b"\nx ::= "c"?\n')
+    assert not tc.tcfg_left_recursive('root ::= "a" root | "b"\n')
+
+
+def test_a_whole_vector_of_a_known_difference():
+    vocab = BYTES
+    spec = GrammarSpec("gbnf", "root ::= [^a-c]+\n")
+    result = check_vector(Isolated(backend(), timeout=30), record(spec.compile(), spec, vocab, [ord("x")], "t", [], "test"))
+    assert result.status == "known" and "negated-range-end" in result.known, (result.status, result.divergence)

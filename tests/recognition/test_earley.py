@@ -1,0 +1,161 @@
+"""The Earley parser with Leo items, on lexeme sequences (no lexer involved).
+
+Oracles: a naive fixpoint recogniser (the set of lexeme strings up to a length that each
+nonterminal derives), and the parser itself with Leo items switched off.
+"""
+import itertools
+
+import pytest
+from hypothesis import given, settings, strategies as st
+from tests.support.budget import examples
+
+from refimpl.recognition.earley import Parser
+from refimpl.errors import LimitError
+from refimpl.grammar.ir import GrammarIR
+from refimpl.limits import Limits
+
+LEXEMES = "abc"
+
+
+def grammar(rules, start="S", lexemes=LEXEMES):
+    """A GrammarIR from {"S": ["a S", ""], ...}: lowercase letters are lexemes."""
+    ir = GrammarIR()
+    syms = {ch: ir.add_lexeme(ch, ir.es.literal(ch.encode())) for ch in lexemes}
+    for name in rules:
+        syms[name] = ir.add_nonterminal(name)
+    for name, alternatives in rules.items():
+        for alt in alternatives:
+            ir.add_rule(syms[name], [syms[s] for s in alt.split()])
+    ir.start = syms[start]
+    return ir
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def parse(ir, text, leo=True, limits=DEFAULT_LIMITS):
+    """Accept `text` (one lexeme per character)? Also returns the parser."""
+    p = Parser(ir.compile(), limits, leo=leo)
+    for ch in text:
+        if p.push(1 << LEXEMES.index(ch)) is None:
+            return False, p
+    return p.row.accepting, p
+
+
+def derivable(rules, start, max_len):
+    """Every lexeme string of length <= max_len that `start` derives (naive fixpoint)."""
+    lang = {name: set() for name in rules}
+    changed = True
+    while changed:
+        changed = False
+        for name, alternatives in rules.items():
+            for alt in alternatives:
+                partial = {""}
+                for sym in alt.split():
+                    options = lang[sym] if sym in lang else {sym}
+                    partial = {p + o for p in partial for o in options if len(p + o) <= max_len}
+                new = partial - lang[name]
+                if new:
+                    lang[name] |= new
+                    changed = True
+    return lang[start]
+
+
+# Grammars that break wrong variants of Leo's optimisation (docs/earley.md, "Leo items").
+REGRESSIONS = [
+    ({"S": ["", "S b b"]}, "bbbb", True),  # uniqueness must count every item with S after the dot
+    ({"S": ["A"], "A": ["B a"], "B": ["", "S"]}, "a", True),  # needs the augmented start rule
+    ({"S": ["A"], "A": ["B"], "B": ["", "S a"]}, "aa", True),  # transitive items of finished rows only
+    ({"S": ["A"], "A": ["B"], "B": ["", "S a"]}, "aaa", True),
+    ({"S": ["", "S b b"]}, "bbb", False),
+]
+
+
+@pytest.mark.parametrize("rules,text,expected", REGRESSIONS)
+@pytest.mark.parametrize("leo", [True, False])
+def test_leo_regressions(rules, text, expected, leo):
+    for n in range(len(text) + 1):
+        prefix = text[:n]
+        assert parse(grammar(rules), prefix, leo)[0] == (prefix in derivable(rules, "S", len(text)))
+    assert parse(grammar(rules), text, leo)[0] == expected
+
+
+def test_right_recursion_is_linear_with_leo_items():
+    rules = {"S": ["a S", ""]}
+    n = 10_000
+    ok, p = parse(grammar(rules), "a" * n)
+    assert ok
+    sizes = [len(p.rows[j].items) for j in range(p.top)]
+    assert max(sizes) <= 5, max(sizes)  # O(1) items per row
+    ok, p = parse(grammar(rules), "a" * 500, leo=False)
+    assert ok
+    assert len(p.rows[500].items) > 500  # without Leo: one completed item per level
+
+
+rule_bodies = st.lists(st.sampled_from(["a", "b", "S", "T", "U"]), max_size=3).map(" ".join)
+random_rules = st.fixed_dictionaries(
+    {name: st.lists(rule_bodies, min_size=1, max_size=3) for name in ["S", "T", "U"]}
+)
+
+
+@settings(max_examples=examples(300))
+@given(random_rules)
+def test_random_grammars_agree_with_the_naive_recogniser(rules):
+    max_len = 5
+    language = derivable(rules, "S", max_len)
+    ir = grammar(rules, lexemes="ab")
+    for n in range(max_len + 1):
+        for word in itertools.product("ab", repeat=n):
+            text = "".join(word)
+            with_leo = parse(ir, text, True)[0]
+            without = parse(ir, text, False)[0]
+            assert with_leo == without == (text in language), (rules, text)
+
+
+def test_rows_push_pop_and_reuse():
+    ir = grammar({"S": ["a S", "b"]})
+    p = Parser(ir.compile())
+    a, b = 1 << 0, 1 << 1
+    r1 = p.push(a)
+    assert p.push(a) is not None and p.top == 3
+    p.pop(2)
+    assert p.push(a) is r1  # the same lexeme from the same parent row: reused
+    assert p.rows_reused == 1
+    assert p.push(b).accepting
+    p.pop()
+    assert p.push(1 << 2) is None and p.top == 2  # "c" is not expected: nothing pushed
+
+
+def test_trace_shows_items():
+    ir = grammar({"S": ["a S", ""]})
+    ok, p = parse(ir, "aa")
+    text = "\n".join(p.row_to_string(j) for j in range(p.top))
+    assert "[S' → S •, 0]" in text and "[S → a • S, 1]" in text
+
+
+def test_ambiguous_grammar_is_bounded():
+    # E → E E | a is exponentially ambiguous; Earley stays cubic, and the item limit bounds it
+    ir = grammar({"S": ["S S", "a"]})
+    ok, p = parse(ir, "a" * 200)
+    assert ok
+    with pytest.raises(LimitError) as info:
+        parse(ir, "a" * 2000, limits=Limits(items_per_row=1000))
+    assert info.value.limit == "items_per_row"
+
+
+def test_deep_grammars_need_no_recursion():
+    depth = 10_000
+    rules = {"N%d" % i: ["N%d a" % (i + 1), "b"] for i in range(depth)}
+    rules["N%d" % depth] = ["b"]
+    ok, _ = parse(grammar(rules, start="N0"), "baa")
+    assert ok
+    chain = {"N%d" % i: ["N%d" % (i + 1)] for i in range(depth)}
+    chain["N%d" % depth] = ["a N0", "b"]  # a unit chain closed into right recursion
+    assert parse(grammar(chain, start="N0"), "aaab")[0]
+
+
+def test_rows_limit():
+    ir = grammar({"S": ["a S", ""]})
+    with pytest.raises(LimitError) as info:
+        parse(ir, "a" * 100, limits=Limits(rows=50))
+    assert info.value.limit == "rows"

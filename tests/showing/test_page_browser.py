@@ -1,0 +1,272 @@
+"""`maskref explain`'s page in a real browser: headless Chromium driven by selenium.
+
+Opens a page (a JSON-ish Lark grammar on the gpt2 vocabulary, a prefix of five tokens)
+from a file: URL and checks its script: the first step shown; Next, Previous, First and
+Last, the arrow keys, Home and End switch the step shown, the counter, the Earley items
+and the mask count to what Python computed for that step; the why-box answers for a
+refused token; the console holds no error.
+
+Skipped, with the reason printed, where selenium, Chromium or chromedriver is missing —
+unless MASKREF_REQUIRE_BROWSER=1 (CI on CPython, .ci/run), where that is a failure.
+Install them: `apt-get install chromium chromium-driver` and `pip install selenium`
+(the `test` extra).
+
+MASKREF_SCREENSHOT=PATH also saves a screenshot of a step in the middle (1400×1000), the
+one in the README: MASKREF_SCREENSHOT=docs/explain-screenshot.png python -m pytest
+tests/showing/test_page_browser.py
+"""
+import os
+import shutil
+
+import pytest
+
+from refimpl import Grammar, Vocabulary
+from refimpl.showing import explain
+from refimpl.showing import page as page_mod
+from refimpl.showing import svg
+from tests.showing.test_page import JSONISH
+
+PREFIX = '{"a": [1'
+
+
+def _find(*names):
+    for name in names:
+        path = shutil.which(name)
+        if path is not None:
+            return path
+    return None
+
+
+def _missing():
+    """Why no browser test can run here, or None."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install selenium, or the test extra)"
+    if _find("chromium", "chromium-browser", "google-chrome") is None:
+        return "no Chromium (apt-get install chromium)"
+    if _find("chromedriver") is None:
+        return "no chromedriver (apt-get install chromium-driver)"
+    return None
+
+
+def _unavailable(reason, module_level=False):
+    """Skip, printing why — or fail where MASKREF_REQUIRE_BROWSER=1."""
+    if os.environ.get("MASKREF_REQUIRE_BROWSER") == "1":
+        pytest.fail("%s — and MASKREF_REQUIRE_BROWSER=1 requires it" % reason, pytrace=False)
+    print("skipping the browser test: %s" % reason)
+    pytest.skip(reason, allow_module_level=module_level)
+
+
+if _missing() is not None:
+    _unavailable(_missing(), module_level=True)
+
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import WebDriverException  # noqa: E402
+from selenium.webdriver import ActionChains  # noqa: E402
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def explained():
+    ex = explain(Grammar.from_lark(JSONISH), Vocabulary.load("gpt2"), text=PREFIX, why=["<"])
+    assert not ex.stopped and len(ex.steps) >= 5
+    return ex
+
+
+@pytest.fixture(scope="module")
+def driver(explained, tmp_path_factory):
+    path = tmp_path_factory.mktemp("explain") / "page.html"
+    path.write_text(page_mod.render(explained), encoding="utf-8")
+    options = Options()
+    options.binary_location = _find("chromium", "chromium-browser", "google-chrome")
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,1000", "--hide-scrollbars", "--force-device-scale-factor=1"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    try:
+        d = webdriver.Chrome(service=Service(_find("chromedriver")), options=options)
+    except WebDriverException as e:
+        _unavailable("Chromium did not start: %s" % str(e).strip().splitlines()[0])
+    d.set_page_load_timeout(30)
+    try:
+        d.get(path.as_uri())
+        yield d
+    finally:
+        d.quit()
+
+
+@pytest.fixture(autouse=True)
+def no_console_errors(driver):
+    """After each test: no error in the browser's console (an uncaught exception is one)."""
+    driver.get_log("browser")  # those of earlier tests were checked there
+    yield
+    errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == []
+
+
+STATE = """
+var shown = Array.prototype.filter.call(document.querySelectorAll("section.step"), function (s) {
+  return s.getClientRects().length > 0 && getComputedStyle(s).visibility !== "hidden";
+});
+var one = shown.length === 1 ? shown[0] : null;
+function texts(sel) {
+  return one === null ? [] : Array.prototype.map.call(one.querySelectorAll(sel), function (e) { return e.innerText; });
+}
+return {
+  shown: shown.map(function (s) { return s.getAttribute("data-step"); }),
+  counter: document.getElementById("step-counter").innerText,
+  items: texts(".items > li"),
+  count: texts(".mask-count"),
+  prev: !document.getElementById("prev").disabled,
+  next: !document.getElementById("next").disabled,
+  current: Array.prototype.map.call(document.querySelectorAll("nav .jump.current"),
+                                    function (b) { return b.getAttribute("data-step"); })
+};
+"""
+
+
+def shown(d):
+    """The section shown (exactly one is)."""
+    visible = [s for s in d.find_elements(By.CSS_SELECTOR, "section.step") if s.is_displayed()]
+    assert len(visible) == 1, [s.get_attribute("data-step") for s in visible]
+    return visible[0]
+
+
+def check_step(d, ex, i):
+    """The page shows step i, and only it, as Python computed it: the counter, the Earley
+    items, the mask count, which buttons are enabled, the token marked in the timeline
+    (read in one script: the sections shown are those the browser lays out)."""
+    step = ex.steps[i]
+    state = d.execute_script(STATE)
+    assert state["shown"] == [str(i)]
+    assert state["counter"] == "step %d of %d" % (i, len(ex.steps) - 1)
+    assert state["items"] == [item for row in step.rows for item in row.items]
+    assert state["count"] == [str(step.allowed)]
+    assert (state["prev"], state["next"]) == (i > 0, i < len(ex.steps) - 1)
+    assert state["current"] == [str(i)]
+
+
+def press(d, key):
+    ActionChains(d).send_keys(key).perform()
+
+
+def test_buttons_step_forward_and_back(driver, explained):
+    ex = explained
+    # the steps differ where the test looks, so a step not switched cannot pass
+    assert ex.steps[1].allowed != ex.steps[2].allowed
+    assert [r.items for r in ex.steps[0].rows] != [r.items for r in ex.steps[2].rows]
+    check_step(driver, ex, 0)
+    driver.find_element(By.ID, "next").click()
+    check_step(driver, ex, 1)
+    driver.find_element(By.ID, "next").click()
+    check_step(driver, ex, 2)
+    driver.find_element(By.ID, "prev").click()
+    check_step(driver, ex, 1)
+    driver.find_element(By.ID, "last").click()
+    check_step(driver, ex, len(ex.steps) - 1)
+    driver.find_element(By.ID, "first").click()
+    check_step(driver, ex, 0)
+    driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="3"]').click()
+    check_step(driver, ex, 3)
+
+
+def test_keyboard_steps_forward_and_back(driver, explained):
+    ex = explained
+    driver.find_element(By.ID, "first").click()
+    check_step(driver, ex, 0)
+    press(driver, Keys.ARROW_RIGHT)
+    check_step(driver, ex, 1)
+    press(driver, Keys.ARROW_RIGHT)
+    check_step(driver, ex, 2)
+    press(driver, Keys.ARROW_LEFT)
+    check_step(driver, ex, 1)
+    press(driver, Keys.END)
+    check_step(driver, ex, len(ex.steps) - 1)
+    press(driver, Keys.ARROW_RIGHT)  # no step after the last
+    check_step(driver, ex, len(ex.steps) - 1)
+    press(driver, Keys.HOME)
+    check_step(driver, ex, 0)
+    press(driver, Keys.ARROW_LEFT)  # nor before the first
+    check_step(driver, ex, 0)
+
+
+def test_why_box_explains_a_refused_token(driver, explained):
+    ex = explained
+    i, refusal = next((s.index, f) for s in ex.steps[1:] for f in s.refusals if f.byte)
+    driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="%d"]' % i).click()
+    check_step(driver, ex, i)
+    box = driver.find_element(By.ID, "why-input")
+    box.clear()
+    box.send_keys(str(refusal.token))
+    result = driver.find_element(By.ID, "why-result")
+    assert refusal.why in result.text
+    assert result.find_element(By.CSS_SELECTOR, ".offset").text == str(refusal.offset)
+    assert result.find_element(By.CSS_SELECTOR, ".death-byte").text == svg.glyphs(refusal.byte)
+    # by its text, too (the "<" asked for with why= is refused at every step)
+    box.clear()
+    box.send_keys("<")
+    lt = next(f for f in ex.steps[i].refusals if f.text == "<")
+    assert lt.why in result.text
+    assert result.find_element(By.CSS_SELECTOR, ".offset").text == str(lt.offset)
+    # an allowed token is not among the refusals
+    allowed_id, _ = ex.steps[i].sample[0]
+    box.clear()
+    box.send_keys(str(allowed_id))
+    assert "Allowed at this step" in result.text
+    # clicking a refusal asks for it; stepping on keeps the question, answered for the new step
+    box.clear()
+    items = shown(driver).find_elements(By.CSS_SELECTOR, ".refusals > li")
+    items[-1].click()
+    assert box.get_attribute("value") == str(ex.steps[i].refusals[-1].token)
+    assert ex.steps[i].refusals[-1].why in result.text
+    box.clear()
+    box.send_keys("<")
+    driver.find_element(By.ID, "prev").click()
+    before = next(f for f in ex.steps[i - 1].refusals if f.text == "<")
+    assert result.find_element(By.CSS_SELECTOR, ".offset").text == str(before.offset)
+
+
+def test_the_address_names_the_step(driver, explained):
+    """The step shown is in the address (#step-i), and a page opened there shows it."""
+    driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="2"]').click()
+    assert driver.current_url.endswith("#step-2")
+    url = driver.current_url.split("#")[0]
+    driver.get(url + "#step-3")
+    driver.refresh()
+    check_step(driver, explained, 3)
+    driver.get(url)
+    driver.refresh()
+    check_step(driver, explained, 0)  # no step named: the first
+
+
+def test_screenshot(driver, explained):
+    """A step in the middle with a refusal asked about, for the README
+    (MASKREF_SCREENSHOT=PATH), else only shown."""
+    middle = len(explained.steps) // 2 + 1
+    driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="%d"]' % middle).click()
+    refusals = explained.steps[middle].refusals
+    asked = next((f for f in refusals if f.offset > 0), refusals[0])
+    box = driver.find_element(By.ID, "why-input")
+    box.clear()
+    box.send_keys(asked.text)
+    assert asked.why in driver.find_element(By.ID, "why-result").text
+    driver.find_element(By.TAG_NAME, "h1").click()  # the focus out of the box
+    driver.execute_script("window.scrollTo(0, 0)")
+    check_step(driver, explained, middle)
+    target = os.environ.get("MASKREF_SCREENSHOT")
+    if target:
+        driver.set_window_size(1400, 1000)
+        assert driver.save_screenshot(target)
+        with open(target, "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_console_errors_are_seen(driver):
+    """The console check above works: an error logged by the page reaches it."""
+    driver.execute_script("console.error('maskref probe')")
+    logged = driver.get_log("browser")
+    assert any("maskref probe" in e["message"] and e["level"] == "SEVERE" for e in logged), logged

@@ -1,0 +1,129 @@
+"""Vocabulary loaders and the token trie, on the real vocabularies and on small files."""
+import base64
+import json
+import os
+
+import pytest
+
+from refimpl import Grammar, Matcher, Vocabulary, VocabularyError
+from refimpl.tokens.trie import TokenTrie
+from tests.support.paths import DATA
+
+DATA = DATA / "vocab"
+
+
+def test_gpt2_embedded():
+    v = Vocabulary.load("gpt2")
+    assert len(v) == 50257 and v.eos_token_id == 50256
+    assert v.tokens[262] == b" the" and v.tokens[198] == b"\n" and v.tokens[0] == b"!"
+    assert v.special_token_ids == {50256}
+    # ~2 nodes per token, and every grammar token sits at the node of its bytes
+    trie = v.trie
+    assert 1.5 * len(v) < len(trie) < 2.5 * len(v)
+    assert trie.tokens_at(trie.find(b" the")) == (262,)
+    assert trie.find(v.tokens[50256]) == -1 or 50256 not in trie.tokens_at(trie.find(v.tokens[50256]))
+
+
+def test_mistral_sentencepiece_bytes():
+    v = Vocabulary.load(str(DATA / "mistral_v1.json.gz"))
+    assert len(v) == 32000 and v.eos_token_id == 2 and v.special_token_ids == {0, 1, 2}
+    assert [v.tokens[3 + b] for b in (0, 10, 255)] == [b"\x00", b"\n", b"\xff"]  # <0x00>..<0xFF>
+    assert v.tokens[13] == b"\n"
+    assert v.tokens.count(b"\n") >= 1
+
+
+def test_tekken_special_offset():
+    v = Vocabulary.load(str(DATA / "mistral_nemo_tekken.json.gz"))
+    assert len(v) == 131072 and v.eos_token_id == 2
+    assert v.special_token_ids == set(range(1000))
+    assert [v.tokens[1000 + b] for b in (0, 65, 255)] == [b"\x00", b"A", b"\xff"]  # rank r -> id r + 1000
+
+
+def test_tekken_from_mistral_common_matches():
+    mistral_common = pytest.importorskip("mistral_common", reason="mistral-common not installed (the bench extra)")
+    path = os.path.join(os.path.dirname(mistral_common.__file__), "data", "tekken_240718.json")
+    loaded = Vocabulary.from_tekken(path)
+    reference = Vocabulary.load(str(DATA / "mistral_nemo_tekken.json.gz"))
+    assert len(loaded) == len(reference) and loaded.special_token_ids == reference.special_token_ids
+    assert loaded.tokens[1000:] == reference.tokens[1000:]
+
+
+def test_tekken_small_file(tmp_path):
+    path = tmp_path / "tekken.json"
+    vocab = [{"rank": i, "token_bytes": base64.b64encode(t).decode(), "token_str": None}
+             for i, t in enumerate([b"a", b"b", b"ab", b"zz"])]
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 3, "default_vocab_size": 6}, "vocab": vocab}))
+    v = Vocabulary.load(str(path))
+    assert v.tokens[3:] == [b"a", b"b", b"ab"] and v.special_token_ids == {0, 1, 2} and v.eos_token_id == 2
+
+
+def test_hf_byte_level_bpe():
+    data = {
+        "model": {"type": "BPE", "vocab": {"Ġthe": 0, "Ċ": 1, "a": 2, "Ã©": 3}},
+        "pre_tokenizer": {"type": "ByteLevel"},
+        "decoder": {"type": "ByteLevel"},
+        "added_tokens": [{"id": 4, "content": "<|endoftext|>", "special": True}],
+    }
+    v = Vocabulary.from_hf_tokenizer_json(data)
+    assert v.tokens == [b" the", b"\n", b"a", "é".encode(), b"<|endoftext|>"]
+    assert v.eos_token_id == 4 and v.special_token_ids == {4}
+
+
+def test_hf_sentencepiece():
+    data = {
+        "model": {"type": "BPE", "byte_fallback": True,
+                  "vocab": {"<unk>": 0, "<s>": 1, "</s>": 2, "<0x0A>": 3, "▁the": 4, "é": 5}},
+        "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"String": "▁"}, "content": " "}]},
+        "added_tokens": [{"id": i, "content": c, "special": True} for i, c in enumerate(["<unk>", "<s>", "</s>"])],
+    }
+    v = Vocabulary.from_hf_tokenizer_json(data)
+    assert v.tokens[3:] == [b"\n", b" the", "é".encode()]
+    assert v.eos_token_id == 2 and v.special_token_ids == {0, 1, 2}
+
+
+def test_tiktoken(tmp_path):
+    path = tmp_path / "x.tiktoken"
+    path.write_text("".join("%s %d\n" % (base64.b64encode(t).decode(), i) for i, t in enumerate([b"a", b" b", b"\xff"])))
+    v = Vocabulary.from_tiktoken(str(path), {"<|eot|>": 3}, eos_token="<|eot|>")
+    assert v.tokens == [b"a", b" b", b"\xff", b"<|eot|>"] and v.eos_token_id == 3
+
+
+def test_bad_vocabularies(tmp_path):
+    with pytest.raises(VocabularyError, match="unknown vocabulary"):
+        Vocabulary.load("no-such-vocab")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(VocabularyError, match="cannot read"):
+        Vocabulary.load(str(bad))
+    with pytest.raises(VocabularyError, match="not in the vocabulary"):
+        Vocabulary.from_bytes([b"a"], eos_token_id=5)
+
+
+def test_trie_with_empty_duplicate_and_special_tokens():
+    v = Vocabulary.from_bytes([b"", b"ab", b"a", b"ab", b"<s>"], eos_token_id=4)
+    t = TokenTrie(v)
+    assert len(t) == 3  # root, "a", "ab": no node for "" nor for the special token
+    assert t.tokens_at(t.find(b"ab")) == (1, 3) and t.tokens_at(t.find(b"a")) == (2,)
+    assert t.n_tokens == 3
+
+
+def test_tekken_masks_work():
+    v = Vocabulary.load(str(DATA / "mistral_nemo_tekken.json.gz"))
+    m = Matcher(Grammar.from_regex("[0-9]"), v)
+    allowed = m.mask().allowed()
+    assert [v.tokens[t] for t in allowed] == [bytes([c]) for c in b"0123456789"]
+
+
+def test_trie_finds_every_token_and_nothing_else():
+    """`find` (the root's children by table, deeper ones by their siblings) against the
+    token texts: every prefix of a token is a node, and a text no token starts with is not."""
+    v = Vocabulary.load("gpt2")
+    t = TokenTrie(v)
+    texts = {v.tokens[i] for i in range(len(v)) if v.is_grammar_token(i)}
+    prefixes = {x[:k] for x in texts for k in range(1, len(x) + 1)}
+    for x in sorted(texts)[::97]:
+        node = t.find(x)
+        assert node > 0 and t.tokens_at(node) and all(v.tokens[i] == x for i in t.tokens_at(node))
+    for b in range(256):
+        assert (t.child(0, b) > 0) == (bytes([b]) in prefixes)
+    assert t.find(b"\xff\xfe\xfd") == -1

@@ -1,0 +1,120 @@
+"""tools/mutation.py: the sample, the verdicts and the scores, and one hand-made mutant
+checked end to end (a worker running a mutated copy of refimpl against the reference, on
+a one-vector suite). No mutation tool runs here: cosmic-ray is only needed by a campaign."""
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import json
+import os
+import shutil
+import sys
+
+import pytest
+from tests.support.paths import ROOT
+
+_spec = importlib.util.spec_from_file_location("mutation", str(ROOT / "tools" / "mutation.py"))
+assert _spec is not None and _spec.loader is not None
+mutation = importlib.util.module_from_spec(_spec)
+sys.modules["mutation"] = mutation
+_spec.loader.exec_module(mutation)
+
+
+def test_doctests():
+    failed, tried = doctest.testmod(mutation, optionflags=doctest.ELLIPSIS)
+    assert tried >= 8 and failed == 0
+
+
+def _population():
+    files = {"regex": ["refimpl/regex/syntax.py", "refimpl/regex/dfa.py"], "lexer": ["refimpl/recognition/lexer.py"],
+             "earley": ["refimpl/recognition/earley.py"], "tokens": ["refimpl/masks/walk.py"],
+             "matcher": ["refimpl/masks/matcher.py"],
+             "recognizer": ["refimpl/recognition/recognizer.py"]}
+    sizes = {"regex": 900, "lexer": 120, "earley": 80, "tokens": 300, "matcher": 60, "recognizer": 40}
+    out = []
+    for g, paths in files.items():
+        for i in range(sizes[g]):
+            out.append(mutation.Mutant(paths[i % len(paths)], "core/AddNot", i, i + 1))
+    return out
+
+
+def test_the_sample_is_deterministic_and_stratified():
+    pop = _population()
+    a, b = mutation.sample(pop, 100, seed=3), mutation.sample(list(reversed(pop)), 100, seed=3)
+    assert a == b and len(a) == 100 and len(set(a)) == 100
+    assert mutation.sample(pop, 100, seed=4) != a
+    by_group = {g: sum(1 for m in a if m.group == g) for g in mutation.GROUPS}
+    # square-root shares: every group gets some, the big one less than its plain share
+    assert all(n >= 5 for n in by_group.values()), by_group
+    assert by_group["regex"] < 100 * 900 // len(pop)
+    assert by_group["regex"] > by_group["lexer"] > by_group["recognizer"]
+
+
+def test_groups_and_keys():
+    m = mutation.Mutant("refimpl/masks/walk.py", "core/ReplaceTrueWithFalse", 4, 10)
+    assert m.group == "tokens" and m.key == "refimpl/masks/walk.py:ReplaceTrueWithFalse:4"
+    with pytest.raises(ValueError):
+        mutation.group_of("refimpl/frontends/lark/parser.py")
+    assert mutation.changed_lines("a = 1\nb = 2\n", "a = 1\nb = 3\n") == ("b = 2", "b = 3")
+
+
+def test_review_matches_by_text_not_line():
+    r = {"path": "refimpl/recognition/lexer.py", "operator": "core/AddNot", "before": "if x:", "after": "if not x:",
+         "line": 10, "outcome": "survived", "group": "lexer"}
+    review = [{"path": "refimpl/recognition/lexer.py", "operator": "core/AddNot", "before": "if x:", "after": "if not x:",
+               "verdict": "equivalent", "reason": "x is always true"}]
+    assert mutation.classify(r, review) == "equivalent"
+    assert mutation.classify(dict(r, line=99), review) == "equivalent"
+    assert mutation.classify(dict(r, after="if x or y:"), review) == "missed"
+    missed = [dict(review[0], verdict="missed")]
+    assert mutation.classify(r, missed) == "missed"
+    report = mutation.markdown({"refimpl_rev": "abc", "conformance_rev": "abc", "seed": 0, "population": 10,
+                                "fuzz_seconds": 60}, [r, dict(r, before="y", outcome="killed-fuzz")], review)
+    assert "| lexer | 2 | 0 | 1 | 1 (0) | 0 | 0.0% | 100.0% | 100.0% |" in report and "x is always true" in report
+    shown = [dict(review[0], reason="display only: a name")]
+    s = mutation.scores([r, dict(r, before="y", outcome="killed-fuzz")], shown)["lexer"]
+    assert (s["equivalent"], s["display"], s["score"], s["strict_score"]) == (1, 1, 100.0, 50.0)
+
+
+def test_the_checked_in_review_is_well_formed():
+    with open(mutation.REVIEW_FILE, encoding="utf-8") as f:
+        entries = json.load(f)["mutants"]
+    assert entries
+    for e in entries:
+        assert e["verdict"] in ("equivalent", "missed") and e["reason"].strip(), e
+        assert e["path"].startswith("refimpl/") and e["operator"].startswith("core/")
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    """A clone made of a copy of refimpl and this checkout's conformance, a one-vector suite
+    (a regex whose path ends with EOS), and the unmutated copy checked once."""
+    clone = tmp_path_factory.mktemp("clone")
+    shutil.copytree(str(ROOT / "refimpl"), str(clone / "refimpl"), ignore=shutil.ignore_patterns("__pycache__"))
+    os.symlink(str(ROOT / "conformance"), str(clone / "conformance"))
+    from conformance.vectors import GrammarSpec, byte_vocabulary, record, write_vectors
+
+    spec = GrammarSpec("regex", "(ab)+")
+    suite = clone / "suite.jsonl"
+    write_vectors(str(suite), [record(spec.compile(), spec, byte_vocabulary(), list(b"abab") + [256], "tiny/0")])
+    c = mutation.Campaign(clone, clone / "out", fuzz_seconds=0, seed=0, nice=0, suite=str(suite), run_timeout=120)
+    c.baseline()
+    return c
+
+
+def test_a_hand_made_mutant_is_killed_and_a_harmless_one_survives(campaign):
+    """A Matcher that refuses every token (its mask allows them): `run` kills it. A
+    comment added survives, and the review can call it equivalent."""
+    source = (campaign.clone / "refimpl" / "masks" / "matcher.py").read_text(encoding="utf-8")
+    m = mutation.Mutant("refimpl/masks/matcher.py", "core/ReplaceTrueWithFalse", 0, 1)
+    killed = campaign.check_source(m, source + "\nMatcher.consume = lambda self, token: False\n")
+    assert killed["outcome"] == "killed-run", killed
+    assert (campaign.mutant_dir / "refimpl" / "masks" / "matcher.py").read_text(encoding="utf-8") == source  # restored
+    kept = campaign.check_source(m, source + "\n# a comment\n")
+    assert kept["outcome"] == "survived" and "fuzz" not in kept, kept
+    assert kept["after"] == "# a comment"
+    review = [{"path": m.path, "operator": m.operator, "before": kept["before"], "after": kept["after"],
+               "verdict": "equivalent", "reason": "a comment"}]
+    s = mutation.scores([killed, kept], review)["total"]
+    assert (s["killed"], s["equivalent"], s["missed"], s["score"]) == (1, 1, 0, 100.0)
+    assert mutation.verdict(mutation.Check(None, 1.0), None) == "timeout-run"
