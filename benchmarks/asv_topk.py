@@ -38,7 +38,7 @@ class TopK:
         self.row = r[logits]
 
     def track_top_k_ms(self, cache, vocab, workload, backend, logits):
-        """Matcher.top_k(list of floats, 64)."""
+        """top_k(matcher, list of floats, 64)."""
         return self.row["top_k_ms"]
     track_top_k_ms.unit = "ms"
 

@@ -15,7 +15,7 @@ For each workload (benchmarks/common.py's) and logit vector:
 
 Times are the best of several runs (ms) of: `mask` (the backend's full mask alone),
 `mask+select` (the full mask, then its 64 best by the logits: the definition, as a
-sampler without top_k would compute it), `top_k` (Matcher.top_k on a Python list of
+sampler without top_k would compute it), `top_k` (refimpl.decoding.top_k on a Python list of
 floats), and with numpy (when installed) the same two with the logits as a float32
 array: `mask+select` by argpartition over the allowed ids, `top_k` on the array.
 Every top_k answer is checked equal to the definition's.

@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Union
 
-from refimpl import Grammar, Matcher, MaskrefError, MatcherLike, Vocabulary, open_matcher
-from refimpl.decoding.topk import reference_top_k
+from refimpl import Grammar, MaskrefError, MatcherLike, Vocabulary, open_matcher
+from refimpl.decoding import top_k as refimpl_top_k
 
 
 class GenerationError(MaskrefError, ValueError):
@@ -109,8 +109,8 @@ class RowState:
         row would make sampling divide by zero).
 
         With `top_k`, only the k best allowed tokens by `logits` (ties by the lower id):
-        the same set as the full mask's k best, found by single-token checks where that
-        pays (refimpl/decoding/topk.py; `reference_top_k` for matchers other than refimpl's)."""
+        the same set as the full mask's k best, found by single-token checks where the
+        matcher is refimpl's own and that pays (refimpl/decoding/topk.py)."""
         if self.finished:
             out = bytearray(len(self.vocab))
             for t in self._eos:
@@ -121,8 +121,7 @@ class RowState:
         else:
             if logits is None:
                 raise ValueError("top_k needs the logits")
-            matcher = self.matcher
-            best = matcher.top_k(logits, top_k) if isinstance(matcher, Matcher) else reference_top_k(matcher, logits, top_k)
+            best = refimpl_top_k(self.matcher, logits, top_k)
             flags = bytearray(len(self.vocab))
             for t in best:
                 flags[t] = 1

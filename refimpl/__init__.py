@@ -5,27 +5,26 @@
     mask = m.mask()                 # the tokens allowed next
     m.consume(token_id)             # advance; False when not allowed
     m = open_matcher(grammar, vocab, backend="native")   # another backend, by name
-    g = Grammar.from_type(Character); value = parse(Character, text)   # typed (docs/types.md)
-    m.top_k(logits, 64); generate(model, m, max_tokens=200)            # generation (docs/generation.md)
+    naive_mask(grammar, vocab, prefix)                   # the definition, token by token
+
+The engine's names are these fourteen; two namespaces hold the rest of the user's API:
+
+    refimpl.typed       grammars from Python types and the values back (docs/types.md)
+    refimpl.decoding    top-k and generation with fast-forward (docs/generation.md)
+
+Everything else is a module of the pipeline (docs/architecture.md): regex, grammar,
+frontends, recognition, tokens, masks, decoding, serving, showing.
 """
-from .serving.backends import MatcherLike, open_matcher
 from .errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaError
-from .decoding.generate import Generation, RandomModel, TopK, generate, greedy
 from .frontends.grammar import Grammar
-from .frontends.typed import (
-    Format, Length, MultipleOf, ParseError, Pattern, Range, UnsupportedTypeError, json_schema_of, to_json,
-)
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import Limits
 from .masks.mask import Mask
-from .masks.matcher import Matcher
-from .decoding.values import parse
+from .masks.matcher import Matcher, MatcherLike
 from .masks.oracle import naive_mask
+from .serving.backends import open_matcher
 from .tokens.vocab import Vocabulary, VocabularyError
 
 __all__ = [
-    "DEFAULT_LIMITS", "Format", "Grammar", "GrammarError", "Length", "LimitError", "Limits", "Mask", "Matcher",
-    "MatcherLike", "MaskrefError", "MultipleOf", "ParseError", "Pattern", "Range", "RegexError", "SchemaError",
-    "UnsupportedTypeError", "Vocabulary", "VocabularyError", "json_schema_of", "naive_mask", "open_matcher", "parse",
-    "to_json",
-    "Generation", "RandomModel", "TopK", "generate", "greedy",  # generation with fast-forward (docs/generation.md)
+    "Grammar", "GrammarError", "LimitError", "Limits", "Mask", "MaskrefError", "Matcher", "MatcherLike", "RegexError",
+    "SchemaError", "Vocabulary", "VocabularyError", "naive_mask", "open_matcher",
 ]

@@ -146,7 +146,7 @@ def _secondary_eos_ends_stop(d: Divergence) -> bool:
     if m is None or m.stopped or d.error is not None or d.refused is not None:
         return False
     rec = m.recognizer
-    return rec.eos_ends_lexeme(rec.state, rec.parser.top) and not rec.is_accepting()
+    return rec.eos_ends_lexeme(rec.state, rec.top) and not rec.is_accepting()
 
 
 SECONDARY_EOS = KnownDifference(
@@ -295,13 +295,13 @@ class _LlguidanceReading(Matcher):
         """May EOS end the pending stop="" lexeme (with complete_stop: only if a byte could
         still extend it; llguidance has ended it otherwise)?"""
         rec = self.recognizer
-        if not rec.eos_ends_lexeme(rec.state, rec.parser.top):
+        if not rec.eos_ends_lexeme(rec.state, rec.top):
             return False
         return not self.complete_stop or any(rec.lexer.step(rec.state, b) != DEAD for b in range(256))
 
     def consume(self, token_id: int) -> bool:
         binding, rec = self.tokens, self.recognizer
-        state, top = rec.state, rec.parser.top
+        state, top = rec.state, rec.top
         eos = self.eos_first and token_id in self.vocab.eos_token_ids
         if eos and self.stopped:
             return True
@@ -420,7 +420,7 @@ def _marker_bytes(d: Divergence) -> bool:
             return False
         if k and not m.consume_bytes(data[:k]):
             return False
-        next_token_lexeme = bool(rec.token_lexemes(rec.state, rec.parser.top))
+        next_token_lexeme = bool(rec.token_lexemes(rec.state, rec.top))
         if k:
             m.rollback(1)
         if not next_token_lexeme:
@@ -478,9 +478,8 @@ def _next_classes(m: Optional[Matcher], ir: Any) -> int:
     if m is None or m.stopped:
         return 0
     rec = m.recognizer
-    state, top = rec.state, rec.parser.top
+    state, top = rec.state, rec.top
     flushed, new_top = rec.flush(state, top)
-    rec.parser.top = top
     lexemes = rec.lexer.possible[state] | (rec.parser.rows[new_top - 1].allowed if flushed else 0)
     return len({x.lexeme_class for i, x in enumerate(ir.lexemes) if (lexemes >> i) & 1})
 

@@ -12,7 +12,7 @@ ones) to one score per token (logits: a list, an array, a numpy array). At each 
    fast-forward tokens; "accelerated generation" in Kalosm's article). Where the input may
    end and nothing but EOS may follow, EOS is appended the same way;
 2. otherwise the model is called and the sampler picks a token among the allowed ones
-   (`Matcher.top_k`, so only the best candidates are checked: topk.py).
+   (`top_k`, so only the best candidates are checked: topk.py).
 
 It stops after EOS, when nothing is allowed (a dead end: `stop == "no_token"`), or after
 `max_tokens` tokens. With `fast_forward=False` every token comes from the model.
@@ -37,11 +37,11 @@ import math
 import random
 from typing import Any, Callable, List, NamedTuple, Optional, Sequence
 
-from ..recognition.lexer import DEAD
-from .topk import reference_top_k
+from ..masks.matcher import Matcher, MatcherLike
+from .topk import top_k
 
 Model = Callable[[List[int]], Sequence[float]]
-Sampler = Callable[[Any, Sequence[float]], Optional[int]]
+Sampler = Callable[[MatcherLike, Sequence[float]], Optional[int]]
 
 
 class Generation(NamedTuple):
@@ -60,16 +60,16 @@ class Generation(NamedTuple):
     accepted: bool
 
 
-def greedy(matcher: Any, logits: Sequence[float]) -> Optional[int]:
+def greedy(matcher: MatcherLike, logits: Sequence[float]) -> Optional[int]:
     """The best allowed token (ties: the lower id), or None if none is allowed."""
-    best = _top_k(matcher, logits, 1)
+    best = top_k(matcher, logits, 1)
     return best[0] if best else None
 
 
 class TopK:
     """Top-k sampling: one of the k best allowed tokens, drawn with probability
     softmax(logit / temperature) among them, from a seeded `random.Random` (so a run is
-    reproducible). Only the k best allowed tokens are looked at (Matcher.top_k)."""
+    reproducible). Only the k best allowed tokens are looked at (`top_k`)."""
 
     def __init__(self, k: int = 64, *, seed: Optional[int] = None, rng: Optional[random.Random] = None,
                  temperature: float = 1.0) -> None:
@@ -81,8 +81,8 @@ class TopK:
         self.rng = rng if rng is not None else random.Random(seed)
         self.temperature = temperature
 
-    def __call__(self, matcher: Any, logits: Sequence[float]) -> Optional[int]:
-        best = _top_k(matcher, logits, self.k)
+    def __call__(self, matcher: MatcherLike, logits: Sequence[float]) -> Optional[int]:
+        best = top_k(matcher, logits, self.k)
         if not best:
             return None
         scores = [float(logits[t]) / self.temperature for t in best]
@@ -96,13 +96,7 @@ class TopK:
         return self.rng.choices(best, weights)[0]
 
 
-def _top_k(matcher: Any, logits: Sequence[float], k: int) -> List[int]:
-    """Matcher.top_k where the matcher has it; else the full mask's k best (any backend)."""
-    method = getattr(matcher, "top_k", None)
-    return method(logits, k) if method is not None else reference_top_k(matcher, logits, k)
-
-
-def generate(model: Model, matcher: Any, *, max_tokens: int, sampler: Sampler = greedy,
+def generate(model: Model, matcher: MatcherLike, *, max_tokens: int, sampler: Sampler = greedy,
              fast_forward: bool = True, prompt: Sequence[int] = ()) -> Generation:
     """Generate up to `max_tokens` tokens from `matcher`'s state (consuming them); see the
     module's docstring. `prompt` is passed to the model before the generated tokens (the
@@ -135,10 +129,11 @@ def generate(model: Model, matcher: Any, *, max_tokens: int, sampler: Sampler = 
                 continue
         logits = model(list(prompt) + out)
         calls += 1
-        t = sampler(matcher, logits)
-        if t is None:
+        chosen = sampler(matcher, logits)
+        if chosen is None:
             stop = "no_token"
             break
+        t = chosen
         if not matcher.consume(t):
             raise ValueError("the sampler chose token %d, which the grammar does not allow here" % t)
         out.append(t)
@@ -150,35 +145,22 @@ def generate(model: Model, matcher: Any, *, max_tokens: int, sampler: Sampler = 
                       matcher.is_accepting())
 
 
-def _ended(matcher: Any, t: int, eos: set) -> bool:
+def _ended(matcher: MatcherLike, t: int, eos: set) -> bool:
     """Did token t end the output (EOS, not EOS ending a stop="" lexeme)?"""
     return t in eos and getattr(matcher, "stopped", True)
 
 
-def _only_eos(matcher: Any) -> bool:
+def _only_eos(matcher: MatcherLike) -> bool:
     """May the output end here, with nothing but EOS allowed? (Then EOS is forced.)
-    For refimpl's Matcher this asks the recogniser whether any byte or token read by id
-    may come; for other matchers, the mask."""
+    For refimpl's Matcher: no token read by id, and no token's first byte, may come
+    (masks/reading.py); for other matchers, the mask."""
     if not matcher.is_accepting() or getattr(matcher, "stopped", False):
         return False
-    rec = getattr(matcher, "recognizer", None)
-    if rec is None:
+    if not isinstance(matcher, Matcher):
         return all(t in matcher.vocab.eos_token_ids for t in matcher.mask().allowed())
-    state, top = rec.state, rec.parser.top
-    if matcher.tokens and rec.token_lexemes(state, top):
-        return False
-    live = any(rec.advance(state, top, b)[0] != DEAD for b in _first_bytes(matcher.trie))
-    rec.parser.top = top
-    return not live
-
-
-def _first_bytes(trie: Any) -> List[int]:
-    """The bytes tokens start with: the trie root's children."""
-    out, child = [], 1
-    while child < trie.end[0]:
-        out.append(trie.byte[child])
-        child = trie.end[child]
-    return out
+    reading = matcher.reading()
+    root = matcher.trie.root_child
+    return not reading.by_id and not any(root[b] >= 0 and reading.bytes_allowed(bytes((b,))) for b in range(256))
 
 
 # -- a model for trying things out ---------------------------------------------------------

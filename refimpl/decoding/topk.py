@@ -7,9 +7,10 @@ grammar allows, nothing else. Its answer is defined as
 
 (best first, ties by the lower id) — `reference_top_k` computes it so. `top_k` gives the
 same list another way: it checks candidate tokens one at a time in score order, each
-with a *single-token check* that runs the recogniser's `advance` over the token's bytes
-from the current (lexer state, parser top) — a cost in the token's length, not in the
-vocabulary — and stops after k allowed ones. Where the model knows the format, its best
+with a *single-token check* (masks/reading.py, `Reading.allows`: the rule every reading
+of a token follows) that runs the recogniser's `advance` over the token's bytes from the
+current (lexer state, top) — a cost in the token's length, not in the vocabulary — and
+stops after k allowed ones. Where the model knows the format, its best
 tokens are allowed and a few dozen checks replace a walk over the whole trie.
 
 When the best-scored tokens keep being refused (adversarial logits, or a state where
@@ -20,12 +21,9 @@ it. So at most k + k/2 + 33 tokens are ever checked, and a format-aware model (w
 best tokens are nearly all allowed) never falls back; docs/generation.md has the
 measurements behind the constants.
 
-What a single check decides is what `Matcher.consume` decides for the token, read as
-the grammar asks (docs/semantics.md): a token that a token lexeme allowed here matches
-is allowed by id; else EOS is allowed iff the input may end here (or EOS may end a
-`stop=""` lexeme); else a grammar token (not special, not empty) is allowed iff its
-bytes do not reach the dead state. Ids at or past the vocabulary's size (padding of a
-model's output layer) are never allowed.
+What a single check decides is what `Matcher.consume` decides for the token: both read
+it by `Reading.how` (by id, as EOS, or as its bytes). Ids at or past the vocabulary's
+size (padding of a model's output layer) are never allowed.
 
 Logits are any sequence of numbers: a list, an `array('f')`, a tuple, or a numpy array
 (read through its own methods: refimpl imports no numpy). NaN is refused (the order is
@@ -52,7 +50,7 @@ from itertools import compress, repeat
 from operator import le
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from ..recognition.lexer import DEAD
+from ..masks.matcher import Matcher, MatcherLike
 
 #: the fallback rule's constants: once more than `k // REFUSALS_PER_K + REFUSALS_BASE`
 #: candidates have been refused, compute the full mask
@@ -71,7 +69,7 @@ def refusals_budget(k: int) -> int:
     return k // REFUSALS_PER_K + REFUSALS_BASE
 
 
-def reference_top_k(matcher: Any, logits: Sequence[float], k: int) -> List[int]:
+def reference_top_k(matcher: MatcherLike, logits: Sequence[float], k: int) -> List[int]:
     """The definition: the full mask, then its k best tokens (ties by the lower id).
     Works with any matcher that has `mask()` (every backend: refimpl.MatcherLike)."""
     _check_k(k)
@@ -82,15 +80,17 @@ def reference_top_k(matcher: Any, logits: Sequence[float], k: int) -> List[int]:
     return _best_of_mask(matcher.mask().flags, values, k)
 
 
-def top_k(matcher: Any, logits: Sequence[float], k: int, *, max_refused: Optional[int] = None,
+def top_k(matcher: MatcherLike, logits: Sequence[float], k: int, *, max_refused: Optional[int] = None,
           stats: Optional[Dict[str, int]] = None) -> List[int]:
-    """The k highest-scoring tokens `matcher` (a refimpl Matcher) allows next, best first,
-    ties by the lower id: the same list as `reference_top_k`.
+    """The k highest-scoring tokens `matcher` allows next, best first, ties by the lower
+    id: the same list as `reference_top_k`.
 
-    Candidates are checked one at a time in score order; once more than `max_refused`
-    of them (default `refusals_budget(k)`) have been refused, the full mask is computed
-    instead. `stats`, if given, receives the counts: candidates checked and refused,
-    the answer's length, and whether the full mask was computed (`fallback`).
+    With refimpl's own Matcher, candidates are checked one at a time in score order
+    (`Matcher.reading().allows`); once more than `max_refused` of them (default
+    `refusals_budget(k)`) have been refused, the full mask is computed instead. Other
+    matchers (a worker's) have no single-token checks: their mask is read. `stats`, if
+    given, receives the counts: candidates checked and refused, the answer's length, and
+    whether the full mask was computed (`fallback`).
     """
     _check_k(k)
     n_vocab = len(matcher.vocab)
@@ -102,26 +102,27 @@ def top_k(matcher: Any, logits: Sequence[float], k: int, *, max_refused: Optiona
     if stats is not None:
         stats.clear()
         stats.update(counts)
-    if k == 0 or matcher.stopped:
+    if k == 0 or (isinstance(matcher, Matcher) and matcher.stopped):
         return []
-    check = SingleTokenCheck(matcher)
+    allows = matcher.reading().allows if isinstance(matcher, Matcher) else None
     found: List[int] = []
     checked = refused = 0
-    complete = True  # every candidate checked, or k found: no fallback
-    for batch in _batches(values, n_vocab, min(n_vocab, k + min(budget, refusals_budget(k)) + 1), numpy_like):
-        for t in batch:
-            if len(found) == k:
-                break
-            checked += 1
-            if check(t):
-                found.append(t)
-            else:
-                refused += 1
-                if refused > budget:
-                    complete = False
+    complete = allows is not None  # every candidate checked, or k found: no fallback
+    if allows is not None:
+        for batch in _batches(values, n_vocab, min(n_vocab, k + min(budget, refusals_budget(k)) + 1), numpy_like):
+            for t in batch:
+                if len(found) == k:
                     break
-        if len(found) == k or not complete:
-            break
+                checked += 1
+                if allows(t):
+                    found.append(t)
+                else:
+                    refused += 1
+                    if refused > budget:
+                        complete = False
+                        break
+            if len(found) == k or not complete:
+                break
     if not complete:
         counts["fallback"] = 1
         found = _best_of_mask(matcher.mask().flags, values, k)
@@ -129,71 +130,6 @@ def top_k(matcher: Any, logits: Sequence[float], k: int, *, max_refused: Optiona
     if stats is not None:
         stats.update(counts)
     return found
-
-
-class SingleTokenCheck:
-    """Is one token allowed in the matcher's current state? A callable over token ids,
-    for one state: what does not depend on the token (EOS, the token lexemes allowed here)
-    is computed once, and the first bytes found dead are remembered (rows above the
-    current top are all a check changes, and a byte's death depends only on those below).
-    The parser top is restored after each check."""
-
-    def __init__(self, matcher: Any) -> None:
-        rec = matcher.recognizer
-        self.rec = rec
-        self.vocab = matcher.vocab
-        self.state, self.top = rec.state, rec.parser.top
-        self.binding = matcher.tokens if matcher.tokens else None
-        self.token_lexemes = rec.token_lexemes(self.state, self.top) if self.binding is not None else 0
-        self.eos = frozenset(self.vocab.eos_token_ids)
-        self.eos_ok = rec.eos_allowed(self.state, self.top)
-        self.dead_first = bytearray(256)  # 1: the byte is refused here
-        self.live_first: Dict[int, Tuple[int, int]] = {}  # byte -> state after it, where no row was pushed
-
-    def __call__(self, t: int) -> bool:
-        vocab = self.vocab
-        if not 0 <= t < len(vocab):
-            return False
-        if self.token_lexemes and self.binding is not None and self.binding.lexemes_with(t) & self.token_lexemes:
-            return True
-        if t in self.eos:
-            return self.eos_ok
-        if not vocab.is_grammar_token(t):
-            return False
-        return self.bytes_allowed(vocab.tokens[t])
-
-    def bytes_allowed(self, data: bytes) -> bool:
-        """Do `data` (non-empty) keep the state alive?"""
-        first = data[0]
-        if self.dead_first[first]:
-            return False
-        rec, top = self.rec, self.top
-        after = self.live_first.get(first)
-        if after is None:
-            state, at = rec.advance(self.state, top, first)
-            if state == DEAD:
-                rec.parser.top = top
-                self.dead_first[first] = 1
-                return False
-            if at == top:
-                self.live_first[first] = (state, at)
-        else:
-            state, at = after
-        # the walk's fast path: a filled table entry where no lazy lexeme ends is what
-        # `advance` would return with the top unchanged; anything else asks `advance`
-        advance, lexer = rec.advance, rec.lexer
-        table, lazy = lexer.table, lexer.lazy_accepting
-        for i in range(1, len(data)):
-            b = data[i]
-            t = table[state << 8 | b]
-            if t > DEAD and not lazy[t]:
-                state = t
-                continue
-            state, at = advance(state, at, b)
-            if state == DEAD:
-                break
-        rec.parser.top = top
-        return state != DEAD
 
 
 # -- candidates in score order ------------------------------------------------------------

@@ -107,7 +107,7 @@ class Grammar:
         NamedTuple, Enum, Literal, unions, list/tuple/dict[str, T], scalars, recursive
         types, constraints through typing.Annotated (docs/types.md). It compiles
         `json_schema_of(t)` as from_json_schema does, with the same options;
-        `refimpl.parse(t, text)` gives the typed value back. `localns` resolves forward
+        `refimpl.typed.parse(t, text)` gives the typed value back. `localns` resolves forward
         references to names that are not module globals.
 
         >>> from typing import List, Literal

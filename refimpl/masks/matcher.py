@@ -25,9 +25,8 @@ a `stop=""` lexeme, or the output; otherwise a token is its bytes. Token budgets
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Protocol, Sequence, Tuple
 
-from ..recognition.compaction import compact
 from ..frontends.grammar import Grammar
 from ..html import STYLE, escape, items, table
 from .index import TokenIndex, shared_index
@@ -35,6 +34,7 @@ from ..recognition.lexer import DEAD
 from ..limits import Limits
 from .mask import Mask
 from .maskcache import MaskCache
+from .reading import BY_ID, BYTES, ENDS_LEXEME, ENDS_OUTPUT, REFUSED, Reading
 from ..recognition.recognizer import Recognizer
 from .slicer import JSON_SLICES, SliceOracle, Slicer
 from ..tokens.special import TokenBinding
@@ -53,6 +53,67 @@ class Step(NamedTuple):
 
 
 FORCED_BYTES_CAP = 100_000
+
+
+class MatcherLike(Protocol):
+    """What `open_matcher` returns, whatever the backend: refimpl's Matcher, or a matcher
+    whose state lives elsewhere (accel's WorkerMatcher). Semantics: docs/semantics.md."""
+
+    @property
+    def backend(self) -> str:
+        """The backend's name, as given to open_matcher."""
+        ...
+
+    @property
+    def vocab(self) -> Vocabulary:
+        ...
+
+    @property
+    def stats(self) -> Mapping[str, Any]:
+        """Counters of the engine (trie nodes walked, lexer states, rows, ...)."""
+        ...
+
+    def mask(self) -> Mask:
+        """The tokens allowed next (and EOS iff the input may end here)."""
+        ...
+
+    def consume(self, token_id: int) -> bool:
+        """Consume one token; False (and no change of state) if it is not allowed."""
+        ...
+
+    def consume_tokens(self, ids: Iterable[int]) -> int:
+        """Consume tokens until one is refused; returns how many were consumed."""
+        ...
+
+    def consume_bytes(self, data: bytes) -> bool:
+        """Consume raw bytes (one step for `rollback`); False and no change on failure."""
+        ...
+
+    def rollback(self, n_tokens: int) -> None:
+        """Undo the last n consumed steps (tokens, EOS, or consume_bytes calls)."""
+        ...
+
+    def is_accepting(self) -> bool:
+        """May the output end here (is EOS allowed)?"""
+        ...
+
+    def forced_bytes(self) -> bytes:
+        """The bytes every continuation must start with (empty where EOS is allowed)."""
+        ...
+
+    def forced_tokens(self) -> List[int]:
+        """The tokens a tokenizer-agnostic fast-forward would emit now."""
+        ...
+
+    def close(self) -> None:
+        """Release what the matcher holds (a worker's session); it is not used after."""
+        ...
+
+    def __enter__(self) -> Any:
+        ...
+
+    def __exit__(self, *exc: Any) -> None:
+        ...
 
 
 class Matcher:
@@ -129,11 +190,11 @@ class Matcher:
             flags = bytearray(n)
         else:
             rec = self.recognizer
-            state, top = rec.state, rec.parser.top
+            state, top = rec.state, rec.top
             tracer = rec.tracer
             if tracer is not None:
                 tracer.mask_started(state, top)
-            key = (state, compact(rec.parser, top)) if self.cache is not None else None
+            key = rec.future(state, top) if self.cache is not None else None
             cached = self.cache.get(key) if self.cache is not None else None
             if cached is not None:
                 self._last_mask = {"trie_nodes_walked": 0, "slices_applied": 0}
@@ -145,9 +206,10 @@ class Matcher:
                 flags = indexed
             else:
                 flags, walked, applied = self._walked(state, top, n)
+            reading = self.reading()  # the bytes are the walk's; the rest, as `Reading.how`
             if self.tokens:
-                self.tokens.allow(flags, rec.token_lexemes(state, top))
-            if rec.eos_allowed(state, top):
+                self.tokens.allow(flags, reading.by_id)
+            if reading.eos != REFUSED:
                 for t in self.vocab.eos_token_ids:
                     flags[t] = 1
             if self.cache is not None:
@@ -173,7 +235,6 @@ class Matcher:
             else:
                 tracer.trie_walked(trie, self._applied_slices(state) if applied else ())
                 walked += self._walk(trie, rec.lexer, rec, state, top, flags, tracer)
-        rec.parser.top = top
         return flags, walked, applied
 
     def _applied_slices(self, state: int) -> List[str]:
@@ -202,13 +263,11 @@ class Matcher:
             return bytearray(n), [self.trie], 0
         return bytearray(plan.flags), plan.tries, plan.applied
 
-    def top_k(self, logits: Sequence[float], k: int) -> List[int]:
-        """The k highest-scoring allowed tokens, best first, ties by the lower id: the same
-        as the full mask's k best, found by checking tokens one at a time in score order
-        (falling back to the full mask when that stops paying): topk.py."""
-        from ..decoding.topk import top_k
-
-        return top_k(self, logits, k)
+    def reading(self) -> Reading:
+        """How each token is read in the current state (reading.py): the rule `consume`
+        applies and the mask computes for all tokens at once; `allows(t)` checks one token
+        (top-k's single-token checks)."""
+        return Reading(self.recognizer, self.tokens, self.vocab)
 
     # -- consuming ------------------------------------------------------------------------
 
@@ -218,19 +277,17 @@ class Matcher:
             return False
         rec = self.recognizer
         step = Step(token_id, rec.bytes_consumed, self.lexeme_tokens)
-        lexemes = self.tokens.lexemes_with(token_id) if self.tokens else 0
-        if lexemes and rec.consume_token(lexemes):
-            self.lexeme_tokens = 0
-        elif token_id in self.vocab.eos_token_ids:
-            if rec.eos_ends_lexeme(rec.state, rec.parser.top):
-                rec.end_lexeme()
-                self.lexeme_tokens = 0
-            elif rec.is_accepting():
-                self.stopped = True
-            else:
-                return False
-        elif self.vocab.is_grammar_token(token_id):
+        how = self.reading().how(token_id)
+        if how == BYTES:
             return self._consume(token_id, self.vocab.tokens[token_id])
+        if how == BY_ID:
+            rec.consume_token(self.tokens.lexemes_with(token_id))
+            self.lexeme_tokens = 0
+        elif how == ENDS_LEXEME:
+            rec.end_lexeme()
+            self.lexeme_tokens = 0
+        elif how == ENDS_OUTPUT:
+            self.stopped = True
         else:
             return False
         self._steps.append(step)
@@ -254,14 +311,14 @@ class Matcher:
     def _consume(self, token_id: Optional[int], data: bytes) -> bool:
         rec = self.recognizer
         step = Step(token_id, rec.bytes_consumed, self.lexeme_tokens)
-        top, ended = rec.parser.top, rec.lexemes_ended
+        top, ended = rec.top, rec.lexemes_ended
         if not rec.consume_bytes(data):
             return False
         rec.end_token()
         self._steps.append(step)
         if rec.lexer.budgets:
             self._spend_budget(1 if rec.lexemes_ended != ended else self.lexeme_tokens + 1)
-        rec.parser.forget_children(top - 1, rec.parser.top - 1)
+        rec.parser.forget_children(top - 1, rec.top - 1)
         return True
 
     def _spend_budget(self, n_tokens: int) -> None:
@@ -304,12 +361,11 @@ class Matcher:
         forever: they are repeated up to the cap, not tried byte by byte again
         (`start: (A | B)+ A B` with A: "b", B: /b+/ is forced to b's without end)."""
         rec = self.recognizer
-        state, top = rec.state, rec.parser.top
-        rec_top = top  # the hooks move the parser's top while exploring
+        state, top = rec.state, rec.top
         out = bytearray()
-        seen: Dict[Tuple[int, Tuple[object, ...]], int] = {}  # future -> len(out) there
-        while not self.stopped and len(out) < FORCED_BYTES_CAP and self._only_bytes(state, top):
-            key = (state, compact(rec.parser, top))
+        seen: Dict[Tuple[object, ...], int] = {}  # future -> len(out) there
+        while not self.stopped and len(out) < FORCED_BYTES_CAP and self._reading(state, top).only_bytes():
+            key = rec.future(state, top)
             if key in seen:
                 cycle = out[seen[key]:]
                 while len(out) < FORCED_BYTES_CAP:
@@ -329,13 +385,10 @@ class Matcher:
             out.append(only)
             # again: the other bytes' trials may have pushed their rows where its rows go
             state, top = rec.advance(state, top, only)
-        rec.parser.top = rec_top
         return bytes(out)
 
-    def _only_bytes(self, state: int, top: int) -> bool:
-        """Must the input go on with bytes in (state, top): no EOS, no token read by id?"""
-        rec = self.recognizer
-        return not (rec.eos_allowed(state, top) or (self.tokens and rec.token_lexemes(state, top)))
+    def _reading(self, state: int, top: int) -> Reading:
+        return Reading(self.recognizer, self.tokens, self.vocab, state, top)
 
     def forced_tokens(self) -> List[int]:
         """The tokens a tokenizer-agnostic fast-forward would emit now.
@@ -372,23 +425,17 @@ class Matcher:
 
     def _only_token(self) -> Optional[int]:
         """The one token that may come next, if it is read by id and nothing else may."""
-        rec = self.recognizer
-        state, top = rec.state, rec.parser.top
-        if rec.eos_allowed(state, top):
+        rec, reading = self.recognizer, self.reading()
+        if reading.eos != REFUSED or any(rec.advance(rec.state, rec.top, b)[0] != DEAD for b in range(256)):
             return None
-        if any(rec.advance(state, top, b)[0] != DEAD for b in range(256)):
-            rec.parser.top = top
-            return None
-        rec.parser.top = top
         flags = bytearray(len(self.vocab))
-        self.tokens.allow(flags, rec.token_lexemes(state, top))
+        self.tokens.allow(flags, reading.by_id)
         return flags.find(1) if flags.count(1) == 1 else None
 
     def _may_extend(self, node: int, forced: bytes) -> bool:
         """Could a token longer than node's bytes, beyond the forced bytes, be allowed?"""
         rec, trie = self.recognizer, self.trie
-        top0 = rec.parser.top
-        state, top = rec.state, top0
+        state, top = rec.state, rec.top
         for b in forced:
             state, top = rec.advance(state, top, b)
         child = node + 1
@@ -398,7 +445,6 @@ class Matcher:
                 possible = True
                 break
             child = trie.end[child]
-        rec.parser.top = top0
         return possible
 
     # -- ending ---------------------------------------------------------------------------
@@ -422,13 +468,13 @@ class Matcher:
         lexer = table(["lexeme", "regex"], rec.lexer.pairs(rec.state, 200)) if rec.state != DEAD else "dead"
         rows = "".join("<div>row %d%s%s</div>" % (j, " (accepting)" if parser.rows[j].accepting else "",
                                                   items([parser.item_to_string(i) for i in parser.rows[j].items]))
-                       for j in range(parser.top))
+                       for j in range(rec.top))
         mask = self.mask()
         sample = ", ".join("%d:%r" % (t, self.vocab.tokens[t].decode("utf-8", "backslashreplace"))
                            for t in mask.allowed()[:20])
         return ("%s<div><b>Matcher</b> (%s backend)<details open><summary>lexer state %d</summary>%s</details>"
                 "<details><summary>Earley rows: %d</summary>%s</details>%s<small>%s</small></div>"
-                % (STYLE, escape(self.backend), rec.state, lexer, parser.top, rows, mask._repr_html_(), escape(sample)))
+                % (STYLE, escape(self.backend), rec.state, lexer, rec.top, rows, mask._repr_html_(), escape(sample)))
 
     # -- statistics -----------------------------------------------------------------------
 
@@ -443,8 +489,8 @@ class Matcher:
             self._last_mask,
             lexer_states=len(rec.lexer.states),
             transitions_computed=rec.lexer.transitions_computed,
-            rows=parser.top,
-            items=len(parser.rows[parser.top - 1].items),  # in the current row
+            rows=rec.top,
+            items=len(parser.rows[rec.top - 1].items),  # in the current row
             rows_built=parser.rows_built,
             rows_reused=parser.rows_reused,
             mask_cache_hits=self.cache.hits if self.cache is not None else 0,

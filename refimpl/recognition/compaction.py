@@ -27,25 +27,24 @@ later acceptance):
 >>> from refimpl.frontends.lark import parse_lark
 >>> from refimpl.recognition.earley import Parser
 >>> g = parse_lark('start: "[" item ("," item)* "]"\\nitem: "x" | "[" item "]"').compile()
->>> def after(text):  # the parser after these lexemes (one character each)
-...     p = Parser(g)
+>>> def key(text):  # the compacted key after these lexemes (one character each)
+...     p, top = Parser(g), 1
 ...     for c in text:
-...         p.push(1 << next(i for i, lx in enumerate(g.lexemes) if lx.name == '"%s"' % c))
-...     return p
->>> compact(after("[x,x,"), 6) == compact(after("[x,x,x,x,"), 10)    # the same continuations
+...         top = p.push(top, 1 << next(i for i, lx in enumerate(g.lexemes) if lx.name == '"%s"' % c))
+...     return Compaction(p).key(top)
+>>> key("[x,x,") == key("[x,x,x,x,")    # the same continuations
 True
->>> compact(after("[x,x,"), 6) == compact(after("[[x],x,"), 8)       # an item was nested
+>>> key("[x,x,") == key("[[x],x,")      # an item was nested
 True
->>> compact(after("[x,x,"), 6) == compact(after("[x,["), 5)           # two "]" to come
-False
->>> after("[x,x,").rows[5].items == after("[x,x,x,x,").rows[9].items  # the rows differ (origins)
+>>> key("[x,x,") == key("[x,[")         # two "]" to come
 False
 
 The part reachable from "complete A from row i" depends only on rows[:i+1], and a row
 stands on the same rows below it for as long as it lives (it is built once, over them,
-and reused only on them: earley.py). So it is computed once per (row, symbol) and kept in
-the row (`Row.compacted`): a key costs the top row's items and the parts no key asked for
-before — not a walk down the stack, however deep the nesting.
+and reused only on them: earley.py). So it is computed once per (row, symbol) and kept
+beside the row, for as long as the row is rows[i] (`Compaction`'s memo column): a key
+costs the top row's items and the parts no key asked for before — not a walk down the
+stack, however deep the nesting.
 """
 from __future__ import annotations
 
@@ -97,57 +96,71 @@ class Returns:
             return n
 
 
-def compact(parser: Parser, top: int, drop: bool = True, renumber: bool = True, leo: bool = True) -> Tuple[object, ...]:
-    """The compacted key of rows[:top] (hashable). Equal keys: the same continuations."""
-    g, rows, shift, mask = parser.g, parser.rows, parser.shift, parser.mask
-    j = top - 1
-    variant = (drop, renumber, leo and parser.leo)
-    head = [x for x in rows[j].items if not drop or g.dot_symbol[x & mask] != COMPLETE]
-    here = HERE if renumber else j
-    items = []
-    for x in head:
-        o = x >> shift
-        items.append((x & mask, here if o == j else _part(parser, o, g.lhs[x & mask], variant)))
-    items.sort()
-    return (rows[j].lexer_start, rows[j].accepting, tuple(items))
+class Compaction:
+    """Compacted keys of one parser's states. Beside the parser's rows it keeps a column
+    of memos: memos[i] holds the parts numbered for rows[i], as long as rows[i] is the
+    same row (a row pushed there in its place starts a memo of its own)."""
 
+    def __init__(self, parser: Parser) -> None:
+        self.parser = parser
+        self.returns = Returns.of(parser.g)
+        self._memos: List[Tuple[Row, Dict[object, int]]] = []
 
-def _part(parser: Parser, i: int, symbol: int, variant: Tuple[bool, bool, bool]) -> int:
-    """The number of the part reachable from completing `symbol` from row i (< top - 1),
-    kept in the row; the parts below it first, by an explicit stack (no recursion on the
-    nesting of the input)."""
-    g, rows, shift, mask = parser.g, parser.rows, parser.shift, parser.mask
-    returns = Returns.of(g)
-    stack = [(i, symbol)]
-    while stack:
-        i, symbol = stack[-1]
-        memo = _memo(rows[i])
-        if (symbol, variant) in memo:
+    def key(self, top: int, drop: bool = True, renumber: bool = True, leo: bool = True) -> Tuple[object, ...]:
+        """The compacted key of rows[:top] (hashable). Equal keys: the same continuations."""
+        parser = self.parser
+        g, rows, shift, mask = parser.g, parser.rows, parser.shift, parser.mask
+        j = top - 1
+        variant = (drop, renumber, leo and parser.leo)
+        head = [x for x in rows[j].items if not drop or g.dot_symbol[x & mask] != COMPLETE]
+        here = HERE if renumber else j
+        items = []
+        for x in head:
+            o = x >> shift
+            items.append((x & mask, here if o == j else self._part(o, g.lhs[x & mask], variant)))
+        items.sort()
+        return (rows[j].accepting, tuple(items))
+
+    def _part(self, i: int, symbol: int, variant: Tuple[bool, bool, bool]) -> int:
+        """The number of the part reachable from completing `symbol` from row i (< top - 1),
+        kept in the memo column; the parts below it first, by an explicit stack (no
+        recursion on the nesting of the input)."""
+        parser = self.parser
+        g, rows, shift, mask = parser.g, parser.rows, parser.shift, parser.mask
+        memo_of = self._memo
+        stack = [(i, symbol)]
+        while stack:
+            i, symbol = stack[-1]
+            memo = memo_of(i)
+            if (symbol, variant) in memo:
+                stack.pop()
+                continue
+            entries = _reached(parser, rows[i], i, symbol, variant)
+            below = [(y >> shift, g.lhs[y & mask]) for _, _, gives in entries for y in gives
+                     if y >> shift != i and (g.lhs[y & mask], variant) not in memo_of(y >> shift)]
+            if below:
+                stack.extend(below)
+                continue
+            here = HERE if variant[1] else i
+            part = []
+            for s, by_leo, gives in entries:
+                refs = sorted((y & mask, here if y >> shift == i else memo_of(y >> shift)[(g.lhs[y & mask], variant)])
+                              for y in gives)
+                part.append((s, by_leo, tuple(refs)))
+            part.sort()
+            memo[(symbol, variant)] = self.returns.number(tuple(part) if variant[1] else (i, tuple(part)))
             stack.pop()
-            continue
-        entries = _reached(parser, rows[i], i, symbol, variant)
-        below = [(y >> shift, g.lhs[y & mask]) for _, _, gives in entries for y in gives
-                 if y >> shift != i and (g.lhs[y & mask], variant) not in _memo(rows[y >> shift])]
-        if below:
-            stack.extend(below)
-            continue
-        here = HERE if variant[1] else i
-        part = []
-        for s, by_leo, gives in entries:
-            refs = sorted((y & mask, here if y >> shift == i else _memo(rows[y >> shift])[(g.lhs[y & mask], variant)])
-                          for y in gives)
-            part.append((s, by_leo, tuple(refs)))
-        part.sort()
-        memo[(symbol, variant)] = returns.number(tuple(part) if variant[1] else (i, tuple(part)))
-        stack.pop()
-    return _memo(rows[i])[(symbol, variant)]
+        return memo_of(i)[(symbol, variant)]
 
-
-def _memo(row: Row) -> Dict[object, int]:
-    """The parts of `row` numbered so far, by (symbol, variant)."""
-    if row.compacted is None:
-        row.compacted = {}
-    return row.compacted
+    def _memo(self, i: int) -> Dict[object, int]:
+        """The parts of rows[i] numbered so far, by (symbol, variant)."""
+        rows, memos = self.parser.rows, self._memos
+        while len(memos) <= i:
+            memos.append((rows[len(memos)], {}))
+        row = rows[i]
+        if memos[i][0] is not row:
+            memos[i] = (row, {})
+        return memos[i][1]
 
 
 def _reached(parser: Parser, row: Row, i: int, symbol: int,

@@ -25,9 +25,20 @@ item* of that row. Two details are load-bearing (docs/earley.md): transitive ite
 computed only for finished rows (k < j, never the row being built), and the grammar has
 an augmented start rule S' → S, so the accepting item is always the top of a path.
 
-Rows form a stack: `push(lexemes)` builds the next row — or reuses the row built before
-from the same parent row for the same lexemes (each row caches its children): the trie
-walk pushes the same lexeme for many tokens — and `pop(n)` moves the top pointer down.
+Rows form a stack, and a parser state is a value: `top`, the number of live rows
+(rows[:top]). `push(top, lexemes)` builds the row after rows[:top] — or reuses the row
+built before from the same parent row for the same lexemes (each row caches its
+children): the trie walk pushes the same lexeme for many tokens — places it at rows[top]
+and returns the new top. Nothing else moves: popping is going back to a smaller top. A
+state stays valid while the rows under it stay, so pushing at `top` invalidates only the
+states above `top` (the walk's own, which it leaves before pushing there again).
+
+>>> from refimpl.frontends.lark import parse_lark
+>>> g = parse_lark('start: "a" "b"').compile()
+>>> p = Parser(g)
+>>> a, b = (1 << next(i for i, lx in enumerate(g.lexemes) if lx.name == '"%s"' % c) for c in "ab")
+>>> top = p.push(1, a); top, p.push(top, b), p.push(top, a), p.rows[p.push(top, b) - 1].accepting
+(2, 3, 0, True)
 """
 from __future__ import annotations
 
@@ -41,7 +52,7 @@ from ..limits import DEFAULT_LIMITS, Limits
 class Row:
     """One Earley set: its items, what it waits for, and what the lexer may see next."""
 
-    __slots__ = ("items", "waiting", "allowed", "accepting", "leo", "children", "lexer_start", "compacted")
+    __slots__ = ("items", "waiting", "allowed", "accepting", "leo", "children")
 
     def __init__(self, items: List[int]) -> None:
         self.items = items
@@ -50,11 +61,11 @@ class Row:
         self.accepting = False  # holds [S' → S •, 0]
         self.leo: Dict[int, Optional[int]] = {}  # symbol -> transitive item (or None)
         self.children: Dict[int, Row] = {}  # scanned lexemes (bit mask) -> the row built
-        self.lexer_start = -1  # lexer start state; set by the recogniser
-        self.compacted: Optional[Dict[object, int]] = None  # compaction.py's parts, made there
 
 
 class Parser:
+    """The rows of one parse and the grammar they are over; states are tops (ints)."""
+
     def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True) -> None:
         self.g = grammar
         self.limits = limits
@@ -62,30 +73,23 @@ class Parser:
         self.shift = max(1, len(grammar.dot_symbol).bit_length())
         self.mask = (1 << self.shift) - 1
         self.rows: List[Row] = []
-        self.top = 0  # rows[:top] are the live rows
         self.rows_built = 0
         self.rows_reused = 0
         accept_pos = grammar.rules_of[grammar.start][0] + 1
         self.accept_item = accept_pos  # [S' → S •, 0]
         seeds = [p for p in grammar.rules_of[grammar.start]]
         self.rows.append(self._build(0, seeds))
-        self.top = 1
 
     # -- the stack of rows ----------------------------------------------------------------
 
-    @property
-    def row(self) -> Row:
-        """The current (top) row."""
-        return self.rows[self.top - 1]
+    def push(self, top: int, lexemes: int) -> int:
+        """Scan one lexeme out of the bit mask `lexemes` after rows[:top]: the row built
+        (or reused) is placed at rows[top]; returns the new top, top + 1.
 
-    def push(self, lexemes: int) -> Optional[Row]:
-        """Scan one lexeme out of the bit mask `lexemes`; push and return the new row.
-
-        Returns None (and pushes nothing) when no item of the top row expects any of them.
+        Returns 0 (and places nothing) when no item of rows[top - 1] expects any of them.
         A row built before from the same parent row for the same lexemes is reused.
         """
-        parent = self.rows[self.top - 1]
-        j = self.top
+        parent = self.rows[top - 1]
         row = parent.children.get(lexemes)
         if row is not None:
             self.rows_reused += 1
@@ -95,51 +99,44 @@ class Parser:
             for lexeme in _bits(lexemes):
                 seeds.extend(item + 1 for item in parent.waiting.get(n + lexeme, ()))
             if not seeds:
-                return None
-            self._check_rows(j)
-            row = parent.children[lexemes] = self._build(j, seeds)
-        self._place(j, row)
-        return row
+                return 0
+            self._check_rows(top)
+            row = parent.children[lexemes] = self._build(top, seeds)
+        return self._place(top, row)
 
-    def push_copy(self, skips: int, lexer_start: int) -> Row:
-        """Push a copy of the top row with another lexer start: an %ignore matched once
-        (the bit mask `skips`) was scanned, so the items stay; only the skip may not come
-        again. (llguidance pushes such a row too.) Reused like `push`'s rows.
+    def push_copy(self, top: int, skips: int) -> int:
+        """Place a copy of rows[top - 1] at rows[top]: an %ignore matched once (the bit mask
+        `skips`) was scanned, so the items stay (the recogniser's lexer starts after the
+        copy without the skip). llguidance pushes such a row too. Reused like `push`'s
+        rows; returns the new top.
 
-        The copy, at index j, holds the items of row j - 1 with their origins; it predicts
-        nothing, so no item has origin j and no completion or Leo item ever reads it.
+        The copy, at index top, holds the items of the row below with their origins; it
+        predicts nothing, so no item has origin `top` and no completion or Leo item ever
+        reads it.
         """
-        parent = self.rows[self.top - 1]
-        j = self.top
+        parent = self.rows[top - 1]
         row = parent.children.get(skips)
         if row is not None:
             self.rows_reused += 1
         else:
-            self._check_rows(j)
+            self._check_rows(top)
             row = parent.children[skips] = Row(parent.items)
             row.waiting, row.allowed, row.accepting = parent.waiting, parent.allowed, parent.accepting
-            row.lexer_start = lexer_start
             self.rows_built += 1
-        self._place(j, row)
-        return row
+        return self._place(top, row)
 
     def _check_rows(self, j: int) -> None:
         """A new row j may be built only below the `rows` limit."""
         if j >= self.limits.rows:
             raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
 
-    def _place(self, j: int, row: Row) -> None:
-        """Make `row` row j, the top."""
+    def _place(self, j: int, row: Row) -> int:
+        """Make `row` row j; the new top, j + 1."""
         if j < len(self.rows):
             self.rows[j] = row
         else:
             self.rows.append(row)
-        self.top = j + 1
-
-    def pop(self, n: int = 1) -> None:
-        """Drop the top n rows (they stay cached in their parents, for reuse)."""
-        self.top -= n
-        assert self.top >= 1
+        return j + 1
 
     def forget_children(self, start: int, stop: int) -> None:
         """Drop the child caches of rows start..stop-1: once input is committed past

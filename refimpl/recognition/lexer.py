@@ -121,6 +121,7 @@ class Lexer:
             for lx in grammar.lexemes
         ]
         self._row_starts: Dict[Tuple[int, bool], int] = {}
+        self._starts_after: Dict[int, int] = {}
         self.lazy_mask = sum(1 << i for i, z in enumerate(lazy) if z)
         #: token lexemes (they match one token by id, never text: their expression is ∅,
         #: so no lexer state holds them), and lexemes that EOS may end (`stop=""`)
@@ -234,6 +235,14 @@ class Lexer:
                     rest >>= 1
                     i += 1
             s = self._row_starts[key] = self.start_state(with_skips)
+        return s
+
+    def start_after(self, allowed: int) -> int:
+        """`row_start` after a row that is not the first (one dict read: asked at every
+        lexeme the walk scans)."""
+        s = self._starts_after.get(allowed)
+        if s is None:
+            s = self._starts_after[allowed] = self.row_start(allowed, False, True)
         return s
 
     def without(self, start: int, lexemes: int) -> int:

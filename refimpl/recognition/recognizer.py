@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
-from .earley import Parser, Row
+from .compaction import Compaction
+from .earley import Parser
 from ..grammar.ir import CompiledGrammar
 from .lexer import DEAD, Lexer
 from ..limits import DEFAULT_LIMITS, Limits
@@ -42,6 +43,12 @@ if TYPE_CHECKING:
 
 
 class Recognizer:
+    """The recogniser of one input. Its state is the pair (lexer state, top): `state`
+    and `top` are the state after what has been consumed. Every other method takes a
+    state and returns one, and moves nothing: the walk, top-k and forced bytes explore
+    from any state they hold (rows pushed while exploring sit above the consumed ones).
+    Only `consume_*`, `end_*` and `rollback` change `state` and `top`."""
+
     def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True,
                  token_boundaries: bool = False) -> None:
         self.grammar = grammar
@@ -50,45 +57,51 @@ class Recognizer:
         #: (the Matcher); on plain bytes there are no token ends, and stop= is suffix=
         self.hidden_mask = self.lexer.hidden_mask if token_boundaries else 0
         self.parser = Parser(grammar, limits, leo=leo)
-        row0 = self.parser.rows[0]
-        row0.lexer_start = self._lexer_start(row0, initial=True)
-        self.state = row0.lexer_start
-        self._history: List[Tuple[int, int]] = []  # (parser top, lexer state) before each step
+        #: starts[j]: the lexer state at the start of a lexeme after rows[:j + 1] — the
+        #: recogniser's own column beside the parser's rows, placed with each row
+        self.starts = [self.lexer.row_start(self.parser.rows[0].allowed, True, grammar.allow_initial_skip)]
+        self.state = self.starts[0]
+        self.top = 1
+        self._history: List[Tuple[int, int]] = []  # (top, lexer state) before each step
         #: how many lexemes have ended (the Matcher's token budgets compare it around a token)
         self.lexemes_ended = 0
         #: hears of each byte consumed and lexeme scanned (trace.py); None: off
         self.tracer: Optional[Tracer] = None
-
-    def _lexer_start(self, row: Row, initial: bool = False) -> int:
-        """The lexer state at the start of a lexeme after `row` (see Lexer.row_start)."""
-        return self.lexer.row_start(row.allowed, initial, self.grammar.allow_initial_skip)
+        self._compaction: Optional[Compaction] = None
 
     def scan(self, lexemes: int, top: int) -> Tuple[int, int]:
-        """End the pending lexeme as one of `lexemes` (a bit mask) over rows[:top].
+        """End the pending lexeme as one of `lexemes` (a bit mask) after rows[:top].
 
-        Returns the lexer start state of the next lexeme and the new parser top, or
-        (DEAD, top) when the parser cannot take any of these lexemes here.
+        Returns the lexer start state of the next lexeme and the new top, or (DEAD, top)
+        when the parser cannot take any of these lexemes here.
         """
-        parser = self.parser
-        parser.top = top
+        parser, lexer = self.parser, self.lexer
         reused = parser.rows_reused
-        if lexemes & self.lexer.skip_mask:  # %ignore: the parser does not move
-            once = lexemes & self.lexer.once_skip_mask
+        if lexemes & lexer.skip_mask:  # %ignore: the parser does not move
+            once = lexemes & lexer.once_skip_mask
             if not once:
-                start = parser.rows[top - 1].lexer_start
+                start, new_top = self.starts[top - 1], top
             else:
-                start = parser.push_copy(once, self.lexer.without(parser.rows[top - 1].lexer_start, once)).lexer_start
+                new_top = parser.push_copy(top, once)
+                start = self._place(top, lexer.without(self.starts[top - 1], once))
         else:
-            row = parser.push(lexemes)
-            if row is None:
+            new_top = parser.push(top, lexemes)
+            if not new_top:
                 return DEAD, top
-            if row.lexer_start < 0:
-                row.lexer_start = self._lexer_start(row)
-            start = row.lexer_start
+            start = self._place(top, lexer.start_after(parser.rows[top].allowed))
         self.lexemes_ended += 1
         if self.tracer is not None:
-            self.tracer.lexeme_scanned(lexemes, top, parser.top, parser.rows_reused != reused)
-        return start, parser.top
+            self.tracer.lexeme_scanned(lexemes, top, new_top, parser.rows_reused != reused)
+        return start, new_top
+
+    def _place(self, j: int, start: int) -> int:
+        """Record `start` as the lexer start after the row placed at rows[j]."""
+        starts = self.starts
+        if j < len(starts):
+            starts[j] = start
+        else:
+            starts.append(start)
+        return start
 
     def advance(self, state: int, top: int, b: int) -> Tuple[int, int]:
         """The state after byte b from (state, top); (DEAD, _) if b is rejected."""
@@ -136,9 +149,7 @@ class Recognizer:
     def token_lexemes(self, state: int, top: int) -> int:
         """The token lexemes (a bit mask) that may come next in (state, top)."""
         flushed, new_top = self.flush(state, top)
-        allowed = self.parser.rows[new_top - 1].allowed & self.lexer.token_mask if flushed != DEAD else 0
-        self.parser.top = top
-        return allowed
+        return self.parser.rows[new_top - 1].allowed & self.lexer.token_mask if flushed != DEAD else 0
 
     def eos_allowed(self, state: int, top: int) -> bool:
         """May EOS come in (state, top): the input may end there, or EOS ends a pending
@@ -149,53 +160,64 @@ class Recognizer:
         """May EOS end the pending lexeme here (a `stop=""` lexeme that matches)?"""
         if self.lexer.is_fresh(state) or not self.lexer.greedy_accepting[state] & self.lexer.eos_mask:
             return False
-        ok = self.flush(state, top)[0] != DEAD
-        self.parser.top = top
-        return ok
+        return self.flush(state, top)[0] != DEAD
+
+    def accepts_at(self, state: int, top: int) -> bool:
+        """May the input end in (state, top)?"""
+        flushed, new_top = self.flush(state, top)
+        return flushed != DEAD and self.parser.rows[new_top - 1].accepting
+
+    def future(self, state: int, top: int) -> Tuple[object, ...]:
+        """A key that two states share when every input does the same from both (their
+        futures are equal): the lexer state, the lexer start after the top row and the
+        compacted rows (compaction.py). The mask cache's key; forced bytes' cycles."""
+        if self._compaction is None:
+            self._compaction = Compaction(self.parser)
+        return (state, self.starts[top - 1], self._compaction.key(top))
+
+    # -- consuming: the only methods that change (state, top) ------------------------------
 
     def consume_byte(self, b: int) -> bool:
         """Read one byte; False (and no change) if the grammar cannot continue with it."""
-        top, before = self.parser.top, self.state
-        ok = self._step(*self.advance(before, top, b), top)
+        before, top = self.state, self.top
+        ok = self._step(*self.advance(before, top, b))
         if self.tracer is not None:
-            self.tracer.byte_consumed(b, before, self.state if ok else DEAD, top, self.parser.top)
+            self.tracer.byte_consumed(b, before, self.state if ok else DEAD, top, self.top)
         return ok
 
     def consume_token(self, lexemes: int) -> bool:
         """Read a token by id, matched by the token lexemes in the bit mask `lexemes`;
         False (and no change) if none of them may come here."""
-        top = self.parser.top
-        return self._step(*self.advance_token(self.state, top, lexemes), top)
+        return self._step(*self.advance_token(self.state, self.top, lexemes))
 
     def end_lexeme(self, dropped: int = 0) -> bool:
         """One step that ends the pending lexeme here (EOS ending a `stop=""` lexeme, or a
         spent token budget). With `dropped` (a bit mask), those lexemes are dropped first,
         and the lexeme ends only if no other is left. If it cannot end, the state becomes
         dead (nothing may follow but a rollback) and False is returned."""
-        top = self.parser.top
         if dropped:
             kept = self.lexer.restrict(self.state, dropped)
             if kept != DEAD:
-                return self._step(kept, top, top)
-        state, new_top = self.flush(self.state, top)
-        self._history.append((top, self.state))
-        self.state, self.parser.top = state, (new_top if state != DEAD else top)
+                return self._step(kept, self.top)
+        state, top = self.flush(self.state, self.top)
+        self._history.append((self.top, self.state))
+        if state != DEAD:
+            self.top = top
+        self.state = state
         return state != DEAD
 
     def end_token(self) -> None:
         """A token (or a consume_bytes call) ends here: leave a token boundary state."""
         after = self.lexer.after_token(self.state)
         if after != self.state:
-            top = self.parser.top
-            self._step(after, top, top)
+            self._step(after, self.top)
 
-    def _step(self, state: int, new_top: int, top: int) -> bool:
+    def _step(self, state: int, top: int) -> bool:
+        """Move to (state, top) unless it is dead; one step of the history."""
         if state == DEAD:
-            self.parser.top = top
             return False
-        self._history.append((top, self.state))
-        self.state = state
-        self.parser.top = new_top
+        self._history.append((self.top, self.state))
+        self.state, self.top = state, top
         return True
 
     def consume_bytes(self, data: bytes) -> bool:
@@ -207,16 +229,9 @@ class Recognizer:
                 return False
         return True
 
-    def accepts_at(self, state: int, top: int) -> bool:
-        """May the input end in (state, top)?"""
-        flushed, new_top = self.flush(state, top)
-        accepting = flushed != DEAD and self.parser.rows[new_top - 1].accepting
-        self.parser.top = top
-        return accepting
-
     def is_accepting(self) -> bool:
         """May the input end here?"""
-        return self.accepts_at(self.state, self.parser.top)
+        return self.accepts_at(self.state, self.top)
 
     def rollback(self, n_bytes: int) -> None:
         """Undo the last n_bytes steps (bytes, tokens read by id, lexeme ends)."""
@@ -224,7 +239,7 @@ class Recognizer:
             return
         if n_bytes > len(self._history):
             raise ValueError("cannot roll back %d bytes: only %d consumed" % (n_bytes, len(self._history)))
-        self.parser.top, self.state = self._history[-n_bytes]
+        self.top, self.state = self._history[-n_bytes]
         del self._history[-n_bytes:]
 
     @property
@@ -234,6 +249,6 @@ class Recognizer:
 
     def trace(self) -> str:
         """The live rows with their items, and the lexer state: for teaching and debugging."""
-        parts = [self.parser.row_to_string(j) for j in range(self.parser.top)]
+        parts = [self.parser.row_to_string(j) for j in range(self.top)]
         parts.append("lexer: " + self.lexer.describe(self.state))
         return "\n".join(parts)

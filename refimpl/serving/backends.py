@@ -32,74 +32,12 @@ ValueError: backend 'example' is not available here: example: needs a GPU
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Protocol
+from typing import Any, Callable, Dict
 
 from ..frontends.grammar import Grammar
-from ..masks.mask import Mask
-from ..masks.matcher import Matcher
+from ..masks.matcher import Matcher, MatcherLike
 from ..tokens.vocab import Vocabulary
 from ..masks.walk import walk
-
-
-class MatcherLike(Protocol):
-    """What `open_matcher` returns, whatever the backend: refimpl's Matcher, or a matcher
-    whose state lives elsewhere (accel's WorkerMatcher). Semantics: docs/semantics.md."""
-
-    @property
-    def backend(self) -> str:
-        """The backend's name, as given to open_matcher."""
-        ...
-
-    @property
-    def vocab(self) -> Vocabulary:
-        ...
-
-    @property
-    def stats(self) -> Mapping[str, Any]:
-        """Counters of the engine (trie nodes walked, lexer states, rows, ...)."""
-        ...
-
-    def mask(self) -> Mask:
-        """The tokens allowed next (and EOS iff the input may end here)."""
-        ...
-
-    def consume(self, token_id: int) -> bool:
-        """Consume one token; False (and no change of state) if it is not allowed."""
-        ...
-
-    def consume_tokens(self, ids: Iterable[int]) -> int:
-        """Consume tokens until one is refused; returns how many were consumed."""
-        ...
-
-    def consume_bytes(self, data: bytes) -> bool:
-        """Consume raw bytes (one step for `rollback`); False and no change on failure."""
-        ...
-
-    def rollback(self, n_tokens: int) -> None:
-        """Undo the last n consumed steps (tokens, EOS, or consume_bytes calls)."""
-        ...
-
-    def is_accepting(self) -> bool:
-        """May the output end here (is EOS allowed)?"""
-        ...
-
-    def forced_bytes(self) -> bytes:
-        """The bytes every continuation must start with (empty where EOS is allowed)."""
-        ...
-
-    def forced_tokens(self) -> List[int]:
-        """The tokens a tokenizer-agnostic fast-forward would emit now."""
-        ...
-
-    def close(self) -> None:
-        """Release what the matcher holds (a worker's session); it is not used after."""
-        ...
-
-    def __enter__(self) -> Any:
-        ...
-
-    def __exit__(self, *exc: Any) -> None:
-        ...
 
 
 #: In-process backends: name -> a walk function with the signature of tokens.walk.walk

@@ -6,7 +6,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 if TYPE_CHECKING:
-    from .. import Grammar
+    from ..frontends.grammar import Grammar
 
 
 def _regex(args: argparse.Namespace) -> int:
@@ -34,7 +34,8 @@ def _mask(args: argparse.Namespace) -> int:
     """Print the token mask after a prefix, with a readable sample of allowed tokens."""
     import time
 
-    from .. import Matcher, Vocabulary
+    from ..masks.matcher import Matcher
+    from ..tokens.vocab import Vocabulary
 
     grammar = _grammar(args)
     vocab = Vocabulary.load(args.vocab)
@@ -72,7 +73,7 @@ def _mask(args: argparse.Namespace) -> int:
 
 def _grammar(args: argparse.Namespace) -> "Grammar":
     """The grammar named by the source options (_add_source)."""
-    from .. import Grammar
+    from ..frontends.grammar import Grammar
 
     if args.regex is not None:
         return Grammar.from_regex(args.regex)
@@ -104,7 +105,7 @@ def _add_source(p: argparse.ArgumentParser) -> None:
 
 def _explain(args: argparse.Namespace) -> int:
     """Write the steps of the masks along a prefix: an HTML page, text, or DOT."""
-    from .. import Vocabulary
+    from ..tokens.vocab import Vocabulary
     from . import explain
 
     vocab = Vocabulary.load(args.vocab)
@@ -127,8 +128,11 @@ def _generate(args: argparse.Namespace) -> int:
     the parsed value and the model calls fast-forward saved (docs/generation.md)."""
     import json
 
-    from .. import Grammar, Matcher, Vocabulary, parse
-    from ..decoding.generate import RandomModel, TopK, generate, greedy
+    from ..frontends.grammar import Grammar
+    from ..masks.matcher import Matcher
+    from ..tokens.vocab import Vocabulary
+    from ..typed import parse
+    from ..decoding import RandomModel, TopK, generate, greedy
 
     layout: Dict[str, Any] = {} if args.flexible_whitespace else {
         "whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}

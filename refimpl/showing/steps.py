@@ -288,7 +288,7 @@ def _rows(m: Matcher, reused_rows: Dict[int, bool], scans: List[Scanned]) -> Lis
     children = {j: ["%s → row %d: built %d, reused %d" % (names, j + 1, b, r) for names, (b, r) in sorted(c.items())]
                 for j, c in counts.items()}
     rows = []
-    for j in range(parser.top):
+    for j in range(m.recognizer.top):
         row = parser.rows[j]
         leo = ["%s: %s" % (symbols[sym], parser.item_to_string(item)) for sym, item in sorted(row.leo.items())
                if item is not None]

@@ -21,9 +21,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from tests.support.budget import examples
 
-from refimpl import Grammar, Length, Matcher, Range, Vocabulary, parse
+from refimpl import Grammar, Matcher, Vocabulary
+from refimpl.typed import Length, Range, parse
 from refimpl.showing.cli import main
-from refimpl.decoding.generate import Generation, RandomModel, TopK, generate, greedy
+from refimpl.decoding import Generation, RandomModel, TopK, generate, greedy
 from refimpl.recognition.recognizer import Recognizer
 from refimpl.decoding.topk import reference_top_k
 from tests.masks.test_matcher import regex_grammar, regexes, token_lists, vocabulary
@@ -226,7 +227,7 @@ CHARACTER_MODULE = '''
 import enum
 from dataclasses import dataclass, field
 from typing import Annotated, List
-from refimpl import Length, Range
+from refimpl.typed import Length, Range
 
 class Class(enum.Enum):
     WARRIOR = "warrior"

@@ -1,4 +1,4 @@
-"""Sampler-aware top-k (refimpl/decoding/topk.py, Matcher.top_k) against its definition: the full
+"""Sampler-aware top-k (refimpl/decoding/topk.py, `top_k`) against its definition: the full
 mask's k best tokens, best first, ties by the lower id.
 
 Random grammars (regexes, Lark-like IR grammars, grammars with token lexemes and
@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from tests.support.budget import examples
 
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher
-from refimpl.decoding.topk import SingleTokenCheck, refusals_budget, reference_top_k, top_k
+from refimpl.decoding.topk import refusals_budget, reference_top_k, top_k
 from tests.masks.test_matcher import cfg_grammar, cfg_grammars, cfg_tokens, regex_grammar, regexes, token_lists, vocabulary
 from tests.tokens.test_special import WIDER, grammar_of, special_grammars
 
@@ -56,7 +56,7 @@ def check_path(m, data, choices, max_steps=6):
             assert stats["fallback"] == (stats["refused"] > limit)
             assert not stats["fallback"] or k > 0
             assert reference_top_k(m, logits, k) == want
-        assert m.top_k(logits, k) == want
+        assert top_k(m, logits, k) == want
         if c is None:
             break
         if c % 5 == 4 and depth:
@@ -100,7 +100,7 @@ def test_the_single_token_check_is_consume():
     for prefix in (b"", b'{"a": 1', b'{"a": 12, "b": "x'):
         m = Matcher(g, v)
         assert m.consume_bytes(prefix)
-        check = SingleTokenCheck(m)
+        check = m.reading().allows
         flags = m.mask().flags
         assert [t for t in range(len(v)) if check(t)] == [t for t in range(len(v)) if flags[t]], prefix
 
@@ -109,28 +109,28 @@ def test_eos_and_fewer_allowed_than_k():
     v = Vocabulary.from_bytes([b"<eos>", b"1", b"12", b"a", b"x", b"2"], eos_token_id=0)
     m = Matcher(Grammar.from_regex("[0-9]+"), v)
     logits = [9.0, 0.5, 1.0, 9.0, 8.0, 1.0]
-    assert m.top_k(logits, 6) == [2, 5, 1]  # not EOS: the input may not end yet
+    assert top_k(m, logits, 6) == [2, 5, 1]  # not EOS: the input may not end yet
     assert m.consume(2)
-    assert m.top_k(logits, 6) == [0, 2, 5, 1]  # EOS now, first by score
-    assert m.consume(0) and m.top_k(logits, 6) == []  # after EOS nothing
+    assert top_k(m, logits, 6) == [0, 2, 5, 1]  # EOS now, first by score
+    assert m.consume(0) and top_k(m, logits, 6) == []  # after EOS nothing
     m.rollback(1)
-    assert m.top_k(logits, 2) == [0, 2]
+    assert top_k(m, logits, 2) == [0, 2]
 
 
 def test_k_zero_and_bad_arguments():
     v = Vocabulary.from_bytes([b"a", b"b"])
     m = Matcher(Grammar.from_regex("a"), v)
-    assert m.top_k([1.0, 2.0], 0) == []
+    assert top_k(m, [1.0, 2.0], 0) == []
     with pytest.raises(ValueError, match="k must be >= 0"):
-        m.top_k([1.0, 2.0], -1)
+        top_k(m, [1.0, 2.0], -1)
     with pytest.raises(TypeError, match="k must be an int"):
-        m.top_k([1.0, 2.0], 1.5)
+        top_k(m, [1.0, 2.0], 1.5)
     with pytest.raises(ValueError, match="1 logits for a vocabulary of 2 tokens"):
-        m.top_k([1.0], 1)
+        top_k(m, [1.0], 1)
     with pytest.raises(ValueError, match=r"logits\[1\] is NaN"):
-        m.top_k([1.0, math.nan], 1)
-    assert m.top_k([1.0, math.inf, -math.inf], 1) == [0]  # a padded output layer: id 2 is no token
-    assert m.top_k([-math.inf, 0.0], 2) == [0]
+        top_k(m, [1.0, math.nan], 1)
+    assert top_k(m, [1.0, math.inf, -math.inf], 1) == [0]  # a padded output layer: id 2 is no token
+    assert top_k(m, [-math.inf, 0.0], 2) == [0]
 
 
 def test_logit_containers():
@@ -142,7 +142,7 @@ def test_logit_containers():
     want = expected(m, logits, 64)
     assert len(want) == 64
     for container in (logits, tuple(logits), array("f", logits), array("d", logits), iter(logits)):
-        assert m.top_k(container, 64) == want, type(container)
+        assert top_k(m, container, 64) == want, type(container)
 
 
 def test_numpy_logits():
@@ -155,15 +155,15 @@ def test_numpy_logits():
     want = expected(m, logits, 64)
     for dtype in (np.float32, np.float64):
         arr = np.array(logits, dtype=dtype)
-        assert m.top_k(arr, 64) == want, dtype
+        assert top_k(m, arr, 64) == want, dtype
         # the full mask's k best by numpy (ties at the 64th score: partition, then a stable sort)
         assert reference_top_k(m, arr, 64) == want == top_k(m, arr, 64, max_refused=0)
         for k in (1, 993, 994, 995, 2000):
             assert reference_top_k(m, arr, k) == expected(m, logits, k), k
     with pytest.raises(ValueError, match="one-dimensional"):
-        m.top_k(np.zeros((2, len(v))), 1)
+        top_k(m, np.zeros((2, len(v))), 1)
     with pytest.raises(ValueError, match="is NaN"):
-        m.top_k(np.full(len(v), np.nan), 1)
+        top_k(m, np.full(len(v), np.nan), 1)
 
 
 def favourable(v, allowed, seed):
@@ -194,9 +194,9 @@ def test_after_rollback_and_on_other_backends():
     m = Matcher(g, v)
     rng = random.Random(3)
     logits = [rng.gauss(0, 1) for _ in range(len(v))]
-    before = m.top_k(logits, 5)
-    assert m.consume(before[0]) and m.top_k(logits, 5) == expected(m, logits, 5)
+    before = top_k(m, logits, 5)
+    assert m.consume(before[0]) and top_k(m, logits, 5) == expected(m, logits, 5)
     m.rollback(1)
-    assert m.top_k(logits, 5) == before == expected(m, logits, 5)
+    assert top_k(m, logits, 5) == before == expected(m, logits, 5)
     with open_matcher(g, v, backend="index") as other:
-        assert reference_top_k(other, logits, 5) == before == other.top_k(logits, 5)
+        assert reference_top_k(other, logits, 5) == before == top_k(other, logits, 5)

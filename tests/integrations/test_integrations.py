@@ -33,7 +33,8 @@ from tests.support.budget import examples
 import integrations
 import integrations.core
 from integrations.core import GenerationError, Rows, RowState, pack
-from refimpl import Grammar, Length, Matcher, Range, Vocabulary, parse
+from refimpl import Grammar, Matcher, Vocabulary
+from refimpl.typed import Length, Range, parse
 
 
 # -- torch-free: the bookkeeping ----------------------------------------------------------

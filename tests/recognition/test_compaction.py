@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from tests.support.budget import examples
 
 from refimpl.recognition import compaction
-from refimpl.recognition.compaction import Returns, compact
+from refimpl.recognition.compaction import Compaction, Returns
 from refimpl.recognition.earley import Parser
 from refimpl.errors import GrammarError
 from refimpl.grammar.ir import GrammarIR
@@ -47,37 +47,38 @@ def configurations(g, length):
     p = Parser(g)
     out = []
 
-    def visit(path):
+    def visit(path, top):
         out.append(tuple(path))
         if len(path) == length:
             return
-        top = p.top
         for lexeme in range(len(g.lexemes)):
-            if p.push(1 << lexeme) is not None:
-                visit(path + [lexeme])
-                p.top = top
+            after = p.push(top, 1 << lexeme)
+            if after:
+                visit(path + [lexeme], after)
 
-    visit([])
+    visit([], 1)
     return out
 
 
 def parsed(g, path):
-    p = Parser(g)
+    """The parser after the lexemes of `path`, and its top."""
+    p, top = Parser(g), 1
     for lexeme in path:
-        assert p.push(1 << lexeme) is not None
-    return p
+        top = p.push(top, 1 << lexeme)
+        assert top
+    return p, top
 
 
-def future(p, depth):
+def future(p, top, depth):
     """What the parser does next: allowed lexemes, acceptance, and so on after each."""
-    row = p.rows[p.top - 1]
+    row = p.rows[top - 1]
     if depth == 0:
         return (row.allowed, row.accepting)
-    top, after = p.top, []
+    after = []
     for lexeme in range(p.g.n_nonterminals and 3):
-        if p.push(1 << lexeme) is not None:
-            after.append((lexeme, future(p, depth - 1)))
-            p.top = top
+        pushed = p.push(top, 1 << lexeme)
+        if pushed:
+            after.append((lexeme, future(p, pushed, depth - 1)))
     return (row.allowed, row.accepting, tuple(after))
 
 
@@ -89,12 +90,12 @@ def test_equal_keys_have_the_same_future(variant, g):
         return
     groups = {}
     for path in configurations(g, 6):
-        p = parsed(g, path)
-        groups.setdefault(compact(p, p.top, **VARIANTS[variant]), []).append(path)
+        p, top = parsed(g, path)
+        groups.setdefault(Compaction(p).key(top, **VARIANTS[variant]), []).append(path)
     for paths in groups.values():
-        expected = future(parsed(g, paths[0]), 3)
+        expected = future(*parsed(g, paths[0]), 3)
         for path in paths[1:]:
-            assert future(parsed(g, path), 3) == expected, (paths[0], path)
+            assert future(*parsed(g, path), 3) == expected, (paths[0], path)
 
 
 @pytest.mark.parametrize("recursion", ["left", "right"])
@@ -112,10 +113,10 @@ def test_compaction_merges_repetitions(recursion):
     keys = {v: set() for v in VARIANTS}
     plain = set()
     for n in range(2, 8):
-        p = parsed(g, [0, 1] * n)
-        plain.add(tuple(tuple(r.items) for r in p.rows[:p.top]))
+        p, top = parsed(g, [0, 1] * n)
+        plain.add(tuple(tuple(r.items) for r in p.rows[:top]))
         for v in VARIANTS:
-            keys[v].add(compact(p, p.top, **VARIANTS[v]))
+            keys[v].add(Compaction(p).key(top, **VARIANTS[v]))
     assert len(plain) == 6 and len(keys["all"]) == 1
     assert len(keys["drop"]) == (1 if recursion == "left" else 6)
 
@@ -131,18 +132,20 @@ def nested_grammar():
 
 
 def test_a_key_costs_the_top_row_not_the_nesting():
-    """Each row keeps the parts it returns (Row.compacted): 3,000 nested brackets, one key
-    per bracket, number a bounded few parts per step (the walk down the stack is never
-    repeated) and recurse on nothing."""
+    """The parts each row returns are kept beside it (Compaction's memo column): 3,000
+    nested brackets, one key per bracket, number a bounded few parts per step (the walk
+    down the stack is never repeated) and recurse on nothing."""
     g = nested_grammar()
-    p = Parser(g)
+    p, top = Parser(g), 1
+    compaction = Compaction(p)
     returns = Returns.of(g)
     made, keys = [], set()
     for _ in range(3000):
         before = returns._next
-        keys.add(compact(p, p.top))
+        keys.add(compaction.key(top))
         made.append(returns._next - before)
-        assert p.push(1) is not None  # "["
+        top = p.push(top, 1)  # "["
+        assert top
     assert max(made[1:]) <= 2 and len(keys) == 3000  # each depth needs its own "]"s
 
 
@@ -153,7 +156,7 @@ def test_parts_numbered_again_after_a_reset_only_miss(monkeypatch):
     g = nested_grammar()
     futures = {}
     for depth in (1, 2, 3, 1, 2, 3, 2):
-        p = parsed(g, [0] * depth)
-        futures.setdefault(compact(p, p.top), set()).add(future(p, 3))
+        p, top = parsed(g, [0] * depth)
+        futures.setdefault(Compaction(p).key(top), set()).add(future(p, top, 3))
     assert all(len(f) == 1 for f in futures.values())
     assert len(futures) > 3  # three depths, and an equal state keyed again after a reset

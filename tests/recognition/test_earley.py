@@ -33,13 +33,15 @@ def grammar(rules, start="S", lexemes=LEXEMES):
 DEFAULT_LIMITS = Limits()
 
 
-def parse(ir, text, leo=True, limits=DEFAULT_LIMITS):
-    """Accept `text` (one lexeme per character)? Also returns the parser."""
-    p = Parser(ir.compile(), limits, leo=leo)
+def recognize(ir, text, leo=True, limits=DEFAULT_LIMITS):
+    """Accept `text` (one lexeme per character)? Also returns the parser and its top."""
+    p, top = Parser(ir.compile(), limits, leo=leo), 1
     for ch in text:
-        if p.push(1 << LEXEMES.index(ch)) is None:
-            return False, p
-    return p.row.accepting, p
+        pushed = p.push(top, 1 << LEXEMES.index(ch))
+        if not pushed:
+            return False, p, top
+        top = pushed
+    return p.rows[top - 1].accepting, p, top
 
 
 def derivable(rules, start, max_len):
@@ -76,18 +78,18 @@ REGRESSIONS = [
 def test_leo_regressions(rules, text, expected, leo):
     for n in range(len(text) + 1):
         prefix = text[:n]
-        assert parse(grammar(rules), prefix, leo)[0] == (prefix in derivable(rules, "S", len(text)))
-    assert parse(grammar(rules), text, leo)[0] == expected
+        assert recognize(grammar(rules), prefix, leo)[0] == (prefix in derivable(rules, "S", len(text)))
+    assert recognize(grammar(rules), text, leo)[0] == expected
 
 
 def test_right_recursion_is_linear_with_leo_items():
     rules = {"S": ["a S", ""]}
     n = 10_000
-    ok, p = parse(grammar(rules), "a" * n)
+    ok, p, top = recognize(grammar(rules), "a" * n)
     assert ok
-    sizes = [len(p.rows[j].items) for j in range(p.top)]
+    sizes = [len(p.rows[j].items) for j in range(top)]
     assert max(sizes) <= 5, max(sizes)  # O(1) items per row
-    ok, p = parse(grammar(rules), "a" * 500, leo=False)
+    ok, p, top = recognize(grammar(rules), "a" * 500, leo=False)
     assert ok
     assert len(p.rows[500].items) > 500  # without Leo: one completed item per level
 
@@ -107,39 +109,38 @@ def test_random_grammars_agree_with_the_naive_recogniser(rules):
     for n in range(max_len + 1):
         for word in itertools.product("ab", repeat=n):
             text = "".join(word)
-            with_leo = parse(ir, text, True)[0]
-            without = parse(ir, text, False)[0]
+            with_leo = recognize(ir, text, True)[0]
+            without = recognize(ir, text, False)[0]
             assert with_leo == without == (text in language), (rules, text)
 
 
-def test_rows_push_pop_and_reuse():
+def test_rows_push_and_reuse():
     ir = grammar({"S": ["a S", "b"]})
     p = Parser(ir.compile())
     a, b = 1 << 0, 1 << 1
-    r1 = p.push(a)
-    assert p.push(a) is not None and p.top == 3
-    p.pop(2)
-    assert p.push(a) is r1  # the same lexeme from the same parent row: reused
+    assert p.push(1, a) == 2
+    r1 = p.rows[1]
+    assert p.push(2, a) == 3 and p.rows_reused == 0
+    assert p.push(1, a) == 2 and p.rows[1] is r1  # back to top 1: the same lexeme from the same parent row, reused
     assert p.rows_reused == 1
-    assert p.push(b).accepting
-    p.pop()
-    assert p.push(1 << 2) is None and p.top == 2  # "c" is not expected: nothing pushed
+    assert p.push(2, b) == 3 and p.rows[2].accepting and p.rows[1] is r1
+    assert p.push(2, 1 << 2) == 0 and p.rows[2].accepting  # "c" is not expected: nothing placed
 
 
 def test_trace_shows_items():
     ir = grammar({"S": ["a S", ""]})
-    ok, p = parse(ir, "aa")
-    text = "\n".join(p.row_to_string(j) for j in range(p.top))
+    ok, p, top = recognize(ir, "aa")
+    text = "\n".join(p.row_to_string(j) for j in range(top))
     assert "[S' → S •, 0]" in text and "[S → a • S, 1]" in text
 
 
 def test_ambiguous_grammar_is_bounded():
     # E → E E | a is exponentially ambiguous; Earley stays cubic, and the item limit bounds it
     ir = grammar({"S": ["S S", "a"]})
-    ok, p = parse(ir, "a" * 200)
+    ok, p, top = recognize(ir, "a" * 200)
     assert ok
     with pytest.raises(LimitError) as info:
-        parse(ir, "a" * 2000, limits=Limits(items_per_row=1000))
+        recognize(ir, "a" * 2000, limits=Limits(items_per_row=1000))
     assert info.value.limit == "items_per_row"
 
 
@@ -147,15 +148,15 @@ def test_deep_grammars_need_no_recursion():
     depth = 10_000
     rules = {"N%d" % i: ["N%d a" % (i + 1), "b"] for i in range(depth)}
     rules["N%d" % depth] = ["b"]
-    ok, _ = parse(grammar(rules, start="N0"), "baa")
+    ok, _, _ = recognize(grammar(rules, start="N0"), "baa")
     assert ok
     chain = {"N%d" % i: ["N%d" % (i + 1)] for i in range(depth)}
     chain["N%d" % depth] = ["a N0", "b"]  # a unit chain closed into right recursion
-    assert parse(grammar(chain, start="N0"), "aaab")[0]
+    assert recognize(grammar(chain, start="N0"), "aaab")[0]
 
 
 def test_rows_limit():
     ir = grammar({"S": ["a S", ""]})
     with pytest.raises(LimitError) as info:
-        parse(ir, "a" * 100, limits=Limits(rows=50))
+        recognize(ir, "a" * 100, limits=Limits(rows=50))
     assert info.value.limit == "rows"

@@ -362,7 +362,7 @@ class _Source:
     """A stand-in for a Grammar that does not compile locally: what the client sends."""
 
     def __init__(self, kind, source):
-        from refimpl import DEFAULT_LIMITS
+        from refimpl.limits import DEFAULT_LIMITS
 
         self.kind, self.source, self.limits = kind, source, DEFAULT_LIMITS
 

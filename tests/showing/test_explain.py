@@ -166,7 +166,8 @@ def test_the_explanation_follows_the_engine():
             assert m.consume(step.token)
         mask = m.mask()
         assert step.allowed == len(mask) and step.eos == (vocab.eos_token_id in mask)
-        assert step.rows[-1].items == [m.recognizer.parser.item_to_string(i) for i in m.recognizer.parser.row.items]
+        rec = m.recognizer
+        assert step.rows[-1].items == [rec.parser.item_to_string(i) for i in rec.parser.rows[rec.top - 1].items]
         assert step.forced_bytes == m.forced_bytes().decode()
         refused_asked = [r for r in step.refusals if r.token == vocab.tokens.index(b"}")]
         assert bool(refused_asked) == (vocab.tokens.index(b"}") not in mask)

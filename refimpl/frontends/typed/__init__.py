@@ -3,7 +3,7 @@
     json_schema_of(T)        the JSON schema of T's values (Grammar.from_type compiles it)
     parse(T, text)           the value of type T the text is the JSON of, or ParseError
     to_json(value)           a value's JSON text, as the grammar writes it
-    Range, MultipleOf, Length, Pattern, Format   constraints through typing.Annotated
+    Range, MultipleOf, Length, EcmaPattern, Format   constraints through typing.Annotated
 
 Modules: shapes.py (a type as a graph of shapes: the one analysis the others read),
 schema.py (shapes -> JSON schema), markers.py, reader.py (JSON text as a token tree with
@@ -12,11 +12,11 @@ digits.py (integers of any length), errors.py (UnsupportedTypeError, ParseError)
 """
 from .dump import to_json
 from .errors import ParseError, UnsupportedTypeError
-from .markers import Format, Length, MultipleOf, Pattern, Range
+from .markers import Format, Length, MultipleOf, EcmaPattern, Range
 from .parse import parse
 from .schema import json_schema_of
 
 __all__ = [
-    "Format", "Length", "MultipleOf", "ParseError", "Pattern", "Range", "UnsupportedTypeError", "json_schema_of",
+    "Format", "Length", "MultipleOf", "ParseError", "EcmaPattern", "Range", "UnsupportedTypeError", "json_schema_of",
     "parse", "to_json",
 ]

@@ -5,7 +5,7 @@ two JSON schema keywords (docs/types.md).
     Annotated[float, MultipleOf(0.5)]            multipleOf
     Annotated[str, Length(1, 40)]                minLength / maxLength (characters)
     Annotated[list[str], Length(max=3)]          minItems / maxItems
-    Annotated[str, Pattern(r"^[A-Z][a-z]+$")]    pattern (ECMA-262, searched anywhere)
+    Annotated[str, EcmaPattern(r"^[A-Z][a-z]+$")]    pattern (ECMA-262, searched anywhere)
     Annotated[str, Format("date")]               format (the formats maskref enforces)
 
 A marker applies to the JSON values of its kind ("number", "string", "array"): on a
@@ -102,7 +102,7 @@ class Length:
 
 
 @dataclass(frozen=True)
-class Pattern:
+class EcmaPattern:
     """The string contains a match of an ECMA-262 regular expression (JSON schema's
     pattern: searched anywhere, so anchor it with ``^...$`` to match the whole string)."""
 
@@ -112,7 +112,7 @@ class Pattern:
 
     def __post_init__(self) -> None:
         if not isinstance(self.regex, str):
-            raise ValueError("Pattern needs a str, got %r" % (self.regex,))
+            raise ValueError("EcmaPattern needs a str, got %r" % (self.regex,))
 
     def keywords(self, kind: str) -> Dict[str, Any]:
         return {"pattern": self.regex}
@@ -135,5 +135,5 @@ class Format:
         return {"format": self.name}
 
 
-Marker = Union[Range, MultipleOf, Length, Pattern, Format]
-MARKERS: Tuple[type, ...] = (Range, MultipleOf, Length, Pattern, Format)
+Marker = Union[Range, MultipleOf, Length, EcmaPattern, Format]
+MARKERS: Tuple[type, ...] = (Range, MultipleOf, Length, EcmaPattern, Format)

@@ -3,7 +3,7 @@
 A model class is recognised by what it has — `model_json_schema` and
 `model_validate_json` — so refimpl never imports pydantic. Its grammar is that of
 `Model.model_json_schema()`, compiled as any JSON schema (`json_schema_of`); parsing a
-model's text needs the recogniser, so `refimpl.parse` does it (refimpl/decoding/values.py).
+model's text needs the recogniser, so `refimpl.typed.parse` does it (refimpl/typed.py).
 """
 from __future__ import annotations
 

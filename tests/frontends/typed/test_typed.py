@@ -31,9 +31,9 @@ from hypothesis import strategies as st
 
 from tests.support.budget import examples
 
-from refimpl import (
-    Format, Grammar, Length, Matcher, MultipleOf, ParseError, Pattern, Range, UnsupportedTypeError, Vocabulary,
-    json_schema_of, parse, to_json,
+from refimpl import Grammar, Matcher, Vocabulary
+from refimpl.typed import (
+    EcmaPattern, Format, Length, MultipleOf, ParseError, Range, UnsupportedTypeError, json_schema_of, parse, to_json,
 )
 from refimpl.recognition.recognizer import Recognizer
 
@@ -122,7 +122,7 @@ def scalar_cases(draw: Any) -> Case:
                     lambda x: isinstance(x, str) and lo <= len(x) <= hi)
     if k == 9:
         ecma, python, member = draw(st.sampled_from(_PATTERNS))
-        return Case(Annotated[str, Pattern(ecma)], frozenset(["string"]), st.from_regex(python, fullmatch=True),
+        return Case(Annotated[str, EcmaPattern(ecma)], frozenset(["string"]), st.from_regex(python, fullmatch=True),
                     lambda x: isinstance(x, str) and re.search(member, x) is not None)
     if k == 10:
         values = draw(st.lists(st.one_of(st.text(_CHARS, max_size=3), st.integers(-5, 5), st.booleans(), st.none()),
@@ -467,7 +467,8 @@ def test_schema_of_markers() -> None:
     assert json_schema_of(Annotated[float, Range(gt=0, lt=1), MultipleOf(0.25)]) == {
         "type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1, "multipleOf": 0.25}
     assert json_schema_of(Annotated[List[int], Length(max=3)]) == {"type": "array", "items": {"type": "integer"}, "maxItems": 3}
-    assert json_schema_of(Annotated[str, Pattern("^a"), Format("date")]) == {"type": "string", "pattern": "^a", "format": "date"}
+    assert json_schema_of(Annotated[str, EcmaPattern("^a"), Format("date")]) == (
+        {"type": "string", "pattern": "^a", "format": "date"})
     # a keyword given twice: the second in allOf
     assert json_schema_of(Annotated[int, Range(ge=0), Range(ge=5)]) == {
         "type": "integer", "minimum": 0, "allOf": [{"minimum": 5}]}
@@ -712,7 +713,7 @@ def test_to_json_writes_what_the_grammar_reads() -> None:
 
 def test_pydantic_models_through_their_schema():
     pydantic = pytest.importorskip("pydantic", reason="pydantic is not installed (it comes with the peers extra)")
-    from refimpl import ParseError, json_schema_of, parse
+    from refimpl.typed import ParseError, json_schema_of, parse
 
     class Owner(pydantic.BaseModel):
         name: str

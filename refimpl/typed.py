@@ -1,5 +1,15 @@
-"""`refimpl.parse`: typed values from text — Python types (grammar/typed/) and, when
-pydantic is installed, pydantic models.
+"""Typed values: grammars from Python types, and the values back from the text
+(docs/types.md) — one namespace for what the typed frontend (frontends/typed/) and the
+recogniser do for types.
+
+    Grammar.from_type(T)    the grammar of T's JSON values (refimpl.Grammar)
+    json_schema_of(T)       the JSON schema that Grammar.from_type compiles
+    parse(T, text)          the value of type T that the text is the JSON of
+    to_json(value)          a value's JSON text, as the grammar writes it
+    Range, MultipleOf, Length, EcmaPattern, Format    constraints through typing.Annotated
+    ParseError, UnsupportedTypeError                  the two errors
+
+pydantic models (v2), when pydantic is installed, go through their own JSON schema.
 
 A model's grammar is that of `Model.model_json_schema()` (grammar/typed/models.py).
 `parse(Model, text)` first reads the text with that grammar's recogniser — a text the
@@ -13,12 +23,19 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Tuple, Union
 
-from ..frontends.grammar import Grammar
-from ..grammar.ir import CompiledGrammar
-from ..frontends.typed import ParseError
-from ..frontends.typed import parse as parse_type
-from ..frontends.typed.models import is_model, model_schema
-from ..recognition.recognizer import Recognizer
+from .frontends.grammar import Grammar
+from .frontends.typed import (
+    EcmaPattern, Format, Length, MultipleOf, ParseError, Range, UnsupportedTypeError, json_schema_of, to_json,
+)
+from .frontends.typed import parse as parse_type
+from .frontends.typed.models import is_model, model_schema
+from .grammar.ir import CompiledGrammar
+from .recognition.recognizer import Recognizer
+
+__all__ = [
+    "EcmaPattern", "Format", "Length", "MultipleOf", "ParseError", "Range", "UnsupportedTypeError", "json_schema_of",
+    "parse", "to_json",
+]
 
 _GRAMMARS: Dict[int, Tuple[Any, CompiledGrammar]] = {}  # id(model) -> (model, its grammar)
 
@@ -26,7 +43,7 @@ _GRAMMARS: Dict[int, Tuple[Any, CompiledGrammar]] = {}  # id(model) -> (model, i
 def parse(t: Any, text: Union[str, bytes], *, localns: Optional[Dict[str, Any]] = None) -> Any:
     """The value of type `t` (or the pydantic model instance) that `text` (str, or UTF-8
     bytes) is the JSON of; ParseError with the byte offset where it is not
-    (grammar/typed/parse.py, and the module docstring for models)."""
+    (frontends/typed/parse.py; for models, the module docstring)."""
     if not is_model(t):
         return parse_type(t, text, localns=localns)
     if isinstance(text, (bytes, bytearray)):

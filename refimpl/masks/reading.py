@@ -1,0 +1,134 @@
+"""How a token is read: the one rule that the mask, consume, top-k, forced tokens and the
+oracle share (docs/semantics.md, "Special tokens").
+
+At a state (lexer state, top) of the recogniser, token t is read
+
+    BY_ID          if a token lexeme that may come here matches t (`<|eot_id|>`,
+                   `<[5-9]>`): one symbol, no bytes;
+    else, if t is an EOS token:
+      ENDS_LEXEME  if EOS may end a pending `stop=""` lexeme here,
+      ENDS_OUTPUT  else if the input may end here,
+      REFUSED      else;
+    else BYTES     if t is a grammar token (not special, not empty): its bytes, allowed
+                   iff they do not reach the dead state;
+    else REFUSED   (a special token no token lexeme takes, an id outside the vocabulary).
+
+`Reading(...).how(t)` is that rule, and `allows(t)` the answer for one token; what does
+not depend on t (the token lexemes that may come, how EOS is read) is computed once per
+state, when first asked. The mask is {t : allows(t)}, computed in bulk by the trie walk
+for the bytes (matcher.py); the oracle (oracle.py) reads every token with a fresh
+Matcher's consume, which reads by `how` too.
+
+>>> from refimpl import Grammar, Matcher, Vocabulary
+>>> v = Vocabulary.from_bytes([b"<eos>", b"1", b"12", b"a", b""], eos_token_id=0)
+>>> m = Matcher(Grammar.from_regex("[0-9]+"), v)
+>>> r = m.reading()
+>>> [NAMES[r.how(t)] for t in range(6)]
+['refused', 'bytes', 'bytes', 'bytes', 'refused', 'refused']
+>>> [r.allows(t) for t in range(4)], m.consume(1), NAMES[m.reading().how(0)]
+([False, True, True, False], True, 'ends the output')
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, Optional, Tuple
+
+from ..recognition.lexer import DEAD
+
+if TYPE_CHECKING:
+    from ..recognition.recognizer import Recognizer
+    from ..tokens.special import TokenBinding
+    from ..tokens.vocab import Vocabulary
+
+#: how a token is read (the rule above)
+BY_ID, ENDS_LEXEME, ENDS_OUTPUT, BYTES, REFUSED = range(5)
+NAMES = ("by id", "ends the lexeme", "ends the output", "bytes", "refused")
+
+
+class Reading:
+    """The reading rule at one state of `recognizer` (default: its current state); the
+    grammar's token lexemes bound to `vocab` are `binding` (None or empty: no token is
+    read by id). Checking bytes explores above `top` and moves nothing."""
+
+    def __init__(self, recognizer: Recognizer, binding: Optional[TokenBinding], vocab: Vocabulary,
+                 state: Optional[int] = None, top: Optional[int] = None) -> None:
+        self.recognizer = recognizer
+        self.binding = binding if binding else None
+        self.vocab = vocab
+        self.state = recognizer.state if state is None else state
+        self.top = recognizer.top if top is None else top
+        self._by_id = -1
+        self._eos = -1
+        self._dead_first = bytearray(256)  # 1: a token starting with the byte is refused here
+        self._live_first: Dict[int, Tuple[int, int]] = {}  # byte -> the state after it, where no row was pushed
+
+    @property
+    def by_id(self) -> int:
+        """The token lexemes that may come here (a bit mask)."""
+        if self._by_id < 0:
+            self._by_id = self.recognizer.token_lexemes(self.state, self.top) if self.binding is not None else 0
+        return self._by_id
+
+    @property
+    def eos(self) -> int:
+        """How an EOS token is read here: ENDS_LEXEME, ENDS_OUTPUT or REFUSED."""
+        if self._eos < 0:
+            rec, state, top = self.recognizer, self.state, self.top
+            self._eos = (ENDS_LEXEME if rec.eos_ends_lexeme(state, top)
+                         else ENDS_OUTPUT if rec.accepts_at(state, top) else REFUSED)
+        return self._eos
+
+    def how(self, t: int) -> int:
+        """How token t is read here: BY_ID, ENDS_LEXEME, ENDS_OUTPUT, BYTES or REFUSED."""
+        vocab = self.vocab
+        if not 0 <= t < len(vocab):
+            return REFUSED
+        if self.binding is not None:
+            lexemes = self.binding.lexemes_with(t)
+            if lexemes and lexemes & self.by_id:
+                return BY_ID
+        if t in vocab.special_token_ids:
+            return self.eos if t in vocab.eos_token_ids else REFUSED
+        return BYTES if vocab.tokens[t] else REFUSED
+
+    def allows(self, t: int) -> bool:
+        """Is token t allowed here?"""
+        how = self.how(t)
+        if how == BYTES:
+            return self.bytes_allowed(self.vocab.tokens[t])
+        return how != REFUSED
+
+    def bytes_allowed(self, data: bytes) -> bool:
+        """Do `data` (not empty) keep the state alive? The first byte's answer is
+        remembered for the next tokens; the rest is the walk's fast path (a filled table
+        entry where no lazy lexeme ends is what `advance` returns with the top unchanged)
+        and `advance` elsewhere."""
+        first = data[0]
+        if self._dead_first[first]:
+            return False
+        rec, top = self.recognizer, self.top
+        after = self._live_first.get(first)
+        if after is None:
+            state, at = rec.advance(self.state, top, first)
+            if state == DEAD:
+                self._dead_first[first] = 1
+                return False
+            if at == top:
+                self._live_first[first] = (state, at)
+        else:
+            state, at = after
+        advance, lexer = rec.advance, rec.lexer
+        table, lazy = lexer.table, lexer.lazy_accepting
+        for i in range(1, len(data)):
+            b = data[i]
+            t = table[state << 8 | b]
+            if t > DEAD and not lazy[t]:
+                state = t
+                continue
+            state, at = advance(state, at, b)
+            if state == DEAD:
+                break
+        return state != DEAD
+
+    def only_bytes(self) -> bool:
+        """Must the input go on with bytes here: no EOS, no token read by id?"""
+        return self.eos == REFUSED and not self.by_id
