@@ -66,330 +66,15 @@ from collections import Counter
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from grammar_cases.cases import STRING_KINDS, Collector, features
+from grammar_cases.cpp import extract_llama_examples, extract_llama_integration, extract_llama_parser
+from grammar_cases.lexing import Token, Undecodable, split_args, tokenize, utf8, utf8_text
+from grammar_cases.sources import LEGACY_NOTE, add_source, read_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUTPUT = os.path.join(os.path.dirname(HERE), "tests", "data", "grammar_cases.json")
 
-# directory -> (repository, license, format)
-SOURCES: Dict[str, Tuple[str, str, str]] = {
-    "llama.cpp": ("ggml-org/llama.cpp", "MIT", "gbnf"),
-    "xgrammar": ("mlc-ai/xgrammar", "Apache-2.0", "xgrammar"),
-    "kbnf": ("Dan-wanna-M/kbnf", "MIT OR Apache-2.0", "kbnf"),
-    "kbnf-legacy": ("Dan-wanna-M/kbnf", "MIT OR Apache-2.0", "kbnf"),
-    "kbnf-syntax": ("Dan-wanna-M/kbnf-syntax", "MIT", "kbnf"),
-    "kbnf-syntax-legacy": ("Dan-wanna-M/kbnf-syntax", "MIT", "kbnf"),
-}
-LEGACY_NOTE = "kbnf dialect before `except!` was removed (kbnf commit c796ca5, kbnf-syntax e3e0f18, 2024-08-14)"
-
-
-class Undecodable(Exception):
-    """A literal whose value is not certain (unknown escape, not UTF-8, ...)."""
-
-
-
-# ============================================================================ C / C++
-
-_CPP_TOKEN = re.compile(r"""
-    (?P<ws>\s+) | (?P<comment>//[^\n]*|/\*.*?\*/)
-  | (?P<raw>(?P<rpre>u8|u|U|L)?R"(?P<delim>[^()\\\s]{0,16})\()
-  | (?P<str>(?P<spre>u8|u|U|L)?"(?:[^"\\\n]|\\.)*")
-  | (?P<chr>'(?:[^'\\\n]|\\.)*')
-  | (?P<ident>[A-Za-z_]\w*) | (?P<num>\d[\w.']*)
-  | (?P<punct>::|->|==|!=|&&|\|\||<=|>=|\+\+|--|.)
-""", re.S | re.X)
-
-_C_SIMPLE_ESCAPES = {"'": 0x27, '"': 0x22, "?": 0x3F, "\\": 0x5C, "a": 7, "b": 8, "f": 12,
-                     "n": 10, "r": 13, "t": 9, "v": 11}
-
-
-class CppToken:
-    __slots__ = ("kind", "text", "line", "value")
-
-    def __init__(self, kind: str, text: str, line: int, value: Any = None) -> None:
-        self.kind, self.text, self.line, self.value = kind, text, line, value
-
-    def __repr__(self) -> str:
-        return f"{self.kind}:{self.text!r}@{self.line}"
-
-
-def cpp_tokens(src: str) -> List[CppToken]:
-    """Tokens of C++ source; string literals carry their decoded value (bytes), or the
-    Undecodable exception explaining why not."""
-    def raw(m: "re.Match[str]", end: int, line: int) -> Tuple[int, Any]:
-        close = ")" + m.group("delim") + '"'
-        stop = src.find(close, end)
-        if stop < 0:
-            raise ValueError(f"unterminated raw string at line {line}")
-        value = src[end:stop].encode("utf-8") if m.group("rpre") in (None, "u8") else Undecodable("wide raw string")
-        return stop + len(close), value
-
-    return _tokens(src, _CPP_TOKEN, ("ws", "comment", "raw", "str", "chr", "ident", "num", "punct"), raw,
-                   _cpp_string_value)
-
-
-def _tokens(src: str, pattern: "re.Pattern[str]", kinds: Tuple[str, ...],
-            raw: Callable[["re.Match[str]", int, int], Tuple[int, Any]], string: Callable[[str], Any]) -> List[CppToken]:
-    """The tokens of C++ or Rust source by `pattern` (one named group per kind), without
-    spaces and comments; `raw(match, end, line)` reads a raw string literal's body (its
-    end and value), `string(literal)` a plain one's value."""
-    out: List[CppToken] = []
-    pos, line = 0, 1
-    while pos < len(src):
-        m = pattern.match(src, pos)
-        assert m is not None
-        kind = next(k for k in kinds if m.group(k))
-        end = m.end()
-        if kind == "raw":
-            end, value = raw(m, end, line)
-            out.append(CppToken("str", src[pos:end], line, value))
-        elif kind == "str":
-            out.append(CppToken("str", m.group(), line, string(m.group())))
-        elif kind not in ("ws", "comment"):
-            out.append(CppToken(kind, m.group(), line))
-        line += src.count("\n", pos, end)
-        pos = end
-    return out
-
-
-def _cpp_string_value(literal: str) -> Any:
-    prefix, body = literal.split('"', 1)
-    if prefix not in ("", "u8"):
-        return Undecodable("wide string literal")
-    try:
-        return decode_c_escapes(body[:-1])
-    except Undecodable as e:
-        return e
-
-
-def decode_c_escapes(body: str) -> bytes:
-    """The bytes of a C/C++ narrow string literal's body (UTF-8 source and execution set)."""
-    out = bytearray()
-    i = 0
-    while i < len(body):
-        c = body[i]
-        if c != "\\":
-            out += c.encode("utf-8")
-            i += 1
-            continue
-        e = body[i + 1]
-        if e in _C_SIMPLE_ESCAPES:
-            out.append(_C_SIMPLE_ESCAPES[e])
-            i += 2
-        elif e in "01234567":
-            m = re.match(r"[0-7]{1,3}", body[i + 1:])
-            assert m is not None
-            value = int(m.group(), 8)
-            if value > 0xFF:
-                raise Undecodable("octal escape above 0xFF")
-            out.append(value)
-            i += 1 + len(m.group())
-        elif e == "x":
-            m = re.match(r"[0-9a-fA-F]+", body[i + 2:])
-            if not m or int(m.group(), 16) > 0xFF:
-                raise Undecodable("hex escape missing or above 0xFF")
-            out.append(int(m.group(), 16))
-            i += 2 + len(m.group())
-        elif e in "uU":
-            n = 4 if e == "u" else 8
-            digits = body[i + 2:i + 2 + n]
-            if not re.fullmatch(r"[0-9a-fA-F]{%d}" % n, digits):
-                raise Undecodable("bad universal character name")
-            out += _utf8(int(digits, 16))
-            i += 2 + n
-        else:
-            raise Undecodable(f"unknown escape \\{e}")
-    return bytes(out)
-
-
-def _utf8(cp: int) -> bytes:
-    if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
-        raise Undecodable(f"code point {cp:#x} is not a scalar value")
-    return chr(cp).encode("utf-8")
-
-
-def _text(value: bytes) -> str:
-    try:
-        return value.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise Undecodable("not UTF-8") from e
-
-
-def split_args(tokens: List[CppToken], open_index: int) -> Tuple[List[List[CppToken]], int]:
-    """The comma-separated arguments of the bracket opening at open_index, and the index
-    just after its closing bracket."""
-    pairs = {"(": ")", "{": "}", "[": "]"}
-    depth, args, current = 0, [], []  # type: int, List[List[CppToken]], List[CppToken]
-    i = open_index
-    while True:
-        t = tokens[i]
-        if t.kind == "punct" and t.text in pairs:
-            depth += 1
-            if depth == 1:
-                i += 1
-                continue
-        elif t.kind == "punct" and t.text in pairs.values():
-            depth -= 1
-            if depth == 0:
-                if current:
-                    args.append(current)
-                return args, i + 1
-        if depth == 1 and t.kind == "punct" and t.text == ",":
-            args.append(current)
-            current = []
-        else:
-            current.append(t)
-        i += 1
-
-
-def cpp_value(tokens: List[CppToken]) -> Any:
-    """The value of an argument: str, a list of parts (str / token id) for inputs that
-    contain `token(N)`, or a list of those for a brace list. Raises Undecodable for a
-    literal that cannot be decoded, and ValueError for any other expression."""
-    if tokens and tokens[0].text == "{" and tokens[-1].text == "}":
-        items, _ = split_args(tokens + [CppToken("punct", ";", 0)], 0)
-        return [cpp_value(item) for item in items]
-    parts: List[Any] = []
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
-        if t.kind == "str":
-            if isinstance(t.value, Undecodable):
-                raise t.value
-            raw = t.value
-            while i + 1 < len(tokens) and tokens[i + 1].kind == "str":  # adjacent literals concatenate
-                i += 1
-                if isinstance(tokens[i].value, Undecodable):
-                    raise tokens[i].value
-                raw += tokens[i].value
-            parts.append(_text(raw))
-            i += 1
-        elif t.text == "token" and [x.text for x in tokens[i + 1:i + 2]] == ["("]:
-            args, i = split_args(tokens, i + 1)
-            if len(args) != 1 or len(args[0]) != 1 or args[0][0].kind != "num":
-                raise ValueError("token() of a non-literal")
-            parts.append(int(args[0][0].text))
-        else:
-            raise ValueError(f"unsupported expression {t.text!r} at line {t.line}")
-        if i < len(tokens):
-            if tokens[i].text != "+":
-                raise ValueError(f"unsupported operator {tokens[i].text!r} at line {tokens[i].line}")
-            i += 1
-    if len(parts) == 1 and isinstance(parts[0], str):
-        return parts[0]
-    merged: List[Any] = []
-    for p in parts:
-        if merged and isinstance(p, str) and isinstance(merged[-1], str):
-            merged[-1] += p
-        else:
-            merged.append(p)
-    return merged
-
-
-def _calls(tokens: List[CppToken], name: str) -> Iterator[Tuple[int, List[List[CppToken]]]]:
-    """(index, arguments) of each call of `name` (not its declaration)."""
-    for i, t in enumerate(tokens):
-        if t.text == name and i + 1 < len(tokens) and tokens[i + 1].text == "(":
-            if i > 0 and tokens[i - 1].text in ("void", "bool", "*", "&"):
-                continue
-            args, _ = split_args(tokens, i + 1)
-            yield i, args
-
-
-def extract_llama_integration(col: Collector, path: str, rel: str) -> None:
-    tokens = cpp_tokens(_read(path))
-    for i, args in _calls(tokens, "test_grammar"):
-        line = tokens[i].line
-        try:
-            desc, grammar, passing, failing = (cpp_value(a) for a in args)
-        except (Undecodable, ValueError) as e:
-            col.skip(f"llama.cpp test_grammar case not decodable ({e})")
-            continue
-        source = f"{rel}:{line} ({desc})"
-        tokenised = any(isinstance(s, list) for s in passing + failing)
-        for kind, strings in (("passing", passing), ("failing", failing)):
-            for s in strings:
-                col.observe("gbnf", source, grammar, "root", kind, _parts(s) if tokenised else s)
-    col.skip("llama.cpp test_schema case (a JSON schema, not a grammar)", sum(1 for _ in _calls(tokens, "test_schema")))
-    _llama_build_failures(col, tokens, rel)
-    _llama_parser_checks(col, tokens, rel)
-
-
-def _parts(s: Any) -> List[Any]:
-    return s if isinstance(s, list) else [s]
-
-
-def _llama_build_failures(col: Collector, tokens: List[CppToken], rel: str) -> None:
-    """`test_build_grammar_fails(x)` with x a literal or a `std::string x = literal;`."""
-    for i, args in _calls(tokens, "test_build_grammar_fails"):
-        arg = args[0]
-        if len(arg) == 1 and arg[0].kind == "ident":
-            arg = _last_assignment(tokens[:i], arg[0].text)
-        try:
-            grammar = cpp_value(arg)
-        except (Undecodable, ValueError) as e:
-            col.skip(f"llama.cpp build-failure case not decodable ({e})")
-            continue
-        col.compile("gbnf", f"{rel}:{tokens[i].line} (test_build_grammar_fails)", grammar, "root", False, "init")
-
-
-def _last_assignment(tokens: List[CppToken], name: str) -> List[CppToken]:
-    for j in range(len(tokens) - 2, -1, -1):
-        if tokens[j].text == name and tokens[j + 1].text == "=":
-            k = j + 2
-            while tokens[k].text != ";":
-                k += 1
-            return tokens[j + 2:k]
-    raise KeyError(name)
-
-
-def _llama_parser_checks(col: Collector, tokens: List[CppToken], rel: str) -> None:
-    """The hand-written tests: a grammar_str parsed with llama_grammar_parser, then
-    `assert(parsed_grammar.rules.empty())` (the parse fails) or the rules are non-empty
-    but there is no root symbol (llama_grammar_init fails)."""
-    for start, end, name in _functions(tokens):
-        body = " ".join(t.text for t in tokens[start:end])
-        if "parsed_grammar . parse ( grammar_str" not in body:
-            continue
-        grammar = cpp_value(_last_assignment(tokens[:end], "grammar_str"))
-        source = f"{rel}:{tokens[start].line} ({name})"
-        if "assert ( parsed_grammar . rules . empty ( ) )" in body:
-            col.compile("gbnf", source, grammar, None, False, "parse")
-        elif 'symbol_ids . find ( "root" ) == parsed_grammar . symbol_ids . end ( )' in body:
-            col.compile("gbnf", source, grammar, None, True, "parse")
-            col.compile("gbnf", source, grammar, "root", False, "init", note="parses, but has no rule named root")
-
-
-def _functions(tokens: List[CppToken]) -> Iterator[Tuple[int, int, str]]:
-    """(body start, body end, name) of each top-level `static void name() { ... }`."""
-    for i in range(len(tokens) - 4):
-        if tokens[i].text == "void" and tokens[i + 1].kind == "ident" and tokens[i + 2].text == "(" \
-                and tokens[i + 3].text == ")" and tokens[i + 4].text == "{":
-            _, end = split_args(tokens, i + 4)
-            yield i + 4, end, tokens[i + 1].text
-
-
-def extract_llama_parser(col: Collector, path: str, rel: str) -> None:
-    tokens = cpp_tokens(_read(path))
-    for name, ok in (("verify_parsing", True), ("verify_failure", False)):
-        for i, args in _calls(tokens, name):
-            try:
-                grammar = cpp_value(args[0])
-            except (Undecodable, ValueError) as e:
-                col.skip(f"llama.cpp {name} case not decodable ({e})")
-                continue
-            if isinstance(grammar, str):
-                col.compile("gbnf", f"{rel}:{tokens[i].line} ({name})", grammar, None, ok, "parse")
-
-
-def extract_llama_examples(col: Collector, root: str) -> None:
-    folder = os.path.join(root, "grammars")
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".gbnf"):
-            col.compile("gbnf", f"grammars/{name}", _read(os.path.join(folder, name)), "root", True, "example",
-                        note="example grammar shipped with llama.cpp (no strings are tested upstream)")
-
-
 # ============================================================================ Python (xgrammar)
+
 
 class _Unknown:
     def __repr__(self) -> str:
@@ -1003,7 +688,7 @@ def extract_xgrammar(col: Collector, root: str) -> None:
     folder = os.path.join(root, "tests", "python")
     for name in sorted(os.listdir(folder)):
         if name.startswith("test_") and name.endswith(".py"):
-            tree = ast.parse(_read(os.path.join(folder, name)))
+            tree = ast.parse(read_text(os.path.join(folder, name)))
             PyTestInterpreter(col, tree, f"tests/python/{name}").run()
 
 
@@ -1021,7 +706,7 @@ _RUST_TOKEN = re.compile(r"""
 _RUST_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "0": "\0", "'": "'", '"': '"'}
 
 
-def rust_tokens(src: str) -> List[CppToken]:
+def rust_tokens(src: str) -> List[Token]:
     """Tokens of Rust source; string literals carry their value (str, or bytes for b"")."""
     def raw(m: "re.Match[str]", end: int, line: int) -> Tuple[int, Any]:
         close = '"' + m.group("hashes")
@@ -1029,8 +714,8 @@ def rust_tokens(src: str) -> List[CppToken]:
         body = src[end:stop]
         return stop + len(close), body.encode("utf-8") if m.group().startswith("b") else body
 
-    return _tokens(src, _RUST_TOKEN, ("ws", "comment", "raw", "str", "chr", "lifetime", "ident", "num", "punct"), raw,
-                   _rust_string_value)
+    return tokenize(src, _RUST_TOKEN, ("ws", "comment", "raw", "str", "chr", "lifetime", "ident", "num", "punct"), raw,
+                    _rust_string_value)
 
 
 def _rust_string_value(literal: str) -> Any:
@@ -1059,7 +744,7 @@ def _rust_string_value(literal: str) -> Any:
             if not m:
                 return Undecodable("bad \\u escape")
             try:
-                out += _utf8(int(m.group(1), 16))
+                out += utf8(int(m.group(1), 16))
             except Undecodable as err:
                 return err
             i += 2 + len(m.group())
@@ -1072,7 +757,7 @@ def _rust_string_value(literal: str) -> Any:
     return bytes(out) if is_bytes else out.decode("utf-8")
 
 
-def rust_test_functions(tokens: List[CppToken]) -> Iterator[Tuple[str, int, List[CppToken], bool]]:
+def rust_test_functions(tokens: List[Token]) -> Iterator[Tuple[str, int, List[Token], bool]]:
     """(name, line, body tokens, should_panic) of each #[test] function."""
     i = 0
     while i < len(tokens) - 3:
@@ -1092,7 +777,7 @@ def rust_test_functions(tokens: List[CppToken]) -> Iterator[Tuple[str, int, List
         i += 1
 
 
-def rust_statements(body: List[CppToken]) -> Iterator[List[CppToken]]:
+def rust_statements(body: List[Token]) -> Iterator[List[Token]]:
     """Top-level statements; a `for` or `if` statement is yielded whole (with its block)."""
     i = 0
     while i < len(body):
@@ -1121,13 +806,13 @@ class KbnfEngineRun:
         self.pending: Dict[str, bytes] = {}  # result variable -> the text it accepted
         self.unresolved: Optional[str] = None  # a result variable whose outcome is not known yet
 
-    def run(self, body: List[CppToken]) -> None:
+    def run(self, body: List[Token]) -> None:
         for stmt in rust_statements(body):
             self.statement(stmt)
         for name in list(self.pending):
             self.flush(name)
 
-    def statement(self, stmt: List[CppToken]) -> None:
+    def statement(self, stmt: List[Token]) -> None:
         texts = [t.text for t in stmt]
         if texts[:1] == ["for"]:
             self.loop(stmt)
@@ -1146,7 +831,7 @@ class KbnfEngineRun:
         elif texts[:1] in (["assert_eq!"], ["assert!"]):
             self.assert_result(texts)
 
-    def let(self, stmt: List[CppToken], texts: List[str]) -> None:
+    def let(self, stmt: List[Token], texts: List[str]) -> None:
         name = texts[2] if texts[1] == "mut" else texts[1]
         value = stmt[texts.index("=") + 1:-1]
         if len(value) == 1 and value[0].kind == "str":
@@ -1157,7 +842,7 @@ class KbnfEngineRun:
             if m and isinstance(self.env.get(m.group(1)), int) and len(strings) == 2:
                 self.env[name] = strings[0 if self.env[m.group(1)] % int(m.group(2)) == int(m.group(3)) else 1].value
 
-    def loop(self, stmt: List[CppToken]) -> None:
+    def loop(self, stmt: List[Token]) -> None:
         texts = [t.text for t in stmt]
         m = re.match(r"for (\w+) in (\d+) \.\. (\d+) \{", " ".join(texts))
         if not m:
@@ -1169,7 +854,7 @@ class KbnfEngineRun:
             for inner in rust_statements(body):
                 self.statement(inner)
 
-    def accept(self, stmt: List[CppToken], texts: List[str]) -> None:
+    def accept(self, stmt: List[Token], texts: List[str]) -> None:
         """An accept call, with its outcome if the statement asserts it. `let r = call;`
         leaves the outcome to a later assert on r; `.unwrap()` alone means it was accepted."""
         call = next(i for i, t in enumerate(texts) if t in ("try_accept_new_token", "try_accept_new_bytes"))
@@ -1198,7 +883,7 @@ class KbnfEngineRun:
         else:  # outcome not asserted here
             self.consumed = None
 
-    def accepted_text(self, arg: List[CppToken]) -> Optional[bytes]:
+    def accepted_text(self, arg: List[Token]) -> Optional[bytes]:
         """The bytes of the token or byte string an accept call is given."""
         texts = [t.text for t in arg]
         strings = [t.value for t in arg if t.kind == "str"]
@@ -1240,7 +925,7 @@ class KbnfEngineRun:
         if self.grammar is None:
             return
         try:
-            text = _text(seq)
+            text = utf8_text(seq)
         except Undecodable:
             self.col.skip("kbnf input that is not UTF-8 (string left out)")
             return
@@ -1248,7 +933,7 @@ class KbnfEngineRun:
 
 
 def extract_kbnf_engine_tests(col: Collector, path: str, rel: str, note: Optional[str]) -> None:
-    tokens = rust_tokens(_read(path))
+    tokens = rust_tokens(read_text(path))
     for name, line, body, should_panic in rust_test_functions(tokens):
         if should_panic:
             continue
@@ -1262,7 +947,7 @@ def extract_kbnf_syntax_tests(col: Collector, path: str, rel: str, note: Optiona
     """Parser and validator tests: the grammar in `let source = ...` (or `src`) parses
     (parse_expressions) or validates with a start symbol (validate_grammar("S", ...)),
     unless the test is #[should_panic]."""
-    tokens = rust_tokens(_read(path))
+    tokens = rust_tokens(read_text(path))
     for name, line, body, should_panic in rust_test_functions(tokens):
         texts = [t.text for t in body]
         grammar = next((body[i + 3].value for i in range(len(body) - 3)
@@ -1281,24 +966,6 @@ def extract_kbnf_syntax_tests(col: Collector, path: str, rel: str, note: Optiona
 
 
 # ============================================================================ main
-
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        return f.read()
-
-
-def _commit(folder: str) -> str:
-    commit = _read(os.path.join(folder, "COMMIT")).strip()
-    if not re.fullmatch(r"[0-9a-f]{40}", commit):
-        raise SystemExit(f"{folder}/COMMIT must hold a 40-hex commit")
-    return commit
-
-
-def _add_source(col: Collector, name: str, folder: str, path: str) -> None:
-    repo, license_, _ = SOURCES[name]
-    col.commit = _commit(folder)
-    col.sources.append({"repo": repo, "commit": col.commit, "path": path, "license": license_})
-
 
 EXTRACTORS: List[Tuple[str, str, Callable[[Collector, str, str, Optional[str]], None]]] = [
     ("llama.cpp", "tests/test-grammar-integration.cpp", lambda c, p, r, n: extract_llama_integration(c, p, r)),
@@ -1321,13 +988,13 @@ def extract(sources_dir: str) -> Dict[str, Any]:
             if not name.endswith("legacy"):
                 raise SystemExit(f"missing {path}")
             continue
-        _add_source(col, name, folder, rel)
+        add_source(col, name, folder, rel)
         extractor(col, path, rel, LEGACY_NOTE if name.endswith("legacy") else None)
     llama = os.path.join(sources_dir, "llama.cpp")
-    _add_source(col, "llama.cpp", llama, "grammars/*.gbnf")
+    add_source(col, "llama.cpp", llama, "grammars/*.gbnf")
     extract_llama_examples(col, llama)
     xgrammar = os.path.join(sources_dir, "xgrammar")
-    _add_source(col, "xgrammar", xgrammar, "tests/python/test_*.py")
+    add_source(col, "xgrammar", xgrammar, "tests/python/test_*.py")
     extract_xgrammar(col, xgrammar)
     cases = col.finished_cases()
     with_strings = {(c["format"], c["grammar"], c["root"]) for c in cases}
