@@ -34,6 +34,8 @@ from .sources import read_text
 
 
 class _Unknown:
+    """A value the interpreter does not know (never recorded)."""
+
     def __repr__(self) -> str:
         return "UNKNOWN"
 

@@ -24,7 +24,6 @@ from .cases import Collector
 from .lexing import Token, Undecodable, split_args, tokenize, utf8, utf8_text
 from .sources import read_text
 
-
 _RUST_TOKEN = re.compile(r"""
     (?P<ws>\s+) | (?P<comment>//[^\n]*|/\*.*?\*/)
   | (?P<raw>b?r(?P<hashes>\#*)")
