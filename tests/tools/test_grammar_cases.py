@@ -378,15 +378,15 @@ def test_the_command_on_a_small_sources_dir(tmp_path):
     command = [sys.executable, os.path.join(REPOSITORY, "tools", "extract_grammar_cases.py"), str(sources), str(out)]
     run = subprocess.run(command, capture_output=True, text=True, check=True)
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert [(s["repo"], s["path"]) for s in data["meta"]["sources"]] == [
-        ("ggml-org/llama.cpp", "tests/test-grammar-integration.cpp"),
-        ("ggml-org/llama.cpp", "tests/test-grammar-parser.cpp"),
-        ("Dan-wanna-M/kbnf", "tests/test.rs"),
-        ("Dan-wanna-M/kbnf", "tests/test.rs"),
-        ("Dan-wanna-M/kbnf-syntax", "src/parser.rs"),
-        ("Dan-wanna-M/kbnf-syntax", "src/grammar.rs"),
-        ("ggml-org/llama.cpp", "grammars/*.gbnf"),
-        ("mlc-ai/xgrammar", "tests/python/test_*.py"),
+    assert [(s["repo"], s["path"], s["license"], s["commit"]) for s in data["meta"]["sources"]] == [
+        ("ggml-org/llama.cpp", "tests/test-grammar-integration.cpp", "MIT", COMMIT),
+        ("ggml-org/llama.cpp", "tests/test-grammar-parser.cpp", "MIT", COMMIT),
+        ("Dan-wanna-M/kbnf", "tests/test.rs", "MIT OR Apache-2.0", COMMIT),
+        ("Dan-wanna-M/kbnf", "tests/test.rs", "MIT OR Apache-2.0", COMMIT[::-1]),
+        ("Dan-wanna-M/kbnf-syntax", "src/parser.rs", "MIT", COMMIT),
+        ("Dan-wanna-M/kbnf-syntax", "src/grammar.rs", "MIT", COMMIT),
+        ("ggml-org/llama.cpp", "grammars/*.gbnf", "MIT", COMMIT),
+        ("mlc-ai/xgrammar", "tests/python/test_*.py", "Apache-2.0", COMMIT),
     ]
     assert data["meta"]["generated_by"] == "tools/extract_grammar_cases.py"
     assert data["meta"]["skipped"]["kbnf input that is not UTF-8 (string left out)"] == 2
