@@ -57,6 +57,7 @@ EXTRACTORS: List[Tuple[str, str, Callable[[Collector, str, str, Optional[str]], 
 
 
 def extract(sources_dir: str) -> Dict[str, Any]:
+    """The content of grammar_cases.json for the checkouts in `sources_dir`."""
     col = Collector()
     for name, rel, extractor in EXTRACTORS:
         folder = os.path.join(sources_dir, name)
@@ -88,6 +89,7 @@ def extract(sources_dir: str) -> Dict[str, Any]:
 
 
 def summary(data: Dict[str, Any]) -> str:
+    """What was extracted, per format and source file, and what was left out, by reason."""
     lines = []
     for key in ("cases", "compile_cases"):
         counts = Counter((e["format"], e["source"].split(":")[0]) for e in data[key])

@@ -1,10 +1,7 @@
-"""The source checkouts the cases are read from.
-
-SOURCES_DIR holds one folder per source (the keys of `SOURCES`), each with a file
-COMMIT (the 40-hex commit the files were taken from) and the files at their repository
-paths; tests/data/README.md says which commits were used and how to fill it. Every
-file is read as UTF-8 text, and every source file read is listed, with its repository,
-commit and license, in the output's `"meta"`.
+"""The source checkouts the cases are read from: one folder of SOURCES_DIR per source
+(the keys of `SOURCES`; the layout is in `cli`'s docstring), its COMMIT file, and its
+files, read as UTF-8 text. Every source file read is listed, with its repository, commit
+and license, in the output's `"meta"`.
 """
 from __future__ import annotations
 
