@@ -23,7 +23,7 @@ import re
 from typing import Any, Iterator, List, Tuple
 
 from .cases import Collector
-from .lexing import Token, Undecodable, split_args, tokenize, utf8, utf8_text
+from .lexing import Token, Undecodable, split_args, tokenize, unescape, utf8, utf8_text
 from .sources import read_text
 
 _CPP_TOKEN = re.compile(r"""
@@ -66,42 +66,32 @@ def _cpp_string_value(literal: str) -> Any:
 
 def decode_c_escapes(body: str) -> bytes:
     """The bytes of a C/C++ narrow string literal's body (UTF-8 source and execution set)."""
-    out = bytearray()
-    i = 0
-    while i < len(body):
-        c = body[i]
-        if c != "\\":
-            out += c.encode("utf-8")
-            i += 1
-            continue
-        e = body[i + 1]
-        if e in _C_SIMPLE_ESCAPES:
-            out.append(_C_SIMPLE_ESCAPES[e])
-            i += 2
-        elif e in "01234567":
-            m = re.match(r"[0-7]{1,3}", body[i + 1:])
-            assert m is not None
-            value = int(m.group(), 8)
-            if value > 0xFF:
-                raise Undecodable("octal escape above 0xFF")
-            out.append(value)
-            i += 1 + len(m.group())
-        elif e == "x":
-            m = re.match(r"[0-9a-fA-F]+", body[i + 2:])
-            if not m or int(m.group(), 16) > 0xFF:
-                raise Undecodable("hex escape missing or above 0xFF")
-            out.append(int(m.group(), 16))
-            i += 2 + len(m.group())
-        elif e in "uU":
-            n = 4 if e == "u" else 8
-            digits = body[i + 2:i + 2 + n]
-            if not re.fullmatch(r"[0-9a-fA-F]{%d}" % n, digits):
-                raise Undecodable("bad universal character name")
-            out += utf8(int(digits, 16))
-            i += 2 + n
-        else:
-            raise Undecodable(f"unknown escape \\{e}")
-    return bytes(out)
+    return unescape(body, _c_escape)
+
+
+def _c_escape(body: str, i: int) -> Tuple[bytes, int]:
+    e = body[i + 1]
+    if e in _C_SIMPLE_ESCAPES:
+        return bytes([_C_SIMPLE_ESCAPES[e]]), i + 2
+    if e in "01234567":
+        m = re.match(r"[0-7]{1,3}", body[i + 1:])
+        assert m is not None
+        value = int(m.group(), 8)
+        if value > 0xFF:
+            raise Undecodable("octal escape above 0xFF")
+        return bytes([value]), i + 1 + len(m.group())
+    if e == "x":
+        m = re.match(r"[0-9a-fA-F]+", body[i + 2:])
+        if not m or int(m.group(), 16) > 0xFF:
+            raise Undecodable("hex escape missing or above 0xFF")
+        return bytes([int(m.group(), 16)]), i + 2 + len(m.group())
+    if e in "uU":
+        n = 4 if e == "u" else 8
+        digits = body[i + 2:i + 2 + n]
+        if not re.fullmatch(r"[0-9a-fA-F]{%d}" % n, digits):
+            raise Undecodable("bad universal character name")
+        return utf8(int(digits, 16)), i + 2 + n
+    raise Undecodable(f"unknown escape \\{e}")
 
 
 def cpp_value(tokens: List[Token]) -> Any:

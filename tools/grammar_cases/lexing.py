@@ -2,9 +2,10 @@
 
 `tokenize` cuts source text into tokens with one regular expression per language (one
 named group per kind of token), drops spaces and comments, and gives each string literal
-its decoded value, or the `Undecodable` exception saying why it has none. `split_args`
-then cuts a bracketed list into its comma-separated items, which is all the structure
-the readers need: they look for calls and `let` statements, not for a syntax tree.
+its decoded value, or the `Undecodable` exception saying why it has none (`unescape`
+reads a literal's body; each language reads its own escapes). `split_args` then cuts a
+bracketed list into its comma-separated items, which is all the structure the readers
+need: they look for calls and `let` statements, not for a syntax tree.
 """
 from __future__ import annotations
 
@@ -78,6 +79,22 @@ def split_args(tokens: List[Token], open_index: int) -> Tuple[List[List[Token]],
         else:
             current.append(t)
         i += 1
+
+
+def unescape(body: str, escape: Callable[[str, int], Tuple[bytes, int]]) -> bytes:
+    """The bytes of a string literal's body: each character as UTF-8, and each escape as
+    `escape(body, i)` reads it, with `i` at its backslash: its bytes and the index after it
+    (or Undecodable)."""
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        if body[i] == "\\":
+            value, i = escape(body, i)
+            out += value
+        else:
+            out += body[i].encode("utf-8")
+            i += 1
+    return bytes(out)
 
 
 def utf8(cp: int) -> bytes:

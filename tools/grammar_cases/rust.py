@@ -21,7 +21,7 @@ import re
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .cases import Collector
-from .lexing import Token, Undecodable, split_args, tokenize, utf8, utf8_text
+from .lexing import Token, Undecodable, split_args, tokenize, unescape, utf8, utf8_text
 from .sources import read_text
 
 _RUST_TOKEN = re.compile(r"""
@@ -51,40 +51,33 @@ def rust_tokens(src: str) -> List[Token]:
 def _rust_string_value(literal: str) -> Any:
     is_bytes = literal.startswith("b")
     body = literal[2:-1] if is_bytes else literal[1:-1]
-    out = bytearray()
-    i = 0
-    while i < len(body):
-        c = body[i]
-        if c != "\\":
-            out += c.encode("utf-8")
+    try:
+        value = unescape(body, lambda text, i: _rust_escape(text, i, is_bytes))
+    except Undecodable as e:
+        return e
+    return value if is_bytes else value.decode("utf-8")
+
+
+def _rust_escape(body: str, i: int, is_bytes: bool) -> Tuple[bytes, int]:
+    e = body[i + 1]
+    if e in _RUST_ESCAPES:
+        return _RUST_ESCAPES[e].encode(), i + 2
+    if e == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", body[i + 2:i + 4]):
+        value = int(body[i + 2:i + 4], 16)
+        if value > 0x7F and not is_bytes:
+            raise Undecodable("\\x above 0x7F in a str literal")
+        return bytes([value]), i + 4
+    if e == "u" and not is_bytes:
+        m = re.match(r"\{([0-9a-fA-F]{1,6})\}", body[i + 2:])
+        if not m:
+            raise Undecodable("bad \\u escape")
+        return utf8(int(m.group(1), 16)), i + 2 + len(m.group())
+    if e == "\n":  # line continuation: skip the newline and leading whitespace
+        i += 2
+        while i < len(body) and body[i] in " \t\r\n":
             i += 1
-            continue
-        e = body[i + 1]
-        if e in _RUST_ESCAPES:
-            out += _RUST_ESCAPES[e].encode()
-            i += 2
-        elif e == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", body[i + 2:i + 4]):
-            value = int(body[i + 2:i + 4], 16)
-            if value > 0x7F and not is_bytes:
-                return Undecodable("\\x above 0x7F in a str literal")
-            out.append(value)
-            i += 4
-        elif e == "u" and not is_bytes:
-            m = re.match(r"\{([0-9a-fA-F]{1,6})\}", body[i + 2:])
-            if not m:
-                return Undecodable("bad \\u escape")
-            try:
-                out += utf8(int(m.group(1), 16))
-            except Undecodable as err:
-                return err
-            i += 2 + len(m.group())
-        elif e == "\n":  # line continuation: skip the newline and leading whitespace
-            i += 2
-            while i < len(body) and body[i] in " \t\r\n":
-                i += 1
-        else:
-            return Undecodable(f"unknown escape \\{e}")
-    return bytes(out) if is_bytes else out.decode("utf-8")
+        return b"", i
+    raise Undecodable(f"unknown escape \\{e}")
 
 
 def rust_test_functions(tokens: List[Token]) -> Iterator[Tuple[str, int, List[Token], bool]]:
