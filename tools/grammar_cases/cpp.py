@@ -8,9 +8,10 @@ literal or an escape whose value is not certain makes its case undecodable. Then
 * `test_grammar(desc, grammar, {passing}, {failing})` gives a case. `token(N)` in an
   input string is llama.cpp's encoding of a token id; such inputs are written as lists
   of parts (text and token ids), see `token_inputs` in tests/data/README.md.
-* `test_build_grammar_fails(grammar)` (a literal, or a `std::string` assigned one), and
-  the two hand-written tests of a grammar without a root or with a missing reference,
-  give compile cases that must fail.
+* `test_build_grammar_fails(grammar)` (a literal, or a `std::string` assigned one) gives
+  a compile case that must fail; so do the hand-written tests that parse a `grammar_str`
+  and assert that its rules are empty (it does not parse) or that it has no rule named
+  root (it parses, which is a compile case of its own, but does not build).
 * `verify_parsing(...)` / `verify_failure(...)` of the parser test give parse cases.
 * each grammars/*.gbnf is a compile case that must build (no upstream test checks it).
 
