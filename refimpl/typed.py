@@ -11,7 +11,7 @@ recogniser do for types.
 
 pydantic models (v2), when pydantic is installed, go through their own JSON schema.
 
-A model's grammar is that of `Model.model_json_schema()` (grammar/typed/models.py).
+A model's grammar is that of `Model.model_json_schema()` (frontends/typed/models.py).
 `parse(Model, text)` first reads the text with that grammar's recogniser — a text the
 grammar refuses is a ParseError at the byte where it is refused, so parse accepts exactly
 what the grammar accepts, as for every other type — and then lets pydantic build the

@@ -27,6 +27,8 @@ s: "a" s
 """
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -91,6 +93,16 @@ class Lexeme:
 
 #: what makes two lexemes one (all but the name, which is for display)
 _IDENTITY = tuple(f.name for f in fields(Lexeme) if f.name != "name")
+
+
+def lark_string(text: str) -> str:
+    """A string as a Lark literal writes it (JSON's escapes): the names of literal
+    lexemes, and what `to_text` prints.
+
+    >>> lark_string('a"b\\c'), lark_string("é\n")
+    ('"a\\"b\\\\c"', '"é\\n"')
+    """
+    return json.dumps(text, ensure_ascii=False)
 
 
 class GrammarIR:

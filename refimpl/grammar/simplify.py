@@ -48,7 +48,7 @@ from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 from ..errors import GrammarError
 from ..regex.exprs import BYTES, CONCAT, EPSILON_KIND
 from ..regex.relevance import is_empty
-from .ir import GrammarIR, Lexeme
+from .ir import GrammarIR, Lexeme, lark_string
 
 Rhs = Tuple[int, ...]
 
@@ -676,31 +676,11 @@ def merge_literals(ir: GrammarIR) -> GrammarIR:
                     lex = ir.lexemes[~old]
                     new_rhs.append(new.add_lexeme(lex.name, lex.expr))
                 else:
-                    new_rhs.append(new.add_lexeme(_quote_bytes(x), ir.es.literal(x)))
+                    new_rhs.append(new.add_lexeme(lark_string(x.decode("utf-8", "backslashreplace")), ir.es.literal(x)))
             else:
                 new_rhs.append(x)  # type: ignore[arg-type]
         new.add_rule(lhs, new_rhs)
     return new
-
-
-def _quote_bytes(data: bytes) -> str:
-    """A display name for a literal lexeme: "..." with the usual escapes."""
-    text = data.decode("utf-8", "backslashreplace")
-    out = []
-    for ch in text:
-        if ch in '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append("\\x%02x" % ord(ch))
-        else:
-            out.append(ch)
-    return '"%s"' % "".join(out)
 
 
 def simplify(ir: GrammarIR) -> GrammarIR:

@@ -6,7 +6,7 @@
     m.rollback(n)         undo the last n consumed tokens
 
 The state is the recogniser's (lexer state, parser rows); the mask is computed by the
-backend's trie walk (tokens/walk.py), and is always the full allowed set: no forcing
+backend's trie walk (masks/walk.py), and is always the full allowed set: no forcing
 shortcuts (docs/semantics.md). Forced bytes and tokens are separate queries.
 
 Tokens are read as the grammar asks (docs/semantics.md, "Special tokens"): a token that a
@@ -117,7 +117,7 @@ class MatcherLike(Protocol):
 
 
 class Matcher:
-    """One generation's matcher, its masks computed by refimpl's trie walk (tokens/walk.py)
+    """One generation's matcher, its masks computed by refimpl's trie walk (masks/walk.py)
     or by another in-process walker with the same signature. Backends are chosen by name
     with `refimpl.open_matcher(grammar, vocab, backend=...)`, which passes the walker;
     `backend="index"` answers from a token index instead (regular grammars: index/).

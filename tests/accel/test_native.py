@@ -36,9 +36,9 @@ if native.unavailable_reason() is not None:
 
 from accel import _native  # noqa: E402
 from tests.support.budget import examples  # noqa: E402
-from tests.masks.test_matcher import (cfg_grammar, cfg_grammars, cfg_tokens, lockstep, regex_grammar, regexes,  # noqa: E402
+from tests.support.grammars import (cfg_grammar, cfg_grammars, cfg_tokens, lockstep, regex_grammar, regexes,  # noqa: E402
                           token_lists, vocabulary)
-from tests.masks.test_slicer import JSONISH  # noqa: E402
+from tests.support.grammars import JSONISH  # noqa: E402
 from tests.support.paths import DATA
 
 native_walk = _native.walk

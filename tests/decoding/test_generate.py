@@ -27,7 +27,7 @@ from refimpl.showing.cli import main
 from refimpl.decoding import Generation, RandomModel, TopK, generate, greedy
 from refimpl.recognition.recognizer import Recognizer
 from refimpl.decoding.topk import reference_top_k
-from tests.masks.test_matcher import regex_grammar, regexes, token_lists, vocabulary
+from tests.support.grammars import regex_grammar, regexes, token_lists, vocabulary
 
 GPT2 = Vocabulary.load("gpt2")
 COMPACT = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}

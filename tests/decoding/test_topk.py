@@ -17,8 +17,8 @@ from tests.support.budget import examples
 
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher
 from refimpl.decoding.topk import refusals_budget, reference_top_k, top_k
-from tests.masks.test_matcher import cfg_grammar, cfg_grammars, cfg_tokens, regex_grammar, regexes, token_lists, vocabulary
-from tests.tokens.test_special import WIDER, grammar_of, special_grammars
+from tests.support.grammars import cfg_grammar, cfg_grammars, cfg_tokens, regex_grammar, regexes, token_lists, vocabulary
+from tests.support.special import WIDER, grammar_of, special_grammars
 
 
 def expected(m, logits, k):
@@ -91,18 +91,6 @@ def test_special_tokens_and_eos_are_read_as_the_grammar_asks(source, choices, da
     as bytes, allowed by id under <[*]>)."""
     m = Matcher(grammar_of(source), WIDER)
     check_path(m, data, choices)
-
-
-def test_the_single_token_check_is_consume():
-    """Every token of GPT-2 after a few JSON prefixes: the check says what consume does."""
-    v = Vocabulary.load("gpt2")
-    g = Grammar.from_json_schema({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}})
-    for prefix in (b"", b'{"a": 1', b'{"a": 12, "b": "x'):
-        m = Matcher(g, v)
-        assert m.consume_bytes(prefix)
-        check = m.reading().allows
-        flags = m.mask().flags
-        assert [t for t in range(len(v)) if check(t)] == [t for t in range(len(v)) if flags[t]], prefix
 
 
 def test_eos_and_fewer_allowed_than_k():

@@ -10,7 +10,7 @@ import itertools
 import pytest
 from hypothesis import given, settings, strategies as st
 from tests.support.budget import examples
-from tests.masks.test_matcher import regex_grammar, regexes, token_lists
+from tests.support.grammars import regex_grammar, regexes, token_lists
 
 from refimpl import Grammar, Matcher, Vocabulary, naive_mask, open_matcher
 from refimpl.masks.index import DEAD, NotRegular, Steps, build_index, naive_index

@@ -3,7 +3,7 @@ grammars, rollback included, every mask with the cache equals the mask without i
 repetitive input it hits."""
 from hypothesis import given, settings, strategies as st
 from tests.support.budget import examples
-from tests.masks.test_matcher import cfg_grammar, cfg_grammars, cfg_tokens, lockstep, vocabulary
+from tests.support.grammars import cfg_grammar, cfg_grammars, cfg_tokens, lockstep, vocabulary
 
 from refimpl import Grammar, Limits, Matcher, Vocabulary
 

@@ -13,7 +13,7 @@ from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.regex import ExprSet, compile_pattern
 from refimpl.regex.relevance import prefixes_contain
 from refimpl.masks.slicer import JSON_SLICES, Slicer
-from tests.masks.test_matcher import cfg_grammar, cfg_grammars, cfg_tokens, regex_grammar, regexes, token_lists, vocabulary
+from tests.support.grammars import JSONISH, cfg_grammar, cfg_grammars, cfg_tokens, regex_grammar, regexes, token_lists, vocabulary
 from tests.support.paths import DATA
 
 SMALL_SLICES = ["[ ,]+", "[ab]{1,2}", "[abc]+", "[^\"]+"]
@@ -47,15 +47,7 @@ def test_cfg_masks_with_and_without_slices(ir, tokens, choices, slices):
 
 
 STRING = r'"[^"\\\x00-\x1F\x7F]%s"'
-JSONISH = r"""
-start: "{" pair ("," pair)* "}"
-pair: KEY ":" value
-value: STRING | NUMBER | "true" | "false" | "null" | "[" (value ("," value)*)? "]" | start
-KEY: /"[a-z_]+"/
-STRING: /"([^"\\\x00-\x1F\x7F]|\\["\\\/bfnrt])*"/
-NUMBER: /-?(0|[1-9][0-9]*)(\.[0-9]+)?/
-%ignore /[ \t\n\r]+/
-"""
+
 
 DATA = DATA / "vocab"
 

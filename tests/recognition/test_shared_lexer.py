@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from tests.masks.test_slicer import JSONISH
+from tests.support.grammars import JSONISH
 
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher
 

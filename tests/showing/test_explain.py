@@ -16,8 +16,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from tests.support.budget import examples
 from hypothesis import given, settings, strategies as st
-from tests.showing.test_page import parse
-from tests.masks.test_matcher import (cfg_grammar, cfg_grammars, cfg_tokens, lockstep, regex_grammar, regexes, token_lists,
+from tests.support.page import read_page
+from tests.support.grammars import (cfg_grammar, cfg_grammars, cfg_tokens, lockstep, regex_grammar, regexes, token_lists,
                                       vocabulary)
 
 from refimpl import Grammar, Matcher, Vocabulary
@@ -222,7 +222,7 @@ def test_cli_text_and_dot(tmp_path, capsys):
 
 def check_html(fragment):
     """Balanced tags (test_explain_page.parse) and every SVG well-formed XML."""
-    parse(fragment)
+    read_page(fragment)
     for svg in re.findall(r"<svg.*?</svg>", fragment, re.S):
         ET.fromstring(svg)
 

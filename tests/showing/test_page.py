@@ -8,7 +8,6 @@ network; every text from the vocabulary is escaped. The browser test
 """
 import re
 import xml.etree.ElementTree as ET
-from html.parser import HTMLParser
 
 import pytest
 
@@ -18,101 +17,16 @@ from refimpl.showing import explain
 from refimpl.showing import page as page_mod
 from refimpl.showing import svg
 from refimpl.showing.steps import DfaView
+from tests.support.grammars import JSONISH
+from tests.support.page import read_page
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
-JSONISH = r"""
-start: "{" pair ("," pair)* "}"
-pair: KEY ":" value
-value: STRING | NUMBER | "true" | "false" | "null" | "[" (value ("," value)*)? "]" | start
-KEY: /"[a-z_]+"/
-STRING: /"([^"\\\x00-\x1F\x7F]|\\["\\\/bfnrt])*"/
-NUMBER: /-?(0|[1-9][0-9]*)(\.[0-9]+)?/
-%ignore /[ \t\n\r]+/
-"""
 
 # tokens that need escaping: markup, quotes, ampersands, control characters, a lone
 # continuation byte; and the ones the prefix is made of
 NASTY = [b"<", b"</script>", b"&amp;", b'"\'', b"\x00", b"\n", b"\x1b[0m", b"\x7f", b"\xa9", b'"<b>"']
 TOKENS = [b"{", b'{"', b"a", b'":', b" ", b" [", b"1", b"12", b",", b" true", b"]", b"}", b'"', b"b", b":"] + NASTY
-
-
-class Node:
-    def __init__(self, tag, attrs, parent):
-        self.tag, self.attrs, self.parent = tag, dict(attrs), parent
-        self.children = []
-
-    @property
-    def classes(self):
-        return (self.attrs.get("class") or "").split()
-
-    def text(self):
-        out, stack = [], [self]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, str):
-                out.append(n)
-            else:
-                stack.extend(reversed(n.children))
-        return "".join(out)
-
-    def find_all(self, tag=None, cls=None, **attrs):
-        out, stack = [], list(reversed(self.children))
-        while stack:
-            n = stack.pop()
-            if isinstance(n, str):
-                continue
-            if ((tag is None or n.tag == tag) and (cls is None or cls in n.classes)
-                    and all(n.attrs.get(k.replace("_", "-")) == v for k, v in attrs.items())):
-                out.append(n)
-            stack.extend(reversed(n.children))
-        return out
-
-    def kids(self, tag):
-        return [n for n in self.children if not isinstance(n, str) and n.tag == tag]
-
-    def find(self, tag=None, cls=None, **attrs):
-        found = self.find_all(tag, cls, **attrs)
-        assert found, (tag, cls, attrs)
-        return found[0]
-
-
-class TreeBuilder(HTMLParser):
-    """A tree of the page; fails on a closing tag that does not match the open one."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.root = self.open = Node("#document", [], None)
-        self.start_tags = []
-
-    def handle_starttag(self, tag, attrs):
-        self.start_tags.append((tag, attrs))
-        node = Node(tag, attrs, self.open)
-        self.open.children.append(node)
-        if tag not in VOID:
-            self.open = node
-
-    def handle_startendtag(self, tag, attrs):
-        self.start_tags.append((tag, attrs))
-        self.open.children.append(Node(tag, attrs, self.open))
-
-    def handle_endtag(self, tag):
-        if tag in VOID:
-            return
-        assert self.open.tag == tag, "</%s> closes <%s>" % (tag, self.open.tag)
-        self.open = self.open.parent
-
-    def handle_data(self, data):
-        self.open.children.append(data)
-
-
-def parse(page):
-    b = TreeBuilder()
-    b.feed(page)
-    b.close()
-    assert b.open is b.root, "unclosed <%s>" % b.open.tag
-    return b
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +47,7 @@ def page(explained):
 
 @pytest.fixture(scope="module")
 def tree(page):
-    return parse(page)
+    return read_page(page)
 
 
 def test_the_prefix_is_stepped_through(explained):
@@ -314,7 +228,7 @@ def test_bytes_vocabulary_and_the_cli(tmp_path, capsys):
     assert main(["explain", "--regex", "ab*", "--vocab", "bytes", "--prefix", "abb", "--why", "c",
                  "--out", str(out)]) == 0
     assert "wrote" in capsys.readouterr().out
-    tree = parse(out.read_text(encoding="utf-8"))
+    tree = read_page(out.read_text(encoding="utf-8"))
     sections = tree.root.find_all("section", "step")
     assert len(sections) == 4
     refused = [li.attrs["data-text"] for li in sections[1].find_all("li") if "data-text" in li.attrs]
@@ -324,6 +238,6 @@ def test_bytes_vocabulary_and_the_cli(tmp_path, capsys):
 def test_a_prefix_not_allowed_is_reported(vocab):
     ex = explain(Grammar.from_lark(JSONISH), vocab, text='{"a": }')
     assert ex.stopped
-    tree = parse(page_mod.render(ex))
+    tree = read_page(page_mod.render(ex))
     assert tree.root.find("p", "stopped").text() == "Stopped: " + page_mod.plain(ex.stopped)
     assert len(tree.root.find_all("section", "step")) == len(ex.steps)

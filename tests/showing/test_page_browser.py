@@ -24,7 +24,7 @@ from refimpl import Grammar, Vocabulary
 from refimpl.showing import explain
 from refimpl.showing import page as page_mod
 from refimpl.showing import svg
-from tests.showing.test_page import JSONISH
+from tests.support.grammars import JSONISH
 
 PREFIX = '{"a": [1'
 

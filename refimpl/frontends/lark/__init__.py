@@ -26,7 +26,7 @@ user's guide, with runnable examples, is docs/lark.md):
   postfix operators, so `~A+` is `(~A)+`). In a rule, `~atom` is a terminal expression.
 * `%ignore <terminal expression>` (several: their union), `%import common.NAME [-> ALIAS]`,
   `%import common (A, B)`, `%llguidance {json}` (options), `%json {schema}` (a JSON
-  schema, compiled by grammar/jsonschema), `%regex {"substring_words": ...}` and friends.
+  schema, compiled by frontends/jsonschema), `%regex {"substring_words": ...}` and friends.
 * `%lark { ... }` (a nested grammar) and `@name` (another grammar of a top-level
   grammar object): subgrammars.py; each has its own lexeme class and %ignore.
 * Special tokens, one token by id (never text): `<|name|>` or `<name>` (a special token

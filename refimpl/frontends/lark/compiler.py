@@ -21,7 +21,7 @@ from .ast import (
     Not, Options, RegexLit, Repeat, RuleOptions, Seq, SpecialToken, Substring, fold,
 )
 from .common import COMMON_TERMINALS, common_definitions
-from .scanner import quote
+from ...grammar.ir import lark_string
 from .substring import substring_expr
 
 
@@ -41,7 +41,7 @@ def _case_insensitive_literal(es: ExprSet, s: str) -> int:
 
 
 def compile_json(ir: GrammarIR, schema: Any, text: str, offset: int) -> int:
-    """The symbol for an inline JSON schema, `%json {...}` (refimpl/grammar/jsonschema).
+    """The symbol for an inline JSON schema, `%json {...}` (refimpl/frontends/jsonschema).
 
     Options come from the schema's "x-guidance" (llguidance's defaults otherwise). The
     JSON's lexemes get a lexeme class of their own, so its whitespace (%ignore, matched
@@ -435,9 +435,9 @@ def _shorten(label: str, limit: int = 60) -> str:
 def _display(node: Node) -> str:
     """The display name of a lexeme written inline in a rule."""
     if isinstance(node, Literal):
-        return quote(node.text) + ("i" if node.ci else "")
+        return lark_string(node.text) + ("i" if node.ci else "")
     if isinstance(node, CharRange):
-        return "%s..%s" % (quote(node.lo), quote(node.hi))
+        return "%s..%s" % (lark_string(node.lo), lark_string(node.hi))
     if isinstance(node, RegexLit):
         return "/%s/%s" % (node.pattern, node.flags)
     if isinstance(node, Substring):

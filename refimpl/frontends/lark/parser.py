@@ -21,7 +21,8 @@ from .ast import (
     Node, Not, Options, RegexLit, Repeat, RuleOptions, Seq, SpecialToken, Substring,
 )
 from .parametric import ParamSyntax
-from .scanner import Token, line_col, quote
+from ...grammar.ir import lark_string
+from .scanner import Token, line_col
 from .substring import substring_chunks
 
 #: nested `%lark { }` grammars may be at most this deep (llguidance's MAX_NESTING: the
@@ -540,7 +541,7 @@ class Parser:
         if len(hi.value[0]) != 1:
             raise self.error("range end must be a single character", hi)
         if text > hi.value[0]:
-            raise self.error("invalid range order: %s..%s" % (quote(text), quote(hi.value[0])), tok)
+            raise self.error("invalid range order: %s..%s" % (lark_string(text), lark_string(hi.value[0])), tok)
         return CharRange(tok.offset, text, hi.value[0])
 
     def _postfix(self, node: Node) -> Node:

@@ -10,11 +10,11 @@ kind is its own text (":", "::", "=", ",", ".", "..", "->", "(", ")", "{", "}", 
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, List, Tuple
 
 from ...errors import GrammarError
+from ...grammar.ir import lark_string
 from ..jsontext import JsonTextError, read_json
 
 
@@ -40,7 +40,7 @@ class Token:
         if self.kind == "TERM":
             return "terminal name '%s'" % self.value
         if self.kind == "STRING":
-            return "string %s" % quote(self.value[0])
+            return "string %s" % lark_string(self.value[0])
         if self.kind == "REGEX":
             return "regex /%s/" % self.value[0]
         if self.kind in ("NUMBER", "HEX"):
@@ -50,11 +50,6 @@ class Token:
         if self.kind == "DIRECTIVE":
             return "'%s'" % self.value[0]
         return "'%s'" % self.kind
-
-
-def quote(s: str) -> str:
-    """A string literal as the grammar would write it."""
-    return json.dumps(s, ensure_ascii=False)
 
 
 def line_col(text: str, offset: int) -> Tuple[int, int]:

@@ -2,7 +2,7 @@
 
 From one DFA state, every token of a ClassTrie is decided by walking the trie in preorder
 with the state after each node's path, exactly as the mask walk does over bytes
-(tokens/walk.py): at node n with class c, `s' = δ(s, reps[c])`; if s' is dead, no token
+(masks/walk.py): at node n with class c, `s' = δ(s, reps[c])`; if s' is dead, no token
 below n can be allowed and the walk jumps to `end[n]`; otherwise every token at n goes to
 s'. Each class spelling is read once, and a shared prefix once for all tokens below it.
 

@@ -29,13 +29,13 @@ JSON_GBNF = next(c["grammar"] for c in json.loads((DATA / "grammar_cases.json")
 def naive_outcome(oracle: CharEarley, text: str) -> str:
     if not oracle.viable(text):
         return "reject"
-    return "accept" if oracle.accepts(text) else "prefix"
+    return "accept" if oracle.accepts(text) else "prefix_only"
 
 
 @pytest.mark.parametrize("text, expected", [
     ('{"a": [1, -2.5e3, true, null, "x\\u00e9"]}', "accept"),
     ('{"a":1}\n  ', "accept"),
-    ('{"a": [1, 2', "prefix"),
+    ('{"a": [1, 2', "prefix_only"),
     ('{"a" 1}', "reject"),
     ('{"é": "ü"}', "accept"),
     ('{"a": 01}', "reject"),
@@ -100,7 +100,7 @@ def test_llama_cpp_reading():
 
 def test_left_recursion_and_unreachable_rules():
     g = Grammar.from_gbnf('root ::= root "a" | "a"\nunused ::= "b"')
-    assert [outcome(g, t) for t in ("a", "aaa", "", "b")] == ["accept", "accept", "prefix", "reject"]
+    assert [outcome(g, t) for t in ("a", "aaa", "", "b")] == ["accept", "accept", "prefix_only", "reject"]
     with pytest.raises(GrammarError, match="undefined rule 'nope' \\(in the rule 'unused'\\)"):
         Grammar.from_gbnf('root ::= "a"\nunused ::= nope')
 

@@ -45,7 +45,7 @@ def kbnf_grammar(text: str, root: str = "start") -> Grammar:
 _KINDS = {  # what each list of strings of a case says, on the outcome
     "passing": lambda o: o == "accept",
     "failing": lambda o: o != "accept",
-    "prefix_only": lambda o: o == "prefix",
+    "prefix_only": lambda o: o == "prefix_only",
     "prefixes": lambda o: o != "reject",
     "not_prefixes": lambda o: o == "reject",
 }
@@ -230,7 +230,7 @@ def test_kbnf_agrees_byte_by_byte(text, s):
     data = s.encode()
     for i, verdict in enumerate(kbnf_run(engine, data)):
         expected = outcome(g, data[:i + 1].decode())
-        assert verdict == {"reject": "rejected", "prefix": "ongoing", "accept": "finished"}[expected], (text, data[:i + 1])
+        assert verdict == {"reject": "rejected", "prefix_only": "ongoing", "accept": "finished"}[expected], (text, data[:i + 1])
 
 
 @needs_kbnf

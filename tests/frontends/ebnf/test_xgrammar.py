@@ -22,13 +22,13 @@ def xg(text: str, root: str = "root") -> Grammar:
 def test_beyond_gbnf():
     # a rule may span lines; names with _ and .; ( ) is ε; [^] is any character
     g = xg('root ::= a_b.c\n   "x" ( ) [^]\na_b.c ::= "\\x41\\e\\/" | ""')
-    assert [outcome(g, t) for t in ("A\x1b/x\n", "x😀", "x")] == ["accept", "accept", "prefix"]
+    assert [outcome(g, t) for t in ("A\x1b/x\n", "x😀", "x")] == ["accept", "accept", "prefix_only"]
     # class escapes, and a dash as a range end
     g = xg('root ::= [\\^\\]\\--/]+')
     assert [outcome(g, t) for t in ("^]-./", "a")] == ["accept", "reject"]
     # repetition ranges, {m,} and the printed form {m, -1}
     g = xg('root ::= "a"{2,} "b"{0, -1} "c"{0}')
-    assert [outcome(g, t) for t in ("aa", "aaabb", "a")] == ["accept", "accept", "prefix"]
+    assert [outcome(g, t) for t in ("aa", "aaabb", "a")] == ["accept", "accept", "prefix_only"]
     # a lookahead assertion is read and does not change the language
     g = xg('root ::= x "b" | x "c"\nx ::= "a" (= "b")')
     assert outcome(g, "ac") == "accept"
@@ -200,7 +200,7 @@ def test_regex_macro_in_a_grammar():
     # a Regex is an element: sequences, alternatives, repetition, references
     g = xg('root ::= ("<" Regex("[a-z]+", flags="i") ">")+ | num\nnum ::= Regex("-?\\\\d+(\\\\.\\\\d+)?")')
     assert [outcome(g, t) for t in ("<aB><c>", "-3.25", "<a", "3.", "<1>")] == [
-        "accept", "accept", "prefix", "prefix", "reject"]
+        "accept", "accept", "prefix_only", "prefix_only", "reject"]
     # large counted repetitions stay exact; an ε operand makes the lower bound free
     g = regex("(ab){200,}c|(x?){3,300}y")
     assert [outcome(g, t) for t in ("ab" * 200 + "c", "ab" * 199 + "c", "y", "x" * 300 + "y", "x" * 301 + "y")] == [
@@ -238,7 +238,7 @@ def test_regex_agrees_with_python_re_on_the_common_part(pattern, strings):
 def test_rule_options_from_the_docs():
     # lazy: the earliest completion (xgrammar's docs: `name` consumes exactly one letter)
     g = xg('root ::= "<" name ">" rest\nname[lazy] ::= [a-z]+\nrest ::= [a-z]+')
-    assert [outcome(g, t) for t in ("<a>b", "<ab>c", "<a")] == ["accept", "reject", "prefix"]
+    assert [outcome(g, t) for t in ("<a>b", "<ab>c", "<a")] == ["accept", "reject", "prefix_only"]
     # max_chars counts code points; the body ends at the budget if it can
     g = xg('root ::= "<think>" reasoning "</think>" answer\nreasoning[max_chars=4] ::= [^]*\nanswer ::= [0-9]+')
     assert [outcome(g, t) for t in ("<think>中文ab</think>1", "<think>abcde</think>1", "<think></think>7")] == [
@@ -252,7 +252,7 @@ def test_rule_options_from_the_docs():
     # capture, temperature and the round-trip options change nothing
     g = xg('root[capture] ::= item ("," item)*\nitem[capture="number", temperature=0.7, stop_capture="m", '
            'capture_hidden_suffix_bytes=1, capture_hidden_body_rule_id=0, capture_hidden_marker_rule_id=1] ::= [0-9]+')
-    assert [outcome(g, t) for t in ("1,22,333", "1,")] == ["accept", "prefix"]
+    assert [outcome(g, t) for t in ("1,22,333", "1,")] == ["accept", "prefix_only"]
 
 
 def _brute(pattern: str, text: str, budget) -> bool:
@@ -281,7 +281,7 @@ def test_tag_dispatch():
            'call ::= "(" [a-z]* ")"\nc ::= "!"')
     assert [outcome(g, t) for t in ("", "hi <call>(x) then <c>! bye", "<c", "<call>", "a </a", "a </a>",
                                     "<call>(x", "<ca!")] == [
-        "accept", "accept", "accept", "prefix", "accept", "reject", "prefix", "accept"]
+        "accept", "accept", "accept", "prefix_only", "accept", "reject", "prefix_only", "accept"]
     # without the loop, the macro ends after the first dispatched rule
     g = xg('root ::= TagDispatch(("<c>", c), loop_after_dispatch=false) "."\nc ::= "!"')
     assert [outcome(g, t) for t in ("ab.", "ab<c>!.", "ab<c>!x.")] == ["accept", "accept", "reject"]
@@ -291,7 +291,7 @@ def test_tag_dispatch_is_xgrammars_automaton():
     # "b" ends inside the state "ab" of the longer tag "abc": xgrammar does not see it
     g = xg('root ::= TagDispatch(("abc", r), ("b", r))\nr ::= "!"')
     assert [outcome(g, t) for t in ("abx", "ab", "xb!", "xb", "abc!", "bb", "b!")] == [
-        "accept", "accept", "accept", "prefix", "accept", "reject", "accept"]
+        "accept", "accept", "accept", "prefix_only", "accept", "reject", "accept"]
     # a tag ends where the text first holds one: "a" then "bc" is not read, "ab" comes first
     g = xg('root ::= TagDispatch(("ab", r), ("bc", r))\nr ::= "!"')
     assert [outcome(g, t) for t in ("abc!", "ab!", "bc!")] == ["reject", "accept", "accept"]

@@ -14,7 +14,7 @@ import json
 
 from refimpl.errors import GrammarError, LimitError, SchemaError
 from refimpl import Grammar
-from refimpl.recognition.recognizer import Recognizer
+from tests.support.text_outcome import outcome
 from tests.support.paths import DATA
 
 DATA = json.loads((DATA / "llguidance_lark_cases.json").read_text())
@@ -49,14 +49,6 @@ KNOWN_DIFFERENCES = {
         " llguidance 1.9.1 itself gives prefix_only, as maskref does"
     ),
 }
-
-
-def outcome(grammar, data: bytes) -> str:
-    r = Recognizer(grammar)
-    for b in data:
-        if not r.consume_byte(b):
-            return "reject"
-    return "accept" if r.is_accepting() else "prefix_only"
 
 
 def agrees(expected: str, got: str) -> bool:

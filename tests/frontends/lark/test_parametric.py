@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Optional
+from typing import List, Optional
 
 import pytest
 
@@ -12,6 +12,7 @@ from refimpl.frontends.lark import parse_lark
 from refimpl.frontends.lark.parametric import eval_cond, eval_expr
 from refimpl.limits import Limits
 from refimpl.recognition.recognizer import Recognizer
+from tests.support.text_outcome import outcome
 
 
 def accepts(grammar: Grammar, text: str) -> bool:
@@ -113,9 +114,14 @@ def test_errors_have_positions(grammar: str, message: str, line: Optional[int], 
 
 
 def test_nested_conditions_are_not_recursive() -> None:
-    deep = "not(" * 3000 + "true" + ")" * 3000
-    ir = parse_lark('start: x::0\nx::_: "a" %%if %s\n | "b" %%if bit_set(0)' % deep)
-    assert ir is not None
+    """3,000 nested `not(...)`s are evaluated without recursion, and evaluated right: an
+    even number of them keeps `true`, an odd number makes it false."""
+    def language(n: int) -> List[str]:
+        deep = "not(" * n + "true" + ")" * n
+        g = Grammar.from_lark('start: x::0\nx::_: "a" %%if %s\n | "b" %%if bit_clear(0)' % deep)
+        return [w for w in ("a", "b") if outcome(g, w) == "accept"]
+
+    assert language(3000) == ["a", "b"] and language(2999) == ["b"]
 
 
 def test_instance_limit() -> None:
@@ -129,4 +135,11 @@ def test_instance_limit() -> None:
 
 
 def test_unreachable_parametric_rules_are_not_expanded() -> None:
-    parse_lark('start: "a"\nu: a::0\na::_: "a" a::incr(_) | ""')
+    """`a::_` instantiates without end (a::0, a::1, ...); unreachable, it is never expanded —
+    reachable, it hits the instance limit."""
+    rules = 'u: a::0\na::_: "a" a::incr(_) | ""'
+    ir = parse_lark('start: "a"\n' + rules)
+    assert not [name for name in ir.names if "a::" in name]
+    with pytest.raises(LimitError) as info:
+        parse_lark('start: "a" u\n' + rules)
+    assert info.value.limit == "parametric_instances"

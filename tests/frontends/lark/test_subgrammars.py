@@ -14,19 +14,8 @@ import pytest
 
 from refimpl import Grammar, Matcher, Vocabulary, naive_mask
 from refimpl.errors import GrammarError
-from refimpl.recognition.recognizer import Recognizer
-
-
-def outcome(grammar: Grammar, text: str) -> str:
-    r = Recognizer(grammar.compiled)
-    for b in text.encode():
-        if not r.consume_byte(b):
-            return "reject"
-    return "accept" if r.is_accepting() else "prefix_only"
-
-
-def build(source):
-    return Grammar.from_lark(source) if isinstance(source, str) else Grammar.from_llguidance(source)
+from tests.support.special import build, llg_grammar
+from tests.support.text_outcome import outcome
 
 
 NESTED = 'start: "." sub "E"\nsub: %lark {\nstart: "A" "!"\n%ignore /[ \\t]+/\n}\n%ignore "x"'
@@ -225,17 +214,6 @@ def llg():
     from conformance.adapters import llguidance as adapter
 
     return llguidance, adapter
-
-
-def llg_grammar(source) -> str:
-    """llguidance's grammar text for a source: forcing off in the start grammar."""
-    head = '%llguidance {"no_forcing": true}\n'
-    if isinstance(source, str):
-        return head + source
-    obj = json.loads(json.dumps(source))
-    if "lark_grammar" in obj["grammars"][0]:
-        obj["grammars"][0]["lark_grammar"] = head + obj["grammars"][0]["lark_grammar"]
-    return json.dumps(obj)
 
 
 def their_outcomes(llguidance, tok, source, alphabet, n):

@@ -1,0 +1,217 @@
+"""The simplifier (refimpl/grammar/simplify.py) and the EBNF helpers: simplification keeps
+the language — of lexeme sequences (property test against a naive bounded recogniser) and
+of bytes under the lexer — and each rewrite's conditions hold.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Dict, List, Optional, Set
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from refimpl.errors import GrammarError
+from refimpl.frontends.lark import parse_lark
+from refimpl.grammar.ir import GrammarIR
+from refimpl.grammar.simplify import (
+    inline_aliases, inline_single_use, merge_equivalent_nonterminals, merge_literals,
+    optional, plus, remove_unproductive, repeat, simplify, star,
+)
+from refimpl.regex import DEAD, ExprSet, LazyDFA
+from tests.support.budget import examples
+
+
+MAXLEN = 6
+
+
+def lexeme_word(ir: GrammarIR, i: int, alphabet: bytes = b"abc") -> bytes:
+    """The one word of a literal lexeme over `alphabet`, found by walking its DFA."""
+    dfa = LazyDFA(ir.es, ir.lexemes[i].expr)
+    word = b""
+    state = dfa.run(b"")
+    while not dfa.matches(word):
+        for b in alphabet:
+            nxt = dfa.step(state, b)
+            if nxt != DEAD:
+                word += bytes([b])
+                state = nxt
+                break
+        else:
+            raise AssertionError("not a literal over the alphabet")
+    return word
+
+
+def bounded_language(ir: GrammarIR, maxlen: int = MAXLEN) -> Set[bytes]:
+    """The byte strings of length <= maxlen the start symbol derives (each lexeme a
+    literal): a naive fixpoint over all rules, sets truncated at maxlen. Exact, because a
+    derivation of a short string only uses derivations of shorter-or-equal substrings.
+    Sets are kept by length (`lang[nt][k]`: the strings of length k), so concatenation
+    only pairs strings whose lengths fit."""
+    words = {~i: lexeme_word(ir, i) for i in range(len(ir.lexemes))}
+    lang: Dict[int, List[Set[bytes]]] = {nt: [set() for _ in range(maxlen + 1)] for nt in range(len(ir.names))}
+
+    def of(sym: int) -> List[Set[bytes]]:
+        if sym >= 0:
+            return lang[sym]
+        out: List[Set[bytes]] = [set() for _ in range(maxlen + 1)]
+        if len(words[sym]) <= maxlen:
+            out[len(words[sym])].add(words[sym])
+        return out
+
+    changed = True
+    while changed:
+        changed = False
+        for lhs, rhs in ir.rules:
+            current: List[Set[bytes]] = [{b""}] + [set() for _ in range(maxlen)]
+            for sym in rhs:
+                right = of(sym)
+                nxt: List[Set[bytes]] = [set() for _ in range(maxlen + 1)]
+                for i, xs in enumerate(current):
+                    for j in range(maxlen + 1 - i):
+                        if xs and right[j]:
+                            nxt[i + j].update(x + y for x in xs for y in right[j])
+                current = nxt
+            for k in range(maxlen + 1):
+                if not current[k] <= lang[lhs][k]:
+                    lang[lhs][k] |= current[k]
+                    changed = True
+    return set().union(*lang[ir.start])
+
+
+@st.composite
+def random_grammars(draw) -> GrammarIR:
+    """Small BNF grammars over 2-3 single-byte literal lexemes, built directly."""
+    es = ExprSet()
+    ir = GrammarIR(es)
+    n_lexemes = draw(st.integers(2, 3))
+    lexemes = [ir.add_lexeme('"%s"' % c, es.literal(c.encode())) for c in "abc"[:n_lexemes]]
+    n_nt = draw(st.integers(1, 5))
+    for k in range(n_nt):
+        ir.add_nonterminal("n%d" % k)
+    symbols = st.sampled_from(lexemes + list(range(n_nt)))
+    rules = draw(st.lists(st.tuples(st.integers(0, n_nt - 1), st.lists(symbols, max_size=4)), max_size=12))
+    for lhs, rhs in rules:
+        ir.add_rule(lhs, rhs)
+    ir.start = 0
+    if draw(st.booleans()):  # exercise the EBNF helpers as well
+        sym = draw(symbols)
+        lo = draw(st.integers(0, 4))
+        hi = draw(st.one_of(st.none(), st.integers(lo, lo + 5)))
+        helper = draw(st.sampled_from(["repeat", "star", "plus", "optional"]))
+        made = {"repeat": lambda: repeat(ir, sym, lo, hi), "star": lambda: star(ir, sym),
+                "plus": lambda: plus(ir, sym), "optional": lambda: optional(ir, sym)}[helper]()
+        ir.add_rule(draw(st.integers(0, n_nt - 1)), (made, draw(symbols)))
+    if draw(st.booleans()):
+        ir.ignore = es.literal(b" ")  # disables merge_literals
+    return ir
+
+
+@settings(max_examples=examples(500))
+@given(random_grammars())
+def test_simplify_keeps_the_language(ir: GrammarIR) -> None:
+    before = bounded_language(ir)
+    try:
+        simplified = simplify(ir)
+    except GrammarError as e:
+        assert "derives no string" in e.message
+        assert before == set()
+        return
+    assert bounded_language(simplified) == before
+    # every pass on its own keeps the language too
+    base = remove_unproductive(ir)
+    for rewrite in (inline_aliases, inline_single_use, merge_equivalent_nonterminals, merge_literals):
+        assert bounded_language(rewrite(base)) == before, rewrite.__name__
+
+
+WORDS = [bytes(w) for n in range(5) for w in itertools.product(b"ab ", repeat=n)]
+
+
+def recognizer_accepts(ir: GrammarIR, data: bytes) -> bool:
+    """Acceptance by the byte-level recogniser (lexer + Earley parser)."""
+    from refimpl.recognition.recognizer import Recognizer
+
+    r = Recognizer(ir.compile())
+    return r.consume_bytes(data) and r.is_accepting()
+
+
+@settings(max_examples=examples(40))
+@given(random_grammars())
+def test_simplify_keeps_the_byte_language_under_the_lexer(ir: GrammarIR) -> None:
+    """The same property through the real lexer (greedy lexemes, %ignore): in particular
+    merge_literals must not change which byte strings are accepted. The baseline is the
+    grammar without unproductive rules, whose removal is a deliberate change for the lexer
+    (see remove_unproductive and test_unproductive_rules_matter_to_the_lexer)."""
+    try:
+        simplified = simplify(ir)
+        ir = remove_unproductive(ir)
+    except GrammarError:
+        return
+    for word in WORDS:
+        assert recognizer_accepts(ir, word) == recognizer_accepts(simplified, word), word
+
+
+def test_unproductive_rules_matter_to_the_lexer() -> None:
+    """Pruning a dead alternative changes whether trailing %ignore text is accepted
+    (llguidance, which does not prune, accepts "a "); documented in remove_unproductive."""
+    ir = parse_lark('start: "a" | "a"* never\nnever: never "x"\n%ignore " "')
+    assert recognizer_accepts(ir, b"a ")
+    assert not recognizer_accepts(simplify(ir), b"a ")
+    assert recognizer_accepts(simplify(ir), b"a") and recognizer_accepts(ir, b"a")
+
+
+def test_merge_literals_counterexample_under_the_lexer() -> None:
+    """Why merge_literals needs more than "no %ignore": merging by hand changes the language."""
+    original = parse_lark('start: "a" "b" | "a" t\nt: "b" "c"')
+    merged_by_hand = parse_lark('start: "ab" | "a" t\nt: "bc"')
+    assert recognizer_accepts(original, b"abc")
+    assert not recognizer_accepts(merged_by_hand, b"abc")
+    assert recognizer_accepts(simplify(original), b"abc")
+
+
+@settings(max_examples=examples(60))
+@given(st.integers(0, 7), st.one_of(st.none(), st.integers(0, 9)))
+def test_repeat_helper_language(lo: int, hi: Optional[int]) -> None:
+    if hi is not None and hi < lo:
+        lo, hi = hi, lo
+    es = ExprSet()
+    ir = GrammarIR(es)
+    a = ir.add_lexeme('"a"', es.literal(b"a"))
+    ir.start = ir.add_nonterminal("s")
+    ir.add_rule(ir.start, (repeat(ir, a, lo, hi),))
+    top = 9 if hi is None else hi
+    expected = {b"a" * k for k in range(lo, top + 1) if k <= 9}
+    assert bounded_language(ir, 9) == expected
+    assert bounded_language(simplify(ir), 9) == expected
+
+
+def test_helpers_share_nonterminals() -> None:
+    es = ExprSet()
+    ir = GrammarIR(es)
+    a = ir.add_lexeme('"a"', es.literal(b"a"))
+    assert star(ir, a) == star(ir, a) and plus(ir, a) == plus(ir, a)
+    assert repeat(ir, a, 2, 5) == repeat(ir, a, 2, 5)
+    assert ir.symbol_name(star(ir, a)) == '"a"*'
+
+
+def test_start_deriving_nothing() -> None:
+    with pytest.raises(GrammarError, match="start symbol 'start' derives no string"):
+        simplify(parse_lark('start: start "a"'))
+    with pytest.raises(GrammarError, match="derives no string"):
+        simplify(parse_lark('start: A\nA: "a" & "b"'))
+
+
+def test_merge_literals_condition() -> None:
+    """Merged only when the lexer cannot tell the difference (see merge_literals)."""
+    merged = simplify(parse_lark('start: "a" "b" "c" | "d"'))
+    assert sorted(lx.name for lx in merged.lexemes) == ['"abc"', '"d"']
+    # "a" "b" | "a" t, t: "b" "c": merging would make the lexer read "ab" inside "abc"
+    kept = simplify(parse_lark('start: "a" "b" | "a" t\nt: "b" "c"'))
+    assert sorted(lx.name for lx in kept.lexemes) == ['"a"', '"b"', '"c"']
+    # with %ignore, "a" "b" accepts "a b": never merged
+    kept = simplify(parse_lark('start: "a" "b"\n%ignore " "'))
+    assert len(kept.lexemes) == 2
+    # a regex lexeme anywhere: not merged
+    kept = simplify(parse_lark('start: "a" "b" /[0-9]+/'))
+    assert len(kept.lexemes) == 3
+
+
