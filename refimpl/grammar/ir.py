@@ -96,11 +96,11 @@ _IDENTITY = tuple(f.name for f in fields(Lexeme) if f.name != "name")
 
 
 def lark_string(text: str) -> str:
-    """A string as a Lark literal writes it (JSON's escapes): the names of literal
+    r"""A string as a Lark literal writes it (JSON's escapes): the names of literal
     lexemes, and what `to_text` prints.
 
-    >>> lark_string('a"b\\c'), lark_string("é\n")
-    ('"a\\"b\\\\c"', '"é\\n"')
+    >>> print(lark_string('say "hé"\n'))
+    "say \"hé\"\n"
     """
     return json.dumps(text, ensure_ascii=False)
 
