@@ -9,7 +9,7 @@
 Adapters only: they need torch (and transformers for the first), installed by the optional
 extra `maskref[integrations]`; refimpl never imports them. The bookkeeping they share —
 which tokens each row has consumed, rollback where a row changes, finished rows, padding
-to a wider model vocabulary — is torch-free, in integrations/core.py. See docs/integrations.md.
+to a wider model vocabulary — is torch-free, in integrations/rows.py. See docs/integrations.md.
 
 The adapters are also reachable from this package (imported on first use, so that
 importing `integrations` does not import torch):
@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .core import GenerationError, Rows, RowState, pack
+from .rows import GenerationError, Rows, RowState, pack
 
 #: adapter name -> its module (imported by __getattr__ on first use: they need torch)
 _ADAPTERS = {

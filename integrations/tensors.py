@@ -11,7 +11,7 @@ from typing import Any, Optional, Sequence, Union
 
 import torch
 
-from .core import pack
+from .rows import pack
 
 
 def allowed_tensor(rows: Sequence[Union[bytes, bytearray]], width: int, device: Union[str, torch.device] = "cpu") -> torch.Tensor:

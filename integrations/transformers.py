@@ -24,7 +24,7 @@ from transformers import LogitsProcessor
 
 from refimpl import Grammar, Vocabulary
 
-from .core import GenerationError, Rows
+from .rows import GenerationError, Rows
 from .tensors import check_top_k, mask_scores, row_logits
 
 

@@ -28,7 +28,7 @@ import torch
 
 from refimpl import Grammar, Vocabulary
 
-from .core import Rows, RowState
+from .rows import Rows, RowState
 from .tensors import check_top_k, mask_scores, row_logits
 
 

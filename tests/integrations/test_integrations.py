@@ -2,7 +2,7 @@
 
 Two parts:
 
-* torch-free (runs everywhere, CI included): the per-row bookkeeping of integrations/core.py
+* torch-free (runs everywhere, CI included): the per-row bookkeeping of integrations/rows.py
   — consumption of what is new, rollback where a sequence changes, finished rows, padding
   to a wider model — unit-tested and property-tested against a fresh Matcher per sequence;
   the doctests of the torch-free modules.
@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 from tests.support.budget import examples
 
 import integrations
-import integrations.core
-from integrations.core import GenerationError, Rows, RowState, pack
+import integrations.rows
+from integrations.rows import GenerationError, Rows, RowState, pack
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.typed import Length, Range, parse
 
@@ -57,7 +57,7 @@ def fresh_flags(grammar: Grammar, vocab: Vocabulary, tokens: Sequence[int]) -> b
 
 
 def test_doctests_of_the_torch_free_modules() -> None:
-    for module in (integrations.core, integrations):
+    for module in (integrations.rows, integrations):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
 
