@@ -1,6 +1,7 @@
 """HTML fragments for pictures of the engine: Jupyter's `_repr_html_` of Grammar, Matcher
-and Mask, and `maskref explain`'s page. Plain functions of strings and numbers, so any
-layer may draw with them; every text is escaped here.
+and Mask, and `maskref explain`'s page and its SVG. Plain functions of strings and
+numbers, so any layer may draw with them; every text of a picture is escaped here: `escape`
+(HTML), `esc` and `attr` (HTML, control characters shown as escapes), `xml_text` (SVG).
 
 >>> print(table(["lexeme", "regex"], [["NUMBER", "[0-9]+"], ["<b>", "a&b"]]).replace("<tr>", "\\n<tr>"))
 <table class="maskref">
@@ -15,7 +16,7 @@ layer may draw with them; every text is escaped here.
 from __future__ import annotations
 
 import html
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 STYLE = (
     "<style>table.maskref{border-collapse:collapse;font-size:90%}"
@@ -26,6 +27,65 @@ STYLE = (
 
 def escape(text: str) -> str:
     return html.escape(text, quote=True)
+
+
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _control(ch: str) -> Optional[str]:
+    """A control character's escape (\\n, \\t, \\xNN); None for any other character."""
+    o = ord(ch)
+    if o < 0x20 or o == 0x7F or 0x80 <= o < 0xA0:
+        return _ESCAPES.get(ch, "\\x%02x" % o)
+    return None
+
+
+def plain(text: str) -> str:
+    """Text with control characters as escapes (\\n, \\t, \\xNN), not yet HTML-escaped.
+
+    >>> plain("a\\nb\\x00")
+    'a\\\\nb\\\\x00'
+    """
+    return "".join(_control(ch) or ch for ch in text)
+
+
+def esc(text: str) -> str:
+    """HTML-escaped, with control characters shown as dimmed escapes.
+
+    >>> esc('<a href="x">\\x01')
+    '&lt;a href=&quot;x&quot;&gt;<span class="ctl">\\\\x01</span>'
+    """
+    out = []
+    for ch in text:
+        c = _control(ch)
+        out.append('<span class="ctl">%s</span>' % c if c is not None else html.escape(ch, quote=True))
+    return "".join(out)
+
+
+def attr(text: str) -> str:
+    """A value for a double-quoted attribute."""
+    return html.escape(plain(text), quote=True)
+
+
+def xml_text(text: str) -> str:
+    """Text escaped for XML character data and attribute values; C0 controls (and DEL)
+    as \\xNN escapes, since XML 1.0 has no way to write most of them."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if ch == "&":
+            out.append("&amp;")
+        elif ch == "<":
+            out.append("&lt;")
+        elif ch == ">":
+            out.append("&gt;")
+        elif ch == '"':
+            out.append("&quot;")
+        elif o < 0x20 or o == 0x7F or 0xD800 <= o < 0xE000 or o in (0xFFFE, 0xFFFF):
+            out.append("\\x%02x" % o if o < 0x100 else "\\u%04x" % o)
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], code_from: int = 1) -> str:

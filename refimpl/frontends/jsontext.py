@@ -172,3 +172,28 @@ def dumps(value: Any, limit: Optional[int] = None) -> str:
         if limit is not None and size > limit:
             return "".join(out)[:limit] + "..."
     return "".join(out)
+
+
+_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def json_string(s: str) -> str:
+    """A JSON string as refimpl's JSON grammars write it: only the escapes JSON requires,
+    and DEL as `\\u007f` (a JSON string lexeme leaves DEL out, as llguidance's does).
+
+    >>> print(json_string('a"\\x7f\\n'))
+    "a\\"\\u007f\\n"
+    """
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("a lone surrogate has no UTF-8 form: %r" % s) from None
+    out = []
+    for ch in s:
+        if ch in _SHORT:
+            out.append(_SHORT[ch])
+        elif ch < " " or ch == "\x7f":
+            out.append("\\u%04x" % ord(ch))
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'

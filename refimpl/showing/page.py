@@ -24,54 +24,15 @@ control characters; controls are shown as \\n, \\t, \\xNN).
 """
 from __future__ import annotations
 
-import html
 from typing import Optional, Sequence, Tuple
 
-from ..html import strip
+from ..html import attr, esc, plain, strip
 from . import svg
 from .steps import Explanation, Refusal, RowView, StepView, WalkView
 
 LONG_REGEX = 72  # a regex longer than this is folded (<details>)
 SKIP_BYTES = 24  # bytes listed in "skipped by byte" before folding the rest
 SAMPLE = 12
-
-_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def _control(ch: str) -> Optional[str]:
-    """A control character's escape (\\n, \\t, \\xNN); None for any other character."""
-    o = ord(ch)
-    if o < 0x20 or o == 0x7F or 0x80 <= o < 0xA0:
-        return _ESCAPES.get(ch, "\\x%02x" % o)
-    return None
-
-
-def plain(text: str) -> str:
-    """Text with control characters as escapes (\\n, \\t, \\xNN), not yet HTML-escaped.
-
-    >>> plain("a\\nb\\x00")
-    'a\\\\nb\\\\x00'
-    """
-    return "".join(_control(ch) or ch for ch in text)
-
-
-def esc(text: str) -> str:
-    """HTML-escaped, with control characters shown as dimmed escapes.
-
-    >>> esc('<a href="x">\\x01')
-    '&lt;a href=&quot;x&quot;&gt;<span class="ctl">\\\\x01</span>'
-    """
-    out = []
-    for ch in text:
-        c = _control(ch)
-        out.append('<span class="ctl">%s</span>' % c if c is not None else html.escape(ch, quote=True))
-    return "".join(out)
-
-
-def attr(text: str) -> str:
-    """A value for a double-quoted attribute."""
-    return html.escape(plain(text), quote=True)
-
 
 def token_chip(token: int, text: str, cls: str = "tok") -> str:
     """A token: its text in a box (spaces shown as ␣), its id beside it."""

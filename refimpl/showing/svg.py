@@ -36,6 +36,7 @@ import math
 from collections import deque
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..html import xml_text
 from ..trace import WHY
 from .steps import DfaView, show_byte
 
@@ -52,27 +53,6 @@ ALLOWED = "#3a9b5c"
 REFUSED = "#d9534f"
 INK = "#2b2b2b"
 MUTED = "#9a9a9a"
-
-
-def xml_text(text: str) -> str:
-    """Text escaped for XML character data and attribute values; C0 controls (and DEL)
-    as \\xNN escapes, since XML 1.0 has no way to write most of them."""
-    out = []
-    for ch in text:
-        o = ord(ch)
-        if ch == "&":
-            out.append("&amp;")
-        elif ch == "<":
-            out.append("&lt;")
-        elif ch == ">":
-            out.append("&gt;")
-        elif ch == '"':
-            out.append("&quot;")
-        elif o < 0x20 or o == 0x7F or 0xD800 <= o < 0xE000 or o in (0xFFFE, 0xFFFF):
-            out.append("\\x%02x" % o if o < 0x100 else "\\u%04x" % o)
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def glyphs(text: str) -> str:

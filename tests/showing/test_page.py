@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from refimpl import Grammar, Vocabulary
+from refimpl.html import plain
 from refimpl.showing.cli import main
 from refimpl.showing import explain
 from refimpl.showing import page as page_mod
@@ -80,7 +81,7 @@ def test_each_step_shows_its_token_items_and_mask(explained, tree):
         else:
             chip = head.find("span", "tok")
             assert chip.attrs["data-token"] == str(s.token)
-            assert chip.find("span", "tt").text() == page_mod.plain(s.token_text).replace(" ", "␣")
+            assert chip.find("span", "tt").text() == plain(s.token_text).replace(" ", "␣")
             assert sec.attrs["data-token"] == str(s.token)
         items = [li.text() for ul in sec.find_all("ul", "items") for li in ul.kids("li")]
         assert items == [i for r in s.rows for i in r.items]
@@ -112,7 +113,7 @@ def test_the_bytes_and_the_lexer_state(explained, tree):
 def test_text_so_far_marks_the_token(explained, tree):
     for s in explained.steps[1:]:
         marked = _section(tree, s.index).find("pre", "text").find("mark").text()
-        assert marked == page_mod.plain(s.token_text)
+        assert marked == plain(s.token_text)
 
 
 def test_refusals_and_why_details(explained, tree):
@@ -122,7 +123,7 @@ def test_refusals_and_why_details(explained, tree):
         lis = [li for ul in sec.find_all("ul", "refusals") for li in ul.kids("li")]
         assert [int(li.attrs["data-token"]) for li in lis] == [f.token for f in s.refusals]
         for li, f in zip(lis, s.refusals):
-            assert li.attrs["data-text"] == page_mod.plain(f.text)
+            assert li.attrs["data-text"] == plain(f.text)
             detail = li.find("div", "why-detail")
             assert "hidden" in detail.attrs
             assert f.why in detail.text()
@@ -140,7 +141,7 @@ def test_forced_bytes_shown(explained, tree):
         cards = _section(tree, s.index).find_all("div", "forced")
         assert len(cards) == (1 if s.forced_bytes or s.forced_tokens else 0)
         if cards:
-            assert cards[0].find("code").text() == page_mod.plain(s.forced_bytes)
+            assert cards[0].find("code").text() == plain(s.forced_bytes)
 
 
 def test_every_svg_is_well_formed_xml(page, explained):
@@ -239,5 +240,5 @@ def test_a_prefix_not_allowed_is_reported(vocab):
     ex = explain(Grammar.from_lark(JSONISH), vocab, text='{"a": }')
     assert ex.stopped
     tree = read_page(page_mod.render(ex))
-    assert tree.root.find("p", "stopped").text() == "Stopped: " + page_mod.plain(ex.stopped)
+    assert tree.root.find("p", "stopped").text() == "Stopped: " + plain(ex.stopped)
     assert len(tree.root.find_all("section", "step")) == len(ex.steps)

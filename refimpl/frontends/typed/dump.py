@@ -28,9 +28,9 @@ import math
 from typing import Any, List, Tuple
 
 from ..jsonschema.values import number_text
+from ..jsontext import json_string
 from .digits import text_of_int
 
-_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def to_json(value: Any, *, separators: Tuple[str, str] = (", ", ": ")) -> str:
@@ -56,7 +56,7 @@ def to_json(value: Any, *, separators: Tuple[str, str] = (", ", ": ")) -> str:
                 if not isinstance(key, str):
                     raise ValueError("a dict key that is not a str: %r" % (key,))
                 stack.append((False, v))
-                stack.append((True, (item_sep if i else "") + quote(key) + key_sep))
+                stack.append((True, (item_sep if i else "") + json_string(key) + key_sep))
             out.append("{")
         elif isinstance(x, (list, tuple)):
             stack.append((True, "]"))
@@ -83,22 +83,5 @@ def scalar(x: Any) -> str:
             raise ValueError("%r has no JSON form" % x)
         return number_text(x)
     if isinstance(x, str):
-        return quote(x)
+        return json_string(x)
     raise ValueError("no JSON form for %r (%s)" % (x, type(x).__name__))
-
-
-def quote(s: str) -> str:
-    """A JSON string with only the escapes JSON requires (and DEL as `\\u007f`)."""
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("a lone surrogate has no UTF-8 form: %r" % s) from None
-    out = []
-    for ch in s:
-        if ch in _SHORT:
-            out.append(_SHORT[ch])
-        elif ch < " " or ch == "\x7f":
-            out.append("\\u%04x" % ord(ch))
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
