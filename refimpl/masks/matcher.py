@@ -34,7 +34,7 @@ from ..recognition.lexer import DEAD
 from ..limits import Limits
 from .mask import Mask
 from .maskcache import MaskCache
-from .reading import BY_ID, BYTES, ENDS_LEXEME, ENDS_OUTPUT, REFUSED, Reading
+from .reading import BY_ID, BYTES, ENDS_LEXEME, ENDS_OUTPUT, REFUSED, Reading, eos_reading, token_lexemes
 from ..recognition.recognizer import Recognizer
 from .slicer import JSON_SLICES, SliceOracle, Slicer
 from ..tokens.special import TokenBinding
@@ -206,10 +206,10 @@ class Matcher:
                 flags = indexed
             else:
                 flags, walked, applied = self._walked(state, top, n)
-            reading = self.reading()  # the bytes are the walk's; the rest, as `Reading.how`
+            # the bytes are the walk's; the rest as `Reading.how` reads it
             if self.tokens:
-                self.tokens.allow(flags, reading.by_id)
-            if reading.eos != REFUSED:
+                self.tokens.allow(flags, token_lexemes(rec, self.tokens, state, top))
+            if eos_reading(rec, state, top) != REFUSED:
                 for t in self.vocab.eos_token_ids:
                     flags[t] = 1
             if self.cache is not None:

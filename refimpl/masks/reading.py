@@ -14,10 +14,11 @@ At a state (lexer state, top) of the recogniser, token t is read
     else REFUSED   (a special token no token lexeme takes, an id outside the vocabulary).
 
 `Reading(...).how(t)` is that rule, and `allows(t)` the answer for one token; what does
-not depend on t (the token lexemes that may come, how EOS is read) is computed once per
-state, when first asked. The mask is {t : allows(t)}, computed in bulk by the trie walk
-for the bytes (matcher.py); the oracle (oracle.py) reads every token with a fresh
-Matcher's consume, which reads by `how` too.
+not depend on t — the token lexemes that may come (`token_lexemes`), how EOS is read
+(`eos_reading`) — is computed once per state, when first asked. The mask is
+{t : allows(t)}, computed in bulk (matcher.py): the trie walk for the bytes, these two
+functions for the rest; the oracle (oracle.py) reads every token with a fresh Matcher's
+consume, which reads by `how`.
 
 >>> from refimpl import Grammar, Matcher, Vocabulary
 >>> v = Vocabulary.from_bytes([b"<eos>", b"1", b"12", b"a", b""], eos_token_id=0)
@@ -44,6 +45,19 @@ BY_ID, ENDS_LEXEME, ENDS_OUTPUT, BYTES, REFUSED = range(5)
 NAMES = ("by id", "ends the lexeme", "ends the output", "bytes", "refused")
 
 
+def token_lexemes(recognizer: Recognizer, binding: Optional[TokenBinding], state: int, top: int) -> int:
+    """The token lexemes that may come in (state, top) (a bit mask): where a token one
+    of them matches is read by id."""
+    return recognizer.token_lexemes(state, top) if binding else 0
+
+
+def eos_reading(recognizer: Recognizer, state: int, top: int) -> int:
+    """How an EOS token is read in (state, top): ENDS_LEXEME, ENDS_OUTPUT or REFUSED."""
+    if recognizer.eos_ends_lexeme(state, top):
+        return ENDS_LEXEME
+    return ENDS_OUTPUT if recognizer.accepts_at(state, top) else REFUSED
+
+
 class Reading:
     """The reading rule at one state of `recognizer` (default: its current state); the
     grammar's token lexemes bound to `vocab` are `binding` (None or empty: no token is
@@ -58,23 +72,22 @@ class Reading:
         self.top = recognizer.top if top is None else top
         self._by_id = -1
         self._eos = -1
-        self._dead_first = bytearray(256)  # 1: a token starting with the byte is refused here
-        self._live_first: Dict[int, Tuple[int, int]] = {}  # byte -> the state after it, where no row was pushed
+        #: per first byte, asked by bytes_allowed: DEAD (a token starting with it is
+        #: refused here), or the state after it where no row was pushed
+        self._first: Dict[int, Tuple[int, int]] = {}
 
     @property
     def by_id(self) -> int:
         """The token lexemes that may come here (a bit mask)."""
         if self._by_id < 0:
-            self._by_id = self.recognizer.token_lexemes(self.state, self.top) if self.binding is not None else 0
+            self._by_id = token_lexemes(self.recognizer, self.binding, self.state, self.top)
         return self._by_id
 
     @property
     def eos(self) -> int:
         """How an EOS token is read here: ENDS_LEXEME, ENDS_OUTPUT or REFUSED."""
         if self._eos < 0:
-            rec, state, top = self.recognizer, self.state, self.top
-            self._eos = (ENDS_LEXEME if rec.eos_ends_lexeme(state, top)
-                         else ENDS_OUTPUT if rec.accepts_at(state, top) else REFUSED)
+            self._eos = eos_reading(self.recognizer, self.state, self.top)
         return self._eos
 
     def how(self, t: int) -> int:
@@ -103,19 +116,18 @@ class Reading:
         entry where no lazy lexeme ends is what `advance` returns with the top unchanged)
         and `advance` elsewhere."""
         first = data[0]
-        if self._dead_first[first]:
-            return False
         rec, top = self.recognizer, self.top
-        after = self._live_first.get(first)
+        after = self._first.get(first)
         if after is None:
             state, at = rec.advance(self.state, top, first)
+            if state == DEAD or at == top:
+                self._first[first] = (state, at)
             if state == DEAD:
-                self._dead_first[first] = 1
                 return False
-            if at == top:
-                self._live_first[first] = (state, at)
         else:
             state, at = after
+            if state == DEAD:
+                return False
         advance, lexer = rec.advance, rec.lexer
         table, lazy = lexer.table, lexer.lazy_accepting
         for i in range(1, len(data)):

@@ -42,7 +42,7 @@ states above `top` (the walk's own, which it leaves before pushing there again).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, Generic, List, Optional, Type, TypeVar
 
 from ..errors import LimitError
 from ..grammar.ir import COMPLETE, CompiledGrammar
@@ -63,16 +63,23 @@ class Row:
         self.children: Dict[int, Row] = {}  # scanned lexemes (bit mask) -> the row built
 
 
-class Parser:
-    """The rows of one parse and the grammar they are over; states are tops (ints)."""
+R = TypeVar("R", bound=Row)
 
-    def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True) -> None:
+
+class Parser(Generic[R]):
+    """The rows of one parse and the grammar they are over; states are tops (ints).
+    `row` is the class of the rows it builds: Row, or a subclass by which a reader of the
+    rows keeps what it derives from each (the recogniser's lexer start: recognizer.py)."""
+
+    def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True,
+                 row: Type[R] = Row) -> None:  # type: ignore[assignment]
         self.g = grammar
         self.limits = limits
         self.leo = leo
+        self.row = row
         self.shift = max(1, len(grammar.dot_symbol).bit_length())
         self.mask = (1 << self.shift) - 1
-        self.rows: List[Row] = []
+        self.rows: List[R] = []
         self.rows_built = 0
         self.rows_reused = 0
         accept_pos = grammar.rules_of[grammar.start][0] + 1
@@ -90,7 +97,7 @@ class Parser:
         A row built before from the same parent row for the same lexemes is reused.
         """
         parent = self.rows[top - 1]
-        row = parent.children.get(lexemes)
+        row: Optional[R] = parent.children.get(lexemes)  # type: ignore[assignment]  # a child is a row this parser built
         if row is not None:
             self.rows_reused += 1
         else:
@@ -115,12 +122,12 @@ class Parser:
         reads it.
         """
         parent = self.rows[top - 1]
-        row = parent.children.get(skips)
+        row: Optional[R] = parent.children.get(skips)  # type: ignore[assignment]
         if row is not None:
             self.rows_reused += 1
         else:
             self._check_rows(top)
-            row = parent.children[skips] = Row(parent.items)
+            row = parent.children[skips] = self.row(parent.items)
             row.waiting, row.allowed, row.accepting = parent.waiting, parent.allowed, parent.accepting
             self.rows_built += 1
         return self._place(top, row)
@@ -130,7 +137,7 @@ class Parser:
         if j >= self.limits.rows:
             raise LimitError("rows", self.limits.rows, "Earley rows (lexemes) in one parse")
 
-    def _place(self, j: int, row: Row) -> int:
+    def _place(self, j: int, row: R) -> int:
         """Make `row` row j; the new top, j + 1."""
         if j < len(self.rows):
             self.rows[j] = row
@@ -146,7 +153,7 @@ class Parser:
 
     # -- building a row -------------------------------------------------------------------
 
-    def _build(self, j: int, seeds: List[int]) -> Row:
+    def _build(self, j: int, seeds: List[int]) -> R:
         g = self.g
         dot_symbol, lhs, rules_of, nullable = g.dot_symbol, g.lhs, g.rules_of, g.nullable
         n = g.n_nonterminals
@@ -196,7 +203,7 @@ class Parser:
             if len(items) > limit:
                 raise LimitError("items_per_row", limit, "Earley items in one row")
         self.rows_built += 1
-        row = Row(items)
+        row = self.row(items)
         waiting = row.waiting
         for item in items:
             sym = dot_symbol[item & mask]

@@ -33,13 +33,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from .compaction import Compaction
-from .earley import Parser
+from .earley import Parser, Row
 from ..grammar.ir import CompiledGrammar
 from .lexer import DEAD, Lexer
 from ..limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from ..trace import Tracer
+
+
+class LexedRow(Row):
+    """An Earley row, and the lexer state at the start of the lexeme after it: what the
+    recogniser derives from each row, kept with it (the parser builds these rows for
+    it); -1 until the row is first scanned onto."""
+
+    __slots__ = ("lexer_start",)
+
+    def __init__(self, items: List[int]) -> None:
+        super().__init__(items)
+        self.lexer_start = -1
 
 
 class Recognizer:
@@ -56,11 +68,10 @@ class Recognizer:
         #: the lexemes after which a token must end (`stop=`), when tokens are read
         #: (the Matcher); on plain bytes there are no token ends, and stop= is suffix=
         self.hidden_mask = self.lexer.hidden_mask if token_boundaries else 0
-        self.parser = Parser(grammar, limits, leo=leo)
-        #: starts[j]: the lexer state at the start of a lexeme after rows[:j + 1] — the
-        #: recogniser's own column beside the parser's rows, placed with each row
-        self.starts = [self.lexer.row_start(self.parser.rows[0].allowed, True, grammar.allow_initial_skip)]
-        self.state = self.starts[0]
+        self.parser: Parser[LexedRow] = Parser(grammar, limits, leo=leo, row=LexedRow)
+        row0 = self.parser.rows[0]
+        row0.lexer_start = self.lexer.row_start(row0.allowed, True, grammar.allow_initial_skip)
+        self.state = row0.lexer_start
         self.top = 1
         self._history: List[Tuple[int, int]] = []  # (top, lexer state) before each step
         #: how many lexemes have ended (the Matcher's token budgets compare it around a token)
@@ -76,32 +87,32 @@ class Recognizer:
         when the parser cannot take any of these lexemes here.
         """
         parser, lexer = self.parser, self.lexer
+        rows = parser.rows
         reused = parser.rows_reused
         if lexemes & lexer.skip_mask:  # %ignore: the parser does not move
             once = lexemes & lexer.once_skip_mask
             if not once:
-                start, new_top = self.starts[top - 1], top
+                start, new_top = rows[top - 1].lexer_start, top
             else:
                 new_top = parser.push_copy(top, once)
-                start = self._place(top, lexer.without(self.starts[top - 1], once))
+                row = rows[top]
+                start = row.lexer_start = lexer.without(rows[top - 1].lexer_start, once)
         else:
             new_top = parser.push(top, lexemes)
             if not new_top:
                 return DEAD, top
-            start = self._place(top, lexer.start_after(parser.rows[top].allowed))
+            row = rows[top]
+            start = row.lexer_start
+            if start < 0:
+                start = row.lexer_start = lexer.start_after(row.allowed)
         self.lexemes_ended += 1
         if self.tracer is not None:
             self.tracer.lexeme_scanned(lexemes, top, new_top, parser.rows_reused != reused)
         return start, new_top
 
-    def _place(self, j: int, start: int) -> int:
-        """Record `start` as the lexer start after the row placed at rows[j]."""
-        starts = self.starts
-        if j < len(starts):
-            starts[j] = start
-        else:
-            starts.append(start)
-        return start
+    def lexer_start(self, top: int) -> int:
+        """The lexer state at the start of a lexeme after rows[:top]."""
+        return self.parser.rows[top - 1].lexer_start
 
     def advance(self, state: int, top: int, b: int) -> Tuple[int, int]:
         """The state after byte b from (state, top); (DEAD, _) if b is rejected."""
@@ -173,7 +184,7 @@ class Recognizer:
         compacted rows (compaction.py). The mask cache's key; forced bytes' cycles."""
         if self._compaction is None:
             self._compaction = Compaction(self.parser)
-        return (state, self.starts[top - 1], self._compaction.key(top))
+        return (state, self.lexer_start(top), self._compaction.key(top))
 
     # -- consuming: the only methods that change (state, top) ------------------------------
 

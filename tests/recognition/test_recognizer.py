@@ -69,7 +69,7 @@ def test_consuming_and_rollback_move_the_state_and_nothing_else_does(ir, first, 
         return
     r = Recognizer(g)
     if not r.consume_bytes(first):
-        assert (r.state, r.top, r.bytes_consumed) == (r.starts[0], 1, 0)  # refused: nothing consumed
+        assert (r.state, r.top, r.bytes_consumed) == (r.lexer_start(1), 1, 0)  # refused: nothing consumed
         return
     after_first = (r.state, r.top, r.bytes_consumed)
     ok = r.consume_bytes(second)
@@ -79,13 +79,14 @@ def test_consuming_and_rollback_move_the_state_and_nothing_else_does(ir, first, 
     assert (r.state, r.top, r.bytes_consumed) == after_first
 
 
-def test_the_lexer_start_after_a_row_is_the_recognisers_own_column():
+def test_a_copied_row_has_a_lexer_start_of_its_own():
     """%ignore matched once pushes a copy of the row with a lexer start of its own (the
-    skip may not come again); the copy's start is kept beside the rows, not in them."""
+    skip may not come again): the recogniser's rows (LexedRow) keep it."""
     g = Grammar.from_lark('%llguidance {"ignore_once": true}\nstart: "a" "b"\n%ignore " "').compiled
     r = Recognizer(g)
     assert r.consume_bytes(b"a b") and r.top == 3  # rows: the start, after "a", the copy after " "
-    rows, starts = r.parser.rows, r.starts
+    rows = r.parser.rows
     assert rows[2] is not rows[1] and rows[2].items == rows[1].items  # the copy: the same items
-    assert r.lexer.possible[starts[1]] & r.lexer.skip_mask and not r.lexer.possible[starts[2]] & r.lexer.skip_mask
+    skip = r.lexer.skip_mask
+    assert r.lexer.possible[r.lexer_start(2)] & skip and not r.lexer.possible[r.lexer_start(3)] & skip
     assert r.is_accepting() and not Recognizer(g).consume_bytes(b"a  b")  # once only
