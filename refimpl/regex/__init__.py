@@ -1,6 +1,6 @@
 """refimpl.regex — a byte-level regular-expression engine by Brzozowski derivatives.
 
-    pattern text --syntax.parse--> AST --compiler--> expression in an ExprSet
+    pattern text --syntax.read_pattern--> AST --compiler--> expression in an ExprSet
     expression --derivative--> expression ...      (exprs.py, derivative.py)
     LazyDFA: states are expressions, transitions cached in a flat table (dfa.py)
     emptiness, containment, forced bytes with a fuel budget (relevance.py)
@@ -19,11 +19,11 @@ from .dfa import DEAD, LazyDFA
 from .exprs import ExprSet
 from .printer import to_string
 from .relevance import byte_classes, check_empty, forced_bytes, is_contained, is_empty
-from .syntax import parse
+from .syntax import read_pattern
 
 __all__ = [
     "DEAD", "ExprSet", "LazyDFA", "Regex", "byte_classes", "check_empty", "derivative",
-    "compile_pattern", "forced_bytes", "is_contained", "is_empty", "parse", "to_string",
+    "compile_pattern", "forced_bytes", "is_contained", "is_empty", "read_pattern", "to_string",
 ]
 
 

@@ -12,7 +12,7 @@ The engine works on bytes, so every character becomes its UTF-8 encoding:
   one byte set -- `\\w` (770 ranges) becomes a few hundred nodes instead of thousands
   (the same trick as derivre's `handle_unicode_ranges`);
 * byte-mode classes and bytes are single byte sets;
-* anchors (validated by the parser) are ε; `&`, `~` and repetitions map to
+* anchors (validated by the reader) are ε; `&`, `~` and repetitions map to
   `es.intersection`, `es.complement` and `es.repeat`.
 
 The walk over the AST is iterative (post-order on an explicit stack), and nested
@@ -29,7 +29,7 @@ from ..limits import Limits
 from . import unicode as uni
 from .exprs import ExprSet
 from .syntax import (Alternation, Anchor, ByteClass, ByteLiteral, Class, Complement, Concat,
-                     Empty, Intersection, Literal, Node, Repeat, parse)
+                     Empty, Intersection, Literal, Node, Repeat, read_pattern)
 
 __all__ = ["compile_ast", "compile_class", "compile_pattern"]
 
@@ -139,11 +139,11 @@ def compile_ast(es: ExprSet, node: Node) -> int:
 
 def compile_pattern(es: ExprSet, pattern: str, *, extended: bool = False,
                     limits: Optional[Limits] = None) -> int:
-    """Parse `pattern` and compile it into `es` (limits default to the ExprSet's).
+    """Read `pattern` and compile it into `es` (limits default to the ExprSet's).
 
     >>> es = ExprSet()
     >>> e = compile_pattern(es, "ab|c")
     >>> e == es.union(es.literal(b"ab"), es.literal(b"c"))
     True
     """
-    return compile_ast(es, parse(pattern, extended=extended, limits=es.limits if limits is None else limits))
+    return compile_ast(es, read_pattern(pattern, extended=extended, limits=es.limits if limits is None else limits))

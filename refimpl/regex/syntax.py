@@ -1,6 +1,6 @@
-"""Parsing patterns (Rust `regex` syntax, as llguidance accepts it) into a small AST.
+"""Reading patterns (Rust `regex` syntax, as llguidance accepts it) into a small AST.
 
-    parse(r"[a-z]+(?:\\.[a-z]+)*")  ->  Concat((Repeat(Class, 1, None), Repeat(Concat, 0, None)))
+    read_pattern(r"[a-z]+(?:\\.[a-z]+)*")  ->  Concat((Repeat(Class, 1, None), Repeat(Concat, 0, None)))
 
 The dialect is that of Rust's regex-syntax crate (the parser under llguidance and its
 regex engine derivre), restricted to what a *full-match* language can mean:
@@ -20,12 +20,12 @@ regex engine derivre), restricted to what a *full-match* language can mean:
   binds tighter than `|`, looser than concatenation) and prefix `~` (complement of the
   following quantified atom: `~a*` is `~(a*)`).  They are what printer.py prints.
 
-The AST is *semantic*: flags are resolved while parsing, so there are no flag or group
+The AST is *semantic*: flags are resolved while reading, so there are no flag or group
 nodes.  A group is just its contents; a class node holds its final set (case folding,
 negation and set operations done); `(?i)` survives only as `Literal.fold`, which the
 compiler applies.  Nodes are immutable values; equality and hashing ignore offsets.
 
-Nothing here recurses on the input: groups and classes are parsed with explicit stacks,
+Nothing here recurses on the input: groups and classes are read with explicit stacks,
 and every walk over the AST (equality, hashing, repr, `dump`, the compiler) is iterative,
 so 10,000 nested parentheses are fine.  Every error is a `RegexError` carrying the offset
 of the offending character; a counted repetition above `limits.repeat_bound` raises
@@ -45,7 +45,7 @@ ALL_BYTES = (1 << 256) - 1
 
 __all__ = [
     "ALL_BYTES", "Alternation", "Anchor", "ByteClass", "ByteLiteral", "Class", "Complement",
-    "Concat", "Empty", "Intersection", "Literal", "Node", "Repeat", "dump", "parse",
+    "Concat", "Empty", "Intersection", "Literal", "Node", "Repeat", "dump", "read_pattern",
 ]
 
 
@@ -285,9 +285,9 @@ def _mask_text(mask: int) -> str:
 def dump(node: Node) -> str:
     """A compact, offset-free text of the tree, for tests and teaching.
 
-    >>> dump(parse("ab|c*"))
+    >>> dump(read_pattern("ab|c*"))
     "(alt (concat 'a' 'b') (repeat 0 inf 'c'))"
-    >>> dump(parse("(?i)x[^a]"))
+    >>> dump(read_pattern("(?i)x[^a]"))
     "(concat i'x' [^Aa])"
     """
     out: List[str] = []
@@ -492,10 +492,10 @@ def _dot(flags: "_Flags", offset: int) -> Node:
     return ByteClass(ALL_BYTES ^ _mask_of(excluded), offset)
 
 
-# ================================================================================ parser
+# ================================================================================ reader
 
 class _Flags(NamedTuple):
-    """The flags in force (Rust: i m s U u R x); resolved into the nodes while parsing."""
+    """The flags in force (Rust: i m s U u R x); resolved into the nodes while reading."""
     case_insensitive: bool = False  # i
     multi_line: bool = False        # m: ^/$ at line ends; no effect at the pattern's ends
     dot_all: bool = False           # s
@@ -509,7 +509,7 @@ _FLAG_NAMES = dict(zip(_FLAG_LETTERS, _Flags._fields))
 
 
 class _Escape(NamedTuple):
-    """A parsed escape sequence: a character, a Perl or Unicode class, or an anchor."""
+    """An escape sequence as read: a character, a Perl or Unicode class, or an anchor."""
     kind: str                # "char", "perl", "property", "anchor"
     start: int               # offset of the backslash
     end: int                 # offset after the escape
@@ -526,9 +526,9 @@ _FLAGS_SENTINEL = object()  # a (?flags) directive in a concatenation: not an op
 
 
 class _Group:
-    """One open group on the parser's stack (the whole pattern is the bottom one).
+    """One open group on the reader's stack (the whole pattern is the bottom one).
 
-    A group is parsed as alternatives (`branches`), each the intersection of `operands`
+    A group is read as alternatives (`branches`), each the intersection of `operands`
     (extended syntax), each a concatenation of `items`; `wraps[i]` lists the offsets of
     the `~` operators applying to items[i], `nots` those waiting for the next item.
     """
@@ -563,8 +563,8 @@ class _ClassFrame:
         self.literal_bracket = False   # started with a literal `]`: `[]` or `[^]`
 
 
-class _Parser:
-    """A one-shot parser; `parse()` returns the root node or raises RegexError."""
+class _Reader:
+    """A one-shot reader; `read()` returns the root node or raises RegexError."""
 
     def __init__(self, pattern: str, extended: bool, limits: Limits) -> None:
         self.p = pattern
@@ -601,8 +601,8 @@ class _Parser:
 
     # -- the main loop -----------------------------------------------------------------
 
-    def parse(self) -> Node:
-        """Parse the whole pattern with an explicit stack of open groups."""
+    def read(self) -> Node:
+        """Read the whole pattern with an explicit stack of open groups."""
         groups = [_Group(0, _Flags(), 0)]
         pos = 0
         while True:
@@ -621,7 +621,7 @@ class _Parser:
         return root
 
     def step(self, groups: List[_Group], pos: int) -> int:
-        """Parse the operator or atom at p[pos] into the innermost group; the offset after it."""
+        """Read the operator or atom at p[pos] into the innermost group; the offset after it."""
         p = self.p
         group = groups[-1]
         c = p[pos]
@@ -662,11 +662,11 @@ class _Parser:
         return self.atom(group, pos)
 
     def atom(self, group: _Group, pos: int) -> int:
-        """Parse a class, `.`, an anchor, an escape or a literal at p[pos]; the offset after it."""
+        """Read a class, `.`, an anchor, an escape or a literal at p[pos]; the offset after it."""
         c = self.p[pos]
         flags = group.flags
         if c == "[":
-            node, pos = self.parse_class(pos, flags)
+            node, pos = self.read_class(pos, flags)
             group.push(node)
             return pos
         if c == ".":
@@ -675,7 +675,7 @@ class _Parser:
             self.saw_anchor = True
             group.push(Anchor(c, pos))
         elif c == "\\":
-            esc = self.parse_escape(pos, in_class=False)
+            esc = self.read_escape(pos, in_class=False)
             group.push(self.escape_node(esc, flags))
             return esc.end
         else:
@@ -728,7 +728,7 @@ class _Parser:
         return Alternation(tuple(branches), branches[0].offset)
 
     def open_group(self, groups: List[_Group], pos: int) -> int:
-        """Parse `(`, `(?:`, `(?flags)`, `(?flags:`, `(?P<name>` or `(?<name>`."""
+        """Read `(`, `(?:`, `(?flags)`, `(?flags:`, `(?P<name>` or `(?<name>`."""
         p, n = self.p, self.n
         group = groups[-1]
         start = pos
@@ -757,7 +757,7 @@ class _Parser:
             raise self.error("unclosed group: expected flags, ':' or ')' after '(?'", start)
         if p[pos] == ")":
             raise self.error("empty flag group '(?)': expected flags such as (?i)", pos)
-        flags, pos = self.parse_flags(pos, group.flags)
+        flags, pos = self.read_flags(pos, group.flags)
         if p[pos] == ")":  # (?flags): in force up to the end of the enclosing group
             group.flags = flags
             group.items.append(_FLAGS_SENTINEL)
@@ -767,8 +767,8 @@ class _Parser:
         groups.append(_Group(start, flags, pos))
         return pos
 
-    def parse_flags(self, pos: int, flags: _Flags) -> Tuple[_Flags, int]:
-        """Parse flags like `is-x` up to `:` or `)` (Rust `parse_flags` errors)."""
+    def read_flags(self, pos: int, flags: _Flags) -> Tuple[_Flags, int]:
+        """Read flags like `is-x` up to `:` or `)` (Rust `parse_flags` errors)."""
         p, n = self.p, self.n
         seen: Dict[str, int] = {}
         negation = -1
@@ -858,7 +858,7 @@ class _Parser:
         return int(digits), start, pos
 
     def counted_repetition(self, group: _Group, pos: int) -> int:
-        """Parse `{n}`, `{n,}` or `{n,m}` (Rust: `{` always starts a quantifier)."""
+        """Read `{n}`, `{n,}` or `{n,m}` (Rust: `{` always starts a quantifier)."""
         p, n = self.p, self.n
         start = pos
         self.check_operand(group, pos, "{")
@@ -982,8 +982,8 @@ class _Parser:
 
     # -- escapes -------------------------------------------------------------------------
 
-    def parse_escape(self, pos: int, in_class: bool) -> _Escape:
-        """Parse the escape at p[pos] == '\\' (Rust `parse_escape`)."""
+    def read_escape(self, pos: int, in_class: bool) -> _Escape:
+        """Read the escape at p[pos] == '\\' (Rust `parse_escape`)."""
         p, n = self.p, self.n
         start = pos
         pos += 1
@@ -996,9 +996,9 @@ class _Parser:
         if "1" <= c <= "9":
             raise self.error("backreferences are not supported (\\%s)" % c, start)
         if c in "xuU":
-            return self.parse_hex(start, pos)
+            return self.read_hex(start, pos)
         if c in "pP":
-            return self.parse_property(start, pos)
+            return self.read_property(start, pos)
         if c in "dswDSW":
             return _Escape("perl", start, pos + 1, letter=c)
         pos += 1
@@ -1020,7 +1020,7 @@ class _Parser:
         raise self.error("invalid escape \\%s (unrecognized escape sequence)%s" % (
             c, _INVALID_ESCAPE_HINTS.get(c, "")), start)
 
-    def parse_hex(self, start: int, pos: int) -> _Escape:
+    def read_hex(self, start: int, pos: int) -> _Escape:
         """`\\xHH`, `\\uHHHH`, `\\UHHHHHHHH` or the braced forms `\\x{H..}` (p[pos] is x/u/U)."""
         p, n = self.p, self.n
         letter = p[pos]
@@ -1067,7 +1067,7 @@ class _Parser:
                              % (digits, what), brace + 1)
         return _Escape("char", start, end, cp=value, byte_escape=byte_escape)
 
-    def parse_property(self, start: int, pos: int) -> _Escape:
+    def read_property(self, start: int, pos: int) -> _Escape:
         """`\\pL`, `\\p{Name}`, `\\p{name=value}`, `\\p{name:value}`, `\\p{name!=value}`."""
         p, n = self.p, self.n
         negated = p[pos] == "P"
@@ -1103,8 +1103,8 @@ class _Parser:
 
     # -- classes -------------------------------------------------------------------------
 
-    def parse_class(self, pos: int, flags: _Flags) -> Tuple[Node, int]:
-        """Parse a bracketed class at p[pos] == '[' with a stack of open brackets.
+    def read_class(self, pos: int, flags: _Flags) -> Tuple[Node, int]:
+        """Read a bracketed class at p[pos] == '[' with a stack of open brackets.
 
         Rust semantics: items are unioned; `&&`, `--`, `~~` are left-associative with
         equal precedence and bind looser than the union; each bracket is case folded
@@ -1255,7 +1255,7 @@ class _Parser:
         if p[pos] != "\\":
             value = self.class_char(ord(p[pos]), False, pos, flags)
             return ("char", value, pos, pos + 1), pos + 1
-        esc = self.parse_escape(pos, in_class=True)
+        esc = self.read_escape(pos, in_class=True)
         if esc.kind == "char":
             value = self.class_char(esc.cp, esc.byte_escape, esc.start, flags)
             return ("char", value, esc.start, esc.end), esc.end
@@ -1274,12 +1274,12 @@ class _Parser:
                          "allowed here (write bytes as \\xHH)" % chr(cp), pos)
 
 
-def parse(pattern: str, *, extended: bool = False, limits: Limits = DEFAULT_LIMITS) -> Node:
-    """Parse `pattern` (Rust regex syntax; plus `&` and `~` if `extended`) into an AST.
+def read_pattern(pattern: str, *, extended: bool = False, limits: Limits = DEFAULT_LIMITS) -> Node:
+    """Read `pattern` (Rust regex syntax; plus `&` and `~` if `extended`) into an AST.
 
-    >>> dump(parse("(?i:a)b{2,}"))
+    >>> dump(read_pattern("(?i:a)b{2,}"))
     "(concat i'a' (repeat 2 inf 'b'))"
-    >>> dump(parse("a&~b", extended=True))
+    >>> dump(read_pattern("a&~b", extended=True))
     "(and 'a' (not 'b'))"
     """
-    return _Parser(pattern, extended, limits).parse()
+    return _Reader(pattern, extended, limits).read()

@@ -23,7 +23,7 @@ from refimpl.regex import unicode as uni
 from refimpl.regex.compiler import compile_ast, compile_class, compile_pattern
 from refimpl.regex.exprs import ExprSet
 from refimpl.regex.syntax import (Alternation, ByteClass, Class, Concat, Empty, Literal, Repeat,
-                                  dump, parse)
+                                  dump, read_pattern)
 
 
 def full_match(es: ExprSet, e: int, data: bytes) -> bool:
@@ -157,7 +157,7 @@ EXTENDED_ERRORS = [
 @pytest.mark.parametrize("pattern,message,offset", ERRORS)
 def test_error_table(pattern, message, offset):
     with pytest.raises(RegexError) as info:
-        parse(pattern)
+        read_pattern(pattern)
     err = info.value
     assert message in err.message, err.message
     assert err.offset == offset, (err.offset, err.message)
@@ -168,7 +168,7 @@ def test_error_table(pattern, message, offset):
 @pytest.mark.parametrize("pattern,message,offset", EXTENDED_ERRORS)
 def test_extended_error_table(pattern, message, offset):
     with pytest.raises(RegexError) as info:
-        parse(pattern, extended=True)
+        read_pattern(pattern, extended=True)
     assert message in info.value.message, info.value.message
     assert info.value.offset == offset
 
@@ -184,7 +184,7 @@ def test_compile_pattern_raises_the_same_errors():
 
 def test_unclosed_nested_class_points_at_the_innermost_bracket():
     with pytest.raises(RegexError) as info:
-        parse("[a[b[c]")
+        read_pattern("[a[b[c]")
     assert info.value.offset == 2
 
 
@@ -192,15 +192,15 @@ def test_unclosed_nested_class_points_at_the_innermost_bracket():
 
 def test_repeat_bound_limit():
     with pytest.raises(LimitError) as info:
-        parse("a{100001}")
+        read_pattern("a{100001}")
     assert info.value.limit == "repeat_bound"
     with pytest.raises(LimitError):
-        parse("a{2,100001}")
+        read_pattern("a{2,100001}")
     with pytest.raises(LimitError):
-        parse("a{99999999999999999999999999999999}")
-    parse("a{100000}")
+        read_pattern("a{99999999999999999999999999999999}")
+    read_pattern("a{100000}")
     with pytest.raises(LimitError):
-        parse("a{11}", limits=Limits(repeat_bound=10))
+        read_pattern("a{11}", limits=Limits(repeat_bound=10))
     with pytest.raises(LimitError):
         compile_pattern(ExprSet(Limits(repeat_bound=10)), "a{0,11}")
 
@@ -223,33 +223,33 @@ def test_deep_groups(opener):
         pattern = "".join("(?P<g%d>" % i for i in range(N)) + "a" + ")" * N
     else:
         pattern = opener * N + "a" + ")" * N
-    node = _quick(lambda: parse(pattern))
+    node = _quick(lambda: read_pattern(pattern))
     assert dump(node) in ("'a'", "i'a'")
     assert matcher(pattern)("a") and not matcher(pattern)("b")
 
 
 def test_deep_unclosed_and_unopened():
     with pytest.raises(RegexError) as info:
-        parse("(" * N + "a" + ")" * (N - 1))
+        read_pattern("(" * N + "a" + ")" * (N - 1))
     assert info.value.offset == 0
     with pytest.raises(RegexError) as info:
-        parse("(" * N + "a" + ")" * (N + 1))
+        read_pattern("(" * N + "a" + ")" * (N + 1))
     assert info.value.offset == 2 * N + 1
 
 
 def test_deep_classes():
     pattern = "[" * N + "a" + "]" * N
-    node = _quick(lambda: parse(pattern))
+    node = _quick(lambda: read_pattern(pattern))
     assert node == Class(((97, 97),))
     negated = "[^" * N + "a" + "]" * N  # an even number of negations
-    assert _quick(lambda: parse(negated)) == Class(((97, 97),))
+    assert _quick(lambda: read_pattern(negated)) == Class(((97, 97),))
 
 
 def test_deep_concatenation_and_alternation():
     # (a(b(c(...)))) and (x|y(x|y(...))): deep trees, compiled and walked without recursion
     chain = "".join("(" + "abc"[i % 3] for i in range(N)) + ")" * N
-    node = _quick(lambda: parse(chain))
-    assert hash(node) == hash(parse(chain)) and node == parse(chain)
+    node = _quick(lambda: read_pattern(chain))
+    assert hash(node) == hash(read_pattern(chain)) and node == read_pattern(chain)
     assert repr(node).startswith("Concat(") and dump(node).startswith("(concat 'a' (concat 'b'")
     word = "".join("abc"[i % 3] for i in range(N))
     es = ExprSet()
@@ -265,13 +265,13 @@ def test_deep_repetitions_and_complements():
     nots = "~" * N + "a"  # an even number of complements
     m = _quick(lambda: matcher(nots, extended=True))
     assert m("a") and not m("b")
-    assert dump(parse("~~a", extended=True)) == "(not (not 'a'))"
+    assert dump(read_pattern("~~a", extended=True)) == "(not (not 'a'))"
 
 
 def test_alternation_of_many_literals():
     words = ["w%dx" % i for i in range(N)]
     pattern = "|".join(words)
-    node = _quick(lambda: parse(pattern))
+    node = _quick(lambda: read_pattern(pattern))
     assert isinstance(node, Alternation) and len(node.items) == N
     m = _quick(lambda: matcher(pattern))
     assert m("w0x") and m("w9999x") and not m("w10000x") and not m("w")
@@ -340,7 +340,7 @@ def test_nested_counted_repetition():
         for lo, hi in uni.property_ranges("Greek"))),
 ])
 def test_ast_shape(pattern, expected):
-    assert dump(parse(pattern)) == expected
+    assert dump(read_pattern(pattern)) == expected
 
 
 @pytest.mark.parametrize("pattern,expected", [
@@ -354,26 +354,26 @@ def test_ast_shape(pattern, expected):
     ("[a&&b]", "[]"),
 ])
 def test_extended_ast_shape(pattern, expected):
-    assert dump(parse(pattern, extended=True)) == expected
+    assert dump(read_pattern(pattern, extended=True)) == expected
 
 
 def test_ampersand_and_tilde_are_literals_by_default():
-    assert dump(parse("a&~b")) == "(concat 'a' '&' '~' 'b')"
+    assert dump(read_pattern("a&~b")) == "(concat 'a' '&' '~' 'b')"
 
 
 def test_nodes_are_values():
-    a = parse("a|b*")
+    a = read_pattern("a|b*")
     b = Alternation((Literal(97), Repeat(Literal(98), 0, None)))
     assert a == b and hash(a) == hash(b)
-    assert a != parse("a|b+") and a != parse("(?i)a|b*")
-    assert {parse("x"), parse("x")} == {Literal(120)}
-    assert parse("ab") == Concat((Literal(97), Literal(98)))
-    assert parse("") == Empty()
-    assert parse("(?-u)[a]") == ByteClass(1 << 97)
+    assert a != read_pattern("a|b+") and a != read_pattern("(?i)a|b*")
+    assert {read_pattern("x"), read_pattern("x")} == {Literal(120)}
+    assert read_pattern("ab") == Concat((Literal(97), Literal(98)))
+    assert read_pattern("") == Empty()
+    assert read_pattern("(?-u)[a]") == ByteClass(1 << 97)
     with pytest.raises(AttributeError):
         a.items = ()
     assert "Literal(97, False, offset=0)" in repr(a)
-    assert parse("ab").items[1].offset == 1
+    assert read_pattern("ab").items[1].offset == 1
 
 
 # =================================================================== language of patterns

@@ -211,7 +211,7 @@ class KbnfParser(Reader):
 
     def regex(self, pattern: str, offset: int) -> syntax.Node:
         try:
-            return syntax.parse(pattern, limits=self.limits)
+            return syntax.read_pattern(pattern, limits=self.limits)
         except RegexError as e:
             raise self.error("invalid regex %r: %s at offset %d of the regex" % (pattern, e.message, e.offset), offset) from None
 

@@ -95,7 +95,7 @@ def search_expr(es: ExprSet, pattern: str, anything: int) -> int:
     """The strings in which `pattern` matches somewhere (ECMA-262 `test` semantics):
     `Σ* p Σ*`, where an anchor `^` (or `$`) at the start (end) of a branch drops the
     `Σ*` on its side. Raises RegexError for a malformed or unsupported pattern."""
-    ast = _syntax.parse(ecma_to_rust(pattern), limits=es.limits)
+    ast = _syntax.read_pattern(ecma_to_rust(pattern), limits=es.limits)
     values: List[int] = []
     stack: List[_Frame] = [_Search(ast, True, True)]
     while stack:
