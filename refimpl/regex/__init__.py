@@ -19,7 +19,7 @@ from .dfa import DEAD, LazyDFA
 from .exprs import ExprSet
 from .printer import to_string
 from .relevance import byte_classes, check_empty, forced_bytes, is_contained, is_empty
-from .syntax import read_pattern
+from .reader import read_pattern
 
 __all__ = [
     "DEAD", "ExprSet", "LazyDFA", "Regex", "byte_classes", "check_empty", "derivative",

@@ -1,4 +1,4 @@
-"""Compiling the AST of syntax.py into a hash-consed expression of an ExprSet.
+"""Compiling the syntax tree of a pattern (ast.py) into a hash-consed expression of an ExprSet.
 
     compile_pattern(es, "(?i)k[0-9]+")  ->  an int: [Kk\\u212A]·[0-9]{1,}, over bytes
 
@@ -27,18 +27,14 @@ from typing import Dict, List, Optional, Tuple
 
 from ..limits import Limits
 from . import unicode as uni
-from .exprs import ExprSet
-from .syntax import (Alternation, Anchor, ByteClass, ByteLiteral, Class, Complement, Concat,
-                     Empty, Intersection, Literal, Node, Repeat, read_pattern)
+from .exprs import ExprSet, byte_mask
+from .ast import (Alternation, Anchor, ByteClass, ByteLiteral, Class, Complement, Concat, Empty,
+                  Intersection, Literal, Node, Repeat)
+from .reader import read_pattern
 
 __all__ = ["compile_ast", "compile_class", "compile_pattern"]
 
 Ranges = Tuple[Tuple[int, int], ...]
-
-
-def _byte_mask(lo: int, hi: int) -> int:
-    """The 256-bit mask of the bytes lo..hi."""
-    return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
 
 
 def compile_class(es: ExprSet, ranges: Ranges) -> int:
@@ -47,7 +43,7 @@ def compile_class(es: ExprSet, ranges: Ranges) -> int:
     got = es.compiled_classes.get(ranges)
     if got is None:
         got = es.compiled_classes[ranges] = es.words(
-            [_byte_mask(lo, hi) for lo, hi in seq]
+            [byte_mask(lo, hi) for lo, hi in seq]
             for first, last in ranges
             for seq in uni.utf8_sequences(first, last)
         )

@@ -37,8 +37,15 @@ from ..limits import DEFAULT_LIMITS, Limits
 NOTHING_KIND, EPSILON_KIND, BYTES, CONCAT, OR, AND, NOT, REPEAT = range(8)
 
 ALL_BYTES = (1 << 256) - 1
+"""The set of all 256 bytes. A set of bytes is a 256-bit int, bit b set for byte b: the
+`mask` of a BYTES node, of the syntax tree's `ByteClass`, of a byte class."""
 
 Node = tuple
+
+
+def byte_mask(lo: int, hi: int) -> int:
+    """The set of the bytes lo..hi (inclusive), as a mask."""
+    return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
 
 
 class NodeView(NamedTuple):
@@ -178,7 +185,7 @@ class ExprSet:
         """One byte in lo..hi (inclusive)."""
         if not 0 <= lo <= hi <= 255:
             raise ValueError("bad byte range %d-%d" % (lo, hi))
-        return self.byte_set(((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1))
+        return self.byte_set(byte_mask(lo, hi))
 
     def literal(self, data: bytes) -> int:
         """The one-word language {data}."""

@@ -22,8 +22,8 @@ from refimpl.limits import Limits
 from refimpl.regex import unicode as uni
 from refimpl.regex.compiler import compile_ast, compile_class, compile_pattern
 from refimpl.regex.exprs import ExprSet
-from refimpl.regex.syntax import (Alternation, ByteClass, Class, Concat, Empty, Literal, Repeat,
-                                  dump, read_pattern)
+from refimpl.regex.ast import Alternation, ByteClass, Class, Concat, Empty, Literal, Repeat, dump
+from refimpl.regex.reader import read_pattern
 
 
 def full_match(es: ExprSet, e: int, data: bytes) -> bool:
