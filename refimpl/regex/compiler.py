@@ -18,8 +18,8 @@ The engine works on bytes, so every character becomes its UTF-8 encoding:
 The walk over the AST is iterative (post-order on an explicit stack), and nested
 concatenations, alternations and intersections are flattened into one n-ary call each,
 so `(a(b(c(...))))` 10,000 deep compiles in linear time.  Compiled classes are cached
-per ExprSet (in `es.compiled_classes`), since a pattern full of `\\w` or `.` would otherwise redo
-the same work for every occurrence.
+per ExprSet (in `es.caches[compile_class]`), since a pattern full of `\\w` or `.` would otherwise
+redo the same work for every occurrence.
 """
 from __future__ import annotations
 
@@ -27,22 +27,23 @@ from typing import Dict, List, Optional, Tuple
 
 from ..limits import Limits
 from . import unicode as uni
-from .exprs import ExprSet, byte_mask
 from .ast import (Alternation, Anchor, ByteClass, ByteLiteral, Class, Complement, Concat, Empty,
                   Intersection, Literal, Node, Repeat)
+from .exprs import ExprSet, byte_mask
 from .reader import read_pattern
+from .unicode import Ranges
 
 __all__ = ["compile_ast", "compile_class", "compile_pattern"]
-
-Ranges = Tuple[Tuple[int, int], ...]
 
 
 def compile_class(es: ExprSet, ranges: Ranges) -> int:
     """The expression matching the UTF-8 encoding of any code point in `ranges` (cached
-    per ExprSet in `es.compiled_classes`)."""
-    got = es.compiled_classes.get(ranges)
+    per ExprSet, in `es.caches[compile_class]`: the printer reads it to print such an
+    expression as its class)."""
+    cache: Dict[Ranges, int] = es.caches[compile_class]
+    got = cache.get(ranges)
     if got is None:
-        got = es.compiled_classes[ranges] = es.words(
+        got = cache[ranges] = es.words(
             [byte_mask(lo, hi) for lo, hi in seq]
             for first, last in ranges
             for seq in uni.utf8_sequences(first, last)

@@ -9,7 +9,8 @@ from tests.support.budget import examples
 from refimpl.regex.derivative import derivative
 from refimpl.errors import LimitError
 from refimpl.regex.exprs import ExprSet
-from refimpl.regex.relevance import _candidates, _probe, byte_classes, check_empty, forced_bytes, is_contained, is_empty, refine
+from refimpl.regex.relevance import (_candidates, _probe, byte_classes, check_empty, forced_bytes,
+                                     is_contained, is_empty, refine)
 from tests.regex.test_exprs import ALPHABET, build, member, trees
 
 SHORT_WORDS = [bytes(w) for n in range(5) for w in itertools.product(ALPHABET + b"z", repeat=n)]
@@ -54,7 +55,7 @@ def test_what_a_search_learns_of_other_states_is_true(t):
     es = ExprSet()
     e = build(es, t)
     is_empty(es, e)
-    for x, empty in list(es.emptiness.items()):
+    for x, empty in list(es.caches[is_empty].items()):
         assert (shortest_word(es, x) is None) == empty, (t, x)
 
 
@@ -68,7 +69,8 @@ def test_a_search_marks_only_the_states_that_reach_its_witness():
     both = derivative(es, e, ord("a"))
     assert both != es.NOTHING
     assert is_empty(es, e) is False
-    assert es.emptiness.get(e) is False and es.emptiness.get(both) is not False
+    emptiness = es.caches[is_empty]
+    assert emptiness.get(e) is False and emptiness.get(both) is not False
     assert is_empty(es, both) is True
 
 
