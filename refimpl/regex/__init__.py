@@ -18,7 +18,8 @@ from .derivative import derivative
 from .dfa import DEAD, LazyDFA
 from .exprs import ExprSet
 from .printer import to_string
-from .relevance import byte_classes, check_empty, forced_bytes, is_contained, is_empty
+from .classes import byte_classes
+from .relevance import check_empty, forced_bytes, is_contained, is_empty
 from .reader import read_pattern
 
 __all__ = [

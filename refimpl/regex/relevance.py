@@ -9,8 +9,8 @@ question here takes a `fuel` budget (the number of derivative states it may visi
 answers None — "unknown" — when it runs out. Never a wrong answer.
 
 Bytes that every byte set of e treats alike give the same derivative, so the search only
-tries one representative byte per class of that partition (`byte_classes`): usually a
-handful instead of 256.
+tries one representative byte per byte class of e (classes.py): usually a handful
+instead of 256.
 
 >>> from refimpl.regex.exprs import ExprSet
 >>> es = ExprSet()
@@ -23,99 +23,12 @@ True
 from __future__ import annotations
 
 from collections import deque
-from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..errors import LimitError
+from .classes import byte_classes, byte_sets, covered_bytes, lowest_byte
 from .derivative import derivative
-from .exprs import ALL_BYTES, BYTES, ExprSet
-
-
-def byte_classes(es: ExprSet, e: int) -> List[int]:
-    """The partition of the 256 bytes into classes that every byte set in e treats alike.
-
-    Returned as a list of masks (disjoint, covering all bytes). Derivatives of e only
-    contain byte sets of e, so the partition holds for all of them too.
-    """
-    cache: Dict[int, List[int]] = es.caches[byte_classes]
-    cached = cache.get(e)
-    if cached is not None:
-        return cached
-    classes = cache[e] = partition(es, byte_sets(es, e))
-    return classes
-
-
-def partition(es: ExprSet, masks: FrozenSet[int]) -> List[int]:
-    """`refine(masks)`, kept in the ExprSet per set of masks (many expressions share one)."""
-    cache: Dict[FrozenSet[int], List[int]] = es.caches[partition]
-    classes = cache.get(masks)
-    if classes is None:
-        classes = cache[masks] = refine(masks)
-    return classes
-
-
-def byte_sets(es: ExprSet, e: int) -> FrozenSet[int]:
-    """The masks of the byte sets reachable from e, memoised bottom-up (explicit stack):
-    a derivative shares most of its nodes with its parent, so each new expression costs
-    only its new nodes, not a walk of all it reaches."""
-    sets: Dict[int, FrozenSet[int]] = es.caches[byte_sets]
-    stack = [e]
-    while stack:
-        x = stack[-1]
-        if x in sets:
-            stack.pop()
-            continue
-        children = es.children(x)
-        todo = [c for c in children if c not in sets]
-        if todo:
-            stack.extend(todo)
-            continue
-        stack.pop()
-        node = es.nodes[x]
-        own = frozenset((node[1],)) if node[0] == BYTES else frozenset()
-        sets[x] = own.union(*(sets[c] for c in children)) if children else own
-    return sets[e]
-
-
-def refine(masks: Iterable[int]) -> List[int]:
-    """The coarsest partition of the 256 bytes that every mask in `masks` respects, its
-    classes in the order of their lowest byte (whatever order the masks come in).
-
-    A one-byte mask makes its byte a class of its own, whatever the other masks are: those
-    classes are set aside first, and only the other masks split the rest (a union of
-    literal keys is mostly one-byte masks).
-
-    >>> [bin(c) for c in refine([0b0110, 0b0100, 0b1100])] == [bin(c) for c in
-    ...     [ALL_BYTES & ~0b1110, 0b0010, 0b0100, 0b1000]]
-    True
-    """
-    singles = 0
-    rest = []
-    for m in masks:
-        if m & (m - 1):
-            rest.append(m)
-        else:
-            singles |= m
-    whole = ALL_BYTES & ~singles
-    classes = [whole] if whole else []
-    for m in {m & whole for m in rest} - {0, whole}:  # each distinct split once
-        refined = []
-        for c in classes:
-            inside, outside = c & m, c & ~m
-            if inside:
-                refined.append(inside)
-            if outside:
-                refined.append(outside)
-        classes = refined
-    while singles:
-        low = singles & -singles
-        classes.append(low)
-        singles ^= low
-    return sorted(classes, key=lambda c: c & -c)
-
-
-def lowest_byte(mask: int) -> int:
-    """The lowest byte of a non-empty byte set: a class's representative."""
-    return (mask & -mask).bit_length() - 1
+from .exprs import ALL_BYTES, ExprSet
 
 
 def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
@@ -173,13 +86,10 @@ def _candidates(es: ExprSet, e: int) -> List[int]:
     `a`), but a probe needs no completeness: it only looks for a witness, and the search
     after it tries every class. Cheaper than the partition, which a probe that succeeds
     never needs."""
-    masks = byte_sets(es, e)
-    union = 0
-    for m in masks:
-        union |= m
-    bytes_ = {lowest_byte(m) for m in masks}
-    if union != ALL_BYTES:
-        bytes_.add(lowest_byte(ALL_BYTES & ~union))
+    bytes_ = {lowest_byte(m) for m in byte_sets(es, e)}
+    live = covered_bytes(es, e)
+    if live != ALL_BYTES:
+        bytes_.add(lowest_byte(ALL_BYTES & ~live))
     return sorted(bytes_)
 
 

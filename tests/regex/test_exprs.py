@@ -4,8 +4,6 @@ The oracle is a direct, unsimplified reading of each operator's meaning on small
 (`member` below): it never builds a normal form, so every simplification rule of exprs.py
 and every derivative rule of derivative.py is checked against the definition.
 """
-from functools import lru_cache
-
 import pytest
 from hypothesis import given, settings, strategies as st
 from tests.support.budget import examples
@@ -16,106 +14,20 @@ from refimpl.errors import LimitError
 from refimpl.limits import Limits
 from refimpl.regex.dfa import LazyDFA
 from refimpl.regex.exprs import ExprSet
-
-ALPHABET = b"abc"
-
-# A raw expression tree: tuples, never simplified.
-leaves = st.one_of(
-    st.just(("nothing",)),
-    st.just(("eps",)),
-    st.sets(st.sampled_from(list(ALPHABET)), min_size=0, max_size=3).map(
-        lambda s: ("bytes", frozenset(s))
-    ),
-)
-
-
-def _extend(children):
-    return st.one_of(
-        st.tuples(st.just("concat"), children, children),
-        st.tuples(st.just("union"), children, children),
-        st.tuples(st.just("inter"), children, children),
-        st.tuples(st.just("not"), children),
-        st.tuples(st.just("repeat"), children, st.integers(0, 3), st.one_of(st.none(), st.integers(0, 3))).map(
-            lambda t: t if t[3] is None or t[3] >= t[2] else (t[0], t[1], t[3], t[2])
-        ),
-    )
-
-
-trees = st.recursive(leaves, _extend, max_leaves=8)
-words = st.lists(st.sampled_from(list(ALPHABET)), max_size=6).map(bytes)
-
-
-@lru_cache(maxsize=None)
-def member(t, w: bytes) -> bool:
-    """w ∈ L(t), straight from the definitions."""
-    op = t[0]
-    if op == "nothing":
-        return False
-    if op == "eps":
-        return w == b""
-    if op == "bytes":
-        return len(w) == 1 and w[0] in t[1]
-    if op == "concat":
-        return any(member(t[1], w[:i]) and member(t[2], w[i:]) for i in range(len(w) + 1))
-    if op == "union":
-        return member(t[1], w) or member(t[2], w)
-    if op == "inter":
-        return member(t[1], w) and member(t[2], w)
-    if op == "not":
-        return not member(t[1], w)
-    _, body, lo, hi = t
-    return repeat_member(body, lo, hi, w)
-
-
-@lru_cache(maxsize=None)
-def repeat_member(body, lo, hi, w: bytes) -> bool:
-    if w == b"":
-        return lo == 0 or member(body, b"")
-    if hi == 0:
-        return False
-    rest_hi = None if hi is None else hi - 1
-    return any(
-        member(body, w[:i]) and repeat_member(body, max(lo - 1, 0), rest_hi, w[i:])
-        for i in range(1, len(w) + 1)
-    )
-
-
-def build(es: ExprSet, t) -> int:
-    op = t[0]
-    if op == "nothing":
-        return es.NOTHING
-    if op == "eps":
-        return es.EPSILON
-    if op == "bytes":
-        return es.byte_set(sum(1 << b for b in t[1]))
-    if op == "concat":
-        return es.concat(build(es, t[1]), build(es, t[2]))
-    if op == "union":
-        return es.union(build(es, t[1]), build(es, t[2]))
-    if op == "inter":
-        return es.intersection(build(es, t[1]), build(es, t[2]))
-    if op == "not":
-        return es.complement(build(es, t[1]))
-    return es.repeat(build(es, t[1]), t[2], t[3])
-
-
-def run(es: ExprSet, e: int, w: bytes) -> bool:
-    for b in w:
-        e = derivative(es, e, b)
-    return es.nullable(e)
+from tests.support.regex_strategies import build, expr_trees, expr_words, matches, member
 
 
 @settings(max_examples=examples(1500))
-@given(trees, st.lists(words, min_size=1, max_size=12))
+@given(expr_trees, st.lists(expr_words, min_size=1, max_size=12))
 def test_simplified_expression_and_derivatives_agree_with_the_definition(t, ws):
     es = ExprSet()
     e = build(es, t)
     for w in ws + [b""]:
-        assert run(es, e, w) == member(t, w), (t, w, to_string(es, e))
+        assert matches(es, e, w) == member(t, w), (t, w, to_string(es, e))
 
 
 @settings(max_examples=examples(500))
-@given(trees, st.lists(words, min_size=1, max_size=8))
+@given(expr_trees, st.lists(expr_words, min_size=1, max_size=8))
 def test_lazy_dfa_agrees_with_derivatives(t, ws):
     es = ExprSet()
     e = build(es, t)
@@ -169,7 +81,7 @@ def test_deep_expressions_need_no_recursion():
         e = es.union(es.concat(x, e), es.literal(b"c"))
     d = derivative(es, e, ord("a"))
     assert d != es.NOTHING
-    assert run(es, e, b"z") and run(es, e, b"abz") and not run(es, e, b"zz")
+    assert matches(es, e, b"z") and matches(es, e, b"abz") and not matches(es, e, b"zz")
     assert len(to_string(es, e)) > 10_000
     assert es.size(e) > 10_000
 

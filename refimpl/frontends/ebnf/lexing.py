@@ -55,7 +55,8 @@ from typing import Dict, List, Set, Tuple
 
 from ...regex import ExprSet
 from ...regex.derivative import derivative
-from ...regex.relevance import byte_classes, byte_sets, check_empty, is_empty, lowest_byte, partition
+from ...regex.classes import byte_classes, byte_sets, lowest_byte, partition
+from ...regex.relevance import check_empty, is_empty
 from ...grammar.ir import GrammarIR
 
 #: pairs of derivatives explored per lexeme before it is cut anyway (bounded work)
