@@ -44,8 +44,8 @@ def test_refine_is_the_coarsest_partition_the_masks_respect(masks):
     assert refine(masks) == sorted(by_signature.values(), key=lambda c: c & -c)
 
 
-@settings(max_examples=examples(300))
-@given(expr_trees, st.lists(expr_words, max_size=4))
+@settings(max_examples=examples(150))
+@given(expr_trees, st.lists(expr_words, max_size=3))
 def test_bytes_of_a_class_have_one_derivative_below_e(t, paths):
     es = ExprSet()
     e = build(es, t)
@@ -59,7 +59,7 @@ def test_bytes_of_a_class_have_one_derivative_below_e(t, paths):
             assert len({derivative(es, x, b) for b in members}) == 1, (t, path, bin(c))
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150))
 @given(expr_trees)
 def test_byte_sets_are_the_masks_of_the_reachable_byte_sets(t):
     es = ExprSet()
@@ -72,7 +72,7 @@ def test_byte_sets_are_the_masks_of_the_reachable_byte_sets(t):
     assert covered_bytes(es, e) == covered
 
 
-@settings(max_examples=examples(300))
+@settings(max_examples=examples(150))
 @given(expr_trees.filter(lambda t: "not" not in repr(t)), st.lists(expr_words, max_size=3))
 def test_without_complement_an_uncovered_byte_is_dead(t, paths):
     es = ExprSet()

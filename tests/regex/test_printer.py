@@ -83,8 +83,9 @@ FIXED = [
     "(?i)k", "(?i)[a-z]", "é", "[é-ſ]", "😀+", "[\\x{10000}-\\x{10FFFF}]", "a{2,5}", "(?:ab){3,}",
     "\\p{L}", "\\p{Greek}+", "\\w", "\\s", "[\\s\\S]", "[^\\x00-\\x{10FFFF}]",
     "(?-u)[\\x00-\\xFF]*", "(?-u)[^\\x00-\\xFF]", "(?-u)[\\x00-\\xFF]", "(?-u)[\\d\\D]a",
+    "[a-c](?:xy)*", "é|😀", "(?s).*", "(?i)k+", "(?-u)[\\x80-\\xFF]", "(a|b|)c{2,5}", "\\d+\\.\\d*",
 ]
-EXTENDED = ["a&b", "~a", "~(a*)", "[a-z]+&~(?:abc)", "(?:a|b)*&~(?:.*aa.*)", "~(?:)", "a&~a"]
+EXTENDED = ["a&b", "~a", "~(a*)", "~(ab)", "[a-z]+&~(?:abc)", "(?:a|b)*&~(?:.*aa.*)", "~(?:)", "a&~a"]
 
 
 @pytest.mark.parametrize("pattern", FIXED)
@@ -95,3 +96,15 @@ def test_round_trip_fixed(pattern):
 @pytest.mark.parametrize("pattern", EXTENDED)
 def test_round_trip_fixed_extended(pattern):
     check_with_derivatives(pattern, True, 0, steps=8)
+
+
+def test_deep_expressions_print_without_recursion():
+    # a?(b?(a?(b?...)|c)|c) ten thousand levels deep
+    es = ExprSet()
+    e = es.literal(b"z")
+    for i in range(10_000):
+        x = es.optional(es.literal(b"ab"[i % 2 : i % 2 + 1]))
+        e = es.union(es.concat(x, e), es.literal(b"c"))
+    text = to_string(es, e)
+    assert len(text) > 10_000 and text.startswith("c|b?(?:c|a?(?:c|b?")
+    assert to_string(es, e, limit=50).endswith("…")

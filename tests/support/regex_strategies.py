@@ -22,7 +22,10 @@ standing for raw bytes: such a tree is only rendered in byte mode, where `\\xHH`
 `(?i:` is only put around ASCII-only subtrees: outside ASCII, Rust's simple case folding
 and Python's `re` disagree (Python folds `i` with U+0130/U+0131, Rust does not).
 
-The end of this module has the other kind of tree: *expression* trees (`expr_trees`),
+`assert_read_error` is the check of the reader's error tables (test_reader.py,
+test_flags.py, test_escapes.py, test_brackets.py), `quick` the time bound of the tests
+of pathological inputs. The end of this module has the other
+kind of tree: *expression* trees (`expr_trees`),
 raw operator trees over the bytes of EXPR_ALPHABET that are never simplified, with
 `member`, the definition of their languages, read straight from the meaning of each
 operator. `build` makes an ExprSet expression of one, so every rule of the smart
@@ -31,13 +34,18 @@ constructors, the derivative, emptiness and byte classes can be checked against 
 from __future__ import annotations
 
 import string
+import time
 from functools import lru_cache
-from typing import Callable, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Iterable, List, Optional, Set, Tuple, TypeVar
 
 from hypothesis import strategies as st
 
+from refimpl.errors import RegexError
 from refimpl.regex.derivative import derivative
+from refimpl.regex.reader import read_pattern
 from tests.support.budget import examples  # noqa: E402,F401  (re-exported: rs.examples)
+
+T = TypeVar("T")
 
 
 META = set("\\.+*?()|[]{}^$")
@@ -392,6 +400,28 @@ def _perl_char(draw, x: str, char) -> str:
     if x.islower():
         return draw(st.sampled_from(PERL_ASCII[x]))
     return draw(char)
+
+
+def assert_read_error(pattern: str, message: str, offset: int, extended: bool = False) -> None:
+    """Reading `pattern` raises a RegexError whose message holds `message`, pointing at
+    `offset` (and drawing the caret line)."""
+    try:
+        read_pattern(pattern, extended=extended)
+    except RegexError as err:
+        assert message in err.message, err.message
+        assert err.offset == offset, (err.offset, err.message)
+        assert err.pattern == pattern
+        assert "^" in str(err)  # the caret line
+    else:
+        raise AssertionError("%r was read without an error" % pattern)
+
+
+def quick(fn: Callable[[], T], seconds: float = 10.0) -> T:
+    """fn(), checked to take less than `seconds` (pathological inputs must stay linear)."""
+    start = time.perf_counter()
+    result = fn()
+    assert time.perf_counter() - start < seconds
+    return result
 
 
 # -- expression trees: the definition of the languages, for exprs and what builds on it ----
