@@ -8,7 +8,7 @@ from refimpl.regex.derivative import derivative
 from refimpl.regex.exprs import ExprSet
 from refimpl.regex.printer import to_string
 from tests.support.budget import examples
-from tests.support.regex_strategies import build, expr_trees, expr_words, matches, member
+from tests.support.regex_strategies import build, deep_expression, expr_trees, expr_words, matches, member
 
 
 @settings(max_examples=examples(1500))
@@ -65,11 +65,7 @@ def test_derivatives_are_kept_per_expression_and_byte():
 
 
 def test_deep_expressions_need_no_recursion():
-    # a?(b?(a?(b?...)|c)|c) ten thousand levels deep
     es = ExprSet()
-    e = es.literal(b"z")
-    for i in range(10_000):
-        x = es.optional(es.literal(b"ab"[i % 2 : i % 2 + 1]))
-        e = es.union(es.concat(x, e), es.literal(b"c"))
+    e = deep_expression(es)
     assert derivative(es, e, ord("a")) != es.NOTHING
     assert matches(es, e, b"z") and matches(es, e, b"abz") and not matches(es, e, b"zz")

@@ -13,7 +13,7 @@ from refimpl.errors import LimitError
 from refimpl.limits import Limits
 from refimpl.regex.exprs import AND, BYTES, CONCAT, EPSILON_KIND, NOT, OR, REPEAT, ExprSet
 from tests.support.budget import examples
-from tests.support.regex_strategies import build, expr_trees, matches, member
+from tests.support.regex_strategies import build, deep_expression, expr_trees, matches, member
 
 
 @settings(max_examples=examples(300))
@@ -71,10 +71,7 @@ def test_words_is_the_union_of_its_words(ws):
 
 def test_sizes_and_reachable_sets_of_deep_expressions():
     es = ExprSet()
-    e = es.literal(b"z")
-    for i in range(10_000):
-        x = es.optional(es.literal(b"ab"[i % 2 : i % 2 + 1]))
-        e = es.union(es.concat(x, e), es.literal(b"c"))
+    e = deep_expression(es)
     reachable = es.reachable(e)
     assert reachable == sorted(reachable) and reachable[-1] == e  # children before parents
     assert es.size(e) == len(reachable) > 10_000

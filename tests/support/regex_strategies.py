@@ -23,8 +23,8 @@ standing for raw bytes: such a tree is only rendered in byte mode, where `\\xHH`
 and Python's `re` disagree (Python folds `i` with U+0130/U+0131, Rust does not).
 
 `assert_read_error` is the check of the reader's error tables (test_reader.py,
-test_flags.py, test_escapes.py, test_brackets.py), `quick` the time bound of the tests
-of pathological inputs. The end of this module has the other
+test_flags.py, test_escapes.py, test_brackets.py); `quick` is the time bound of the tests
+of pathological inputs, `deep_groups` and `deep_expression` two of those inputs. The end of this module has the other
 kind of tree: *expression* trees (`expr_trees`),
 raw operator trees over the bytes of EXPR_ALPHABET that are never simplified, with
 `member`, the definition of their languages, read straight from the meaning of each
@@ -422,6 +422,22 @@ def quick(fn: Callable[[], T], seconds: float = 10.0) -> T:
     result = fn()
     assert time.perf_counter() - start < seconds
     return result
+
+
+def deep_groups(opener: str, n: int = 10_000) -> str:
+    """`a` inside n nested groups opened by `opener` (named groups get unique names)."""
+    if opener == "(?P<g>":
+        return "".join("(?P<g%d>" % i for i in range(n)) + "a" + ")" * n
+    return opener * n + "a" + ")" * n
+
+
+def deep_expression(es, n: int = 10_000) -> int:
+    """a?(b?(a?(b?(...z)|c)|c)|c) n levels deep: for the walks that must not recurse."""
+    e = es.literal(b"z")
+    for i in range(n):
+        x = es.optional(es.literal(b"ab"[i % 2 : i % 2 + 1]))
+        e = es.union(es.concat(x, e), es.literal(b"c"))
+    return e
 
 
 # -- expression trees: the definition of the languages, for exprs and what builds on it ----
