@@ -20,9 +20,9 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ..errors import LimitError
+from .classes import byte_classes, lowest_byte
 from .derivative import derivative
 from .exprs import ExprSet
-from .classes import byte_classes, lowest_byte
 from .relevance import check_empty
 
 DEAD = 0

@@ -1,7 +1,7 @@
 """Printing an expression back as a pattern.
 
-`to_string(es, e)` writes a pattern that `compile_pattern(..., extended=True)` parses back to
-the very same expression id — the basis of teaching traces ("after `a`, the lexer is in
+`to_string(es, e)` writes a pattern that `compile_pattern(..., extended=True)` compiles back
+to the very same expression id — the basis of teaching traces ("after `a`, the lexer is in
 state `[cd]`"). The notation is Rust regex syntax plus two operators of the extended
 syntax: `&` (intersection) and a prefix `~` (complement). Bytes are printed as themselves
 when printable ASCII, a printable non-ASCII character spelled byte by byte in a

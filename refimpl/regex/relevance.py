@@ -87,9 +87,9 @@ def _candidates(es: ExprSet, e: int) -> List[int]:
     after it tries every class. Cheaper than the partition, which a probe that succeeds
     never needs."""
     bytes_ = {lowest_byte(m) for m in byte_sets(es, e)}
-    live = covered_bytes(es, e)
-    if live != ALL_BYTES:
-        bytes_.add(lowest_byte(ALL_BYTES & ~live))
+    covered = covered_bytes(es, e)
+    if covered != ALL_BYTES:
+        bytes_.add(lowest_byte(ALL_BYTES & ~covered))
     return sorted(bytes_)
 
 

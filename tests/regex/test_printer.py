@@ -1,9 +1,9 @@
-"""The printer round trip: to_string(es, e) parses back (extended syntax) to the same id.
+"""The printer round trip: to_string(es, e) compiles back (extended syntax) to the same id.
 
 For random patterns (tests/support/regex_strategies.py) in Unicode mode, byte mode and the
 extended syntax (`&`, `~`), and for the derivatives reached from them by random bytes
 (which stop in the middle of UTF-8 sequences, and build ∅, Σ*, intersections and
-complements the parser never produced itself):
+complements the reader never produced itself):
 
     compile_pattern(es, to_string(es, e), extended=True) == e      (the same ExprSet)
 """
@@ -23,7 +23,7 @@ from tests.support import regex_strategies as rs  # noqa: E402
 def assert_round_trip(es, e, context):
     text = to_string(es, e)
     back = compile_pattern(es, text, extended=True)
-    assert back == e, "%s: expression %d prints as %r, which parses back to %d (%r)" % (
+    assert back == e, "%s: expression %d prints as %r, which compiles back to %d (%r)" % (
         context, e, text, back, to_string(es, back),
     )
 
