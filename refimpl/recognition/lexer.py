@@ -49,7 +49,8 @@ from ..grammar.ir import CompiledGrammar
 from ..regex.derivative import derivative
 from ..regex.printer import to_string
 from ..regex.exprs import ALL_BYTES, ExprSet
-from ..regex.relevance import byte_classes, check_empty, lowest_byte
+from ..regex.classes import byte_classes, lowest_byte
+from ..regex.relevance import check_empty
 from ..regex.unicode import MULTIBYTE_SEQUENCES
 
 DEAD = 0
@@ -79,7 +80,7 @@ def words(mask: int) -> List[int]:
 
 def _loops(es: ExprSet, e: int, lazy: bool) -> int:
     """What leads e back to itself: the bytes b with D_b(e) = e (one derivative per class
-    of e's byte partition, relevance.byte_classes: bytes of a class have one derivative),
+    of e's byte partition, classes.byte_classes: bytes of a class have one derivative),
     and MULTIBYTE if D_c(e) = e for every multi-byte character c — followed class by
     class along each UTF-8 sequence; a lazy lexeme must not match halfway through one
     (it would end there)."""

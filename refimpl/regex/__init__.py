@@ -1,9 +1,21 @@
 """refimpl.regex — a byte-level regular-expression engine by Brzozowski derivatives.
 
-    pattern text --syntax.parse--> AST --compiler--> expression in an ExprSet
-    expression --derivative--> expression ...      (exprs.py, derivative.py)
-    LazyDFA: states are expressions, transitions cached in a flat table (dfa.py)
+The pipeline inside the package, each step a module (docs/regex.md):
+
+    pattern text --read_pattern (reader.py)--> syntax tree (ast.py)
+        the reader in layers: escapes.py (the text, its errors, escapes) -> brackets.py
+        (classes) -> reader.py (groups, alternation, quantifiers, anchors); flags.py
+        (?imsUuRx), charsets.py (a class's set: code points or bytes), unicode.py (tables)
+    syntax tree --compile_ast (compiler.py)--> expression: an int in an ExprSet (exprs.py:
+        hash-consed nodes in normal form, ν)
+    expression --derivative (derivative.py)--> expression, one byte at a time
+        byte classes (classes.py): bytes no byte set tells apart share one derivative
+    LazyDFA (dfa.py): states are expressions, transitions cached in a flat table
     emptiness, containment, forced bytes with a fuel budget (relevance.py)
+    expression --to_string (printer.py)--> pattern text again
+
+Every question about expressions keeps its answers in its ExprSet, one cache per
+question, `es.caches[f]` for the function f that answers it (exprs.py).
 
 >>> r = Regex(r"[0-9]+(\\.[0-9]+)?")
 >>> r.matches("3.14"), r.matches("3."), r.to_string()
@@ -18,12 +30,13 @@ from .derivative import derivative
 from .dfa import DEAD, LazyDFA
 from .exprs import ExprSet
 from .printer import to_string
-from .relevance import byte_classes, check_empty, forced_bytes, is_contained, is_empty
-from .syntax import parse
+from .classes import byte_classes
+from .relevance import check_empty, forced_bytes, is_contained, is_empty
+from .reader import read_pattern
 
 __all__ = [
     "DEAD", "ExprSet", "LazyDFA", "Regex", "byte_classes", "check_empty", "derivative",
-    "compile_pattern", "forced_bytes", "is_contained", "is_empty", "parse", "to_string",
+    "compile_pattern", "forced_bytes", "is_contained", "is_empty", "read_pattern", "to_string",
 ]
 
 

@@ -1,4 +1,4 @@
-"""Compiling the AST of syntax.py into a hash-consed expression of an ExprSet.
+"""Compiling the syntax tree of a pattern (ast.py) into a hash-consed expression of an ExprSet.
 
     compile_pattern(es, "(?i)k[0-9]+")  ->  an int: [Kk\\u212A]·[0-9]{1,}, over bytes
 
@@ -12,14 +12,14 @@ The engine works on bytes, so every character becomes its UTF-8 encoding:
   one byte set -- `\\w` (770 ranges) becomes a few hundred nodes instead of thousands
   (the same trick as derivre's `handle_unicode_ranges`);
 * byte-mode classes and bytes are single byte sets;
-* anchors (validated by the parser) are ε; `&`, `~` and repetitions map to
+* anchors (validated by the reader) are ε; `&`, `~` and repetitions map to
   `es.intersection`, `es.complement` and `es.repeat`.
 
 The walk over the AST is iterative (post-order on an explicit stack), and nested
 concatenations, alternations and intersections are flattened into one n-ary call each,
 so `(a(b(c(...))))` 10,000 deep compiles in linear time.  Compiled classes are cached
-per ExprSet (in `es.compiled_classes`), since a pattern full of `\\w` or `.` would otherwise redo
-the same work for every occurrence.
+per ExprSet (in `es.caches[compile_class]`), since a pattern full of `\\w` or `.` would otherwise
+redo the same work for every occurrence.
 """
 from __future__ import annotations
 
@@ -27,27 +27,24 @@ from typing import Dict, List, Optional, Tuple
 
 from ..limits import Limits
 from . import unicode as uni
-from .exprs import ExprSet
-from .syntax import (Alternation, Anchor, ByteClass, ByteLiteral, Class, Complement, Concat,
-                     Empty, Intersection, Literal, Node, Repeat, parse)
+from .ast import (Alternation, Anchor, ByteClass, ByteLiteral, Class, Complement, Concat, Empty,
+                  Intersection, Literal, Node, Repeat)
+from .exprs import ExprSet, byte_mask
+from .reader import read_pattern
+from .unicode import Ranges
 
 __all__ = ["compile_ast", "compile_class", "compile_pattern"]
-
-Ranges = Tuple[Tuple[int, int], ...]
-
-
-def _byte_mask(lo: int, hi: int) -> int:
-    """The 256-bit mask of the bytes lo..hi."""
-    return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
 
 
 def compile_class(es: ExprSet, ranges: Ranges) -> int:
     """The expression matching the UTF-8 encoding of any code point in `ranges` (cached
-    per ExprSet in `es.compiled_classes`)."""
-    got = es.compiled_classes.get(ranges)
+    per ExprSet, in `es.caches[compile_class]`: the printer reads it to print such an
+    expression as its class)."""
+    cache: Dict[Ranges, int] = es.caches[compile_class]
+    got = cache.get(ranges)
     if got is None:
-        got = es.compiled_classes[ranges] = es.words(
-            [_byte_mask(lo, hi) for lo, hi in seq]
+        got = cache[ranges] = es.words(
+            [byte_mask(lo, hi) for lo, hi in seq]
             for first, last in ranges
             for seq in uni.utf8_sequences(first, last)
         )
@@ -139,11 +136,11 @@ def compile_ast(es: ExprSet, node: Node) -> int:
 
 def compile_pattern(es: ExprSet, pattern: str, *, extended: bool = False,
                     limits: Optional[Limits] = None) -> int:
-    """Parse `pattern` and compile it into `es` (limits default to the ExprSet's).
+    """Read `pattern` and compile it into `es` (limits default to the ExprSet's).
 
     >>> es = ExprSet()
     >>> e = compile_pattern(es, "ab|c")
     >>> e == es.union(es.literal(b"ab"), es.literal(b"c"))
     True
     """
-    return compile_ast(es, parse(pattern, extended=extended, limits=es.limits if limits is None else limits))
+    return compile_ast(es, read_pattern(pattern, extended=extended, limits=es.limits if limits is None else limits))

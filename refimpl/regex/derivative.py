@@ -14,9 +14,11 @@ engine needs nothing but ν (`ExprSet.nullable`) and d, the rules of Brzozowski 
     d(¬r, b)     = ¬d(r, b)
     d(r{lo,hi}, b) = d(r, b)·r{lo-1,hi-1}            (lo-1 floored at 0, ∞-1 = ∞)
 
-Results are cached per (expression, byte) in `ExprSet.derivatives`. The computation uses
-an explicit stack instead of recursion, so a 10,000-deep expression is no problem: an
-expression is pushed, its children's derivatives are computed first, then its own.
+Results are cached per (expression, byte) in the ExprSet, in `es.caches[derivative]`
+at key e << 8 | b (hot loops elsewhere read it inline, calling `derivative` only on a
+miss). The computation uses an explicit stack instead of recursion, so a 10,000-deep
+expression is no problem: an expression is pushed, its children's derivatives are
+computed first, then its own.
 
 >>> from refimpl.regex.exprs import ExprSet
 >>> es = ExprSet()
@@ -26,17 +28,19 @@ True
 """
 from __future__ import annotations
 
+from typing import Dict
+
 from .exprs import AND, BYTES, CONCAT, NOT, OR, REPEAT, ExprSet
 
 
 def derivative(es: ExprSet, e: int, byte: int) -> int:
     """d(e, byte), cached; iterative over the expression's structure."""
-    cache = es.derivatives
+    cache: Dict[int, int] = es.caches[derivative]  # e << 8 | byte -> d(e, byte)
     known = cache.get(e << 8 | byte)
     if known is not None:
         return known
     nodes = es.nodes
-    is_nullable = es._nullable
+    is_nullable = es.nullable_flags
     stack = [e]
     while stack:
         x = stack[-1]

@@ -20,9 +20,10 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ..errors import LimitError
+from .classes import byte_classes, lowest_byte
 from .derivative import derivative
 from .exprs import ExprSet
-from .relevance import byte_classes, check_empty
+from .relevance import check_empty
 
 DEAD = 0
 
@@ -69,8 +70,7 @@ class LazyDFA:
         expression (bytes of one class have the same derivative), copied to the others."""
         table, base = self.table, state << 8
         for mask in byte_classes(self.es, self.states[state]):
-            rep = (mask & -mask).bit_length() - 1
-            target = self.step(state, rep)
+            target = self.step(state, lowest_byte(mask))
             b = 0
             while mask:
                 if mask & 1:

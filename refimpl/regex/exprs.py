@@ -20,16 +20,34 @@ Node kinds (the tuple stored for each id):
     (NOT, e)                complement Σ* minus L(e)
     (REPEAT, e, lo, hi)     e{lo,hi}; hi is None for unbounded
 
-`nullable` (ν in Brzozowski's notation: does the language contain ε?) is computed once
-when a node is built and kept in a bytearray. The derivative lives in derivative.py and
-printing in printer.py; both build on this module, which imports neither. Code outside
-the regex engine reads nodes through `ExprSet.node` (a named view), never by position.
+An ExprSet holds what hash-consing needs and nothing else: the nodes, the map from a
+node to its id, and two flags of each node, computed from its children's when it is
+built and stored beside it (a bytearray each, indexed by id):
+
+* ν, `nullable` (Brzozowski's notation: does the language contain ε?). It is part of
+  building a node, not a question asked later: the normal forms read it (ε|r = r when
+  ν(r); ε&r is ε or ∅; a nullable body lowers a repetition's minimum to 0), so every
+  node's ν must exist before any node above it is built;
+* `has_boolean`: does the expression contain & or ¬? Only then can a node other than ∅
+  denote the empty language, which spares every emptiness question a search.
+
+Every other question asked about expressions is answered by a function of its own module
+(`derivative`, `byte_classes`, `is_empty`, ...), which keeps its answers in a cache of its
+own, one per ExprSet: the dict `es.caches[f]`, keyed by that function f ("one cache per
+question", as in derivre). This module knows none of them; `Caches` makes each, empty, on
+first use.  A cache is keyed by expression ids, so it lives exactly as long as the
+ExprSet, and is shared by all that share it (every Matcher of a grammar;
+docs/architecture.md, "What a grammar shares, and threads").
+
+The derivative lives in derivative.py and printing in printer.py; both build on this
+module, which imports neither. Code outside the regex engine reads nodes through
+`ExprSet.node` (a named view), never by position.
 """
 from __future__ import annotations
 
 import threading
 from bisect import bisect_left
-from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..errors import LimitError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -37,8 +55,15 @@ from ..limits import DEFAULT_LIMITS, Limits
 NOTHING_KIND, EPSILON_KIND, BYTES, CONCAT, OR, AND, NOT, REPEAT = range(8)
 
 ALL_BYTES = (1 << 256) - 1
+"""The set of all 256 bytes. A set of bytes is a 256-bit int, bit b set for byte b: the
+`mask` of a BYTES node, of the syntax tree's `ByteClass`, of a byte class."""
 
 Node = tuple
+
+
+def byte_mask(lo: int, hi: int) -> int:
+    """The set of the bytes lo..hi (inclusive), as a mask."""
+    return ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
 
 
 class NodeView(NamedTuple):
@@ -54,6 +79,26 @@ class NodeView(NamedTuple):
     mask: int = 0
     lo: int = 0
     hi: Optional[int] = None
+
+
+class Caches(Dict[Callable[..., Any], Dict[Any, Any]]):
+    """The caches of one ExprSet, one per question: `es.caches[f]` is the dict of the
+    answers of the function f about these expressions, made empty on first use. Hot loops
+    read a cache inline and call f only on a miss.
+
+    Threads: two threads that both miss make one dict each, and `setdefault` keeps the
+    first, so both use the same one; within a cache, an answer may be computed twice, never
+    differently (answers are functions of the expressions, which never change).
+
+    >>> caches = Caches()
+    >>> caches[len] is caches[len], caches[len]
+    (True, {})
+    """
+
+    __slots__ = ()
+
+    def __missing__(self, question: Callable[..., Any]) -> Dict[Any, Any]:
+        return self.setdefault(question, {})
 
 
 class ExprSet:
@@ -80,25 +125,13 @@ class ExprSet:
         self._lock = threading.Lock()
         self.nodes: List[Node] = []
         self._ids: Dict[Node, int] = {}
-        self._nullable = bytearray()
-        # 1 where the expression contains AND or NOT: only then can a node other than ∅
-        # denote the empty language, so only then is an emptiness check needed.
+        #: ν of each expression, 1 or 0 (`nullable` reads it; hot loops index it)
+        self.nullable_flags = bytearray()
+        #: 1 where the expression contains AND or NOT: only then can a node other than ∅
+        #: denote the empty language, so only then is an emptiness check needed.
         self.has_boolean = bytearray()
-        # Caches of questions asked about expressions, one typed dict per question:
-        #: (e << 8 | byte) -> d(e, byte)                                 (derivative.py)
-        self.derivatives: Dict[int, int] = {}
-        #: e -> the byte classes of e                                    (relevance.py)
-        self.classes: Dict[int, List[int]] = {}
-        #: e -> the masks of the byte sets reachable from e                (relevance.py)
-        self.byte_sets: Dict[int, FrozenSet[int]] = {}
-        #: those masks -> their partition of the bytes, shared by expressions (relevance.py)
-        self.partitions: Dict[FrozenSet[int], List[int]] = {}
-        #: e -> is L(e) empty? (only decided answers are kept)          (relevance.py)
-        self.emptiness: Dict[int, bool] = {}
-        #: (a, b) -> is every word of L(a) a prefix of a word of L(b)?   (relevance.py)
-        self.prefix_containment: Dict[Tuple[int, int], bool] = {}
-        #: code point ranges -> the expression of their UTF-8 encodings  (compiler.py)
-        self.compiled_classes: Dict[Tuple[Tuple[int, int], ...], int] = {}
+        #: the answers of the other modules' functions, one cache per function (see Caches)
+        self.caches = Caches()
         assert self._make((NOTHING_KIND,)) == self.NOTHING
         assert self._make((EPSILON_KIND,)) == self.EPSILON
         assert self._make((NOT, self.NOTHING)) == self.EVERYTHING
@@ -113,7 +146,7 @@ class ExprSet:
 
     def nullable(self, e: int) -> bool:
         """ν(e): does L(e) contain the empty word?"""
-        return self._nullable[e] == 1
+        return self.nullable_flags[e] == 1
 
     def _make(self, node: Node, flags: Optional[Tuple[int, int]] = None) -> int:
         """The id of `node`, added if new; `flags` = (ν, has_boolean) when already known."""
@@ -132,14 +165,14 @@ class ExprSet:
             raise LimitError("expressions", self.limits.expressions, "regex expressions built")
         kind = node[0]
         if flags is not None:
-            self._nullable.append(flags[0])
+            self.nullable_flags.append(flags[0])
             self.has_boolean.append(flags[1])
             self.nodes.append(node)
             self._ids[node] = e  # published last, complete
             return e
         # ν, by the usual rules: ν(ε)=1, ν(∅)=ν(b)=0, ν(rs)=ν(r)ν(s), ν(r|s)=ν(r)+ν(s),
         # ν(r&s)=ν(r)ν(s), ν(¬r)=1-ν(r), ν(r{lo,hi}) = (lo == 0 or ν(r)).
-        n = self._nullable
+        n = self.nullable_flags
         if kind == EPSILON_KIND:
             nul, boolean = 1, 0
         elif kind in (NOTHING_KIND, BYTES):
@@ -178,7 +211,7 @@ class ExprSet:
         """One byte in lo..hi (inclusive)."""
         if not 0 <= lo <= hi <= 255:
             raise ValueError("bad byte range %d-%d" % (lo, hi))
-        return self.byte_set(((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1))
+        return self.byte_set(byte_mask(lo, hi))
 
     def literal(self, data: bytes) -> int:
         """The one-word language {data}."""
@@ -237,7 +270,7 @@ class ExprSet:
         if members is None:
             return self.EVERYTHING
         if self.EPSILON in members and len(members) > 1:
-            if any(self._nullable[c] for c in members if c != self.EPSILON):
+            if any(self.nullable_flags[c] for c in members if c != self.EPSILON):
                 members.discard(self.EPSILON)
         if not members:
             return self.NOTHING
@@ -281,13 +314,13 @@ class ExprSet:
         i = bisect_left(members, e)
         if i < len(members) and members[i] == e:
             return alternation
-        if e == self.EPSILON and self._nullable[alternation]:
+        if e == self.EPSILON and self.nullable_flags[alternation]:
             return alternation
-        if self._nullable[e] and members[0] == self.EPSILON:  # ε has the smallest id
+        if self.nullable_flags[e] and members[0] == self.EPSILON:  # ε has the smallest id
             members = members[1:]
             i -= 1
         flags = (
-            self._nullable[alternation] | self._nullable[e],
+            self.nullable_flags[alternation] | self.nullable_flags[e],
             self.has_boolean[alternation] | self.has_boolean[e],
         )
         return self._make((OR, members[:i] + (e,) + members[i:]), flags)
@@ -323,7 +356,7 @@ class ExprSet:
                 return self.NOTHING
             members.add(self.byte_set(mask))
         if self.EPSILON in members:
-            return self.EPSILON if all(self._nullable[c] for c in members) else self.NOTHING
+            return self.EPSILON if all(self.nullable_flags[c] for c in members) else self.NOTHING
         for c in members:
             node = nodes[c]
             if node[0] == NOT and node[1] in members:
@@ -356,7 +389,7 @@ class ExprSet:
             return self.EPSILON
         if e == self.NOTHING:
             return self.EPSILON if lo == 0 else self.NOTHING
-        if self._nullable[e]:
+        if self.nullable_flags[e]:
             lo = 0
         if lo == 1 and hi == 1:
             return e

@@ -1,7 +1,7 @@
 """Printing an expression back as a pattern.
 
-`to_string(es, e)` writes a pattern that `compile_pattern(..., extended=True)` parses back to
-the very same expression id — the basis of teaching traces ("after `a`, the lexer is in
+`to_string(es, e)` writes a pattern that `compile_pattern(..., extended=True)` compiles back
+to the very same expression id — the basis of teaching traces ("after `a`, the lexer is in
 state `[cd]`"). The notation is Rust regex syntax plus two operators of the extended
 syntax: `&` (intersection) and a prefix `~` (complement). Bytes are printed as themselves
 when printable ASCII, a printable non-ASCII character spelled byte by byte in a
@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from . import unicode as uni
+from .compiler import compile_class
 from .exprs import ALL_BYTES, AND, BYTES, CONCAT, NOT, OR, REPEAT, ExprSet
 
 # Precedence levels, loosest first: a sub-expression printed where a tighter level is
@@ -81,10 +82,10 @@ Classes = Dict[int, Tuple[Tuple[int, int], ...]]
 
 def _classes(es: ExprSet) -> Classes:
     """The expressions compiled from a Unicode class with a non-ASCII code point, by id,
-    with the class's ranges (compiler.compile_class keeps them in es.compiled_classes):
+    with the class's ranges (compiler.compile_class keeps them in its cache):
     these print as the class, not as the alternation of their UTF-8 byte sequences."""
     out: Classes = {}
-    for ranges, e in es.compiled_classes.items():
+    for ranges, e in es.caches[compile_class].items():
         if ranges and ranges[-1][1] >= 0x80:
             out.setdefault(e, ranges)
     return out

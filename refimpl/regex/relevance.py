@@ -9,8 +9,8 @@ question here takes a `fuel` budget (the number of derivative states it may visi
 answers None — "unknown" — when it runs out. Never a wrong answer.
 
 Bytes that every byte set of e treats alike give the same derivative, so the search only
-tries one representative byte per class of that partition (`byte_classes`): usually a
-handful instead of 256.
+tries one representative byte per byte class of e (classes.py): usually a handful
+instead of 256.
 
 >>> from refimpl.regex.exprs import ExprSet
 >>> es = ExprSet()
@@ -23,104 +23,23 @@ True
 from __future__ import annotations
 
 from collections import deque
-from typing import Dict, FrozenSet, Iterable, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..errors import LimitError
+from .classes import byte_classes, byte_sets, covered_bytes, lowest_byte
 from .derivative import derivative
-from .exprs import ALL_BYTES, BYTES, ExprSet
-
-
-def byte_classes(es: ExprSet, e: int) -> List[int]:
-    """The partition of the 256 bytes into classes that every byte set in e treats alike.
-
-    Returned as a list of masks (disjoint, covering all bytes). Derivatives of e only
-    contain byte sets of e, so the partition holds for all of them too.
-    """
-    cached = es.classes.get(e)
-    if cached is not None:
-        return cached
-    classes = es.classes[e] = partition(es, byte_sets(es, e))
-    return classes
-
-
-def partition(es: ExprSet, masks: FrozenSet[int]) -> List[int]:
-    """`refine(masks)`, kept in the ExprSet per set of masks (many expressions share one)."""
-    classes = es.partitions.get(masks)
-    if classes is None:
-        classes = es.partitions[masks] = refine(masks)
-    return classes
-
-
-def byte_sets(es: ExprSet, e: int) -> FrozenSet[int]:
-    """The masks of the byte sets reachable from e, memoised bottom-up (explicit stack):
-    a derivative shares most of its nodes with its parent, so each new expression costs
-    only its new nodes, not a walk of all it reaches."""
-    sets = es.byte_sets
-    stack = [e]
-    while stack:
-        x = stack[-1]
-        if x in sets:
-            stack.pop()
-            continue
-        children = es.children(x)
-        todo = [c for c in children if c not in sets]
-        if todo:
-            stack.extend(todo)
-            continue
-        stack.pop()
-        node = es.nodes[x]
-        own = frozenset((node[1],)) if node[0] == BYTES else frozenset()
-        sets[x] = own.union(*(sets[c] for c in children)) if children else own
-    return sets[e]
-
-
-def refine(masks: Iterable[int]) -> List[int]:
-    """The coarsest partition of the 256 bytes that every mask in `masks` respects, its
-    classes in the order of their lowest byte (whatever order the masks come in).
-
-    A one-byte mask makes its byte a class of its own, whatever the other masks are: those
-    classes are set aside first, and only the other masks split the rest (a union of
-    literal keys is mostly one-byte masks).
-
-    >>> [bin(c) for c in refine([0b0110, 0b0100, 0b1100])] == [bin(c) for c in
-    ...     [ALL_BYTES & ~0b1110, 0b0010, 0b0100, 0b1000]]
-    True
-    """
-    singles = 0
-    rest = []
-    for m in masks:
-        if m & (m - 1):
-            rest.append(m)
-        else:
-            singles |= m
-    whole = ALL_BYTES & ~singles
-    classes = [whole] if whole else []
-    for m in {m & whole for m in rest} - {0, whole}:  # each distinct split once
-        refined = []
-        for c in classes:
-            inside, outside = c & m, c & ~m
-            if inside:
-                refined.append(inside)
-            if outside:
-                refined.append(outside)
-        classes = refined
-    while singles:
-        low = singles & -singles
-        classes.append(low)
-        singles ^= low
-    return sorted(classes, key=lambda c: c & -c)
-
-
-def lowest_byte(mask: int) -> int:
-    """The lowest byte of a non-empty byte set: a class's representative."""
-    return (mask & -mask).bit_length() - 1
+from .exprs import ALL_BYTES, ExprSet
 
 
 def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
-    """Is L(e) empty? True, False, or None when `fuel` states did not suffice."""
+    """Is L(e) empty? True, False, or None when `fuel` states did not suffice.
+
+    Decided answers are kept in `es.caches[is_empty]`, for e and for the other states the
+    search explored (the probe's path, the states that reach a witness, or all of them)."""
     if not es.has_boolean[e]:
         return e == es.NOTHING
-    known = es.emptiness.get(e)
+    emptiness: Dict[int, bool] = es.caches[is_empty]
+    known = emptiness.get(e)
     if known is not None:
         return known
     if fuel is None:
@@ -137,7 +56,7 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
     queue = deque([e])
     while queue:
         x = queue.popleft()  # never ∅: ∅ is not queued
-        known = es.emptiness.get(x)
+        known = emptiness.get(x)
         if known is True:
             continue
         if known is False or es.nullable(x) or not es.has_boolean[x]:
@@ -154,7 +73,7 @@ def is_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> Optional[bool]:
                     seen.add(d)
                     queue.append(d)
     for x in seen:  # every state reachable from an empty one is empty too
-        es.emptiness[x] = True
+        emptiness[x] = True
     return True
 
 
@@ -167,13 +86,10 @@ def _candidates(es: ExprSet, e: int) -> List[int]:
     `a`), but a probe needs no completeness: it only looks for a witness, and the search
     after it tries every class. Cheaper than the partition, which a probe that succeeds
     never needs."""
-    masks = byte_sets(es, e)
-    union = 0
-    for m in masks:
-        union |= m
-    bytes_ = {lowest_byte(m) for m in masks}
-    if union != ALL_BYTES:
-        bytes_.add(lowest_byte(ALL_BYTES & ~union))
+    bytes_ = {lowest_byte(m) for m in byte_sets(es, e)}
+    covered = covered_bytes(es, e)
+    if covered != ALL_BYTES:
+        bytes_.add(lowest_byte(ALL_BYTES & ~covered))
     return sorted(bytes_)
 
 
@@ -185,20 +101,21 @@ def _probe(es: ExprSet, e: int, representatives: List[int], budget: int) -> int:
     Most lexeme states the lexer asks about are a byte or two from a word (a key's
     closing quote), which the breadth-first search reaches only after every class of
     every level before."""
+    emptiness: Dict[int, bool] = es.caches[is_empty]
     path = [e]
     on_path = {e}
     x = e
     while len(path) <= budget:
-        if es.nullable(x) or es.emptiness.get(x) is False or not es.has_boolean[x]:
+        if es.nullable(x) or emptiness.get(x) is False or not es.has_boolean[x]:
             for y in path:
-                es.emptiness[y] = False
+                emptiness[y] = False
             return -1
         nxt = -1
         for b in representatives:
             d = derivative(es, x, b)
-            if d == es.NOTHING or d in on_path or es.emptiness.get(d) is True:
+            if d == es.NOTHING or d in on_path or emptiness.get(d) is True:
                 continue
-            if es.nullable(d) or not es.has_boolean[d] or es.emptiness.get(d) is False:
+            if es.nullable(d) or not es.has_boolean[d] or emptiness.get(d) is False:
                 nxt = d  # known non-empty: the next round ends the probe
                 break
             if nxt < 0:
@@ -213,15 +130,17 @@ def _probe(es: ExprSet, e: int, representatives: List[int], budget: int) -> int:
 
 def _mark_non_empty(es: ExprSet, witness: int, parents: Dict[int, List[int]]) -> None:
     """`witness` has a non-empty language: so has every explored state that reaches it.
-    Kept in es.emptiness, later questions about them (the lexer asks of each derivative
-    its input reaches, mostly states this search went through) are answered at once."""
+    Kept in is_empty's cache, later questions about them (the lexer asks of each
+    derivative its input reaches, mostly states this search went through) are answered at
+    once."""
+    emptiness: Dict[int, bool] = es.caches[is_empty]
     stack = [witness]
     while stack:
         x = stack.pop()
-        if es.emptiness.get(x) is False and x != witness:
+        if emptiness.get(x) is False and x != witness:
             continue
-        es.emptiness[x] = False
-        stack.extend(p for p in parents.get(x, ()) if es.emptiness.get(p) is not False)
+        emptiness[x] = False
+        stack.extend(p for p in parents.get(x, ()) if emptiness.get(p) is not False)
 
 
 def check_empty(es: ExprSet, e: int, fuel: Optional[int] = None) -> bool:
@@ -288,7 +207,8 @@ def prefixes_contain(es: ExprSet, a: int, b: int, fuel: Optional[int] = None) ->
         fuel = es.limits.relevance_fuel
     if is_empty(es, a, fuel):
         return True
-    known = es.prefix_containment.get((a, b))
+    cache: Dict[Tuple[int, int], bool] = es.caches[prefixes_contain]
+    known = cache.get((a, b))
     if known is not None:
         return known
     representatives = [lowest_byte(c) for c in byte_classes(es, es.concat(a, b))]
@@ -318,5 +238,5 @@ def prefixes_contain(es: ExprSet, a: int, b: int, fuel: Optional[int] = None) ->
                 seen.add(pair)
                 stack.append(pair)
     if answer is not None:
-        es.prefix_containment[(a, b)] = answer
+        cache[(a, b)] = answer
     return answer

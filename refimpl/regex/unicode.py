@@ -263,7 +263,7 @@ def property_ranges(name: str, value: Optional[str] = None) -> Ranges:
     general categories, not the properties they also abbreviate.  With a value, `name`
     must be General_Category (gc) or Script (sc); other properties (Script_Extensions,
     Age, the break properties) are not supported.  For convenience, a `name` holding
-    ':' or '=' with no `value` is split there, as the Rust parser does.  Negation
+    ':' or '=' with no `value` is split there, as Rust's regex-syntax does.  Negation
     (`\\P{..}`, `!=`) is the caller's business: see `negate`.
 
     Unknown or unsupported names raise KeyError(name); an unknown value raises

@@ -72,7 +72,7 @@ def test_emptiness_is_breadth_first():
     checked = 0
     for lexeme in g.ir.lexemes:
         if es.has_boolean[lexeme.expr]:
-            es.emptiness.clear()
+            es.caches[is_empty].clear()
             assert is_empty(es, lexeme.expr, 300) is False, lexeme.name
             checked += 1
     assert checked == 1

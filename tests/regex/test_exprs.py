@@ -1,127 +1,29 @@
-"""ExprSet: the smart constructors' rules are sound, derivatives match the definition.
+"""ExprSet (refimpl/regex/exprs.py): hash-consing and the normal forms, ν and has_boolean of
+every node against the definition, the caches, the limit.
 
-The oracle is a direct, unsimplified reading of each operator's meaning on small strings
-(`member` below): it never builds a normal form, so every simplification rule of exprs.py
-and every derivative rule of derivative.py is checked against the definition.
+The oracle is `member` (tests/support/regex_strategies.py), a direct, unsimplified reading
+of each operator's meaning on small strings: it never builds a normal form, so every
+simplification rule is checked against the definition — here through ν (is ε in the
+language?), in test_derivative.py through whole words.
 """
-from functools import lru_cache
-
 import pytest
 from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
 
-from refimpl.regex.derivative import derivative
-from refimpl.regex.printer import to_string
 from refimpl.errors import LimitError
 from refimpl.limits import Limits
-from refimpl.regex.dfa import LazyDFA
-from refimpl.regex.exprs import ExprSet
-
-ALPHABET = b"abc"
-
-# A raw expression tree: tuples, never simplified.
-leaves = st.one_of(
-    st.just(("nothing",)),
-    st.just(("eps",)),
-    st.sets(st.sampled_from(list(ALPHABET)), min_size=0, max_size=3).map(
-        lambda s: ("bytes", frozenset(s))
-    ),
-)
+from refimpl.regex.exprs import AND, BYTES, CONCAT, EPSILON_KIND, NOT, OR, REPEAT, ExprSet
+from tests.support.budget import examples
+from tests.support.regex_strategies import build, deep_expression, expr_trees, matches, member
 
 
-def _extend(children):
-    return st.one_of(
-        st.tuples(st.just("concat"), children, children),
-        st.tuples(st.just("union"), children, children),
-        st.tuples(st.just("inter"), children, children),
-        st.tuples(st.just("not"), children),
-        st.tuples(st.just("repeat"), children, st.integers(0, 3), st.one_of(st.none(), st.integers(0, 3))).map(
-            lambda t: t if t[3] is None or t[3] >= t[2] else (t[0], t[1], t[3], t[2])
-        ),
-    )
-
-
-trees = st.recursive(leaves, _extend, max_leaves=8)
-words = st.lists(st.sampled_from(list(ALPHABET)), max_size=6).map(bytes)
-
-
-@lru_cache(maxsize=None)
-def member(t, w: bytes) -> bool:
-    """w ∈ L(t), straight from the definitions."""
-    op = t[0]
-    if op == "nothing":
-        return False
-    if op == "eps":
-        return w == b""
-    if op == "bytes":
-        return len(w) == 1 and w[0] in t[1]
-    if op == "concat":
-        return any(member(t[1], w[:i]) and member(t[2], w[i:]) for i in range(len(w) + 1))
-    if op == "union":
-        return member(t[1], w) or member(t[2], w)
-    if op == "inter":
-        return member(t[1], w) and member(t[2], w)
-    if op == "not":
-        return not member(t[1], w)
-    _, body, lo, hi = t
-    return repeat_member(body, lo, hi, w)
-
-
-@lru_cache(maxsize=None)
-def repeat_member(body, lo, hi, w: bytes) -> bool:
-    if w == b"":
-        return lo == 0 or member(body, b"")
-    if hi == 0:
-        return False
-    rest_hi = None if hi is None else hi - 1
-    return any(
-        member(body, w[:i]) and repeat_member(body, max(lo - 1, 0), rest_hi, w[i:])
-        for i in range(1, len(w) + 1)
-    )
-
-
-def build(es: ExprSet, t) -> int:
-    op = t[0]
-    if op == "nothing":
-        return es.NOTHING
-    if op == "eps":
-        return es.EPSILON
-    if op == "bytes":
-        return es.byte_set(sum(1 << b for b in t[1]))
-    if op == "concat":
-        return es.concat(build(es, t[1]), build(es, t[2]))
-    if op == "union":
-        return es.union(build(es, t[1]), build(es, t[2]))
-    if op == "inter":
-        return es.intersection(build(es, t[1]), build(es, t[2]))
-    if op == "not":
-        return es.complement(build(es, t[1]))
-    return es.repeat(build(es, t[1]), t[2], t[3])
-
-
-def run(es: ExprSet, e: int, w: bytes) -> bool:
-    for b in w:
-        e = derivative(es, e, b)
-    return es.nullable(e)
-
-
-@settings(max_examples=examples(1500))
-@given(trees, st.lists(words, min_size=1, max_size=12))
-def test_simplified_expression_and_derivatives_agree_with_the_definition(t, ws):
+@settings(max_examples=examples(300))
+@given(expr_trees)
+def test_nullable_and_has_boolean_agree_with_the_definition(t):
     es = ExprSet()
     e = build(es, t)
-    for w in ws + [b""]:
-        assert run(es, e, w) == member(t, w), (t, w, to_string(es, e))
-
-
-@settings(max_examples=examples(500))
-@given(trees, st.lists(words, min_size=1, max_size=8))
-def test_lazy_dfa_agrees_with_derivatives(t, ws):
-    es = ExprSet()
-    e = build(es, t)
-    dfa = LazyDFA(es, e)
-    for w in ws:
-        assert dfa.matches(w) == member(t, w), (t, w)
+    assert es.nullable(e) == member(t, b"") == (es.nullable_flags[e] == 1), t
+    booleans = any(es.node(x).kind in (AND, NOT) for x in es.reachable(e))
+    assert es.has_boolean[e] == booleans, t
 
 
 def test_hash_consing_gives_equal_expressions_equal_ids():
@@ -147,31 +49,43 @@ def test_hash_consing_gives_equal_expressions_equal_ids():
     assert es.intersection(ab, es.EVERYTHING) == ab
 
 
-def test_classic_derivatives():
+def test_node_views():
     es = ExprSet()
-    ab = es.byte_set(0b11 << ord("a"))
-    cd = es.byte_set(0b11 << ord("c"))
-    c = es.literal(b"c")
-    a = ord("a")
-    assert derivative(es, es.concat(ab, cd), a) == cd
-    assert derivative(es, es.plus(ab), a) == es.star(ab)
-    assert derivative(es, ab, a) == es.EPSILON
-    assert derivative(es, es.concat(ab, c), ord("c")) == es.NOTHING
+    a, b = es.literal(b"a"), es.literal(b"b")
+    assert es.node(a) == (BYTES, (), 1 << ord("a"), 0, None)
+    assert es.node(es.concat(a, b)) == (CONCAT, (a, b), 0, 0, None)
+    assert es.node(es.union(a, es.literal(b"bc"))).kind == OR
+    assert es.node(es.repeat(es.literal(b"ab"), 2, 5)).lo == 2
+    assert es.node(es.EPSILON).kind == EPSILON_KIND and es.node(es.EVERYTHING) == (NOT, (es.NOTHING,), 0, 0, None)
+    assert es.node(es.star(es.literal(b"ab"))).kind == REPEAT
 
 
-def test_deep_expressions_need_no_recursion():
-    # a?(b?(a?(b?...)|c)|c) ten thousand levels deep: the derivative, the printer and the
-    # size count all walk it with explicit stacks.
+@settings(max_examples=examples(100))
+@given(st.lists(st.binary(max_size=5), max_size=8))
+def test_words_is_the_union_of_its_words(ws):
     es = ExprSet()
-    e = es.literal(b"z")
-    for i in range(10_000):
-        x = es.optional(es.literal(b"ab"[i % 2 : i % 2 + 1]))
-        e = es.union(es.concat(x, e), es.literal(b"c"))
-    d = derivative(es, e, ord("a"))
-    assert d != es.NOTHING
-    assert run(es, e, b"z") and run(es, e, b"abz") and not run(es, e, b"zz")
-    assert len(to_string(es, e)) > 10_000
-    assert es.size(e) > 10_000
+    e = es.words([[1 << b for b in w] for w in ws])
+    for w in set(ws) | {b"", b"a", b"\x00\x00"}:
+        assert matches(es, e, w) == (w in ws)
+
+
+def test_sizes_and_reachable_sets_of_deep_expressions():
+    es = ExprSet()
+    e = deep_expression(es)
+    reachable = es.reachable(e)
+    assert reachable == sorted(reachable) and reachable[-1] == e  # children before parents
+    assert es.size(e) == len(reachable) > 10_000
+
+
+def test_caches_are_made_on_first_use_one_per_question():
+    es = ExprSet()
+
+    def question(es, e):
+        return e
+
+    cache = es.caches[question]
+    assert cache == {} and es.caches[question] is cache and es.caches[len] is not cache
+    assert ExprSet().caches[question] is not cache  # one per ExprSet
 
 
 def test_expression_limit():
@@ -179,23 +93,3 @@ def test_expression_limit():
     with pytest.raises(LimitError) as info:
         es.literal(bytes(range(200)))
     assert info.value.limit == "expressions"
-
-
-def test_dfa_state_limit():
-    es = ExprSet(Limits(dfa_states=50))
-    e = es.repeat(es.literal(b"a"), 1000, 1000)
-    dfa = LazyDFA(es, e)
-    with pytest.raises(LimitError) as info:
-        dfa.run(b"a" * 100)
-    assert info.value.limit == "dfa_states"
-
-
-def test_pathological_alternation_is_linear():
-    # (a|aa)*b: the classic backtracking blow-up is a 3-state DFA here.
-    es = ExprSet()
-    a = es.literal(b"a")
-    e = es.concat(es.star(es.union(a, es.literal(b"aa"))), es.literal(b"b"))
-    dfa = LazyDFA(es, e)
-    assert not dfa.matches(b"a" * 50_000)
-    assert dfa.matches(b"a" * 50_000 + b"b")
-    assert len(dfa.states) <= 5

@@ -3,16 +3,16 @@ import itertools
 from collections import deque
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 from tests.support.budget import examples
 
 from refimpl.regex.derivative import derivative
 from refimpl.errors import LimitError
 from refimpl.regex.exprs import ExprSet
-from refimpl.regex.relevance import _candidates, _probe, byte_classes, check_empty, forced_bytes, is_contained, is_empty, refine
-from tests.regex.test_exprs import ALPHABET, build, member, trees
+from refimpl.regex.relevance import _candidates, _probe, check_empty, forced_bytes, is_contained, is_empty
+from tests.support.regex_strategies import EXPR_ALPHABET, build, expr_trees, member
 
-SHORT_WORDS = [bytes(w) for n in range(5) for w in itertools.product(ALPHABET + b"z", repeat=n)]
+SHORT_WORDS = [bytes(w) for n in range(5) for w in itertools.product(EXPR_ALPHABET + b"z", repeat=n)]
 
 
 def shortest_word(es, e, limit=10_000):
@@ -32,7 +32,7 @@ def shortest_word(es, e, limit=10_000):
 
 
 @settings(max_examples=examples(400))
-@given(trees)
+@given(expr_trees)
 def test_is_empty_agrees_with_brute_force(t):
     es = ExprSet()
     e = build(es, t)
@@ -46,7 +46,7 @@ def test_is_empty_agrees_with_brute_force(t):
 
 
 @settings(max_examples=examples(300))
-@given(trees)
+@given(expr_trees)
 def test_what_a_search_learns_of_other_states_is_true(t):
     """is_empty remembers the answers for the states it explored: every state that reaches
     the witness is non-empty, every state of an empty search is empty. Each remembered
@@ -54,7 +54,7 @@ def test_what_a_search_learns_of_other_states_is_true(t):
     es = ExprSet()
     e = build(es, t)
     is_empty(es, e)
-    for x, empty in list(es.emptiness.items()):
+    for x, empty in list(es.caches[is_empty].items()):
         assert (shortest_word(es, x) is None) == empty, (t, x)
 
 
@@ -68,12 +68,13 @@ def test_a_search_marks_only_the_states_that_reach_its_witness():
     both = derivative(es, e, ord("a"))
     assert both != es.NOTHING
     assert is_empty(es, e) is False
-    assert es.emptiness.get(e) is False and es.emptiness.get(both) is not False
+    emptiness = es.caches[is_empty]
+    assert emptiness.get(e) is False and emptiness.get(both) is not False
     assert is_empty(es, both) is True
 
 
 @settings(max_examples=examples(300))
-@given(trees, trees)
+@given(expr_trees, expr_trees)
 def test_is_contained_agrees_with_brute_force(ta, tb):
     es = ExprSet()
     a, b = build(es, ta), build(es, tb)
@@ -87,7 +88,7 @@ def test_is_contained_agrees_with_brute_force(ta, tb):
 
 
 @settings(max_examples=examples(300))
-@given(trees)
+@given(expr_trees)
 def test_forced_bytes_prefix_every_word(t):
     es = ExprSet()
     e = build(es, t)
@@ -110,30 +111,6 @@ def test_fuel_gives_unknown_never_a_wrong_answer():
     assert is_contained(es, es.literal(b"a" * 40), a50, fuel=2) is None
     assert is_contained(es, es.literal(b"a" * 40), a50) is True
     assert is_contained(es, es.literal(b"a" * 51), a50) is False
-
-
-def test_byte_classes_partition_the_bytes():
-    es = ExprSet()
-    e = es.concat(es.byte_range(ord("a"), ord("z")), es.byte_range(ord("0"), ord("9")), es.byte_set(1 << ord("x")))
-    classes = byte_classes(es, e)
-    assert sum(bin(c).count("1") for c in classes) == 256
-    union = 0
-    for c in classes:
-        assert union & c == 0
-        union |= c
-    assert len(classes) == 4  # a-w|y-z, x, 0-9, the rest
-
-
-@settings(max_examples=examples(300))
-@given(st.lists(st.integers(min_value=1, max_value=(1 << 256) - 1) | st.sampled_from([1 << b for b in range(0, 256, 7)]),
-                max_size=12))
-def test_refine_is_the_coarsest_partition_the_masks_respect(masks):
-    # the definition: two bytes share a class iff every mask holds both or neither
-    by_signature = {}
-    for b in range(256):
-        key = tuple(m >> b & 1 for m in masks)
-        by_signature[key] = by_signature.get(key, 0) | 1 << b
-    assert refine(masks) == sorted(by_signature.values(), key=lambda c: c & -c)
 
 
 def test_a_failed_probe_leaves_the_answer_to_the_search():

@@ -21,15 +21,31 @@ standing for raw bytes: such a tree is only rendered in byte mode, where `\\xHH`
 
 `(?i:` is only put around ASCII-only subtrees: outside ASCII, Rust's simple case folding
 and Python's `re` disagree (Python folds `i` with U+0130/U+0131, Rust does not).
+
+`assert_read_error` is the check of the reader's error tables (test_reader.py,
+test_flags.py, test_escapes.py, test_brackets.py); `quick` is the time bound of the tests
+of pathological inputs, `deep_groups` and `deep_expression` two of those inputs. The end of this module has the other
+kind of tree: *expression* trees (`expr_trees`),
+raw operator trees over the bytes of EXPR_ALPHABET that are never simplified, with
+`member`, the definition of their languages, read straight from the meaning of each
+operator. `build` makes an ExprSet expression of one, so every rule of the smart
+constructors, the derivative, emptiness and byte classes can be checked against it.
 """
 from __future__ import annotations
 
 import string
-from typing import Callable, Iterable, List, Optional, Set, Tuple
+import time
+from functools import lru_cache
+from typing import Callable, Iterable, List, Optional, Set, Tuple, TypeVar
 
 from hypothesis import strategies as st
 
+from refimpl.errors import RegexError
+from refimpl.regex.derivative import derivative
+from refimpl.regex.reader import read_pattern
 from tests.support.budget import examples  # noqa: E402,F401  (re-exported: rs.examples)
+
+T = TypeVar("T")
 
 
 META = set("\\.+*?()|[]{}^$")
@@ -384,3 +400,135 @@ def _perl_char(draw, x: str, char) -> str:
     if x.islower():
         return draw(st.sampled_from(PERL_ASCII[x]))
     return draw(char)
+
+
+def assert_read_error(pattern: str, message: str, offset: int, extended: bool = False) -> None:
+    """Reading `pattern` raises a RegexError whose message holds `message`, pointing at
+    `offset` (and drawing the caret line)."""
+    try:
+        read_pattern(pattern, extended=extended)
+    except RegexError as err:
+        assert message in err.message, err.message
+        assert err.offset == offset, (err.offset, err.message)
+        assert err.pattern == pattern
+        assert "^" in str(err)  # the caret line
+    else:
+        raise AssertionError("%r was read without an error" % pattern)
+
+
+def quick(fn: Callable[[], T], seconds: float = 10.0) -> T:
+    """fn(), checked to take less than `seconds` (pathological inputs must stay linear)."""
+    start = time.perf_counter()
+    result = fn()
+    assert time.perf_counter() - start < seconds
+    return result
+
+
+def deep_groups(opener: str, n: int = 10_000) -> str:
+    """`a` inside n nested groups opened by `opener` (named groups get unique names)."""
+    if opener == "(?P<g>":
+        return "".join("(?P<g%d>" % i for i in range(n)) + "a" + ")" * n
+    return opener * n + "a" + ")" * n
+
+
+def deep_expression(es, n: int = 10_000) -> int:
+    """a?(b?(a?(b?(...z)|c)|c)|c) n levels deep: for the walks that must not recurse."""
+    e = es.literal(b"z")
+    for i in range(n):
+        x = es.optional(es.literal(b"ab"[i % 2 : i % 2 + 1]))
+        e = es.union(es.concat(x, e), es.literal(b"c"))
+    return e
+
+
+# -- expression trees: the definition of the languages, for exprs and what builds on it ----
+
+EXPR_ALPHABET = b"abc"
+
+_expr_leaves = st.one_of(
+    st.just(("nothing",)),
+    st.just(("eps",)),
+    st.sets(st.sampled_from(list(EXPR_ALPHABET)), min_size=0, max_size=3).map(
+        lambda s: ("bytes", frozenset(s))
+    ),
+)
+
+
+def _expr_operators(children):
+    return st.one_of(
+        st.tuples(st.just("concat"), children, children),
+        st.tuples(st.just("union"), children, children),
+        st.tuples(st.just("inter"), children, children),
+        st.tuples(st.just("not"), children),
+        st.tuples(st.just("repeat"), children, st.integers(0, 3), st.one_of(st.none(), st.integers(0, 3))).map(
+            lambda t: t if t[3] is None or t[3] >= t[2] else (t[0], t[1], t[3], t[2])
+        ),
+    )
+
+
+#: raw expression trees: ("nothing",), ("eps",), ("bytes", frozenset), ("concat", l, r),
+#: ("union", l, r), ("inter", l, r), ("not", t), ("repeat", t, lo, hi)
+expr_trees = st.recursive(_expr_leaves, _expr_operators, max_leaves=8)
+#: words over EXPR_ALPHABET, up to 6 bytes
+expr_words = st.lists(st.sampled_from(list(EXPR_ALPHABET)), max_size=6).map(bytes)
+
+
+@lru_cache(maxsize=None)
+def member(t, w: bytes) -> bool:
+    """w ∈ L(t), straight from the definitions."""
+    op = t[0]
+    if op == "nothing":
+        return False
+    if op == "eps":
+        return w == b""
+    if op == "bytes":
+        return len(w) == 1 and w[0] in t[1]
+    if op == "concat":
+        return any(member(t[1], w[:i]) and member(t[2], w[i:]) for i in range(len(w) + 1))
+    if op == "union":
+        return member(t[1], w) or member(t[2], w)
+    if op == "inter":
+        return member(t[1], w) and member(t[2], w)
+    if op == "not":
+        return not member(t[1], w)
+    _, body, lo, hi = t
+    return _repeat_member(body, lo, hi, w)
+
+
+@lru_cache(maxsize=None)
+def _repeat_member(body, lo, hi, w: bytes) -> bool:
+    if w == b"":
+        return lo == 0 or member(body, b"")
+    if hi == 0:
+        return False
+    rest_hi = None if hi is None else hi - 1
+    return any(
+        member(body, w[:i]) and _repeat_member(body, max(lo - 1, 0), rest_hi, w[i:])
+        for i in range(1, len(w) + 1)
+    )
+
+
+def build(es, t) -> int:
+    """The expression of the tree t in the ExprSet es (built by the smart constructors)."""
+    op = t[0]
+    if op == "nothing":
+        return es.NOTHING
+    if op == "eps":
+        return es.EPSILON
+    if op == "bytes":
+        return es.byte_set(sum(1 << b for b in t[1]))
+    if op == "concat":
+        return es.concat(build(es, t[1]), build(es, t[2]))
+    if op == "union":
+        return es.union(build(es, t[1]), build(es, t[2]))
+    if op == "inter":
+        return es.intersection(build(es, t[1]), build(es, t[2]))
+    if op == "not":
+        return es.complement(build(es, t[1]))
+    return es.repeat(build(es, t[1]), t[2], t[3])
+
+
+def matches(es, e: int, w: bytes) -> bool:
+    """Does w match e? By derivatives, byte by byte (Brzozowski): ν of the last one."""
+    for b in w:
+        e = derivative(es, e, b)
+    return es.nullable(e)

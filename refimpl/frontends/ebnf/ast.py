@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from ...regex import syntax
+from ...regex import ast as syntax
 from ...grammar.ir import TokenSpec
 
 Ranges = Tuple[Tuple[int, int], ...]  # code points, sorted, disjoint, inclusive
@@ -52,8 +52,8 @@ class Substring(Node):
 
 
 class Pattern(Node):
-    """A regular expression matched whole (kbnf's `#"..."`), as refimpl.regex.syntax
-    parsed it."""
+    """A regular expression matched whole (kbnf's `#"..."`), as refimpl.regex.reader
+    read it."""
 
     __slots__ = ("tree",)
 

@@ -33,7 +33,8 @@ from typing import Dict, List, Tuple
 
 from ...errors import RegexError
 from ...limits import DEFAULT_LIMITS, Limits
-from ...regex import syntax
+from ...regex import ast as syntax
+from ...regex.reader import read_pattern
 from .ast import ANY_CHAR, Alt, Chars, Excluding, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring
 from .reader import Reader, alternatives, undefined_reference
 
@@ -211,7 +212,7 @@ class KbnfParser(Reader):
 
     def regex(self, pattern: str, offset: int) -> syntax.Node:
         try:
-            return syntax.parse(pattern, limits=self.limits)
+            return read_pattern(pattern, limits=self.limits)
         except RegexError as e:
             raise self.error("invalid regex %r: %s at offset %d of the regex" % (pattern, e.message, e.offset), offset) from None
 

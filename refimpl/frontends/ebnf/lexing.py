@@ -55,7 +55,8 @@ from typing import Dict, List, Set, Tuple
 
 from ...regex import ExprSet
 from ...regex.derivative import derivative
-from ...regex.relevance import byte_classes, byte_sets, check_empty, is_empty, lowest_byte, partition
+from ...regex.classes import byte_classes, byte_sets, lowest_byte, partition
+from ...regex.relevance import check_empty, is_empty
 from ...grammar.ir import GrammarIR
 
 #: pairs of derivatives explored per lexeme before it is cut anyway (bounded work)
@@ -239,7 +240,7 @@ def _overrun(es: ExprSet, lexeme: int, other: int, following: int, first: Dict[i
     expression in `first` — so that no derivative is ∅ (the branch would end there). The
     derivative cache and the emptiness of expressions without & or ~ (∅ only) are read
     inline: this walk is most of a character grammar's compile."""
-    cache, has_boolean, nothing = es.derivatives, es.has_boolean, es.NOTHING
+    cache, has_boolean, nothing = es.caches[derivative], es.has_boolean, es.NOTHING
     classes = _pair_classes(es, lexeme, other)  # for every pair reached too
 
     def step(x: int, b: int) -> int:

@@ -27,7 +27,7 @@ triggers and the excluded ids (`ExcludeToken`), a trigger token dispatches to it
 (ExcludeToken(triggers, excludes) | ⋃ Token(tᵢ)·ruleᵢ)*, or
 ExcludeToken(...)*·(ε | ⋃ Token(tᵢ)·ruleᵢ) without the loop.
 
->>> from refimpl.regex import syntax
+>>> from refimpl.regex import ast as syntax
 >>> free, tagged = tag_trees(["ab"], [])
 >>> len(tagged)
 1
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence, Set, Tuple
 
-from ...regex import syntax
+from ...regex import ast as syntax
 from ...regex import unicode as uni
 from ...grammar.ir import TokenSpec
 from .ast import ANY_CHAR, Alt, Node, Pattern, Ref, Repeat, Seq, Token

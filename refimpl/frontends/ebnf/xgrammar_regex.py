@@ -1,8 +1,8 @@
-"""xgrammar's regex dialect (the `Regex("...")` macro) read into a refimpl.regex.syntax tree.
+"""xgrammar's regex dialect (the `Regex("...")` macro) read into a refimpl.regex.ast tree.
 
 xgrammar compiles a `Regex` macro with its own parser (cpp/fsm_builder.cc,
 `ParseRegexToIR`, `ParseRegexEscape`, `ParseCharacterClassLeaf`), an ECMAScript-like
-dialect that is *not* Rust's (refimpl.regex.syntax). The differences, each kept here:
+dialect that is *not* Rust's (refimpl.regex.reader). The differences, each kept here:
 
 * **Escapes.** `\\n \\t \\r \\f \\v \\a \\e \\0`; `\\xHH` exactly two hex digits;
   `\\uHHHH` exactly four; `\\u{H..}` one to six (at most U+10FFFF); `\\cX` a control
@@ -33,7 +33,7 @@ dialect that is *not* Rust's (refimpl.regex.syntax). The differences, each kept 
   every character the pattern matches: the language is intersected with their
   complement's star.
 
->>> from refimpl.regex import syntax
+>>> from refimpl.regex import ast as syntax
 >>> print(syntax.dump(translate("(?i)a\\\\d{2}")))
 (concat [Aa] (repeat 2 2 [0-9]))
 """
@@ -42,7 +42,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple, Union
 
 from ...errors import RegexError
-from ...regex import syntax
+from ...regex import ast as syntax
 from ...regex import unicode as uni
 from .ast import ANY_CHAR
 

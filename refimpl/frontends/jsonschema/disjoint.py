@@ -427,7 +427,7 @@ class Disjointness(Negations):
         got = self._word_matches.get((e, word))
         if got is None:
             es = self.es
-            cache, nothing, anything = es.derivatives, es.NOTHING, self.strings.any_string
+            cache, nothing, anything = es.caches[derivative], es.NOTHING, self.strings.any_string
             x = e
             for i, b in enumerate(word):
                 if x == anything:  # the rest must be valid UTF-8 (any_string is exactly that)

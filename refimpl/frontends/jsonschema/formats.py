@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Union
 
 from ...regex import ExprSet, compile_pattern
-from ...regex import syntax as _syntax
+from ...regex import ast as _syntax
 from ...regex.compiler import compile_ast
+from ...regex.reader import read_pattern
 
 _ECMA_SPACE = (r"\t\n\x0B\x0C\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}"
                r"\x{3000}\x{FEFF}")
@@ -95,7 +96,7 @@ def search_expr(es: ExprSet, pattern: str, anything: int) -> int:
     """The strings in which `pattern` matches somewhere (ECMA-262 `test` semantics):
     `Σ* p Σ*`, where an anchor `^` (or `$`) at the start (end) of a branch drops the
     `Σ*` on its side. Raises RegexError for a malformed or unsupported pattern."""
-    ast = _syntax.parse(ecma_to_rust(pattern), limits=es.limits)
+    ast = read_pattern(ecma_to_rust(pattern), limits=es.limits)
     values: List[int] = []
     stack: List[_Frame] = [_Search(ast, True, True)]
     while stack:

@@ -5,7 +5,7 @@ every derivative by it is ∅. A token containing it is refused from every state
 dropped before any work (`ByteSets.partition`'s live bytes, `ClassTrie`'s token filter).
 
 **Byte classes (2).** Bytes that every byte set of the expression treats alike have the same
-derivative everywhere below it (relevance.byte_classes). Spell each token as the sequence of
+derivative everywhere below it (regex/classes.py). Spell each token as the sequence of
 its bytes' classes: tokens with the same class spelling go to the same state from every
 state, so they are decided once, together (a node of `ClassTrie` lists them all).
 
@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, List, Sequence, Tuple
 
+from ...regex.classes import byte_sets, covered_bytes, lowest_byte, partition
 from ...regex.exprs import ALL_BYTES, ExprSet
-from ...regex.relevance import byte_sets, refine
 from ...tokens.trie import TokenTrie
 
 #: (live bytes, the classes of the live bytes): what a ClassTrie is built from
@@ -46,9 +46,9 @@ Partition = Tuple[int, Tuple[int, ...]]
 
 
 class ByteSets:
-    """Partitions of the bytes for ClassTries, from the byte sets each expression reads
-    (relevance.byte_sets, memoised bottom-up in the ExprSet), cached by that set of masks,
-    which many states share."""
+    """Partitions of the bytes for ClassTries, from the byte classes of each expression
+    (regex/classes.py), cached by its set of byte sets, which many states share, and the
+    steps taken."""
 
     def __init__(self, es: ExprSet) -> None:
         self.es = es
@@ -64,13 +64,9 @@ class ByteSets:
         key = (masks, dead_bytes, classes)
         p = self._partitions.get(key)
         if p is None:
-            live = ALL_BYTES
-            if dead_bytes:  # step 1
-                live = 0
-                for m in masks:
-                    live |= m
-            if classes:  # step 2
-                p = (live, tuple(sorted(c & live for c in refine(masks) if c & live)))
+            live = covered_bytes(self.es, e) if dead_bytes else ALL_BYTES  # step 1
+            if classes:  # step 2: the classes of the live bytes (a class is all live or all dead)
+                p = (live, tuple(sorted(c for c in partition(self.es, masks) if c & live)))
             else:
                 p = (live, tuple(1 << b for b in range(256) if live >> b & 1))
             self._partitions[key] = p
@@ -90,7 +86,7 @@ class ClassTrie:
         spell = bytearray(256)
         self.reps: List[int] = []
         for c, mask in enumerate(classes):
-            self.reps.append((mask & -mask).bit_length() - 1)
+            self.reps.append(lowest_byte(mask))
             b = 0
             while mask:
                 if mask & 1:

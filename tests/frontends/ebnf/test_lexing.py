@@ -7,7 +7,7 @@ import json
 from tests.support.budget import examples
 from conformance.strategies import gbnf_grammars as fuzz_gbnf
 from hypothesis import given, settings, strategies as st
-from tests.regex.test_exprs import ALPHABET, build, member, trees
+from tests.support.regex_strategies import EXPR_ALPHABET as ALPHABET, build, expr_trees as trees, member
 
 from refimpl import Grammar
 from refimpl.errors import MaskrefError
