@@ -34,8 +34,9 @@ per part, named in brackets):
   compile to digit-by-digit regexes; `multipleOf` to a divisibility automaton
   [numbers, multiples].
 
-The other modules: options (x-guidance options), values (JSON values), index (subschemas
-and `$ref`), base (the compiler's shared state), profiles, compiler (entry points).
+The other modules: options (x-guidance options), values (JSON values), subschemas (the
+subschema table and `$ref`; `SUBSCHEMA_KEYWORDS`), base (the compiler's shared state),
+profiles, compiler (entry points).
 
 >>> from refimpl import Grammar
 >>> g = Grammar.from_json_schema({"type": "object", "properties": {"n": {"type": "integer"}},
@@ -48,7 +49,8 @@ from __future__ import annotations
 from ..jsontext import dumps
 from .compiler import JsonSchemaIR, json_schema_to_ir, json_whitespace
 from .options import DEFAULT_OPTIONS, IgnoredKeyword
+from .subschemas import SUBSCHEMA_KEYWORDS, SubschemaKeywords
 from .values import parse_json_text
 
-__all__ = ["DEFAULT_OPTIONS", "IgnoredKeyword", "JsonSchemaIR", "dumps", "json_schema_to_ir", "json_whitespace",
-           "parse_json_text"]
+__all__ = ["DEFAULT_OPTIONS", "IgnoredKeyword", "JsonSchemaIR", "SUBSCHEMA_KEYWORDS", "SubschemaKeywords", "dumps",
+           "json_schema_to_ir", "json_whitespace", "parse_json_text"]

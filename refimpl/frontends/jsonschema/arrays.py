@@ -8,7 +8,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .base import Atom, Reason
 from .containers import Containers
-from .index import trivial
+from .subschemas import trivial
 from ...grammar.simplify import repeat
 
 

@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, S
 from ...errors import LimitError, RegexError, SchemaError
 from ...regex import ExprSet, compile_pattern, is_empty
 from ...grammar.ir import GrammarIR
-from .index import FALSE, TRUE, TYPES, Index, trivial
+from .subschemas import FALSE, TRUE, TYPES, Subschemas, trivial
 from .numbers import Numbers
 from .options import IgnoredKeyword
 from .strings import Strings
@@ -119,12 +119,12 @@ class CompilerBase:
     (a worklist of Jobs). The parts build on it: profiles.py, scalars.py, negation.py,
     containers.py, arrays.py, objects.py; compiler.py puts them together."""
 
-    def __init__(self, ir: GrammarIR, index: Index, options: Dict[str, Any], lexeme_class: int) -> None:
+    def __init__(self, ir: GrammarIR, subschemas: Subschemas, options: Dict[str, Any], lexeme_class: int) -> None:
         self.ir = ir
         self.es = es = ir.es
         self.limits = ir.limits
-        self.index = index
-        self.nodes = index.nodes
+        self.subschemas = subschemas
+        self.nodes = subschemas.nodes
         self.opts = options
         self.lenient = bool(options["lenient"])
         self.cls = lexeme_class
@@ -172,7 +172,7 @@ class CompilerBase:
             self.ignored.append(IgnoredKeyword(keyword, pointer, reason))
 
     def ptr(self, n: int, keyword: str = "") -> str:
-        p = self.index.pointer(n)
+        p = self.subschemas.pointer(n)
         return p + "/" + escape_pointer(keyword) if keyword else p
 
     # -- lexemes ----------------------------------------------------------------------------
@@ -207,7 +207,7 @@ class CompilerBase:
             return TRUE
         if value is False:
             return FALSE
-        got = self.index.node_of.get(id(value))
+        got = self.subschemas.node_of.get(id(value))
         if got is None:
             raise SchemaError("schema must be an object or boolean, got %s" % short(value), self.ptr(n))
         return got
@@ -217,7 +217,7 @@ class CompilerBase:
         ref = v[keyword]
         if not isinstance(ref, str):
             raise SchemaError("%s must be a string, got %s" % (keyword, short(ref)), self.ptr(n, keyword))
-        target = self.index.resolve(ref, n, keyword)
+        target = self.subschemas.resolve(ref, n, keyword)
         if keyword == "$dynamicRef":
             # dynamic only if the fragment names the $dynamicAnchor of the target; then
             # the outermost resource of the dynamic scope defining it wins, which is
@@ -225,7 +225,7 @@ class CompilerBase:
             tv = self.value(target)
             fragment = ref.partition("#")[2]
             anchor = tv.get("$dynamicAnchor") if isinstance(tv, dict) else None
-            if anchor is not None and anchor == fragment and len(self.index.dynamic_anchors(anchor)) > 1:
+            if anchor is not None and anchor == fragment and len(self.subschemas.dynamic_anchors(anchor)) > 1:
                 raise Unsupported("$dynamicRef", self.ptr(n, keyword),
                                    "the dynamic anchor '%s' is defined in several schema resources, so the "
                                    "target depends on the dynamic scope" % anchor)
@@ -311,7 +311,7 @@ class CompilerBase:
         return memo[key(root)]
 
     def synth(self, value: Any, n: int, what: str) -> int:
-        return self.index.synth(value, n, what)
+        return self.subschemas.synth(value, n, what)
 
     def _x_and(self, a: int, b: int, universe: Optional[int]) -> int:
         es = self.es
@@ -356,7 +356,7 @@ class CompilerBase:
     def _name(self, prefix: str, atoms: Sequence[Atom]) -> str:
         if not atoms:
             return prefix + "(any)"
-        ptrs = [("!" if neg else "") + self.index.label(n) for n, neg, _ in atoms[:3] if n > FALSE]
+        ptrs = [("!" if neg else "") + self.subschemas.label(n) for n, neg, _ in atoms[:3] if n > FALSE]
         label = prefix + "&".join(p for p in ptrs if p)
         return label if len(label) <= 60 else label[:58] + "…" + label[-1]
 

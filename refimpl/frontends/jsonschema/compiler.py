@@ -14,7 +14,7 @@ from ...regex import ExprSet
 from ...grammar.ir import GrammarIR
 from ...grammar.simplify import productive_nonterminals
 from .base import NONE, Atom, ContainerKey, Reason, is_empty_language
-from .index import Index, trivial
+from .subschemas import Subschemas, trivial
 from .objects import Objects
 from .options import IgnoredKeyword, prepare, whitespace
 from .values import is_number, number_text, to_decimal
@@ -152,7 +152,7 @@ class Compiler(Objects):
                 reason = self._value_reason(self.value_atoms[nt])
                 if reason is not None:
                     raise SchemaError("Unsatisfiable schema: " + reason[0], reason[1])
-        raise SchemaError("Unsatisfiable schema: no JSON value satisfies it", self.ptr(self.index.root))
+        raise SchemaError("Unsatisfiable schema: no JSON value satisfies it", self.ptr(self.subschemas.root))
 
     def _value_reason(self, atoms: Tuple[Atom, ...]) -> Optional[Reason]:
         """Why no scalar satisfies these atoms: a recorded reason of a subschema applying
@@ -256,9 +256,9 @@ def json_schema_to_ir(schema: Any, *, ir: Optional[GrammarIR] = None, lexeme_cla
             raise GrammarError("lexeme class %d already has another %%ignore" % lexeme_class)
         ir.ignores[lexeme_class] = ws
         ir.ignore_once.add(lexeme_class)
-    index = Index(schema)
-    compiler = Compiler(ir, index, opts, lexeme_class)
-    start = compiler.run(index.root)
+    subschemas = Subschemas(schema)
+    compiler = Compiler(ir, subschemas, opts, lexeme_class)
+    start = compiler.run(subschemas.root)
     compiler.check(start)
     if entry_class is not None and ws is not None:
         if entry_class in ir.ignores:

@@ -11,7 +11,7 @@ from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple,
 from ...errors import SchemaError
 from .base import ALL, NONE, PARTIAL, UNEVALUATED, Atom, Reason, Unsupported
 from .options import IgnoredKeyword
-from .index import trivial
+from .subschemas import trivial
 from .disjoint import Context, Disjointness
 from .switch import Case, Switch
 from .values import escape_pointer, json_type
@@ -28,7 +28,7 @@ class Disjunction(NamedTuple):
 
 
 class Group(NamedTuple):
-    """A disjunction still to distribute: its id and the live alternatives (index, atoms)."""
+    """A disjunction still to distribute: its id and the live alternatives (position, atoms)."""
 
     gid: Disjunction
     options: List[Tuple[int, List[Atom]]]
@@ -112,7 +112,7 @@ class Containers(Disjointness):
         self._resumes: Dict[Any, Tuple[Resume, int]] = {}
         #: a disjunction's alternatives (for T, under an unevaluated-scope) and their profiles
         self._options: Dict[Tuple[Disjunction, str, Tuple[int, ...]], Tuple[List[List[Atom]], List[int]]] = {}
-        #: the kids of each allOf met, indexed by their cases
+        #: the kids of each allOf met, filed by their cases
         self._switches: Dict[int, Switch] = {}
 
     def _scope_with(self, n: int, T: str, scope: Tuple[int, ...]) -> Tuple[int, ...]:
@@ -245,7 +245,7 @@ class Containers(Disjointness):
             w.stack.append(Atom(s.kids[i], False, inner))
 
     def _switch(self, n: int) -> Switch:
-        """The kids of node n's allOf, indexed by their cases (switch.py)."""
+        """The kids of node n's allOf, filed by their cases (switch.py)."""
         got = self._switches.get(n)
         if got is None:
             kids = self.list_of(n, "allOf")

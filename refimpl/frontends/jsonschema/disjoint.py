@@ -40,7 +40,7 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, O
 from ...errors import SchemaError
 from ...regex.derivative import derivative
 from .base import ALL, NONE, Atom
-from .index import FALSE
+from .subschemas import FALSE
 from .negation import Negations
 from .values import is_number, number_text
 
@@ -463,7 +463,7 @@ class Disjointness(Negations):
         values = [v["const"]] if "const" in v else v.get("enum")
         if not isinstance(values, list) or len(values) > _WORDS or not all(isinstance(x, str) for x in values):
             return None
-        return frozenset(x.encode("utf-8") for x in values)  # no lone surrogate: index.py refuses them
+        return frozenset(x.encode("utf-8") for x in values)  # no lone surrogate: subschemas.py refuses them
 
     def _words(self, n: int) -> Optional[List[bytes]]:
         """The strings a `const`/`enum` of node n (or of what it reaches through

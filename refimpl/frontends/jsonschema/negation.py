@@ -7,13 +7,13 @@ from typing import Any, Dict, List
 
 from ...errors import SchemaError
 from .base import NEGATION, Unsupported
-from .index import trivial
+from .subschemas import trivial
 from .scalars import ScalarAlgebra
 from .values import json_type
 
 
 class Negations(ScalarAlgebra):
-    """Constants and negations of subschemas, as new nodes of the index."""
+    """Constants and negations of subschemas, as new subschemas."""
 
     def const_node(self, value: Any, n: int) -> int:
         """A schema whose only instance is the array or object `value` (built without

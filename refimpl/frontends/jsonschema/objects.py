@@ -12,7 +12,7 @@ from ...regex import is_empty
 from ...grammar.simplify import repeat
 from .arrays import Arrays
 from .base import Atom, Reason, RequiredMember, literal_union
-from .index import FALSE, trivial
+from .subschemas import FALSE, trivial
 
 #: derivative states a region's emptiness may explore before the region is kept anyway
 #: (pruning an empty region is an optimisation: a kept empty region's key never matches);
@@ -85,7 +85,7 @@ class Objects(Arrays):
                 lo = max(lo, a)
             if b is not None:
                 hi = b if hi is None else min(hi, b)
-        where = atoms[0].node if atoms else self.index.root  # a node: its pointer only on error
+        where = atoms[0].node if atoms else self.subschemas.root  # a node: its pointer only on error
         required = list(dict.fromkeys(reqs))
         named = list(dict.fromkeys(props + required))
         if hi is not None and lo > hi:

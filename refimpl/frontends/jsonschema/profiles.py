@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, Sequence
 
 from ...errors import SchemaError
 from .base import ALL, CONTAINER_KEYWORDS, NONE, PARTIAL, Atom, CompilerBase, all_of, any_of
-from .index import trivial
+from .subschemas import trivial
 from .values import json_type
 
 

@@ -1,4 +1,4 @@
-"""A switch: the kids of one `allOf` indexed by the discriminator words their `if`s name,
+"""A switch: the kids of one `allOf` looked up by the discriminator words their `if`s name,
 so that a flattening passes over the kids its context excludes without examining them.
 
 SchemaStore's utcm-monitor selects the schema of an object by its required
@@ -15,7 +15,7 @@ where I gives property p a schema whose values are the strings W (a `const` or a
 p allow no string outside W_ctx (the words of one of them, disjoint.py), a case with
 W ∩ W_ctx = ∅ holds vacuously: p is present, its value is in W_ctx, so I fails, and
 without `else` the kid asks nothing. Such kids are left out — the language is the same
-(A ∧ (¬I ∨ T) = A when A ∧ I = ∅). The index lists, per p and per word, the kids whose
+(A ∧ (¬I ∨ T) = A when A ∧ I = ∅). Its table lists, per p and per word, the kids whose
 case names it: the next kid that may matter is found by a bisection per word of W_ctx,
 so conjunction k of the chain costs O(|W_ctx| log n) for the rest of the kids, not n − k
 proofs.

@@ -1,21 +1,45 @@
-"""The schema index: every subschema as a node (an int) with its value, JSON pointer
-and base URI, and the resources (`$id`) and anchors `$ref` resolves against. Built
-without recursion, so 10,000-deep schemas are fine."""
+"""The subschemas of a schema: every subschema as a node (an int) with its value, JSON
+pointer and base URI, and the resources (`$id`) and anchors `$ref` resolves against.
+Built without recursion, so 10,000-deep schemas are fine.
+
+`SUBSCHEMA_KEYWORDS` names the keywords whose values hold subschemas; anything that walks
+a schema's subschemas (here, and the conformance suite's readings of schemas) reads them
+from it.
+
+>>> s = Subschemas({"$defs": {"a": {"type": "integer"}}, "items": {"$ref": "#/$defs/a"}})
+>>> n = s.resolve("#/$defs/a", s.root)
+>>> s.pointer(n), s.nodes[n].value
+('/$defs/a', {'type': 'integer'})
+"""
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Set, Tuple
+from typing import Any, Dict, List, NamedTuple, Set, Tuple
 from urllib.parse import unquote, urljoin as _urllib_join, urlsplit
 
 from ...errors import SchemaError
 from .values import escape_pointer, short
 
-#: keywords whose value is one schema / a map of schemas / a list of schemas
-SCHEMA_VALUE = ("additionalProperties", "items", "contains", "not", "if", "then", "else",
-                "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems",
-                "contentSchema")
-SCHEMA_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-SCHEMA_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
+
+class SubschemaKeywords(NamedTuple):
+    """The keywords whose values hold subschemas, by the shape of the value."""
+
+    #: the value is one subschema (`items` may also be a list: drafts before 2020-12)
+    single: Tuple[str, ...]
+    #: the value is a list of subschemas
+    listed: Tuple[str, ...]
+    #: the value is an object whose values are subschemas (`dependencies`, drafts
+    #: before 2019-09: also arrays of property names, which are not)
+    named: Tuple[str, ...]
+
+
+#: every keyword whose value holds subschemas (drafts 4 to 2020-12)
+SUBSCHEMA_KEYWORDS = SubschemaKeywords(
+    single=("additionalProperties", "items", "contains", "not", "if", "then", "else", "propertyNames",
+            "unevaluatedItems", "unevaluatedProperties", "additionalItems", "contentSchema"),
+    listed=("allOf", "anyOf", "oneOf", "prefixItems", "items"),
+    named=("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"),
+)
 
 #: annotations and identifiers: accepted, no effect on the language
 ANNOTATIONS = frozenset((
@@ -37,7 +61,7 @@ KNOWN = frozenset((
 )) | ANNOTATIONS
 
 TYPES = ("null", "boolean", "number", "string", "array", "object")
-#: keywords whose strings an instance's text must match (see Index._check_matched_strings)
+#: keywords whose strings an instance's text must match (see Subschemas._check_matched_strings)
 MATCHED = ("const", "enum", "required", "dependentRequired", "dependencies")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 TRUE, FALSE = 0, 1  # node ids of the boolean schemas
@@ -57,9 +81,10 @@ class Node:
         self.base = base
 
 
-class Index:
-    """Every subschema as a node (an int): its value, JSON pointer and base URI; the
-    resources (`$id`) and anchors `$ref` resolves against. Built without recursion."""
+class Subschemas:
+    """Every subschema of one schema as a node (an int): its value, JSON pointer and base
+    URI; the resources (`$id`) and anchors `$ref` resolves against. Built without
+    recursion. Nodes 0 and 1 are the schemas `true` and `false`."""
 
     def __init__(self, root: Any) -> None:
         self.nodes: List[Node] = [Node(True, -1, "", ""), Node(False, -1, "", "")]
@@ -88,7 +113,7 @@ class Index:
         return more + "".join("/" + t for t in reversed(parts))
 
     def add(self, value: Any, parent: int, token: str, base: str) -> int:
-        """Index `value` (a schema) and the subschemas under it; its node."""
+        """Add `value` (a schema) and the subschemas under it; its node."""
         first = self._register(value, parent, token, base)
         stack = [first]
         while stack:
@@ -101,22 +126,22 @@ class Index:
             children: List[Tuple[Any, str]] = []
             for key, child in v.items():
                 k = escape_pointer(key)
-                if key in SCHEMA_VALUE:
-                    if key == "items" and isinstance(child, list):
-                        children.extend((c, "%s/%d" % (k, i)) for i, c in enumerate(child))
-                    else:
-                        children.append((child, k))
-                elif key in SCHEMA_MAP:
+                if key == "items" and isinstance(child, list):
+                    children.extend((c, "%s/%d" % (k, i)) for i, c in enumerate(child))
+                elif key in SUBSCHEMA_KEYWORDS.single:
+                    children.append((child, k))
+                elif key == "dependencies":  # its values may be arrays of names: those are not schemas
+                    if isinstance(child, dict):
+                        children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items()
+                                        if isinstance(c, (dict, bool)))
+                elif key in SUBSCHEMA_KEYWORDS.named:
                     if not isinstance(child, dict):
                         raise SchemaError("%s must be an object" % key, self.pointer(n) + "/" + k)
                     children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items())
-                elif key in SCHEMA_LIST:
+                elif key in SUBSCHEMA_KEYWORDS.listed:
                     if not isinstance(child, list):
                         raise SchemaError("%s must be an array" % key, self.pointer(n) + "/" + k)
                     children.extend((c, "%s/%d" % (k, i)) for i, c in enumerate(child))
-                elif key == "dependencies" and isinstance(child, dict):
-                    children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items()
-                                    if isinstance(c, (dict, bool)))
             for child, t in reversed(children):
                 if not isinstance(child, (dict, bool)):
                     raise SchemaError("schema must be an object or boolean, got %s" % short(child),
