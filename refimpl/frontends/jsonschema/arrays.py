@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from .base import Atom, Reason
+from .compilation import Atom, Reason
 from .containers import Containers
 from .subschemas import trivial
 from ...grammar.simplify import repeat
@@ -67,29 +67,29 @@ class Arrays(Containers):
         for atom in atoms:
             shapes.append(self._shape(atom))
             n = atom.node
-            v = self.value(n)
-            a = self._count(n, v, "minItems")
-            b = self._count(n, v, "maxItems")
+            v = self.subschemas.value(n)
+            a = self.subschemas.count(n, "minItems")
+            b = self.subschemas.count(n, "maxItems")
             if a is not None:
                 lo = max(lo, a)
             if b is not None:
                 hi = b if hi is None else min(hi, b)
             if "contains" in v:
-                c = self.child(n, v["contains"])
+                c = self.subschemas.child(n, v["contains"])
                 contains_of.setdefault(n, []).append(c)
-                mn = self._count(n, v, "minContains")
-                mx = self._count(n, v, "maxContains")
+                mn = self.subschemas.count(n, "minContains")
+                mx = self.subschemas.count(n, "maxContains")
                 mn = 1 if mn is None else mn
                 if mn > 0 or mx is not None:
                     counted.append(Contains(c, mn, mx))
         for atom in atoms:
-            v = self.value(atom.node)
+            v = self.subschemas.value(atom.node)
             if v.get("uniqueItems") is True and (hi is None or hi > 1):
-                self.unsupported("uniqueItems", self.ptr(atom.node, "uniqueItems"),
+                self.comp.unsupported("uniqueItems", self.subschemas.pointer(atom.node, "uniqueItems"),
                                  "the items of an array being distinct is not a context-free property")
         if hi is not None and lo > hi:
-            self.reasons.setdefault(nt, Reason("minItems (%d) is greater than maxItems (%d)" % (lo, hi),
-                                               self.ptr(atoms[0].node) if atoms else ""))
+            self.comp.nonterminal_reasons.setdefault(nt, Reason("minItems (%d) is greater than maxItems (%d)" % (lo, hi),
+                                               self.subschemas.pointer(atoms[0].node) if atoms else ""))
             return
         length = max([len(s.prefix) for s in shapes] + [0])
         items = ArrayItems(shapes, self._late_items(shapes, contains_of), length)
@@ -102,14 +102,14 @@ class Arrays(Containers):
 
     def _shape(self, atom: Atom) -> _Shape:
         n = atom.node
-        v = self.value(n)
+        v = self.subschemas.value(n)
         items = v.get("items")
         if isinstance(items, list):
-            prefix = [self.child(n, x) for x in items]
-            rest = self.child(n, v["additionalItems"]) if "additionalItems" in v else None
+            prefix = [self.subschemas.child(n, x) for x in items]
+            rest = self.subschemas.child(n, v["additionalItems"]) if "additionalItems" in v else None
         else:
-            prefix = self.list_of(n, "prefixItems") if "prefixItems" in v else []
-            rest = self.child(n, items) if "items" in v else None
+            prefix = self.subschemas.list_of(n, "prefixItems") if "prefixItems" in v else []
+            rest = self.subschemas.child(n, items) if "items" in v else None
         return _Shape(atom, prefix, rest)
 
     def _late_items(self, shapes: List[_Shape], contains_of: Dict[int, List[int]]) -> List[_Late]:
@@ -117,18 +117,18 @@ class Arrays(Containers):
         late: List[_Late] = []
         for atom, _, _ in shapes:
             n = atom.node
-            v = self.value(n)
+            v = self.subschemas.value(n)
             if "unevaluatedItems" not in v or trivial(v["unevaluatedItems"]):
                 continue
             scope = [s for s in shapes if s.atom.node == n or n in s.atom.scope]
-            if any(s.rest is not None or (s.atom.node != n and "unevaluatedItems" in self.value(s.atom.node))
+            if any(s.rest is not None or (s.atom.node != n and "unevaluatedItems" in self.subschemas.value(s.atom.node))
                    for s in scope):
                 continue
             first = max([len(s.prefix) for s in scope] + [0])
-            u = self.value(self.child(n, v["unevaluatedItems"]))
-            cs = [self.value(c) for s in scope for c in contains_of.get(s.atom.node, [])]
-            late.append(_Late(first, self.child(n, v["unevaluatedItems"]) if not cs else
-                              self.synth({"anyOf": [u] + cs}, n, "unevaluatedItems")))
+            u = self.subschemas.value(self.subschemas.child(n, v["unevaluatedItems"]))
+            cs = [self.subschemas.value(c) for s in scope for c in contains_of.get(s.atom.node, [])]
+            late.append(_Late(first, self.subschemas.child(n, v["unevaluatedItems"]) if not cs else
+                              self.subschemas.synth({"anyOf": [u] + cs}, n, "unevaluatedItems")))
         return late
 
     def _array_layout(self, nt: int, positions: ArrayItems, lo: int, hi: Optional[int],
@@ -167,7 +167,8 @@ class Arrays(Containers):
         """Arrays with contains / minContains / maxContains: states count the items that
         match each `contains` schema (every item either matches it or matches its `not`)."""
         if len(counted) > 4:
-            self.unsupported("contains", self.ptr(counted[0].schema), "more than 4 contains constraints on one array")
+            self.comp.unsupported("contains", self.subschemas.pointer(counted[0].schema),
+                                  "more than 4 contains constraints on one array")
             counted = counted[:4]
         J = len(counted)
         counting = _Counting(counted, [(mx + 1) if mx is not None else mn for _, mn, mx in counted],

@@ -4,19 +4,14 @@ pass around, and `CompilerBase`, on which the compiler's parts build."""
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple, TypeVar
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
 
 from ...errors import LimitError, RegexError, SchemaError
-from ...regex import ExprSet, compile_pattern, is_empty
+from ...regex import compile_pattern
 from ...grammar.ir import GrammarIR
-from .subschemas import FALSE, TRUE, TYPES, Subschemas, trivial
-from .numbers import Numbers
-from .options import IgnoredKeyword
-from .strings import Strings
-from .values import escape_pointer, short
-
-K = TypeVar("K")
-V = TypeVar("V")
+from .applicators import Applicators
+from .compilation import Atom, Compilation
+from .subschemas import FALSE, Subschemas, trivial
 
 NONE, PARTIAL, ALL = 0, 1, 2  # how much of a container type a subschema allows
 
@@ -28,21 +23,6 @@ CONTAINER_KEYWORDS = {
                "dependencies", "unevaluatedProperties"),
 }
 UNEVALUATED = {"array": "unevaluatedItems", "object": "unevaluatedProperties"}
-
-class Atom(NamedTuple):
-    """One subschema that applies to a value: its node, whether it is negated (`not`),
-    and the unevaluated-scope (the nodes whose unevaluatedItems/Properties see it)."""
-
-    node: int
-    negated: bool
-    scope: Tuple[int, ...]
-
-
-class Reason(NamedTuple):
-    """Why part of a schema allows nothing, and where (a JSON pointer)."""
-
-    message: str
-    pointer: str
 
 
 class Job(NamedTuple):
@@ -66,14 +46,6 @@ class ContainerKey(NamedTuple):
 NEGATION = "its negation (needed by not, if/else or oneOf) is not expressible"
 
 
-class Unsupported(Exception):
-    """A keyword that cannot be enforced exactly (raised inside; reported by the caller)."""
-
-    def __init__(self, keyword: str, pointer: str, reason: str) -> None:
-        super().__init__(reason)
-        self.keyword, self.pointer, self.reason = keyword, pointer, reason
-
-
 def all_of(values: Sequence[int]) -> int:
     out = ALL
     for v in values:
@@ -94,15 +66,6 @@ def any_of(values: Sequence[int]) -> int:
     return out
 
 
-class RequiredMember(NamedTuple):
-    """A required property of an object nonterminal: its name, the nonterminal of its
-    value, and the node to blame if that value is unsatisfiable."""
-
-    name: str
-    value_nt: int
-    where: int
-
-
 class Scalars(NamedTuple):
     """The scalar values a schema allows: null?, which booleans, number texts, decoded
     strings (the last two as expressions)."""
@@ -120,24 +83,21 @@ class CompilerBase:
     containers.py, arrays.py, objects.py; compiler.py puts them together."""
 
     def __init__(self, ir: GrammarIR, subschemas: Subschemas, options: Dict[str, Any], lexeme_class: int) -> None:
+        self.comp = comp = Compilation(ir, subschemas, options, lexeme_class)
+        self.applicators = Applicators(comp)
         self.ir = ir
         self.es = es = ir.es
         self.limits = ir.limits
         self.subschemas = subschemas
-        self.nodes = subschemas.nodes
-        self.opts = options
-        self.lenient = bool(options["lenient"])
         self.cls = lexeme_class
-        self.strings = Strings(es, options["json_allowed_escapes"])
-        self.numbers = Numbers(es)
+        self.strings = comp.strings
+        self.numbers = comp.numbers
         self.universe = Scalars(True, frozenset((True, False)), self.numbers.number, self.strings.any_string)
         self.nothing = Scalars(False, frozenset(), es.NOTHING, es.NOTHING)
-        self.ignored: List[IgnoredKeyword] = []
-        self._ignored_keys: Set[Tuple[str, str]] = set()
+        self.ignored = comp.ignored
         self._profiles: Dict[Tuple[int, str], int] = {}
         self._scalars: Dict[int, Scalars] = {}
         self._negations: Dict[Tuple[int, str], int] = {}
-        self._consts: Dict[int, int] = {}
         self._dependencies: Dict[Tuple[int, str, str, str], int] = {}
         self._patterns: Dict[str, int] = {}
         self._disjoint: Dict[Tuple[int, int], bool] = {}
@@ -148,32 +108,14 @@ class CompilerBase:
         self._lexemes: Dict[Tuple[str, int], int] = {}
         self._key_exprs: Dict[Tuple[int, Tuple[str, ...], bool], int] = {}
         self._sep_items: Dict[int, int] = {}
-        self.node_reasons: Dict[int, Reason] = {}
         self.value_nts: Dict[Tuple[Atom, ...], int] = {}
         self.container_nts: Dict[ContainerKey, int] = {}
         self.alternatives = 0  # container nonterminals made for a choice of alternatives
-        self.reasons: Dict[int, Reason] = {}
-        self.required_of: Dict[int, List[RequiredMember]] = {}
         self.value_atoms: Dict[int, Tuple[Atom, ...]] = {}
         self.todo: List[Job] = []
         self._formats: Dict[str, Optional[int]] = {}
-        self.first_rule = len(ir.rules)
-        self.first_name = len(ir.names)
-
-    # -- reporting ------------------------------------------------------------------------
-
-    def unsupported(self, keyword: str, pointer: str, reason: str) -> None:
-        """A keyword that cannot be enforced exactly: SchemaError, or (lenient) noted."""
-        if not self.lenient:
-            raise SchemaError("%s cannot be enforced exactly: %s (pass lenient=True to ignore it)"
-                              % (keyword, reason), pointer)
-        if (keyword, pointer) not in self._ignored_keys:
-            self._ignored_keys.add((keyword, pointer))
-            self.ignored.append(IgnoredKeyword(keyword, pointer, reason))
-
-    def ptr(self, n: int, keyword: str = "") -> str:
-        p = self.subschemas.pointer(n)
-        return p + "/" + escape_pointer(keyword) if keyword else p
+        self.first_rule = comp.first_rule
+        self.first_name = comp.first_name
 
     # -- lexemes ----------------------------------------------------------------------------
 
@@ -184,7 +126,7 @@ class CompilerBase:
         return self.lexeme(json.dumps(text, ensure_ascii=False), self.es.literal(text.encode("utf-8")))
 
     def separator(self, which: str) -> int:
-        pattern = self.opts[which]
+        pattern = self.comp.options[which]
         key = (which, 0)
         sym = self._lexemes.get(key)
         if sym is None:
@@ -196,140 +138,13 @@ class CompilerBase:
             sym = self._lexemes[key] = self.lexeme(name, expr)
         return sym
 
-    # -- in-place structure ---------------------------------------------------------------
-
-    def value(self, n: int) -> Any:
-        return self.nodes[n].value
-
-    def child(self, n: int, value: Any) -> int:
-        """The node of a subschema value found inside node n."""
-        if value is True:
-            return TRUE
-        if value is False:
-            return FALSE
-        got = self.subschemas.node_of.get(id(value))
-        if got is None:
-            raise SchemaError("schema must be an object or boolean, got %s" % short(value), self.ptr(n))
-        return got
-
-    def ref_target(self, n: int, keyword: str) -> int:
-        v = self.value(n)
-        ref = v[keyword]
-        if not isinstance(ref, str):
-            raise SchemaError("%s must be a string, got %s" % (keyword, short(ref)), self.ptr(n, keyword))
-        target = self.subschemas.resolve(ref, n, keyword)
-        if keyword == "$dynamicRef":
-            # dynamic only if the fragment names the $dynamicAnchor of the target; then
-            # the outermost resource of the dynamic scope defining it wins, which is
-            # static when one resource defines it
-            tv = self.value(target)
-            fragment = ref.partition("#")[2]
-            anchor = tv.get("$dynamicAnchor") if isinstance(tv, dict) else None
-            if anchor is not None and anchor == fragment and len(self.subschemas.dynamic_anchors(anchor)) > 1:
-                raise Unsupported("$dynamicRef", self.ptr(n, keyword),
-                                   "the dynamic anchor '%s' is defined in several schema resources, so the "
-                                   "target depends on the dynamic scope" % anchor)
-        return target
-
-    def list_of(self, n: int, keyword: str) -> List[int]:
-        items = self.value(n)[keyword]
-        if not isinstance(items, list):
-            raise SchemaError("%s must be an array" % keyword, self.ptr(n, keyword))
-        if not items and keyword in ("allOf", "anyOf", "oneOf"):
-            raise SchemaError("%s must be a non-empty array" % keyword, self.ptr(n, keyword))
-        return [self.child(n, x) for x in items]
-
-    def inplace(self, n: int) -> List[Tuple[str, List[int]]]:
-        """The in-place applicators of node n: (keyword, subschema nodes), in key order."""
-        v = self.value(n)
-        if not isinstance(v, dict):
-            return []
-        out = []
-        for key in v:
-            if key in ("allOf", "anyOf", "oneOf"):
-                out.append((key, self.list_of(n, key)))
-            elif key == "not":
-                out.append((key, [self.child(n, v[key])]))
-            elif key in ("$ref", "$dynamicRef"):
-                try:
-                    out.append(("$ref", [self.ref_target(n, key)]))
-                except Unsupported as e:
-                    self.unsupported(e.keyword, e.pointer, e.reason)
-            elif key == "$recursiveRef":
-                self.unsupported(key, self.ptr(n, key), "draft 2019-09 recursive references are not supported")
-            elif key == "if":
-                kids = [self.child(n, v["if"])]
-                kids.append(self.child(n, v["then"]) if "then" in v else TRUE)
-                kids.append(self.child(n, v["else"]) if "else" in v else TRUE)
-                out.append(("if", kids))
-        return out
-
-    def types(self, n: int) -> Optional[Set[str]]:
-        v = self.value(n)
-        t = v.get("type") if isinstance(v, dict) else None
-        if t is None:
-            return None
-        names = [t] if isinstance(t, str) else t
-        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
-            raise SchemaError("type must be a string or an array of strings", self.ptr(n, "type"))
-        for x in names:
-            if x not in TYPES and x != "integer":
-                raise SchemaError("unknown type '%s'" % x, self.ptr(n, "type"))
-        return set(names)
-
-    def _fold(self, root: int, memo: Dict[K, V], key: Callable[[int], K],
-              combine: Callable[[int, Callable[[int], V]], V], on_cycle: Callable[[int], V]) -> V:
-        """Evaluate `combine(n, kids_value)` bottom-up over the in-place applicators of
-        `root` (post-order, explicit stack). `key(n)` is the memo key; a node met again
-        while in progress gets `on_cycle(n)`."""
-        stack = [(root, False)]
-        in_progress: Set[int] = set()
-        while stack:
-            n, ready = stack.pop()
-            k = key(n)
-            if k in memo:
-                continue
-            if not ready:
-                if n in in_progress:
-                    continue
-                in_progress.add(n)
-                stack.append((n, True))
-                for _, kids in self.inplace(n):
-                    for c in kids:
-                        if key(c) not in memo and c not in in_progress:
-                            stack.append((c, False))
-                continue
-            in_progress.discard(n)
-
-            def get(c: int) -> V:
-                kc = key(c)
-                if kc in memo:
-                    return memo[kc]
-                return on_cycle(c)
-
-            memo[k] = combine(n, get)
-        return memo[key(root)]
-
-    def synth(self, value: Any, n: int, what: str) -> int:
-        return self.subschemas.synth(value, n, what)
-
-    def _x_and(self, a: int, b: int, universe: Optional[int]) -> int:
-        es = self.es
-        if a == b or b == universe:
-            return a
-        if a == universe:
-            return b
-        if es.NOTHING in (a, b):
-            return es.NOTHING
-        return es.intersection(a, b)
-
     # -- conjunctions of subschemas -> nonterminals -----------------------------------------
 
     def value_nt(self, atoms: Sequence[Atom]) -> int:
         """The nonterminal of the JSON values satisfying every atom (made on first use).
         Atoms that constrain nothing (`true`, `{}`, annotations only) are left out, so
         that every "any value" is one nonterminal."""
-        key = tuple(a for a in dict.fromkeys(atoms) if a.negated or not trivial(self.value(a.node)))
+        key = tuple(a for a in dict.fromkeys(atoms) if a.negated or not trivial(self.subschemas.value(a.node)))
         nt = self.value_nts.get(key)
         if nt is None:
             nt = self.value_nts[key] = self.ir.add_nonterminal(self._name("json", key))
@@ -348,7 +163,7 @@ class CompilerBase:
                 if self.alternatives > self.limits.schema_alternatives:
                     raise LimitError("schema_alternatives", self.limits.schema_alternatives,
                                      "array/object alternatives distributed from the disjunctions of %s"
-                                     % (self.ptr(choices_node(choices)) or "/"))
+                                     % (self.subschemas.pointer(choices_node(choices)) or "/"))
             nt = self.container_nts[key] = self.ir.add_nonterminal(self._name(label, atoms))
             self.todo.append(Job(atoms, nt, key))
         return nt
@@ -360,19 +175,7 @@ class CompilerBase:
         label = prefix + "&".join(p for p in ptrs if p)
         return label if len(label) <= 60 else label[:58] + "…" + label[-1]
 
+
 def choices_node(choices: FrozenSet[Any]) -> int:
     """The node of the last-made choice's disjunction (for messages)."""
     return max(gid[0] for gid, _ in choices)
-
-
-def is_empty_language(es: ExprSet, e: int) -> bool:
-    """Is L(e) known to be empty? (Unknown, when fuel runs out, counts as non-empty.)"""
-    return e == es.NOTHING or is_empty(es, e) is True
-
-
-def literal_union(es: ExprSet, words: Sequence[bytes]) -> int:
-    """The finite language `words`, as a trie-shaped expression (`ExprSet.words`), so that
-    a 100,000-word enum is cheap to build and to lex."""
-    if not words:
-        return es.NOTHING
-    return es.words([1 << b for b in w] for w in words)

@@ -13,7 +13,9 @@ from ...limits import DEFAULT_LIMITS, Limits
 from ...regex import ExprSet
 from ...grammar.ir import GrammarIR
 from ...grammar.simplify import productive_nonterminals
-from .base import NONE, Atom, ContainerKey, Reason, is_empty_language
+from .base import NONE, ContainerKey
+from .compilation import Atom, Reason
+from .languages import is_empty_language
 from .subschemas import Subschemas, trivial
 from .objects import Objects
 from .options import IgnoredKeyword, prepare, whitespace
@@ -73,7 +75,7 @@ class Compiler(Objects):
         T, atoms, choices = key
         flat = self._flatten(T, atoms, choices, self._resumes.pop(key, None))
         if isinstance(flat, Reason):
-            self.reasons.setdefault(nt, flat)
+            self.comp.nonterminal_reasons.setdefault(nt, flat)
             return
         if flat.groups:
             gid, options = flat.groups[0]
@@ -132,12 +134,13 @@ class Compiler(Objects):
         seen = {start}
         queue = [start]
         for nt in queue:
-            for member in self.required_of.get(nt, ()):
+            for member in self.comp.required_of.get(nt, ()):
                 if not productive[member.value_nt]:
                     raise SchemaError("Unsatisfiable schema: required property '%s' is unsatisfiable" % member.name,
-                                      self.ptr(member.where))
-            if nt in self.reasons:
-                raise SchemaError("Unsatisfiable schema: " + self.reasons[nt].message, self.reasons[nt].pointer)
+                                      self.subschemas.pointer(member.where))
+            why = self.comp.nonterminal_reasons.get(nt)
+            if why is not None:
+                raise SchemaError("Unsatisfiable schema: " + why.message, why.pointer)
             if nt in self.value_atoms:
                 reason = self._value_reason(self.value_atoms[nt])
                 if reason is not None and not any(not productive[s] for rhs in by_lhs.get(nt, ()) for s in rhs if s >= 0):
@@ -152,7 +155,7 @@ class Compiler(Objects):
                 reason = self._value_reason(self.value_atoms[nt])
                 if reason is not None:
                     raise SchemaError("Unsatisfiable schema: " + reason[0], reason[1])
-        raise SchemaError("Unsatisfiable schema: no JSON value satisfies it", self.ptr(self.subschemas.root))
+        raise SchemaError("Unsatisfiable schema: no JSON value satisfies it", self.subschemas.pointer(self.subschemas.root))
 
     def _value_reason(self, atoms: Tuple[Atom, ...]) -> Optional[Reason]:
         """Why no scalar satisfies these atoms: a recorded reason of a subschema applying
@@ -175,27 +178,27 @@ class Compiler(Objects):
                 continue
             seen.add(n)
             closure.append(n)
-            for kw, kids in self.inplace(n):
+            for kw, kids in self.applicators.of(n):
                 if kw in ("allOf", "$ref"):
                     stack.extend(reversed(kids))
         return closure
 
     def _node_reason(self, n: int) -> Optional[Reason]:
         """Why node n allows nothing by itself, if it is plain to see."""
-        if n in self.node_reasons:
-            return self.node_reasons[n]
-        v = self.value(n)
+        if n in self.comp.node_reasons:
+            return self.comp.node_reasons[n]
+        v = self.subschemas.value(n)
         if v is False:
-            return Reason("the schema is false", self.ptr(n))
+            return Reason("the schema is false", self.subschemas.pointer(n))
         if not isinstance(v, dict):
             return None
         if v.get("enum") == []:
-            return Reason("enum is empty", self.ptr(n, "enum"))
+            return Reason("enum is empty", self.subschemas.pointer(n, "enum"))
         if "not" in v and trivial(v["not"]):
-            return Reason("'not' excludes every value", self.ptr(n, "not"))
+            return Reason("'not' excludes every value", self.subschemas.pointer(n, "not"))
         for kw in ("anyOf", "oneOf"):
             if isinstance(v.get(kw), list) and all(x is False for x in v[kw]):
-                return Reason("all options in %s are unsatisfiable" % kw, self.ptr(n, kw))
+                return Reason("all options in %s are unsatisfiable" % kw, self.subschemas.pointer(n, kw))
         return None
 
     def _bounds_reason(self, closure: List[int]) -> Optional[Reason]:
@@ -203,7 +206,7 @@ class Compiler(Objects):
         lo: Optional[Tuple[Decimal, str]] = None
         hi: Optional[Tuple[Decimal, str]] = None
         for n in closure:
-            v = self.value(n)
+            v = self.subschemas.value(n)
             if not isinstance(v, dict):
                 continue
             for key in ("minimum", "exclusiveMinimum"):
@@ -214,7 +217,7 @@ class Compiler(Objects):
                     hi = (to_decimal(v[key]), key)
         if lo is not None and hi is not None and lo[0] > hi[0]:
             return Reason("%s (%s) is greater than %s (%s)" % (lo[1], number_text(lo[0]), hi[1], number_text(hi[0])),
-                          self.ptr(closure[0]))
+                          self.subschemas.pointer(closure[0]))
         return None
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union
 
 from ...errors import SchemaError
-from .base import ALL, NONE, PARTIAL, UNEVALUATED, Atom, Reason, Unsupported
-from .options import IgnoredKeyword
+from .base import ALL, NONE, PARTIAL, UNEVALUATED
+from .compilation import Atom, Reason, Unsupported
 from .subschemas import trivial
 from .disjoint import Context, Disjointness
 from .switch import Case, Switch
@@ -117,7 +117,7 @@ class Containers(Disjointness):
 
     def _scope_with(self, n: int, T: str, scope: Tuple[int, ...]) -> Tuple[int, ...]:
         """The unevaluated-scope for the in-place subschemas of node n."""
-        v = self.value(n)
+        v = self.subschemas.value(n)
         kw = UNEVALUATED[T]
         if isinstance(v, dict) and kw in v and not trivial(v[kw]):
             return tuple(sorted(set(scope) | {n}))
@@ -175,21 +175,21 @@ class Containers(Disjointness):
                 return None
             p = self.profile(n, T)
             if p == ALL:
-                return Reason("'not' excludes every %s" % T, self.ptr(n))
+                return Reason("'not' excludes every %s" % T, self.subschemas.pointer(n))
             if p == PARTIAL:
                 try:
                     w.stack.append(Atom(self.neg_node(n, T), False, ()))
                 except Unsupported as e:
-                    self.unsupported(e.keyword, e.pointer, e.reason)
+                    self.comp.unsupported(e.keyword, e.pointer, e.reason)
             return None
-        v = self.value(n)
+        v = self.subschemas.value(n)
         if v is True:
             return None
         if v is False:
-            return Reason("the schema is false", self.ptr(n))
-        types = self.types(n)
+            return Reason("the schema is false", self.subschemas.pointer(n))
+        types = self.subschemas.types(n)
         if types is not None and T not in types:
-            return Reason("type %s excludes %s" % ("/".join(sorted(types)), T), self.ptr(n, "type"))
+            return Reason("type %s excludes %s" % ("/".join(sorted(types)), T), self.subschemas.pointer(n, "type"))
         w.flat.atoms.append(atom)
         self.add_to_context(w.context, n)
         inner = self._scope_with(n, T, scope)
@@ -198,30 +198,30 @@ class Containers(Disjointness):
 
     def _flatten_keyword(self, T: str, task: _Keyword, chosen: Dict[Any, int], w: _Walk) -> Optional[Reason]:
         n, k, inner = task
-        x = self.value(n)[k]
+        x = self.subschemas.value(n)[k]
         flat, stack = w.flat, w.stack
         if k == "properties" and T == "object":
             if not isinstance(x, dict):
-                raise SchemaError("properties must be an object", self.ptr(n, k))
+                raise SchemaError("properties must be an object", self.subschemas.pointer(n, k))
             flat.props.extend(x)
         elif k == "required" and T == "object":
             if not isinstance(x, list) or not all(isinstance(s, str) for s in x):
-                raise SchemaError("required must be an array of strings", self.ptr(n, k))
+                raise SchemaError("required must be an array of strings", self.subschemas.pointer(n, k))
             flat.reqs.extend(x)
         elif k == "allOf":
             stack.append(_Kids(n, 0, inner))
         elif k in ("$ref", "$dynamicRef"):
             try:
-                stack.append(Atom(self.ref_target(n, k), False, inner))
+                stack.append(Atom(self.applicators.ref_target(n, k), False, inner))
             except Unsupported as e:
-                self.unsupported(e.keyword, e.pointer, e.reason)
+                self.comp.unsupported(e.keyword, e.pointer, e.reason)
         elif k == "$recursiveRef":
-            self.unsupported(k, self.ptr(n, k), "draft 2019-09 recursive references are not supported")
+            self.comp.unsupported(k, self.subschemas.pointer(n, k), "draft 2019-09 recursive references are not supported")
         elif k == "not":
-            stack.append(Atom(self.child(n, x), True, ()))
+            stack.append(Atom(self.subschemas.child(n, x), True, ()))
         elif k in ("anyOf", "oneOf", "if", "enum", "const") or (T == "object" and k in _DEPENDENCIES):
             if k in _DEPENDENCIES and not isinstance(x, dict):
-                raise SchemaError("%s must be an object" % k, self.ptr(n, k))
+                raise SchemaError("%s must be an object" % k, self.subschemas.pointer(n, k))
             return self._flatten_subs(T, n, k, inner, list(x) if k in _DEPENDENCIES else [None], chosen, w)
         return None
 
@@ -248,20 +248,20 @@ class Containers(Disjointness):
         """The kids of node n's allOf, filed by their cases (switch.py)."""
         got = self._switches.get(n)
         if got is None:
-            kids = self.list_of(n, "allOf")
+            kids = self.subschemas.list_of(n, "allOf")
             got = self._switches[n] = Switch(kids, [self._case(c) for c in kids])
         return got
 
     def _case(self, c: int) -> Case:
         """(p, W) if node c is `{"if": I, "then": ...}` — no `else`, no other keyword that
         constrains — and I gives property p a `const`/`enum` of the strings W."""
-        v = self.value(c)
+        v = self.subschemas.value(c)
         if not isinstance(v, dict) or "if" not in v or "else" in v:
             return None
         if not trivial({k: x for k, x in v.items() if k not in ("if", "then")}):
             return None
         try:
-            facts = self.object_facts(self.child(c, v["if"]))
+            facts = self.object_facts(self.subschemas.child(c, v["if"]))
         except SchemaError:  # reported where the schema is compiled, if it is
             return None
         for p, nodes in facts.properties.items():
@@ -312,7 +312,7 @@ class Containers(Disjointness):
                     live.append(i)
         if not live:
             what = "no value of %s" % k if k in ("enum", "const") else "no alternative of %s" % k
-            return Reason("%s is an %s" % (what, T), self.ptr(n, k))
+            return Reason("%s is an %s" % (what, T), self.subschemas.pointer(n, k))
         if len(live) == 1:
             w.stack.extend(reversed(options[live[0]]))
         elif inner or not any(profs[i] == ALL for i in live):
@@ -325,38 +325,38 @@ class Containers(Disjointness):
 
     def _group_options(self, n: int, k: str, sub: Optional[str], T: str, inner: Tuple[int, ...]) -> List[List[Atom]]:
         """The alternatives of a disjunction, each a list of atoms that must all hold."""
-        v = self.value(n)
+        v = self.subschemas.value(n)
         if k == "anyOf":
-            return [[Atom(c, False, inner)] for c in self.list_of(n, k)]
+            return [[Atom(c, False, inner)] for c in self.subschemas.list_of(n, k)]
         if k == "oneOf":
             return self._one_of_options(n, T, inner)
         if k == "if":
-            i = self.child(n, v["if"])
+            i = self.subschemas.child(n, v["if"])
             yes: List[Atom] = [Atom(i, False, inner)]
             no: List[Atom] = [Atom(i, True, ())]
             if "then" in v:
-                yes.append(Atom(self.child(n, v["then"]), False, inner))
+                yes.append(Atom(self.subschemas.child(n, v["then"]), False, inner))
             if "else" in v:
-                no.append(Atom(self.child(n, v["else"]), False, inner))
+                no.append(Atom(self.subschemas.child(n, v["else"]), False, inner))
             return [yes, no]
         if k in ("enum", "const"):
             values = [v[k]] if k == "const" else v[k]
             if not isinstance(values, list):
-                raise SchemaError("enum must be an array", self.ptr(n, k))
-            return [[Atom(self.const_node(x, n), False, ())] for x in values if json_type(x) == T]
+                raise SchemaError("enum must be an array", self.subschemas.pointer(n, k))
+            return [[Atom(self.subschemas.const_node(x, n), False, ())] for x in values if json_type(x) == T]
         # dependentRequired / dependentSchemas / dependencies, for property `sub`
         assert sub is not None
         dep = v[k][sub]
         absent = self._dep_node(n, k, sub, {"properties": {sub: False}}, "absent")
         if isinstance(dep, list):
             if not all(isinstance(s, str) for s in dep):
-                raise SchemaError("%s values must be arrays of strings" % k, self.ptr(n, k))
+                raise SchemaError("%s values must be arrays of strings" % k, self.subschemas.pointer(n, k))
             # the dependents first: a fixed order must pick one, and an object tends to
             # have its base members before the ones that require them
             present = self._dep_node(n, k, sub, {"required": [d for d in dep if d != sub] + [sub]}, "present")
             return [[Atom(absent, False, inner)], [Atom(present, False, inner)]]
         present = self._dep_node(n, k, sub, {"required": [sub]}, "present")
-        return [[Atom(absent, False, inner)], [Atom(present, False, inner), Atom(self.child(n, dep), False, inner)]]
+        return [[Atom(absent, False, inner)], [Atom(present, False, inner), Atom(self.subschemas.child(n, dep), False, inner)]]
 
     def _one_of_options(self, n: int, T: str, inner: Tuple[int, ...]) -> List[List[Atom]]:
         """Exactly one: option i is kids[i] and the negation of every other kid that is
@@ -365,7 +365,7 @@ class Containers(Disjointness):
         coerce_one_of (or lenient) fall back to anyOf, as llguidance always does with
         that option."""
         k = "oneOf"
-        kids = self.list_of(n, k)
+        kids = self.subschemas.list_of(n, k)
         try:
             options = []
             for i, c in enumerate(kids):
@@ -376,20 +376,17 @@ class Containers(Disjointness):
                 options.append([Atom(c, False, inner)] + [Atom(d, True, ()) for d in others])
             return options
         except Unsupported as e:
-            if not (self.opts["coerce_one_of"] or self.lenient):
+            if not (self.comp.options["coerce_one_of"] or self.comp.lenient):
                 raise SchemaError(
                     "oneOf cannot be enforced exactly: its alternatives may overlap and %s "
                     "(set coerce_one_of to treat it as anyOf, or lenient=True)" % e.reason,
                     e.pointer) from None
-            where = self.ptr(n, k)
-            if (k, where) not in self._ignored_keys:
-                self._ignored_keys.add((k, where))
-                self.ignored.append(IgnoredKeyword(k, where, "treated as anyOf (coerce_one_of): %s" % e.reason))
+            self.comp.ignore(k, self.subschemas.pointer(n, k), "treated as anyOf (coerce_one_of): %s" % e.reason)
         return [[Atom(c, False, inner)] for c in kids]
 
     def _dep_node(self, n: int, k: str, sub: str, value: Dict[str, Any], what: str) -> int:
         key = (n, k, sub, what)
         got = self._dependencies.get(key)
         if got is None:
-            got = self._dependencies[key] = self.synth(value, n, k + "/" + escape_pointer(sub))
+            got = self._dependencies[key] = self.subschemas.synth(value, n, k + "/" + escape_pointer(sub))
         return got

@@ -39,7 +39,8 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, O
 
 from ...errors import SchemaError
 from ...regex.derivative import derivative
-from .base import ALL, NONE, Atom
+from .base import ALL, NONE
+from .compilation import Atom
 from .subschemas import FALSE
 from .negation import Negations
 from .values import is_number, number_text
@@ -237,10 +238,10 @@ class Disjointness(Negations):
             props = v.get("properties")
             if isinstance(props, dict):
                 for name, s in props.items():
-                    facts.properties.setdefault(name, []).append(self.child(m, s))
+                    facts.properties.setdefault(name, []).append(self.subschemas.child(m, s))
             if v.get("additionalProperties") is False and not v.get("patternProperties"):
                 facts.closed.append(set(props) if isinstance(props, dict) else set())
-            for kw, kids in self.inplace(m):
+            for kw, kids in self.applicators.of(m):
                 if kw in ("anyOf", "oneOf"):
                     facts.choices.append(kids)
         self._object_facts[n] = facts
@@ -261,11 +262,11 @@ class Disjointness(Negations):
             if m in seen:
                 continue
             seen.add(m)
-            v = self.value(m)
+            v = self.subschemas.value(m)
             if not isinstance(v, dict):
                 continue
             yield m, v
-            for kw, kids in self.inplace(m):
+            for kw, kids in self.applicators.of(m):
                 if through is None or kw in through:
                     stack.extend(reversed(kids))
 
@@ -457,7 +458,7 @@ class Disjointness(Negations):
     def string_words(self, n: int) -> Optional[FrozenSet[bytes]]:
         """The strings W if node n's own `const`/`enum` allows strings only, and those
         (every value satisfying n is one of W); else None."""
-        v = self.value(n)
+        v = self.subschemas.value(n)
         if not isinstance(v, dict):
             return None
         values = [v["const"]] if "const" in v else v.get("enum")

@@ -11,7 +11,8 @@ from ...errors import LimitError, SchemaError
 from ...regex import is_empty
 from ...grammar.simplify import repeat
 from .arrays import Arrays
-from .base import Atom, Reason, RequiredMember, literal_union
+from .compilation import Atom, Reason, RequiredMember
+from .languages import intersect, literal_union, matches
 from .subschemas import FALSE, trivial
 
 #: derivative states a region's emptiness may explore before the region is kept anyway
@@ -78,9 +79,8 @@ class Objects(Arrays):
         pattern_exprs: List[int] = []
         for atom in atoms:
             parts.append(self._part(atom, pattern_ids, pattern_exprs))
-            v = self.value(atom.node)
-            a = self._count(atom.node, v, "minProperties")
-            b = self._count(atom.node, v, "maxProperties")
+            a = self.subschemas.count(atom.node, "minProperties")
+            b = self.subschemas.count(atom.node, "maxProperties")
             if a is not None:
                 lo = max(lo, a)
             if b is not None:
@@ -89,12 +89,12 @@ class Objects(Arrays):
         required = list(dict.fromkeys(reqs))
         named = list(dict.fromkeys(props + required))
         if hi is not None and lo > hi:
-            self.reasons.setdefault(nt, Reason("minProperties (%d) is greater than maxProperties (%d)" % (lo, hi),
-                                               self.ptr(where)))
+            self.comp.nonterminal_reasons.setdefault(nt, Reason(
+                "minProperties (%d) is greater than maxProperties (%d)" % (lo, hi), self.subschemas.pointer(where)))
             return
         if hi is not None and len(required) > hi:
-            self.reasons.setdefault(nt, Reason("required > maxProperties (%d required, maxProperties %d)"
-                                               % (len(required), hi), self.ptr(where)))
+            self.comp.nonterminal_reasons.setdefault(nt, Reason("required > maxProperties (%d required, maxProperties %d)"
+                                               % (len(required), hi), self.subschemas.pointer(where)))
             return
         members = _Members(parts, self._late_properties(parts), pattern_exprs)
         colon = self.separator("key_separator")
@@ -105,21 +105,21 @@ class Objects(Arrays):
             key = self.literal(json.dumps(name, ensure_ascii=False))
             vnt = self.value_nt([Atom(s, False, ()) for s in value])
             entries.append(_Member(name, key, vnt, name in required))
-        self.required_of[nt] = [RequiredMember(m.name, m.value_nt, where) for m in entries if m.required]
+        self.comp.required_of[nt] = [RequiredMember(m.name, m.value_nt, where) for m in entries if m.required]
         pair = self._other_members(nt, members, named, colon)
         self._object_layout(nt, entries, pair, lo, hi, sep, colon)
 
     def _part(self, atom: Atom, pattern_ids: Dict[str, int], pattern_exprs: List[int]) -> _Part:
         """What atom says of the members (patterns get ids in `pattern_ids`, in order)."""
         n = atom.node
-        v = self.value(n)
+        v = self.subschemas.value(n)
         properties = v.get("properties", {})
         if not isinstance(properties, dict):
-            raise SchemaError("properties must be an object", self.ptr(n, "properties"))
+            raise SchemaError("properties must be an object", self.subschemas.pointer(n, "properties"))
         patterns: List[Tuple[int, int]] = []  # (pattern id, schema node)
         pp = v.get("patternProperties", {})
         if not isinstance(pp, dict):
-            raise SchemaError("patternProperties must be an object", self.ptr(n, "patternProperties"))
+            raise SchemaError("patternProperties must be an object", self.subschemas.pointer(n, "patternProperties"))
         for pat, s in pp.items():
             if pat not in pattern_ids:
                 e = self.pattern(pat, n, "patternProperties")
@@ -127,31 +127,32 @@ class Objects(Arrays):
                     continue
                 pattern_ids[pat] = len(pattern_exprs)
                 pattern_exprs.append(e)
-            patterns.append((pattern_ids[pat], self.child(n, s)))
-        additional = self.child(n, v["additionalProperties"]) if "additionalProperties" in v else None
-        names = self.scalars(self.child(n, v["propertyNames"])).string if "propertyNames" in v else None
-        return _Part(atom, {k: self.child(n, s) for k, s in properties.items()}, patterns, additional, names)
+            patterns.append((pattern_ids[pat], self.subschemas.child(n, s)))
+        additional = self.subschemas.child(n, v["additionalProperties"]) if "additionalProperties" in v else None
+        names = self.scalars(self.subschemas.child(n, v["propertyNames"])).string if "propertyNames" in v else None
+        return _Part(atom, {k: self.subschemas.child(n, s) for k, s in properties.items()}, patterns, additional, names)
 
     def _late_properties(self, parts: List[_Part]) -> List[_Late]:
         """unevaluatedProperties: which subschemas' annotations each one sees."""
         late = []
         for part in parts:
             n = part.atom.node
-            v = self.value(n)
+            v = self.subschemas.value(n)
             if "unevaluatedProperties" not in v or trivial(v["unevaluatedProperties"]):
                 continue
             scope = [e for e in parts if e.atom.node == n or n in e.atom.scope]
-            if any(e.additional is not None or (e.atom.node != n and "unevaluatedProperties" in self.value(e.atom.node))
+            if any(e.additional is not None
+                   or (e.atom.node != n and "unevaluatedProperties" in self.subschemas.value(e.atom.node))
                    for e in scope):
                 continue  # additionalProperties (or a nested unevaluated*) evaluates every key
-            late.append(_Late(self.child(n, v["unevaluatedProperties"]), scope))
+            late.append(_Late(self.subschemas.child(n, v["unevaluatedProperties"]), scope))
         return late
 
     def _member_schemas(self, members: _Members, name: Optional[str], matched: FrozenSet[int]) -> List[int]:
         """The schemas a member must satisfy: named `name`, or (name None) a key matching
         exactly the patterns `matched` and no named property."""
         def hit(pid: int) -> bool:
-            return pid in matched if name is None else self.matches(members.patterns[pid], name)
+            return pid in matched if name is None else matches(self.es, members.patterns[pid], name)
 
         out: List[int] = []
         for part in members.parts:
@@ -163,7 +164,7 @@ class Objects(Arrays):
                 out.extend(hits)
             elif part.additional is not None:
                 out.append(part.additional)
-            if name is not None and part.names is not None and not self.matches(part.names, name):
+            if name is not None and part.names is not None and not matches(self.es, part.names, name):
                 out.append(FALSE)
         for late in members.late:
             seen = any((name is not None and name in p.properties) or any(hit(pid) for pid, _ in p.patterns)
@@ -179,9 +180,9 @@ class Objects(Arrays):
         names_rx = [p.names for p in members.parts if p.names is not None]
         base = self.strings.any_string
         if named:
-            base = self._x_and(base, es.complement(literal_union(es, [s.encode("utf-8") for s in named])), None)
+            base = intersect(self.es, base, es.complement(literal_union(es, [s.encode("utf-8") for s in named])), None)
         for x in names_rx:
-            base = self._x_and(base, x, self.strings.any_string)
+            base = intersect(self.es, base, x, self.strings.any_string)
         regions: List[Tuple[int, FrozenSet[int]]] = []
         stack: List[Tuple[int, int, FrozenSet[int]]] = [(0, base, frozenset())]
         limit, visited = self.limits.property_regions, 0
@@ -192,13 +193,13 @@ class Objects(Arrays):
             visited += 1  # the regions and the splits on the way: 2^patterns in theory
             if visited > limit:  # docs/jsonschema.md, "Bounds"
                 raise LimitError("property_regions", limit, "key regions of the patternProperties of %s"
-                                 % (self.ptr(nt_where(members)) or "/"))
+                                 % (self.subschemas.pointer(nt_where(members)) or "/"))
             if i == len(members.patterns):
                 regions.append((expr, matched))
                 continue
             p = members.patterns[i]
-            stack.append((i + 1, self._x_and(expr, es.complement(p), None), matched))
-            stack.append((i + 1, self._x_and(expr, p, self.strings.any_string), matched | {i}))
+            stack.append((i + 1, intersect(self.es, expr, es.complement(p), None), matched))
+            stack.append((i + 1, intersect(self.es, expr, p, self.strings.any_string), matched | {i}))
         pair: Optional[int] = None
         simple = not members.patterns and not names_rx
         for expr, matched in regions:
@@ -287,7 +288,8 @@ class Objects(Arrays):
 
     def _make_key_expr(self, decoded: int, named: List[str], simple: bool) -> int:
         es = self.es
-        if simple and (named or self.opts["json_allow_general_unicode_escapes"]) and "u" in self.opts["json_allowed_escapes"]:
+        options = self.comp.options
+        if simple and (named or options["json_allow_general_unicode_escapes"]) and "u" in options["json_allowed_escapes"]:
             q = es.literal(b'"')
             general = es.concat(q, es.star(self.strings.general_unit()), q)
             if not named:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Sequence
 
 from ...errors import SchemaError
-from .base import ALL, CONTAINER_KEYWORDS, NONE, PARTIAL, Atom, CompilerBase, all_of, any_of
+from .base import ALL, CONTAINER_KEYWORDS, NONE, PARTIAL, CompilerBase, all_of, any_of
+from .compilation import Atom
 from .subschemas import trivial
 from .values import json_type
 
@@ -21,13 +22,13 @@ class Profiles(CompilerBase):
             return got
 
         def combine(m: int, get: Callable[[int], int]) -> int:
-            v = self.value(m)
+            v = self.subschemas.value(m)
             if v is True:
                 return ALL
             if v is False:
                 return NONE
             parts = [self._own_profile(m, T)]
-            for kw, kids in self.inplace(m):
+            for kw, kids in self.applicators.of(m):
                 vals = [get(c) for c in kids]
                 if kw in ("allOf", "$ref"):
                     parts.append(all_of(vals))
@@ -45,11 +46,11 @@ class Profiles(CompilerBase):
                     parts.append(t if i == ALL else e if i == NONE else (t if t == e and t != PARTIAL else PARTIAL))
             return all_of(parts)
 
-        return self._fold(n, self._profiles, lambda m: (m, T), combine, lambda m: PARTIAL)
+        return self.applicators.fold(n, self._profiles, lambda m: (m, T), combine, lambda m: PARTIAL)
 
     def _own_profile(self, n: int, T: str) -> int:
-        v = self.value(n)
-        types = self.types(n)
+        v = self.subschemas.value(n)
+        types = self.subschemas.types(n)
         if types is not None and T not in types:
             return NONE
         if "const" in v and json_type(v["const"]) != T:
@@ -57,7 +58,7 @@ class Profiles(CompilerBase):
         if "enum" in v:
             values = v["enum"]
             if not isinstance(values, list):
-                raise SchemaError("enum must be an array", self.ptr(n, "enum"))
+                raise SchemaError("enum must be an array", self.subschemas.pointer(n, "enum"))
             if not any(json_type(x) == T for x in values):
                 return NONE
             return PARTIAL

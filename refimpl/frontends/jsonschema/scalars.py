@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any, Callable, List, Set
 
 from ...errors import SchemaError
-from .base import Scalars, literal_union
+from .base import Scalars
 from .keywords import ScalarKeywords
+from .languages import intersect, literal_union
 from .values import is_number, number_text
 
 
@@ -17,8 +18,8 @@ class ScalarAlgebra(ScalarKeywords):
 
     def s_and(self, a: Scalars, b: Scalars) -> Scalars:
         return Scalars(a.null and b.null, a.booleans & b.booleans,
-                        self._x_and(a.number, b.number, self.numbers.number),
-                        self._x_and(a.string, b.string, self.strings.any_string))
+                        intersect(self.es, a.number, b.number, self.numbers.number),
+                        intersect(self.es, a.string, b.string, self.strings.any_string))
 
     def s_or(self, a: Scalars, b: Scalars) -> Scalars:
         es = self.es
@@ -34,13 +35,13 @@ class ScalarAlgebra(ScalarKeywords):
         elif a.number == self.numbers.number:
             number = es.NOTHING
         else:  # within canonical texts, so that no value of `a` comes back in another form
-            number = self._x_and(self.numbers.canonical, es.complement(a.number), None)
+            number = intersect(self.es, self.numbers.canonical, es.complement(a.number), None)
         if a.string == es.NOTHING:
             string = self.strings.any_string
         elif a.string == self.strings.any_string:
             string = es.NOTHING
         else:
-            string = self._x_and(self.strings.any_string, es.complement(a.string), None)
+            string = intersect(self.es, self.strings.any_string, es.complement(a.string), None)
         return Scalars(not a.null, frozenset((True, False)) - a.booleans, number, string)
 
     def scalars(self, n: int) -> Scalars:
@@ -50,16 +51,16 @@ class ScalarAlgebra(ScalarKeywords):
 
         def on_cycle(m: int) -> Scalars:
             raise SchemaError("circular in-place references (a subschema that applies to the same "
-                              "value as itself through $ref/allOf/anyOf...) have no meaning", self.ptr(m))
+                              "value as itself through $ref/allOf/anyOf...) have no meaning", self.subschemas.pointer(m))
 
         def combine(m: int, get: Callable[[int], Scalars]) -> Scalars:
-            v = self.value(m)
+            v = self.subschemas.value(m)
             if v is True:
                 return self.universe
             if v is False:
                 return self.nothing
             s = self._own_scalars(m)
-            for kw, kids in self.inplace(m):
+            for kw, kids in self.applicators.of(m):
                 vals = [get(c) for c in kids]
                 if kw in ("allOf", "$ref"):
                     for x in vals:
@@ -78,7 +79,7 @@ class ScalarAlgebra(ScalarKeywords):
                     s = self.s_and(s, self.s_or(self.s_and(i, t), self.s_and(self.s_not(i), e)))
             return s
 
-        return self._fold(n, self._scalars, lambda m: m, combine, on_cycle)
+        return self.applicators.fold(n, self._scalars, lambda m: m, combine, on_cycle)
 
     def _exactly_one(self, vals: List[Scalars]) -> Scalars:
         out = self.nothing
@@ -92,9 +93,9 @@ class ScalarAlgebra(ScalarKeywords):
 
     def _own_scalars(self, n: int) -> Scalars:
         """The scalars node n allows by its own keywords (not its applicators)."""
-        v = self.value(n)
+        v = self.subschemas.value(n)
         es = self.es
-        types = self.types(n)
+        types = self.subschemas.types(n)
         integer_only = types is not None and "integer" in types and "number" not in types
         null = types is None or "null" in types
         booleans = frozenset((True, False)) if types is None or "boolean" in types else frozenset()
@@ -106,16 +107,16 @@ class ScalarAlgebra(ScalarKeywords):
             number = es.NOTHING
         string = self.strings.any_string if types is None or "string" in types else es.NOTHING
         if number != es.NOTHING:
-            number = self._x_and(number, self._own_number(n, v, integer_only), self.numbers.number)
+            number = intersect(self.es, number, self._own_number(n, v, integer_only), self.numbers.number)
         if string != es.NOTHING:
-            string = self._x_and(string, self._own_string(n, v), self.strings.any_string)
+            string = intersect(self.es, string, self._own_string(n, v), self.strings.any_string)
         s = Scalars(null, booleans, number, string)
         if "const" in v:
             s = self.s_and(s, self._literal_scalars(n, [v["const"]]))
         if "enum" in v:
             values = v["enum"]
             if not isinstance(values, list):
-                raise SchemaError("enum must be an array", self.ptr(n, "enum"))
+                raise SchemaError("enum must be an array", self.subschemas.pointer(n, "enum"))
             s = self.s_and(s, self._literal_scalars(n, values))
         return s
 
@@ -156,7 +157,7 @@ class ScalarAlgebra(ScalarKeywords):
         """The JSON texts of the decoded strings `decoded`: quoted, or with general
         \\uXXXX escapes when the option asks for them and only length is constrained."""
         es = self.es
-        if self.opts["json_allow_general_unicode_escapes"]:
+        if self.comp.options["json_allow_general_unicode_escapes"]:
             bounds = self.strings.length_only(decoded)
             if bounds is not None:
                 q = es.literal(b'"')

@@ -14,11 +14,11 @@ from it.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, NamedTuple, Set, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
 from urllib.parse import unquote, urljoin as _urllib_join, urlsplit
 
 from ...errors import SchemaError
-from .values import escape_pointer, short
+from .values import escape_pointer, is_number, short, to_decimal
 
 
 class SubschemaKeywords(NamedTuple):
@@ -92,12 +92,13 @@ class Subschemas:
         self.resources: Dict[str, int] = {}
         self.anchors: Dict[str, int] = {}
         self.keep: List[Any] = []  # synthesized schemas (their ids must stay unique)
+        self._consts: Dict[int, int] = {}  # id of a const/enum value -> its const_node
         self.root = self.add(root, -1, "", "")
         self.resources.setdefault("", self.root)
 
-    def pointer(self, n: int) -> str:
-        """The JSON pointer of node n ("" for the root)."""
-        parts = []
+    def pointer(self, n: int, keyword: str = "") -> str:
+        """The JSON pointer of node n ("" for the root), or of its `keyword`."""
+        parts = [escape_pointer(keyword)] if keyword else []
         while n >= 0 and self.nodes[n].token:
             parts.append(self.nodes[n].token)
             n = self.nodes[n].parent
@@ -136,11 +137,11 @@ class Subschemas:
                                         if isinstance(c, (dict, bool)))
                 elif key in SUBSCHEMA_KEYWORDS.named:
                     if not isinstance(child, dict):
-                        raise SchemaError("%s must be an object" % key, self.pointer(n) + "/" + k)
+                        raise SchemaError("%s must be an object" % key, self.pointer(n, key))
                     children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items())
                 elif key in SUBSCHEMA_KEYWORDS.listed:
                     if not isinstance(child, list):
-                        raise SchemaError("%s must be an array" % key, self.pointer(n) + "/" + k)
+                        raise SchemaError("%s must be an array" % key, self.pointer(n, key))
                     children.extend((c, "%s/%d" % (k, i)) for i, c in enumerate(child))
             for child, t in reversed(children):
                 if not isinstance(child, (dict, bool)):
@@ -202,6 +203,59 @@ class Subschemas:
                 if key.partition("#")[2] == name and isinstance(self.nodes[n].value, dict)
                 and self.nodes[n].value.get("$dynamicAnchor") == name}
 
+    # -- reading a node -----------------------------------------------------------------
+
+    def value(self, n: int) -> Any:
+        """The schema of node n: a dict, True or False."""
+        return self.nodes[n].value
+
+    def child(self, n: int, value: Any) -> int:
+        """The node of a subschema value found inside node n."""
+        if value is True:
+            return TRUE
+        if value is False:
+            return FALSE
+        got = self.node_of.get(id(value))
+        if got is None:
+            raise SchemaError("schema must be an object or boolean, got %s" % short(value), self.pointer(n))
+        return got
+
+    def list_of(self, n: int, keyword: str) -> List[int]:
+        """The nodes of the subschemas listed by `keyword` of node n (allOf, anyOf and
+        oneOf must not be empty)."""
+        items = self.nodes[n].value[keyword]
+        if not isinstance(items, list):
+            raise SchemaError("%s must be an array" % keyword, self.pointer(n, keyword))
+        if not items and keyword in ("allOf", "anyOf", "oneOf"):
+            raise SchemaError("%s must be a non-empty array" % keyword, self.pointer(n, keyword))
+        return [self.child(n, x) for x in items]
+
+    def types(self, n: int) -> Optional[Set[str]]:
+        """The names in node n's `type` (None: no `type`)."""
+        v = self.nodes[n].value
+        t = v.get("type") if isinstance(v, dict) else None
+        if t is None:
+            return None
+        names = [t] if isinstance(t, str) else t
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+            raise SchemaError("type must be a string or an array of strings", self.pointer(n, "type"))
+        for x in names:
+            if x not in TYPES and x != "integer":
+                raise SchemaError("unknown type '%s'" % x, self.pointer(n, "type"))
+        return set(names)
+
+    def count(self, n: int, keyword: str) -> Optional[int]:
+        """A non-negative integer keyword of node n (2.0 counts as 2); None if absent."""
+        v = self.nodes[n].value
+        if keyword not in v:
+            return None
+        x = v[keyword]
+        if is_number(x) and to_decimal(x) >= 0 and to_decimal(x) == int(to_decimal(x)):
+            return int(to_decimal(x))
+        raise SchemaError("%s must be a non-negative integer, got %s" % (keyword, short(x)), self.pointer(n, keyword))
+
+    # -- subschemas made by the compiler --------------------------------------------------
+
     def synth(self, value: Any, n: int, what: str) -> int:
         """A node for a schema made by the compiler for node n (kept alive, so ids stay
         unique; its pointer is n's, followed by `what`)."""
@@ -209,6 +263,38 @@ class Subschemas:
             return TRUE if value else FALSE
         self.keep.append(value)
         return self.add(value, n, what, self.nodes[n].base)
+
+    def const_node(self, value: Any, n: int) -> int:
+        """A node whose only instance is the array or object `value` (found in node n),
+        built without recursion: exact length / exact properties, each item or member a
+        const."""
+        got = self._consts.get(id(value))
+        if got is not None:
+            return got
+        built: Dict[int, Any] = {}
+        stack = [(value, False)]
+        while stack:
+            x, ready = stack.pop()
+            if id(x) in built:
+                continue
+            kids = list(x.values()) if isinstance(x, dict) else x
+            if not ready:
+                stack.append((x, True))
+                stack.extend((k, False) for k in kids if isinstance(k, (list, dict)) and id(k) not in built)
+                continue
+
+            def sub(k: Any) -> Any:
+                return built[id(k)] if isinstance(k, (list, dict)) else {"const": k}
+
+            if isinstance(x, list):
+                built[id(x)] = {"type": "array", "prefixItems": [sub(k) for k in x], "items": False,
+                                "minItems": len(x)}
+            else:
+                built[id(x)] = {"type": "object", "properties": {k: sub(c) for k, c in x.items()},
+                                "required": list(x), "additionalProperties": False}
+        m = self.synth(built[id(value)], n, "const")
+        self._consts[id(value)] = m
+        return m
 
     def resolve(self, ref: str, n: int, keyword: str = "$ref") -> int:
         """The node `ref` (in node n) points to; SchemaError for unknown references."""
@@ -219,13 +305,13 @@ class Subschemas:
         root = self.resources.get(doc)
         if root is None:
             raise SchemaError("unknown $ref '%s' (only references into this schema are "
-                              "supported; remote schemas are not fetched)" % ref, self.pointer(n) + "/" + keyword)
+                              "supported; remote schemas are not fetched)" % ref, self.pointer(n, keyword))
         if not frag:
             return root
         if not frag.startswith("/"):
             m = self.anchors.get(doc + "#" + frag)
             if m is None:
-                raise SchemaError("unknown $ref '%s' (no anchor '%s')" % (ref, frag), self.pointer(n) + "/" + keyword)
+                raise SchemaError("unknown $ref '%s' (no anchor '%s')" % (ref, frag), self.pointer(n, keyword))
             return m
         value = self.nodes[root].value
         base = self.nodes[root].base
@@ -238,12 +324,12 @@ class Subschemas:
                 value = value[int(token)]
             else:
                 raise SchemaError("unknown $ref '%s' (nothing at that JSON pointer)" % ref,
-                                  self.pointer(n) + "/" + keyword)
+                                  self.pointer(n, keyword))
             path.append(escape_pointer(token))
             if isinstance(value, dict) and isinstance(value.get("$id"), str):
                 base = urljoin(base, value["$id"])
         if not isinstance(value, (dict, bool)):
-            raise SchemaError("$ref '%s' does not point to a schema" % ref, self.pointer(n) + "/" + keyword)
+            raise SchemaError("$ref '%s' does not point to a schema" % ref, self.pointer(n, keyword))
         if isinstance(value, dict) and id(value) in self.node_of:
             return self.node_of[id(value)]
         return self.add(value, root, "/".join(path), base)

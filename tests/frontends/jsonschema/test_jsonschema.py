@@ -142,16 +142,7 @@ def test_lark_json_has_its_own_whitespace():
         Grammar.from_lark("start: A\nA: %json {}")
 
 
-def test_lenient_lists_what_it_ignores():
-    schema = {"type": "array", "uniqueItems": True, "items": {"type": "string", "format": "idn-email"}}
-    with pytest.raises(SchemaError) as e:
-        Grammar.from_json_schema(schema)
-    assert "uniqueItems" in str(e.value) and e.value.pointer == "/uniqueItems"
-    g = Grammar.from_json_schema(schema, lenient=True)
-    assert sorted((k.keyword, k.pointer) for k in g.ignored_keywords) == [
-        ("format", "/items/format"), ("uniqueItems", "/uniqueItems")]
-    assert accepts(g, '["a","a"]')
-    assert Grammar.from_json_schema({"type": "string"}).ignored_keywords == []
+def test_one_of_is_coerced_to_any_of_only_when_asked():
     with pytest.raises(SchemaError, match="oneOf cannot be enforced exactly"):
         Grammar.from_json_schema({"oneOf": [{"type": "array", "uniqueItems": True}, {"type": "array"}]}, lenient=False)
     coerced = Grammar.from_json_schema({"oneOf": [{"patternProperties": {"^a": {"type": "integer"}}}, {"type": "object"}]},
