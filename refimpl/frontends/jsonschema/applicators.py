@@ -3,13 +3,10 @@
 bottom-up fold over them: how profiles.py and scalars.py combine what each subschema
 allows. No recursion: the fold keeps an explicit stack, so a 10,000-deep `allOf` is fine.
 
->>> from refimpl.grammar.ir import GrammarIR
->>> from .compilation import Compilation
->>> from .options import DEFAULT_OPTIONS
->>> from .subschemas import Subschemas
->>> s = Subschemas({"$defs": {"d": {"type": "string"}}, "allOf": [{"$ref": "#/$defs/d"}], "not": {"const": 1}})
->>> applicators = Applicators(Compilation(GrammarIR(), s, dict(DEFAULT_OPTIONS), 0))
->>> [(kw, [s.pointer(c) for c in kids]) for kw, kids in applicators.of(s.root)]
+>>> from refimpl.frontends.jsonschema.compiler import compiler_for
+>>> c = compiler_for({"$defs": {"d": {"type": "string"}}, "allOf": [{"$ref": "#/$defs/d"}], "not": {"const": 1}})
+>>> s = c.comp.subschemas
+>>> [(kw, [s.pointer(k) for k in kids]) for kw, kids in c.applicators.of(s.root)]
 [('allOf', ['/allOf/0']), ('not', ['/not'])]
 """
 from __future__ import annotations

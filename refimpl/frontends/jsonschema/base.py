@@ -11,17 +11,12 @@ from ...regex import compile_pattern
 from ...grammar.ir import GrammarIR
 from .applicators import Applicators
 from .compilation import Atom, Compilation
+from .keywords import ScalarKeywords
+from .negation import Negations
+from .profiles import Profiles
+from .scalars import ScalarAlgebra
 from .subschemas import FALSE, Subschemas, trivial
 
-NONE, PARTIAL, ALL = 0, 1, 2  # how much of a container type a subschema allows
-
-CONTAINER_KEYWORDS = {
-    "array": ("items", "prefixItems", "additionalItems", "minItems", "maxItems", "contains",
-              "uniqueItems", "unevaluatedItems"),
-    "object": ("properties", "required", "additionalProperties", "patternProperties", "propertyNames",
-               "minProperties", "maxProperties", "dependentRequired", "dependentSchemas",
-               "dependencies", "unevaluatedProperties"),
-}
 UNEVALUATED = {"array": "unevaluatedItems", "object": "unevaluatedProperties"}
 
 
@@ -43,39 +38,6 @@ class ContainerKey(NamedTuple):
     choices: FrozenSet[Any]
 
 
-NEGATION = "its negation (needed by not, if/else or oneOf) is not expressible"
-
-
-def all_of(values: Sequence[int]) -> int:
-    out = ALL
-    for v in values:
-        if v == NONE:
-            return NONE
-        if v == PARTIAL:
-            out = PARTIAL
-    return out
-
-
-def any_of(values: Sequence[int]) -> int:
-    out = NONE
-    for v in values:
-        if v == ALL:
-            return ALL
-        if v == PARTIAL:
-            out = PARTIAL
-    return out
-
-
-class Scalars(NamedTuple):
-    """The scalar values a schema allows: null?, which booleans, number texts, decoded
-    strings (the last two as expressions)."""
-
-    null: bool
-    booleans: FrozenSet[bool]
-    number: int
-    string: int
-
-
 class CompilerBase:
     """The state of one compilation and what every part of it uses: error reporting,
     lexemes, the in-place structure of subschemas, and the nonterminals made on demand
@@ -84,22 +46,20 @@ class CompilerBase:
 
     def __init__(self, ir: GrammarIR, subschemas: Subschemas, options: Dict[str, Any], lexeme_class: int) -> None:
         self.comp = comp = Compilation(ir, subschemas, options, lexeme_class)
-        self.applicators = Applicators(comp)
+        self.applicators = applicators = Applicators(comp)
+        self.profiles = Profiles(comp, applicators)
+        self.keywords = keywords = ScalarKeywords(comp)
+        self.scalars = ScalarAlgebra(comp, applicators, keywords)
+        self.negation = Negations(comp, applicators)
         self.ir = ir
-        self.es = es = ir.es
+        self.es = ir.es
         self.limits = ir.limits
         self.subschemas = subschemas
         self.cls = lexeme_class
         self.strings = comp.strings
         self.numbers = comp.numbers
-        self.universe = Scalars(True, frozenset((True, False)), self.numbers.number, self.strings.any_string)
-        self.nothing = Scalars(False, frozenset(), es.NOTHING, es.NOTHING)
         self.ignored = comp.ignored
-        self._profiles: Dict[Tuple[int, str], int] = {}
-        self._scalars: Dict[int, Scalars] = {}
-        self._negations: Dict[Tuple[int, str], int] = {}
         self._dependencies: Dict[Tuple[int, str, str, str], int] = {}
-        self._patterns: Dict[str, int] = {}
         self._disjoint: Dict[Tuple[int, int], bool] = {}
         self._object_facts: Dict[int, Any] = {}
         self._values_empty: Dict[Tuple[int, Tuple[int, ...]], bool] = {}
@@ -113,7 +73,6 @@ class CompilerBase:
         self.alternatives = 0  # container nonterminals made for a choice of alternatives
         self.value_atoms: Dict[int, Tuple[Atom, ...]] = {}
         self.todo: List[Job] = []
-        self._formats: Dict[str, Optional[int]] = {}
         self.first_rule = comp.first_rule
         self.first_name = comp.first_name
 

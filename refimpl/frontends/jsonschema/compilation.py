@@ -8,8 +8,8 @@ for the message if the whole schema does (unsatisfiable.py). What only one compo
 reads — its memo tables — is that component's own.
 
 >>> from refimpl.grammar.ir import GrammarIR
->>> from .options import DEFAULT_OPTIONS
->>> from .subschemas import Subschemas
+>>> from refimpl.frontends.jsonschema.options import DEFAULT_OPTIONS
+>>> from refimpl.frontends.jsonschema.subschemas import Subschemas
 >>> comp = Compilation(GrammarIR(), Subschemas({"type": "string"}), dict(DEFAULT_OPTIONS, lenient=True), 0)
 >>> comp.unsupported("format", "/format", "format 'idn-email': not supported")
 >>> [str(k) for k in comp.ignored]

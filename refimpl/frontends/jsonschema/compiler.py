@@ -13,7 +13,8 @@ from ...limits import DEFAULT_LIMITS, Limits
 from ...regex import ExprSet
 from ...grammar.ir import GrammarIR
 from ...grammar.simplify import productive_nonterminals
-from .base import NONE, ContainerKey
+from .base import ContainerKey
+from .profiles import NONE
 from .compilation import Atom, Reason
 from .languages import is_empty_language
 from .subschemas import Subschemas, trivial
@@ -49,10 +50,10 @@ class Compiler(Objects):
 
     def _compile_value(self, atoms: Tuple[Atom, ...], nt: int) -> None:
         es = self.es
-        s = self.universe
+        s = self.scalars.universe
         for n, neg, _ in atoms:
-            x = self.scalars(n)
-            s = self.s_and(s, self.s_not(x) if neg else x)
+            x = self.scalars.of(n)
+            s = self.scalars.intersect(s, self.scalars.complement(x) if neg else x)
         alts = []
         if s.null:
             alts.append(es.literal(b"null"))
@@ -61,12 +62,12 @@ class Compiler(Objects):
         if s.number != es.NOTHING and (self.has_number(s.number, atoms) or not is_empty_language(es, s.number)):
             alts.append(s.number)
         if s.string != es.NOTHING and (self.has_word(s.string, atoms) or not is_empty_language(es, s.string)):
-            alts.append(self.string_lexeme_expr(s.string))
+            alts.append(self.scalars.string_lexeme(s.string))
         if alts:
             expr = es.union(*alts)
-            self.ir.add_rule(nt, (self.lexeme(self._scalar_name(s), expr),))
+            self.ir.add_rule(nt, (self.lexeme(self.scalars.name(s), expr),))
         for T in ("array", "object"):
-            if self.atoms_profile(atoms, T) != NONE:
+            if self.profiles.of_atoms(atoms, T) != NONE:
                 self.ir.add_rule(nt, (self.container_nt(T, atoms, frozenset()),))
 
     def _compile_container(self, key: ContainerKey, nt: int) -> None:
@@ -219,6 +220,14 @@ class Compiler(Objects):
             return Reason("%s (%s) is greater than %s (%s)" % (lo[1], number_text(lo[0]), hi[1], number_text(hi[0])),
                           self.subschemas.pointer(closure[0]))
         return None
+
+
+def compiler_for(schema: Any, *, limits: Limits = DEFAULT_LIMITS, **options: Any) -> Compiler:
+    """The compiler of `schema` (a dict or JSON text) into a new GrammarIR, its components
+    made and nothing compiled yet: to try one component on a schema (the examples of
+    the components' modules do)."""
+    schema, opts = prepare(schema, None, None, options)
+    return Compiler(GrammarIR(ExprSet(limits), limits), Subschemas(schema), opts, 0)
 
 
 def json_whitespace(es: ExprSet, schema: Any, **options: Any) -> Optional[int]:

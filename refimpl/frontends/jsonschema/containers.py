@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union
 
 from ...errors import SchemaError
-from .base import ALL, NONE, PARTIAL, UNEVALUATED
+from .base import UNEVALUATED
+from .profiles import ALL, NONE, PARTIAL
 from .compilation import Atom, Reason, Unsupported
 from .subschemas import trivial
 from .disjoint import Context, Disjointness
@@ -173,12 +174,12 @@ class Containers(Disjointness):
         if neg:
             if self.excluded(w.context, n, T):
                 return None
-            p = self.profile(n, T)
+            p = self.profiles.of(n, T)
             if p == ALL:
                 return Reason("'not' excludes every %s" % T, self.subschemas.pointer(n))
             if p == PARTIAL:
                 try:
-                    w.stack.append(Atom(self.neg_node(n, T), False, ()))
+                    w.stack.append(Atom(self.negation.of(n, T), False, ()))
                 except Unsupported as e:
                     self.comp.unsupported(e.keyword, e.pointer, e.reason)
             return None
@@ -296,7 +297,7 @@ class Containers(Disjointness):
         got = self._options.get(key)
         if got is None:
             options = self._group_options(n, k, sub, T, inner)
-            got = self._options[key] = (options, [self.atoms_profile(o, T) for o in options])
+            got = self._options[key] = (options, [self.profiles.of_atoms(o, T) for o in options])
         options, profs = got
         if gid in chosen:
             w.stack.extend(reversed(options[chosen[gid]]))
@@ -371,8 +372,8 @@ class Containers(Disjointness):
             for i, c in enumerate(kids):
                 others = [d for j, d in enumerate(kids) if j != i and not self.disjoint(c, d, T)]
                 for d in others:
-                    if self.profile(d, T) == PARTIAL:
-                        self.neg_node(d, T)
+                    if self.profiles.of(d, T) == PARTIAL:
+                        self.negation.of(d, T)
                 options.append([Atom(c, False, inner)] + [Atom(d, True, ()) for d in others])
             return options
         except Unsupported as e:

@@ -39,10 +39,10 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, O
 
 from ...errors import SchemaError
 from ...regex.derivative import derivative
-from .base import ALL, NONE
+from .base import CompilerBase
 from .compilation import Atom
+from .profiles import ALL, NONE
 from .subschemas import FALSE
-from .negation import Negations
 from .values import is_number, number_text
 
 #: nodes reached through allOf/$ref when gathering one subschema's facts (beyond: unknown)
@@ -114,7 +114,7 @@ class Context:
         return c
 
 
-class Disjointness(Negations):
+class Disjointness(CompilerBase):
     """Proofs that subschemas share no object."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -182,7 +182,7 @@ class Disjointness(Negations):
             c2.string, c2.words_node = es.NOTHING, c.words_node
             if not c2.false and c2.error is None:
                 try:
-                    x = self.scalars(node)
+                    x = self.scalars.of(node)
                     if self._words(node) is not None and (c2.words_node < 0 or node < c2.words_node):
                         c2.words_node = node
                 except SchemaError as e:
@@ -315,7 +315,7 @@ class Disjointness(Negations):
             null, booleans, number_nothing = c.null, c.booleans, c.number_nothing
             strings = []
             for n in extra:  # no intersection is built: each is read
-                x = self.scalars(n)
+                x = self.scalars.of(n)
                 null = null and x.null
                 booleans = booleans & x.booleans
                 number_nothing = number_nothing or x.number == nothing
@@ -379,9 +379,9 @@ class Disjointness(Negations):
             c = chains[c].tail
         p = ALL if c == EMPTY_CHAIN else chains[c].profiles[T]
         for c in reversed(todo):
-            p = min(p, self.profile(chains[c].node, T))
+            p = min(p, self.profiles.of(chains[c].node, T))
             chains[c].profiles[T] = p
-        return min([p] + [self.profile(n, T) for n in extra])
+        return min([p] + [self.profiles.of(n, T) for n in extra])
 
     def has_word(self, e: int, atoms: Iterable[Atom]) -> bool:
         """Is one of the strings the atoms name (const/enum/default/examples, in place) in

@@ -1,24 +1,41 @@
 """The scalar keywords of one subschema, as regexes: numbers (bounds, multipleOf) and
-strings (length, pattern, format). Contradictions are recorded in `node_reasons`, for
-the message if the whole schema turns out unsatisfiable."""
+strings (length, pattern, format). Contradictions are recorded in the compilation's
+`node_reasons`, for the message if the whole schema turns out unsatisfiable.
+
+>>> from refimpl.frontends.jsonschema.compiler import compiler_for
+>>> from refimpl.frontends.jsonschema.languages import matches
+>>> c = compiler_for({"type": "string", "maxLength": 3, "pattern": "^a"})
+>>> e = c.keywords.string(c.comp.subschemas.root)
+>>> [matches(c.comp.es, e, s) for s in ("abc", "abcd", "ba")]
+[True, False, False]
+"""
 from __future__ import annotations
 
 from decimal import Decimal
 from typing import Any, Dict, Optional
 
 from ...errors import LimitError, RegexError, SchemaError
-from .compilation import Reason
+from .compilation import Compilation, Reason
 from .formats import UNSUPPORTED_FORMATS, format_expr, search_expr
 from .languages import intersect, literal_union
 from .numbers import MAX_MULTIPLE_OF_STATES
-from .profiles import Profiles
 from .values import is_number, number_text, short, to_decimal
 
 
-class ScalarKeywords(Profiles):
+class ScalarKeywords:
     """What the number and string keywords of a node allow."""
 
+    def __init__(self, comp: Compilation) -> None:
+        self.comp = comp
+        self.es = comp.es
+        self.subschemas = comp.subschemas
+        self.strings = comp.strings
+        self.numbers = comp.numbers
+        self._patterns: Dict[str, int] = {}
+        self._formats: Dict[str, Optional[int]] = {}
+
     def _number(self, n: int, v: Dict[str, Any], key: str) -> Optional[Decimal]:
+        """A number keyword of node n (schema v) as a Decimal; None if absent."""
         if key not in v:
             return None
         x = v[key]
@@ -26,8 +43,10 @@ class ScalarKeywords(Profiles):
             raise SchemaError("%s must be a number, got %s" % (key, short(x)), self.subschemas.pointer(n, key))
         return to_decimal(x)
 
-    def _own_number(self, n: int, v: Dict[str, Any], integer_only: bool) -> int:
+    def number(self, n: int, integer_only: bool) -> int:
+        """The number texts node n's own number keywords allow (bounds, multipleOf)."""
         es = self.es
+        v = self.subschemas.value(n)
         lo, lo_incl = self._number(n, v, "minimum"), True
         hi, hi_incl = self._number(n, v, "maximum"), True
         for key, is_lo in (("exclusiveMinimum", True), ("exclusiveMaximum", False)):
@@ -57,7 +76,7 @@ class ScalarKeywords(Profiles):
                         "[" if lo_incl else "(", number_text(lo), number_text(hi), "]" if hi_incl else ")"),
                     self.subschemas.pointer(n)))
                 return es.NOTHING
-            result = self.numbers.interval(lo, lo_incl, hi, hi_incl, integer_only, self.limits)
+            result = self.numbers.interval(lo, lo_incl, hi, hi_incl, integer_only, self.comp.limits)
             if integer_only and result == es.NOTHING:
                 self.comp.node_reasons.setdefault(n, Reason("integer interval %s%s, %s%s contains no integer values" % (
                     "[" if lo_incl else "(", number_text(lo) if lo is not None else "-inf",
@@ -72,10 +91,10 @@ class ScalarKeywords(Profiles):
                 mult = self._multiples_in(m, lo, hi, integer_only)
             if mult is None:
                 self.comp.unsupported("multipleOf", self.subschemas.pointer(n, "multipleOf"),
-                                 "divisibility by %s needs an automaton of more than %d states"
-                                 % (number_text(m), MAX_MULTIPLE_OF_STATES))
+                                      "divisibility by %s needs an automaton of more than %d states"
+                                      % (number_text(m), MAX_MULTIPLE_OF_STATES))
             else:
-                result = intersect(self.es, result, mult, self.numbers.number)
+                result = intersect(es, result, mult, self.numbers.number)
         return result
 
     def _multiples_in(self, m: Decimal, lo: Decimal, hi: Decimal, integer: bool) -> Optional[int]:
@@ -93,8 +112,12 @@ class ScalarKeywords(Profiles):
             k += 1
         return literal_union(self.es, texts)
 
-    def _own_string(self, n: int, v: Dict[str, Any]) -> int:
+    def string(self, n: int) -> int:
+        """The decoded strings node n's own string keywords allow (length, pattern,
+        format)."""
         es = self.es
+        limits = self.comp.limits
+        v = self.subschemas.value(n)
         result = self.strings.any_string
         lo = self.subschemas.count(n, "minLength")
         hi = self.subschemas.count(n, "maxLength")
@@ -105,8 +128,8 @@ class ScalarKeywords(Profiles):
                                                             self.subschemas.pointer(n)))
                 return es.NOTHING
             for bound in (lo, hi):
-                if bound is not None and bound > self.limits.repeat_bound:
-                    raise LimitError("repeat_bound", self.limits.repeat_bound, "string length bound")
+                if bound is not None and bound > limits.repeat_bound:
+                    raise LimitError("repeat_bound", limits.repeat_bound, "string length bound")
             result = es.repeat(self.strings.anychar, lo, hi)
         if "pattern" in v:
             pattern = v["pattern"]
@@ -114,7 +137,7 @@ class ScalarKeywords(Profiles):
                 raise SchemaError("pattern must be a string", self.subschemas.pointer(n, "pattern"))
             e = self.pattern(pattern, n, "pattern")
             if e is not None:
-                result = intersect(self.es, result, e, self.strings.any_string)
+                result = intersect(es, result, e, self.strings.any_string)
         if "format" in v:
             name = v["format"]
             if not isinstance(name, str):
@@ -124,7 +147,7 @@ class ScalarKeywords(Profiles):
                 reason = UNSUPPORTED_FORMATS.get(name, "unknown format")
                 self.comp.unsupported("format", self.subschemas.pointer(n, "format"), "format '%s': %s" % (name, reason))
             else:
-                result = intersect(self.es, result, e, self.strings.any_string)
+                result = intersect(es, result, e, self.strings.any_string)
         return result
 
     def pattern(self, pattern: str, n: int, keyword: str) -> Optional[int]:

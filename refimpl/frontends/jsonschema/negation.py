@@ -1,21 +1,34 @@
 """The negation of a subschema within one container type, by De Morgan over its keywords
-(for `not`, `if`/`else` and exact `oneOf`), as a new subschema."""
+(for `not`, `if`/`else` and exact `oneOf`), as a new subschema.
+
+>>> from refimpl.frontends.jsonschema.compiler import compiler_for
+>>> c = compiler_for({"type": "array", "minItems": 2, "items": {"type": "integer"}})
+>>> s = c.comp.subschemas
+>>> s.value(c.negation.of(s.root, "array"))
+{'type': 'array', 'anyOf': [{'maxItems': 1}, {'contains': {'not': {'type': 'integer'}}}]}
+"""
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from ...errors import SchemaError
-from .base import NEGATION
-from .compilation import Unsupported
+from .applicators import Applicators
+from .compilation import Compilation, Unsupported
 from .subschemas import trivial
-from .scalars import ScalarAlgebra
 from .values import json_type
 
+NEGATION = "its negation (needed by not, if/else or oneOf) is not expressible"
 
-class Negations(ScalarAlgebra):
+
+class Negations:
     """Negations of subschemas, as new subschemas."""
 
-    def neg_node(self, n: int, T: str) -> int:
+    def __init__(self, comp: Compilation, applicators: Applicators) -> None:
+        self.subschemas = comp.subschemas
+        self.applicators = applicators
+        self._negations: Dict[Tuple[int, str], int] = {}
+
+    def of(self, n: int, T: str) -> int:
         """A schema for the T-values (arrays or objects) that do NOT satisfy node n, by De
         Morgan over n's keywords; Unsupported for a keyword whose negation is not
         expressible (additionalProperties, patternProperties, propertyNames,

@@ -122,14 +122,14 @@ class Objects(Arrays):
             raise SchemaError("patternProperties must be an object", self.subschemas.pointer(n, "patternProperties"))
         for pat, s in pp.items():
             if pat not in pattern_ids:
-                e = self.pattern(pat, n, "patternProperties")
+                e = self.keywords.pattern(pat, n, "patternProperties")
                 if e is None:
                     continue
                 pattern_ids[pat] = len(pattern_exprs)
                 pattern_exprs.append(e)
             patterns.append((pattern_ids[pat], self.subschemas.child(n, s)))
         additional = self.subschemas.child(n, v["additionalProperties"]) if "additionalProperties" in v else None
-        names = self.scalars(self.subschemas.child(n, v["propertyNames"])).string if "propertyNames" in v else None
+        names = self.scalars.of(self.subschemas.child(n, v["propertyNames"])).string if "propertyNames" in v else None
         return _Part(atom, {k: self.subschemas.child(n, s) for k, s in properties.items()}, patterns, additional, names)
 
     def _late_properties(self, parts: List[_Part]) -> List[_Late]:
@@ -296,5 +296,5 @@ class Objects(Arrays):
                 return general
             taken = es.union(*[es.concat(q, self.strings.general_literal(s), q) for s in named])
             return es.intersection(general, es.complement(taken))
-        return self.string_lexeme_expr(decoded)
+        return self.scalars.string_lexeme(decoded)
 
