@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .compilation import Atom, Reason
-from .containers import Containers
+from .base import CompilerBase
 from .subschemas import trivial
 from ...grammar.simplify import repeat
 
@@ -56,7 +56,7 @@ class ArrayItems(NamedTuple):
         return out
 
 
-class Arrays(Containers):
+class Arrays(CompilerBase):
     """Leaf array conjunctions as rules."""
 
     def _array(self, atoms: List[Atom], nt: int) -> None:

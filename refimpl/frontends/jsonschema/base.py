@@ -11,14 +11,15 @@ from ...regex import compile_pattern
 from ...grammar.ir import GrammarIR
 from .applicators import Applicators
 from .compilation import Atom, Compilation
+from .containers import Containers, Resume
+from .disjoint import Disjointness
+from .disjunctions import Disjunctions
+from .switch import Switches
 from .keywords import ScalarKeywords
 from .negation import Negations
 from .profiles import Profiles
 from .scalars import ScalarAlgebra
 from .subschemas import FALSE, Subschemas, trivial
-
-UNEVALUATED = {"array": "unevaluatedItems", "object": "unevaluatedProperties"}
-
 
 class Job(NamedTuple):
     """A nonterminal waiting for its rules: the values of a conjunction of `atoms`
@@ -50,7 +51,14 @@ class CompilerBase:
         self.profiles = Profiles(comp, applicators)
         self.keywords = keywords = ScalarKeywords(comp)
         self.scalars = ScalarAlgebra(comp, applicators, keywords)
-        self.negation = Negations(comp, applicators)
+        self.negation = negation = Negations(comp, applicators)
+        self.disjoint = disjoint = Disjointness(comp, applicators, self.profiles, self.scalars)
+        self.switch = switch = Switches(comp, disjoint)
+        self.disjunctions = disjunctions = Disjunctions(comp, self.profiles, negation, disjoint)
+        self.containers = Containers(comp, applicators, self.profiles, negation, disjoint, switch, disjunctions)
+        #: container conjunctions made and not yet flattened -> where their parent's walk
+        #: met the disjunction they decide, and their alternative of it
+        self._resumes: Dict[Any, Tuple[Resume, int]] = {}
         self.ir = ir
         self.es = ir.es
         self.limits = ir.limits
@@ -59,12 +67,6 @@ class CompilerBase:
         self.strings = comp.strings
         self.numbers = comp.numbers
         self.ignored = comp.ignored
-        self._dependencies: Dict[Tuple[int, str, str, str], int] = {}
-        self._disjoint: Dict[Tuple[int, int], bool] = {}
-        self._object_facts: Dict[int, Any] = {}
-        self._values_empty: Dict[Tuple[int, Tuple[int, ...]], bool] = {}
-        self._node_words: Dict[int, Optional[List[bytes]]] = {}
-        self._word_matches: Dict[Tuple[int, bytes], bool] = {}
         self._lexemes: Dict[Tuple[str, int], int] = {}
         self._key_exprs: Dict[Tuple[int, Tuple[str, ...], bool], int] = {}
         self._sep_items: Dict[int, int] = {}

@@ -59,9 +59,9 @@ class Compiler(Objects):
             alts.append(es.literal(b"null"))
         for b in sorted(s.booleans, reverse=True):
             alts.append(es.literal(b"true" if b else b"false"))
-        if s.number != es.NOTHING and (self.has_number(s.number, atoms) or not is_empty_language(es, s.number)):
+        if s.number != es.NOTHING and (self.disjoint.has_number(s.number, atoms) or not is_empty_language(es, s.number)):
             alts.append(s.number)
-        if s.string != es.NOTHING and (self.has_word(s.string, atoms) or not is_empty_language(es, s.string)):
+        if s.string != es.NOTHING and (self.disjoint.has_word(s.string, atoms) or not is_empty_language(es, s.string)):
             alts.append(self.scalars.string_lexeme(s.string))
         if alts:
             expr = es.union(*alts)
@@ -74,7 +74,7 @@ class Compiler(Objects):
         """The rules of a container nonterminal: one alternative per option of the first
         undecided disjunction, or the layout of a leaf conjunction."""
         T, atoms, choices = key
-        flat = self._flatten(T, atoms, choices, self._resumes.pop(key, None))
+        flat = self.containers.flatten(T, atoms, choices, self._resumes.pop(key, None))
         if isinstance(flat, Reason):
             self.comp.nonterminal_reasons.setdefault(nt, flat)
             return

@@ -39,9 +39,10 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, O
 
 from ...errors import SchemaError
 from ...regex.derivative import derivative
-from .base import CompilerBase
-from .compilation import Atom
-from .profiles import ALL, NONE
+from .applicators import Applicators
+from .compilation import Atom, Compilation
+from .profiles import ALL, NONE, Profiles
+from .scalars import ScalarAlgebra
 from .subschemas import FALSE
 from .values import is_number, number_text
 
@@ -114,17 +115,27 @@ class Context:
         return c
 
 
-class Disjointness(CompilerBase):
+class Disjointness:
     """Proofs that subschemas share no object."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, comp: Compilation, applicators: Applicators, profiles: Profiles, scalars: ScalarAlgebra) -> None:
+        self.es = comp.es
+        self.subschemas = comp.subschemas
+        self.strings = comp.strings
+        self.applicators = applicators
+        self.profiles = profiles
+        self.scalars = scalars
         empty = Chain(EMPTY_CHAIN, -1)
         empty.ready, empty.null, empty.string = True, True, self.es.NOTHING
         self._chains: List[Chain] = [empty]
         self._chain_ids: Dict[Tuple[int, int], int] = {}
         self._chain_words: Dict[Tuple[int, bytes], bool] = {}
         self._word_sets: Dict[int, FrozenSet[bytes]] = {}
+        self._disjoint: Dict[Tuple[int, int], bool] = {}
+        self._object_facts: Dict[int, ObjectFacts] = {}
+        self._values_empty: Dict[Tuple[int, Tuple[int, ...]], bool] = {}
+        self._node_words: Dict[int, Optional[List[bytes]]] = {}
+        self._word_matches: Dict[Tuple[int, bytes], bool] = {}
 
     def context(self, T: str, nodes: Iterable[int]) -> Context:
         """A context holding `nodes` (for T-values)."""

@@ -32,6 +32,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
+from ...errors import SchemaError
+from .compilation import Compilation
+from .disjoint import Disjointness
+from .subschemas import trivial
+
 #: a kid's case: the property its `if` names and the strings it allows there
 Case = Optional[Tuple[str, FrozenSet[bytes]]]
 
@@ -74,10 +79,46 @@ class Switch:
                 best = _first(ks, i, best)
         return best
 
-
     def next_other(self, i: int) -> int:
         """The first kid from i on that is not a case (len(kids) if none)."""
         return _first(self._others, i, len(self.kids))
+
+
+class Switches:
+    """The switch of each allOf a flattening meets, made once per node."""
+
+    def __init__(self, comp: Compilation, disjoint: Disjointness) -> None:
+        self.subschemas = comp.subschemas
+        self.disjoint = disjoint
+        self._switches: Dict[int, Switch] = {}
+
+    def of(self, n: int) -> Switch:
+        """The kids of node n's allOf, filed by their cases."""
+        got = self._switches.get(n)
+        if got is None:
+            kids = self.subschemas.list_of(n, "allOf")
+            got = self._switches[n] = Switch(kids, [self._case(c) for c in kids])
+        return got
+
+    def _case(self, c: int) -> Case:
+        """(p, W) if node c is `{"if": I, "then": ...}` — no `else`, no other keyword that
+        constrains — and I gives property p a `const`/`enum` of the strings W."""
+        subschemas = self.subschemas
+        v = subschemas.value(c)
+        if not isinstance(v, dict) or "if" not in v or "else" in v:
+            return None
+        if not trivial({k: x for k, x in v.items() if k not in ("if", "then")}):
+            return None
+        try:
+            facts = self.disjoint.object_facts(subschemas.child(c, v["if"]))
+        except SchemaError:  # reported where the schema is compiled, if it is
+            return None
+        for p, nodes in facts.properties.items():
+            for m in nodes:
+                words = self.disjoint.string_words(m)
+                if words is not None:
+                    return p, words
+        return None
 
 
 def _first(sorted_kids: List[int], i: int, best: int) -> int:

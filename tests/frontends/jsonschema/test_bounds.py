@@ -9,8 +9,7 @@ from tests.support.budget import examples
 from hypothesis import given, settings, strategies as st
 
 from refimpl import Grammar
-from refimpl.errors import LimitError, MaskrefError
-from refimpl.frontends.jsonschema import json_schema_to_ir
+from refimpl.errors import LimitError
 from refimpl.limits import Limits
 from refimpl.recognition.recognizer import Recognizer
 
@@ -144,75 +143,6 @@ def test_an_optional_discriminator_is_a_product_and_fails_fast(monkeypatch):
         Grammar.from_json_schema(switch(40, required=False), limits=Limits(schema_alternatives=100))
     assert e.value.limit == "schema_alternatives"
     assert work.disjunctions <= 60 * 40, work.disjunctions
-
-
-# ------------------------------------------ resuming a flattening changes nothing
-
-def flattened_without_resuming(monkeypatch):
-    from refimpl.frontends.jsonschema.containers import Containers
-
-    flatten = Containers._flatten
-    monkeypatch.setattr(Containers, "_flatten", lambda self, T, atoms, choices, start=None: flatten(self, T, atoms, choices))
-
-
-names = st.sampled_from(["a", "b", "c"])
-leaf = st.one_of(
-    st.builds(lambda n, v: {"properties": {n: {"const": v}}}, names, st.sampled_from([1, 2, "x"])),
-    st.builds(lambda n: {"required": [n]}, names),
-    st.builds(lambda n: {"properties": {n: {"type": "integer"}}}, names),
-    st.builds(lambda n, m: {"dependentRequired": {n: [m]}}, names, names),
-    st.builds(lambda n: {"properties": {n: False}}, names))
-
-
-def disjunctions(inner):
-    return st.one_of(
-        st.lists(inner, min_size=2, max_size=3).map(lambda xs: {"anyOf": xs}),
-        st.lists(inner, min_size=2, max_size=3).map(lambda xs: {"oneOf": xs}),
-        st.tuples(inner, inner, inner).map(lambda t: {"if": t[0], "then": t[1], "else": t[2]}),
-        st.tuples(inner, inner).map(lambda t: {"if": t[0], "then": t[1]}),
-        st.lists(inner, min_size=1, max_size=3).map(lambda xs: {"allOf": xs}),
-        st.dictionaries(names, inner, min_size=1, max_size=2).map(lambda d: {"dependentSchemas": d}),
-        inner.map(lambda x: {"not": x}),
-        inner.map(lambda x: {"unevaluatedProperties": False, "properties": {"c": True}, "allOf": [x]}))
-
-
-schemas = st.recursive(leaf, disjunctions, max_leaves=8).map(lambda s: {"type": "object", "allOf": [s]})
-
-
-def ir_text(schema):
-    try:
-        return json_schema_to_ir(schema, limits=Limits(schema_alternatives=200)).ir.to_text()
-    except MaskrefError as e:
-        return "%s: %s" % (type(e).__name__, e)
-
-
-@settings(max_examples=examples(150), deadline=None)
-@given(st.lists(schemas, min_size=1, max_size=6))
-def test_a_resumed_flattening_makes_the_same_grammar(batch):
-    """A distributed conjunction goes on from where its parent met the disjunction it
-    decides (containers.py, Resume); flattening it from the top gives the same IR, text
-    for text, on random nests of anyOf/oneOf/if/dependentSchemas/not."""
-    resumed = [ir_text(s) for s in batch]
-    with pytest.MonkeyPatch.context() as m:
-        flattened_without_resuming(m)
-        again = [ir_text(s) for s in batch]
-    assert resumed == again
-
-
-def test_a_disjunction_met_twice_is_resumed_only_from_its_first_meeting():
-    """The same anyOf met outside and inside an unevaluatedProperties scope: outside,
-    its `{}` alternative makes it nothing; inside, it is distributed. A conjunction
-    distributed from it meets it first outside — where its parent's walk did not stop —
-    so it is flattened from the top (the guard `met`), and the IR is the same."""
-    d = {"anyOf": [{"properties": {"a": {"type": "integer"}}, "required": ["a"]}, {}]}
-    schema = {"type": "object", "$defs": {"D": d},
-              "allOf": [{"$ref": "#/$defs/D"},
-                        {"unevaluatedProperties": False, "properties": {"b": True}, "allOf": [{"$ref": "#/$defs/D"}]}]}
-    resumed = ir_text(schema)
-    with pytest.MonkeyPatch.context() as m:
-        flattened_without_resuming(m)
-        assert ir_text(schema) == resumed
-    assert "json{}#2" in resumed  # it was distributed
 
 
 # ------------------------------------------ the witness shortcut's premise

@@ -142,14 +142,6 @@ def test_lark_json_has_its_own_whitespace():
         Grammar.from_lark("start: A\nA: %json {}")
 
 
-def test_one_of_is_coerced_to_any_of_only_when_asked():
-    with pytest.raises(SchemaError, match="oneOf cannot be enforced exactly"):
-        Grammar.from_json_schema({"oneOf": [{"type": "array", "uniqueItems": True}, {"type": "array"}]}, lenient=False)
-    coerced = Grammar.from_json_schema({"oneOf": [{"patternProperties": {"^a": {"type": "integer"}}}, {"type": "object"}]},
-                                       coerce_one_of=True)
-    assert [k.keyword for k in coerced.ignored_keywords] == ["oneOf"]
-
-
 @pytest.mark.parametrize("schema, message, pointer", [
     ({"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
      "Unsatisfiable schema: integer interval (0, 1) contains no integer values", ""),
