@@ -1,15 +1,31 @@
 """Containers, step two for arrays: the layout of a leaf conjunction, `[` items `]`, each
 item the conjunction of the subschemas that apply at its position (prefixItems, items,
 unevaluatedItems), with minItems/maxItems as counted repetitions and contains /
-minContains / maxContains as states counting the matching items."""
+minContains / maxContains as states counting the matching items.
+
+>>> from refimpl.frontends.jsonschema.compiler import compiler_for
+>>> c = compiler_for({"prefixItems": [{"type": "string"}], "items": {"type": "integer"}, "maxItems": 3})
+>>> nt = c.comp.ir.add_nonterminal("json[]")
+>>> c.arrays.layout([Atom(c.comp.subschemas.root, False, ())], nt)
+>>> print(c.comp.ir.to_text(), end="")
+json[]: "[" "]"
+ | "[" json/prefixItems/0 json[],*{0,2} "]"
+json[],*: "," json/items
+json[],*{0,2}: json[],*?
+ | json[],*{2}
+json[],*?: json[],*
+ | ""
+json[],*{2}: json[],* json[],*
+"""
 from __future__ import annotations
 
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from .compilation import Atom, Reason
-from .base import CompilerBase
-from .subschemas import trivial
 from ...grammar.simplify import repeat
+from .compilation import Atom, Compilation, Reason
+from .lexemes import Lexemes
+from .nonterminals import Nonterminals
+from .subschemas import trivial
 
 
 class _Shape(NamedTuple):
@@ -56,10 +72,19 @@ class ArrayItems(NamedTuple):
         return out
 
 
-class Arrays(CompilerBase):
+class Arrays:
     """Leaf array conjunctions as rules."""
 
-    def _array(self, atoms: List[Atom], nt: int) -> None:
+    def __init__(self, comp: Compilation, nonterminals: Nonterminals, lexemes: Lexemes) -> None:
+        self.comp = comp
+        self.ir = comp.ir
+        self.subschemas = comp.subschemas
+        self.nonterminals = nonterminals
+        self.lexemes = lexemes
+        self._sep_items: Dict[int, int] = {}
+
+    def layout(self, atoms: List[Atom], nt: int) -> None:
+        """The rules of `nt`, the arrays satisfying the leaf conjunction `atoms`."""
         shapes: List[_Shape] = []
         counted: List[Contains] = []
         contains_of: Dict[int, List[int]] = {}
@@ -93,12 +118,12 @@ class Arrays(CompilerBase):
             return
         length = max([len(s.prefix) for s in shapes] + [0])
         items = ArrayItems(shapes, self._late_items(shapes, contains_of), length)
-        sep = self.separator("item_separator")
-        open_, close = self.literal("["), self.literal("]")
+        sep = self.lexemes.separator("item_separator")
+        open_, close = self.lexemes.literal("["), self.lexemes.literal("]")
         if counted:
-            self._array_counted(nt, items, lo, hi, counted, sep, open_, close)
+            self._counted(nt, items, lo, hi, counted, sep, open_, close)
         else:
-            self._array_layout(nt, items, lo, hi, sep, open_, close)
+            self._plain(nt, items, lo, hi, sep, open_, close)
 
     def _shape(self, atom: Atom) -> _Shape:
         n = atom.node
@@ -131,12 +156,12 @@ class Arrays(CompilerBase):
                               self.subschemas.synth({"anyOf": [u] + cs}, n, "unevaluatedItems")))
         return late
 
-    def _array_layout(self, nt: int, positions: ArrayItems, lo: int, hi: Optional[int],
+    def _plain(self, nt: int, positions: ArrayItems, lo: int, hi: Optional[int],
                       sep: int, open_: int, close: int) -> None:
         """`[` item (`,` item)* `]` with the item schemas by position and the counts."""
         L = positions.length
-        items = [self.value_nt(positions.position(i)) for i in range(L)]
-        tail = self.value_nt(positions.position(None))
+        items = [self.nonterminals.value(positions.position(i)) for i in range(L)]
+        tail = self.nonterminals.value(positions.position(None))
         sep_tail = self._sep_items.get(tail)
         if sep_tail is None:  # `, item`: one per item schema, shared by the arrays using it
             sep_tail = self._sep_items[tail] = self.ir.add_nonterminal(self.ir.names[nt] + ",*")
@@ -162,7 +187,7 @@ class Arrays(CompilerBase):
         if (hi is None or hi >= 1) and after_first is not None:
             self.ir.add_rule(nt, (open_, first) + after_first + (close,))
 
-    def _array_counted(self, nt: int, items: ArrayItems, lo: int, hi: Optional[int],
+    def _counted(self, nt: int, items: ArrayItems, lo: int, hi: Optional[int],
                        counted: List[Contains], sep: int, open_: int, close: int) -> None:
         """Arrays with contains / minContains / maxContains: states count the items that
         match each `contains` schema (every item either matches it or matches its `not`)."""
@@ -180,7 +205,7 @@ class Arrays(CompilerBase):
             got = item_nts.get((cls, mask))
             if got is None:
                 atoms = items.position(cls) + [Atom(c, not (mask >> j) & 1, ()) for j, (c, _, _) in enumerate(counted)]
-                got = item_nts[(cls, mask)] = self.value_nt(atoms)
+                got = item_nts[(cls, mask)] = self.nonterminals.value(atoms)
             return got
 
         states: Dict[_Count, int] = {}

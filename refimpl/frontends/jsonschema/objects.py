@@ -1,18 +1,33 @@
 """Containers, step two for objects: the layout of a leaf conjunction, `{` members `}`:
 the named properties in schema order (optional ones optional), then the other members,
 whose keys are split by the patternProperties they match, each value the conjunction
-of the subschemas that apply to it; min/maxProperties as states counting members."""
+of the subschemas that apply to it; min/maxProperties as states counting members.
+
+>>> from refimpl.frontends.jsonschema.compiler import compiler_for
+>>> c = compiler_for({"properties": {"a": {"type": "integer"}}, "additionalProperties": False})
+>>> nt = c.comp.ir.add_nonterminal("json{}")
+>>> c.objects.layout([Atom(c.comp.subschemas.root, False, ())], ["a"], [], nt)
+>>> print(c.comp.ir.to_text(), end="")
+json{}: "{" json{}@0 "}"
+json{}@0: "\\"a\\"" ":" json/properties/a json{}@1+
+ | json{}@1
+json{}@1+: ""
+json{}@1: ""
+"""
 from __future__ import annotations
 
 import json
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from ...errors import LimitError, SchemaError
-from ...regex import is_empty
 from ...grammar.simplify import repeat
-from .arrays import Arrays
-from .compilation import Atom, Reason, RequiredMember
+from ...regex import is_empty
+from .compilation import Atom, Compilation, Reason, RequiredMember
+from .keywords import ScalarKeywords
 from .languages import intersect, literal_union, matches
+from .lexemes import Lexemes
+from .nonterminals import Nonterminals
+from .scalars import ScalarAlgebra
 from .subschemas import FALSE, trivial
 
 #: derivative states a region's emptiness may explore before the region is kept anyway
@@ -69,10 +84,25 @@ def nt_where(members: _Members) -> int:
     return members.parts[0].atom.node if members.parts else 0
 
 
-class Objects(Arrays):
+class Objects:
     """Leaf object conjunctions as rules."""
 
-    def _object(self, atoms: List[Atom], props: List[str], reqs: List[str], nt: int) -> None:
+    def __init__(self, comp: Compilation, nonterminals: Nonterminals, lexemes: Lexemes, keywords: ScalarKeywords,
+                 scalars: ScalarAlgebra) -> None:
+        self.comp = comp
+        self.ir = comp.ir
+        self.es = comp.es
+        self.subschemas = comp.subschemas
+        self.strings = comp.strings
+        self.nonterminals = nonterminals
+        self.lexemes = lexemes
+        self.keywords = keywords
+        self.scalars = scalars
+        self._key_exprs: Dict[Tuple[int, Tuple[str, ...], bool], int] = {}
+
+    def layout(self, atoms: List[Atom], props: List[str], reqs: List[str], nt: int) -> None:
+        """The rules of `nt`, the objects satisfying the leaf conjunction `atoms`, whose
+        flattening named the properties `props` and the required `reqs`, in order."""
         lo, hi = 0, None
         parts: List[_Part] = []
         pattern_ids: Dict[str, int] = {}
@@ -97,17 +127,17 @@ class Objects(Arrays):
                                                % (len(required), hi), self.subschemas.pointer(where)))
             return
         members = _Members(parts, self._late_properties(parts), pattern_exprs)
-        colon = self.separator("key_separator")
-        sep = self.separator("item_separator")
+        colon = self.lexemes.separator("key_separator")
+        sep = self.lexemes.separator("item_separator")
         entries = []
         for name in named:
             value = self._member_schemas(members, name, frozenset())
-            key = self.literal(json.dumps(name, ensure_ascii=False))
-            vnt = self.value_nt([Atom(s, False, ()) for s in value])
+            key = self.lexemes.literal(json.dumps(name, ensure_ascii=False))
+            vnt = self.nonterminals.value([Atom(s, False, ()) for s in value])
             entries.append(_Member(name, key, vnt, name in required))
         self.comp.required_of[nt] = [RequiredMember(m.name, m.value_nt, where) for m in entries if m.required]
         pair = self._other_members(nt, members, named, colon)
-        self._object_layout(nt, entries, pair, lo, hi, sep, colon)
+        self._member_rules(nt, entries, pair, lo, hi, sep, colon)
 
     def _part(self, atom: Atom, pattern_ids: Dict[str, int], pattern_exprs: List[int]) -> _Part:
         """What atom says of the members (patterns get ids in `pattern_ids`, in order)."""
@@ -185,7 +215,7 @@ class Objects(Arrays):
             base = intersect(self.es, base, x, self.strings.any_string)
         regions: List[Tuple[int, FrozenSet[int]]] = []
         stack: List[Tuple[int, int, FrozenSet[int]]] = [(0, base, frozenset())]
-        limit, visited = self.limits.property_regions, 0
+        limit, visited = self.comp.limits.property_regions, 0
         while stack:
             i, expr, matched = stack.pop()
             if expr == es.NOTHING or is_empty(es, expr, REGION_FUEL) is True:
@@ -208,11 +238,11 @@ class Objects(Arrays):
                 continue
             if pair is None:
                 pair = self.ir.add_nonterminal(self.ir.names[nt] + ":*")
-            key = self.lexeme("string" if expr == self.strings.any_string else "key'", self._key_expr(expr, named, simple))
-            self.ir.add_rule(pair, (key, colon, self.value_nt([Atom(s, False, ()) for s in value])))
+            key = self.lexemes.add("string" if expr == self.strings.any_string else "key'", self._key_expr(expr, named, simple))
+            self.ir.add_rule(pair, (key, colon, self.nonterminals.value([Atom(s, False, ()) for s in value])))
         return pair
 
-    def _object_layout(self, nt: int, entries: List[_Member], pair: Optional[int], lo: int, hi: Optional[int],
+    def _member_rules(self, nt: int, entries: List[_Member], pair: Optional[int], lo: int, hi: Optional[int],
                        sep: int, colon: int) -> None:
         """Named members in order (optional ones optional), then the others; states count
         the members when min/maxProperties ask."""
@@ -228,7 +258,7 @@ class Objects(Arrays):
             return got
 
         sep_pair: List[int] = []
-        self.ir.add_rule(nt, (self.literal("{"), state(_LayoutState(0, 0, False)), self.literal("}")))
+        self.ir.add_rule(nt, (self.lexemes.literal("{"), state(_LayoutState(0, 0, False)), self.lexemes.literal("}")))
         while todo:
             key = todo.pop()
             i, count, after = key
