@@ -21,6 +21,9 @@ from .values import short
 K = TypeVar("K")
 V = TypeVar("V")
 
+#: why `$recursiveRef` is not enforced
+RECURSIVE_REF = "draft 2019-09 recursive references are not supported"
+
 
 class Applicators:
     """The in-place applicators of the nodes of one compilation's subschemas."""
@@ -49,7 +52,7 @@ class Applicators:
                 except Unsupported as e:
                     self.comp.unsupported(e.keyword, e.pointer, e.reason)
             elif key == "$recursiveRef":
-                self.comp.unsupported(key, subschemas.pointer(n, key), "draft 2019-09 recursive references are not supported")
+                self.comp.unsupported(key, subschemas.pointer(n, key), RECURSIVE_REF)
             elif key == "if":
                 kids = [subschemas.child(n, v["if"])]
                 kids.append(subschemas.child(n, v["then"]) if "then" in v else TRUE)

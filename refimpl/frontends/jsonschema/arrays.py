@@ -111,10 +111,10 @@ class Arrays:
             v = self.subschemas.value(atom.node)
             if v.get("uniqueItems") is True and (hi is None or hi > 1):
                 self.comp.unsupported("uniqueItems", self.subschemas.pointer(atom.node, "uniqueItems"),
-                                 "the items of an array being distinct is not a context-free property")
+                                      "the items of an array being distinct is not a context-free property")
         if hi is not None and lo > hi:
             self.comp.nonterminal_reasons.setdefault(nt, Reason("minItems (%d) is greater than maxItems (%d)" % (lo, hi),
-                                               self.subschemas.pointer(atoms[0].node) if atoms else ""))
+                                                                self.subschemas.pointer(atoms[0].node) if atoms else ""))
             return
         length = max([len(s.prefix) for s in shapes] + [0])
         items = ArrayItems(shapes, self._late_items(shapes, contains_of), length)

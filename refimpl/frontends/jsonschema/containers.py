@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union
 
 from ...errors import SchemaError
-from .applicators import Applicators
+from .applicators import RECURSIVE_REF, Applicators
 from .compilation import Atom, Compilation, Reason, Unsupported
 from .disjoint import Context, Disjointness
 from .disjunctions import Disjunction, Disjunctions
@@ -121,7 +121,7 @@ class Containers:
         return scope
 
     def flatten(self, T: str, atoms: Tuple[Atom, ...], choices: FrozenSet[Any],
-                 start: Optional[Tuple[Resume, int]] = None) -> Union[Flat, Reason]:
+                start: Optional[Tuple[Resume, int]] = None) -> Union[Flat, Reason]:
         """Expand allOf / $ref / not / chosen alternatives depth-first in key order (the
         order properties are laid out in, as llguidance does); the plain atoms, property
         order, required order and undecided disjunctions, or why no T-value satisfies them.
@@ -213,7 +213,7 @@ class Containers:
             except Unsupported as e:
                 self.comp.unsupported(e.keyword, e.pointer, e.reason)
         elif k == "$recursiveRef":
-            self.comp.unsupported(k, self.subschemas.pointer(n, k), "draft 2019-09 recursive references are not supported")
+            self.comp.unsupported(k, self.subschemas.pointer(n, k), RECURSIVE_REF)
         elif k == "not":
             stack.append(Atom(self.subschemas.child(n, x), True, ()))
         elif k in ("anyOf", "oneOf", "if", "enum", "const") or (T == "object" and k in _DEPENDENCIES):

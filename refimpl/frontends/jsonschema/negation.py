@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 from ...errors import SchemaError
-from .applicators import Applicators
+from .applicators import RECURSIVE_REF, Applicators
 from .compilation import Compilation, Unsupported
 from .subschemas import trivial
 from .values import json_type
@@ -80,7 +80,7 @@ class Negations:
                 return False
             parts.append({"allOf": [{"not": node_value(self.subschemas.const_node(y, n))} for y in mine]})
         elif key == "$recursiveRef":
-            raise Unsupported(key, self.subschemas.pointer(n, key), "draft 2019-09 recursive references are not supported")
+            raise Unsupported(key, self.subschemas.pointer(n, key), RECURSIVE_REF)
         elif T == "array":
             self._neg_array(n, v, key, x, parts)
         elif T == "object":

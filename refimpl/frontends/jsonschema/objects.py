@@ -123,8 +123,8 @@ class Objects:
                 "minProperties (%d) is greater than maxProperties (%d)" % (lo, hi), self.subschemas.pointer(where)))
             return
         if hi is not None and len(required) > hi:
-            self.comp.nonterminal_reasons.setdefault(nt, Reason("required > maxProperties (%d required, maxProperties %d)"
-                                               % (len(required), hi), self.subschemas.pointer(where)))
+            self.comp.nonterminal_reasons.setdefault(nt, Reason(
+                "required > maxProperties (%d required, maxProperties %d)" % (len(required), hi), self.subschemas.pointer(where)))
             return
         members = _Members(parts, self._late_properties(parts), pattern_exprs)
         colon = self.lexemes.separator("key_separator")

@@ -6,16 +6,12 @@ from refimpl import Grammar, Limits
 from refimpl.errors import LimitError, SchemaError
 from refimpl.frontends.jsonschema.compilation import Atom
 from refimpl.frontends.jsonschema.compiler import compiler_for
-from refimpl.recognition.recognizer import Recognizer
+from tests.support.text_outcome import outcome
 
 
 def accepted(schema, texts, **options):
     g = Grammar.from_json_schema(schema, **options)
-    out = []
-    for text in texts:
-        r = Recognizer(g.compiled)
-        out.append(r.consume_bytes(text.encode()) and r.is_accepting())
-    return out
+    return [outcome(g, text) == "accept" for text in texts]
 
 
 def test_items_by_position_and_counts():

@@ -8,12 +8,11 @@ from refimpl.errors import GrammarError
 from refimpl.frontends.jsonschema import json_schema_to_ir, json_whitespace
 from refimpl.frontends.jsonschema.compiler import compiler_for
 from refimpl.grammar.ir import GrammarIR
-from refimpl.recognition.recognizer import Recognizer
+from tests.support.text_outcome import outcome
 
 
 def accepts(grammar, text) -> bool:
-    r = Recognizer(grammar.compiled)
-    return r.consume_bytes(text.encode("utf-8")) and r.is_accepting()
+    return outcome(grammar, text) == "accept"
 
 
 def test_a_value_gets_a_scalar_lexeme_and_one_alternative_per_container_type():
