@@ -203,6 +203,44 @@ class Subschemas:
                 if key.partition("#")[2] == name and isinstance(self.nodes[n].value, dict)
                 and self.nodes[n].value.get("$dynamicAnchor") == name}
 
+    def resolve(self, ref: str, n: int, keyword: str = "$ref") -> int:
+        """The node `ref` (in node n) points to; SchemaError for unknown references."""
+        node = self.nodes[n]
+        target = urljoin(node.base, ref)
+        doc, _, frag = target.partition("#")
+        frag = unquote(frag)
+        root = self.resources.get(doc)
+        if root is None:
+            raise SchemaError("unknown $ref '%s' (only references into this schema are "
+                              "supported; remote schemas are not fetched)" % ref, self.pointer(n, keyword))
+        if not frag:
+            return root
+        if not frag.startswith("/"):
+            m = self.anchors.get(doc + "#" + frag)
+            if m is None:
+                raise SchemaError("unknown $ref '%s' (no anchor '%s')" % (ref, frag), self.pointer(n, keyword))
+            return m
+        value = self.nodes[root].value
+        base = self.nodes[root].base
+        path = []
+        for token in frag.split("/")[1:]:
+            token = token.replace("~1", "/").replace("~0", "~")
+            if isinstance(value, dict) and token in value:
+                value = value[token]
+            elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+                value = value[int(token)]
+            else:
+                raise SchemaError("unknown $ref '%s' (nothing at that JSON pointer)" % ref,
+                                  self.pointer(n, keyword))
+            path.append(escape_pointer(token))
+            if isinstance(value, dict) and isinstance(value.get("$id"), str):
+                base = urljoin(base, value["$id"])
+        if not isinstance(value, (dict, bool)):
+            raise SchemaError("$ref '%s' does not point to a schema" % ref, self.pointer(n, keyword))
+        if isinstance(value, dict) and id(value) in self.node_of:
+            return self.node_of[id(value)]
+        return self.add(value, root, "/".join(path), base)
+
     # -- reading a node -----------------------------------------------------------------
 
     def value(self, n: int) -> Any:
@@ -295,44 +333,6 @@ class Subschemas:
         m = self.synth(built[id(value)], n, "const")
         self._consts[id(value)] = m
         return m
-
-    def resolve(self, ref: str, n: int, keyword: str = "$ref") -> int:
-        """The node `ref` (in node n) points to; SchemaError for unknown references."""
-        node = self.nodes[n]
-        target = urljoin(node.base, ref)
-        doc, _, frag = target.partition("#")
-        frag = unquote(frag)
-        root = self.resources.get(doc)
-        if root is None:
-            raise SchemaError("unknown $ref '%s' (only references into this schema are "
-                              "supported; remote schemas are not fetched)" % ref, self.pointer(n, keyword))
-        if not frag:
-            return root
-        if not frag.startswith("/"):
-            m = self.anchors.get(doc + "#" + frag)
-            if m is None:
-                raise SchemaError("unknown $ref '%s' (no anchor '%s')" % (ref, frag), self.pointer(n, keyword))
-            return m
-        value = self.nodes[root].value
-        base = self.nodes[root].base
-        path = []
-        for token in frag.split("/")[1:]:
-            token = token.replace("~1", "/").replace("~0", "~")
-            if isinstance(value, dict) and token in value:
-                value = value[token]
-            elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
-                value = value[int(token)]
-            else:
-                raise SchemaError("unknown $ref '%s' (nothing at that JSON pointer)" % ref,
-                                  self.pointer(n, keyword))
-            path.append(escape_pointer(token))
-            if isinstance(value, dict) and isinstance(value.get("$id"), str):
-                base = urljoin(base, value["$id"])
-        if not isinstance(value, (dict, bool)):
-            raise SchemaError("$ref '%s' does not point to a schema" % ref, self.pointer(n, keyword))
-        if isinstance(value, dict) and id(value) in self.node_of:
-            return self.node_of[id(value)]
-        return self.add(value, root, "/".join(path), base)
 
 
 def urljoin(base: str, ref: str) -> str:

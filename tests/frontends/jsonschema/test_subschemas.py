@@ -80,3 +80,29 @@ def test_urljoin_resolves_against_non_hierarchical_schemes():
 def test_trivial_schemas_constrain_nothing():
     assert trivial(True) and trivial({}) and trivial({"title": "t", "x-unknown": 1, "$comment": "c"})
     assert not trivial(False) and not trivial({"type": "string"}) and not trivial({"not": {}})
+
+
+def test_reading_a_node_checks_the_keywords_shapes():
+    s = Subschemas({"type": ["integer", "null"], "minItems": 2.0, "maxItems": -1, "anyOf": [], "allOf": [True, {}],
+                    "enum": [{"a": [1]}]})
+    r = s.root
+    assert s.types(r) == {"integer", "null"} and s.count(r, "minItems") == 2 and s.count(r, "minLength") is None
+    assert s.list_of(r, "allOf") == [TRUE, s.child(r, s.value(r)["allOf"][1])]
+    for call, message, pointer in ((lambda: s.count(r, "maxItems"), "must be a non-negative integer", "/maxItems"),
+                                   (lambda: s.list_of(r, "anyOf"), "must be a non-empty array", "/anyOf"),
+                                   (lambda: s.child(r, 5), "must be an object or boolean", ""),
+                                   (lambda: Subschemas({"type": "strng"}).types(2), "unknown type", "/type")):
+        with pytest.raises(SchemaError, match=message) as e:
+            call()
+        assert e.value.pointer == pointer
+
+
+def test_const_nodes_are_made_once_per_value():
+    s = Subschemas({"enum": [{"a": [1, {"b": None}]}]})
+    value = s.value(s.root)["enum"][0]
+    n = s.const_node(value, s.root)
+    assert s.const_node(value, s.root) == n and s.pointer(n) == "/const"
+    assert s.value(n) == {"type": "object", "required": ["a"], "additionalProperties": False, "properties": {
+        "a": {"type": "array", "items": False, "minItems": 2, "prefixItems": [
+            {"const": 1}, {"type": "object", "properties": {"b": {"const": None}}, "required": ["b"],
+                           "additionalProperties": False}]}}}
