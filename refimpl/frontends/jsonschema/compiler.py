@@ -8,6 +8,12 @@ lazily (nonterminals.py); a value nonterminal gets one lexeme for the scalars it
 (scalars.py) and one alternative per container type it allows; a container nonterminal
 is flattened (containers.py) and gets one alternative per option of its first undecided
 disjunction, or the layout of its leaf conjunction (arrays.py, objects.py).
+
+Why the components are handed their collaborators rather than finding them on the
+Compilation: the modules of a package import each other without cycles (import-linter
+checks it, type annotations included), so the Compilation, which every component
+imports, cannot name the components' types; and the wiring in one place shows who calls
+whom.
 """
 from __future__ import annotations
 
