@@ -26,7 +26,7 @@ per part, named in brackets):
   as `[` items `]` or `{` properties `}`, each item or property value being the
   conjunction of the subschemas that apply to it. Recursion through `$ref` is recursion
   through nonterminals: that is why JSON goes through the context-free grammar
-  [containers, negation, arrays, objects].
+  [containers, disjunctions, negation, disjoint, switch, arrays, objects].
 * **Numbers** are kept exact by an invariant: every number regex accepts only texts
   whose value satisfies the schema, and always the canonical text of every such value
   (`-?(0|[1-9][0-9]*)` for integers; shortest plain decimal otherwise), so intersections,
@@ -34,8 +34,22 @@ per part, named in brackets):
   compile to digit-by-digit regexes; `multipleOf` to a divisibility automaton
   [numbers, multiples].
 
-The other modules: options (x-guidance options), values (JSON values), index (subschemas
-and `$ref`), base (the compiler's shared state), profiles, compiler (entry points).
+How the parts meet. The compiler is a set of components, one module and class each,
+that share one `Compilation` [compilation]: the GrammarIR being built (its ExprSet and
+limits), the schema's `Subschemas` [subschemas], the options [options], the regexes of
+JSON strings and numbers, what lenient mode skipped, and why parts of the schema allow
+nothing. `Compiler` [compiler] makes the components, each given the Compilation and the
+components it calls — so a call names the module of its callee:
+`self.scalars.of(n)` is in scalars.py — and runs the worklist: a value nonterminal
+[nonterminals] gets its scalars' lexeme and one alternative per container type
+[profiles]; a container nonterminal is flattened [containers] and distributed, or laid
+out [arrays, objects]; then [unsatisfiable] checks that some value is allowed. The rest:
+applicators (a node's in-place applicators and the fold over them), lexemes (the
+punctuation), languages (regex helpers the components share), values (JSON values).
+`compiler_for(schema)` gives the components for one schema, to try one on its own.
+
+`SUBSCHEMA_KEYWORDS` names the keywords whose values hold subschemas, for anything that
+walks a schema's subschemas.
 
 >>> from refimpl import Grammar
 >>> g = Grammar.from_json_schema({"type": "object", "properties": {"n": {"type": "integer"}},
@@ -48,7 +62,8 @@ from __future__ import annotations
 from ..jsontext import dumps
 from .compiler import JsonSchemaIR, json_schema_to_ir, json_whitespace
 from .options import DEFAULT_OPTIONS, IgnoredKeyword
+from .subschemas import SUBSCHEMA_KEYWORDS, SubschemaKeywords
 from .values import parse_json_text
 
-__all__ = ["DEFAULT_OPTIONS", "IgnoredKeyword", "JsonSchemaIR", "dumps", "json_schema_to_ir", "json_whitespace",
-           "parse_json_text"]
+__all__ = ["DEFAULT_OPTIONS", "IgnoredKeyword", "JsonSchemaIR", "SUBSCHEMA_KEYWORDS", "SubschemaKeywords", "dumps",
+           "json_schema_to_ir", "json_whitespace", "parse_json_text"]

@@ -1,15 +1,31 @@
 """Containers, step two for arrays: the layout of a leaf conjunction, `[` items `]`, each
 item the conjunction of the subschemas that apply at its position (prefixItems, items,
 unevaluatedItems), with minItems/maxItems as counted repetitions and contains /
-minContains / maxContains as states counting the matching items."""
+minContains / maxContains as states counting the matching items.
+
+>>> from refimpl.frontends.jsonschema.compiler import compiler_for
+>>> c = compiler_for({"prefixItems": [{"type": "string"}], "items": {"type": "integer"}, "maxItems": 3})
+>>> nt = c.comp.ir.add_nonterminal("json[]")
+>>> c.arrays.layout([Atom(c.comp.subschemas.root, False, ())], nt)
+>>> print(c.comp.ir.to_text(), end="")
+json[]: "[" "]"
+ | "[" json/prefixItems/0 json[],*{0,2} "]"
+json[],*: "," json/items
+json[],*{0,2}: json[],*?
+ | json[],*{2}
+json[],*?: json[],*
+ | ""
+json[],*{2}: json[],* json[],*
+"""
 from __future__ import annotations
 
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from .base import Atom, Reason
-from .containers import Containers
-from .index import trivial
 from ...grammar.simplify import repeat
+from .compilation import Atom, Compilation, Reason
+from .lexemes import Lexemes
+from .nonterminals import Nonterminals
+from .subschemas import trivial
 
 
 class _Shape(NamedTuple):
@@ -56,10 +72,19 @@ class ArrayItems(NamedTuple):
         return out
 
 
-class Arrays(Containers):
+class Arrays:
     """Leaf array conjunctions as rules."""
 
-    def _array(self, atoms: List[Atom], nt: int) -> None:
+    def __init__(self, comp: Compilation, nonterminals: Nonterminals, lexemes: Lexemes) -> None:
+        self.comp = comp
+        self.ir = comp.ir
+        self.subschemas = comp.subschemas
+        self.nonterminals = nonterminals
+        self.lexemes = lexemes
+        self._sep_items: Dict[int, int] = {}
+
+    def layout(self, atoms: List[Atom], nt: int) -> None:
+        """The rules of `nt`, the arrays satisfying the leaf conjunction `atoms`."""
         shapes: List[_Shape] = []
         counted: List[Contains] = []
         contains_of: Dict[int, List[int]] = {}
@@ -67,49 +92,49 @@ class Arrays(Containers):
         for atom in atoms:
             shapes.append(self._shape(atom))
             n = atom.node
-            v = self.value(n)
-            a = self._count(n, v, "minItems")
-            b = self._count(n, v, "maxItems")
+            v = self.subschemas.value(n)
+            a = self.subschemas.count(n, "minItems")
+            b = self.subschemas.count(n, "maxItems")
             if a is not None:
                 lo = max(lo, a)
             if b is not None:
                 hi = b if hi is None else min(hi, b)
             if "contains" in v:
-                c = self.child(n, v["contains"])
+                c = self.subschemas.child(n, v["contains"])
                 contains_of.setdefault(n, []).append(c)
-                mn = self._count(n, v, "minContains")
-                mx = self._count(n, v, "maxContains")
+                mn = self.subschemas.count(n, "minContains")
+                mx = self.subschemas.count(n, "maxContains")
                 mn = 1 if mn is None else mn
                 if mn > 0 or mx is not None:
                     counted.append(Contains(c, mn, mx))
         for atom in atoms:
-            v = self.value(atom.node)
+            v = self.subschemas.value(atom.node)
             if v.get("uniqueItems") is True and (hi is None or hi > 1):
-                self.unsupported("uniqueItems", self.ptr(atom.node, "uniqueItems"),
-                                 "the items of an array being distinct is not a context-free property")
+                self.comp.unsupported("uniqueItems", self.subschemas.pointer(atom.node, "uniqueItems"),
+                                      "the items of an array being distinct is not a context-free property")
         if hi is not None and lo > hi:
-            self.reasons.setdefault(nt, Reason("minItems (%d) is greater than maxItems (%d)" % (lo, hi),
-                                               self.ptr(atoms[0].node) if atoms else ""))
+            self.comp.nonterminal_reasons.setdefault(nt, Reason("minItems (%d) is greater than maxItems (%d)" % (lo, hi),
+                                                                self.subschemas.pointer(atoms[0].node) if atoms else ""))
             return
         length = max([len(s.prefix) for s in shapes] + [0])
         items = ArrayItems(shapes, self._late_items(shapes, contains_of), length)
-        sep = self.separator("item_separator")
-        open_, close = self.literal("["), self.literal("]")
+        sep = self.lexemes.separator("item_separator")
+        open_, close = self.lexemes.literal("["), self.lexemes.literal("]")
         if counted:
-            self._array_counted(nt, items, lo, hi, counted, sep, open_, close)
+            self._counted(nt, items, lo, hi, counted, sep, open_, close)
         else:
-            self._array_layout(nt, items, lo, hi, sep, open_, close)
+            self._plain(nt, items, lo, hi, sep, open_, close)
 
     def _shape(self, atom: Atom) -> _Shape:
         n = atom.node
-        v = self.value(n)
+        v = self.subschemas.value(n)
         items = v.get("items")
         if isinstance(items, list):
-            prefix = [self.child(n, x) for x in items]
-            rest = self.child(n, v["additionalItems"]) if "additionalItems" in v else None
+            prefix = [self.subschemas.child(n, x) for x in items]
+            rest = self.subschemas.child(n, v["additionalItems"]) if "additionalItems" in v else None
         else:
-            prefix = self.list_of(n, "prefixItems") if "prefixItems" in v else []
-            rest = self.child(n, items) if "items" in v else None
+            prefix = self.subschemas.list_of(n, "prefixItems") if "prefixItems" in v else []
+            rest = self.subschemas.child(n, items) if "items" in v else None
         return _Shape(atom, prefix, rest)
 
     def _late_items(self, shapes: List[_Shape], contains_of: Dict[int, List[int]]) -> List[_Late]:
@@ -117,26 +142,26 @@ class Arrays(Containers):
         late: List[_Late] = []
         for atom, _, _ in shapes:
             n = atom.node
-            v = self.value(n)
+            v = self.subschemas.value(n)
             if "unevaluatedItems" not in v or trivial(v["unevaluatedItems"]):
                 continue
             scope = [s for s in shapes if s.atom.node == n or n in s.atom.scope]
-            if any(s.rest is not None or (s.atom.node != n and "unevaluatedItems" in self.value(s.atom.node))
+            if any(s.rest is not None or (s.atom.node != n and "unevaluatedItems" in self.subschemas.value(s.atom.node))
                    for s in scope):
                 continue
             first = max([len(s.prefix) for s in scope] + [0])
-            u = self.value(self.child(n, v["unevaluatedItems"]))
-            cs = [self.value(c) for s in scope for c in contains_of.get(s.atom.node, [])]
-            late.append(_Late(first, self.child(n, v["unevaluatedItems"]) if not cs else
-                              self.synth({"anyOf": [u] + cs}, n, "unevaluatedItems")))
+            u = self.subschemas.value(self.subschemas.child(n, v["unevaluatedItems"]))
+            cs = [self.subschemas.value(c) for s in scope for c in contains_of.get(s.atom.node, [])]
+            late.append(_Late(first, self.subschemas.child(n, v["unevaluatedItems"]) if not cs else
+                              self.subschemas.synth({"anyOf": [u] + cs}, n, "unevaluatedItems")))
         return late
 
-    def _array_layout(self, nt: int, positions: ArrayItems, lo: int, hi: Optional[int],
+    def _plain(self, nt: int, positions: ArrayItems, lo: int, hi: Optional[int],
                       sep: int, open_: int, close: int) -> None:
         """`[` item (`,` item)* `]` with the item schemas by position and the counts."""
         L = positions.length
-        items = [self.value_nt(positions.position(i)) for i in range(L)]
-        tail = self.value_nt(positions.position(None))
+        items = [self.nonterminals.value(positions.position(i)) for i in range(L)]
+        tail = self.nonterminals.value(positions.position(None))
         sep_tail = self._sep_items.get(tail)
         if sep_tail is None:  # `, item`: one per item schema, shared by the arrays using it
             sep_tail = self._sep_items[tail] = self.ir.add_nonterminal(self.ir.names[nt] + ",*")
@@ -162,12 +187,13 @@ class Arrays(Containers):
         if (hi is None or hi >= 1) and after_first is not None:
             self.ir.add_rule(nt, (open_, first) + after_first + (close,))
 
-    def _array_counted(self, nt: int, items: ArrayItems, lo: int, hi: Optional[int],
+    def _counted(self, nt: int, items: ArrayItems, lo: int, hi: Optional[int],
                        counted: List[Contains], sep: int, open_: int, close: int) -> None:
         """Arrays with contains / minContains / maxContains: states count the items that
         match each `contains` schema (every item either matches it or matches its `not`)."""
         if len(counted) > 4:
-            self.unsupported("contains", self.ptr(counted[0].schema), "more than 4 contains constraints on one array")
+            self.comp.unsupported("contains", self.subschemas.pointer(counted[0].schema),
+                                  "more than 4 contains constraints on one array")
             counted = counted[:4]
         J = len(counted)
         counting = _Counting(counted, [(mx + 1) if mx is not None else mn for _, mn, mx in counted],
@@ -179,7 +205,7 @@ class Arrays(Containers):
             got = item_nts.get((cls, mask))
             if got is None:
                 atoms = items.position(cls) + [Atom(c, not (mask >> j) & 1, ()) for j, (c, _, _) in enumerate(counted)]
-                got = item_nts[(cls, mask)] = self.value_nt(atoms)
+                got = item_nts[(cls, mask)] = self.nonterminals.value(atoms)
             return got
 
         states: Dict[_Count, int] = {}

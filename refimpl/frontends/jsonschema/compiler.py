@@ -1,23 +1,47 @@
 """The JSON schema compiler put together, and its entry points `json_schema_to_ir` and
-`json_whitespace`. A schema compiles to nonterminals made lazily from a worklist: a
-value nonterminal has one lexeme for the scalars it allows (scalars.py) and one
-alternative per container type it allows (containers.py, arrays.py, objects.py)."""
+`json_whitespace`.
+
+A `Compiler` makes the components of one compilation, each given the shared
+`Compilation` (compilation.py) and the components it calls — the wiring below is the
+map of who calls whom — and runs the worklist: a schema compiles to nonterminals made
+lazily (nonterminals.py); a value nonterminal gets one lexeme for the scalars it allows
+(scalars.py) and one alternative per container type it allows; a container nonterminal
+is flattened (containers.py) and gets one alternative per option of its first undecided
+disjunction, or the layout of its leaf conjunction (arrays.py, objects.py).
+
+Why the components are handed their collaborators rather than finding them on the
+Compilation: the modules of a package import each other without cycles (import-linter
+checks it, type annotations included), so the Compilation, which every component
+imports, cannot name the components' types; and the wiring in one place shows who calls
+whom.
+"""
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import Decimal
-from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from ...errors import GrammarError, SchemaError
+from ...errors import GrammarError
+from ...grammar.ir import GrammarIR
 from ...limits import DEFAULT_LIMITS, Limits
 from ...regex import ExprSet
-from ...grammar.ir import GrammarIR
-from ...grammar.simplify import productive_nonterminals
-from .base import NONE, Atom, ContainerKey, Reason, is_empty_language
-from .index import Index, trivial
+from .applicators import Applicators
+from .arrays import Arrays
+from .compilation import Atom, Compilation, Reason
+from .containers import Containers, Resume
+from .disjoint import Disjointness
+from .disjunctions import Disjunctions
+from .keywords import ScalarKeywords
+from .languages import is_empty_language
+from .lexemes import Lexemes
+from .negation import Negations
+from .nonterminals import ContainerKey, Nonterminals
 from .objects import Objects
 from .options import IgnoredKeyword, prepare, whitespace
-from .values import is_number, number_text, to_decimal
+from .profiles import NONE, Profiles
+from .scalars import ScalarAlgebra
+from .subschemas import Subschemas
+from .switch import Switches
+from .unsatisfiable import Unsatisfiable
 
 
 class JsonSchemaIR(NamedTuple):
@@ -30,63 +54,89 @@ class JsonSchemaIR(NamedTuple):
     options: Dict[str, Any]
 
 
-class Compiler(Objects):
-    """One compilation of a schema into a GrammarIR."""
+class Compiler:
+    """One compilation of a schema into a GrammarIR: its components, and the worklist
+    that gives each nonterminal its rules."""
+
+    def __init__(self, ir: GrammarIR, subschemas: Subschemas, options: Dict[str, Any], lexeme_class: int) -> None:
+        self.comp = comp = Compilation(ir, subschemas, options, lexeme_class)
+        self.applicators = applicators = Applicators(comp)
+        self.profiles = profiles = Profiles(comp, applicators)
+        self.keywords = keywords = ScalarKeywords(comp)
+        self.scalars = scalars = ScalarAlgebra(comp, applicators, keywords)
+        self.negation = negation = Negations(comp, applicators)
+        self.disjoint = disjoint = Disjointness(comp, applicators, profiles, scalars)
+        self.switch = switch = Switches(comp, disjoint)
+        self.disjunctions = disjunctions = Disjunctions(comp, profiles, negation, disjoint)
+        self.containers = Containers(comp, applicators, profiles, negation, disjoint, switch, disjunctions)
+        self.nonterminals = nonterminals = Nonterminals(comp)
+        self.lexemes = lexemes = Lexemes(comp)
+        self.arrays = Arrays(comp, nonterminals, lexemes)
+        self.objects = Objects(comp, nonterminals, lexemes, keywords, scalars)
+        self.unsatisfiable = Unsatisfiable(comp, applicators, nonterminals)
+        #: container conjunctions made and not yet flattened -> where their parent's walk
+        #: met the disjunction they decide, and their alternative of it
+        self._resumes: Dict[ContainerKey, Tuple[Resume, int]] = {}
 
     def run(self, root: int) -> int:
         """The start nonterminal of the schema at node `root`, after making the rules of
         every nonterminal it needs (a worklist: no recursion on the schema's depth)."""
-        start = self.value_nt((Atom(root, False, ()),))
-        while self.todo:
-            job = self.todo.pop()
+        nonterminals = self.nonterminals
+        start = nonterminals.value((Atom(root, False, ()),))
+        while nonterminals.todo:
+            job = nonterminals.todo.pop()
             if job.container is None:
-                self._compile_value(job.atoms, job.nt)
+                self._value_rules(job.atoms, job.nt)
             else:
-                self._compile_container(job.container, job.nt)
+                self._container_rules(job.container, job.nt)
         return start
 
-    def _compile_value(self, atoms: Tuple[Atom, ...], nt: int) -> None:
-        es = self.es
-        s = self.universe
+    def _value_rules(self, atoms: Tuple[Atom, ...], nt: int) -> None:
+        """The rules of a value nonterminal: a lexeme for its scalars, and a container
+        nonterminal for each container type it allows."""
+        es = self.comp.es
+        scalars = self.scalars
+        s = scalars.universe
         for n, neg, _ in atoms:
-            x = self.scalars(n)
-            s = self.s_and(s, self.s_not(x) if neg else x)
+            x = scalars.of(n)
+            s = scalars.intersect(s, scalars.complement(x) if neg else x)
         alts = []
         if s.null:
             alts.append(es.literal(b"null"))
         for b in sorted(s.booleans, reverse=True):
             alts.append(es.literal(b"true" if b else b"false"))
-        if s.number != es.NOTHING and (self.has_number(s.number, atoms) or not is_empty_language(es, s.number)):
+        if s.number != es.NOTHING and (self.disjoint.has_number(s.number, atoms) or not is_empty_language(es, s.number)):
             alts.append(s.number)
-        if s.string != es.NOTHING and (self.has_word(s.string, atoms) or not is_empty_language(es, s.string)):
-            alts.append(self.string_lexeme_expr(s.string))
+        if s.string != es.NOTHING and (self.disjoint.has_word(s.string, atoms) or not is_empty_language(es, s.string)):
+            alts.append(scalars.string_lexeme(s.string))
+        ir = self.comp.ir
         if alts:
             expr = es.union(*alts)
-            self.ir.add_rule(nt, (self.lexeme(self._scalar_name(s), expr),))
+            ir.add_rule(nt, (self.lexemes.add(scalars.name(s), expr),))
         for T in ("array", "object"):
-            if self.atoms_profile(atoms, T) != NONE:
-                self.ir.add_rule(nt, (self.container_nt(T, atoms, frozenset()),))
+            if self.profiles.of_atoms(atoms, T) != NONE:
+                ir.add_rule(nt, (self.nonterminals.container(ContainerKey(T, atoms, frozenset())),))
 
-    def _compile_container(self, key: ContainerKey, nt: int) -> None:
+    def _container_rules(self, key: ContainerKey, nt: int) -> None:
         """The rules of a container nonterminal: one alternative per option of the first
         undecided disjunction, or the layout of a leaf conjunction."""
         T, atoms, choices = key
-        flat = self._flatten(T, atoms, choices, self._resumes.pop(key, None))
+        flat = self.containers.flatten(T, atoms, choices, self._resumes.pop(key, None))
         if isinstance(flat, Reason):
-            self.reasons.setdefault(nt, flat)
+            self.comp.nonterminal_reasons.setdefault(nt, flat)
             return
         if flat.groups:
             gid, options = flat.groups[0]
             for i, _ in options:
                 child = ContainerKey(T, atoms, choices | {(gid, i)})
-                if flat.resume is not None and child not in self.container_nts:
+                if flat.resume is not None and not self.nonterminals.made(child):
                     self._resumes[child] = (flat.resume, i)  # its flattening goes on from there
-                self.ir.add_rule(nt, (self.container_nt(*child),))
+                self.comp.ir.add_rule(nt, (self.nonterminals.container(child),))
             return
         if T == "array":
-            self._array(flat.atoms, nt)
+            self.arrays.layout(flat.atoms, nt)
         else:
-            self._object(flat.atoms, flat.props, flat.reqs, nt)
+            self.objects.layout(flat.atoms, flat.props, flat.reqs, nt)
 
     def entry(self, start: int, entry_class: int) -> int:
         """A copy of `start` whose first lexemes are in `entry_class` (one without
@@ -95,9 +145,9 @@ class Compiler(Objects):
         %ignore wherever a lexeme of the class may come — so the first token of an
         embedded JSON value gets a class that skips nothing. Every JSON value starts with
         a lexeme (a scalar, `{` or `[`): only first symbols are rewritten."""
-        ir = self.ir
+        ir = self.comp.ir
         by_lhs: Dict[int, List[Tuple[int, ...]]] = {}
-        for lhs, rhs in ir.rules[self.first_rule:]:
+        for lhs, rhs in ir.rules[self.comp.first_rule:]:
             by_lhs.setdefault(lhs, []).append(rhs)
         copies: Dict[int, int] = {}
         todo = [start]
@@ -120,102 +170,13 @@ class Compiler(Objects):
                 ir.add_rule(copies[nt], (new,) + rhs[1:])
         return copies[start]
 
-    def check(self, start: int) -> None:
-        """SchemaError if the schema allows no value at all, with the likeliest reason."""
-        rules = self.ir.rules[self.first_rule:]
-        productive = productive_nonterminals(rules, [i < self.first_name for i in range(len(self.ir.names))])
-        if productive[start]:
-            return
-        by_lhs: Dict[int, List[Tuple[int, ...]]] = {}
-        for lhs, rhs in rules:
-            by_lhs.setdefault(lhs, []).append(rhs)
-        seen = {start}
-        queue = [start]
-        for nt in queue:
-            for member in self.required_of.get(nt, ()):
-                if not productive[member.value_nt]:
-                    raise SchemaError("Unsatisfiable schema: required property '%s' is unsatisfiable" % member.name,
-                                      self.ptr(member.where))
-            if nt in self.reasons:
-                raise SchemaError("Unsatisfiable schema: " + self.reasons[nt].message, self.reasons[nt].pointer)
-            if nt in self.value_atoms:
-                reason = self._value_reason(self.value_atoms[nt])
-                if reason is not None and not any(not productive[s] for rhs in by_lhs.get(nt, ()) for s in rhs if s >= 0):
-                    raise SchemaError("Unsatisfiable schema: " + reason[0], reason[1])
-            for rhs in by_lhs.get(nt, ()):
-                for s in rhs:
-                    if s >= 0 and not productive[s] and s not in seen:
-                        seen.add(s)
-                        queue.append(s)
-        for nt in queue:
-            if nt in self.value_atoms:
-                reason = self._value_reason(self.value_atoms[nt])
-                if reason is not None:
-                    raise SchemaError("Unsatisfiable schema: " + reason[0], reason[1])
-        raise SchemaError("Unsatisfiable schema: no JSON value satisfies it", self.ptr(self.index.root))
 
-    def _value_reason(self, atoms: Tuple[Atom, ...]) -> Optional[Reason]:
-        """Why no scalar satisfies these atoms: a recorded reason of a subschema applying
-        in place, or bounds that contradict across allOf."""
-        closure = self._in_place_closure(atoms)
-        for n in closure:
-            reason = self._node_reason(n)
-            if reason is not None:
-                return reason
-        return self._bounds_reason(closure)
-
-    def _in_place_closure(self, atoms: Tuple[Atom, ...]) -> List[int]:
-        """The plain atoms' nodes and what they reach through allOf/$ref (at most 1,000)."""
-        closure: List[int] = []
-        seen: Set[int] = set()
-        stack = [n for n, neg, _ in reversed(atoms) if not neg]
-        while stack and len(closure) < 1000:
-            n = stack.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            closure.append(n)
-            for kw, kids in self.inplace(n):
-                if kw in ("allOf", "$ref"):
-                    stack.extend(reversed(kids))
-        return closure
-
-    def _node_reason(self, n: int) -> Optional[Reason]:
-        """Why node n allows nothing by itself, if it is plain to see."""
-        if n in self.node_reasons:
-            return self.node_reasons[n]
-        v = self.value(n)
-        if v is False:
-            return Reason("the schema is false", self.ptr(n))
-        if not isinstance(v, dict):
-            return None
-        if v.get("enum") == []:
-            return Reason("enum is empty", self.ptr(n, "enum"))
-        if "not" in v and trivial(v["not"]):
-            return Reason("'not' excludes every value", self.ptr(n, "not"))
-        for kw in ("anyOf", "oneOf"):
-            if isinstance(v.get(kw), list) and all(x is False for x in v[kw]):
-                return Reason("all options in %s are unsatisfiable" % kw, self.ptr(n, kw))
-        return None
-
-    def _bounds_reason(self, closure: List[int]) -> Optional[Reason]:
-        """The numeric bounds of the nodes of `closure`, if they contradict."""
-        lo: Optional[Tuple[Decimal, str]] = None
-        hi: Optional[Tuple[Decimal, str]] = None
-        for n in closure:
-            v = self.value(n)
-            if not isinstance(v, dict):
-                continue
-            for key in ("minimum", "exclusiveMinimum"):
-                if is_number(v.get(key)) and (lo is None or to_decimal(v[key]) > lo[0]):
-                    lo = (to_decimal(v[key]), key)
-            for key in ("maximum", "exclusiveMaximum"):
-                if is_number(v.get(key)) and (hi is None or to_decimal(v[key]) < hi[0]):
-                    hi = (to_decimal(v[key]), key)
-        if lo is not None and hi is not None and lo[0] > hi[0]:
-            return Reason("%s (%s) is greater than %s (%s)" % (lo[1], number_text(lo[0]), hi[1], number_text(hi[0])),
-                          self.ptr(closure[0]))
-        return None
+def compiler_for(schema: Any, *, limits: Limits = DEFAULT_LIMITS, **options: Any) -> Compiler:
+    """The compiler of `schema` (a dict or JSON text) into a new GrammarIR, its components
+    made and nothing compiled yet: to try one component on a schema (the examples of
+    the components' modules do)."""
+    schema, opts = prepare(schema, None, None, options)
+    return Compiler(GrammarIR(ExprSet(limits), limits), Subschemas(schema), opts, 0)
 
 
 def json_whitespace(es: ExprSet, schema: Any, **options: Any) -> Optional[int]:
@@ -256,14 +217,14 @@ def json_schema_to_ir(schema: Any, *, ir: Optional[GrammarIR] = None, lexeme_cla
             raise GrammarError("lexeme class %d already has another %%ignore" % lexeme_class)
         ir.ignores[lexeme_class] = ws
         ir.ignore_once.add(lexeme_class)
-    index = Index(schema)
-    compiler = Compiler(ir, index, opts, lexeme_class)
-    start = compiler.run(index.root)
-    compiler.check(start)
+    subschemas = Subschemas(schema)
+    compiler = Compiler(ir, subschemas, opts, lexeme_class)
+    start = compiler.run(subschemas.root)
+    compiler.unsatisfiable.check(start)
     if entry_class is not None and ws is not None:
         if entry_class in ir.ignores:
             raise GrammarError("the entry class %d of a JSON value must have no %%ignore" % entry_class)
         start = compiler.entry(start, entry_class)
     if own:
         ir.start = start
-    return JsonSchemaIR(ir, start, compiler.ignored, opts)
+    return JsonSchemaIR(ir, start, compiler.comp.ignored, opts)

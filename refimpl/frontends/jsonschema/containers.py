@@ -9,26 +9,22 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple, Union
 
 from ...errors import SchemaError
-from .base import ALL, NONE, PARTIAL, UNEVALUATED, Atom, Reason, Unsupported
-from .options import IgnoredKeyword
-from .index import trivial
+from .applicators import RECURSIVE_REF, Applicators
+from .compilation import Atom, Compilation, Reason, Unsupported
 from .disjoint import Context, Disjointness
-from .switch import Case, Switch
-from .values import escape_pointer, json_type
+from .disjunctions import Disjunction, Disjunctions
+from .negation import Negations
+from .profiles import ALL, NONE, PARTIAL, Profiles
+from .subschemas import trivial
+from .switch import Switches
 
 _DEPENDENCIES = ("dependentRequired", "dependentSchemas", "dependencies")
-
-
-class Disjunction(NamedTuple):
-    """A disjunction's id: the node, its keyword, and for dependencies the property."""
-
-    node: int
-    keyword: str
-    property: Optional[str]
+#: the unevaluated* keyword of each container type
+UNEVALUATED = {"array": "unevaluatedItems", "object": "unevaluatedProperties"}
 
 
 class Group(NamedTuple):
-    """A disjunction still to distribute: its id and the live alternatives (index, atoms)."""
+    """A disjunction still to distribute: its id and the live alternatives (position, atoms)."""
 
     gid: Disjunction
     options: List[Tuple[int, List[Atom]]]
@@ -102,29 +98,30 @@ class _Walk:
                      list(self.stack), self.context.copy(), set(self.met))
 
 
-class Containers(Disjointness):
+class Containers:
     """Flattening conjunctions and distributing disjunctions."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        #: container conjunctions made and not yet flattened -> where their parent's walk
-        #: met the disjunction they decide, and their alternative of it
-        self._resumes: Dict[Any, Tuple[Resume, int]] = {}
-        #: a disjunction's alternatives (for T, under an unevaluated-scope) and their profiles
-        self._options: Dict[Tuple[Disjunction, str, Tuple[int, ...]], Tuple[List[List[Atom]], List[int]]] = {}
-        #: the kids of each allOf met, indexed by their cases
-        self._switches: Dict[int, Switch] = {}
+    def __init__(self, comp: Compilation, applicators: Applicators, profiles: Profiles, negation: Negations,
+                 disjoint: Disjointness, switch: Switches, disjunctions: Disjunctions) -> None:
+        self.comp = comp
+        self.subschemas = comp.subschemas
+        self.applicators = applicators
+        self.profiles = profiles
+        self.negation = negation
+        self.disjoint = disjoint
+        self.switch = switch
+        self.disjunctions = disjunctions
 
     def _scope_with(self, n: int, T: str, scope: Tuple[int, ...]) -> Tuple[int, ...]:
         """The unevaluated-scope for the in-place subschemas of node n."""
-        v = self.value(n)
+        v = self.subschemas.value(n)
         kw = UNEVALUATED[T]
         if isinstance(v, dict) and kw in v and not trivial(v[kw]):
             return tuple(sorted(set(scope) | {n}))
         return scope
 
-    def _flatten(self, T: str, atoms: Tuple[Atom, ...], choices: FrozenSet[Any],
-                 start: Optional[Tuple[Resume, int]] = None) -> Union[Flat, Reason]:
+    def flatten(self, T: str, atoms: Tuple[Atom, ...], choices: FrozenSet[Any],
+                start: Optional[Tuple[Resume, int]] = None) -> Union[Flat, Reason]:
         """Expand allOf / $ref / not / chosen alternatives depth-first in key order (the
         order properties are laid out in, as llguidance does); the plain atoms, property
         order, required order and undecided disjunctions, or why no T-value satisfies them.
@@ -134,7 +131,7 @@ class Containers(Disjointness):
         if start is None:
             # the plain subschemas known to hold so far: a negation they exclude is implied
             # (and an alternative they exclude is dead), disjoint.py
-            context = self.context(T, (a.node for a in atoms if not a.negated))
+            context = self.disjoint.context(T, (a.node for a in atoms if not a.negated))
             w = _Walk(Flat([], [], [], []), set(), list(reversed(atoms)), context, set())
         else:
             resume, i = start
@@ -171,57 +168,57 @@ class Containers(Disjointness):
         queued, in key order."""
         n, neg, scope = atom
         if neg:
-            if self.excluded(w.context, n, T):
+            if self.disjoint.excluded(w.context, n, T):
                 return None
-            p = self.profile(n, T)
+            p = self.profiles.of(n, T)
             if p == ALL:
-                return Reason("'not' excludes every %s" % T, self.ptr(n))
+                return Reason("'not' excludes every %s" % T, self.subschemas.pointer(n))
             if p == PARTIAL:
                 try:
-                    w.stack.append(Atom(self.neg_node(n, T), False, ()))
+                    w.stack.append(Atom(self.negation.of(n, T), False, ()))
                 except Unsupported as e:
-                    self.unsupported(e.keyword, e.pointer, e.reason)
+                    self.comp.unsupported(e.keyword, e.pointer, e.reason)
             return None
-        v = self.value(n)
+        v = self.subschemas.value(n)
         if v is True:
             return None
         if v is False:
-            return Reason("the schema is false", self.ptr(n))
-        types = self.types(n)
+            return Reason("the schema is false", self.subschemas.pointer(n))
+        types = self.subschemas.types(n)
         if types is not None and T not in types:
-            return Reason("type %s excludes %s" % ("/".join(sorted(types)), T), self.ptr(n, "type"))
+            return Reason("type %s excludes %s" % ("/".join(sorted(types)), T), self.subschemas.pointer(n, "type"))
         w.flat.atoms.append(atom)
-        self.add_to_context(w.context, n)
+        self.disjoint.add_to_context(w.context, n)
         inner = self._scope_with(n, T, scope)
         w.stack.extend(_Keyword(n, k, inner) for k in reversed(list(v)))
         return None
 
     def _flatten_keyword(self, T: str, task: _Keyword, chosen: Dict[Any, int], w: _Walk) -> Optional[Reason]:
         n, k, inner = task
-        x = self.value(n)[k]
+        x = self.subschemas.value(n)[k]
         flat, stack = w.flat, w.stack
         if k == "properties" and T == "object":
             if not isinstance(x, dict):
-                raise SchemaError("properties must be an object", self.ptr(n, k))
+                raise SchemaError("properties must be an object", self.subschemas.pointer(n, k))
             flat.props.extend(x)
         elif k == "required" and T == "object":
             if not isinstance(x, list) or not all(isinstance(s, str) for s in x):
-                raise SchemaError("required must be an array of strings", self.ptr(n, k))
+                raise SchemaError("required must be an array of strings", self.subschemas.pointer(n, k))
             flat.reqs.extend(x)
         elif k == "allOf":
             stack.append(_Kids(n, 0, inner))
         elif k in ("$ref", "$dynamicRef"):
             try:
-                stack.append(Atom(self.ref_target(n, k), False, inner))
+                stack.append(Atom(self.applicators.ref_target(n, k), False, inner))
             except Unsupported as e:
-                self.unsupported(e.keyword, e.pointer, e.reason)
+                self.comp.unsupported(e.keyword, e.pointer, e.reason)
         elif k == "$recursiveRef":
-            self.unsupported(k, self.ptr(n, k), "draft 2019-09 recursive references are not supported")
+            self.comp.unsupported(k, self.subschemas.pointer(n, k), RECURSIVE_REF)
         elif k == "not":
-            stack.append(Atom(self.child(n, x), True, ()))
+            stack.append(Atom(self.subschemas.child(n, x), True, ()))
         elif k in ("anyOf", "oneOf", "if", "enum", "const") or (T == "object" and k in _DEPENDENCIES):
             if k in _DEPENDENCIES and not isinstance(x, dict):
-                raise SchemaError("%s must be an object" % k, self.ptr(n, k))
+                raise SchemaError("%s must be an object" % k, self.subschemas.pointer(n, k))
             return self._flatten_subs(T, n, k, inner, list(x) if k in _DEPENDENCIES else [None], chosen, w)
         return None
 
@@ -233,43 +230,16 @@ class Containers(Disjointness):
         at most a later group or the negation of its `if` (when its `then` is excluded),
         which its alternatives meet again (switch.py)."""
         n, i, inner = task
-        s = self._switch(n)
+        s = self.switch.of(n)
         if T == "object" and not inner:
             if w.flat.groups:
                 i = s.next_other(i)
             else:
-                i = s.next_live(i, lambda p: self.live_words(w.context, p))
+                i = s.next_live(i, lambda p: self.disjoint.live_words(w.context, p))
         if i < len(s.kids):
             if i + 1 < len(s.kids):
                 w.stack.append(_Kids(n, i + 1, inner))
             w.stack.append(Atom(s.kids[i], False, inner))
-
-    def _switch(self, n: int) -> Switch:
-        """The kids of node n's allOf, indexed by their cases (switch.py)."""
-        got = self._switches.get(n)
-        if got is None:
-            kids = self.list_of(n, "allOf")
-            got = self._switches[n] = Switch(kids, [self._case(c) for c in kids])
-        return got
-
-    def _case(self, c: int) -> Case:
-        """(p, W) if node c is `{"if": I, "then": ...}` — no `else`, no other keyword that
-        constrains — and I gives property p a `const`/`enum` of the strings W."""
-        v = self.value(c)
-        if not isinstance(v, dict) or "if" not in v or "else" in v:
-            return None
-        if not trivial({k: x for k, x in v.items() if k not in ("if", "then")}):
-            return None
-        try:
-            facts = self.object_facts(self.child(c, v["if"]))
-        except SchemaError:  # reported where the schema is compiled, if it is
-            return None
-        for p, nodes in facts.properties.items():
-            for m in nodes:
-                words = self.string_words(m)
-                if words is not None:
-                    return p, words
-        return None
 
     def _flatten_subs(self, T: str, n: int, k: str, inner: Tuple[int, ...], subs: List[Optional[str]],
                       chosen: Dict[Any, int], w: _Walk) -> Optional[Reason]:
@@ -288,16 +258,11 @@ class Containers(Disjointness):
         context excludes is dead (disjoint.py). At the first Group the walk is kept
         (Resume), unless this disjunction was met before: there the walk was not yet
         what its distributed conjunctions see."""
-        n, k, sub = gid
+        n, k, _ = gid
         first = not w.flat.groups and gid not in w.met
         if not w.flat.groups:
             w.met.add(gid)
-        key = (gid, T, inner)
-        got = self._options.get(key)
-        if got is None:
-            options = self._group_options(n, k, sub, T, inner)
-            got = self._options[key] = (options, [self.atoms_profile(o, T) for o in options])
-        options, profs = got
+        options, profs = self.disjunctions.options(gid, T, inner)
         if gid in chosen:
             w.stack.extend(reversed(options[chosen[gid]]))
             return None
@@ -306,13 +271,13 @@ class Containers(Disjointness):
         for i, p in enumerate(profs):
             if p != NONE:
                 for a in options[i]:
-                    if not a.negated and self.excluded(context, a.node, T):
+                    if not a.negated and self.disjoint.excluded(context, a.node, T):
                         break
                 else:
                     live.append(i)
         if not live:
             what = "no value of %s" % k if k in ("enum", "const") else "no alternative of %s" % k
-            return Reason("%s is an %s" % (what, T), self.ptr(n, k))
+            return Reason("%s is an %s" % (what, T), self.subschemas.pointer(n, k))
         if len(live) == 1:
             w.stack.extend(reversed(options[live[0]]))
         elif inner or not any(profs[i] == ALL for i in live):
@@ -322,74 +287,3 @@ class Containers(Disjointness):
                 w.resume = Resume(group, w.copy(), rest)
             w.flat.groups.append(group)
         return None
-
-    def _group_options(self, n: int, k: str, sub: Optional[str], T: str, inner: Tuple[int, ...]) -> List[List[Atom]]:
-        """The alternatives of a disjunction, each a list of atoms that must all hold."""
-        v = self.value(n)
-        if k == "anyOf":
-            return [[Atom(c, False, inner)] for c in self.list_of(n, k)]
-        if k == "oneOf":
-            return self._one_of_options(n, T, inner)
-        if k == "if":
-            i = self.child(n, v["if"])
-            yes: List[Atom] = [Atom(i, False, inner)]
-            no: List[Atom] = [Atom(i, True, ())]
-            if "then" in v:
-                yes.append(Atom(self.child(n, v["then"]), False, inner))
-            if "else" in v:
-                no.append(Atom(self.child(n, v["else"]), False, inner))
-            return [yes, no]
-        if k in ("enum", "const"):
-            values = [v[k]] if k == "const" else v[k]
-            if not isinstance(values, list):
-                raise SchemaError("enum must be an array", self.ptr(n, k))
-            return [[Atom(self.const_node(x, n), False, ())] for x in values if json_type(x) == T]
-        # dependentRequired / dependentSchemas / dependencies, for property `sub`
-        assert sub is not None
-        dep = v[k][sub]
-        absent = self._dep_node(n, k, sub, {"properties": {sub: False}}, "absent")
-        if isinstance(dep, list):
-            if not all(isinstance(s, str) for s in dep):
-                raise SchemaError("%s values must be arrays of strings" % k, self.ptr(n, k))
-            # the dependents first: a fixed order must pick one, and an object tends to
-            # have its base members before the ones that require them
-            present = self._dep_node(n, k, sub, {"required": [d for d in dep if d != sub] + [sub]}, "present")
-            return [[Atom(absent, False, inner)], [Atom(present, False, inner)]]
-        present = self._dep_node(n, k, sub, {"required": [sub]}, "present")
-        return [[Atom(absent, False, inner)], [Atom(present, False, inner), Atom(self.child(n, dep), False, inner)]]
-
-    def _one_of_options(self, n: int, T: str, inner: Tuple[int, ...]) -> List[List[Atom]]:
-        """Exactly one: option i is kids[i] and the negation of every other kid that is
-        not disjoint from it (a disjoint one is implied false by kid i: no negation is
-        built, disjoint.py). Only when a needed negation is not expressible does
-        coerce_one_of (or lenient) fall back to anyOf, as llguidance always does with
-        that option."""
-        k = "oneOf"
-        kids = self.list_of(n, k)
-        try:
-            options = []
-            for i, c in enumerate(kids):
-                others = [d for j, d in enumerate(kids) if j != i and not self.disjoint(c, d, T)]
-                for d in others:
-                    if self.profile(d, T) == PARTIAL:
-                        self.neg_node(d, T)
-                options.append([Atom(c, False, inner)] + [Atom(d, True, ()) for d in others])
-            return options
-        except Unsupported as e:
-            if not (self.opts["coerce_one_of"] or self.lenient):
-                raise SchemaError(
-                    "oneOf cannot be enforced exactly: its alternatives may overlap and %s "
-                    "(set coerce_one_of to treat it as anyOf, or lenient=True)" % e.reason,
-                    e.pointer) from None
-            where = self.ptr(n, k)
-            if (k, where) not in self._ignored_keys:
-                self._ignored_keys.add((k, where))
-                self.ignored.append(IgnoredKeyword(k, where, "treated as anyOf (coerce_one_of): %s" % e.reason))
-        return [[Atom(c, False, inner)] for c in kids]
-
-    def _dep_node(self, n: int, k: str, sub: str, value: Dict[str, Any], what: str) -> int:
-        key = (n, k, sub, what)
-        got = self._dependencies.get(key)
-        if got is None:
-            got = self._dependencies[key] = self.synth(value, n, k + "/" + escape_pointer(sub))
-        return got

@@ -39,9 +39,11 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, NamedTuple, O
 
 from ...errors import SchemaError
 from ...regex.derivative import derivative
-from .base import ALL, NONE, Atom
-from .index import FALSE
-from .negation import Negations
+from .applicators import Applicators
+from .compilation import Atom, Compilation
+from .profiles import ALL, NONE, Profiles
+from .scalars import ScalarAlgebra
+from .subschemas import FALSE
 from .values import is_number, number_text
 
 #: nodes reached through allOf/$ref when gathering one subschema's facts (beyond: unknown)
@@ -113,17 +115,27 @@ class Context:
         return c
 
 
-class Disjointness(Negations):
+class Disjointness:
     """Proofs that subschemas share no object."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, comp: Compilation, applicators: Applicators, profiles: Profiles, scalars: ScalarAlgebra) -> None:
+        self.es = comp.es
+        self.subschemas = comp.subschemas
+        self.strings = comp.strings
+        self.applicators = applicators
+        self.profiles = profiles
+        self.scalars = scalars
         empty = Chain(EMPTY_CHAIN, -1)
         empty.ready, empty.null, empty.string = True, True, self.es.NOTHING
         self._chains: List[Chain] = [empty]
         self._chain_ids: Dict[Tuple[int, int], int] = {}
         self._chain_words: Dict[Tuple[int, bytes], bool] = {}
         self._word_sets: Dict[int, FrozenSet[bytes]] = {}
+        self._disjoint: Dict[Tuple[int, int], bool] = {}
+        self._object_facts: Dict[int, ObjectFacts] = {}
+        self._values_empty: Dict[Tuple[int, Tuple[int, ...]], bool] = {}
+        self._node_words: Dict[int, Optional[List[bytes]]] = {}
+        self._word_matches: Dict[Tuple[int, bytes], bool] = {}
 
     def context(self, T: str, nodes: Iterable[int]) -> Context:
         """A context holding `nodes` (for T-values)."""
@@ -181,7 +193,7 @@ class Disjointness(Negations):
             c2.string, c2.words_node = es.NOTHING, c.words_node
             if not c2.false and c2.error is None:
                 try:
-                    x = self.scalars(node)
+                    x = self.scalars.of(node)
                     if self._words(node) is not None and (c2.words_node < 0 or node < c2.words_node):
                         c2.words_node = node
                 except SchemaError as e:
@@ -237,10 +249,10 @@ class Disjointness(Negations):
             props = v.get("properties")
             if isinstance(props, dict):
                 for name, s in props.items():
-                    facts.properties.setdefault(name, []).append(self.child(m, s))
+                    facts.properties.setdefault(name, []).append(self.subschemas.child(m, s))
             if v.get("additionalProperties") is False and not v.get("patternProperties"):
                 facts.closed.append(set(props) if isinstance(props, dict) else set())
-            for kw, kids in self.inplace(m):
+            for kw, kids in self.applicators.of(m):
                 if kw in ("anyOf", "oneOf"):
                     facts.choices.append(kids)
         self._object_facts[n] = facts
@@ -261,11 +273,11 @@ class Disjointness(Negations):
             if m in seen:
                 continue
             seen.add(m)
-            v = self.value(m)
+            v = self.subschemas.value(m)
             if not isinstance(v, dict):
                 continue
             yield m, v
-            for kw, kids in self.inplace(m):
+            for kw, kids in self.applicators.of(m):
                 if through is None or kw in through:
                     stack.extend(reversed(kids))
 
@@ -314,7 +326,7 @@ class Disjointness(Negations):
             null, booleans, number_nothing = c.null, c.booleans, c.number_nothing
             strings = []
             for n in extra:  # no intersection is built: each is read
-                x = self.scalars(n)
+                x = self.scalars.of(n)
                 null = null and x.null
                 booleans = booleans & x.booleans
                 number_nothing = number_nothing or x.number == nothing
@@ -378,9 +390,9 @@ class Disjointness(Negations):
             c = chains[c].tail
         p = ALL if c == EMPTY_CHAIN else chains[c].profiles[T]
         for c in reversed(todo):
-            p = min(p, self.profile(chains[c].node, T))
+            p = min(p, self.profiles.of(chains[c].node, T))
             chains[c].profiles[T] = p
-        return min([p] + [self.profile(n, T) for n in extra])
+        return min([p] + [self.profiles.of(n, T) for n in extra])
 
     def has_word(self, e: int, atoms: Iterable[Atom]) -> bool:
         """Is one of the strings the atoms name (const/enum/default/examples, in place) in
@@ -457,13 +469,13 @@ class Disjointness(Negations):
     def string_words(self, n: int) -> Optional[FrozenSet[bytes]]:
         """The strings W if node n's own `const`/`enum` allows strings only, and those
         (every value satisfying n is one of W); else None."""
-        v = self.value(n)
+        v = self.subschemas.value(n)
         if not isinstance(v, dict):
             return None
         values = [v["const"]] if "const" in v else v.get("enum")
         if not isinstance(values, list) or len(values) > _WORDS or not all(isinstance(x, str) for x in values):
             return None
-        return frozenset(x.encode("utf-8") for x in values)  # no lone surrogate: index.py refuses them
+        return frozenset(x.encode("utf-8") for x in values)  # no lone surrogate: subschemas.py refuses them
 
     def _words(self, n: int) -> Optional[List[bytes]]:
         """The strings a `const`/`enum` of node n (or of what it reaches through

@@ -1,42 +1,52 @@
 """The scalar keywords of one subschema, as regexes: numbers (bounds, multipleOf) and
-strings (length, pattern, format). Contradictions are recorded in `node_reasons`, for
-the message if the whole schema turns out unsatisfiable."""
+strings (length, pattern, format). Contradictions are recorded in the compilation's
+`node_reasons`, for the message if the whole schema turns out unsatisfiable.
+
+>>> from refimpl.frontends.jsonschema.compiler import compiler_for
+>>> from refimpl.frontends.jsonschema.languages import matches
+>>> c = compiler_for({"type": "string", "maxLength": 3, "pattern": "^a"})
+>>> e = c.keywords.string(c.comp.subschemas.root)
+>>> [matches(c.comp.es, e, s) for s in ("abc", "abcd", "ba")]
+[True, False, False]
+"""
 from __future__ import annotations
 
 from decimal import Decimal
 from typing import Any, Dict, Optional
 
 from ...errors import LimitError, RegexError, SchemaError
-from ...regex import derivative
-from .base import Reason, literal_union
+from .compilation import Compilation, Reason
 from .formats import UNSUPPORTED_FORMATS, format_expr, search_expr
+from .languages import intersect, literal_union
 from .numbers import MAX_MULTIPLE_OF_STATES
-from .profiles import Profiles
 from .values import is_number, number_text, short, to_decimal
 
 
-class ScalarKeywords(Profiles):
+class ScalarKeywords:
     """What the number and string keywords of a node allow."""
 
+    def __init__(self, comp: Compilation) -> None:
+        self.comp = comp
+        self.es = comp.es
+        self.subschemas = comp.subschemas
+        self.strings = comp.strings
+        self.numbers = comp.numbers
+        self._patterns: Dict[str, int] = {}
+        self._formats: Dict[str, Optional[int]] = {}
+
     def _number(self, n: int, v: Dict[str, Any], key: str) -> Optional[Decimal]:
+        """A number keyword of node n (schema v) as a Decimal; None if absent."""
         if key not in v:
             return None
         x = v[key]
         if not is_number(x):
-            raise SchemaError("%s must be a number, got %s" % (key, short(x)), self.ptr(n, key))
+            raise SchemaError("%s must be a number, got %s" % (key, short(x)), self.subschemas.pointer(n, key))
         return to_decimal(x)
 
-    def _count(self, n: int, v: Dict[str, Any], key: str) -> Optional[int]:
-        """A non-negative integer keyword (2.0 counts as 2)."""
-        if key not in v:
-            return None
-        x = v[key]
-        if is_number(x) and to_decimal(x) >= 0 and to_decimal(x) == int(to_decimal(x)):
-            return int(to_decimal(x))
-        raise SchemaError("%s must be a non-negative integer, got %s" % (key, short(x)), self.ptr(n, key))
-
-    def _own_number(self, n: int, v: Dict[str, Any], integer_only: bool) -> int:
+    def number(self, n: int, integer_only: bool) -> int:
+        """The number texts node n's own number keywords allow (bounds, multipleOf)."""
         es = self.es
+        v = self.subschemas.value(n)
         lo, lo_incl = self._number(n, v, "minimum"), True
         hi, hi_incl = self._number(n, v, "maximum"), True
         for key, is_lo in (("exclusiveMinimum", True), ("exclusiveMaximum", False)):
@@ -59,32 +69,32 @@ class ScalarKeywords(Profiles):
         result = self.numbers.number
         if lo is not None or hi is not None:
             if lo is not None and hi is not None and (lo > hi or (lo == hi and not (lo_incl and hi_incl))):
-                self.node_reasons.setdefault(n, Reason(
+                self.comp.node_reasons.setdefault(n, Reason(
                     "%s (%s) is greater than %s (%s)" % ("minimum" if lo_incl else "exclusiveMinimum", number_text(lo),
                                                           "maximum" if hi_incl else "exclusiveMaximum", number_text(hi))
                     if lo > hi else "the interval %s%s, %s%s is empty" % (
                         "[" if lo_incl else "(", number_text(lo), number_text(hi), "]" if hi_incl else ")"),
-                    self.ptr(n)))
+                    self.subschemas.pointer(n)))
                 return es.NOTHING
-            result = self.numbers.interval(lo, lo_incl, hi, hi_incl, integer_only, self.limits)
+            result = self.numbers.interval(lo, lo_incl, hi, hi_incl, integer_only, self.comp.limits)
             if integer_only and result == es.NOTHING:
-                self.node_reasons.setdefault(n, Reason("integer interval %s%s, %s%s contains no integer values" % (
+                self.comp.node_reasons.setdefault(n, Reason("integer interval %s%s, %s%s contains no integer values" % (
                     "[" if lo_incl else "(", number_text(lo) if lo is not None else "-inf",
-                    number_text(hi) if hi is not None else "inf", "]" if hi_incl else ")"), self.ptr(n)))
+                    number_text(hi) if hi is not None else "inf", "]" if hi_incl else ")"), self.subschemas.pointer(n)))
         if "multipleOf" in v:
             m = self._number(n, v, "multipleOf")
             assert m is not None
             if m <= 0:
-                raise SchemaError("multipleOf must be greater than 0", self.ptr(n, "multipleOf"))
+                raise SchemaError("multipleOf must be greater than 0", self.subschemas.pointer(n, "multipleOf"))
             mult = self.numbers.multiple_of(m, integer_only, MAX_MULTIPLE_OF_STATES)
             if mult is None and lo is not None and hi is not None:
                 mult = self._multiples_in(m, lo, hi, integer_only)
             if mult is None:
-                self.unsupported("multipleOf", self.ptr(n, "multipleOf"),
-                                 "divisibility by %s needs an automaton of more than %d states"
-                                 % (number_text(m), MAX_MULTIPLE_OF_STATES))
+                self.comp.unsupported("multipleOf", self.subschemas.pointer(n, "multipleOf"),
+                                      "divisibility by %s needs an automaton of more than %d states"
+                                      % (number_text(m), MAX_MULTIPLE_OF_STATES))
             else:
-                result = self._x_and(result, mult, self.numbers.number)
+                result = intersect(es, result, mult, self.numbers.number)
         return result
 
     def _multiples_in(self, m: Decimal, lo: Decimal, hi: Decimal, integer: bool) -> Optional[int]:
@@ -102,37 +112,42 @@ class ScalarKeywords(Profiles):
             k += 1
         return literal_union(self.es, texts)
 
-    def _own_string(self, n: int, v: Dict[str, Any]) -> int:
+    def string(self, n: int) -> int:
+        """The decoded strings node n's own string keywords allow (length, pattern,
+        format)."""
         es = self.es
+        limits = self.comp.limits
+        v = self.subschemas.value(n)
         result = self.strings.any_string
-        lo = self._count(n, v, "minLength")
-        hi = self._count(n, v, "maxLength")
+        lo = self.subschemas.count(n, "minLength")
+        hi = self.subschemas.count(n, "maxLength")
         if lo or hi is not None:
             lo = lo or 0
             if hi is not None and lo > hi:
-                self.node_reasons.setdefault(n, Reason("minLength (%d) is greater than maxLength (%d)" % (lo, hi), self.ptr(n)))
+                self.comp.node_reasons.setdefault(n, Reason("minLength (%d) is greater than maxLength (%d)" % (lo, hi),
+                                                            self.subschemas.pointer(n)))
                 return es.NOTHING
             for bound in (lo, hi):
-                if bound is not None and bound > self.limits.repeat_bound:
-                    raise LimitError("repeat_bound", self.limits.repeat_bound, "string length bound")
+                if bound is not None and bound > limits.repeat_bound:
+                    raise LimitError("repeat_bound", limits.repeat_bound, "string length bound")
             result = es.repeat(self.strings.anychar, lo, hi)
         if "pattern" in v:
             pattern = v["pattern"]
             if not isinstance(pattern, str):
-                raise SchemaError("pattern must be a string", self.ptr(n, "pattern"))
+                raise SchemaError("pattern must be a string", self.subschemas.pointer(n, "pattern"))
             e = self.pattern(pattern, n, "pattern")
             if e is not None:
-                result = self._x_and(result, e, self.strings.any_string)
+                result = intersect(es, result, e, self.strings.any_string)
         if "format" in v:
             name = v["format"]
             if not isinstance(name, str):
-                raise SchemaError("format must be a string", self.ptr(n, "format"))
+                raise SchemaError("format must be a string", self.subschemas.pointer(n, "format"))
             e = self.format(name)
             if e is None:
                 reason = UNSUPPORTED_FORMATS.get(name, "unknown format")
-                self.unsupported("format", self.ptr(n, "format"), "format '%s': %s" % (name, reason))
+                self.comp.unsupported("format", self.subschemas.pointer(n, "format"), "format '%s': %s" % (name, reason))
             else:
-                result = self._x_and(result, e, self.strings.any_string)
+                result = intersect(es, result, e, self.strings.any_string)
         return result
 
     def pattern(self, pattern: str, n: int, keyword: str) -> Optional[int]:
@@ -143,7 +158,7 @@ class ScalarKeywords(Profiles):
         try:
             e = search_expr(self.es, pattern, self.strings.any_string)
         except RegexError as err:
-            self.unsupported(keyword, self.ptr(n, keyword), "pattern /%s/: %s" % (pattern, err.message))
+            self.comp.unsupported(keyword, self.subschemas.pointer(n, keyword), "pattern /%s/: %s" % (pattern, err.message))
             return None
         self._patterns[pattern] = e
         return e
@@ -153,12 +168,3 @@ class ScalarKeywords(Profiles):
         if name not in self._formats:
             self._formats[name] = format_expr(self.es, name)
         return self._formats[name]
-
-    def matches(self, e: int, text: str) -> bool:
-        """Does the decoded string `text` belong to the language of `e`?"""
-        es = self.es
-        for b in text.encode("utf-8"):
-            e = derivative(es, e, b)
-            if e == es.NOTHING:
-                return False
-        return es.nullable(e)

@@ -1,52 +1,34 @@
-"""Synthesized subschemas: the schema of one constant array or object (for enum/const),
-and the negation of a schema within one container type, by De Morgan over its keywords
-(for `not`, `if`/`else` and exact `oneOf`)."""
+"""The negation of a subschema within one container type, by De Morgan over its keywords
+(for `not`, `if`/`else` and exact `oneOf`), as a new subschema.
+
+>>> from refimpl.frontends.jsonschema.compiler import compiler_for
+>>> c = compiler_for({"type": "array", "minItems": 2, "items": {"type": "integer"}})
+>>> s = c.comp.subschemas
+>>> s.value(c.negation.of(s.root, "array"))
+{'type': 'array', 'anyOf': [{'maxItems': 1}, {'contains': {'not': {'type': 'integer'}}}]}
+"""
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from ...errors import SchemaError
-from .base import NEGATION, Unsupported
-from .index import trivial
-from .scalars import ScalarAlgebra
+from .applicators import RECURSIVE_REF, Applicators
+from .compilation import Compilation, Unsupported
+from .subschemas import trivial
 from .values import json_type
 
+NEGATION = "its negation (needed by not, if/else or oneOf) is not expressible"
 
-class Negations(ScalarAlgebra):
-    """Constants and negations of subschemas, as new nodes of the index."""
 
-    def const_node(self, value: Any, n: int) -> int:
-        """A schema whose only instance is the array or object `value` (built without
-        recursion): exact length / exact properties, each item or member a const."""
-        got = self._consts.get(id(value))
-        if got is not None:
-            return got
-        built: Dict[int, Any] = {}
-        stack = [(value, False)]
-        while stack:
-            x, ready = stack.pop()
-            if id(x) in built:
-                continue
-            kids = list(x.values()) if isinstance(x, dict) else x
-            if not ready:
-                stack.append((x, True))
-                stack.extend((k, False) for k in kids if isinstance(k, (list, dict)) and id(k) not in built)
-                continue
+class Negations:
+    """Negations of subschemas, as new subschemas."""
 
-            def sub(k: Any) -> Any:
-                return built[id(k)] if isinstance(k, (list, dict)) else {"const": k}
+    def __init__(self, comp: Compilation, applicators: Applicators) -> None:
+        self.subschemas = comp.subschemas
+        self.applicators = applicators
+        self._negations: Dict[Tuple[int, str], int] = {}
 
-            if isinstance(x, list):
-                built[id(x)] = {"type": "array", "prefixItems": [sub(k) for k in x], "items": False,
-                                "minItems": len(x)}
-            else:
-                built[id(x)] = {"type": "object", "properties": {k: sub(c) for k, c in x.items()},
-                                "required": list(x), "additionalProperties": False}
-        m = self.synth(built[id(value)], n, "const")
-        self._consts[id(value)] = m
-        return m
-
-    def neg_node(self, n: int, T: str) -> int:
+    def of(self, n: int, T: str) -> int:
         """A schema for the T-values (arrays or objects) that do NOT satisfy node n, by De
         Morgan over n's keywords; Unsupported for a keyword whose negation is not
         expressible (additionalProperties, patternProperties, propertyNames,
@@ -54,7 +36,7 @@ class Negations(ScalarAlgebra):
         got = self._negations.get((n, T))
         if got is not None:
             return got
-        v = self.value(n)
+        v = self.subschemas.value(n)
         parts: List[Any] = []
         if isinstance(v, dict):
             for key, x in v.items():
@@ -62,32 +44,32 @@ class Negations(ScalarAlgebra):
                     return self._neg_done(n, T, True)
         if v is False:
             return self._neg_done(n, T, True)
-        types = self.types(n) if isinstance(v, dict) else None
+        types = self.subschemas.types(n) if isinstance(v, dict) else None
         if types is not None and T not in types:
             return self._neg_done(n, T, True)
         if not parts:
             return self._neg_done(n, T, False)
-        m = self.synth({"type": T, "anyOf": parts}, n, "not")
+        m = self.subschemas.synth({"type": T, "anyOf": parts}, n, "not")
         self._negations[(n, T)] = m
         return m
 
     def _neg_keyword(self, n: int, T: str, key: str, x: Any, parts: List[Any]) -> bool:
         """Add to `parts` the schemas of the T-values that fail keyword `key` (value x) of
         node n; False if every T-value fails it (an enum/const without a T-value)."""
-        v = self.value(n)
-        node_value = self.value
+        v = self.subschemas.value(n)
+        node_value = self.subschemas.value
         if key == "allOf":
-            parts.extend({"not": node_value(c)} for c in self.list_of(n, key))
+            parts.extend({"not": node_value(c)} for c in self.subschemas.list_of(n, key))
         elif key == "anyOf":
-            parts.append({"allOf": [{"not": node_value(c)} for c in self.list_of(n, key)]})
+            parts.append({"allOf": [{"not": node_value(c)} for c in self.subschemas.list_of(n, key)]})
         elif key == "oneOf":
-            kids = [node_value(c) for c in self.list_of(n, key)]
+            kids = [node_value(c) for c in self.subschemas.list_of(n, key)]
             parts.append({"allOf": [{"not": k} for k in kids]})
             parts.extend({"allOf": [a, b]} for i, a in enumerate(kids) for b in kids[i + 1:])
         elif key == "not":
             parts.append(x)
         elif key in ("$ref", "$dynamicRef"):
-            parts.append({"not": node_value(self.ref_target(n, key))})
+            parts.append({"not": node_value(self.applicators.ref_target(n, key))})
         elif key == "if":
             i, t, e = x, v.get("then", True), v.get("else", True)
             parts.append({"allOf": [i, {"not": t}]})
@@ -96,18 +78,18 @@ class Negations(ScalarAlgebra):
             mine = [y for y in ([x] if key == "const" else x) if json_type(y) == T]
             if not mine:
                 return False
-            parts.append({"allOf": [{"not": node_value(self.const_node(y, n))} for y in mine]})
+            parts.append({"allOf": [{"not": node_value(self.subschemas.const_node(y, n))} for y in mine]})
         elif key == "$recursiveRef":
-            raise Unsupported(key, self.ptr(n, key), "draft 2019-09 recursive references are not supported")
+            raise Unsupported(key, self.subschemas.pointer(n, key), RECURSIVE_REF)
         elif T == "array":
             self._neg_array(n, v, key, x, parts)
         elif T == "object":
             self._neg_object(n, v, key, x, parts)
         return True
 
-    def _neg_count(self, n: int, v: Dict[str, Any], key: str, parts: List[Any]) -> None:
+    def _neg_count(self, n: int, key: str, parts: List[Any]) -> None:
         """minItems/maxItems/minProperties/maxProperties: the counts on the other side."""
-        k = self._count(n, v, key)
+        k = self.subschemas.count(n, key)
         assert k is not None
         if key.startswith("min"):
             if k:
@@ -116,14 +98,14 @@ class Negations(ScalarAlgebra):
             parts.append({"min" + key[3:]: k + 1})
 
     def _neg_done(self, n: int, T: str, everything: bool) -> int:
-        m = self.synth({"type": T} if everything else False, n, "not")
+        m = self.subschemas.synth({"type": T} if everything else False, n, "not")
         self._negations[(n, T)] = m
         return m
 
     def _neg_array(self, n: int, v: Dict[str, Any], key: str, x: Any, parts: List[Any]) -> None:
-        p = self.ptr(n, key)
+        p = self.subschemas.pointer(n, key)
         if key in ("minItems", "maxItems"):
-            self._neg_count(n, v, key, parts)
+            self._neg_count(n, key, parts)
         elif key == "prefixItems" or (key == "items" and isinstance(x, list)):
             for i, s in enumerate(x):
                 if not trivial(s):
@@ -135,8 +117,8 @@ class Negations(ScalarAlgebra):
                 raise Unsupported(key, p, "its negation (needed by not, if/else or oneOf) after prefixItems is not expressible")
             parts.append({"contains": {"not": x}})
         elif key == "contains":
-            lo = self._count(n, v, "minContains")
-            hi = self._count(n, v, "maxContains")
+            lo = self.subschemas.count(n, "minContains")
+            hi = self.subschemas.count(n, "maxContains")
             lo = 1 if lo is None else lo
             if lo > 0:
                 parts.append({"contains": x, "minContains": 0, "maxContains": lo - 1})
@@ -147,9 +129,9 @@ class Negations(ScalarAlgebra):
             raise Unsupported(key, p, NEGATION)
 
     def _neg_object(self, n: int, v: Dict[str, Any], key: str, x: Any, parts: List[Any]) -> None:
-        p = self.ptr(n, key)
+        p = self.subschemas.pointer(n, key)
         if key in ("minProperties", "maxProperties"):
-            self._neg_count(n, v, key, parts)
+            self._neg_count(n, key, parts)
         elif key == "required":
             if not isinstance(x, list):
                 raise SchemaError("required must be an array of strings", p)

@@ -1,18 +1,34 @@
 """Containers, step two for objects: the layout of a leaf conjunction, `{` members `}`:
 the named properties in schema order (optional ones optional), then the other members,
 whose keys are split by the patternProperties they match, each value the conjunction
-of the subschemas that apply to it; min/maxProperties as states counting members."""
+of the subschemas that apply to it; min/maxProperties as states counting members.
+
+>>> from refimpl.frontends.jsonschema.compiler import compiler_for
+>>> c = compiler_for({"properties": {"a": {"type": "integer"}}, "additionalProperties": False})
+>>> nt = c.comp.ir.add_nonterminal("json{}")
+>>> c.objects.layout([Atom(c.comp.subschemas.root, False, ())], ["a"], [], nt)
+>>> print(c.comp.ir.to_text(), end="")
+json{}: "{" json{}@0 "}"
+json{}@0: "\\"a\\"" ":" json/properties/a json{}@1+
+ | json{}@1
+json{}@1+: ""
+json{}@1: ""
+"""
 from __future__ import annotations
 
 import json
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from ...errors import LimitError, SchemaError
-from ...regex import is_empty
 from ...grammar.simplify import repeat
-from .arrays import Arrays
-from .base import Atom, Reason, RequiredMember, literal_union
-from .index import FALSE, trivial
+from ...regex import is_empty
+from .compilation import Atom, Compilation, Reason, RequiredMember
+from .keywords import ScalarKeywords
+from .languages import intersect, literal_union, matches
+from .lexemes import Lexemes
+from .nonterminals import Nonterminals
+from .scalars import ScalarAlgebra
+from .subschemas import FALSE, trivial
 
 #: derivative states a region's emptiness may explore before the region is kept anyway
 #: (pruning an empty region is an optimisation: a kept empty region's key never matches);
@@ -68,90 +84,105 @@ def nt_where(members: _Members) -> int:
     return members.parts[0].atom.node if members.parts else 0
 
 
-class Objects(Arrays):
+class Objects:
     """Leaf object conjunctions as rules."""
 
-    def _object(self, atoms: List[Atom], props: List[str], reqs: List[str], nt: int) -> None:
+    def __init__(self, comp: Compilation, nonterminals: Nonterminals, lexemes: Lexemes, keywords: ScalarKeywords,
+                 scalars: ScalarAlgebra) -> None:
+        self.comp = comp
+        self.ir = comp.ir
+        self.es = comp.es
+        self.subschemas = comp.subschemas
+        self.strings = comp.strings
+        self.nonterminals = nonterminals
+        self.lexemes = lexemes
+        self.keywords = keywords
+        self.scalars = scalars
+        self._key_exprs: Dict[Tuple[int, Tuple[str, ...], bool], int] = {}
+
+    def layout(self, atoms: List[Atom], props: List[str], reqs: List[str], nt: int) -> None:
+        """The rules of `nt`, the objects satisfying the leaf conjunction `atoms`, whose
+        flattening named the properties `props` and the required `reqs`, in order."""
         lo, hi = 0, None
         parts: List[_Part] = []
         pattern_ids: Dict[str, int] = {}
         pattern_exprs: List[int] = []
         for atom in atoms:
             parts.append(self._part(atom, pattern_ids, pattern_exprs))
-            v = self.value(atom.node)
-            a = self._count(atom.node, v, "minProperties")
-            b = self._count(atom.node, v, "maxProperties")
+            a = self.subschemas.count(atom.node, "minProperties")
+            b = self.subschemas.count(atom.node, "maxProperties")
             if a is not None:
                 lo = max(lo, a)
             if b is not None:
                 hi = b if hi is None else min(hi, b)
-        where = atoms[0].node if atoms else self.index.root  # a node: its pointer only on error
+        where = atoms[0].node if atoms else self.subschemas.root  # a node: its pointer only on error
         required = list(dict.fromkeys(reqs))
         named = list(dict.fromkeys(props + required))
         if hi is not None and lo > hi:
-            self.reasons.setdefault(nt, Reason("minProperties (%d) is greater than maxProperties (%d)" % (lo, hi),
-                                               self.ptr(where)))
+            self.comp.nonterminal_reasons.setdefault(nt, Reason(
+                "minProperties (%d) is greater than maxProperties (%d)" % (lo, hi), self.subschemas.pointer(where)))
             return
         if hi is not None and len(required) > hi:
-            self.reasons.setdefault(nt, Reason("required > maxProperties (%d required, maxProperties %d)"
-                                               % (len(required), hi), self.ptr(where)))
+            self.comp.nonterminal_reasons.setdefault(nt, Reason(
+                "required > maxProperties (%d required, maxProperties %d)" % (len(required), hi), self.subschemas.pointer(where)))
             return
         members = _Members(parts, self._late_properties(parts), pattern_exprs)
-        colon = self.separator("key_separator")
-        sep = self.separator("item_separator")
+        colon = self.lexemes.separator("key_separator")
+        sep = self.lexemes.separator("item_separator")
         entries = []
         for name in named:
             value = self._member_schemas(members, name, frozenset())
-            key = self.literal(json.dumps(name, ensure_ascii=False))
-            vnt = self.value_nt([Atom(s, False, ()) for s in value])
+            key = self.lexemes.literal(json.dumps(name, ensure_ascii=False))
+            vnt = self.nonterminals.value([Atom(s, False, ()) for s in value])
             entries.append(_Member(name, key, vnt, name in required))
-        self.required_of[nt] = [RequiredMember(m.name, m.value_nt, where) for m in entries if m.required]
+        self.comp.required_of[nt] = [RequiredMember(m.name, m.value_nt, where) for m in entries if m.required]
         pair = self._other_members(nt, members, named, colon)
-        self._object_layout(nt, entries, pair, lo, hi, sep, colon)
+        self._member_rules(nt, entries, pair, lo, hi, sep, colon)
 
     def _part(self, atom: Atom, pattern_ids: Dict[str, int], pattern_exprs: List[int]) -> _Part:
         """What atom says of the members (patterns get ids in `pattern_ids`, in order)."""
         n = atom.node
-        v = self.value(n)
+        v = self.subschemas.value(n)
         properties = v.get("properties", {})
         if not isinstance(properties, dict):
-            raise SchemaError("properties must be an object", self.ptr(n, "properties"))
+            raise SchemaError("properties must be an object", self.subschemas.pointer(n, "properties"))
         patterns: List[Tuple[int, int]] = []  # (pattern id, schema node)
         pp = v.get("patternProperties", {})
         if not isinstance(pp, dict):
-            raise SchemaError("patternProperties must be an object", self.ptr(n, "patternProperties"))
+            raise SchemaError("patternProperties must be an object", self.subschemas.pointer(n, "patternProperties"))
         for pat, s in pp.items():
             if pat not in pattern_ids:
-                e = self.pattern(pat, n, "patternProperties")
+                e = self.keywords.pattern(pat, n, "patternProperties")
                 if e is None:
                     continue
                 pattern_ids[pat] = len(pattern_exprs)
                 pattern_exprs.append(e)
-            patterns.append((pattern_ids[pat], self.child(n, s)))
-        additional = self.child(n, v["additionalProperties"]) if "additionalProperties" in v else None
-        names = self.scalars(self.child(n, v["propertyNames"])).string if "propertyNames" in v else None
-        return _Part(atom, {k: self.child(n, s) for k, s in properties.items()}, patterns, additional, names)
+            patterns.append((pattern_ids[pat], self.subschemas.child(n, s)))
+        additional = self.subschemas.child(n, v["additionalProperties"]) if "additionalProperties" in v else None
+        names = self.scalars.of(self.subschemas.child(n, v["propertyNames"])).string if "propertyNames" in v else None
+        return _Part(atom, {k: self.subschemas.child(n, s) for k, s in properties.items()}, patterns, additional, names)
 
     def _late_properties(self, parts: List[_Part]) -> List[_Late]:
         """unevaluatedProperties: which subschemas' annotations each one sees."""
         late = []
         for part in parts:
             n = part.atom.node
-            v = self.value(n)
+            v = self.subschemas.value(n)
             if "unevaluatedProperties" not in v or trivial(v["unevaluatedProperties"]):
                 continue
             scope = [e for e in parts if e.atom.node == n or n in e.atom.scope]
-            if any(e.additional is not None or (e.atom.node != n and "unevaluatedProperties" in self.value(e.atom.node))
+            if any(e.additional is not None
+                   or (e.atom.node != n and "unevaluatedProperties" in self.subschemas.value(e.atom.node))
                    for e in scope):
                 continue  # additionalProperties (or a nested unevaluated*) evaluates every key
-            late.append(_Late(self.child(n, v["unevaluatedProperties"]), scope))
+            late.append(_Late(self.subschemas.child(n, v["unevaluatedProperties"]), scope))
         return late
 
     def _member_schemas(self, members: _Members, name: Optional[str], matched: FrozenSet[int]) -> List[int]:
         """The schemas a member must satisfy: named `name`, or (name None) a key matching
         exactly the patterns `matched` and no named property."""
         def hit(pid: int) -> bool:
-            return pid in matched if name is None else self.matches(members.patterns[pid], name)
+            return pid in matched if name is None else matches(self.es, members.patterns[pid], name)
 
         out: List[int] = []
         for part in members.parts:
@@ -163,7 +194,7 @@ class Objects(Arrays):
                 out.extend(hits)
             elif part.additional is not None:
                 out.append(part.additional)
-            if name is not None and part.names is not None and not self.matches(part.names, name):
+            if name is not None and part.names is not None and not matches(self.es, part.names, name):
                 out.append(FALSE)
         for late in members.late:
             seen = any((name is not None and name in p.properties) or any(hit(pid) for pid, _ in p.patterns)
@@ -179,12 +210,12 @@ class Objects(Arrays):
         names_rx = [p.names for p in members.parts if p.names is not None]
         base = self.strings.any_string
         if named:
-            base = self._x_and(base, es.complement(literal_union(es, [s.encode("utf-8") for s in named])), None)
+            base = intersect(self.es, base, es.complement(literal_union(es, [s.encode("utf-8") for s in named])), None)
         for x in names_rx:
-            base = self._x_and(base, x, self.strings.any_string)
+            base = intersect(self.es, base, x, self.strings.any_string)
         regions: List[Tuple[int, FrozenSet[int]]] = []
         stack: List[Tuple[int, int, FrozenSet[int]]] = [(0, base, frozenset())]
-        limit, visited = self.limits.property_regions, 0
+        limit, visited = self.comp.limits.property_regions, 0
         while stack:
             i, expr, matched = stack.pop()
             if expr == es.NOTHING or is_empty(es, expr, REGION_FUEL) is True:
@@ -192,13 +223,13 @@ class Objects(Arrays):
             visited += 1  # the regions and the splits on the way: 2^patterns in theory
             if visited > limit:  # docs/jsonschema.md, "Bounds"
                 raise LimitError("property_regions", limit, "key regions of the patternProperties of %s"
-                                 % (self.ptr(nt_where(members)) or "/"))
+                                 % (self.subschemas.pointer(nt_where(members)) or "/"))
             if i == len(members.patterns):
                 regions.append((expr, matched))
                 continue
             p = members.patterns[i]
-            stack.append((i + 1, self._x_and(expr, es.complement(p), None), matched))
-            stack.append((i + 1, self._x_and(expr, p, self.strings.any_string), matched | {i}))
+            stack.append((i + 1, intersect(self.es, expr, es.complement(p), None), matched))
+            stack.append((i + 1, intersect(self.es, expr, p, self.strings.any_string), matched | {i}))
         pair: Optional[int] = None
         simple = not members.patterns and not names_rx
         for expr, matched in regions:
@@ -207,11 +238,11 @@ class Objects(Arrays):
                 continue
             if pair is None:
                 pair = self.ir.add_nonterminal(self.ir.names[nt] + ":*")
-            key = self.lexeme("string" if expr == self.strings.any_string else "key'", self._key_expr(expr, named, simple))
-            self.ir.add_rule(pair, (key, colon, self.value_nt([Atom(s, False, ()) for s in value])))
+            key = self.lexemes.add("string" if expr == self.strings.any_string else "key'", self._key_expr(expr, named, simple))
+            self.ir.add_rule(pair, (key, colon, self.nonterminals.value([Atom(s, False, ()) for s in value])))
         return pair
 
-    def _object_layout(self, nt: int, entries: List[_Member], pair: Optional[int], lo: int, hi: Optional[int],
+    def _member_rules(self, nt: int, entries: List[_Member], pair: Optional[int], lo: int, hi: Optional[int],
                        sep: int, colon: int) -> None:
         """Named members in order (optional ones optional), then the others; states count
         the members when min/maxProperties ask."""
@@ -227,7 +258,7 @@ class Objects(Arrays):
             return got
 
         sep_pair: List[int] = []
-        self.ir.add_rule(nt, (self.literal("{"), state(_LayoutState(0, 0, False)), self.literal("}")))
+        self.ir.add_rule(nt, (self.lexemes.literal("{"), state(_LayoutState(0, 0, False)), self.lexemes.literal("}")))
         while todo:
             key = todo.pop()
             i, count, after = key
@@ -287,12 +318,13 @@ class Objects(Arrays):
 
     def _make_key_expr(self, decoded: int, named: List[str], simple: bool) -> int:
         es = self.es
-        if simple and (named or self.opts["json_allow_general_unicode_escapes"]) and "u" in self.opts["json_allowed_escapes"]:
+        options = self.comp.options
+        if simple and (named or options["json_allow_general_unicode_escapes"]) and "u" in options["json_allowed_escapes"]:
             q = es.literal(b'"')
             general = es.concat(q, es.star(self.strings.general_unit()), q)
             if not named:
                 return general
             taken = es.union(*[es.concat(q, self.strings.general_literal(s), q) for s in named])
             return es.intersection(general, es.complement(taken))
-        return self.string_lexeme_expr(decoded)
+        return self.scalars.string_lexeme(decoded)
 

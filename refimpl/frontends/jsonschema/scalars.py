@@ -1,84 +1,123 @@
 """The scalar algebra: the null / boolean / number / string values a schema allows,
 exactly. For a conjunction they are computed as ONE regular expression per type by
 regex algebra (`allOf` is `&`, `anyOf` is `|`, `not` is complement within canonical
-texts, `enum` a union of literals), and become one lexeme."""
+texts, `enum` a union of literals), and become one lexeme.
+
+>>> from refimpl.frontends.jsonschema.compiler import compiler_for
+>>> c = compiler_for({"anyOf": [{"type": "integer"}, {"enum": ["a", None]}], "not": {"const": 0}})
+>>> s = c.scalars.of(c.comp.subschemas.root)
+>>> s.null, sorted(s.booleans), c.scalars.name(s)
+(True, [], "null|number'|string'")
+"""
 from __future__ import annotations
 
-from typing import Any, Callable, List, Set
+from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Set
 
 from ...errors import SchemaError
-from .base import Scalars, literal_union
+from .applicators import Applicators
+from .compilation import Compilation
 from .keywords import ScalarKeywords
+from .languages import intersect, literal_union
 from .values import is_number, number_text
 
 
-class ScalarAlgebra(ScalarKeywords):
+class Scalars(NamedTuple):
+    """The scalar values a schema allows: null?, which booleans, number texts, decoded
+    strings (the last two as expressions)."""
+
+    null: bool
+    booleans: FrozenSet[bool]
+    number: int
+    string: int
+
+
+class ScalarAlgebra:
     """Scalars of subschemas, combined through their applicators."""
 
-    def s_and(self, a: Scalars, b: Scalars) -> Scalars:
-        return Scalars(a.null and b.null, a.booleans & b.booleans,
-                        self._x_and(a.number, b.number, self.numbers.number),
-                        self._x_and(a.string, b.string, self.strings.any_string))
+    def __init__(self, comp: Compilation, applicators: Applicators, keywords: ScalarKeywords) -> None:
+        self.comp = comp
+        self.es = es = comp.es
+        self.subschemas = comp.subschemas
+        self.strings = comp.strings
+        self.numbers = comp.numbers
+        self.applicators = applicators
+        self.keywords = keywords
+        #: every scalar, and none
+        self.universe = Scalars(True, frozenset((True, False)), self.numbers.number, self.strings.any_string)
+        self.nothing = Scalars(False, frozenset(), es.NOTHING, es.NOTHING)
+        self._scalars: Dict[int, Scalars] = {}
 
-    def s_or(self, a: Scalars, b: Scalars) -> Scalars:
+    def intersect(self, a: Scalars, b: Scalars) -> Scalars:
+        """The scalars both allow."""
+        es = self.es
+        return Scalars(a.null and b.null, a.booleans & b.booleans,
+                       intersect(es, a.number, b.number, self.numbers.number),
+                       intersect(es, a.string, b.string, self.strings.any_string))
+
+    def union(self, a: Scalars, b: Scalars) -> Scalars:
+        """The scalars either allows."""
         es = self.es
         number, string = self.numbers.number, self.strings.any_string
         return Scalars(a.null or b.null, a.booleans | b.booleans,
                        number if number in (a.number, b.number) else es.union(a.number, b.number),
                        string if string in (a.string, b.string) else es.union(a.string, b.string))
 
-    def s_not(self, a: Scalars) -> Scalars:
+    def complement(self, a: Scalars) -> Scalars:
+        """The scalars `a` does not allow (numbers within canonical texts, so that no value
+        of `a` comes back in another form)."""
         es = self.es
         if a.number == es.NOTHING:
             number = self.numbers.number
         elif a.number == self.numbers.number:
             number = es.NOTHING
-        else:  # within canonical texts, so that no value of `a` comes back in another form
-            number = self._x_and(self.numbers.canonical, es.complement(a.number), None)
+        else:
+            number = intersect(es, self.numbers.canonical, es.complement(a.number), None)
         if a.string == es.NOTHING:
             string = self.strings.any_string
         elif a.string == self.strings.any_string:
             string = es.NOTHING
         else:
-            string = self._x_and(self.strings.any_string, es.complement(a.string), None)
+            string = intersect(es, self.strings.any_string, es.complement(a.string), None)
         return Scalars(not a.null, frozenset((True, False)) - a.booleans, number, string)
 
-    def scalars(self, n: int) -> Scalars:
+    def of(self, n: int) -> Scalars:
+        """The scalars node n allows, its in-place applicators included."""
         got = self._scalars.get(n)
         if got is not None:
             return got
+        subschemas = self.subschemas
 
         def on_cycle(m: int) -> Scalars:
             raise SchemaError("circular in-place references (a subschema that applies to the same "
-                              "value as itself through $ref/allOf/anyOf...) have no meaning", self.ptr(m))
+                              "value as itself through $ref/allOf/anyOf...) have no meaning", subschemas.pointer(m))
 
         def combine(m: int, get: Callable[[int], Scalars]) -> Scalars:
-            v = self.value(m)
+            v = subschemas.value(m)
             if v is True:
                 return self.universe
             if v is False:
                 return self.nothing
-            s = self._own_scalars(m)
-            for kw, kids in self.inplace(m):
+            s = self._own(m)
+            for kw, kids in self.applicators.of(m):
                 vals = [get(c) for c in kids]
                 if kw in ("allOf", "$ref"):
                     for x in vals:
-                        s = self.s_and(s, x)
+                        s = self.intersect(s, x)
                 elif kw == "anyOf":
                     acc = vals[0]
                     for x in vals[1:]:
-                        acc = self.s_or(acc, x)
-                    s = self.s_and(s, acc)
+                        acc = self.union(acc, x)
+                    s = self.intersect(s, acc)
                 elif kw == "oneOf":
-                    s = self.s_and(s, self._exactly_one(vals))
+                    s = self.intersect(s, self._exactly_one(vals))
                 elif kw == "not":
-                    s = self.s_and(s, self.s_not(vals[0]))
+                    s = self.intersect(s, self.complement(vals[0]))
                 else:
                     i, t, e = vals
-                    s = self.s_and(s, self.s_or(self.s_and(i, t), self.s_and(self.s_not(i), e)))
+                    s = self.intersect(s, self.union(self.intersect(i, t), self.intersect(self.complement(i), e)))
             return s
 
-        return self._fold(n, self._scalars, lambda m: m, combine, on_cycle)
+        return self.applicators.fold(n, self._scalars, lambda m: m, combine, on_cycle)
 
     def _exactly_one(self, vals: List[Scalars]) -> Scalars:
         out = self.nothing
@@ -86,15 +125,16 @@ class ScalarAlgebra(ScalarKeywords):
             others = self.nothing
             for j, y in enumerate(vals):
                 if j != i:
-                    others = self.s_or(others, y)
-            out = self.s_or(out, self.s_and(x, self.s_not(others)))
+                    others = self.union(others, y)
+            out = self.union(out, self.intersect(x, self.complement(others)))
         return out
 
-    def _own_scalars(self, n: int) -> Scalars:
+    def _own(self, n: int) -> Scalars:
         """The scalars node n allows by its own keywords (not its applicators)."""
-        v = self.value(n)
+        subschemas = self.subschemas
+        v = subschemas.value(n)
         es = self.es
-        types = self.types(n)
+        types = subschemas.types(n)
         integer_only = types is not None and "integer" in types and "number" not in types
         null = types is None or "null" in types
         booleans = frozenset((True, False)) if types is None or "boolean" in types else frozenset()
@@ -106,20 +146,20 @@ class ScalarAlgebra(ScalarKeywords):
             number = es.NOTHING
         string = self.strings.any_string if types is None or "string" in types else es.NOTHING
         if number != es.NOTHING:
-            number = self._x_and(number, self._own_number(n, v, integer_only), self.numbers.number)
+            number = intersect(es, number, self.keywords.number(n, integer_only), self.numbers.number)
         if string != es.NOTHING:
-            string = self._x_and(string, self._own_string(n, v), self.strings.any_string)
+            string = intersect(es, string, self.keywords.string(n), self.strings.any_string)
         s = Scalars(null, booleans, number, string)
         if "const" in v:
-            s = self.s_and(s, self._literal_scalars(n, [v["const"]]))
+            s = self.intersect(s, self._literals([v["const"]]))
         if "enum" in v:
             values = v["enum"]
             if not isinstance(values, list):
-                raise SchemaError("enum must be an array", self.ptr(n, "enum"))
-            s = self.s_and(s, self._literal_scalars(n, values))
+                raise SchemaError("enum must be an array", subschemas.pointer(n, "enum"))
+            s = self.intersect(s, self._literals(values))
         return s
 
-    def _literal_scalars(self, n: int, values: List[Any]) -> Scalars:
+    def _literals(self, values: List[Any]) -> Scalars:
         """The scalars among enum/const values (arrays and objects are rules)."""
         es = self.es
         null = False
@@ -136,9 +176,10 @@ class ScalarAlgebra(ScalarKeywords):
             elif isinstance(x, str):
                 strings.add(x.encode("utf-8"))
         return Scalars(null, frozenset(booleans), literal_union(es, [t.encode() for t in numbers]),
-                        literal_union(es, list(strings)))
+                       literal_union(es, list(strings)))
 
-    def _scalar_name(self, s: Scalars) -> str:
+    def name(self, s: Scalars) -> str:
+        """A name for the lexeme of `s`: the types it allows, primed when restricted."""
         es = self.es
         parts = []
         if s.null:
@@ -152,11 +193,11 @@ class ScalarAlgebra(ScalarKeywords):
             parts.append("string" if s.string == self.strings.any_string else "string'")
         return "|".join(parts)
 
-    def string_lexeme_expr(self, decoded: int) -> int:
+    def string_lexeme(self, decoded: int) -> int:
         """The JSON texts of the decoded strings `decoded`: quoted, or with general
         \\uXXXX escapes when the option asks for them and only length is constrained."""
         es = self.es
-        if self.opts["json_allow_general_unicode_escapes"]:
+        if self.comp.options["json_allow_general_unicode_escapes"]:
             bounds = self.strings.length_only(decoded)
             if bounds is not None:
                 q = es.literal(b'"')

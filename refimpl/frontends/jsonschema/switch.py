@@ -1,4 +1,4 @@
-"""A switch: the kids of one `allOf` indexed by the discriminator words their `if`s name,
+"""A switch: the kids of one `allOf` looked up by the discriminator words their `if`s name,
 so that a flattening passes over the kids its context excludes without examining them.
 
 SchemaStore's utcm-monitor selects the schema of an object by its required
@@ -15,7 +15,7 @@ where I gives property p a schema whose values are the strings W (a `const` or a
 p allow no string outside W_ctx (the words of one of them, disjoint.py), a case with
 W ∩ W_ctx = ∅ holds vacuously: p is present, its value is in W_ctx, so I fails, and
 without `else` the kid asks nothing. Such kids are left out — the language is the same
-(A ∧ (¬I ∨ T) = A when A ∧ I = ∅). The index lists, per p and per word, the kids whose
+(A ∧ (¬I ∨ T) = A when A ∧ I = ∅). Its table lists, per p and per word, the kids whose
 case names it: the next kid that may matter is found by a bisection per word of W_ctx,
 so conjunction k of the chain costs O(|W_ctx| log n) for the rest of the kids, not n − k
 proofs.
@@ -31,6 +31,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
+
+from ...errors import SchemaError
+from .compilation import Compilation
+from .disjoint import Disjointness
+from .subschemas import trivial
 
 #: a kid's case: the property its `if` names and the strings it allows there
 Case = Optional[Tuple[str, FrozenSet[bytes]]]
@@ -74,10 +79,46 @@ class Switch:
                 best = _first(ks, i, best)
         return best
 
-
     def next_other(self, i: int) -> int:
         """The first kid from i on that is not a case (len(kids) if none)."""
         return _first(self._others, i, len(self.kids))
+
+
+class Switches:
+    """The switch of each allOf a flattening meets, made once per node."""
+
+    def __init__(self, comp: Compilation, disjoint: Disjointness) -> None:
+        self.subschemas = comp.subschemas
+        self.disjoint = disjoint
+        self._switches: Dict[int, Switch] = {}
+
+    def of(self, n: int) -> Switch:
+        """The kids of node n's allOf, filed by their cases."""
+        got = self._switches.get(n)
+        if got is None:
+            kids = self.subschemas.list_of(n, "allOf")
+            got = self._switches[n] = Switch(kids, [self._case(c) for c in kids])
+        return got
+
+    def _case(self, c: int) -> Case:
+        """(p, W) if node c is `{"if": I, "then": ...}` — no `else`, no other keyword that
+        constrains — and I gives property p a `const`/`enum` of the strings W."""
+        subschemas = self.subschemas
+        v = subschemas.value(c)
+        if not isinstance(v, dict) or "if" not in v or "else" in v:
+            return None
+        if not trivial({k: x for k, x in v.items() if k not in ("if", "then")}):
+            return None
+        try:
+            facts = self.disjoint.object_facts(subschemas.child(c, v["if"]))
+        except SchemaError:  # reported where the schema is compiled, if it is
+            return None
+        for p, nodes in facts.properties.items():
+            for m in nodes:
+                words = self.disjoint.string_words(m)
+                if words is not None:
+                    return p, words
+        return None
 
 
 def _first(sorted_kids: List[int], i: int, best: int) -> int:

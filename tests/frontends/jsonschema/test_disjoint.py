@@ -17,7 +17,10 @@ from tests.support.budget import examples
 
 from refimpl import Grammar
 from refimpl.frontends.jsonschema import json_schema_to_ir
+from refimpl.frontends.jsonschema.disjoint import _utf8
 from refimpl.recognition.recognizer import Recognizer
+from refimpl.regex import ExprSet, compile_pattern
+from refimpl.regex.derivative import derivative
 
 jsonschema = pytest.importorskip("jsonschema", reason="the jsonschema package is a test dependency")
 
@@ -140,3 +143,17 @@ def test_random_discriminated_schemas_agree_with_jsonschema(schema, values):
             assert any(accepts(g, t) for t in texts), ("valid instance rejected in every order", schema, x)
         else:
             assert not any(accepts(g, t) for t in texts), ("invalid instance accepted", schema, x)
+
+
+# ---------------------------------------------------------------- the witness shortcut's premise
+
+@settings(max_examples=examples(300))
+@given(st.binary(max_size=8) | st.text(max_size=4).map(lambda s: s.encode("utf-8", "surrogatepass")))
+def test_any_string_is_exactly_valid_utf8(data):
+    """disjoint._matches stops at `any_string` and decides the rest as "is it valid
+    UTF-8": the regex (?s:.)* over bytes and Python's strict decoder agree."""
+    es = ExprSet()
+    x = compile_pattern(es, "(?s:.)*")
+    for b in data:
+        x = derivative(es, x, b)
+    assert es.nullable(x) == _utf8(data)

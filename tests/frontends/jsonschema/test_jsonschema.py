@@ -1,8 +1,9 @@
-"""The JSON schema frontend (the package refimpl/frontends/jsonschema/).
+"""The JSON schema frontend as a whole (the package refimpl/frontends/jsonschema/; each
+module's own tests are in test_<module>.py beside this file).
 
-* Examples: options and their order, whitespace, lexeme classes of %json in Lark, lenient
-  mode, the error messages and JSON pointers of bad schemas, unsatisfiable schemas,
-  10,000-deep schemas under a low recursion limit, a 100,000-value enum.
+* Examples: keywords against instances, the error messages and JSON pointers of bad
+  schemas, llguidance's compile cases, 10,000-deep schemas under a low recursion limit,
+  a 100,000-value enum.
 * Property: random schemas and random instances; the `jsonschema` package decides
   validity. An invalid instance is always rejected (in any layout); a valid one is
   accepted compactly and with whitespace, its object members in some order (maskref, as
@@ -21,8 +22,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tests.support.budget import examples
 
 from refimpl import Grammar, Matcher, Vocabulary, naive_mask
-from refimpl.errors import GrammarError, LimitError, SchemaError
-from refimpl.frontends.jsonschema import json_schema_to_ir, parse_json_text
+from refimpl.errors import GrammarError, SchemaError
+from refimpl.frontends.jsonschema import json_schema_to_ir
 from refimpl.recognition.recognizer import Recognizer
 from tests.support.paths import DATA
 
@@ -82,100 +83,7 @@ def test_examples(schema, good, bad):
         assert not accepts(g, text), (schema, text)
 
 
-def test_schema_as_json_text_with_exact_decimals():
-    g = Grammar.from_json_schema('{"type": "number", "minimum": 0.1, "maximum": 0.30000000000000000001}')
-    assert accepts(g, "0.3") and accepts(g, "0.1") and not accepts(g, "0.09")
-    assert parse_json_text('[1, 1.5e2, "x"]') == [1, parse_json_text("1.5e2"), "x"]
-
-
-def test_options_whitespace_and_separators():
-    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}
-    assert accepts(Grammar.from_json_schema(schema), '{ "a" :1,\n\t"b": 2 }')
-    compact_only = Grammar.from_json_schema(schema, whitespace_flexible=False)
-    assert accepts(compact_only, '{"a":1,"b":2}') and not accepts(compact_only, '{"a": 1}')
-    spaced = Grammar.from_json_schema(schema, item_separator=", ", key_separator=": ", whitespace_flexible=False)
-    assert accepts(spaced, '{"a": 1, "b": 2}') and not accepts(spaced, '{"a":1,"b":2}')
-    # order: defaults < keyword options < the schema's x-guidance < overrides
-    with_x = dict(schema, **{"x-guidance": {"whitespace_flexible": False}})
-    assert not accepts(Grammar.from_json_schema(with_x, whitespace_flexible=True), '{"a": 1}')
-    r = json_schema_to_ir(with_x, overrides={"whitespace_flexible": True})
-    assert r.options["whitespace_flexible"] is True
-    bounded = Grammar.from_json_schema(schema, whitespace_pattern="[ ]+")
-    assert accepts(bounded, '{ "a": 1 }') and not accepts(bounded, '{\n"a":1}')
-    # the pattern is the whole span between two tokens, matched once (llguidance's
-    # SkipRepetition::Once): a bounded pattern bounds the whitespace
-    two = Grammar.from_json_schema(schema, whitespace_pattern="[ ]{1,2}")
-    assert accepts(two, '{  "a":  1 }') and not accepts(two, '{   "a": 1}')
-    assert not accepts(two, '{ "a" : 1 }  ')  # nor after the last token
-    with pytest.raises(SchemaError, match="unknown option 'color'"):
-        Grammar.from_json_schema(schema, color=True)
-    with pytest.raises(SchemaError, match="invalid escape character"):
-        Grammar.from_json_schema(schema, json_allowed_escapes="nx")
-
-
-def test_string_escapes_and_general_unicode_escapes():
-    g = Grammar.from_json_schema({"type": "string"})
-    assert accepts(g, '"\\n\\u001e\\u007F"') and not accepts(g, '"\\u00e9"') and not accepts(g, '"\x7f"')
-    general = Grammar.from_json_schema({"type": "string", "maxLength": 1}, json_allow_general_unicode_escapes=True)
-    assert accepts(general, '"\\u00e9"') and accepts(general, '"\\uD83D\\uDE00"')
-    assert not accepts(general, '"\\uD83D"') and not accepts(general, '"ab"')
-    # keys of additional members, when the object has named properties (as llguidance)
-    obj = Grammar.from_json_schema({"properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}})
-    assert accepts(obj, '{"\\u00e9":"x"}')
-    assert not accepts(obj, '{"\\u0061":"x"}')  # that is "a", which must be an integer
-
-
-def test_lark_json_has_its_own_whitespace():
-    g = Grammar.from_lark('start: TEXT | %json {"type": "object"}\nTEXT: /[a-z ]+/')
-    assert accepts(g, "ab c") and accepts(g, '{ "a" : 1 }') and not accepts(g, ' {"a":1}')
-    two = Grammar.from_lark('start: %json {"type": "integer"} "," %json {"type": "array", '
-                            '"x-guidance": {"whitespace_flexible": false}}')
-    assert accepts(two, "1,[1,2]") and not accepts(two, "1,[1, 2]")
-    outer = Grammar.from_lark('start: "BEGIN" %json {"type": "object"} "END"\n%ignore " "')
-    assert accepts(outer, 'BEGIN{"a": [1]}  END')
-    # as in llguidance, JSON whitespace comes after a token of the JSON, not before its first
-    assert not accepts(outer, 'BEGIN {}END') and not accepts(two, "1, [1,2]")
-    assert not accepts(Grammar.from_lark('start: "id=" %json {"type": "integer"}'), "id= 1")
-    with pytest.raises(GrammarError, match="failed to compile JSON schema: Unsatisfiable schema"):
-        Grammar.from_lark('start: %json {"type": "integer", "minimum": 3, "maximum": 1}')
-    with pytest.raises(GrammarError, match="cannot be used in terminals"):
-        Grammar.from_lark("start: A\nA: %json {}")
-
-
-def test_lenient_lists_what_it_ignores():
-    schema = {"type": "array", "uniqueItems": True, "items": {"type": "string", "format": "idn-email"}}
-    with pytest.raises(SchemaError) as e:
-        Grammar.from_json_schema(schema)
-    assert "uniqueItems" in str(e.value) and e.value.pointer == "/uniqueItems"
-    g = Grammar.from_json_schema(schema, lenient=True)
-    assert sorted((k.keyword, k.pointer) for k in g.ignored_keywords) == [
-        ("format", "/items/format"), ("uniqueItems", "/uniqueItems")]
-    assert accepts(g, '["a","a"]')
-    assert Grammar.from_json_schema({"type": "string"}).ignored_keywords == []
-    with pytest.raises(SchemaError, match="oneOf cannot be enforced exactly"):
-        Grammar.from_json_schema({"oneOf": [{"type": "array", "uniqueItems": True}, {"type": "array"}]}, lenient=False)
-    coerced = Grammar.from_json_schema({"oneOf": [{"patternProperties": {"^a": {"type": "integer"}}}, {"type": "object"}]},
-                                       coerce_one_of=True)
-    assert [k.keyword for k in coerced.ignored_keywords] == ["oneOf"]
-
-
 @pytest.mark.parametrize("schema, message, pointer", [
-    ({"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
-     "Unsatisfiable schema: integer interval (0, 1) contains no integer values", ""),
-    ({"type": "integer", "minimum": 0.1, "maximum": 0.9},
-     "Unsatisfiable schema: integer interval [0.1, 0.9] contains no integer values", ""),
-    ({"type": "string", "minLength": 2, "maxLength": 1}, "Unsatisfiable schema: minLength (2) is greater than maxLength (1)", ""),
-    ({"allOf": [{"type": "integer", "minimum": 10}, {"type": "integer", "maximum": 5}]},
-     "Unsatisfiable schema: minimum (10) is greater than maximum (5)", ""),
-    ({"type": "array", "minItems": 3, "maxItems": 2}, "minItems (3) is greater than maxItems (2)", ""),
-    ({"type": "object", "properties": {"items": {"type": "array", "minItems": 3, "maxItems": 2}}, "required": ["items"]},
-     "required property 'items' is unsatisfiable", ""),
-    ({"type": "object", "properties": {"a": {"type": "integer"}, "b": False}, "required": ["b"], "additionalProperties": False},
-     "Unsatisfiable schema: required property 'b' is unsatisfiable", ""),
-    ({"type": "object", "required": ["foo", "bar"], "maxProperties": 1}, "required > maxProperties", ""),
-    (False, "the schema is false", ""),
-    ({"not": {}}, "'not' excludes every value", "/not"),
-    ({"enum": []}, "enum is empty", "/enum"),
     ({"$ref": "#/$defs/missing"}, "unknown $ref '#/$defs/missing'", "/$ref"),
     ({"$ref": "http://example.com/other.json"}, "remote schemas are not fetched", "/$ref"),
     ({"items": {"$ref": "#nope"}}, "no anchor 'nope'", "/items/$ref"),
@@ -201,17 +109,6 @@ def test_bad_schemas(schema, message, pointer):
         Grammar.from_json_schema(schema)
     assert message in str(e.value)
     assert e.value.pointer == pointer
-
-
-@pytest.mark.parametrize("text, message", [
-    ('{"type": "integer"', "unexpected end of text"),
-    ('{"type": integer}', "unexpected character 'i' at offset 9"),
-    ('{"a": 1,}', "key must be a string"),
-    ("[] []", "extra data"),
-])
-def test_malformed_json_text(text, message):
-    with pytest.raises(SchemaError, match=message):
-        Grammar.from_json_schema(text)
 
 
 #: llguidance errors that are its own limitations: maskref compiles these schemas exactly
@@ -309,14 +206,6 @@ def test_huge_enum_is_bounded_work():
     g = Grammar.from_json_schema({"enum": values + list(range(1000))})
     assert accepts(g, '"value-99999"') and accepts(g, "999") and not accepts(g, '"value-100000"')
     assert time.perf_counter() - t < 60
-
-
-def test_size_limits():
-    from refimpl import Limits
-
-    with pytest.raises(LimitError):
-        Grammar.from_json_schema({"type": "array", "prefixItems": [{"type": "integer"}] * 50},
-                                 limits=Limits(grammar_size=20))
 
 
 # ======================================================== property: random schemas, jsonschema

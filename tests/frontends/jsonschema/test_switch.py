@@ -1,6 +1,8 @@
 """The switch (refimpl/frontends/jsonschema/switch.py): passing over the `if`/`then` kids of
 an allOf that a context makes vacuous, or that cannot change a conjunction that is to be
-distributed, changes no schema's language."""
+distributed, changes no schema's language; and a chain of discriminated `if`/`then`
+(SchemaStore's utcm-monitor, cloudify) beyond `schema_alternatives` fails with work
+bounded by counters, not by time (docs/jsonschema.md, "Bounds")."""
 import itertools
 import json
 
@@ -9,7 +11,9 @@ from tests.support.budget import examples
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from refimpl import Grammar
-from refimpl.errors import MaskrefError
+from refimpl.errors import LimitError, MaskrefError
+from refimpl.frontends.jsonschema.containers import Containers
+from refimpl.frontends.jsonschema.disjoint import Disjointness
 from refimpl.frontends.jsonschema.switch import Switch
 from refimpl.limits import Limits
 from refimpl.recognition.recognizer import Recognizer
@@ -90,8 +94,6 @@ def test_a_known_kind_passes_over_the_other_cases():
     """A conjunction whose kind is known examines no other kid; one that is to be
     distributed examines only its first group: 12 kinds, 25 disjunctions examined (one per
     conjunction that has one), not 12 * 13 / 2 + 12."""
-    from refimpl.frontends.jsonschema.containers import Containers
-
     schema = {"type": "object", "properties": {"kind": {"type": "string"}}, "required": ["kind"],
               "allOf": [{"if": {"properties": {"kind": {"const": "k%d" % i}}},
                          "then": {"properties": {"v": {"const": i}}}} for i in range(12)]}
@@ -147,3 +149,90 @@ def test_what_is_a_case(kid, case):
             pass
     got = seen["cases"][0]
     assert (None if got is None else (got[0], set(got[1]))) == case
+
+
+# ------------------------------------------ a chain of discriminated if/then: fails fast
+
+def switch(n, required=True):
+    """SchemaStore's utcm-monitor and cloudify shape: an object whose `kind` (required)
+    selects, by n `if`/`then` pairs, the schema of its `body`. Distributing the ifs is
+    a chain: kind k_i (its `then` applies, every other `if` is excluded), or kind is
+    not k_i and the rest is distributed again — 2n alternatives."""
+    return {"type": "object",
+            "properties": {"kind": {"type": "string", "pattern": "^k_[0-9]+$"}, "body": {"type": "object"}},
+            "required": ["kind", "body"] if required else [],
+            "allOf": [{"if": {"properties": {"kind": {"const": "k_%d" % i}}},
+                       "then": {"properties": {"body": {"properties": {"f%d" % i: {"type": "integer"}}}}}}
+                      for i in range(n)]}
+
+
+class Work:
+    """Counts, by wrapping the compiler's methods: the disjunctions the flattening examines
+    and the word-against-regex matches the disjointness proofs read."""
+
+    def __init__(self, monkeypatch):
+        self.disjunctions = self.matches = 0
+        examine, match = Containers._flatten_disjunction, Disjointness._matches
+
+        def counted_examine(*args, **kwargs):
+            self.disjunctions += 1
+            return examine(*args, **kwargs)
+
+        def counted_match(*args, **kwargs):
+            self.matches += 1
+            return match(*args, **kwargs)
+
+        monkeypatch.setattr(Containers, "_flatten_disjunction", counted_examine)
+        monkeypatch.setattr(Disjointness, "_matches", counted_match)
+
+
+def test_a_switch_beyond_the_limit_fails_with_work_independent_of_its_size(monkeypatch):
+    """2n alternatives > the limit of 100: LimitError naming schema_alternatives. The work
+    before it is bounded by counters, not by time, and does not grow with n: each
+    distributed conjunction goes on from where its parent met the disjunction it decides
+    (Resume), and examines one `if` of the switch, its first group — a conjunction that
+    knows its kind passes over the other kids (the switch's index, switch.py), one that
+    has a group to distribute passes over every kid that is a case. The proofs read each
+    new discriminator word through the negations gathered before it: quadratic in the
+    conjunctions made (so bounded by the limit), not in n. (utcm-monitor's 270 ifs: 9.7 s
+    to fail when each proof read all k negations, 1.6-1.9 s when each conjunction
+    examined the n - k ifs after it, 0.7 s now.)"""
+    limit = 100
+    depth = limit // 2 + 1  # conjunctions flattened before the limit: 2 alternatives each
+    counts = []
+    for n in (60, 120, 240):
+        with pytest.MonkeyPatch.context() as m:
+            work = Work(m)
+            with pytest.raises(LimitError) as e:
+                Grammar.from_json_schema(switch(n), limits=Limits(schema_alternatives=limit))
+        assert e.value.limit == "schema_alternatives"
+        assert "/allOf" in str(e.value)
+        counts.append((work.disjunctions, work.matches))
+    assert counts[0] == counts[1] == counts[2], counts
+    disjunctions, matches = counts[0]
+    assert disjunctions <= 2 * depth, counts
+    # each conjunction: its new word through the k negations before it, and the
+    # witnesses (at most 32) read through its kind's string when it is laid out
+    assert matches <= depth * depth // 2 + 32 * depth, counts
+
+
+def test_the_switch_below_the_limit_is_exact():
+    g = Grammar.from_json_schema(switch(12))
+    ok = [b'{"kind": "k_3", "body": {"f3": 1, "f4": "x"}}', b'{"kind": "k_99", "body": {"f3": "x"}}',
+          b'{"kind": "k_11", "body": {}}']
+    bad = [b'{"kind": "k_3", "body": {"f3": "x"}}', b'{"kind": "k_11", "body": {"f11": 1.5}}',
+           b'{"kind": "x", "body": {}}', b'{"body": {}}']
+    for text in ok + bad:
+        r = Recognizer(g.compiled)
+        assert (r.consume_bytes(text) and r.is_accepting()) == (text in ok), text
+
+
+def test_an_optional_discriminator_is_a_product_and_fails_fast(monkeypatch):
+    """Without `required`, kind k_i does not exclude the other ifs (kind may be absent):
+    the distribution is a product, and the limit stops it after about `limit`
+    conjunctions."""
+    work = Work(monkeypatch)
+    with pytest.raises(LimitError) as e:
+        Grammar.from_json_schema(switch(40, required=False), limits=Limits(schema_alternatives=100))
+    assert e.value.limit == "schema_alternatives"
+    assert work.disjunctions <= 60 * 40, work.disjunctions

@@ -1,21 +1,45 @@
-"""The schema index: every subschema as a node (an int) with its value, JSON pointer
-and base URI, and the resources (`$id`) and anchors `$ref` resolves against. Built
-without recursion, so 10,000-deep schemas are fine."""
+"""The subschemas of a schema: every subschema as a node (an int) with its value, JSON
+pointer and base URI, and the resources (`$id`) and anchors `$ref` resolves against.
+Built without recursion, so 10,000-deep schemas are fine.
+
+`SUBSCHEMA_KEYWORDS` names the keywords whose values hold subschemas; anything that walks
+a schema's subschemas (here, and the conformance suite's readings of schemas) reads them
+from it.
+
+>>> s = Subschemas({"$defs": {"a": {"type": "integer"}}, "items": {"$ref": "#/$defs/a"}})
+>>> n = s.resolve("#/$defs/a", s.root)
+>>> s.pointer(n), s.nodes[n].value
+('/$defs/a', {'type': 'integer'})
+"""
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Set, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
 from urllib.parse import unquote, urljoin as _urllib_join, urlsplit
 
 from ...errors import SchemaError
-from .values import escape_pointer, short
+from .values import escape_pointer, is_number, short, to_decimal
 
-#: keywords whose value is one schema / a map of schemas / a list of schemas
-SCHEMA_VALUE = ("additionalProperties", "items", "contains", "not", "if", "then", "else",
-                "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems",
-                "contentSchema")
-SCHEMA_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-SCHEMA_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
+
+class SubschemaKeywords(NamedTuple):
+    """The keywords whose values hold subschemas, by the shape of the value."""
+
+    #: the value is one subschema (`items` may also be a list: drafts before 2020-12)
+    single: Tuple[str, ...]
+    #: the value is a list of subschemas
+    listed: Tuple[str, ...]
+    #: the value is an object whose values are subschemas (`dependencies`, drafts
+    #: before 2019-09: also arrays of property names, which are not)
+    named: Tuple[str, ...]
+
+
+#: every keyword whose value holds subschemas (drafts 4 to 2020-12)
+SUBSCHEMA_KEYWORDS = SubschemaKeywords(
+    single=("additionalProperties", "items", "contains", "not", "if", "then", "else", "propertyNames",
+            "unevaluatedItems", "unevaluatedProperties", "additionalItems", "contentSchema"),
+    listed=("allOf", "anyOf", "oneOf", "prefixItems", "items"),
+    named=("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"),
+)
 
 #: annotations and identifiers: accepted, no effect on the language
 ANNOTATIONS = frozenset((
@@ -37,7 +61,7 @@ KNOWN = frozenset((
 )) | ANNOTATIONS
 
 TYPES = ("null", "boolean", "number", "string", "array", "object")
-#: keywords whose strings an instance's text must match (see Index._check_matched_strings)
+#: keywords whose strings an instance's text must match (see Subschemas._check_matched_strings)
 MATCHED = ("const", "enum", "required", "dependentRequired", "dependencies")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 TRUE, FALSE = 0, 1  # node ids of the boolean schemas
@@ -57,9 +81,10 @@ class Node:
         self.base = base
 
 
-class Index:
-    """Every subschema as a node (an int): its value, JSON pointer and base URI; the
-    resources (`$id`) and anchors `$ref` resolves against. Built without recursion."""
+class Subschemas:
+    """Every subschema of one schema as a node (an int): its value, JSON pointer and base
+    URI; the resources (`$id`) and anchors `$ref` resolves against. Built without
+    recursion. Nodes 0 and 1 are the schemas `true` and `false`."""
 
     def __init__(self, root: Any) -> None:
         self.nodes: List[Node] = [Node(True, -1, "", ""), Node(False, -1, "", "")]
@@ -67,12 +92,13 @@ class Index:
         self.resources: Dict[str, int] = {}
         self.anchors: Dict[str, int] = {}
         self.keep: List[Any] = []  # synthesized schemas (their ids must stay unique)
+        self._consts: Dict[int, int] = {}  # id of a const/enum value -> its const_node
         self.root = self.add(root, -1, "", "")
         self.resources.setdefault("", self.root)
 
-    def pointer(self, n: int) -> str:
-        """The JSON pointer of node n ("" for the root)."""
-        parts = []
+    def pointer(self, n: int, keyword: str = "") -> str:
+        """The JSON pointer of node n ("" for the root), or of its `keyword`."""
+        parts = [escape_pointer(keyword)] if keyword else []
         while n >= 0 and self.nodes[n].token:
             parts.append(self.nodes[n].token)
             n = self.nodes[n].parent
@@ -88,7 +114,7 @@ class Index:
         return more + "".join("/" + t for t in reversed(parts))
 
     def add(self, value: Any, parent: int, token: str, base: str) -> int:
-        """Index `value` (a schema) and the subschemas under it; its node."""
+        """Add `value` (a schema) and the subschemas under it; its node."""
         first = self._register(value, parent, token, base)
         stack = [first]
         while stack:
@@ -101,22 +127,22 @@ class Index:
             children: List[Tuple[Any, str]] = []
             for key, child in v.items():
                 k = escape_pointer(key)
-                if key in SCHEMA_VALUE:
-                    if key == "items" and isinstance(child, list):
-                        children.extend((c, "%s/%d" % (k, i)) for i, c in enumerate(child))
-                    else:
-                        children.append((child, k))
-                elif key in SCHEMA_MAP:
-                    if not isinstance(child, dict):
-                        raise SchemaError("%s must be an object" % key, self.pointer(n) + "/" + k)
-                    children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items())
-                elif key in SCHEMA_LIST:
-                    if not isinstance(child, list):
-                        raise SchemaError("%s must be an array" % key, self.pointer(n) + "/" + k)
+                if key == "items" and isinstance(child, list):
                     children.extend((c, "%s/%d" % (k, i)) for i, c in enumerate(child))
-                elif key == "dependencies" and isinstance(child, dict):
-                    children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items()
-                                    if isinstance(c, (dict, bool)))
+                elif key in SUBSCHEMA_KEYWORDS.single:
+                    children.append((child, k))
+                elif key == "dependencies":  # its values may be arrays of names: those are not schemas
+                    if isinstance(child, dict):
+                        children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items()
+                                        if isinstance(c, (dict, bool)))
+                elif key in SUBSCHEMA_KEYWORDS.named:
+                    if not isinstance(child, dict):
+                        raise SchemaError("%s must be an object" % key, self.pointer(n, key))
+                    children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items())
+                elif key in SUBSCHEMA_KEYWORDS.listed:
+                    if not isinstance(child, list):
+                        raise SchemaError("%s must be an array" % key, self.pointer(n, key))
+                    children.extend((c, "%s/%d" % (k, i)) for i, c in enumerate(child))
             for child, t in reversed(children):
                 if not isinstance(child, (dict, bool)):
                     raise SchemaError("schema must be an object or boolean, got %s" % short(child),
@@ -177,14 +203,6 @@ class Index:
                 if key.partition("#")[2] == name and isinstance(self.nodes[n].value, dict)
                 and self.nodes[n].value.get("$dynamicAnchor") == name}
 
-    def synth(self, value: Any, n: int, what: str) -> int:
-        """A node for a schema made by the compiler for node n (kept alive, so ids stay
-        unique; its pointer is n's, followed by `what`)."""
-        if isinstance(value, bool):
-            return TRUE if value else FALSE
-        self.keep.append(value)
-        return self.add(value, n, what, self.nodes[n].base)
-
     def resolve(self, ref: str, n: int, keyword: str = "$ref") -> int:
         """The node `ref` (in node n) points to; SchemaError for unknown references."""
         node = self.nodes[n]
@@ -194,13 +212,13 @@ class Index:
         root = self.resources.get(doc)
         if root is None:
             raise SchemaError("unknown $ref '%s' (only references into this schema are "
-                              "supported; remote schemas are not fetched)" % ref, self.pointer(n) + "/" + keyword)
+                              "supported; remote schemas are not fetched)" % ref, self.pointer(n, keyword))
         if not frag:
             return root
         if not frag.startswith("/"):
             m = self.anchors.get(doc + "#" + frag)
             if m is None:
-                raise SchemaError("unknown $ref '%s' (no anchor '%s')" % (ref, frag), self.pointer(n) + "/" + keyword)
+                raise SchemaError("unknown $ref '%s' (no anchor '%s')" % (ref, frag), self.pointer(n, keyword))
             return m
         value = self.nodes[root].value
         base = self.nodes[root].base
@@ -213,15 +231,108 @@ class Index:
                 value = value[int(token)]
             else:
                 raise SchemaError("unknown $ref '%s' (nothing at that JSON pointer)" % ref,
-                                  self.pointer(n) + "/" + keyword)
+                                  self.pointer(n, keyword))
             path.append(escape_pointer(token))
             if isinstance(value, dict) and isinstance(value.get("$id"), str):
                 base = urljoin(base, value["$id"])
         if not isinstance(value, (dict, bool)):
-            raise SchemaError("$ref '%s' does not point to a schema" % ref, self.pointer(n) + "/" + keyword)
+            raise SchemaError("$ref '%s' does not point to a schema" % ref, self.pointer(n, keyword))
         if isinstance(value, dict) and id(value) in self.node_of:
             return self.node_of[id(value)]
         return self.add(value, root, "/".join(path), base)
+
+    # -- reading a node -----------------------------------------------------------------
+
+    def value(self, n: int) -> Any:
+        """The schema of node n: a dict, True or False."""
+        return self.nodes[n].value
+
+    def child(self, n: int, value: Any) -> int:
+        """The node of a subschema value found inside node n."""
+        if value is True:
+            return TRUE
+        if value is False:
+            return FALSE
+        got = self.node_of.get(id(value))
+        if got is None:
+            raise SchemaError("schema must be an object or boolean, got %s" % short(value), self.pointer(n))
+        return got
+
+    def list_of(self, n: int, keyword: str) -> List[int]:
+        """The nodes of the subschemas listed by `keyword` of node n (allOf, anyOf and
+        oneOf must not be empty)."""
+        items = self.nodes[n].value[keyword]
+        if not isinstance(items, list):
+            raise SchemaError("%s must be an array" % keyword, self.pointer(n, keyword))
+        if not items and keyword in ("allOf", "anyOf", "oneOf"):
+            raise SchemaError("%s must be a non-empty array" % keyword, self.pointer(n, keyword))
+        return [self.child(n, x) for x in items]
+
+    def types(self, n: int) -> Optional[Set[str]]:
+        """The names in node n's `type` (None: no `type`)."""
+        v = self.nodes[n].value
+        t = v.get("type") if isinstance(v, dict) else None
+        if t is None:
+            return None
+        names = [t] if isinstance(t, str) else t
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+            raise SchemaError("type must be a string or an array of strings", self.pointer(n, "type"))
+        for x in names:
+            if x not in TYPES and x != "integer":
+                raise SchemaError("unknown type '%s'" % x, self.pointer(n, "type"))
+        return set(names)
+
+    def count(self, n: int, keyword: str) -> Optional[int]:
+        """A non-negative integer keyword of node n (2.0 counts as 2); None if absent."""
+        v = self.nodes[n].value
+        if keyword not in v:
+            return None
+        x = v[keyword]
+        if is_number(x) and to_decimal(x) >= 0 and to_decimal(x) == int(to_decimal(x)):
+            return int(to_decimal(x))
+        raise SchemaError("%s must be a non-negative integer, got %s" % (keyword, short(x)), self.pointer(n, keyword))
+
+    # -- subschemas made by the compiler --------------------------------------------------
+
+    def synth(self, value: Any, n: int, what: str) -> int:
+        """A node for a schema made by the compiler for node n (kept alive, so ids stay
+        unique; its pointer is n's, followed by `what`)."""
+        if isinstance(value, bool):
+            return TRUE if value else FALSE
+        self.keep.append(value)
+        return self.add(value, n, what, self.nodes[n].base)
+
+    def const_node(self, value: Any, n: int) -> int:
+        """A node whose only instance is the array or object `value` (found in node n),
+        built without recursion: exact length / exact properties, each item or member a
+        const."""
+        got = self._consts.get(id(value))
+        if got is not None:
+            return got
+        built: Dict[int, Any] = {}
+        stack = [(value, False)]
+        while stack:
+            x, ready = stack.pop()
+            if id(x) in built:
+                continue
+            kids = list(x.values()) if isinstance(x, dict) else x
+            if not ready:
+                stack.append((x, True))
+                stack.extend((k, False) for k in kids if isinstance(k, (list, dict)) and id(k) not in built)
+                continue
+
+            def sub(k: Any) -> Any:
+                return built[id(k)] if isinstance(k, (list, dict)) else {"const": k}
+
+            if isinstance(x, list):
+                built[id(x)] = {"type": "array", "prefixItems": [sub(k) for k in x], "items": False,
+                                "minItems": len(x)}
+            else:
+                built[id(x)] = {"type": "object", "properties": {k: sub(c) for k, c in x.items()},
+                                "required": list(x), "additionalProperties": False}
+        m = self.synth(built[id(value)], n, "const")
+        self._consts[id(value)] = m
+        return m
 
 
 def urljoin(base: str, ref: str) -> str:
