@@ -125,7 +125,7 @@ class GrammarIR:
         self.allow_initial_skip = False
         #: may lexemes match byte strings that are not valid UTF-8?
         self.allow_invalid_utf8 = False
-        #: nonterminals made by the EBNF helpers (simplify.py), by what they stand for
+        #: nonterminals made by the repetition helpers (repetition.py), by what they stand for
         self.derived: Dict[Tuple[object, ...], int] = {}
         #: what a rule's options say that does not change masks (llguidance's
         #: `temperature=`, `capture=`, `stop_capture=`), by rule name

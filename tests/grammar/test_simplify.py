@@ -1,11 +1,10 @@
-"""The simplifier (refimpl/grammar/simplify.py) and the EBNF helpers: simplification keeps
+"""The simplifier (refimpl/grammar/simplify.py): simplification keeps
 the language — of lexeme sequences (property test against a naive bounded recogniser) and
 of bytes under the lexer — and each rewrite's conditions hold.
 """
 from __future__ import annotations
 
 import itertools
-from typing import Dict, List, Optional, Set
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -13,69 +12,13 @@ from hypothesis import given, settings, strategies as st
 from refimpl.errors import GrammarError
 from refimpl.frontends.lark import parse_lark
 from refimpl.grammar.ir import GrammarIR
+from refimpl.grammar.repetition import optional, plus, repeat, star
 from refimpl.grammar.simplify import (
-    inline_aliases, inline_single_use, merge_equivalent_nonterminals, merge_literals,
-    optional, plus, remove_unproductive, repeat, simplify, star,
+    inline_aliases, inline_single_use, merge_equivalent_nonterminals, merge_literals, remove_unproductive, simplify,
 )
-from refimpl.regex import DEAD, ExprSet, LazyDFA
+from refimpl.regex import ExprSet
 from tests.support.budget import examples
-
-
-MAXLEN = 6
-
-
-def lexeme_word(ir: GrammarIR, i: int, alphabet: bytes = b"abc") -> bytes:
-    """The one word of a literal lexeme over `alphabet`, found by walking its DFA."""
-    dfa = LazyDFA(ir.es, ir.lexemes[i].expr)
-    word = b""
-    state = dfa.run(b"")
-    while not dfa.matches(word):
-        for b in alphabet:
-            nxt = dfa.step(state, b)
-            if nxt != DEAD:
-                word += bytes([b])
-                state = nxt
-                break
-        else:
-            raise AssertionError("not a literal over the alphabet")
-    return word
-
-
-def bounded_language(ir: GrammarIR, maxlen: int = MAXLEN) -> Set[bytes]:
-    """The byte strings of length <= maxlen the start symbol derives (each lexeme a
-    literal): a naive fixpoint over all rules, sets truncated at maxlen. Exact, because a
-    derivation of a short string only uses derivations of shorter-or-equal substrings.
-    Sets are kept by length (`lang[nt][k]`: the strings of length k), so concatenation
-    only pairs strings whose lengths fit."""
-    words = {~i: lexeme_word(ir, i) for i in range(len(ir.lexemes))}
-    lang: Dict[int, List[Set[bytes]]] = {nt: [set() for _ in range(maxlen + 1)] for nt in range(len(ir.names))}
-
-    def of(sym: int) -> List[Set[bytes]]:
-        if sym >= 0:
-            return lang[sym]
-        out: List[Set[bytes]] = [set() for _ in range(maxlen + 1)]
-        if len(words[sym]) <= maxlen:
-            out[len(words[sym])].add(words[sym])
-        return out
-
-    changed = True
-    while changed:
-        changed = False
-        for lhs, rhs in ir.rules:
-            current: List[Set[bytes]] = [{b""}] + [set() for _ in range(maxlen)]
-            for sym in rhs:
-                right = of(sym)
-                nxt: List[Set[bytes]] = [set() for _ in range(maxlen + 1)]
-                for i, xs in enumerate(current):
-                    for j in range(maxlen + 1 - i):
-                        if xs and right[j]:
-                            nxt[i + j].update(x + y for x in xs for y in right[j])
-                current = nxt
-            for k in range(maxlen + 1):
-                if not current[k] <= lang[lhs][k]:
-                    lang[lhs][k] |= current[k]
-                    changed = True
-    return set().union(*lang[ir.start])
+from tests.support.languages import bounded_language
 
 
 @st.composite
@@ -166,31 +109,6 @@ def test_merge_literals_counterexample_under_the_lexer() -> None:
     assert recognizer_accepts(original, b"abc")
     assert not recognizer_accepts(merged_by_hand, b"abc")
     assert recognizer_accepts(simplify(original), b"abc")
-
-
-@settings(max_examples=examples(60))
-@given(st.integers(0, 7), st.one_of(st.none(), st.integers(0, 9)))
-def test_repeat_helper_language(lo: int, hi: Optional[int]) -> None:
-    if hi is not None and hi < lo:
-        lo, hi = hi, lo
-    es = ExprSet()
-    ir = GrammarIR(es)
-    a = ir.add_lexeme('"a"', es.literal(b"a"))
-    ir.start = ir.add_nonterminal("s")
-    ir.add_rule(ir.start, (repeat(ir, a, lo, hi),))
-    top = 9 if hi is None else hi
-    expected = {b"a" * k for k in range(lo, top + 1) if k <= 9}
-    assert bounded_language(ir, 9) == expected
-    assert bounded_language(simplify(ir), 9) == expected
-
-
-def test_helpers_share_nonterminals() -> None:
-    es = ExprSet()
-    ir = GrammarIR(es)
-    a = ir.add_lexeme('"a"', es.literal(b"a"))
-    assert star(ir, a) == star(ir, a) and plus(ir, a) == plus(ir, a)
-    assert repeat(ir, a, 2, 5) == repeat(ir, a, 2, 5)
-    assert ir.symbol_name(star(ir, a)) == '"a"*'
 
 
 def test_start_deriving_nothing() -> None:

@@ -9,7 +9,7 @@ lexemes — and only where maskref's greedy lexer then accepts exactly the same 
    one regular expression (`Build.regex`).
 2. In a sequence, each maximal run of regular items becomes one lexeme (`"{" ws` is one
    lexeme, `string` another); other items become nonterminals and EBNF rules
-   (simplify.py's helpers for groups and repetitions).
+   (grammar/repetition.py for repetitions).
 3. lexing.py checks every lexeme against everything that may follow it. A lexeme that
    could swallow the start of what follows is cut in smaller parts: a run into its items,
    an item into its structure, down to single code points if need be; a terminal with no
@@ -49,7 +49,7 @@ from ...regex.compiler import compile_ast, compile_class
 from ...regex.derivative import derivative
 from ...regex.relevance import check_empty
 from ...regex.printer import to_string
-from ...grammar.simplify import repeat as ebnf_repeat
+from ...grammar.repetition import repeat as ebnf_repeat
 from .lexing import Conflicts
 from ...grammar.ir import GrammarIR, Lexeme
 from ..lark.substring import substring_expr

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from ...grammar.simplify import repeat
+from ...grammar.repetition import repeat
 from .compilation import Atom, Compilation, Reason
 from .lexemes import Lexemes
 from .nonterminals import Nonterminals

@@ -20,7 +20,7 @@ import json
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from ...errors import LimitError, SchemaError
-from ...grammar.simplify import repeat
+from ...grammar.repetition import repeat
 from ...regex import is_empty
 from .compilation import Atom, Compilation, Reason, RequiredMember
 from .keywords import ScalarKeywords

@@ -2,7 +2,7 @@
 
 Terminal expressions fold into one regex expression each (`Compiler._terminal`); rule
 bodies fold into symbol sequences (`Compiler._sequence`), nested groups and repetitions
-becoming fresh nonterminals through simplify.py's EBNF helpers. Both folds use explicit
+becoming fresh nonterminals through grammar/repetition.py. Both folds use explicit
 stacks. Terminals and rules are compiled only when reachable from `start` (or from
 %ignore).
 """
@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Protocol, Tuple
 from ...errors import GrammarError, RegexError, SchemaError
 from ...limits import Limits
 from ...regex import ExprSet, compile_pattern
-from ...grammar.simplify import repeat as _ebnf_repeat
+from ...grammar.repetition import repeat as _ebnf_repeat
 from ...grammar.ir import GrammarIR, Lexeme
 from .ast import (
     Alt, And, CharRange, Definition, GrammarRef, Ignore, Import, Item, Json, Literal, Name, NestedLark, Node,
@@ -349,7 +349,7 @@ class Compiler:
 
         Terminal-like leaves (literals, regexes, ranges, terminal names, `~x`) become
         lexemes; rule names become nonterminals; a group with several alternatives becomes
-        a fresh nonterminal; repetitions use the EBNF helpers; "" is ε.
+        a fresh nonterminal; repetitions use grammar/repetition.py; "" is ε.
         """
         def children(node: Node) -> Optional[List[Node]]:
             if isinstance(node, Alt):
