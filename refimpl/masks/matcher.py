@@ -5,14 +5,14 @@
     m.consume(token)      False, and no change, when the token is not allowed
     m.rollback(n)         undo the last n consumed tokens
 
-The state is the recogniser's (lexer state, parser rows); the mask is computed by the
-backend's trie walk (masks/walk.py), and is always the full allowed set: no forcing
-shortcuts (docs/semantics.md). Forced bytes and tokens are separate queries.
+The state is the recogniser's (lexer state, top); the mask is computed by the backend's
+trie walk (masks/walk.py), and is always the full allowed set: no forcing shortcuts
+(docs/semantics.md). Forced bytes and tokens are separate queries.
 
-Tokens are read as the grammar asks (docs/semantics.md, "Special tokens"): a token that a
-token lexeme (`<|eot_id|>`, `<[5-9]>`) may match here is read by id; otherwise EOS ends
-a `stop=""` lexeme, or the output; otherwise a token is its bytes. Token budgets
-(`max_tokens=`) are kept here, since only the Matcher sees where tokens begin.
+Tokens are read as the grammar asks, by the one rule of reading.py: by id where a token
+lexeme (`<|eot_id|>`, `<[5-9]>`) may match the token here; otherwise EOS ends a `stop=""`
+lexeme, or the output; otherwise a token is its bytes. Token budgets (`max_tokens=`) are
+kept here, since only the Matcher sees where tokens begin.
 
 >>> from refimpl import Grammar, Vocabulary
 >>> m = Matcher(Grammar.from_regex("(yes|no)!"), Vocabulary.from_bytes([b"y", b"yes", b"no!", b"!", b"es"], eos_token_id=0))
