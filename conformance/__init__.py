@@ -9,10 +9,10 @@ Filled in by the conformance work; refimpl is the oracle every backend is checke
 Modules, one concept each (docs/conformance.md is the full story):
 
     vectors.py     the vector format (JSON lines, version 1): grammar, vocabulary, masks
-    core.py        the Backend/Session interface, divergences, known differences
+    core.py        the Engine/Session interface, divergences, known differences
     adapters/      one module per backend: refimpl (Matcher, oracle), llguidance, outlines,
                    xgrammar, faults (deliberately broken backends, to test the suite itself)
-    registry.py    backend names -> adapters (get_backend, backend_names)
+    registry.py    backend names -> adapters (get_engine, engine_names)
     compare.py     one step of refimpl against a backend: mask, classify, consume
     runner.py      run vectors, write repros, print the table
     strategies.py  hypothesis strategies: regexes, Lark grammars, JSON schemas, vocabularies

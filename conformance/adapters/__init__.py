@@ -1,4 +1,4 @@
-"""Backend adapters, one module each; conformance/registry.py names them.
+"""Engine adapters, one module each; conformance/registry.py names them.
 
     refimpl.py      refimpl's Matcher (python, native, pypy, cmd:...) and the naive oracle
     llguidance.py   llguidance's LLMatcher (also the benchmarks' and tests' llguidance driver)

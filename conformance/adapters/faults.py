@@ -24,7 +24,7 @@ from refimpl.recognition.lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
 from refimpl.tokens.trie import SEVERAL_TOKENS, TokenTrie
 from refimpl.masks.walk import ParserHooks
 
-from ..core import Backend, Session
+from ..engine import Engine, Session
 from ..vectors import GrammarSpec
 from .refimpl import MatcherSession
 
@@ -168,7 +168,7 @@ FAULTS: Dict[str, Fault] = {
 }
 
 
-class FaultBackend(Backend):
+class FaultEngine(Engine):
     """refimpl's Matcher with one injected fault."""
 
     uses_refimpl = True

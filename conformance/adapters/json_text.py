@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 from refimpl import Grammar
 
-from ..core import Divergence
+from ..divergence import Divergence
 
 
 T = TypeVar("T", int, str)
@@ -143,12 +143,12 @@ def respelling_explains(d: Divergence, general: Grammar, read: Any = None) -> bo
     """Only the peer allows the differing tokens, and `general` (the peer's reading of the
     schema with general `\\\\uXXXX` escapes on) allows each once respelled. `read` maps the
     text so far plus a token to the bytes the peer sees (default: as they are)."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_backend:
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_engine:
         return False
     from refimpl.recognition.recognizer import Recognizer
 
     text = d.text()
-    for t in d.only_backend:
+    for t in d.only_engine:
         data = text + d.vocab.tokens[t] if read is None else read(text, d.vocab.tokens[t])
         if data is None or not Recognizer(general.compiled, general.limits).consume_bytes(respelled(data)):
             return False

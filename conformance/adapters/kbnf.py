@@ -17,7 +17,9 @@ from refimpl.frontends.ebnf.kbnf import parse_rules
 from refimpl.regex import ExprSet
 
 from .grammar_shapes import derives_only_empty, has_cycle, rule_edges
-from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix
+from ..differences import AFTER_EOS, KnownDifference
+from ..divergence import Divergence, compiled, utf8_prefix
+from ..engine import Engine, Session
 from ..isolation import crashed, timed_out
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 
@@ -25,7 +27,7 @@ from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, 
 def _continuations_when_accepting(d: Divergence) -> bool:
     """refimpl's state accepts and kbnf, finished, allows EOS only: the differing tokens
     are exactly refimpl's non-EOS tokens."""
-    if d.error is not None or d.refused is not None or d.only_backend or not d.only_refimpl:
+    if d.error is not None or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
     if any(t in d.vocab.eos_token_ids for t in d.only_refimpl):
         return False
@@ -39,7 +41,7 @@ def _finished_inside_the_token(d: Divergence) -> bool:
     eos = d.vocab.eos_token_ids
     if d.error is not None or d.refused is not None or not d.prefix or d.prefix[-1] in eos:
         return False
-    if not d.only_backend or any(t not in eos for t in d.only_backend) or any(t in eos for t in d.only_refimpl):
+    if not d.only_engine or any(t not in eos for t in d.only_engine) or any(t in eos for t in d.only_refimpl):
         return False
     m = d.replay()
     if m is None or m.is_accepting():
@@ -55,7 +57,7 @@ def _finished_inside_the_token(d: Divergence) -> bool:
 def _eos_at_the_start(d: Divergence) -> bool:
     """At the start of a grammar that accepts the empty text, refimpl allows EOS and kbnf
     does not: the differing tokens are the EOS ids, before any token."""
-    return (d.error is None and d.refused is None and not d.prefix and not d.only_backend
+    return (d.error is None and d.refused is None and not d.prefix and not d.only_engine
             and bool(d.only_refimpl) and all(t in d.vocab.eos_token_ids for t in d.only_refimpl))
 
 
@@ -97,7 +99,7 @@ def _unfinished_sentence(d: Divergence) -> bool:
     """The text so far is a sentence (refimpl accepts it, and it is not empty), yet kbnf is
     not finished: the differing tokens are EOS ids only refimpl allows."""
     eos = d.vocab.eos_token_ids
-    if d.error is not None or d.refused is not None or d.only_backend or not d.only_refimpl or not d.text():
+    if d.error is not None or d.refused is not None or d.only_engine or not d.only_refimpl or not d.text():
         return False
     if any(t not in eos for t in d.only_refimpl):
         return False
@@ -115,12 +117,12 @@ def _special_tokens_as_text(d: Divergence) -> bool:
 def _complement_over_bytes(d: Divergence) -> bool:
     """In a grammar with a complement (`#ex`), kbnf allows tokens that make the text
     invalid UTF-8, which refimpl never allows: its complement is over bytes."""
-    if d.error is not None or d.refused is not None or d.only_refimpl or not d.only_backend:
+    if d.error is not None or d.refused is not None or d.only_refimpl or not d.only_engine:
         return False
     if "#ex" not in d.grammar.source:
         return False
     text = d.text()
-    return all(not utf8_prefix(text + d.vocab.tokens[t]) for t in d.only_backend)
+    return all(not utf8_prefix(text + d.vocab.tokens[t]) for t in d.only_engine)
 
 
 EAGER_END = KnownDifference(
@@ -211,7 +213,7 @@ class KbnfSession(Session):
         return True
 
 
-class KbnfBackend(Backend):
+class KbnfEngine(Engine):
     """kbnf's Engine for grammars in its own dialect."""
 
     name = "kbnf"
@@ -231,7 +233,7 @@ class KbnfBackend(Backend):
     def _accepts_omitted(self, d: Divergence) -> bool:
         """refimpl allows tokens kbnf's mask lacks, and a fresh kbnf engine after the same
         prefix accepts each of them."""
-        if d.error is not None or d.refused is not None or d.only_backend or not d.only_refimpl:
+        if d.error is not None or d.refused is not None or d.only_engine or not d.only_refimpl:
             return False
         for t in d.only_refimpl:
             session = self.start(d.grammar, d.vocab)

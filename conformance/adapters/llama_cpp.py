@@ -25,7 +25,9 @@ from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.frontends.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import ExprSet
 
-from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, answers_as, compiled, utf8_prefix
+from ..differences import AFTER_EOS, KnownDifference, answers_as
+from ..divergence import Divergence, compiled, utf8_prefix
+from ..engine import Engine, Session
 from ..isolation import timed_out
 from .byte_level import byte_level_text
 from .grammar_shapes import has_cycle, let_unproductive_rules_stop, rule_edges
@@ -63,13 +65,13 @@ def _not_utf8(d: Divergence) -> bool:
     """llama.cpp allows tokens after which the text cannot be UTF-8 (its partial-UTF-8
     decoding takes F5–FF as lead bytes): every differing token is such a token of its."""
     text = d.text()
-    return (d.error is None and d.refused is None and not d.only_refimpl and bool(d.only_backend)
-            and all(not utf8_prefix(text + d.vocab.tokens[t]) for t in d.only_backend))
+    return (d.error is None and d.refused is None and not d.only_refimpl and bool(d.only_engine)
+            and all(not utf8_prefix(text + d.vocab.tokens[t]) for t in d.only_engine))
 
 
 def _nul_first(d: Divergence) -> bool:
     """llama.cpp's grammar sampler refuses every token whose first byte is NUL."""
-    return (d.error is None and d.refused is None and not d.only_backend and bool(d.only_refimpl)
+    return (d.error is None and d.refused is None and not d.only_engine and bool(d.only_refimpl)
             and all(d.vocab.tokens[t][:1] == b"\0" for t in d.only_refimpl))
 
 
@@ -173,10 +175,10 @@ def _no_answer(d: Divergence) -> bool:
 def _raw_control_characters(d: Divergence) -> bool:
     """Only llama.cpp allows the differing tokens, each puts a raw control character
     (U+0000-U+001F) into a string, and the converter's GBNF allows them."""
-    if d.only_refimpl or not d.only_backend or not _converted_schema(d):
+    if d.only_refimpl or not d.only_engine or not _converted_schema(d):
         return False
     text = d.text()
-    return all(puts(text, d.vocab.tokens[t], raw_control_in_string) for t in d.only_backend)
+    return all(puts(text, d.vocab.tokens[t], raw_control_in_string) for t in d.only_engine)
 
 
 RAW_CONTROL_CHARACTERS = KnownDifference(
@@ -243,7 +245,7 @@ class LlamaSession(Session):
         return True
 
 
-class LlamaCppBackend(Backend):
+class LlamaCppEngine(Engine):
     """llama.cpp's grammar sampler for GBNF grammars, and for JSON schemas through
     llama-cpp-python's converter."""
 
@@ -280,7 +282,7 @@ class LlamaCppBackend(Backend):
             return False
         r = Recognizer(g.compiled, g.limits)
         ends = r.consume_bytes(d.text()) and r.is_accepting()
-        return (not d.only_backend or ends) and (not d.only_refimpl or not ends)
+        return (not d.only_engine or ends) and (not d.only_refimpl or not ends)
 
     def unavailable_reason(self) -> Optional[str]:
         try:

@@ -1,7 +1,7 @@
 """llguidance, driven on the same vocabulary bytes as refimpl (optional).
 
 The one place that turns a vocabulary into an llguidance tokenizer and a grammar spec
-into llguidance's grammar text: the conformance backend (`LlguidanceBackend`, with its
+into llguidance's grammar text: the conformance backend (`LlguidanceEngine`, with its
 known differences, in llguidance_differences.py) and the side-by-side figures of benchmarks/ and tests/ (`tokenizer`,
 `matcher`, `first_mask_seconds`) all go through it. Forcing is off (`no_forcing`), so
 masks are the full set, as maskref's.
@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from refimpl import Grammar, Vocabulary
 
-from ..core import Backend, Session
+from ..engine import Engine, Session
 from ..vectors import GrammarSpec, NotSupported, bitmask_len, vocab_hash
 from .llguidance_differences import KNOWN_DIFFERENCES
 
@@ -119,7 +119,7 @@ class LlguidanceSession(Session):
         return False
 
 
-class LlguidanceBackend(Backend):
+class LlguidanceEngine(Engine):
     """llguidance's LLMatcher, with `no_forcing` (masks are the full set, as maskref's)
     and a tokenizer built from the vocabulary's bytes."""
 

@@ -16,7 +16,8 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
 from refimpl.recognition.lexer import DEAD
 
-from ..core import AFTER_EOS, Divergence, KnownDifference, compiled
+from ..differences import AFTER_EOS, KnownDifference
+from ..divergence import Divergence, compiled
 from ..vectors import GrammarSpec
 from .json_text import decoded_chars, puts, schemas
 
@@ -45,7 +46,7 @@ def _has_unproductive_rules(d: Divergence) -> bool:
 
 def _dead_end(d: Divergence) -> bool:
     eos = set(d.vocab.eos_token_ids)
-    return d.note == "NoExtensionBias" and not d.only_refimpl and set(d.only_backend) <= eos and not d.accepting
+    return d.note == "NoExtensionBias" and not d.only_refimpl and set(d.only_engine) <= eos and not d.accepting
 
 
 DEAD_END = KnownDifference(
@@ -77,7 +78,7 @@ def _explained_by(m: Optional[Matcher], d: Divergence) -> bool:
     if m is None or d.error is not None or d.refused is not None:
         return False
     mask = m.mask()
-    return all(t in mask for t in d.only_backend) and not any(t in mask for t in d.only_refimpl)
+    return all(t in mask for t in d.only_engine) and not any(t in mask for t in d.only_refimpl)
 
 
 # ----------------------------------------------------------------------------- lazy lexemes, parametric rules
@@ -87,9 +88,9 @@ def _lazy_read_greedily(d: Divergence) -> bool:
     """llguidance allows more (text tokens), and the differing tokens are exactly those
     refimpl answers differently once the grammar's lazy lexemes are made greedy (the lazy
     lexeme did not end where it first matched)."""
-    if d.grammar.kind != "lark" or "[lazy]" not in d.grammar.source or not d.only_backend:
+    if d.grammar.kind != "lark" or "[lazy]" not in d.grammar.source or not d.only_engine:
         return False
-    if any(t in d.vocab.eos_token_ids for t in d.only_backend):
+    if any(t in d.vocab.eos_token_ids for t in d.only_engine):
         return False
     greedy = compiled(GrammarSpec("lark", d.grammar.source.replace("[lazy]", "")))
     return _explained_by(_replay(greedy, d), d)
@@ -120,7 +121,7 @@ def _guarded_empty_lost(d: Divergence) -> bool:
     when they are a whole alternative of another rule, are not taken as empty."""
     if d.grammar.kind != "lark" or "::" not in d.grammar.source or not _GUARDED_EMPTY.search(d.grammar.source):
         return False
-    return not d.only_backend and (bool(d.only_refimpl) or d.refused is not None)
+    return not d.only_engine and (bool(d.only_refimpl) or d.refused is not None)
 
 
 GUARDED_EMPTY = KnownDifference(
@@ -140,7 +141,7 @@ def _secondary_eos_ends_stop(d: Divergence) -> bool:
     """refimpl allows more EOS ids than llguidance, none of them the first (llguidance's
     primary EOS), where EOS may end a pending `stop=""` lexeme and the output may not end."""
     eos = d.vocab.eos_token_ids
-    if d.only_backend or not d.only_refimpl or not set(d.only_refimpl) <= set(eos[1:]):
+    if d.only_engine or not d.only_refimpl or not set(d.only_refimpl) <= set(eos[1:]):
         return False
     m = d.replay()
     if m is None or m.stopped or d.error is not None or d.refused is not None:
@@ -333,11 +334,11 @@ def _llguidance_view(m: Optional[Matcher], d: Divergence) -> bool:
     and with complete_stop, EOS ends no complete stop=\"\" lexeme."""
     eos = set(d.vocab.eos_token_ids)
     if m is not None and m.stopped:
-        return d.error is None and d.refused is None and set(d.only_backend) <= eos
+        return d.error is None and d.refused is None and set(d.only_engine) <= eos
     if (isinstance(m, _LlguidanceReading) and m.complete_stop and not m.recognizer.is_accepting()
             and not m.stop_lexeme_pending()):
         mask = m.mask()
-        return (d.error is None and d.refused is None and all(t in mask and t not in eos for t in d.only_backend)
+        return (d.error is None and d.refused is None and all(t in mask and t not in eos for t in d.only_engine)
                 and all(t not in mask or t in eos for t in d.only_refimpl))
     return _explained_by(m, d)
 
@@ -407,13 +408,13 @@ def _marker_bytes(d: Divergence) -> bool:
     """Every token only llguidance allows is text (not special) whose bytes from its first
     0xFF on look like (a prefix of) llguidance's byte form of a token read by id,
     0xFF [id], and refimpl allows its bytes before the 0xFF and then a token lexeme."""
-    if d.grammar.kind != "lark" or d.only_refimpl or not d.only_backend or d.error or d.refused is not None:
+    if d.grammar.kind != "lark" or d.only_refimpl or not d.only_engine or d.error or d.refused is not None:
         return False
     m = _replay(compiled(d.grammar), d)
     if m is None:
         return False
     rec = m.recognizer
-    for t in d.only_backend:
+    for t in d.only_engine:
         data = d.vocab.tokens[t]
         k = data.find(b"\xff")
         if t in d.vocab.special_token_ids or k < 0 or not _MARKER.match(data[k:]):
@@ -522,7 +523,7 @@ SUBGRAMMAR_IGNORE = KnownDifference(
 def _empty_first_lexeme(d: Divergence) -> bool:
     """At the start of the output, where a lexeme with a nullable regex may come first,
     llguidance alone allows tokens that begin with %ignore text (not special)."""
-    if d.grammar.kind != "lark" or d.prefix or d.only_refimpl or not d.only_backend:
+    if d.grammar.kind != "lark" or d.prefix or d.only_refimpl or not d.only_engine:
         return False
     m = d.replay()
     if m is None or d.error is not None or d.refused is not None:
@@ -533,7 +534,7 @@ def _empty_first_lexeme(d: Divergence) -> bool:
         return False
     ignores = list(ir.ignores.values())
     return all(d.vocab.is_grammar_token(t) and any(_ignore_text(ir.es, e, d.vocab.tokens[t], False) for e in ignores)
-               for t in d.only_backend)
+               for t in d.only_engine)
 
 
 EMPTY_FIRST_LEXEME = KnownDifference(
@@ -565,7 +566,7 @@ _BOUNDS = ('"minimum"', '"maximum"', '"exclusiveMinimum"', '"exclusiveMaximum"')
 def _ends_negative_fraction(d: Divergence) -> bool:
     """A JSON schema with a numeric bound, where refimpl alone allows tokens (or EOS) that
     end a number written -0.<digits>0 (the number ends inside the token, or at EOS)."""
-    if d.grammar.kind != "json_schema" or d.only_backend or not d.only_refimpl or d.error or d.refused is not None:
+    if d.grammar.kind != "json_schema" or d.only_engine or not d.only_refimpl or d.error or d.refused is not None:
         return False
     if not any(bound in d.grammar.source for bound in _BOUNDS):
         return False
@@ -593,12 +594,12 @@ def _hostname_hyphens(d: Divergence) -> bool:
     and each puts `--` at the third and fourth characters of a label of the string it
     writes (a label RFC 5891 reserves for valid Punycode A-labels, which maskref leaves out:
     docs/jsonschema.md)."""
-    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_backend or d.error or d.refused is not None:
+    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.error or d.refused is not None:
         return False
     if '"hostname"' not in (d.grammar.source or ""):
         return False
     text = d.text()
-    for t in d.only_backend:
+    for t in d.only_engine:
         data = text + d.vocab.tokens[t]
         string = data[data.rfind(b'"', 0, len(text)) + 1:] if b'"' in text else b""
         labels = string.split(b'"')[0].split(b".")
@@ -638,12 +639,12 @@ def _escape_in_negated_class(d: Divergence) -> bool:
     r"""Only llguidance allows the differing tokens, each writes an escaped backslash or
     quote in a string, and a pattern of the schema has a negated class that leaves out `\`
     or `"`."""
-    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_backend or d.error or d.refused is not None:
+    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.error or d.refused is not None:
         return False
     if not any(_NEGATED_QUOTE_OR_BACKSLASH.search(p) for p in _patterns(d.grammar.schema)):
         return False
     text = d.text()
-    return all(puts(text, d.vocab.tokens[t], _escaped_quote_or_backslash) for t in d.only_backend)
+    return all(puts(text, d.vocab.tokens[t], _escaped_quote_or_backslash) for t in d.only_engine)
 
 
 ESCAPE_IN_NEGATED_CLASS = KnownDifference(
@@ -661,12 +662,12 @@ _ECMA_VS_RUST = frozenset("\r\u2028\u2029\u0085\ufeff")
 def _ecma_classes(d: Divergence) -> bool:
     r"""A pattern of the schema has `.` or `\s`/`\S`, and each differing token (either
     side) writes, in a string, a character the two dialects read differently."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or not (d.only_backend or d.only_refimpl):
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or not (d.only_engine or d.only_refimpl):
         return False
     if not any(re.search(r"(?<!\\)(?:\\\\)*(?:\.|\\[sS])", p) for p in _patterns(d.grammar.schema)):
         return False
     text = d.text()
-    for t in d.only_backend + d.only_refimpl:
+    for t in d.only_engine + d.only_refimpl:
         added = [ch for ch, end in decoded_chars(text + d.vocab.tokens[t]) if end > len(text)]
         if not any(ch in _ECMA_VS_RUST for ch in added):
             return False

@@ -29,11 +29,11 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from refimpl import Grammar, Vocabulary
 
-from ..core import Backend, Session
+from ..engine import Engine, Session
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 from .lm_format_enforcer_differences import KNOWN_DIFFERENCES, decoded_text, token_string
 
-__all__ = ["LmFormatEnforcerBackend", "LmfeSession", "token_string", "decoded_text"]
+__all__ = ["LmFormatEnforcerEngine", "LmfeSession", "token_string", "decoded_text"]
 
 
 # ----------------------------------------------------------------------------- the backend
@@ -92,7 +92,7 @@ class LmfeSession(Session):
         return True
 
 
-class LmFormatEnforcerBackend(Backend):
+class LmFormatEnforcerEngine(Engine):
     """lm-format-enforcer's TokenEnforcer for regexes and JSON schemas."""
 
     name = "lm-format-enforcer"

@@ -11,7 +11,8 @@ from refimpl import Vocabulary
 from refimpl.errors import GrammarError
 from refimpl.recognition.recognizer import Recognizer
 
-from ..core import Divergence, KnownDifference, _valid_utf8, all_differing, compiled
+from ..differences import KnownDifference, all_differing
+from ..divergence import Divergence, compiled, valid_utf8
 from ..vectors import GrammarSpec, vocab_hash
 from .regex_text import write_out_classes
 from .json_text import open_string, respelling_explains, rewrite_schemas, schemas, string_chars
@@ -415,16 +416,16 @@ def _any_key_order(d: Divergence) -> bool:
     (json_reading) allows each once the properties of the object the text ends inside
     come in another order (_key_order_readings): the keys written so far, then the one
     the token writes."""
-    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_backend or d.grammar.options:
+    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.grammar.options:
         return False
     if d.error is not None or d.refused is not None or d.after_eos:
         return False
-    return all(_key_order_readings(d, t) for t in d.only_backend)
+    return all(_key_order_readings(d, t) for t in d.only_engine)
 
 
 def _explains_some(d: Divergence, readings: List[Optional[Callable[[int], bool]]]) -> bool:
     return (d.error is None and d.refused is None and not d.after_eos
-            and all(any(r is not None and r(t) for r in readings) for t in d.only_backend))
+            and all(any(r is not None and r(t) for r in readings) for t in d.only_engine))
 
 
 _NUMBER_CHARS = "-+.0123456789eE"
@@ -474,10 +475,10 @@ def _number_grammar(d: Divergence) -> bool:
     if d.grammar.kind != "json_schema" or d.error is not None or d.refused is not None or d.after_eos:
         return False
     run = _number_run(decoded_text(d.text()))
-    if not run or d.only_refimpl or not d.only_backend:
+    if not run or d.only_refimpl or not d.only_engine:
         return False
     integers = _has_integers(d.grammar.schema)
-    for t in d.only_backend:
+    for t in d.only_engine:
         s = token_string(d.vocab.tokens[t]) if t not in d.vocab.eos_token_ids else ""
         if not s or any(c not in _NUMBER_CHARS for c in s):
             return False
@@ -507,13 +508,13 @@ def _allowed_with(d: Divergence, find: Callable[[str], bool], replace: Callable[
     """Only lm-format-enforcer allows the differing tokens; each one's string satisfies
     `find`, and refimpl on lm-format-enforcer's reading allows it rewritten by `replace`
     (what it holds replaced by é, which only a JSON string takes)."""
-    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_backend or d.grammar.options:
+    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.grammar.options:
         return False
     if d.error is not None or d.refused is not None or d.after_eos:
         return False
     text = decoded_text(d.text()).encode("utf-8")
     spec = GrammarSpec("lark", _reading_lark(d.grammar.schema))
-    for t in d.only_backend:
+    for t in d.only_engine:
         s = token_string(d.vocab.tokens[t])
         if not find(s) or _alive(spec, text + replace(s).encode("utf-8")) is None:
             return False
@@ -545,7 +546,7 @@ def _string_so_far(text: str) -> Optional[str]:
 def _pattern_alphabet(d: Divergence) -> bool:
     """In a schema with a string pattern, only refimpl allows the differing tokens, and each
     puts into a string a character outside lm-format-enforcer's default alphabet."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
     if not any("pattern" in s for s in schemas(d.grammar.schema)):
         return False
@@ -565,7 +566,7 @@ def _min_length_alphabet(d: Divergence) -> bool:
     characters, a character outside lm-format-enforcer's default alphabet (its walk reads
     such a token character by character; once the string is open it uses its free-text
     token list, which is right)."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
     bounds = [s["minLength"] for s in schemas(d.grammar.schema) if isinstance(s.get("minLength"), int)]
     if not bounds or d.after_eos:
@@ -604,18 +605,18 @@ def _one_of_merge(d: Divergence) -> bool:
                and any(not isinstance(o, dict) or "properties" not in o for o in s["oneOf"])
                for s in schemas(d.grammar.schema)):
         return False
-    return bool(d.only_refimpl) and all(t in d.vocab.eos_token_ids for t in d.only_backend)
+    return bool(d.only_refimpl) and all(t in d.vocab.eos_token_ids for t in d.only_engine)
 
 
 def _trailing_comma(d: Divergence) -> bool:
     """The text ends (but for whitespace) in a comma outside strings, and every token only
     lm-format-enforcer allows closes the object or array there (none only refimpl allows)."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_backend:
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_engine:
         return False
     text = decoded_text(d.text())
     if not text.rstrip().endswith(",") or _string_so_far(text) is not None:
         return False
-    return all(d.vocab.tokens[t].lstrip()[:1] in (b"}", b"]") for t in d.only_backend)
+    return all(d.vocab.tokens[t].lstrip()[:1] in (b"}", b"]") for t in d.only_engine)
 
 
 def _outside_alphabet(d: Divergence) -> bool:
@@ -626,7 +627,7 @@ def _outside_alphabet(d: Divergence) -> bool:
     string = _string_so_far(decoded_text(d.text()))
     if string is None or all(c in tokenizer_alphabet(d.vocab) for c in string):
         return False
-    return all(t in d.vocab.eos_token_ids or not d.vocab.tokens[t].strip() for t in d.only_backend)
+    return all(t in d.vocab.eos_token_ids or not d.vocab.tokens[t].strip() for t in d.only_engine)
 
 
 def _quote_inside_token(d: Divergence) -> bool:
@@ -634,7 +635,7 @@ def _quote_inside_token(d: Divergence) -> bool:
     and before its last, and refimpl's reading of lm-format-enforcer allows it: a token
     that ends a free string and goes on is never in lm-format-enforcer's free-text list
     (JsonFreetextTokenCache) and its walk explores only tokens that begin with the quote."""
-    if d.grammar.kind != "json_schema" or d.only_backend or not d.only_refimpl:
+    if d.grammar.kind != "json_schema" or d.only_engine or not d.only_refimpl:
         return False
     reading = json_reading(d)
     if reading is None or d.error is not None or d.refused is not None or d.after_eos:
@@ -646,7 +647,7 @@ def _escaped_length(d: Divergence) -> bool:
     """Only refimpl allows the differing tokens, under a maxLength; each holds an escape
     (so it is longer as text than as the string's characters), and refimpl's reading of
     lm-format-enforcer allows it."""
-    if d.grammar.kind != "json_schema" or d.only_backend or not d.only_refimpl:
+    if d.grammar.kind != "json_schema" or d.only_engine or not d.only_refimpl:
         return False
     if '"maxLength"' not in d.grammar.source:
         return False
@@ -796,7 +797,7 @@ def _array_union(d: Divergence) -> bool:
     for items in _array_options(d.grammar.schema):
         spec = GrammarSpec("lark", _reading_lark(items))
         if all((_alive(spec, (item + token_string(d.vocab.tokens[t])).encode("utf-8")) is not None)
-               == (t in d.only_backend) for t in d.differing()):
+               == (t in d.only_engine) for t in d.differing()):
             return True
     return False
 
@@ -807,7 +808,7 @@ def _string_alphabet(d: Divergence) -> bool:
     lm-format-enforcer allows it (lm-format-enforcer's walk offers a string only the
     characters of its tokenizer alphabet; its free-text token list, used for a lone
     string without enum or pattern, has them)."""
-    if d.grammar.kind != "json_schema" or d.only_backend or not d.only_refimpl or d.after_eos:
+    if d.grammar.kind != "json_schema" or d.only_engine or not d.only_refimpl or d.after_eos:
         return False
     reading = json_reading(d)
     if reading is None or d.error is not None or d.refused is not None:
@@ -864,7 +865,7 @@ def _enum_python(d: Divergence) -> bool:
         word = text[i:] + s
         python = any(w.startswith(word) for w in lmfe)
         json_ = any(w.startswith(word) for w in spelled)
-        if python == json_ or python != (t in d.only_backend):
+        if python == json_ or python != (t in d.only_engine):
             return False
     return True
 
@@ -874,7 +875,7 @@ def _peer_raised(d: Divergence, message: str) -> bool:
     EOS only where refimpl does not allow it."""
     if d.error or d.refused is not None or not d.note or not d.note.startswith("parser-error"):
         return False
-    return message in d.note and bool(d.only_backend) and all(t in d.vocab.eos_token_ids for t in d.only_backend)
+    return message in d.note and bool(d.only_engine) and all(t in d.vocab.eos_token_ids for t in d.only_engine)
 
 
 def _mixed_enum(d: Divergence) -> bool:
@@ -1041,11 +1042,11 @@ def _explains(d: Divergence, allows: Optional[Callable[[int], bool]]) -> bool:
     """Does `allows` answer as the peer did for every differing token?"""
     if allows is None or d.error is not None or d.refused is not None or not d.differing() or d.after_eos:
         return False
-    return all(allows(t) for t in d.only_backend) and not any(allows(t) for t in d.only_refimpl)
+    return all(allows(t) for t in d.only_engine) and not any(allows(t) for t in d.only_refimpl)
 
 
 def _not_whole_utf8(d: Divergence) -> bool:
-    return not _valid_utf8(d.text()) or any(not _valid_utf8(d.vocab.tokens[t]) for t in d.differing())
+    return not valid_utf8(d.text()) or any(not valid_utf8(d.vocab.tokens[t]) for t in d.differing())
 
 
 def _regex_decoded(d: Divergence) -> bool:

@@ -8,7 +8,9 @@ from typing import Any, Dict, List, Optional
 
 from refimpl import Grammar, Vocabulary
 
-from ..core import Backend, Divergence, KnownDifference, Session, all_differing, answers_as, compiled
+from ..differences import KnownDifference, all_differing, answers_as
+from ..divergence import Divergence, compiled
+from ..engine import Engine, Session
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 
 
@@ -86,7 +88,7 @@ def _pruned_after_match(d: Divergence) -> bool:
     has matched, later ones are cut ((a*|b) does not allow 'b'); and a token whose DFA
     state is a (one-byte-delayed) match state is kept only if that state accepts
     ([0-9]+(\\.[0-9]+)? after '1' does not allow '.')."""
-    if d.only_backend or not d.only_refimpl or d.error or d.refused is not None:
+    if d.only_engine or not d.only_refimpl or d.error or d.refused is not None:
         return False
     regex = _effective_regex(d.grammar)
     if regex is None:
@@ -156,7 +158,7 @@ class OutlinesSession(Session):
         return True
 
 
-class OutlinesBackend(Backend):
+class OutlinesCoreEngine(Engine):
     """outlines-core's Index for regexes and JSON schemas (through its schema-to-regex
     compiler); Lark grammars are unsupported."""
 

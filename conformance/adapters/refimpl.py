@@ -1,7 +1,7 @@
 """refimpl itself as a backend: its Matcher with any of its backends, and the naive oracle.
 
-    refimpl (python), index, native, pypy, cmd:<command>   MatcherBackend
-    oracle                                          OracleBackend (small vocabularies)
+    refimpl (python), index, native, pypy, cmd:<command>   MatcherEngine
+    oracle                                          OracleEngine (small vocabularies)
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import List, Optional
 from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
 from refimpl.masks.index import NotRegular
 
-from ..core import Backend, Session
+from ..engine import Engine, Session
 from ..vectors import GrammarSpec, NotSupported, ids_of
 
 
@@ -30,7 +30,7 @@ class MatcherSession(Session):
         self.m.close()
 
 
-class MatcherBackend(Backend):
+class MatcherEngine(Engine):
     """refimpl's Matcher with one of its backends: python, index, native, pypy, cmd:<command>."""
 
     uses_refimpl = True
@@ -81,7 +81,7 @@ class OracleSession(Session):
         return True
 
 
-class OracleBackend(Backend):
+class OracleEngine(Engine):
     """refimpl's naive mask (oracle.py): one recogniser run per token per step."""
 
     name = "oracle"

@@ -27,7 +27,9 @@ from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.frontends.ebnf.gbnf import parse_rules as gbnf_rules
 from refimpl.regex import unicode as uni
 
-from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session, compiled, utf8_prefix
+from ..differences import AFTER_EOS, KnownDifference
+from ..divergence import Divergence, compiled, utf8_prefix
+from ..engine import Engine, Session
 from ..isolation import timed_out
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 from .grammar_shapes import Rewrite, has_cycle, let_unproductive_rules_stop, rewrite
@@ -248,12 +250,12 @@ def _answers(m: Matcher, d: Divergence, read: Callable[[bytes], bytes]) -> List[
         if t in d.vocab.eos_token_ids:
             allowed = t == d.vocab.eos_token_ids[0] and m.is_accepting()
         elif t in d.vocab.special_token_ids or not d.vocab.tokens[t]:
-            allowed = t not in d.only_backend  # never the peer's answer
+            allowed = t not in d.only_engine  # never the peer's answer
         else:
             allowed = m.consume_bytes(read(d.vocab.tokens[t]))
             if allowed:
                 m.rollback(1)
-        out.append(allowed == (t in d.only_backend))
+        out.append(allowed == (t in d.only_engine))
     return out
 
 
@@ -337,7 +339,7 @@ def _partial_at_end(d: Divergence) -> bool:
     if not _plain(d) or d.only_refimpl:
         return False
     chunks = [d.vocab.tokens[t] for t in d.prefix if t not in d.vocab.eos_token_ids]
-    for t in d.only_backend:
+    for t in d.only_engine:
         eos = t in d.vocab.eos_token_ids
         if (not eos and _byte_mode(d.grammar)) or (eos and t != d.vocab.eos_token_ids[0]):
             return False
@@ -357,7 +359,7 @@ def _lax_continuation(d: Divergence) -> bool:
     if not _plain(d) or d.only_refimpl or _byte_mode(d.grammar):
         return False
     chunks = [d.vocab.tokens[t] for t in d.prefix if t not in d.vocab.eos_token_ids]
-    for t in d.only_backend:
+    for t in d.only_engine:
         if t in d.vocab.eos_token_ids or utf8_prefix(d.text() + d.vocab.tokens[t]):
             return False
         read = _peer_decode(chunks + [d.vocab.tokens[t]])
@@ -397,20 +399,20 @@ def _nul(d: Divergence) -> bool:
         return False
     if d.refused is not None:
         return b"\0" in d.vocab.tokens[d.refused] and d.refused not in d.vocab.eos_token_ids
-    return (not d.only_backend and bool(d.only_refimpl) and not _byte_mode(d.grammar)
+    return (not d.only_engine and bool(d.only_refimpl) and not _byte_mode(d.grammar)
             and all(b"\0" in d.vocab.tokens[t] for t in d.only_refimpl))
 
 
 def _empty_token(d: Divergence) -> bool:
     """The peer allows an empty token wherever its state is alive; refimpl never allows one."""
-    return (d.error is None and d.refused is None and bool(d.only_backend) and not d.only_refimpl
-            and all(t not in d.vocab.eos_token_ids and d.vocab.tokens[t] == b"" for t in d.only_backend))
+    return (d.error is None and d.refused is None and bool(d.only_engine) and not d.only_refimpl
+            and all(t not in d.vocab.eos_token_ids and d.vocab.tokens[t] == b"" for t in d.only_engine))
 
 
 def _other_eos(d: Divergence) -> bool:
     """refimpl allows an EOS id that is not the peer's one EOS (the vocabulary's first),
     where the text may end; the peer sees it as a special token and never allows it."""
-    if d.error is not None or d.refused is not None or d.only_backend or not d.only_refimpl:
+    if d.error is not None or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
     if not all(t in d.vocab.eos_token_ids[1:] for t in d.only_refimpl):
         return False
@@ -564,7 +566,7 @@ class TcfgSession(Session):
         return True
 
 
-class TransformersCfgBackend(Backend):
+class TransformersCfgEngine(Engine):
     """transformers-cfg's IncrementalGrammarConstraint for GBNF grammars."""
 
     name = "transformers-cfg"

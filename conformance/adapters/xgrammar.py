@@ -11,7 +11,9 @@ from typing import Any, Dict, Optional
 
 from refimpl import Grammar, Vocabulary
 
-from ..core import AFTER_EOS, Backend, Divergence, KnownDifference, Session
+from ..differences import AFTER_EOS, KnownDifference
+from ..divergence import Divergence
+from ..engine import Engine, Session
 from ..vectors import GrammarSpec, NotSupported, bitmask_len, vocab_hash
 from .xgrammar_differences import (ALL_OF_AS_ANY, CRASH_ON_LEFT_RECURSION, JSON_LAYOUT, JSON_STRING_SPELLING,
                                    LENGTH_BOUNDED_STRINGS, NO_ANSWER_ON_LEFT_RECURSION, NO_NEGATIVE_ZERO,
@@ -54,7 +56,7 @@ class XgrammarSession(Session):
         return bool(self.m.accept_token(token))
 
 
-class XgrammarBackend(Backend):
+class XgrammarEngine(Engine):
     """xgrammar's GrammarMatcher for regexes, JSON schemas, its EBNF and GBNF (its Lark
     dialect differs, so Lark grammars are not compared)."""
 
@@ -79,7 +81,7 @@ class XgrammarBackend(Backend):
     def _accepts_omitted(self, d: Divergence) -> bool:
         """refimpl allows tokens xgrammar's mask lacks, and a fresh xgrammar matcher after
         the same prefix accepts each of them (run here, in the comparing process)."""
-        if d.error is not None or d.refused is not None or d.only_backend or not d.only_refimpl:
+        if d.error is not None or d.refused is not None or d.only_engine or not d.only_refimpl:
             return False
         for t in d.only_refimpl:
             session = self.start(d.grammar, d.vocab)

@@ -19,7 +19,8 @@ from refimpl.frontends.ebnf.ast import Literal, Node, Ref
 from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.regex import ExprSet
 
-from ..core import Divergence, KnownDifference, all_differing, answers_as, compiled
+from ..differences import KnownDifference, all_differing, answers_as
+from ..divergence import Divergence, compiled
 from ..isolation import crashed, timed_out
 from ..vectors import GrammarSpec, vocab_hash
 from .grammar_shapes import has_cycle, productive_rules, rewrite, rule_edges
@@ -119,7 +120,7 @@ def _length_bounded_strings(d: Divergence) -> bool:
     def raw_control(b: int, in_string: bool, escaped: bool) -> bool:  # CR and LF: [^"\\\r\n]
         return raw_control_in_string(b, in_string, escaped) and b not in (0x0A, 0x0D)
 
-    return (all(puts(text, tokens[t], raw_control) for t in d.only_backend)
+    return (all(puts(text, tokens[t], raw_control) for t in d.only_engine)
             and all(puts(text, tokens[t], escape_in_string) for t in d.only_refimpl))
 
 
@@ -139,7 +140,7 @@ _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 def _six_fraction_digits(d: Divergence) -> bool:
     """In a schema with a bounded number, every token only refimpl allows (and none only
     the peer allows) makes the number it extends have more than six fraction digits."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
     if not any(s.get("type") in ("number", None) and any(k in s for k in _BOUNDS) for s in schemas(d.grammar.schema)):
         return False
@@ -158,7 +159,7 @@ SIX_FRACTION_DIGITS = KnownDifference(
 def _negative_zero(d: Divergence) -> bool:
     """Every token only refimpl allows writes the 0 of `-0` (and none only the peer allows),
     in a schema with an integer."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
     if not any(s.get("type") == "integer" for s in schemas(d.grammar.schema)):
         return False
@@ -189,13 +190,13 @@ def _as_scalar_values(data: bytes) -> bytes:
 def _surrogates(d: Divergence) -> bool:
     """Only the peer allows the differing tokens; after each the text is not UTF-8, and it
     is allowed by refimpl once its surrogate encodings are moved below the surrogates."""
-    if d.error or d.refused is not None or d.only_refimpl or not d.only_backend:
+    if d.error or d.refused is not None or d.only_refimpl or not d.only_engine:
         return False
     from refimpl.recognition.recognizer import Recognizer
 
     g = compiled(d.grammar)
     text = d.text()
-    for t in d.only_backend:
+    for t in d.only_engine:
         data = text + d.vocab.tokens[t]
         if _as_scalar_values(data) == data or not Recognizer(g.compiled, g.limits).consume_bytes(_as_scalar_values(data)):
             return False
@@ -270,7 +271,7 @@ UNPRODUCTIVE_RULES = KnownDifference(
 def _pattern_without_escapes(d: Divergence) -> bool:
     """In a schema with a string pattern, every token only refimpl allows (none only the
     peer allows) puts an escape into a string."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
     if not any("pattern" in s for s in schemas(d.grammar.schema)):
         return False
@@ -296,7 +297,7 @@ def _in_key(text: bytes) -> bool:
 def _key_without_escapes(d: Divergence) -> bool:
     """The text ends inside an object key, and every token only refimpl allows (none only
     the peer allows) puts an escape into it."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_backend or not d.only_refimpl:
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
     text = d.text()
     if not _in_key(text):
@@ -503,7 +504,7 @@ def answers_as_read(d: Divergence, reading: _Reading) -> bool:
     mask = reading.mask_after(d)
     if mask is None or any(t in mask for t in d.only_refimpl):
         return False
-    rest = [t for t in d.only_backend if t not in mask]
+    rest = [t for t in d.only_engine if t not in mask]
     if not rest:
         return True
     general = reading.general()

@@ -18,9 +18,10 @@ from refimpl import Matcher, MaskrefError, Vocabulary
 
 from conformance.__main__ import main
 from conformance.adapters.faults import FAULTS, incomplete_tail, shorten_negated_ranges
-from conformance.core import AFTER_EOS, Divergence
+from conformance.differences import AFTER_EOS
+from conformance.divergence import Divergence
 from conformance.generate import SUITE_DIR
-from conformance.registry import get_backend
+from conformance.registry import get_engine
 from conformance.runner import check_vector, run_suite
 from conformance.vectors import (
     FormatError, GrammarSpec, NotSupported, Vector, bitmask_from_ids, byte_vocabulary, decode_mask, encode_mask,
@@ -93,7 +94,7 @@ NEW_CONSTRUCTS = {
 def test_new_construct_vectors_exist_and_agree_with_refimpl():
     """Parametric rules, ignore_once and a bounded whitespace_pattern have vectors on both
     vocabularies, along paths that spell their samples and a random one; refimpl agrees."""
-    backend = get_backend("refimpl")
+    backend = get_engine("refimpl")
     seen = {}
     for kind in ("lark", "json_schema"):
         for _, _, v in read_vectors(os.path.join(SUITE_DIR, kind + ".jsonl")):
@@ -144,7 +145,7 @@ def test_exit_status_2_on_usage_and_setup_errors(tmp_path, capsys):
     bad.write_text("not json\n")
     assert main(["run", "--backend", "refimpl", "--suite", str(bad)]) == 2
     assert main(["fuzz", "--backend", "refimpl", "--vocab", "nope", "--seconds", "1"]) == 2
-    if get_backend("xgrammar").unavailable_reason():
+    if get_engine("xgrammar").unavailable_reason():
         assert main(["run", "--backend", "xgrammar"]) == 2
     assert "error:" in capsys.readouterr().err
 
@@ -165,7 +166,7 @@ def test_run_catches_most_faults(tmp_path, capsys):
     """Each fault against the default suite, stopping at its first disagreement."""
     caught = []
     for name in sorted(FAULTS):
-        report = run_suite(get_backend("fault:" + name), SUITE_DIR, str(tmp_path), quiet=True, first=True)
+        report = run_suite(get_engine("fault:" + name), SUITE_DIR, str(tmp_path), quiet=True, first=True)
         if report.disagreements:
             caught.append(name)
     with capsys.disabled():
@@ -189,7 +190,7 @@ def test_regex_suite_agrees_with_matcher_backends(backend, tmp_path):
 
 @pytest.mark.parametrize("peer", ["llguidance", "outlines-core"])
 def test_default_suite_against_peers(peer, tmp_path):
-    backend = get_backend(peer)
+    backend = get_engine(peer)
     if backend.unavailable_reason():
         pytest.skip(backend.unavailable_reason())
     report = run_suite(backend, SUITE_DIR, str(tmp_path), quiet=True)
@@ -199,7 +200,7 @@ def test_default_suite_against_peers(peer, tmp_path):
 
 def test_known_differences_are_recognised(tmp_path):
     """A documented llguidance difference is reported as known, not as a disagreement."""
-    backend = get_backend("llguidance")
+    backend = get_engine("llguidance")
     if backend.unavailable_reason():
         pytest.skip(backend.unavailable_reason())
     spec = GrammarSpec("lark", "start: A lz\nA: /a+/\nlz[lazy]: /[0-9]+/\n")
@@ -227,8 +228,8 @@ def test_fuzz_finds_each_fault(fault, tmp_path):
     vector = next(v for _, _, v in read_vectors(os.path.join(str(tmp_path), "fault_" + fault, "fuzz-vectors.jsonl")))
     assert len(vector.path) <= 3  # shrunk to a short path
     # the minimal case replays as a disagreement, and refimpl agrees with itself on it
-    assert check_vector(get_backend("fault:" + fault), vector).status == "disagree"
-    assert check_vector(get_backend("refimpl"), vector).status == "agree"
+    assert check_vector(get_engine("fault:" + fault), vector).status == "disagree"
+    assert check_vector(get_engine("refimpl"), vector).status == "agree"
     assert os.path.exists(f["repro"])
 
 
@@ -260,7 +261,7 @@ def test_fault_helpers():
     v = Vocabulary.from_bytes([b"a", b"\xc3", b"<eos>"], eos_token_id=2)
     spec = GrammarSpec("regex", "a+")
     vector = record(spec.compile(), spec, v, [0], "t")
-    assert check_vector(get_backend("fault:utf8-split"), vector).status == "disagree"
+    assert check_vector(get_engine("fault:utf8-split"), vector).status == "disagree"
 
 
 # ------------------------------------------------------------------------------ special tokens, lexeme options
@@ -304,7 +305,7 @@ TOKEN_CONSTRUCTS = {
 
 
 def test_token_vectors_cover_each_construct_and_agree_with_refimpl():
-    backend = get_backend("refimpl")
+    backend = get_engine("refimpl")
     seen = {}
     for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl")):
         assert v.grammar.kind == "lark" and v.id.startswith("tokens/"), v.id
@@ -339,7 +340,7 @@ def test_token_vectors_are_what_generate_writes():
 def test_oracle_reads_eos_that_ends_a_stop_lexeme():
     """The naive oracle goes on after an EOS that ended a stop="" lexeme (and after the
     token lexemes' EOS reads); it agrees with the Matcher on those vectors."""
-    oracle = get_backend("oracle")
+    oracle = get_engine("oracle")
     ids = ("tokens/stop-eos/bytes/0", "tokens/stop-eos/special/0", "tokens/stop-eos-last/special/0",
            "tokens/eos-token/special/0")
     vectors = [v for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl")) if v.id in ids]
@@ -382,7 +383,7 @@ LLGUIDANCE_FINDINGS = {
 
 
 def test_llguidance_known_differences_on_their_vectors():
-    backend = get_backend("llguidance")
+    backend = get_engine("llguidance")
     if backend.unavailable_reason():
         pytest.skip(backend.unavailable_reason())
     found = {}
@@ -396,7 +397,7 @@ def test_llguidance_known_differences_on_their_vectors():
 def _differences():
     from conformance.adapters import llguidance
 
-    return {k.name: k for k in llguidance.LlguidanceBackend.known_differences}
+    return {k.name: k for k in llguidance.LlguidanceEngine.known_differences}
 
 
 def test_llguidance_predicates_are_exact():
@@ -463,7 +464,7 @@ def test_llguidance_predicates_are_exact():
 def test_peers_without_special_tokens_refuse_them(name):
     """outlines-core and xgrammar refuse a Lark grammar with special tokens and options (and
     outlines-core a vocabulary with two EOS ids) as NotSupported, installed or not."""
-    backend = get_backend(name)
+    backend = get_engine(name)
     v = load_builtin("special")
     with pytest.raises(NotSupported):
         backend.start(GrammarSpec("lark", 'start: <think> x </think>\nx[stop=""]: /[a-z]+/\n'), v)
@@ -552,7 +553,7 @@ def test_the_compliance_matrix_row(tmp_path):
     from conformance.runner import MATRIX_KINDS, matrix_header, matrix_row, run_suite
 
     suite = os.path.join(SUITE_DIR, "findings.jsonl")
-    report = run_suite(get_backend("fault:drop-eos"), suite, str(tmp_path), quiet=True)
+    report = run_suite(get_engine("fault:drop-eos"), suite, str(tmp_path), quiet=True)
     row = matrix_row(report)
     assert matrix_header().splitlines()[0].count("|") == row.count("|") == len(MATRIX_KINDS) + 4
     cells = dict(zip([k for k, _ in MATRIX_KINDS], row.split(" | ")[1:]))
@@ -642,40 +643,40 @@ def test_blindspot_vectors_are_what_generate_writes_and_cover_each_blind_spot():
 def test_refimpl_backends_are_compared_on_forced_tokens(tmp_path):
     """A Matcher backend whose forced_tokens is wrong agrees on every mask, and `run`
     still finds it (conformance/apicheck.py)."""
-    from conformance.adapters.refimpl import MatcherBackend, MatcherSession
+    from conformance.adapters.refimpl import MatcherEngine, MatcherSession
 
     class Wrong(Matcher):
         def forced_tokens(self):
             return super().forced_tokens()[:-1]
 
-    class Backend(MatcherBackend):
+    class Engine(MatcherEngine):
         def start(self, spec, vocab, grammar=None):
             return MatcherSession(Wrong(grammar or spec.compile(), vocab))
 
     spec = GrammarSpec("regex", "abc")
     vocab = Vocabulary.from_bytes([b"a", b"b", b"c", b"<eos>"], eos_token_id=3)
     v = record(spec.compile(), spec, vocab, [0, 1, 2, 3], "test/forced")
-    wrong = Backend()
+    wrong = Engine()
     wrong.name = "wrong-forced"
     res = check_vector(wrong, v)
     assert res.status == "disagree" and "forced_tokens" in res.divergence["error"], res.divergence
-    assert check_vector(MatcherBackend("python"), v).status == "agree"
+    assert check_vector(MatcherEngine("python"), v).status == "agree"
 
 
 def test_refimpl_backends_are_compared_on_rollback():
     """A Matcher backend whose rollback forgets to undo the last step: masks and forced
     tokens agree along the path, the rollback at its end disagrees."""
-    from conformance.adapters.refimpl import MatcherBackend, MatcherSession
+    from conformance.adapters.refimpl import MatcherEngine, MatcherSession
 
     class Wrong(Matcher):
         def rollback(self, n_tokens):
             super().rollback(max(0, n_tokens - 1) if n_tokens <= len(self._steps) else n_tokens)
 
-    class Backend(MatcherBackend):
+    class Engine(MatcherEngine):
         def start(self, spec, vocab, grammar=None):
             return MatcherSession(Wrong(grammar or spec.compile(), vocab))
 
-    wrong = Backend()
+    wrong = Engine()
     wrong.name = "wrong-rollback"
     spec = GrammarSpec("regex", "1234")
     v = record(spec.compile(), spec, byte_vocabulary(), list(b"1234"), "test/rollback")
@@ -685,7 +686,7 @@ def test_refimpl_backends_are_compared_on_rollback():
 
 def test_refimpl_backends_refuse_a_rollback_past_the_start_as_refimpl_does():
     """A Matcher whose refusal is a TypeError, not refimpl's ValueError."""
-    from conformance.adapters.refimpl import MatcherBackend, MatcherSession
+    from conformance.adapters.refimpl import MatcherEngine, MatcherSession
 
     class Wrong(Matcher):
         def rollback(self, n_tokens):
@@ -693,11 +694,11 @@ def test_refimpl_backends_refuse_a_rollback_past_the_start_as_refimpl_does():
                 raise TypeError("unsupported operand")
             super().rollback(n_tokens)
 
-    class Backend(MatcherBackend):
+    class Engine(MatcherEngine):
         def start(self, spec, vocab, grammar=None):
             return MatcherSession(Wrong(grammar or spec.compile(), vocab))
 
-    wrong = Backend()
+    wrong = Engine()
     wrong.name = "wrong-refusal"
     res = check_vector(wrong, digits_vector())
     assert res.status == "disagree" and "raised TypeError (refimpl: ValueError)" in res.divergence["error"]
@@ -705,19 +706,19 @@ def test_refimpl_backends_refuse_a_rollback_past_the_start_as_refimpl_does():
 
 def test_refimpl_backends_must_refuse_a_refused_token():
     """A Matcher that says it took a token its mask refuses (its masks are refimpl's)."""
-    from conformance.adapters.refimpl import MatcherBackend, MatcherSession
+    from conformance.adapters.refimpl import MatcherEngine, MatcherSession
 
     class Wrong(Matcher):
         def consume(self, token_id):
             super().consume(token_id)
             return True
 
-    class Backend(MatcherBackend):
+    class Engine(MatcherEngine):
         def start(self, spec, vocab, grammar=None):
             return MatcherSession(Wrong(grammar or spec.compile(), vocab))
 
-    wrong = Backend()
+    wrong = Engine()
     wrong.name = "wrong-consume"
     res = check_vector(wrong, digits_vector((0x31, 0x32)))
     assert res.status == "disagree" and "took a token the mask refuses" in res.divergence["error"], res.divergence
-    assert check_vector(MatcherBackend("python"), digits_vector((0x31, 0x32))).status == "agree"
+    assert check_vector(MatcherEngine("python"), digits_vector((0x31, 0x32))).status == "agree"

@@ -8,7 +8,7 @@ import pytest
 llama_cpp = pytest.importorskip("llama_cpp")
 pytest.importorskip("gguf")
 
-from conformance.adapters.llama_cpp import LlamaCppBackend  # noqa: E402
+from conformance.adapters.llama_cpp import LlamaCppEngine  # noqa: E402
 from conformance.isolation import Isolated  # noqa: E402
 from conformance.runner import check_vector  # noqa: E402
 from conformance.vectors import GrammarSpec, load_builtin, read_vectors, record  # noqa: E402
@@ -18,7 +18,7 @@ from tests.support.paths import SUITE  # noqa: E402
 @pytest.mark.parametrize("name", ["bytes", "gpt2"])
 def test_the_gguf_holds_the_same_token_bytes(name):
     vocab = load_builtin(name)
-    lvocab = llama_cpp.llama_model_get_vocab(LlamaCppBackend().model(vocab))
+    lvocab = llama_cpp.llama_model_get_vocab(LlamaCppEngine().model(vocab))
     buf = ctypes.create_string_buffer(256)
 
     def piece(t):
@@ -35,7 +35,7 @@ def test_the_suites_gbnf_vectors():
     """Every GBNF vector agrees with llama.cpp, differs only as declared, or is a grammar
     llama.cpp refuses (left recursion)."""
     suite = SUITE / "gbnf.jsonl"
-    backend, statuses = Isolated(LlamaCppBackend(), timeout=60), set()
+    backend, statuses = Isolated(LlamaCppEngine(), timeout=60), set()
     for _, _, vector in read_vectors(str(suite)):
         result = check_vector(backend, vector)
         assert result.status in ("agree", "known", "unsupported"), (vector.id, result.divergence)
@@ -54,7 +54,7 @@ def test_llama_cpp_bugs_and_choices_are_known(grammar, vocab_name, known):
     spec = GrammarSpec("gbnf", grammar)
     g = spec.compile()
     path = [ord("a")] if grammar == 'root ::= "a"\n' else []
-    result = check_vector(Isolated(LlamaCppBackend(), timeout=5), record(g, spec, vocab, path, "l", [], "test"))
+    result = check_vector(Isolated(LlamaCppEngine(), timeout=5), record(g, spec, vocab, path, "l", [], "test"))
     assert result.status == "known" and known in result.known, (result.status, result.known, result.divergence)
 
 
@@ -67,13 +67,13 @@ def test_json_schemas_through_the_converter(schema, text, known):
     vocab = load_builtin("bytes")
     spec = GrammarSpec("json_schema", schema=schema)
     path = [ord(c) for c in text]
-    result = check_vector(Isolated(LlamaCppBackend(), timeout=30), record(spec.compile(), spec, vocab, path, "l", [], "t"))
+    result = check_vector(Isolated(LlamaCppEngine(), timeout=30), record(spec.compile(), spec, vocab, path, "l", [], "t"))
     assert result.status == "known" and result.known == [known], (result.status, result.known, result.divergence)
 
 
 def test_predicates_refuse_near_misses():
     from conformance.adapters.llama_cpp import CONVERTED_SCHEMA, RAW_CONTROL_CHARACTERS
-    from conformance.core import Divergence
+    from conformance.divergence import Divergence
 
     b = load_builtin("bytes")
     string = GrammarSpec("json_schema", schema={"type": "string"})
@@ -91,14 +91,14 @@ def test_predicates_refuse_near_misses():
 def test_more_llama_cpp_bugs_and_choices(grammar, vocab_name, text, known):
     vocab = load_builtin(vocab_name)
     spec = GrammarSpec("gbnf", grammar)
-    result = check_vector(Isolated(LlamaCppBackend(), timeout=30),
+    result = check_vector(Isolated(LlamaCppEngine(), timeout=30),
                           record(spec.compile(), spec, vocab, [ord(c) for c in text], "l", [], "t"))
     assert result.status == "known" and known in result.known, (result.status, result.known, result.divergence)
 
 
 def test_unproductive_prefixes_needs_an_unproductive_rule():
     from conformance.adapters.llama_cpp import NO_ANSWER, UNPRODUCTIVE_PREFIXES
-    from conformance.core import Divergence
+    from conformance.divergence import Divergence
 
     b = load_builtin("bytes")
     dead = GrammarSpec("gbnf", 'root ::= r1 | "a"\nr1 ::= "b" r1\n')
@@ -112,11 +112,11 @@ def test_unproductive_prefixes_needs_an_unproductive_rule():
 def test_end_of_generation_tokens_are_refused_as_text():
     """<|eot_id|> as a plain token: llama.cpp calls it end-of-generation, so where the grammar
     may not end it refuses it though `[^a]+` takes its text."""
-    from conformance.core import Divergence
+    from conformance.divergence import Divergence
 
     v = load_builtin("special")
     eot = next(t for t, data in enumerate(v.tokens) if data == b"<|eot_id|>" and t not in v.special_token_ids)
-    k = {k.name: k for k in LlamaCppBackend().known_differences}["end-of-generation-by-text"]
+    k = {k.name: k for k in LlamaCppEngine().known_differences}["end-of-generation-by-text"]
     spec = GrammarSpec("gbnf", "root ::= [^a]+\n")
     assert k.applies(Divergence(spec, v, [], 0, [], [eot]))
     assert not k.applies(Divergence(spec, v, [ord("b")], 1, [], [eot]))  # it may end there: allowed

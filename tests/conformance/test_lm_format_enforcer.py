@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("lmformatenforcer")
 
-from conformance.adapters.lm_format_enforcer import LmFormatEnforcerBackend, token_string  # noqa: E402
-from conformance.core import Divergence  # noqa: E402
+from conformance.adapters.lm_format_enforcer import LmFormatEnforcerEngine, token_string  # noqa: E402
+from conformance.divergence import Divergence  # noqa: E402
 from conformance.isolation import Isolated  # noqa: E402
 from conformance.runner import check_vector  # noqa: E402
 from conformance.vectors import GrammarSpec, load_builtin, read_vectors, record  # noqa: E402
@@ -16,15 +16,15 @@ from refimpl import Vocabulary  # noqa: E402
 from tests.support.paths import SUITE
 
 SUITE = SUITE
-BACKEND = LmFormatEnforcerBackend()
+BACKEND = LmFormatEnforcerEngine()
 # a (first UTF-8 byte of é), b (its second), é, 1, ٣ (an Arabic-Indic digit), x, xé, empty, EOS
 VOCAB = Vocabulary([b"a", b"\xc3", b"\xa9", b"\xc3\xa9", b"1", "\u0663".encode(), b"x", b"x\xc3\xa9", b"", b"</s>"],
                    eos_token_ids=[9])
 NO_E = Vocabulary([b"a", b"x", b"x\xc3\xa9", b"</s>"], eos_token_ids=[3])  # no token begins with é
 
 
-def known(spec, vocab, prefix=(), only_backend=(), only_refimpl=()):
-    d = Divergence(spec, vocab, list(prefix), len(prefix), list(only_backend), list(only_refimpl))
+def known(spec, vocab, prefix=(), only_engine=(), only_refimpl=()):
+    d = Divergence(spec, vocab, list(prefix), len(prefix), list(only_engine), list(only_refimpl))
     k = BACKEND.classify(d)
     return k.name if k else None
 
@@ -43,7 +43,7 @@ def test_the_enforcer_is_given_the_tokens_strings(name):
 @pytest.mark.parametrize("suite", ["regex.jsonl"])
 def test_the_suites_vectors(suite):
     """Every vector agrees, differs only as declared, or is one lm-format-enforcer refuses."""
-    backend, statuses = Isolated(LmFormatEnforcerBackend(), timeout=60), set()
+    backend, statuses = Isolated(LmFormatEnforcerEngine(), timeout=60), set()
     for _, _, vector in read_vectors(str(SUITE / suite)):
         if vector.vocab.name == "gpt2" and vector.id.endswith("random"):
             continue  # keeps the test short; the bytes vocabulary's random paths stay
@@ -55,12 +55,12 @@ def test_the_suites_vectors(suite):
 
 def test_a_whole_session_through_the_child_process():
     spec = GrammarSpec("regex", "a+1")
-    result = check_vector(Isolated(LmFormatEnforcerBackend(), timeout=30),
+    result = check_vector(Isolated(LmFormatEnforcerEngine(), timeout=30),
                           record(spec.compile(), spec, VOCAB, [0, 0, 4], "t", [], "test"))
     assert result.status == "known" and result.known == ["empty-token"]
 
 
-@pytest.mark.parametrize("regex, vocab, prefix, only_backend, only_refimpl, expected", [
+@pytest.mark.parametrize("regex, vocab, prefix, only_engine, only_refimpl, expected", [
     ("a+", VOCAB, [], [8], [], "empty-token"),
     ("a+", VOCAB, [], [8, 0], [], None),  # a is refimpl's too: not only the empty token
     ("\u00e9+", VOCAB, [], [], [1], "decoded-strings"),  # \xc3 is offered as U+FFFD
@@ -72,8 +72,8 @@ def test_a_whole_session_through_the_child_process():
     (".+", NO_E, [], [], [2], "tokenizer-alphabet"),  # é begins no token
     ("(x\u00e9)+", NO_E, [], [], [2], None),  # the regex names é
 ])
-def test_regex_differences(regex, vocab, prefix, only_backend, only_refimpl, expected):
-    assert known(GrammarSpec("regex", regex), vocab, prefix, only_backend, only_refimpl) == expected
+def test_regex_differences(regex, vocab, prefix, only_engine, only_refimpl, expected):
+    assert known(GrammarSpec("regex", regex), vocab, prefix, only_engine, only_refimpl) == expected
 
 
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
@@ -89,7 +89,7 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
                           {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 1}]}
 
 
-@pytest.mark.parametrize("schema, text, only_backend, only_refimpl, expected", [
+@pytest.mark.parametrize("schema, text, only_engine, only_refimpl, expected", [
     ({"type": "integer"}, "1", [b"e"], [], "number-grammar"),  # lm-format-enforcer's integers take exponents
     ({"type": "integer"}, "1", [b"x"], [], None),
     ({"type": "number"}, "0.", [b"e"], [], "number-grammar"),  # 0.e5: an empty fraction before an exponent
@@ -130,10 +130,10 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
     ({"enum": [True]}, "", [b"T"], [b"t"], "enum-python-spelling"),  # Python's str(True)
     ({"enum": [1]}, "", [b"T"], [b"t"], None),
 ])
-def test_json_differences(schema, text, only_backend, only_refimpl, expected):
+def test_json_differences(schema, text, only_engine, only_refimpl, expected):
     vocab = load_builtin("bytes")
     prefix = list(text.encode())
-    ids = [[vocab.tokens.index(b) for b in side] for side in (only_backend, only_refimpl)]
+    ids = [[vocab.tokens.index(b) for b in side] for side in (only_engine, only_refimpl)]
     assert known(GrammarSpec("json_schema", schema=schema), vocab, prefix, *ids) == expected
 
 
@@ -223,7 +223,7 @@ def test_untyped_subschema():
     assert BACKEND.classify(d) is None
 
 
-@pytest.mark.parametrize("schema, text, only_backend, only_refimpl, expected", [
+@pytest.mark.parametrize("schema, text, only_engine, only_refimpl, expected", [
     (NULL_OR_STRING, '{"d": ', [b"{"], [b"n", b'"'], "one-of-objects"),  # every option read as an object
     (NULL_OR_STRING, '{"d": ', [b"["], [b"n", b'"'], None),  # an array is no object
     # an option that is an object's schema: lm-format-enforcer's reading, not the bug
@@ -245,8 +245,8 @@ def test_untyped_subschema():
     (EXCLUSIVE, "", [b" "], [], "json-reading"),  # the reading compiles: its oneOf is an anyOf
     (EXCLUSIVE, "", [b"x"], [], None),
 ])
-def test_json_dispatch_differences(schema, text, only_backend, only_refimpl, expected):
-    test_json_differences(schema, text, only_backend, only_refimpl, expected)
+def test_json_dispatch_differences(schema, text, only_engine, only_refimpl, expected):
+    test_json_differences(schema, text, only_engine, only_refimpl, expected)
 
 
 def test_enum_python_spelling_after_whitespace():

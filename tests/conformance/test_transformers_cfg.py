@@ -9,7 +9,7 @@ pytest.importorskip("transformers_cfg")
 pytest.importorskip("torch")
 
 from conformance.adapters import transformers_cfg as tc  # noqa: E402
-from conformance.core import Divergence  # noqa: E402
+from conformance.divergence import Divergence  # noqa: E402
 from conformance.isolation import Isolated  # noqa: E402
 from conformance.runner import check_vector  # noqa: E402
 from conformance.vectors import GrammarSpec, NotSupported, ids_of, load_builtin, read_vectors, record  # noqa: E402
@@ -21,7 +21,7 @@ SMALL = Vocabulary([b"a", b"b", b"ab", b"z", b"\xc3", b"\xa9", "é".encode(), "�
 
 
 def backend():
-    return tc.TransformersCfgBackend()
+    return tc.TransformersCfgEngine()
 
 
 def test_the_peer_reads_the_same_token_bytes():
@@ -62,8 +62,8 @@ def test_the_suites_gbnf_vectors():
     assert statuses == {"agree", "known"}
 
 
-def divergence(grammar, prefix, only_backend=(), only_refimpl=(), vocab=SMALL, **kw):
-    return Divergence(GrammarSpec("gbnf", grammar), vocab, list(prefix), len(prefix), list(only_backend),
+def divergence(grammar, prefix, only_engine=(), only_refimpl=(), vocab=SMALL, **kw):
+    return Divergence(GrammarSpec("gbnf", grammar), vocab, list(prefix), len(prefix), list(only_engine),
                       list(only_refimpl), **kw)
 
 
@@ -80,39 +80,39 @@ BYTES = load_builtin("bytes")
     (tc.NEGATED_LATIN1, divergence("root ::= [^a] \"é\"\n", [], only_refimpl=[7]),
      divergence("root ::= [^a] \"é\"\n", [], only_refimpl=[1])),
     # [^a-z] allows z
-    (tc.NEGATED_RANGE_END, divergence("root ::= [^a-z]\n", [], only_backend=[3]),
-     divergence("root ::= [^a-y]\n", [], only_backend=[3])),
+    (tc.NEGATED_RANGE_END, divergence("root ::= [^a-z]\n", [], only_engine=[3]),
+     divergence("root ::= [^a-y]\n", [], only_engine=[3])),
     # "a"{0,1} is read "a"{1,1}: the empty text cannot end
     (tc.REPETITION, divergence('root ::= "a"{0,1} "b"\n', [], only_refimpl=[1]),
      divergence('root ::= "a"? "b"\n', [], only_refimpl=[1])),
     # byte mode: [^\n] takes the lone byte 0xA9 as the character U+00A9
-    (tc.BYTES_AS_CHARACTERS, divergence("root ::= [^\\n]\n", [], only_backend=[5]),
-     divergence("root ::= [^\\n] \"é\"\n", [], only_backend=[5])),
+    (tc.BYTES_AS_CHARACTERS, divergence("root ::= [^\\n]\n", [], only_engine=[5]),
+     divergence("root ::= [^\\n] \"é\"\n", [], only_engine=[5])),
     # at a possible end, a lone lead byte
-    (tc.PARTIAL_AT_END, divergence('root ::= "é"+\n', [6], only_backend=[4]),
-     divergence('root ::= "é"+ "a"\n', [6], only_backend=[4])),
+    (tc.PARTIAL_AT_END, divergence('root ::= "é"+\n', [6], only_engine=[4]),
+     divergence('root ::= "é"+ "a"\n', [6], only_engine=[4])),
     # ... and EOS while a character is unfinished (byte mode too)
-    (tc.PARTIAL_AT_END, divergence("root ::= [^a]*\n", [4], only_backend=[11]),
-     divergence("root ::= [^a]* \"1\"\n", [4], only_backend=[11])),
+    (tc.PARTIAL_AT_END, divergence("root ::= [^a]*\n", [4], only_engine=[11]),
+     divergence("root ::= [^a]* \"1\"\n", [4], only_engine=[11])),
     # byte mode: the mask allowed € (three Latin-1 characters), the consume (UTF-8) refuses it
     (tc.BYTES_AS_CHARACTERS, divergence("root ::= [^a]*\n", [], refused=7),
      divergence("root ::= [^a]*\n", [], refused=6)),
     (tc.LAX_CONTINUATION,
-     divergence("root ::= \"é\" | [^a]\n", [], only_backend=[0], vocab=Vocabulary([b"\xc3a", b"<eos>"], [1])),
-     divergence("root ::= \"é\" | [^a]\n", [], only_backend=[0], vocab=Vocabulary([b"\xc3\xa1", b"<eos>"], [1]))),
+     divergence("root ::= \"é\" | [^a]\n", [], only_engine=[0], vocab=Vocabulary([b"\xc3a", b"<eos>"], [1])),
+     divergence("root ::= \"é\" | [^a]\n", [], only_engine=[0], vocab=Vocabulary([b"\xc3\xa1", b"<eos>"], [1]))),
     (tc.NUL, divergence('root ::= [^a] "é"\n', [], only_refimpl=[0], vocab=Vocabulary([b"\0", b"<eos>"], [1])),
      divergence('root ::= [^a] "é"\n', [], only_refimpl=[0], vocab=Vocabulary([b"\1", b"<eos>"], [1]))),
-    (tc.EMPTY_TOKEN, divergence('root ::= "a"\n', [], only_backend=[10]),
-     divergence('root ::= "a"\n', [], only_backend=[3])),
+    (tc.EMPTY_TOKEN, divergence('root ::= "a"\n', [], only_engine=[10]),
+     divergence('root ::= "a"\n', [], only_engine=[3])),
     (tc.OTHER_EOS, divergence('root ::= "a"\n', [0], only_refimpl=[13]),
      divergence('root ::= "a"\n', [], only_refimpl=[13])),
     # `.` and `[^a]` in one grammar: both stop at U+00FF (each reading alone explains neither)
     (tc.LATIN1_CLASSES, divergence('root ::= [^a]* . "é"\n', [], only_refimpl=[7]),
      divergence('root ::= [^a]* . "é"\n', [], only_refimpl=[6])),
     # r1 derives no string; the peer still allows its prefixes
-    (tc.UNPRODUCTIVE, divergence('root ::= r1 | "a"\nr1 ::= "a" r1\n', [], only_backend=[1],
+    (tc.UNPRODUCTIVE, divergence('root ::= r1 | "a"\nr1 ::= "a" r1\n', [], only_engine=[1],
                                  vocab=Vocabulary([b"a", b"aaa", b"<eos>"], [2])),
-     divergence('root ::= r1 | "a"\nr1 ::= "a" r1 | "b"\n', [], only_backend=[1],
+     divergence('root ::= r1 | "a"\nr1 ::= "a" r1 | "b"\n', [], only_engine=[1],
                 vocab=Vocabulary([b"a", b"aaa", b"<eos>"], [2]))),
     (tc.NO_ANSWER, divergence('root ::= "a"\n', [], error="mask: PeerTimeout: no answer to mask within 30 s"),
      divergence('root ::= "a"\n', [], error="mask: RuntimeError: boom")),

@@ -3,9 +3,9 @@ near miss (these run without xgrammar); and, where xgrammar is installed, the su
 against it has no unexplained disagreement."""
 import pytest
 
-from conformance.adapters.xgrammar import XgrammarBackend, json_options
+from conformance.adapters.xgrammar import XgrammarEngine, json_options
 from conformance.adapters.xgrammar_differences import _as_macro
-from conformance.core import Divergence
+from conformance.divergence import Divergence
 from conformance.vectors import GrammarSpec, NotSupported, load_builtin
 from refimpl import Vocabulary
 
@@ -17,7 +17,7 @@ def ids(text):
 
 
 def known():
-    return {k.name: k for k in XgrammarBackend().known_differences}
+    return {k.name: k for k in XgrammarEngine().known_differences}
 
 
 def test_regex_dialect():
@@ -133,11 +133,11 @@ def test_json_options():
 def test_suite_against_xgrammar(tmp_path):
     """Every disagreement with xgrammar on the default suite is a declared difference."""
     pytest.importorskip("xgrammar")
-    from conformance.registry import get_backend
+    from conformance.registry import get_engine
     from conformance.generate import SUITE_DIR
     from conformance.runner import run_suite
 
-    report = run_suite(get_backend("xgrammar"), SUITE_DIR, str(tmp_path), quiet=True)
+    report = run_suite(get_engine("xgrammar"), SUITE_DIR, str(tmp_path), quiet=True)
     assert report.total()["agree"] > 100 and not report.disagreements
 
 

@@ -241,11 +241,11 @@ def test_conformance_adapter(text):
     import random
 
     from conformance.generate import random_path
-    from conformance.registry import get_backend
+    from conformance.registry import get_engine
     from conformance.runner import check_vector
     from conformance.vectors import GrammarSpec, load_builtin, record
 
-    backend, vocab = get_backend("kbnf"), load_builtin("bytes")
+    backend, vocab = get_engine("kbnf"), load_builtin("bytes")
     spec = GrammarSpec("ebnf", text, options={"dialect": "kbnf"})
     g = spec.compile()
     for seed in range(4):
@@ -256,10 +256,10 @@ def test_conformance_adapter(text):
 
 
 def _isolated_kbnf(timeout):
-    from conformance.adapters.kbnf import KbnfBackend
+    from conformance.adapters.kbnf import KbnfEngine
     from conformance.isolation import Isolated
 
-    return Isolated(KbnfBackend(), timeout=timeout)
+    return Isolated(KbnfEngine(), timeout=timeout)
 
 
 @needs_kbnf
@@ -292,7 +292,7 @@ def test_kbnf_finishes_inside_a_token():
 
 def test_a_crash_needs_a_unit_cycle():
     from conformance.adapters.kbnf import CRASH_ON_UNIT_CYCLE
-    from conformance.core import Divergence
+    from conformance.divergence import Divergence
     from conformance.vectors import GrammarSpec, load_builtin
 
     b, crash = load_builtin("bytes"), "start: PeerCrash: the peer's process died during start (exit code -6)"
@@ -304,7 +304,7 @@ def test_a_crash_needs_a_unit_cycle():
 
 def test_unfinished_sentence_needs_a_sentence():
     from conformance.adapters.kbnf import UNFINISHED_SENTENCE
-    from conformance.core import Divergence
+    from conformance.divergence import Divergence
     from conformance.vectors import GrammarSpec, load_builtin
 
     b = load_builtin("bytes")
