@@ -16,7 +16,7 @@ from refimpl.frontends.ebnf.ast import Repeat, children
 from refimpl.frontends.ebnf.kbnf import parse_rules
 from refimpl.regex import ExprSet
 
-from .grammar_shapes import derives_only_empty, has_cycle, rule_edges
+from ..readings.grammar_shapes import derives_only_empty, has_cycle, rule_edges
 from ..differences import AFTER_EOS, KnownDifference
 from ..divergence import Divergence, compiled, utf8_prefix
 from ..engine import Engine, Session

@@ -29,9 +29,9 @@ from ..differences import AFTER_EOS, KnownDifference, answers_as
 from ..divergence import Divergence, compiled, utf8_prefix
 from ..engine import Engine, Session
 from ..isolation import timed_out
-from .byte_level import byte_level_text
-from .grammar_shapes import has_cycle, let_unproductive_rules_stop, rule_edges
-from .json_text import puts, raw_control_in_string
+from ..readings.byte_level import byte_level_text
+from ..readings.grammar_shapes import has_cycle, let_unproductive_rules_stop, rule_edges
+from ..readings.json_text import puts, raw_control_in_string
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
 
 

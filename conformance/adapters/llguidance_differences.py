@@ -19,7 +19,8 @@ from refimpl.recognition.lexer import DEAD
 from ..differences import AFTER_EOS, KnownDifference
 from ..divergence import Divergence, compiled
 from ..vectors import GrammarSpec
-from .json_text import decoded_chars, puts, schemas
+from ..readings.json_schemas import NUMBER_BOUNDS, schemas
+from ..readings.json_text import decoded_chars, puts
 
 # ----------------------------------------------------------------------------- rules and lexing
 
@@ -560,7 +561,6 @@ SUBGRAMMAR_PANIC = KnownDifference(
 
 
 _NEGATIVE_FRACTION = re.compile(rb"(?<![0-9])-0\.[0-9]*0(?![0-9.eE])")
-_BOUNDS = ('"minimum"', '"maximum"', '"exclusiveMinimum"', '"exclusiveMaximum"')
 
 
 def _ends_negative_fraction(d: Divergence) -> bool:
@@ -568,7 +568,7 @@ def _ends_negative_fraction(d: Divergence) -> bool:
     end a number written -0.<digits>0 (the number ends inside the token, or at EOS)."""
     if d.grammar.kind != "json_schema" or d.only_engine or not d.only_refimpl or d.error or d.refused is not None:
         return False
-    if not any(bound in d.grammar.source for bound in _BOUNDS):
+    if not any('"%s"' % bound in d.grammar.source for bound in NUMBER_BOUNDS):
         return False
     text = d.text()[-64:]
     for t in d.only_refimpl:

@@ -14,8 +14,9 @@ from refimpl.recognition.recognizer import Recognizer
 from ..differences import KnownDifference, all_differing
 from ..divergence import Divergence, compiled, valid_utf8
 from ..vectors import GrammarSpec, vocab_hash
-from .regex_text import write_out_classes
-from .json_text import open_string, respelling_explains, rewrite_schemas, schemas, string_chars
+from ..readings.regex_text import ASCII_CLASSES as _ASCII, write_out_classes
+from ..readings.json_schemas import SUBSCHEMA_KEYWORDS, rewrite_schemas, schemas
+from ..readings.json_text import open_string, respelling_explains, string_chars
 
 REPLACEMENT = "\ufffd"
 
@@ -43,8 +44,6 @@ def decoded_text(data: bytes) -> str:
 
 # ----------------------------------------------------------------------------- lm-format-enforcer's reading, on refimpl
 
-#: interegular's \\d, \\w, \\s (ASCII), as classes of maskref's dialect, outside and inside [...]
-_ASCII_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t\\n\\x0b\\x0c\\r "}
 
 
 def ascii_classes(regex: str) -> Optional[str]:
@@ -52,9 +51,9 @@ def ascii_classes(regex: str) -> Optional[str]:
     (maskref's are Unicode); None where that cannot be written (\\D inside a class).
 
     >>> ascii_classes(r"\\d+[\\w.]\\S"), ascii_classes(r"\\\\d"), ascii_classes(r"[\\D]")
-    ('[0-9]+[0-9A-Za-z_.][^\\\\t\\\\n\\\\x0b\\\\x0c\\\\r ]', '\\\\\\\\d', None)
+    ('[0-9]+[0-9A-Za-z_.][^\\\\t-\\\\r ]', '\\\\\\\\d', None)
     """
-    return write_out_classes(regex, _ASCII_CLASSES)
+    return write_out_classes(regex, _ASCII)
 
 
 _ALPHABETS: Dict[str, FrozenSet[str]] = {}
@@ -132,8 +131,7 @@ IGNORED_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"
 #: whitespace lm-format-enforcer allows in a row (CharacterLevelParserConfig.max_consecutive_whitespaces)
 MAX_WHITESPACE = 12
 MAX_ARRAY = 20  # max_json_array_length: the arrays' maxItems unless the schema says otherwise
-#: keywords whose value maps names to schemas, and keywords whose value is data
-_NAMED_SCHEMAS = ("properties", "definitions", "$defs", "patternProperties", "dependentSchemas")
+#: keywords whose value is data
 _VALUES = ("enum", "const", "required", "default", "examples")
 
 
@@ -285,7 +283,7 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
         if node.get("type") == "array" and "maxItems" not in node and node.get("minItems", 0) < MAX_ARRAY:
             node["maxItems"] = MAX_ARRAY
         for k, v in node.items():
-            if k in _NAMED_SCHEMAS and isinstance(v, dict):
+            if k in SUBSCHEMA_KEYWORDS.named and isinstance(v, dict):
                 todo.extend(v.values())  # names are not keywords: a property may be called "format"
             elif k not in _VALUES:
                 todo.append(v)

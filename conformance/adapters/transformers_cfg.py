@@ -32,8 +32,8 @@ from ..divergence import Divergence, compiled, utf8_prefix
 from ..engine import Engine, Session
 from ..isolation import timed_out
 from ..vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
-from .grammar_shapes import Rewrite, has_cycle, let_unproductive_rules_stop, rewrite
-from .byte_level import BYTE_TO_CHAR, byte_level_text
+from ..readings.grammar_shapes import Rewrite, has_cycle, let_unproductive_rules_stop, rewrite
+from ..readings.byte_level import BYTE_TO_CHAR, byte_level_text
 
 
 def _placeholder(t: int) -> str:

@@ -23,10 +23,11 @@ from ..differences import KnownDifference, all_differing, answers_as
 from ..divergence import Divergence, compiled
 from ..isolation import crashed, timed_out
 from ..vectors import GrammarSpec, vocab_hash
-from .grammar_shapes import has_cycle, productive_rules, rewrite, rule_edges
-from .regex_text import write_out_classes
-from .json_text import (escape_in_string, fraction_digits, number_at, open_string, puts, raw_control_in_string, respelled,
-                        respelling_explains, rewrite_schemas, schemas, string_bytes)
+from ..readings.grammar_shapes import has_cycle, productive_rules, rewrite, rule_edges
+from ..readings.regex_text import ASCII_CLASSES, write_out_classes
+from ..readings.json_schemas import NUMBER_BOUNDS, rewrite_schemas, schemas
+from ..readings.json_text import (escape_in_string, fraction_digits, number_at, open_string, puts,
+                                 raw_control_in_string, respelled, respelling_explains, string_bytes)
 
 JSON_WHITESPACE = b" \n\r\t"
 
@@ -134,7 +135,6 @@ LENGTH_BOUNDED_STRINGS = KnownDifference(
 
 # ----------------------------------------------------------------------------- numbers
 
-_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 def _six_fraction_digits(d: Divergence) -> bool:
@@ -142,7 +142,7 @@ def _six_fraction_digits(d: Divergence) -> bool:
     the peer allows) makes the number it extends have more than six fraction digits."""
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
-    if not any(s.get("type") in ("number", None) and any(k in s for k in _BOUNDS) for s in schemas(d.grammar.schema)):
+    if not any(s.get("type") in ("number", None) and any(k in s for k in NUMBER_BOUNDS) for s in schemas(d.grammar.schema)):
         return False
     text = d.text()
     return all(fraction_digits(number_at(text + d.vocab.tokens[t], len(text))) > 6 for t in d.only_refimpl)
@@ -359,8 +359,6 @@ _UNREAD = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas",
 #: in the order the predicates add them up (semantic readings first)
 READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
             PATTERN_KEYS, WHOLE_PATTERN, UNREAD)
-#: `\d \w \s` in a JSON-schema pattern as xgrammar reads them (its Regex reader: ASCII)
-_PATTERN_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t-\\r "}
 
 
 def _whole_key(pattern: str) -> str:
@@ -398,7 +396,7 @@ def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
     if UNREAD in readings and any(k in s for k in _UNREAD):
         s = {k: v for k, v in s.items() if k not in _UNREAD}
     if PATTERN_CLASSES in readings and isinstance(s.get("pattern"), str):
-        ascii_pattern = write_out_classes(s["pattern"], _PATTERN_CLASSES)
+        ascii_pattern = write_out_classes(s["pattern"], ASCII_CLASSES)  # its Regex reader's
         if ascii_pattern is not None:
             s = dict(s, pattern=ascii_pattern)
     if WHOLE_PATTERN in readings and isinstance(s.get("pattern"), str):

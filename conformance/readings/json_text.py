@@ -1,6 +1,6 @@
 """JSON text as peers spell it, for the predicates of their known differences: where the
 strings are, the spellings several engines allow that maskref does not (raw DEL, the
-escape `\\/`, any `\\uXXXX`), the numbers, and the subschemas of a schema.
+escape `\\/`, any `\\uXXXX`), and the numbers.
 
 >>> [(chr(b), in_string, escaped) for _, b, in_string, escaped in string_bytes(b'"\\\\"')]
 [('"', False, False), ('\\\\', True, False), ('"', True, True)]
@@ -9,8 +9,7 @@ b'["a/\\\\u007f", "\\\\u1c00"]'
 """
 from __future__ import annotations
 
-import copy
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from refimpl import Grammar
 
@@ -155,18 +154,6 @@ def respelling_explains(d: Divergence, general: Grammar, read: Any = None) -> bo
     return True
 
 
-def schemas(node: Any) -> Iterator[Any]:
-    """Every object in a JSON schema, nested ones included (explicit stack)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, dict):
-            yield n
-            stack.extend(n.values())
-        elif isinstance(n, list):
-            stack.extend(n)
-
-
 _NUMBER = b"0123456789.eE+-"
 
 
@@ -190,49 +177,3 @@ def fraction_digits(number: bytes) -> int:
         if not 0x30 <= b <= 0x39:
             return i
     return len(fraction)
-
-
-#: keywords whose value is one subschema, a list of them, or a map of names to them
-_ONE_SCHEMA = ("additionalProperties", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames",
-               "unevaluatedProperties", "unevaluatedItems", "items")
-_SCHEMA_LIST = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
-_SCHEMA_MAP = ("properties", "patternProperties", "definitions", "$defs", "dependentSchemas", "dependencies")
-
-
-def rewrite_schemas(schema: Any, rewrite: Callable[[Dict[str, Any]], Any]) -> Any:
-    """A copy of a JSON schema in which every schema object (the root and each subschema
-    reached through the keywords that hold subschemas, never a `properties` map itself)
-    is `rewrite(copy)`, applied bottom-up: the copy's subschemas are already rewritten.
-    Explicit stacks, so the depth is the schema's, not Python's.
-
-    >>> rewrite_schemas({"properties": {"type": {"items": {}}}}, lambda s: dict(s, seen=1))
-    {'properties': {'type': {'items': {'seen': 1}, 'seen': 1}}, 'seen': 1}
-    """
-    # (node, parent, key): a schema to copy, and where its rewritten copy goes
-    holder: Dict[str, Any] = {}
-    stack: List[Tuple[Any, Any, Any]] = [(schema, holder, "root")]
-    done: List[Tuple[Dict[str, Any], Any, Any]] = []
-    while stack:
-        node, parent, key = stack.pop()
-        if not isinstance(node, dict):
-            parent[key] = copy.deepcopy(node)
-            continue
-        out: Dict[str, Any] = {}
-        for k, v in node.items():
-            if k in _ONE_SCHEMA and isinstance(v, (dict, bool)):
-                stack.append((v, out, k))
-            elif k in _SCHEMA_LIST and isinstance(v, list):
-                out[k] = [None] * len(v)
-                stack.extend((item, out[k], i) for i, item in enumerate(v))
-            elif k in _SCHEMA_MAP and isinstance(v, dict):
-                out[k] = {}
-                stack.extend((item, out[k], name) for name, item in v.items()
-                             if isinstance(item, (dict, bool)))
-                out[k].update((name, copy.deepcopy(item)) for name, item in v.items()
-                              if not isinstance(item, (dict, bool)))
-            else:
-                out[k] = copy.deepcopy(v)
-        done.append((out, parent, key))
-    for out, parent, key in reversed(done):  # children were pushed after their parent: undo in reverse
-        parent[key] = rewrite(out)
-    return holder["root"]

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
+#: `\\d \\w \\s` with their ASCII meaning (interegular's, xgrammar's Regex reader's), as class
+#: bodies of maskref's dialect
+ASCII_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t-\\r "}
+
 
 def write_out_classes(pattern: str, classes: Dict[str, str]) -> Optional[str]:
     """The pattern with each escape whose lower-case letter `classes` names written out as
