@@ -25,7 +25,7 @@ CALLS = ("is_accepting", "forced_bytes", "forced_tokens")
 def api_of(engine: Engine, session: Session) -> Optional[Any]:
     """The Matcher behind a session of refimpl's own backends (not refimpl's python
     walker itself: the reference), else None."""
-    from .adapters.refimpl import MatcherSession
+    from .refimpl_engines import MatcherSession
 
     if engine.name == "refimpl" or not isinstance(session, MatcherSession):
         return None

@@ -8,7 +8,7 @@ call raises `PeerTimeout`, and a child that dies (a segmentation fault, an abort
 raise `PeerCrash` — findings like any exception (the runner and the fuzzer report them as
 a divergence with an error), which an adapter may declare as known differences.
 
->>> from conformance.adapters.refimpl import OracleEngine
+>>> from conformance.refimpl_engines import OracleEngine
 >>> from conformance.vectors import GrammarSpec, load_builtin
 >>> session = Isolated(OracleEngine()).start(GrammarSpec("regex", "ab"), load_builtin("bytes"))
 >>> session.consume(ord("a")), session.consume(ord("a"))

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Tuple
 
-from .adapters.faults import FAULTS, FaultEngine
+from .faults import FAULTS, FaultEngine
 from .adapters.kbnf import KbnfEngine
 from .adapters.llama_cpp import LlamaCppEngine
 from .adapters.llguidance import LlguidanceEngine
 from .adapters.outlines import OutlinesCoreEngine
-from .adapters.refimpl import MatcherEngine, OracleEngine
+from .refimpl_engines import MatcherEngine, OracleEngine
 from .adapters.xgrammar import XgrammarEngine
 from .engine import Engine
 from .isolation import Isolated

@@ -2,7 +2,7 @@
 
 - The default suite agrees with refimpl (exit 0), and with every Matcher backend and peer
   available here (known differences aside).
-- Fault injection: deliberately broken backends (conformance/adapters/faults.py). `run` on the
+- Fault injection: deliberately broken backends (conformance/faults.py). `run` on the
   default suite catches most of them, `fuzz` finds each one with a fixed seed and a small
   time budget, and shrinks it to a small repro that replays.
 - Exit status 1 on a disagreement, 2 on a usage or setup error; the vector format round
@@ -17,7 +17,7 @@ import pytest
 from refimpl import Matcher, MaskrefError, Vocabulary
 
 from conformance.__main__ import main
-from conformance.adapters.faults import FAULTS, incomplete_tail, shorten_negated_ranges
+from conformance.faults import FAULTS, incomplete_tail, shorten_negated_ranges
 from conformance.differences import AFTER_EOS
 from conformance.divergence import Divergence
 from conformance.generate import SUITE_DIR
@@ -643,7 +643,7 @@ def test_blindspot_vectors_are_what_generate_writes_and_cover_each_blind_spot():
 def test_refimpl_backends_are_compared_on_forced_tokens(tmp_path):
     """A Matcher backend whose forced_tokens is wrong agrees on every mask, and `run`
     still finds it (conformance/apicheck.py)."""
-    from conformance.adapters.refimpl import MatcherEngine, MatcherSession
+    from conformance.refimpl_engines import MatcherEngine, MatcherSession
 
     class Wrong(Matcher):
         def forced_tokens(self):
@@ -666,7 +666,7 @@ def test_refimpl_backends_are_compared_on_forced_tokens(tmp_path):
 def test_refimpl_backends_are_compared_on_rollback():
     """A Matcher backend whose rollback forgets to undo the last step: masks and forced
     tokens agree along the path, the rollback at its end disagrees."""
-    from conformance.adapters.refimpl import MatcherEngine, MatcherSession
+    from conformance.refimpl_engines import MatcherEngine, MatcherSession
 
     class Wrong(Matcher):
         def rollback(self, n_tokens):
@@ -686,7 +686,7 @@ def test_refimpl_backends_are_compared_on_rollback():
 
 def test_refimpl_backends_refuse_a_rollback_past_the_start_as_refimpl_does():
     """A Matcher whose refusal is a TypeError, not refimpl's ValueError."""
-    from conformance.adapters.refimpl import MatcherEngine, MatcherSession
+    from conformance.refimpl_engines import MatcherEngine, MatcherSession
 
     class Wrong(Matcher):
         def rollback(self, n_tokens):
@@ -706,7 +706,7 @@ def test_refimpl_backends_refuse_a_rollback_past_the_start_as_refimpl_does():
 
 def test_refimpl_backends_must_refuse_a_refused_token():
     """A Matcher that says it took a token its mask refuses (its masks are refimpl's)."""
-    from conformance.adapters.refimpl import MatcherEngine, MatcherSession
+    from conformance.refimpl_engines import MatcherEngine, MatcherSession
 
     class Wrong(Matcher):
         def consume(self, token_id):

@@ -62,7 +62,7 @@ def test_a_panic_is_the_calls_error_and_a_disagreement():
 
 
 def test_an_isolated_refimpl_agrees():
-    from conformance.adapters.refimpl import MatcherEngine
+    from conformance.refimpl_engines import MatcherEngine
 
     vocab, spec = load_builtin("bytes"), GrammarSpec("regex", "[0-9]+x")
     g = spec.compile()
@@ -80,7 +80,7 @@ def test_a_crash_is_a_peer_crash():
 
 
 def _isolated_answers(_):
-    from conformance.adapters.refimpl import OracleEngine
+    from conformance.refimpl_engines import OracleEngine
 
     session = Isolated(OracleEngine()).start(GrammarSpec("regex", "ab"), load_builtin("bytes"))
     try:

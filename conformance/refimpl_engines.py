@@ -1,7 +1,8 @@
-"""refimpl itself as a backend: its Matcher with any of its backends, and the naive oracle.
+"""refimpl itself as an engine under test: its Matcher with one of its backends (the
+masks computed another way: docs/backends.md), and the naive oracle.
 
     refimpl (python), index, native, pypy, cmd:<command>   MatcherEngine
-    oracle                                          OracleEngine (small vocabularies)
+    oracle                                                  OracleEngine (small vocabularies)
 """
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from typing import List, Optional
 from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
 from refimpl.masks.index import NotRegular
 
-from ..engine import Engine, Session
-from ..vectors import GrammarSpec, NotSupported, ids_of
+from .engine import Engine, Session
+from .vectors import GrammarSpec, NotSupported, ids_of
 
 
 class MatcherSession(Session):

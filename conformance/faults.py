@@ -1,8 +1,8 @@
-"""Deliberately broken backends: the conformance suite's test of itself.
+"""Injected faults: deliberately broken engines, the conformance suite's test of itself.
 
 Each fault is a small wrapper or subclass around refimpl's Matcher with one realistic
-bug of the kind engines have had. tests/conformance/test_conformance.py checks that `fuzz` finds each
-one quickly and reports how many the default suite (`run`) catches.
+bug of the kind engines have had (engine names `fault:<name>`). tests/conformance/
+checks that `fuzz` finds each one and reports how many the default suite (`run`) catches.
 
     drop-eos        never allows EOS
     negated-range   reads the last range of a negated class one short: [^a-c] as [^a-b]
@@ -21,12 +21,12 @@ from typing import Callable, Dict, Optional
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.masks.mask import Mask
 from refimpl.recognition.lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
-from refimpl.tokens.trie import SEVERAL_TOKENS, TokenTrie
 from refimpl.masks.walk import ParserHooks
+from refimpl.tokens.trie import SEVERAL_TOKENS, TokenTrie
 
-from ..engine import Engine, Session
-from ..vectors import GrammarSpec
-from .refimpl import MatcherSession
+from .engine import Engine, Session
+from .refimpl_engines import MatcherSession
+from .vectors import GrammarSpec
 
 
 class Fault:
