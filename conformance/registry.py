@@ -20,7 +20,7 @@ from .faults import FAULTS, FaultEngine
 from .adapters.kbnf import KbnfEngine
 from .adapters.llama_cpp import LlamaCppEngine
 from .adapters.llguidance import LlguidanceEngine
-from .adapters.outlines import OutlinesCoreEngine
+from .peers.outlines_core import OutlinesCoreEngine
 from .refimpl_engines import MatcherEngine, OracleEngine
 from .adapters.xgrammar import XgrammarEngine
 from .engine import Engine

@@ -1,0 +1,1 @@
+"""The peers: other engines checked against refimpl, one package each."""
