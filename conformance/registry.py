@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Tuple
 from .faults import FAULTS, FaultEngine
 from .adapters.kbnf import KbnfEngine
 from .adapters.llama_cpp import LlamaCppEngine
-from .adapters.llguidance import LlguidanceEngine
+from .peers.llguidance import LlguidanceEngine
 from .peers.outlines_core import OutlinesCoreEngine
 from .refimpl_engines import MatcherEngine, OracleEngine
 from .adapters.xgrammar import XgrammarEngine

@@ -13,7 +13,7 @@ from refimpl import Grammar, Matcher, Vocabulary
 
 llguidance = pytest.importorskip("llguidance", reason="llguidance is not installed (pip install -e '.[peers]')")
 
-from conformance.adapters import llguidance as llguidance_adapter  # noqa: E402
+from conformance.peers import llguidance as llguidance_adapter  # noqa: E402
 
 REGEXES = [
     "[0-9]+",

@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings, strategies as st
 from tests.support.budget import examples
 
 from accel import native
-from conformance.adapters import llguidance as adapter
+from conformance.peers import llguidance as adapter
 from refimpl import Grammar, GrammarError, LimitError, Matcher, Vocabulary, naive_mask, open_matcher
 from tests.frontends.lark.test_subgrammars import build, llg_grammar
 
