@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Tuple
 
 from .faults import FAULTS, FaultEngine
-from .adapters.kbnf import KbnfEngine
+from .peers.kbnf import KbnfEngine
 from .adapters.llama_cpp import LlamaCppEngine
 from .peers.llguidance import LlguidanceEngine
 from .peers.outlines_core import OutlinesCoreEngine

@@ -273,7 +273,8 @@ def _next_classes(m: Optional[Matcher], ir: Any) -> int:
     "llguidance skips with the %ignore of the grammar on top of its stack (also before a "
     "new instance of the same grammar), maskref with that of every grammar whose lexemes may "
     "come next, never before a sub-grammar's first lexeme; the comparison of a path stops "
-    "there (the engines may have skipped different text)", ends_path=True)
+    "there (the engines may have skipped different text)",
+    ends_path=True)
 def near_ignore_text(d: Divergence) -> bool:
     """docs/semantics.md, difference 6: a grammar with sub-grammars and %ignore, where
     lexemes of two lexeme classes (two grammars) may come next (now, or before the last

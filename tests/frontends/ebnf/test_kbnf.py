@@ -256,7 +256,7 @@ def test_conformance_adapter(text):
 
 
 def _isolated_kbnf(timeout):
-    from conformance.adapters.kbnf import KbnfEngine
+    from conformance.peers.kbnf import KbnfEngine
     from conformance.isolation import Isolated
 
     return Isolated(KbnfEngine(), timeout=timeout)
@@ -291,10 +291,11 @@ def test_kbnf_finishes_inside_a_token():
 
 
 def test_a_crash_needs_a_unit_cycle():
-    from conformance.adapters.kbnf import CRASH_ON_UNIT_CYCLE
+    from conformance.peers.kbnf.differences import KNOWN_DIFFERENCES
     from conformance.divergence import Divergence
     from conformance.vectors import GrammarSpec, load_builtin
 
+    CRASH_ON_UNIT_CYCLE = KNOWN_DIFFERENCES.named("crash-on-unit-cycle")
     b, crash = load_builtin("bytes"), "start: PeerCrash: the peer's process died during start (exit code -6)"
     cycle = GrammarSpec("ebnf", 'start ::= {start | r1};\nr1 ::= #"(?s:.)"* | start? | ""*;', options={"dialect": "kbnf"})
     assert CRASH_ON_UNIT_CYCLE.applies(Divergence(cycle, b, [], 0, [], [], error=crash))
@@ -303,10 +304,11 @@ def test_a_crash_needs_a_unit_cycle():
 
 
 def test_unfinished_sentence_needs_a_sentence():
-    from conformance.adapters.kbnf import UNFINISHED_SENTENCE
+    from conformance.peers.kbnf.differences import KNOWN_DIFFERENCES
     from conformance.divergence import Divergence
     from conformance.vectors import GrammarSpec, load_builtin
 
+    UNFINISHED_SENTENCE = KNOWN_DIFFERENCES.named("unfinished-sentence")
     b = load_builtin("bytes")
     spec = GrammarSpec("ebnf", "start ::= 'a' 'b'?;", options={"dialect": "kbnf"})
     assert UNFINISHED_SENTENCE.applies(Divergence(spec, b, [ord("a")], 1, [], [256]))
