@@ -22,7 +22,7 @@ from .adapters.llama_cpp import LlamaCppEngine
 from .peers.llguidance import LlguidanceEngine
 from .peers.outlines_core import OutlinesCoreEngine
 from .refimpl_engines import MatcherEngine, OracleEngine
-from .adapters.xgrammar import XgrammarEngine
+from .peers.xgrammar import XgrammarEngine
 from .engine import Engine
 from .isolation import Isolated
 

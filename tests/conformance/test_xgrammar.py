@@ -3,8 +3,8 @@ near miss (these run without xgrammar); and, where xgrammar is installed, the su
 against it has no unexplained disagreement."""
 import pytest
 
-from conformance.adapters.xgrammar import XgrammarEngine, json_options
-from conformance.adapters.xgrammar_differences import _as_macro
+from conformance.peers.xgrammar import XgrammarEngine
+from conformance.peers.xgrammar.reading import as_macro, json_options
 from conformance.divergence import Divergence
 from conformance.vectors import GrammarSpec, NotSupported, load_builtin
 from refimpl import Vocabulary
@@ -34,9 +34,9 @@ def test_regex_dialect():
 
 
 def test_as_macro_rewrites_only_s():
-    assert _as_macro(r"[\s\d]\s\\s") == r"[\t-\r \u00a0\d][\t-\r \u00a0]\\s"
-    assert _as_macro(r"[^\S]") is None
-    assert _as_macro(r"[]\s]") == r"[\]\t-\r \u00a0]"
+    assert as_macro(r"[\s\d]\s\\s") == r"[\t-\r \u00a0\d][\t-\r \u00a0]\\s"
+    assert as_macro(r"[^\S]") is None
+    assert as_macro(r"[]\s]") == r"[\]\t-\r \u00a0]"
 
 
 def test_json_string_spelling():
