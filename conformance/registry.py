@@ -18,7 +18,7 @@ from typing import Callable, Dict, List, Tuple
 
 from .faults import FAULTS, FaultEngine
 from .peers.kbnf import KbnfEngine
-from .adapters.llama_cpp import LlamaCppEngine
+from .peers.llama_cpp import LlamaCppEngine
 from .peers.llguidance import LlguidanceEngine
 from .peers.outlines_core import OutlinesCoreEngine
 from .refimpl_engines import MatcherEngine, OracleEngine

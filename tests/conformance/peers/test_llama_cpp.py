@@ -1,4 +1,4 @@
-"""llama.cpp's grammar sampler as a conformance backend (conformance/adapters/llama_cpp.py).
+"""llama.cpp's grammar sampler as an engine under test (conformance/peers/llama_cpp/).
 Runs where llama-cpp-python and gguf are installed (the `llama` extra: llama-cpp-python
 builds from source, too slow for CI); docs/findings.md records a run."""
 import ctypes
@@ -8,7 +8,9 @@ import pytest
 llama_cpp = pytest.importorskip("llama_cpp")
 pytest.importorskip("gguf")
 
-from conformance.adapters.llama_cpp import LlamaCppEngine  # noqa: E402
+from conformance.peers.llama_cpp import LlamaCppEngine  # noqa: E402
+from conformance.peers.llama_cpp import session  # noqa: E402
+from conformance.peers.llama_cpp.differences import KNOWN_DIFFERENCES  # noqa: E402
 from conformance.isolation import Isolated  # noqa: E402
 from conformance.runner import check_vector  # noqa: E402
 from conformance.vectors import GrammarSpec, load_builtin, read_vectors, record  # noqa: E402
@@ -18,7 +20,7 @@ from tests.support.paths import SUITE  # noqa: E402
 @pytest.mark.parametrize("name", ["bytes", "gpt2"])
 def test_the_gguf_holds_the_same_token_bytes(name):
     vocab = load_builtin(name)
-    lvocab = llama_cpp.llama_model_get_vocab(LlamaCppEngine().model(vocab))
+    lvocab = llama_cpp.llama_model_get_vocab(session.model(vocab))
     buf = ctypes.create_string_buffer(256)
 
     def piece(t):
@@ -72,8 +74,9 @@ def test_json_schemas_through_the_converter(schema, text, known):
 
 
 def test_predicates_refuse_near_misses():
-    from conformance.adapters.llama_cpp import CONVERTED_SCHEMA, RAW_CONTROL_CHARACTERS
     from conformance.divergence import Divergence
+
+    CONVERTED_SCHEMA, RAW_CONTROL_CHARACTERS = map(KNOWN_DIFFERENCES.named, ("converted-schema", "raw-control-characters"))
 
     b = load_builtin("bytes")
     string = GrammarSpec("json_schema", schema={"type": "string"})
@@ -97,8 +100,9 @@ def test_more_llama_cpp_bugs_and_choices(grammar, vocab_name, text, known):
 
 
 def test_unproductive_prefixes_needs_an_unproductive_rule():
-    from conformance.adapters.llama_cpp import NO_ANSWER, UNPRODUCTIVE_PREFIXES
     from conformance.divergence import Divergence
+
+    NO_ANSWER, UNPRODUCTIVE_PREFIXES = map(KNOWN_DIFFERENCES.named, ("no-answer", "unproductive-prefixes"))
 
     b = load_builtin("bytes")
     dead = GrammarSpec("gbnf", 'root ::= r1 | "a"\nr1 ::= "b" r1\n')
@@ -116,7 +120,7 @@ def test_end_of_generation_tokens_are_refused_as_text():
 
     v = load_builtin("special")
     eot = next(t for t, data in enumerate(v.tokens) if data == b"<|eot_id|>" and t not in v.special_token_ids)
-    k = {k.name: k for k in LlamaCppEngine().known_differences}["end-of-generation-by-text"]
+    k = KNOWN_DIFFERENCES.named("end-of-generation-by-text")
     spec = GrammarSpec("gbnf", "root ::= [^a]+\n")
     assert k.applies(Divergence(spec, v, [], 0, [], [eot]))
     assert not k.applies(Divergence(spec, v, [ord("b")], 1, [], [eot]))  # it may end there: allowed
