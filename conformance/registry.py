@@ -43,11 +43,11 @@ def _command(name: str) -> Engine:
 
 
 def _adapter(module: str, cls: str, timeout: float) -> Engine:
-    """The adapter class `cls` of conformance.adapters.`module`, isolated in a child process
+    """The engine class `cls` of conformance.peers.`module`, isolated in a child process
     (imported only when asked for: these peers pull in transformers)."""
     import importlib
 
-    backend = getattr(importlib.import_module("conformance.adapters." + module), cls)()
+    backend = getattr(importlib.import_module("conformance.peers." + module), cls)()
     return Isolated(backend, timeout=timeout)
 
 

@@ -1,5 +1,5 @@
-"""transformers-cfg's grammar constraint as a conformance backend
-(conformance/adapters/transformers_cfg.py): the tokenizer holds the same bytes, the suite's
+"""transformers-cfg's grammar constraint as an engine under test
+(conformance/peers/transformers_cfg/): the tokenizer holds the same bytes, the suite's
 GBNF vectors agree or differ only as declared, and each declared difference recognises
 its own divergence and not a near miss."""
 
@@ -8,7 +8,9 @@ import pytest
 pytest.importorskip("transformers_cfg")
 pytest.importorskip("torch")
 
-from conformance.adapters import transformers_cfg as tc  # noqa: E402
+from conformance.peers.transformers_cfg import TransformersCfgEngine, session  # noqa: E402
+from conformance.peers.transformers_cfg.differences import KNOWN_DIFFERENCES  # noqa: E402
+from conformance.peers.transformers_cfg.reading import tcfg_left_recursive  # noqa: E402
 from conformance.divergence import Divergence  # noqa: E402
 from conformance.isolation import Isolated  # noqa: E402
 from conformance.runner import check_vector  # noqa: E402
@@ -21,11 +23,11 @@ SMALL = Vocabulary([b"a", b"b", b"ab", b"z", b"\xc3", b"\xa9", "é".encode(), "�
 
 
 def backend():
-    return tc.TransformersCfgEngine()
+    return TransformersCfgEngine()
 
 
 def test_the_peer_reads_the_same_token_bytes():
-    peer = backend().peer(SMALL)
+    peer = session.peer(SMALL)
     assert [peer.token_bytes(t) for t in range(11)] == SMALL.tokens[:11]
     assert peer.tokenizer.eos_token_id == 11
     assert sorted(peer.tokenizer.all_special_ids) == [11, 12, 13]
@@ -33,7 +35,7 @@ def test_the_peer_reads_the_same_token_bytes():
 
 def test_a_vocabulary_with_two_tokens_of_the_same_bytes_is_not_supported():
     with pytest.raises(NotSupported, match="same bytes"):
-        backend().peer(Vocabulary([b"a", b"a", b"<eos>"], eos_token_ids=[2]))
+        session.peer(Vocabulary([b"a", b"a", b"<eos>"], eos_token_ids=[2]))
 
 
 def test_token_elements_are_not_supported():
@@ -72,61 +74,61 @@ BYTES = load_builtin("bytes")
 
 @pytest.mark.parametrize("known, hit, miss", [
     # a GBNF `.` takes a newline; the peer's does not
-    (tc.DOT_NO_NEWLINE, divergence("root ::= . \"1\"\n", [], only_refimpl=[8]),
+    ("dot-no-newline", divergence("root ::= . \"1\"\n", [], only_refimpl=[8]),
      divergence("root ::= . \"1\"\n", [], only_refimpl=[9])),
     # `.` and `[^a]` stop at U+00FF
-    (tc.DOT_LATIN1, divergence("root ::= . \"é\"\n", [], only_refimpl=[7]),
+    ("dot-latin1", divergence("root ::= . \"é\"\n", [], only_refimpl=[7]),
      divergence("root ::= . \"é\"\n", [], only_refimpl=[6])),
-    (tc.NEGATED_LATIN1, divergence("root ::= [^a] \"é\"\n", [], only_refimpl=[7]),
+    ("negated-latin1", divergence("root ::= [^a] \"é\"\n", [], only_refimpl=[7]),
      divergence("root ::= [^a] \"é\"\n", [], only_refimpl=[1])),
     # [^a-z] allows z
-    (tc.NEGATED_RANGE_END, divergence("root ::= [^a-z]\n", [], only_engine=[3]),
+    ("negated-range-end", divergence("root ::= [^a-z]\n", [], only_engine=[3]),
      divergence("root ::= [^a-y]\n", [], only_engine=[3])),
     # "a"{0,1} is read "a"{1,1}: the empty text cannot end
-    (tc.REPETITION, divergence('root ::= "a"{0,1} "b"\n', [], only_refimpl=[1]),
+    ("repetition-bounds", divergence('root ::= "a"{0,1} "b"\n', [], only_refimpl=[1]),
      divergence('root ::= "a"? "b"\n', [], only_refimpl=[1])),
     # byte mode: [^\n] takes the lone byte 0xA9 as the character U+00A9
-    (tc.BYTES_AS_CHARACTERS, divergence("root ::= [^\\n]\n", [], only_engine=[5]),
+    ("bytes-as-characters", divergence("root ::= [^\\n]\n", [], only_engine=[5]),
      divergence("root ::= [^\\n] \"é\"\n", [], only_engine=[5])),
     # at a possible end, a lone lead byte
-    (tc.PARTIAL_AT_END, divergence('root ::= "é"+\n', [6], only_engine=[4]),
+    ("partial-character-at-end", divergence('root ::= "é"+\n', [6], only_engine=[4]),
      divergence('root ::= "é"+ "a"\n', [6], only_engine=[4])),
     # ... and EOS while a character is unfinished (byte mode too)
-    (tc.PARTIAL_AT_END, divergence("root ::= [^a]*\n", [4], only_engine=[11]),
+    ("partial-character-at-end", divergence("root ::= [^a]*\n", [4], only_engine=[11]),
      divergence("root ::= [^a]* \"1\"\n", [4], only_engine=[11])),
     # byte mode: the mask allowed € (three Latin-1 characters), the consume (UTF-8) refuses it
-    (tc.BYTES_AS_CHARACTERS, divergence("root ::= [^a]*\n", [], refused=7),
+    ("bytes-as-characters", divergence("root ::= [^a]*\n", [], refused=7),
      divergence("root ::= [^a]*\n", [], refused=6)),
-    (tc.LAX_CONTINUATION,
+    ("lax-continuation",
      divergence("root ::= \"é\" | [^a]\n", [], only_engine=[0], vocab=Vocabulary([b"\xc3a", b"<eos>"], [1])),
      divergence("root ::= \"é\" | [^a]\n", [], only_engine=[0], vocab=Vocabulary([b"\xc3\xa1", b"<eos>"], [1]))),
-    (tc.NUL, divergence('root ::= [^a] "é"\n', [], only_refimpl=[0], vocab=Vocabulary([b"\0", b"<eos>"], [1])),
+    ("no-nul", divergence('root ::= [^a] "é"\n', [], only_refimpl=[0], vocab=Vocabulary([b"\0", b"<eos>"], [1])),
      divergence('root ::= [^a] "é"\n', [], only_refimpl=[0], vocab=Vocabulary([b"\1", b"<eos>"], [1]))),
-    (tc.EMPTY_TOKEN, divergence('root ::= "a"\n', [], only_engine=[10]),
+    ("empty-token", divergence('root ::= "a"\n', [], only_engine=[10]),
      divergence('root ::= "a"\n', [], only_engine=[3])),
-    (tc.OTHER_EOS, divergence('root ::= "a"\n', [0], only_refimpl=[13]),
+    ("one-eos", divergence('root ::= "a"\n', [0], only_refimpl=[13]),
      divergence('root ::= "a"\n', [], only_refimpl=[13])),
     # `.` and `[^a]` in one grammar: both stop at U+00FF (each reading alone explains neither)
-    (tc.LATIN1_CLASSES, divergence('root ::= [^a]* . "é"\n', [], only_refimpl=[7]),
+    ("dot-and-negated-latin1", divergence('root ::= [^a]* . "é"\n', [], only_refimpl=[7]),
      divergence('root ::= [^a]* . "é"\n', [], only_refimpl=[6])),
     # r1 derives no string; the peer still allows its prefixes
-    (tc.UNPRODUCTIVE, divergence('root ::= r1 | "a"\nr1 ::= "a" r1\n', [], only_engine=[1],
+    ("unproductive-prefixes", divergence('root ::= r1 | "a"\nr1 ::= "a" r1\n', [], only_engine=[1],
                                  vocab=Vocabulary([b"a", b"aaa", b"<eos>"], [2])),
      divergence('root ::= r1 | "a"\nr1 ::= "a" r1 | "b"\n', [], only_engine=[1],
                 vocab=Vocabulary([b"a", b"aaa", b"<eos>"], [2]))),
-    (tc.NO_ANSWER, divergence('root ::= "a"\n', [], error="mask: PeerTimeout: no answer to mask within 30 s"),
+    ("no-answer", divergence('root ::= "a"\n', [], error="mask: PeerTimeout: no answer to mask within 30 s"),
      divergence('root ::= "a"\n', [], error="mask: RuntimeError: boom")),
-    (tc.LEFT_RECURSION, divergence('root ::= "a" ""*\n', [], error="start: RuntimeError: RecursionError: ..."),
+    ("left-recursion", divergence('root ::= "a" ""*\n', [], error="start: RuntimeError: RecursionError: ..."),
      divergence('root ::= "a" "b"*\n', [], error="start: RuntimeError: RecursionError: ...")),
 ])
 def test_each_known_difference_recognises_its_divergence_only(known, hit, miss):
+    known = KNOWN_DIFFERENCES.named(known)
     assert known.applies(hit)
     assert not known.applies(miss)
 
 
 def test_eos_refused_replays_the_peers_stacks():
-    b = backend()
-    known = next(k for k in b.known_differences if k.name == "eos-refused")
+    known = KNOWN_DIFFERENCES.named("eos-refused")
     grammar = 'root ::= x "b"\nx ::= [a-z]+ | "(" root ")"\n'
     path = [ord("a"), ord("a"), ord("b")]
     assert known.applies(divergence(grammar, path, refused=256, accepting=True, vocab=BYTES))
@@ -134,9 +136,9 @@ def test_eos_refused_replays_the_peers_stacks():
 
 
 def test_the_peers_left_recursion():
-    assert tc.tcfg_left_recursive('root ::= root "," item | item\nitem ::= "x"\n')
-    assert tc.tcfg_left_recursive('root ::= x root "a" | "b"\nx ::= "c"?\n')
-    assert not tc.tcfg_left_recursive('root ::= "a" root | "b"\n')
+    assert tcfg_left_recursive('root ::= root "," item | item\nitem ::= "x"\n')
+    assert tcfg_left_recursive('root ::= x root "a" | "b"\nx ::= "c"?\n')
+    assert not tcfg_left_recursive('root ::= "a" root | "b"\n')
 
 
 def test_a_whole_vector_of_a_known_difference():
