@@ -1,13 +1,13 @@
-"""Engine names: every name `run --engine` and `fuzz --engine` accept, and the adapter
-that builds it.
+"""Engine names: every name `run --engine` and `fuzz --engine` accept, and the engine it
+builds.
 
     refimpl, python         refimpl's Matcher (the reference itself)
     index                   refimpl's Matcher, masks from the token index (regular grammars)
     native, pypy, cmd:...   refimpl's Matcher with that backend (accel registers them)
     oracle                  refimpl's naive definition of the mask (small vocabularies)
     llguidance, outlines-core, xgrammar, kbnf, llama.cpp,
-    transformers-cfg, lm-format-enforcer            peer libraries, when installed
-    fault:<name>            deliberately broken backends, to test the suite
+    transformers-cfg, lm-format-enforcer            the peers (conformance/peers/), when installed
+    fault:<name>            injected faults, to test the suite
 
 >>> get_engine("python").name, get_engine("outlines").name, get_engine("cmd:pypy3 -m refimpl.serving.worker").name
 ('refimpl', 'outlines-core', 'cmd:pypy3 -m refimpl.serving.worker')
@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Tuple
 
+from .engine import Engine
 from .faults import FAULTS, FaultEngine
+from .isolation import Isolated
 from .peers.kbnf import KbnfEngine
 from .peers.llama_cpp import LlamaCppEngine
 from .peers.llguidance import LlguidanceEngine
 from .peers.outlines_core import OutlinesCoreEngine
-from .refimpl_engines import MatcherEngine, OracleEngine
 from .peers.xgrammar import XgrammarEngine
-from .engine import Engine
-from .isolation import Isolated
+from .refimpl_engines import MatcherEngine, OracleEngine
 
 ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core",
            "llama-cpp": "llama.cpp", "llama_cpp": "llama.cpp",
@@ -42,13 +42,13 @@ def _command(name: str) -> Engine:
     return MatcherEngine(name)
 
 
-def _adapter(module: str, cls: str, timeout: float) -> Engine:
-    """The engine class `cls` of conformance.peers.`module`, isolated in a child process
-    (imported only when asked for: these peers pull in transformers)."""
+def _imported_when_asked(package: str, cls: str, timeout: float) -> Engine:
+    """The engine class `cls` of the peer package conformance.peers.`package`, imported only
+    when asked for (these peers pull in torch and transformers), isolated in a child process."""
     import importlib
 
-    backend = getattr(importlib.import_module("conformance.peers." + module), cls)()
-    return Isolated(backend, timeout=timeout)
+    engine = getattr(importlib.import_module("conformance.peers." + package), cls)()
+    return Isolated(engine, timeout=timeout)
 
 
 def _fault(name: str) -> Engine:
@@ -58,7 +58,7 @@ def _fault(name: str) -> Engine:
 
 
 #: (name, or a prefix ending in ':' for a family of names; one-line description; factory
-#: called with the full name), in the order `backends` and --help list them
+#: called with the full name), in the order `engines` and --help list them
 REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
     ("refimpl", "refimpl's Matcher (python walker); alias: python", lambda name: MatcherEngine("python")),
     ("index", "refimpl's Matcher with the token index (regular grammars only; docs/index.md)", MatcherEngine),
@@ -74,24 +74,24 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
     ("llama.cpp", "llama.cpp's grammar sampler (GBNF, JSON schema), in a child process",
      lambda name: Isolated(LlamaCppEngine(), timeout=30)),
     ("transformers-cfg", "transformers-cfg's grammar constraint (its EBNF), in a child process",
-     lambda name: _adapter("transformers_cfg", "TransformersCfgEngine", 30)),
+     lambda name: _imported_when_asked("transformers_cfg", "TransformersCfgEngine", 30)),
     ("lm-format-enforcer", "lm-format-enforcer's TokenEnforcer (regex, JSON schema), in a child process",
-     lambda name: _adapter("lm_format_enforcer", "LmFormatEnforcerEngine", 30)),
-    ("fault:", "deliberately broken: ", _fault),
+     lambda name: _imported_when_asked("lm_format_enforcer", "LmFormatEnforcerEngine", 30)),
+    ("fault:", "an injected fault: ", _fault),
 ]
 
 
 def get_engine(name: str) -> Engine:
-    """The backend called `name` (it may still be unavailable: see unavailable_reason)."""
+    """The engine called `name` (it may still be unavailable: see unavailable_reason)."""
     name = ALIASES.get(name, name)
     for key, _, build in REGISTRY:
         if name == key or (key.endswith(":") and name.startswith(key)):
             return build(name)
-    raise UnknownEngine("unknown backend %r" % name)
+    raise UnknownEngine("unknown engine %r" % name)
 
 
 def engine_names() -> Dict[str, str]:
-    """Every backend name -> a one-line description (for --help and `backends`)."""
+    """Every engine name -> a one-line description (for --help and `engines`)."""
     out = {}
     for key, text, _ in REGISTRY:
         if key == "fault:":

@@ -9,7 +9,7 @@ llama_cpp = pytest.importorskip("llama_cpp")
 pytest.importorskip("gguf")
 
 from conformance.peers.llama_cpp import LlamaCppEngine  # noqa: E402
-from conformance.peers.llama_cpp import session  # noqa: E402
+from conformance.peers.llama_cpp.session import model  # noqa: E402
 from conformance.peers.llama_cpp.differences import KNOWN_DIFFERENCES  # noqa: E402
 from conformance.isolation import Isolated  # noqa: E402
 from conformance.runner import check_vector  # noqa: E402
@@ -20,7 +20,7 @@ from tests.support.paths import SUITE  # noqa: E402
 @pytest.mark.parametrize("name", ["bytes", "gpt2"])
 def test_the_gguf_holds_the_same_token_bytes(name):
     vocab = load_builtin(name)
-    lvocab = llama_cpp.llama_model_get_vocab(session.model(vocab))
+    lvocab = llama_cpp.llama_model_get_vocab(model(vocab))
     buf = ctypes.create_string_buffer(256)
 
     def piece(t):

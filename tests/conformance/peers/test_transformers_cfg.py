@@ -8,7 +8,8 @@ import pytest
 pytest.importorskip("transformers_cfg")
 pytest.importorskip("torch")
 
-from conformance.peers.transformers_cfg import TransformersCfgEngine, session  # noqa: E402
+from conformance.peers.transformers_cfg import TransformersCfgEngine  # noqa: E402
+from conformance.peers.transformers_cfg.session import peer  # noqa: E402
 from conformance.peers.transformers_cfg.differences import KNOWN_DIFFERENCES  # noqa: E402
 from conformance.peers.transformers_cfg.reading import tcfg_left_recursive  # noqa: E402
 from conformance.divergence import Divergence  # noqa: E402
@@ -27,15 +28,15 @@ def backend():
 
 
 def test_the_peer_reads_the_same_token_bytes():
-    peer = session.peer(SMALL)
-    assert [peer.token_bytes(t) for t in range(11)] == SMALL.tokens[:11]
-    assert peer.tokenizer.eos_token_id == 11
-    assert sorted(peer.tokenizer.all_special_ids) == [11, 12, 13]
+    view = peer(SMALL)
+    assert [view.token_bytes(t) for t in range(11)] == SMALL.tokens[:11]
+    assert view.tokenizer.eos_token_id == 11
+    assert sorted(view.tokenizer.all_special_ids) == [11, 12, 13]
 
 
 def test_a_vocabulary_with_two_tokens_of_the_same_bytes_is_not_supported():
     with pytest.raises(NotSupported, match="same bytes"):
-        session.peer(Vocabulary([b"a", b"a", b"<eos>"], eos_token_ids=[2]))
+        peer(Vocabulary([b"a", b"a", b"<eos>"], eos_token_ids=[2]))
 
 
 def test_token_elements_are_not_supported():

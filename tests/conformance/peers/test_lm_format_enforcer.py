@@ -1,5 +1,5 @@
-"""lm-format-enforcer's TokenEnforcer as a conformance backend
-(conformance/adapters/lm_format_enforcer.py): its vocabulary, the suite's regex and JSON
+"""lm-format-enforcer's TokenEnforcer as an engine under test
+(conformance/peers/lm_format_enforcer/): its vocabulary, the suite's regex and JSON
 schema vectors, and each known difference's predicate on a constructed divergence (it
 recognises the difference and rejects a near miss)."""
 
@@ -7,7 +7,8 @@ import pytest
 
 pytest.importorskip("lmformatenforcer")
 
-from conformance.adapters.lm_format_enforcer import LmFormatEnforcerEngine, token_string  # noqa: E402
+from conformance.peers.lm_format_enforcer import LmFormatEnforcerEngine, token_string  # noqa: E402
+from conformance.peers.lm_format_enforcer.session import tokenizer_data  # noqa: E402
 from conformance.divergence import Divergence  # noqa: E402
 from conformance.isolation import Isolated  # noqa: E402
 from conformance.runner import check_vector  # noqa: E402
@@ -32,7 +33,7 @@ def known(spec, vocab, prefix=(), only_engine=(), only_refimpl=()):
 @pytest.mark.parametrize("name", ["bytes", "gpt2"])
 def test_the_enforcer_is_given_the_tokens_strings(name):
     vocab = load_builtin(name)
-    data = BACKEND.tokenizer_data(vocab)
+    data = tokenizer_data(vocab)
     assert data.eos_token_id == list(vocab.eos_token_ids)
     assert {t: s for t, s, _ in data.regular_tokens} == {
         t: token_string(b) for t, b in enumerate(vocab.tokens) if t not in vocab.special_token_ids}
