@@ -1,11 +1,13 @@
-"""xgrammar's known differences: each predicate recognises its difference and refuses a
-near miss (these run without xgrammar); and, where xgrammar is installed, the suite
-against it has no unexplained disagreement."""
+"""xgrammar as an engine under test (conformance/peers/xgrammar/): each known difference's
+predicate recognises its difference and refuses a near miss, and what xgrammar cannot run
+is refused before touching it (these run without xgrammar); and, where xgrammar is
+installed, the suite against it has no unexplained disagreement."""
 import pytest
 
-from conformance.peers.xgrammar import XgrammarEngine
-from conformance.peers.xgrammar.reading import as_macro, json_options
 from conformance.divergence import Divergence
+from conformance.peers.xgrammar.differences import KNOWN_DIFFERENCES
+from conformance.peers.xgrammar.reading import as_macro, json_options
+from conformance.registry import get_engine
 from conformance.vectors import GrammarSpec, NotSupported, load_builtin
 from refimpl import Vocabulary
 
@@ -17,7 +19,7 @@ def ids(text):
 
 
 def known():
-    return {k.name: k for k in XgrammarEngine().known_differences}
+    return {k.name: k for k in KNOWN_DIFFERENCES}
 
 
 def test_regex_dialect():
@@ -133,7 +135,6 @@ def test_json_options():
 def test_suite_against_xgrammar(tmp_path):
     """Every disagreement with xgrammar on the default suite is a declared difference."""
     pytest.importorskip("xgrammar")
-    from conformance.registry import get_engine
     from conformance.generate import SUITE_DIR
     from conformance.runner import run_suite
 
@@ -263,3 +264,10 @@ def test_keywords_unread():
         "dependencies": {"r": {"anyOf": [{"required": ["v"]}, {"properties": {"r": {"const": "l"}}}]}}})
     assert k.applies(Divergence(s, B, ids('{"r": "'), 7, [ord("p")], []))
     assert not k.applies(Divergence(s, B, ids('{"r": "'), 7, [ord("q")], []))
+
+
+def test_special_tokens_are_not_supported():
+    """A Lark grammar with special tokens and options is NotSupported, installed or not."""
+    with pytest.raises(NotSupported):
+        get_engine("xgrammar").start(GrammarSpec("lark", 'start: <think> x </think>\nx[stop=""]: /[a-z]+/\n'),
+                                     load_builtin("special"))
