@@ -83,8 +83,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if not kinds_for(engine, kinds):
         raise SetupError("%s can run none of the grammar kinds %s here" % (engine.name, ", ".join(kinds or GRAMMAR_KINDS)))
     del engine  # fuzz() builds its own, in each worker process
-    report = fuzz(args.engine, args.seconds, seed=args.seed, jobs=args.jobs, out_dir=args.out, kinds=kinds,
-                  vocab_mode=args.vocab, max_steps=args.steps, first_only=args.first, quiet=args.quiet)
+    seconds = 60.0 if args.seconds is None and args.batches is None else args.seconds
+    report = fuzz(args.engine, seconds, seed=args.seed, jobs=args.jobs, out_dir=args.out, kinds=kinds,
+                  vocab_mode=args.vocab, max_steps=args.steps, first_only=args.first, quiet=args.quiet,
+                  batches=args.batches)
     print(report.table())
     return 1 if report.failures else 0
 
@@ -144,7 +146,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     p = sub.add_parser("fuzz", help="differential fuzzing against refimpl")
     p.add_argument("--engine", "--backend", dest="engine", required=True, help=engines_help + older)
-    p.add_argument("--seconds", type=float, default=60.0, help="time budget (default 60)")
+    p.add_argument("--seconds", type=float, help="time budget (default 60, unless --batches is given)")
+    p.add_argument("--batches", type=int, help="work budget: batches of examples per job, the same campaign on any "
+                   "machine (with --seconds, whichever comes first)")
     p.add_argument("--seed", type=int, default=0, help="campaign seed (default 0): same seed, same examples")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (seeds seed/0 .. seed/N-1)")
     p.add_argument("--out", default=OUT_DEFAULT, help="where repros and found vectors go (default: %s)" % OUT_DEFAULT)

@@ -15,7 +15,9 @@ repro (runner.write_repro) and as a vector that can join the suite.
 
 Determinism: the campaign is a sequence of batches of examples; batch b of worker w runs
 with hypothesis seed hash(seed, w, b) and no example database, so the same --seed replays
-the same examples in the same order (the time budget only decides how far it gets).
+the same examples in the same order. A time budget decides how far it gets; a budget of
+batches (`batches`, `--batches`) instead makes the whole campaign, shrinking included, the
+same on any machine (the tests use it).
 Distinct disagreements are told apart by a coarse signature (grammar kind; extra or
 missing tokens; EOS-only; partial UTF-8), and each signature is shrunk and written once.
 """
@@ -41,6 +43,8 @@ from .runner import GrammarCache, Progress, divergence_data, write_repro
 from .vectors import GRAMMAR_KINDS, GrammarSpec, NotSupported, Vector, ids_of, record
 
 EXAMPLES_PER_BATCH = 25
+#: the time hypothesis may spend shrinking one failure, in a campaign bounded by time (one
+#: bounded by batches is bounded by hypothesis's count of shrinks only)
 SHRINK_SECONDS = 60
 
 
@@ -120,12 +124,15 @@ def _draw_token(expected: bytes, vocab: Vocabulary, data: DataObject,
 
 
 class Worker:
-    """One worker's campaign: batches of hypothesis examples until the deadline; every
-    distinct disagreement shrunk once and kept as a failure (a vector and its divergence)."""
+    """One worker's campaign: batches of hypothesis examples until the deadline, or until
+    `batches` batches have run; every distinct disagreement shrunk once and kept as a
+    failure (a vector and its divergence)."""
 
-    def __init__(self, engine_name: str, seconds: float, seed: int, worker: int, max_steps: int) -> None:
+    def __init__(self, engine_name: str, seconds: Optional[float], seed: int, worker: int, max_steps: int,
+                 batches: Optional[int] = None) -> None:
         self.engine = get_engine(engine_name)
-        self.deadline = time.monotonic() + seconds
+        self.deadline = None if seconds is None else time.monotonic() + seconds
+        self.max_batches = batches
         self.seed, self.worker, self.max_steps = seed, worker, max_steps
         self.grammars = GrammarCache()
         self.stats = Stats()
@@ -139,7 +146,7 @@ class Worker:
     def example(self, drawn: Tuple[GrammarSpec, Vocabulary], data: DataObject) -> None:
         """One hypothesis example: refimpl's Matcher and an engine session along a path of
         tokens drawn (by `data`) from the tokens both allow."""
-        if time.monotonic() > self.deadline and not self.shrinking:
+        if self.over_time() and not self.shrinking:
             return
         spec, vocab = drawn
         self.stats.examples += 1
@@ -221,7 +228,7 @@ class Worker:
         from .strategies import examples
 
         strategies = (examples(kinds, vocab_mode), st.data())
-        while time.monotonic() < self.deadline:
+        while not self.over_time() and (self.max_batches is None or self.batches < self.max_batches):
             self.shrinking = False
             s = batch_seed(self.seed, self.worker, self.batches)
             self.batches += 1
@@ -243,6 +250,9 @@ class Worker:
                                 % (self.stats.examples, self.stats.steps, len(self.failures)))
         return {"stats": self.stats.to_json(), "failures": self.failures, "batches": self.batches}
 
+    def over_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
     def record(self, d: Divergence) -> None:
         """Keep a shrunk disagreement: refimpl's masks along its path, as a vector."""
         sig = d.signature()
@@ -256,15 +266,24 @@ class Worker:
         self.failures.append({"signature": sig, "vector": vector.to_line(), "divergence": divergence_data(d)})
 
 
-def run_worker(engine_name: str, seconds: float, seed: int, worker: int, kinds: Sequence[str],
+def run_worker(engine_name: str, seconds: Optional[float], seed: int, worker: int, kinds: Sequence[str],
                vocab_mode: str, max_steps: int, first_only: bool, examples_per_batch: int = EXAMPLES_PER_BATCH,
-               progress: Optional[Progress] = None) -> Dict[str, Any]:
-    """Fuzz until `seconds` have passed; returns stats and the minimal failures found."""
-    import hypothesis.internal.conjecture.engine as engine
+               batches: Optional[int] = None, progress: Optional[Progress] = None) -> Dict[str, Any]:
+    """Fuzz until `seconds` have passed or `batches` batches have run (whichever comes
+    first; one of them is given); returns stats and the minimal failures found."""
+    import hypothesis.internal.conjecture.engine as conjecture
 
-    engine.MAX_SHRINKING_SECONDS = SHRINK_SECONDS  # bound the time spent shrinking one failure
-    w = Worker(engine_name, seconds, seed, worker, max_steps)
-    return w.run(kinds, vocab_mode, first_only, examples_per_batch, progress)
+    assert seconds is not None or batches is not None, "a campaign needs a budget: seconds or batches"
+    kept = conjecture.MAX_SHRINKING_SECONDS
+    if seconds is not None:
+        conjecture.MAX_SHRINKING_SECONDS = SHRINK_SECONDS  # bound the time spent shrinking one failure
+    else:
+        conjecture.MAX_SHRINKING_SECONDS = 10 ** 9  # no clock: hypothesis's count of shrinks bounds it
+    try:
+        w = Worker(engine_name, seconds, seed, worker, max_steps, batches)
+        return w.run(kinds, vocab_mode, first_only, examples_per_batch, progress)
+    finally:
+        conjecture.MAX_SHRINKING_SECONDS = kept
 
 
 def _worker_entry(args: Tuple[Any, ...]) -> Dict[str, Any]:
@@ -272,7 +291,7 @@ def _worker_entry(args: Tuple[Any, ...]) -> Dict[str, Any]:
 
 
 class FuzzReport:
-    def __init__(self, engine: Engine, seconds: float, seed: int, jobs: int) -> None:
+    def __init__(self, engine: Engine, seconds: Optional[float], seed: int, jobs: int) -> None:
         self.engine, self.seconds, self.seed, self.jobs = engine, seconds, seed, jobs
         self.stats = Stats()
         self.failures: List[Dict[str, Any]] = []  # distinct signatures, with repro paths
@@ -298,15 +317,19 @@ class FuzzReport:
         return "\n".join(lines)
 
 
-def fuzz(engine_name: str, seconds: float, seed: int = 0, jobs: int = 1, out_dir: str = "conformance-repros",
+def fuzz(engine_name: str, seconds: Optional[float], seed: int = 0, jobs: int = 1, out_dir: str = "conformance-repros",
          kinds: Optional[Sequence[str]] = None, vocab_mode: str = "mixed", max_steps: int = 8,
-         first_only: bool = False, quiet: bool = False, examples_per_batch: int = EXAMPLES_PER_BATCH) -> FuzzReport:
+         first_only: bool = False, quiet: bool = False, examples_per_batch: int = EXAMPLES_PER_BATCH,
+         batches: Optional[int] = None) -> FuzzReport:
+    """A campaign against the engine `engine_name`, bounded by `seconds` (time) or by
+    `batches` per worker (work: the same campaign on any machine), or both: whichever comes
+    first."""
     engine = get_engine(engine_name)
     kinds = kinds_for(engine, kinds)
     report = FuzzReport(engine, seconds, seed, jobs)
     t0 = time.monotonic()
     progress = None if quiet else Progress("fuzz %s" % engine.name)
-    args = [(engine_name, seconds, seed, w, kinds, vocab_mode, max_steps, first_only, examples_per_batch)
+    args = [(engine_name, seconds, seed, w, kinds, vocab_mode, max_steps, first_only, examples_per_batch, batches)
             for w in range(max(1, jobs))]
     if jobs <= 1:
         results = [run_worker(*args[0], progress=progress)]
