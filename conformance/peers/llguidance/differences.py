@@ -1,6 +1,7 @@
 """llguidance 1.9.1's known differences from maskref: each declared over the predicate
 that recognises it in a divergence (docs/conformance.md lists them; the peer bugs are
-reported in docs/findings.md, L1-L18), tried in the order declared.
+reported in docs/findings.md, L1-L18), tried in the order declared (the sections follow
+that order, so a topic may come twice).
 
 A predicate that needs refimpl's state replays the divergence's prefix with refimpl's
 Matcher (`Divergence.replay`), or with a Matcher that reads tokens llguidance's way

@@ -140,15 +140,9 @@ IGNORED_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"
                     "minProperties", "maxProperties", "uniqueItems", "not", "if", "then", "else",
                     "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
                     "patternProperties", "contains", "minContains", "maxContains")
-
-
 #: whitespace lm-format-enforcer allows in a row (CharacterLevelParserConfig.max_consecutive_whitespaces)
 MAX_WHITESPACE = 12
-
-
 MAX_ARRAY = 20  # max_json_array_length: the arrays' maxItems unless the schema says otherwise
-
-
 #: keywords whose value is data
 _VALUES = ("enum", "const", "required", "default", "examples")
 

@@ -32,7 +32,6 @@ from .session import start
 
 KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS)
 
-
 JSON_WHITESPACE = b" \n\r\t"
 
 

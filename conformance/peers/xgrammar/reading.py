@@ -86,30 +86,18 @@ def without_unproductive_rules(spec: GrammarSpec) -> Optional[Grammar]:
 #: the keywords xgrammar's SchemaParser::Parse (cpp/json_schema_converter.cc) tries in this
 #: order: the first one present decides the schema, the keywords beside it are not read
 _FIRST = ("$ref", "const", "enum", "anyOf", "oneOf", "allOf")
-
-
 #: keywords no reading drops: annotations, and the definitions references point into
 _KEPT = frozenset(("$schema", "$id", "id", "$anchor", "$comment", "title", "description", "default", "examples",
                    "deprecated", "readOnly", "writeOnly", "definitions", "$defs"))
-
-
 _OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties")
-
-
 _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
-
-
 #: keywords xgrammar does not read: it warns of the first six (SchemaParser::Parse's
 #: WarnUnsupportedKeywords) and silently ignores draft 4's `dependencies`
 _UNREAD = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies")
-
-
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
 (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS,
  WHOLE_PATTERN, UNREAD) = ("ref-siblings", "untyped", "pattern-classes", "one-keyword", "allof-any",
                            "oneof-anyof", "untyped-any", "formats", "pattern-keys", "whole-pattern", "unread")
-
-
 #: in the order the predicates add them up (semantic readings first)
 READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
             PATTERN_KEYS, WHOLE_PATTERN, UNREAD)
@@ -126,20 +114,10 @@ def _whole_key(pattern: str) -> str:
 
 
 _DATE = r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
-
-
 _TIME = r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)"
-
-
 _PCHAR = r"([\w.~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"
-
-
 _QUERY_CHARS = r"([\w.~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*"
-
-
 _AUTHORITY = r"(([\w.~!$&'()*+,;=:-]|%[0-9A-Fa-f]{2})*@)?([\w.~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*(:\d*)?"
-
-
 #: the regexes xgrammar's converter has for formats (cpp/json_schema_converter.cc, the
 #: format table), restated: days 01-31 in every month, a URI scheme of letters, `+`, `.`,
 #: `-` only, a host without IP literals, lowercase host names

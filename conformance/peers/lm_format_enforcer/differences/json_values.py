@@ -23,25 +23,15 @@ KNOWN_DIFFERENCES = KnownDifferences()
 
 
 _NUMBER_CHARS = "-+.0123456789eE"
-
-
 #: JSON numbers (RFC 8259), the integers among them, and lm-format-enforcer's numbers
 #: (NumberParsingState.get_allowed_characters; checked against the enforcer character by
 #: character, up to 7 characters of -0159.eE+): a fraction may be empty before an exponent
 #: (0.e5, 1.e5), integers take exponents (0e1, 1e5), and -0, even as an integer, takes a
 #: fraction (-0.5, -0.e5)
 JSON_NUMBER = "-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?"
-
-
 JSON_INTEGER = "-?(0|[1-9][0-9]*)"
-
-
 _EXP = "[eE][+-]?[0-9]+"
-
-
 LMFE_NUMBER = "-?(0|[1-9][0-9]*)((\\.[0-9]*)?%s|\\.[0-9]+)?" % _EXP
-
-
 LMFE_INTEGER = "(0|-?[1-9][0-9]*)(%s)?|-0((\\.[0-9]*)?%s|\\.[0-9]+)?" % (_EXP, _EXP)
 
 
