@@ -4,9 +4,7 @@
 
 from conformance.differences import AFTER_EOS
 from conformance.divergence import Divergence
-from conformance.vectors import (
-    GrammarSpec, load_builtin,
-)
+from conformance.vectors import GrammarSpec, load_builtin
 
 
 def test_after_eos_means_the_output_ended():

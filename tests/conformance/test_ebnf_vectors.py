@@ -22,6 +22,7 @@ from conformance.vectors import (GRAMMAR_KINDS, FormatError, GrammarSpec, Vector
 from refimpl import Grammar
 from refimpl.errors import GrammarError
 from tests.support.text_outcome import outcome
+from tests.support.vectors import regenerated
 
 EBNF_SUITE = os.path.join(SUITE_DIR, "ebnf.jsonl")
 
@@ -139,14 +140,7 @@ def test_default_suite_has_each_dialect_on_both_vocabularies():
 
 
 def test_default_suite_ebnf_vectors_are_what_generate_writes():
-    from conformance import generate
-
-    kept = generate.EBNF
-    try:
-        generate.EBNF = [e for e in kept if e[0] in ("xgrammar-substring", "kbnf-substrs")]
-        fresh = {v.id: v.to_line() for v in generate.generate(kinds=["ebnf"])["ebnf"]}
-    finally:
-        generate.EBNF = kept
+    fresh = regenerated("EBNF", ("xgrammar-substring", "kbnf-substrs"), "ebnf")
     stored = {v.id: v.to_line() for v in _suite() if v.id in fresh}
     assert len(fresh) == 12 and fresh == stored  # 2 grammars, (2 samples + 1 random path) on 2 vocabularies
 

@@ -4,14 +4,12 @@ construct they are there for."""
 import json
 import os
 
-
-
 from conformance.generate import SUITE_DIR
 from conformance.registry import get_engine
 from conformance.runner import check_vector
-from conformance.vectors import (
-    ids_of, read_vectors,
-)
+from conformance.vectors import ids_of, read_vectors
+
+from tests.support.vectors import regenerated
 
 
 REGEX_SUITE = os.path.join(SUITE_DIR, "regex.jsonl")
@@ -19,16 +17,8 @@ REGEX_SUITE = os.path.join(SUITE_DIR, "regex.jsonl")
 
 def test_checked_in_suite_is_what_generate_writes():
     """Regenerating one grammar gives the checked-in lines (the suite is not stale)."""
-    from conformance import generate
-
     stored = {v.id: v.to_line() for _, _, v in read_vectors(REGEX_SUITE) if v.id.startswith("regex/digits/")}
-    kept = generate.REGEXES
-    try:
-        generate.REGEXES = [e for e in kept if e[0] == "digits"]
-        fresh = generate.generate(kinds=["regex"])["regex"]
-    finally:
-        generate.REGEXES = kept
-    assert {v.id: v.to_line() for v in fresh} == stored
+    assert regenerated("REGEXES", ("digits",), "regex") == stored
 
 
 # the Lark and JSON-schema constructs of issue 13 (parametric rules, ignore_once, bounded
@@ -64,14 +54,7 @@ def test_new_construct_vectors_exist_and_agree_with_refimpl():
 
 def test_new_construct_vectors_are_what_generate_writes():
     """The new vectors were written by the generator (and the old ones left unchanged)."""
-    from conformance import generate
-
-    kept = generate.LARK
-    try:
-        generate.LARK = [e for e in kept if e[0] in ("permutation", "ignore-once")]
-        fresh = {v.id: v.to_line() for v in generate.generate(kinds=["lark"])["lark"]}
-    finally:
-        generate.LARK = kept
+    fresh = regenerated("LARK", ("permutation", "ignore-once"), "lark")
     stored = {v.id: v.to_line() for _, _, v in read_vectors(os.path.join(SUITE_DIR, "lark.jsonl")) if v.id in fresh}
     assert len(fresh) == 10 and fresh == stored  # (2 + 1 paths) + (1 + 1), on 2 vocabularies
 
@@ -108,14 +91,7 @@ def test_token_vectors_cover_each_construct_and_agree_with_refimpl():
 
 
 def test_token_vectors_are_what_generate_writes():
-    from conformance import generate
-
-    kept = generate.TOKENS
-    try:
-        generate.TOKENS = [e for e in kept if e[0] in ("text-or-token", "stop-eos-last")]
-        fresh = {v.id: v.to_line() for v in generate.token_vectors()}
-    finally:
-        generate.TOKENS = kept
+    fresh = regenerated("TOKENS", ("text-or-token", "stop-eos-last"), "tokens")
     stored = {v.id: v.to_line() for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl")) if v.id in fresh}
     assert len(fresh) == 3 * 3 + 3 * 2 and fresh == stored  # (2 + 1) and (1 + 1) paths, on 3 vocabularies
 
@@ -129,12 +105,7 @@ def test_blindspot_vectors_are_what_generate_writes_and_cover_each_blind_spot():
     in masks, lexemes ending on the same bytes, and multi-byte case folding."""
     from conformance import generate
 
-    kept = generate.BLINDSPOTS
-    try:
-        generate.BLINDSPOTS = [e for e in kept if e[0] in ("escape-pieces", "two-eos")]
-        fresh = {v.id: v.to_line() for v in generate.generate(kinds=["blindspots"])["blindspots"]}
-    finally:
-        generate.BLINDSPOTS = kept
+    fresh = regenerated("BLINDSPOTS", ("escape-pieces", "two-eos"), "blindspots")
     stored = {v.id: v for _, _, v in read_vectors(BLINDSPOTS_SUITE)}
     assert len(fresh) == 6 and {i: stored[i].to_line() for i in fresh} == fresh
     by_name = {}

@@ -4,14 +4,11 @@ import os
 
 import pytest
 
-
 from conformance.__main__ import main
 from conformance.generate import SUITE_DIR
 from conformance.registry import get_engine
 from conformance.runner import check_vector
-from conformance.vectors import (
-    read_vectors,
-)
+from conformance.vectors import read_vectors
 
 
 REGEX_SUITE = os.path.join(SUITE_DIR, "regex.jsonl")

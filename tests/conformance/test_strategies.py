@@ -8,7 +8,6 @@ import pytest
 from refimpl import Matcher, MaskrefError
 
 
-
 class _Found(Exception):
     pass
 

@@ -10,6 +10,7 @@ from conformance.vectors import (
     FormatError, GrammarSpec, Vector, bitmask_from_ids, decode_mask, encode_mask,
     ids_of, load_builtin, record, vocab_from_json, vocab_hash, vocab_to_json,
 )
+
 from tests.support.vectors import digits_vector
 
 

@@ -113,21 +113,32 @@ def regex_reading(d: Divergence, ascii: bool = True, alphabet: bool = True) -> O
         regex = ascii_classes(regex)
         if regex is None:
             return None
-    spec = GrammarSpec("regex", regex)
-    text = decoded_text(d.text()).encode("utf-8")
-    state = alive(spec, text)
     letters = tokenizer_alphabet(d.vocab)
     named = named_characters(d.grammar.source) if alphabet else frozenset()
 
+    def offered(s: str) -> bool:
+        return not alphabet or all(c in letters or c in named for c in s[1:])
+
+    return token_reading(d, GrammarSpec("regex", regex), eos_when_dead=True, offered=offered)
+
+
+def token_reading(d: Divergence, spec: GrammarSpec, eos_when_dead: bool, offered: Callable[[str], bool] = lambda s: True,
+                  read: Callable[[str], bytes] = lambda text: text.encode("utf-8")) -> Callable[[int], bool]:
+    """Which tokens refimpl on `spec` allows after the divergence's prefix, read as
+    lm-format-enforcer reads tokens: the decoded text so far (`decoded_text`), each token
+    offered as its string (`token_string`; an empty one always allowed, one `offered`
+    refuses never), `read` turning text into the bytes refimpl reads; EOS where `spec`
+    accepts the text, or with `eos_when_dead` where it cannot go on either."""
+    text = decoded_text(d.text())
+    state = alive(spec, read(text))
+
     def allows(t: int) -> bool:
         if t in d.vocab.eos_token_ids:
-            return state is None or state.is_accepting()
+            return (state is None and eos_when_dead) or (state is not None and state.is_accepting())
         s = token_string(d.vocab.tokens[t])
         if not s:
             return True
-        if state is None or (alphabet and any(c not in letters and c not in named for c in s[1:])):
-            return False
-        return alive(spec, text + s.encode("utf-8")) is not None
+        return state is not None and offered(s) and alive(spec, read(text + s)) is not None
 
     return allows
 
@@ -325,19 +336,7 @@ def json_reading(d: Divergence, **flags: bool) -> Optional[Callable[[int], bool]
     return in a row between tokens, before the value and after it."""
     if d.grammar.kind != "json_schema" or d.grammar.options:
         return None
-    spec = GrammarSpec("lark", reading_lark(d.grammar.schema, **flags))
-    text = decoded_text(d.text()).encode("utf-8")
-    state = alive(spec, text)
-
-    def allows(t: int) -> bool:
-        if t in d.vocab.eos_token_ids:
-            return state is None or state.is_accepting()
-        s = token_string(d.vocab.tokens[t])
-        if not s:
-            return True
-        return state is not None and alive(spec, text + s.encode("utf-8")) is not None
-
-    return allows
+    return token_reading(d, GrammarSpec("lark", reading_lark(d.grammar.schema, **flags)), eos_when_dead=True)
 
 
 def explains(d: Divergence, allows: Optional[Callable[[int], bool]]) -> bool:
@@ -400,21 +399,10 @@ def string_reading(d: Divergence, schema: Any, leads: bool) -> Optional[Callable
     `leads`, the whitespace that opens a string left out (drop_string_leads)."""
     if d.grammar.kind != "json_schema" or d.grammar.options:
         return None
-    spec = GrammarSpec("lark", reading_lark(schema))
-    before = decoded_text(d.text())
-
     def read(text: str) -> bytes:
         return _raw_controls(drop_string_leads(text) if leads else text).encode("utf-8")
 
-    state = alive(spec, read(before))
-
-    def allows(t: int) -> bool:
-        if t in d.vocab.eos_token_ids:
-            return state is not None and state.is_accepting()
-        s = token_string(d.vocab.tokens[t])
-        return not s or (state is not None and alive(spec, read(before + s)) is not None)
-
-    return allows
+    return token_reading(d, GrammarSpec("lark", reading_lark(schema)), eos_when_dead=False, read=read)
 
 
 def open_objects(text: str, closed: bool = False) -> Dict[int, Tuple[List[str], Optional[str]]]:
