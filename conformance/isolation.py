@@ -6,7 +6,7 @@ session of `engine` in a forked child process and waits at most `timeout` second
 every start, mask and consume; a child that does not answer in time is killed and the
 call raises `PeerTimeout`, and a child that dies (a segmentation fault, an abort) makes it
 raise `PeerCrash` — findings like any exception (the runner and the fuzzer report them as
-a divergence with an error), which an adapter may declare as known differences.
+a divergence with an error), which a peer may declare as known differences.
 
 >>> from conformance.refimpl_engines import OracleEngine
 >>> from conformance.vectors import GrammarSpec, load_builtin
