@@ -181,7 +181,7 @@ _LLG_TOK: Dict[Tuple[str, bool], Any] = {}
 
 
 def _llg_tokenizer(vname: str, sliced: bool):
-    from conformance.adapters import llguidance as llg
+    from conformance.peers import llguidance as llg
 
     key = (vname, sliced)
     if key not in _LLG_TOK:
@@ -207,7 +207,7 @@ def _byte_tokens(vname: str, data: bytes) -> List[int]:
 
 
 def measure_llguidance(vname: str, workload: str, repeat: int = 20) -> Dict[str, float]:
-    from conformance.adapters import llguidance as llg
+    from conformance.peers import llguidance as llg
 
     kind, source, prefix, sliced = WORKLOADS[workload]
     tok = _llg_tokenizer(vname, sliced)
@@ -314,7 +314,7 @@ def measure_recursion(backend: str, n: int) -> Dict[str, float]:
         raise Skip("%s: %s" % (backend, reason))
     data = b"a" * n
     if backend == "llguidance":
-        from conformance.adapters import llguidance as llg
+        from conformance.peers import llguidance as llg
 
         tok = _llg_tokenizer("gpt2", False)
         ids = _byte_tokens("gpt2", b"a")

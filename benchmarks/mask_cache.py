@@ -65,7 +65,7 @@ def llguidance_per_step(vocab: Vocabulary, tokens: List[int], first: int) -> Opt
         import llguidance
     except ImportError:
         return None
-    from conformance.adapters import llguidance as llg
+    from conformance.peers import llguidance as llg
     from conformance.vectors import GrammarSpec
 
     m = llguidance.LLMatcher(llg.tokenizer(vocab), llg.grammar_text(GrammarSpec("json_schema", schema=ARRAY)))

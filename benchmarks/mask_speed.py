@@ -21,7 +21,7 @@ import time
 
 from refimpl import Grammar, Matcher, open_matcher
 
-from conformance.adapters import llguidance as llguidance_adapter
+from conformance.peers import llguidance as llguidance_adapter
 from .common import best_of
 from .vocabs import available
 

@@ -1,22 +1,41 @@
-"""The conformance suite: vectors, backend adapters and the differential fuzzer.
+"""The conformance suite: an engine's token masks against refimpl's, vector by vector and
+by differential fuzzing, each disagreement classified as a known difference (a documented
+semantic difference or a reported peer bug, recognised by its predicate) or not.
 
-Filled in by the conformance work; refimpl is the oracle every backend is checked against.
+    python -m conformance run --engine NAME [--suite PATH]     check an engine against vectors
+    python -m conformance fuzz --engine NAME --seconds N       differential fuzzing, shrunk repros
+    python -m conformance generate                             rewrite the default suite
+    python -m conformance engines                              the engines, and which can run here
 
-    python -m conformance run --backend NAME [--suite PATH]     check a backend against vectors
-    python -m conformance fuzz --backend NAME --seconds N       differential fuzzing, shrunk repros
-    python -m conformance generate                              rewrite the default suite
+(`--backend` is the older name of `--engine`, still read.) An *engine under test* is
+refimpl with one of its backends, the naive oracle, an injected fault, or a peer library.
 
-Modules, one concept each (docs/conformance.md is the full story):
+Modules and packages, one concept each (docs/conformance.md is the full story):
 
-    vectors.py     the vector format (JSON lines, version 1): grammar, vocabulary, masks
-    core.py        the Backend/Session interface, divergences, known differences
-    adapters/      one module per backend: refimpl (Matcher, oracle), llguidance, outlines,
-                   xgrammar, faults (deliberately broken backends, to test the suite itself)
-    registry.py    backend names -> adapters (get_backend, backend_names)
-    compare.py     one step of refimpl against a backend: mask, classify, consume
-    runner.py      run vectors, write repros, print the table
-    strategies.py  hypothesis strategies: regexes, Lark grammars, JSON schemas, vocabularies
-    fuzz.py        the fuzz loop: mask-guided paths, shrinking, seeds, worker processes
-    generate.py    the default suite's grammars, sample texts and paths
-    suite/         the default suite (checked in)
+    __main__.py         the command line
+    vectors.py          the vector format (JSON lines, version 1): grammar, vocabulary, masks
+    engine.py           an engine under test: Engine and Session, what every adapter implements
+    divergence.py       where an engine's mask first differs from refimpl's (Divergence)
+    differences.py      known differences: declared over their predicates; classify
+    registry.py         engine names -> engines (get_engine, engine_names)
+    isolation.py        a peer's sessions in a forked child process, every call bounded
+    refimpl_engines.py  refimpl's own engines: its Matcher with one of its backends, the oracle
+    faults.py           injected faults: deliberately broken engines, the suite's test of itself
+    peers/              one package per peer (engine, session, reading, known differences):
+                        llguidance, outlines_core, xgrammar, kbnf, llama_cpp,
+                        lm_format_enforcer, transformers_cfg
+    readings/           readings several peers share: grammar shapes, JSON text and schemas,
+                        regex text, the byte-level spelling of tokens
+    compare.py          one step of refimpl against an engine: mask, classify, consume
+    apicheck.py         the rest of the Matcher API, compared for refimpl's own engines
+    runner.py           run vectors, write repros, print the table and the compliance matrix
+    strategies.py       hypothesis strategies: regexes, Lark grammars, JSON schemas, vocabularies
+    blindspots.py       strategies for what mutation testing found no vector for
+    fuzz.py             the fuzz loop: mask-guided paths, shrinking, seeds, worker processes
+    generate.py         the default suite's grammars, sample texts and paths
+    suite/              the default suite (checked in)
+
+A peer's package imports the modules above and readings/, never another peer (an
+import-linter contract in pyproject.toml; tests/conformance/test_layout.py keeps this
+docstring and the packages' true).
 """

@@ -1,7 +1,9 @@
-"""python -m conformance {generate, run, fuzz, backends, show}: see docs/conformance.md.
+"""python -m conformance {generate, run, fuzz, engines, show}: see docs/conformance.md.
+
+An engine under test is named with --engine (--backend is its older name, still read).
 
 Exit status: 0 every vector agrees (known differences aside), 1 some disagreement,
-2 a usage or setup error (unknown or unavailable backend, missing or malformed suite).
+2 a usage or setup error (unknown or unavailable engine, missing or malformed suite).
 """
 from __future__ import annotations
 
@@ -10,23 +12,23 @@ import os
 import sys
 from typing import List, Optional
 
-from .core import Backend
+from .engine import Engine
 from .generate import SUITE_DIR
-from .registry import UnknownBackend, backend_names, get_backend
+from .registry import UnknownEngine, engine_names, get_engine
 from .vectors import FormatError
 
 OUT_DEFAULT = "conformance-repros"
 
 
-def _backend(name: str) -> Backend:
+def _engine(name: str) -> Engine:
     try:
-        b = get_backend(name)
-    except UnknownBackend as e:
-        raise SetupError(str(e)) from None
-    reason = b.unavailable_reason()
+        e = get_engine(name)
+    except UnknownEngine as error:
+        raise SetupError(str(error)) from None
+    reason = e.unavailable_reason()
     if reason:
-        raise SetupError("backend %s is unavailable: %s" % (name, reason))
-    return b
+        raise SetupError("engine %s is unavailable: %s" % (name, reason))
+    return e
 
 
 class SetupError(Exception):
@@ -45,9 +47,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     status = 0
     rows = []
-    for name in args.backend:
-        b = _backend(name)
-        report = run_suite(b, args.suite, args.out, jobs=1 if args.first else args.jobs, quiet=args.quiet,
+    for name in args.engine:
+        report = run_suite(_engine(name), args.suite, args.out, jobs=1 if args.first else args.jobs, quiet=args.quiet,
                            first=args.first)
         print(report.table())
         rows.append(matrix_row(report))
@@ -55,7 +56,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             status = 1
             from .runner import safe_name
 
-            print("  repros in %s" % os.path.join(args.out, safe_name(report.backend.name)))
+            print("  repros in %s" % os.path.join(args.out, safe_name(report.engine.name)))
     if args.matrix:
         print("\n" + "\n".join([matrix_header()] + rows))
     return status
@@ -69,7 +70,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from .fuzz import fuzz
     from .strategies import VOCAB_MODES
 
-    b = _backend(args.backend)
+    engine = _engine(args.engine)
     if args.vocab not in VOCAB_MODES:
         raise SetupError("--vocab must be one of %s" % ", ".join(VOCAB_MODES))
     kinds = args.kinds.split(",") if args.kinds else None
@@ -79,22 +80,24 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if kinds and set(kinds) - set(GRAMMAR_KINDS):
         raise SetupError("--kinds: unknown %s (known: %s)" % (", ".join(sorted(set(kinds) - set(GRAMMAR_KINDS))),
                                                             ", ".join(GRAMMAR_KINDS)))
-    if not kinds_for(b, kinds):
-        raise SetupError("%s can run none of the grammar kinds %s here" % (b.name, ", ".join(kinds or GRAMMAR_KINDS)))
-    del b  # fuzz() builds its own, in each worker process
-    report = fuzz(args.backend, args.seconds, seed=args.seed, jobs=args.jobs, out_dir=args.out, kinds=kinds,
-                  vocab_mode=args.vocab, max_steps=args.steps, first_only=args.first, quiet=args.quiet)
+    if not kinds_for(engine, kinds):
+        raise SetupError("%s can run none of the grammar kinds %s here" % (engine.name, ", ".join(kinds or GRAMMAR_KINDS)))
+    del engine  # fuzz() builds its own, in each worker process
+    seconds = 60.0 if args.seconds is None and args.batches is None else args.seconds
+    report = fuzz(args.engine, seconds, seed=args.seed, jobs=args.jobs, out_dir=args.out, kinds=kinds,
+                  vocab_mode=args.vocab, max_steps=args.steps, first_only=args.first, quiet=args.quiet,
+                  batches=args.batches)
     print(report.table())
     return 1 if report.failures else 0
 
 
-def cmd_backends(args: argparse.Namespace) -> int:
-    for name, text in backend_names().items():
+def cmd_engines(args: argparse.Namespace) -> int:
+    for name, text in engine_names().items():
         reason = None
         if not name.startswith("cmd:"):
             try:
-                reason = get_backend(name).unavailable_reason()
-            except UnknownBackend as e:
+                reason = get_engine(name).unavailable_reason()
+            except UnknownEngine as e:
                 reason = str(e)
         print("%-22s %-11s %s" % (name, "unavailable" if reason else "available", reason or text))
     return 0
@@ -122,15 +125,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    backends_help = "backend name: " + ", ".join(backend_names())
+    engines_help = "the engine under test: " + ", ".join(engine_names())
+    older = " (--backend: its older name, still read)"
 
     p = sub.add_parser("generate", help="write the default suite from refimpl")
     p.add_argument("--out", default=SUITE_DIR, help="directory (default: conformance/suite)")
     p.add_argument("--only", help="groups, comma-separated (regex,lark,json_schema,tokens,findings)")
     p.set_defaults(run=cmd_generate)
 
-    p = sub.add_parser("run", help="check a backend against the vectors")
-    p.add_argument("--backend", action="append", required=True, help=backends_help + " (repeatable)")
+    p = sub.add_parser("run", help="check an engine against the vectors")
+    p.add_argument("--engine", "--backend", dest="engine", action="append", required=True,
+                   help=engines_help + "; repeatable" + older)
     p.add_argument("--suite", default=SUITE_DIR, help="a .jsonl file or a directory of them (default: the default suite)")
     p.add_argument("--out", default=OUT_DEFAULT, help="where repros go (default: %s)" % OUT_DEFAULT)
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
@@ -140,12 +145,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.set_defaults(run=cmd_run)
 
     p = sub.add_parser("fuzz", help="differential fuzzing against refimpl")
-    p.add_argument("--backend", required=True, help=backends_help)
-    p.add_argument("--seconds", type=float, default=60.0, help="time budget (default 60)")
+    p.add_argument("--engine", "--backend", dest="engine", required=True, help=engines_help + older)
+    p.add_argument("--seconds", type=float, help="time budget (default 60, unless --batches is given)")
+    p.add_argument("--batches", type=int, help="work budget: batches of examples per job, the same campaign on any "
+                   "machine (with --seconds, whichever comes first)")
     p.add_argument("--seed", type=int, default=0, help="campaign seed (default 0): same seed, same examples")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (seeds seed/0 .. seed/N-1)")
     p.add_argument("--out", default=OUT_DEFAULT, help="where repros and found vectors go (default: %s)" % OUT_DEFAULT)
-    p.add_argument("--kinds", help="grammar kinds, comma-separated (default: all the backend supports)")
+    p.add_argument("--kinds", help="grammar kinds, comma-separated (default: all the engine supports)")
     p.add_argument("--vocab", default="mixed",
                    help="mixed (default), small, slices, gpt2, bytes, special, multi-eos, escapes, unicode")
     p.add_argument("--steps", type=int, default=8, help="masks compared per example (default 8)")
@@ -153,8 +160,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(run=cmd_fuzz)
 
-    p = sub.add_parser("backends", help="list backends and whether they are usable here")
-    p.set_defaults(run=cmd_backends)
+    p = sub.add_parser("engines", aliases=["backends"], help="list engines and whether they are usable here "
+                       "(backends: its older name)")
+    p.set_defaults(run=cmd_engines)
 
     p = sub.add_parser("show", help="print vectors readably")
     p.add_argument("suite", nargs="?", default=SUITE_DIR)

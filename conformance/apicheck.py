@@ -1,4 +1,4 @@
-"""The rest of the Matcher's API, compared where the backend is refimpl's Matcher.
+"""The rest of the Matcher's API, compared where the engine is refimpl's Matcher.
 
 Masks are what every engine answers; refimpl's own backends (`native`, `pypy`, `index`,
 any `cmd:` worker speaking docs/protocol.md) answer the whole Matcher API, and mutation
@@ -16,18 +16,18 @@ from typing import Any, Optional
 
 from refimpl import Matcher
 
-from .core import Backend, Session
+from .engine import Engine, Session
 
 #: the calls compared after every token, in this order
 CALLS = ("is_accepting", "forced_bytes", "forced_tokens")
 
 
-def api_of(backend: Backend, session: Session) -> Optional[Any]:
+def api_of(engine: Engine, session: Session) -> Optional[Any]:
     """The Matcher behind a session of refimpl's own backends (not refimpl's python
     walker itself: the reference), else None."""
-    from .adapters.refimpl import MatcherSession
+    from .refimpl_engines import MatcherSession
 
-    if backend.name == "refimpl" or not isinstance(session, MatcherSession):
+    if engine.name == "refimpl" or not isinstance(session, MatcherSession):
         return None
     return session.m
 
@@ -42,16 +42,16 @@ def api_difference(ref: Matcher, other: Any) -> Optional[str]:
     >>> api_difference(ref, other) is None, ref.forced_tokens()
     (True, [2, 1])
     >>> other.consume(0) and api_difference(ref, other)
-    "forced_bytes: the backend answers b'bb', refimpl b'abb'"
+    "forced_bytes: the engine answers b'bb', refimpl b'abb'"
     """
     for name in CALLS:
         want = getattr(ref, name)()
         try:
             got = getattr(other, name)()
         except Exception as e:  # noqa: BLE001 - a crash is a difference
-            return "%s: the backend raised %s: %s" % (name, type(e).__name__, e)
+            return "%s: the engine raised %s: %s" % (name, type(e).__name__, e)
         if _plain(got) != _plain(want):
-            return "%s: the backend answers %r, refimpl %r" % (name, _plain(got), _plain(want))
+            return "%s: the engine answers %r, refimpl %r" % (name, _plain(got), _plain(want))
     return None
 
 
@@ -70,11 +70,11 @@ def refused_difference(ref: Matcher, other: Any) -> Optional[str]:
     try:
         took = other.consume(t)
     except Exception as e:  # noqa: BLE001
-        return "consume(%d), a token the mask refuses: the backend raised %s: %s" % (t, type(e).__name__, e)
+        return "consume(%d), a token the mask refuses: the engine raised %s: %s" % (t, type(e).__name__, e)
     if took:
-        return "consume(%d): the backend took a token the mask refuses" % t
+        return "consume(%d): the engine took a token the mask refuses" % t
     if other.mask().to_bytes() != allowed.to_bytes():
-        return "consume(%d), refused: the backend's mask changed" % t
+        return "consume(%d), refused: the engine's mask changed" % t
     return None
 
 
@@ -89,7 +89,7 @@ def rollback_difference(ref: Matcher, other: Any, n: int) -> Optional[str]:
     try:
         other.rollback(n)
     except Exception as e:  # noqa: BLE001
-        return "rollback(%d): the backend raised %s: %s" % (n, type(e).__name__, e)
+        return "rollback(%d): the engine raised %s: %s" % (n, type(e).__name__, e)
     ref.rollback(n)
     want, got = ref.mask().to_bytes(), other.mask().to_bytes()
     if want != got:
@@ -100,9 +100,9 @@ def rollback_difference(ref: Matcher, other: Any, n: int) -> Optional[str]:
     except ValueError:  # refused as refimpl refuses it (a worker's "ValueError" reply is one)
         return None
     except Exception as e:  # noqa: BLE001
-        return "rollback(%d): past the start, the backend raised %s (refimpl: ValueError): %s" % (
+        return "rollback(%d): past the start, the engine raised %s (refimpl: ValueError): %s" % (
             too_far, type(e).__name__, e)
-    return "rollback(%d): past the start, the backend did not refuse it" % too_far
+    return "rollback(%d): past the start, the engine did not refuse it" % too_far
 
 
 def _plain(x: Any) -> Any:

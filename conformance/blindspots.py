@@ -145,9 +145,13 @@ def _string_schemas() -> SearchStrategy[dict]:
 
 @st.composite
 def escape_json_schemas(draw: st.DrawFn) -> dict:
-    """Strings whose instances meet escapes: bounded lengths (an escape is one character),
-    patterns over backslashes and quotes, enums and consts with quotes, backslashes and
-    controls; an object whose keys need escapes, or an array of such strings."""
+    """Strings whose instances meet escapes — those JSON text requires (a quote, a
+    backslash, a control character) or other engines may write (`\\/`, `\\uXXXX`):
+    bounded lengths (an escape is one character), patterns over backslashes and quotes,
+    enums and consts with quotes, backslashes and controls; an object whose keys need
+    escapes, or an array of such strings. The near misses meet none, on purpose: a string
+    bounded to be empty (maxLength 0), `x y` alone, inside an array or a closed object
+    keyed `x y` (tests/conformance/test_blindspots.py checks both)."""
     inner = draw(_string_schemas())
     shape = draw(st.sampled_from(["string", "object", "array"]))
     if shape == "string":

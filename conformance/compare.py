@@ -1,5 +1,5 @@
-"""One step of a differential comparison: refimpl's mask against a backend's, the
-difference classified, then one token consumed by the backend.
+"""One step of a differential comparison: refimpl's mask against an engine's, the
+difference classified, then one token consumed by the engine.
 
 The runner (refimpl's masks recorded in a vector) and the fuzzer (refimpl's Matcher
 live) both go through `compare_step`, so a step is judged the same way by both.
@@ -20,7 +20,9 @@ from typing import Any, Callable, List, Optional, Tuple
 
 from refimpl import Vocabulary
 
-from .core import Backend, Divergence, KnownDifference, Session
+from .differences import KnownDifference
+from .divergence import Divergence
+from .engine import Engine, Session
 from .vectors import GrammarSpec, NotSupported, ids_of
 
 
@@ -45,30 +47,30 @@ class Path:
         self.vocab = vocab
         self.tokens: List[int] = []
 
-    def divergence(self, only_backend: Optional[List[int]] = None, only_refimpl: Optional[List[int]] = None,
+    def divergence(self, only_engine: Optional[List[int]] = None, only_refimpl: Optional[List[int]] = None,
                    **details: Any) -> Divergence:
         """A divergence at the current step (step i comes after i tokens)."""
-        return Divergence(self.spec, self.vocab, self.tokens, len(self.tokens), only_backend or [],
+        return Divergence(self.spec, self.vocab, self.tokens, len(self.tokens), only_engine or [],
                           only_refimpl or [], **details)
 
 
 class StepOutcome:
     """What one step showed. `divergence` is set on a disagreement (the comparison ends),
-    `unsupported` when the backend gave up (it ends too), `token` when the path goes on.
-    A crash of the backend's mask is a disagreement unless a known difference names it
+    `unsupported` when the engine gave up (it ends too), `token` when the path goes on.
+    A crash of the engine's mask is a disagreement unless a known difference names it
     (the comparison ends either way)."""
 
     def __init__(self) -> None:
-        self.compared = False  # the backend gave a mask
+        self.compared = False  # the engine gave a mask
         self.agree = False  # ... equal to refimpl's
         self.known: List[KnownDifference] = []  # differences explained, in order met
         self.divergence: Optional[Divergence] = None
         self.unsupported: Optional[str] = None
         self.token: Optional[int] = None  # the token both consumed
 
-    def explain(self, backend: Backend, d: Divergence) -> bool:
+    def explain(self, engine: Engine, d: Divergence) -> bool:
         """Record d as a known difference, or as the disagreement; True if known."""
-        k = backend.classify(d)
+        k = engine.classify(d)
         if k is None:
             self.divergence = d
             return False
@@ -76,10 +78,10 @@ class StepOutcome:
         return True
 
 
-def compare_step(backend: Backend, session: Session, path: Path, expected: bytes, accepting: bool,
+def compare_step(engine: Engine, session: Session, path: Path, expected: bytes, accepting: bool,
                  choose: Callable[[bytes], Optional[int]]) -> StepOutcome:
     """Compare the session's mask with refimpl's `expected` (the state accepting or not),
-    then consume the token `choose(backend's mask)` picks (None: the path ends here).
+    then consume the token `choose(engine's mask)` picks (None: the path ends here).
     A consumed token is appended to path.tokens."""
     out = StepOutcome()
     try:
@@ -87,15 +89,15 @@ def compare_step(backend: Backend, session: Session, path: Path, expected: bytes
     except NotSupported as e:  # e.g. a peer's resource limit
         out.unsupported = str(e)
         return out
-    except Exception as e:  # noqa: BLE001 - any crash of the backend is a finding (unless a known one)
-        out.explain(backend, path.divergence(error="mask: %s: %s" % (type(e).__name__, e), accepting=accepting,
+    except Exception as e:  # noqa: BLE001 - any crash of the engine is a finding (unless a known one)
+        out.explain(engine, path.divergence(error="mask: %s: %s" % (type(e).__name__, e), accepting=accepting,
                                              note=session.note))
         return out
     out.compared = True
     only_b, only_r = ([], []) if got == expected else diff(expected, got, len(path.vocab))
     out.agree = not only_b and not only_r
     if not out.agree:
-        if not out.explain(backend, path.divergence(only_b, only_r, accepting=accepting, note=session.note)):
+        if not out.explain(engine, path.divergence(only_b, only_r, accepting=accepting, note=session.note)):
             return out
         if out.known[-1].ends_path:  # the engines may have read the text differently: stop here
             return out
@@ -112,5 +114,5 @@ def compare_step(backend: Backend, session: Session, path: Path, expected: bytes
         path.tokens.append(t)
         out.token = t
     else:  # refused: the path ends, as a known difference or a disagreement
-        out.explain(backend, path.divergence(refused=t, accepting=accepting, note=session.note))
+        out.explain(engine, path.divergence(refused=t, accepting=accepting, note=session.note))
     return out

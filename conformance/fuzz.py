@@ -1,21 +1,23 @@
 """Differential fuzzing: random grammars, vocabularies and mask-guided paths, refimpl
-against a backend; every disagreement shrunk by hypothesis to a minimal case.
+against an engine; every disagreement shrunk by hypothesis to a minimal case.
 
 One example: draw a grammar (regex, Lark or JSON schema) and a vocabulary; start
-refimpl's Matcher and a backend session; at every step compare the two full masks, then
+refimpl's Matcher and an engine session; at every step compare the two full masks, then
 consume a token drawn from the tokens both allow (EOS included, so the end of the path is
 compared too), preferring those that continue a drawn target text (an escape, a
 multi-byte character, a special token's text: conformance/blindspots.py);
 compare.compare_step does one step, as for the runner. refimpl's own backends are also
 compared on the rest of the Matcher API (conformance/apicheck.py: forced bytes and
-tokens, accepting, rollback). A difference that none of the backend's declared known
+tokens, accepting, rollback). A difference that none of the engine's declared known
 differences explains fails the example; hypothesis then shrinks it (fewer
 steps, smaller grammar, fewer tokens, smaller ids) and the minimal case is written as a
 repro (runner.write_repro) and as a vector that can join the suite.
 
 Determinism: the campaign is a sequence of batches of examples; batch b of worker w runs
 with hypothesis seed hash(seed, w, b) and no example database, so the same --seed replays
-the same examples in the same order (the time budget only decides how far it gets).
+the same examples in the same order. A time budget decides how far it gets; a budget of
+batches (`batches`, `--batches`) instead makes the whole campaign, shrinking included, the
+same on any machine (the tests use it).
 Distinct disagreements are told apart by a coarse signature (grammar kind; extra or
 missing tokens; EOS-only; partial UTF-8), and each signature is shrunk and written once.
 """
@@ -34,12 +36,15 @@ if TYPE_CHECKING:  # hypothesis is needed only to fuzz
     from hypothesis.strategies import DataObject
 
 from .compare import Path, compare_step
-from .core import Backend, Divergence, Session
-from .registry import get_backend
+from .divergence import Divergence
+from .engine import Engine, Session
+from .registry import get_engine
 from .runner import GrammarCache, Progress, divergence_data, write_repro
 from .vectors import GRAMMAR_KINDS, GrammarSpec, NotSupported, Vector, ids_of, record
 
 EXAMPLES_PER_BATCH = 25
+#: the time hypothesis may spend shrinking one failure, in a campaign bounded by time (one
+#: bounded by batches is bounded by hypothesis's count of shrinks only)
 SHRINK_SECONDS = 60
 
 
@@ -77,8 +82,8 @@ def batch_seed(seed: int, worker: int, batch: int) -> int:
     return int.from_bytes(hashlib.sha256(b"%d/%d/%d" % (seed, worker, batch)).digest()[:8], "little")
 
 
-def kinds_for(backend: Backend, kinds: Optional[Sequence[str]] = None) -> List[str]:
-    return [k for k in (kinds or GRAMMAR_KINDS) if k in backend.kinds]
+def kinds_for(engine: Engine, kinds: Optional[Sequence[str]] = None) -> List[str]:
+    return [k for k in (kinds or GRAMMAR_KINDS) if k in engine.kinds]
 
 
 class Target:
@@ -119,12 +124,15 @@ def _draw_token(expected: bytes, vocab: Vocabulary, data: DataObject,
 
 
 class Worker:
-    """One worker's campaign: batches of hypothesis examples until the deadline; every
-    distinct disagreement shrunk once and kept as a failure (a vector and its divergence)."""
+    """One worker's campaign: batches of hypothesis examples until the deadline, or until
+    `batches` batches have run; every distinct disagreement shrunk once and kept as a
+    failure (a vector and its divergence)."""
 
-    def __init__(self, backend_name: str, seconds: float, seed: int, worker: int, max_steps: int) -> None:
-        self.backend = get_backend(backend_name)
-        self.deadline = time.monotonic() + seconds
+    def __init__(self, engine_name: str, seconds: Optional[float], seed: int, worker: int, max_steps: int,
+                 batches: Optional[int] = None) -> None:
+        self.engine = get_engine(engine_name)
+        self.deadline = None if seconds is None else time.monotonic() + seconds
+        self.max_batches = batches
         self.seed, self.worker, self.max_steps = seed, worker, max_steps
         self.grammars = GrammarCache()
         self.stats = Stats()
@@ -136,9 +144,9 @@ class Worker:
         self.shrinking = False
 
     def example(self, drawn: Tuple[GrammarSpec, Vocabulary], data: DataObject) -> None:
-        """One hypothesis example: refimpl's Matcher and a backend session along a path of
+        """One hypothesis example: refimpl's Matcher and an engine session along a path of
         tokens drawn (by `data`) from the tokens both allow."""
-        if time.monotonic() > self.deadline and not self.shrinking:
+        if self.over_time() and not self.shrinking:
             return
         spec, vocab = drawn
         self.stats.examples += 1
@@ -150,13 +158,13 @@ class Worker:
             return
         path = Path(spec, vocab)
         try:
-            session = self.backend.start(spec, vocab, grammar if self.backend.uses_refimpl else None)
+            session = self.engine.start(spec, vocab, grammar if self.engine.uses_refimpl else None)
         except NotSupported as e:
             self.stats.unsupported[str(e)[:120]] += 1
             return
         except Exception as e:  # noqa: BLE001
             d = path.divergence(error="start: %s: %s" % (type(e).__name__, e))
-            known = self.backend.classify(d)
+            known = self.engine.classify(d)
             if known is None:
                 return self.fail(d)
             self.stats.known[known.name] += 1
@@ -178,10 +186,10 @@ class Worker:
         from .blindspots import targets
 
         target = Target(data.draw(targets, label="target"))
-        api = api_of(self.backend, session)  # refimpl's own backends: the whole Matcher API is compared
+        api = api_of(self.engine, session)  # refimpl's own backends: the whole Matcher API is compared
         for _ in range(self.max_steps):
             expected = ref.mask().to_bytes()
-            out = compare_step(self.backend, session, path, expected, ref.is_accepting(),
+            out = compare_step(self.engine, session, path, expected, ref.is_accepting(),
                                _draw_token(expected, path.vocab, data, target))
             self.stats.steps += out.compared
             self.stats.agree += out.agree
@@ -220,7 +228,7 @@ class Worker:
         from .strategies import examples
 
         strategies = (examples(kinds, vocab_mode), st.data())
-        while time.monotonic() < self.deadline:
+        while not self.over_time() and (self.max_batches is None or self.batches < self.max_batches):
             self.shrinking = False
             s = batch_seed(self.seed, self.worker, self.batches)
             self.batches += 1
@@ -242,28 +250,40 @@ class Worker:
                                 % (self.stats.examples, self.stats.steps, len(self.failures)))
         return {"stats": self.stats.to_json(), "failures": self.failures, "batches": self.batches}
 
+    def over_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
     def record(self, d: Divergence) -> None:
         """Keep a shrunk disagreement: refimpl's masks along its path, as a vector."""
         sig = d.signature()
         self.seen.add(sig)
-        name = self.backend.name
+        name = self.engine.name
         vid = "fuzz/%s/%s/seed%d-w%d-b%d" % (name, sig.replace(":", "-"), self.seed, self.worker, self.batches - 1)
         grammar = self.grammars.get(d.grammar)
         path = d.prefix + ([d.refused] if d.refused is not None else [])
         vector = record(grammar, d.grammar, d.vocab, path, vid, ["fuzz", sig], "fuzz",
-                        "found by: python -m conformance fuzz --backend %s --seed %d" % (name, self.seed))
+                        "found by: python -m conformance fuzz --engine %s --seed %d" % (name, self.seed))
         self.failures.append({"signature": sig, "vector": vector.to_line(), "divergence": divergence_data(d)})
 
 
-def run_worker(backend_name: str, seconds: float, seed: int, worker: int, kinds: Sequence[str],
+def run_worker(engine_name: str, seconds: Optional[float], seed: int, worker: int, kinds: Sequence[str],
                vocab_mode: str, max_steps: int, first_only: bool, examples_per_batch: int = EXAMPLES_PER_BATCH,
-               progress: Optional[Progress] = None) -> Dict[str, Any]:
-    """Fuzz until `seconds` have passed; returns stats and the minimal failures found."""
-    import hypothesis.internal.conjecture.engine as engine
+               batches: Optional[int] = None, progress: Optional[Progress] = None) -> Dict[str, Any]:
+    """Fuzz until `seconds` have passed or `batches` batches have run (whichever comes
+    first; one of them is given); returns stats and the minimal failures found."""
+    import hypothesis.internal.conjecture.engine as conjecture
 
-    engine.MAX_SHRINKING_SECONDS = SHRINK_SECONDS  # bound the time spent shrinking one failure
-    w = Worker(backend_name, seconds, seed, worker, max_steps)
-    return w.run(kinds, vocab_mode, first_only, examples_per_batch, progress)
+    assert seconds is not None or batches is not None, "a campaign needs a budget: seconds or batches"
+    kept = conjecture.MAX_SHRINKING_SECONDS
+    if seconds is not None:
+        conjecture.MAX_SHRINKING_SECONDS = SHRINK_SECONDS  # bound the time spent shrinking one failure
+    else:
+        conjecture.MAX_SHRINKING_SECONDS = 10 ** 9  # no clock: hypothesis's count of shrinks bounds it
+    try:
+        w = Worker(engine_name, seconds, seed, worker, max_steps, batches)
+        return w.run(kinds, vocab_mode, first_only, examples_per_batch, progress)
+    finally:
+        conjecture.MAX_SHRINKING_SECONDS = kept
 
 
 def _worker_entry(args: Tuple[Any, ...]) -> Dict[str, Any]:
@@ -271,8 +291,8 @@ def _worker_entry(args: Tuple[Any, ...]) -> Dict[str, Any]:
 
 
 class FuzzReport:
-    def __init__(self, backend: Backend, seconds: float, seed: int, jobs: int) -> None:
-        self.backend, self.seconds, self.seed, self.jobs = backend, seconds, seed, jobs
+    def __init__(self, engine: Engine, seconds: Optional[float], seed: int, jobs: int) -> None:
+        self.engine, self.seconds, self.seed, self.jobs = engine, seconds, seed, jobs
         self.stats = Stats()
         self.failures: List[Dict[str, Any]] = []  # distinct signatures, with repro paths
         self.batches = 0
@@ -282,7 +302,7 @@ class FuzzReport:
         s = self.stats
         lines = [
             "fuzz %s: %.0f s, seed %d, %d job(s), %d batches"
-            % (self.backend.name, self.elapsed, self.seed, self.jobs, self.batches),
+            % (self.engine.name, self.elapsed, self.seed, self.jobs, self.batches),
             "  examples %d (grammars refimpl rejects: %d), masks compared %d, agreeing %d"
             % (s.examples, s.invalid, s.steps, s.agree),
         ]
@@ -297,15 +317,19 @@ class FuzzReport:
         return "\n".join(lines)
 
 
-def fuzz(backend_name: str, seconds: float, seed: int = 0, jobs: int = 1, out_dir: str = "conformance-repros",
+def fuzz(engine_name: str, seconds: Optional[float], seed: int = 0, jobs: int = 1, out_dir: str = "conformance-repros",
          kinds: Optional[Sequence[str]] = None, vocab_mode: str = "mixed", max_steps: int = 8,
-         first_only: bool = False, quiet: bool = False, examples_per_batch: int = EXAMPLES_PER_BATCH) -> FuzzReport:
-    backend = get_backend(backend_name)
-    kinds = kinds_for(backend, kinds)
-    report = FuzzReport(backend, seconds, seed, jobs)
+         first_only: bool = False, quiet: bool = False, examples_per_batch: int = EXAMPLES_PER_BATCH,
+         batches: Optional[int] = None) -> FuzzReport:
+    """A campaign against the engine `engine_name`, bounded by `seconds` (time) or by
+    `batches` per worker (work: the same campaign on any machine), or both: whichever comes
+    first."""
+    engine = get_engine(engine_name)
+    kinds = kinds_for(engine, kinds)
+    report = FuzzReport(engine, seconds, seed, jobs)
     t0 = time.monotonic()
-    progress = None if quiet else Progress("fuzz %s" % backend.name)
-    args = [(backend_name, seconds, seed, w, kinds, vocab_mode, max_steps, first_only, examples_per_batch)
+    progress = None if quiet else Progress("fuzz %s" % engine.name)
+    args = [(engine_name, seconds, seed, w, kinds, vocab_mode, max_steps, first_only, examples_per_batch, batches)
             for w in range(max(1, jobs))]
     if jobs <= 1:
         results = [run_worker(*args[0], progress=progress)]
@@ -327,7 +351,7 @@ def fuzz(backend_name: str, seconds: float, seed: int = 0, jobs: int = 1, out_di
                 continue
             seen.add(f["signature"])
             vector = Vector.from_json(json.loads(f["vector"]))
-            f["repro"] = write_repro(out_dir, backend, vector, f["divergence"])
+            f["repro"] = write_repro(out_dir, engine, vector, f["divergence"])
             # the minimal case, as a vector that can join the suite
             with open(os.path.join(os.path.dirname(f["repro"]), "fuzz-vectors.jsonl"), "a", encoding="utf-8") as out:
                 out.write(vector.to_line() + "\n")

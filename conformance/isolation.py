@@ -1,16 +1,16 @@
 """A peer in a child process, each call bounded in time.
 
 A native engine that loops forever holds the interpreter (and the GIL) with it, so no
-thread can time it out, and a campaign would stop there. `Isolated(backend)` runs each
-session of `backend` in a forked child process and waits at most `timeout` seconds for
+thread can time it out, and a campaign would stop there. `Isolated(engine)` runs each
+session of `engine` in a forked child process and waits at most `timeout` seconds for
 every start, mask and consume; a child that does not answer in time is killed and the
 call raises `PeerTimeout`, and a child that dies (a segmentation fault, an abort) makes it
 raise `PeerCrash` — findings like any exception (the runner and the fuzzer report them as
-a divergence with an error), which an adapter may declare as known differences.
+a divergence with an error), which a peer may declare as known differences.
 
->>> from conformance.adapters.refimpl import OracleBackend
+>>> from conformance.refimpl_engines import OracleEngine
 >>> from conformance.vectors import GrammarSpec, load_builtin
->>> session = Isolated(OracleBackend()).start(GrammarSpec("regex", "ab"), load_builtin("bytes"))
+>>> session = Isolated(OracleEngine()).start(GrammarSpec("regex", "ab"), load_builtin("bytes"))
 >>> session.consume(ord("a")), session.consume(ord("a"))
 (True, False)
 >>> session.close()
@@ -25,7 +25,9 @@ from typing import Any, Optional, Tuple
 
 from refimpl import Grammar, Vocabulary
 
-from .core import Backend, Divergence, KnownDifference, Session
+from .differences import KnownDifference
+from .divergence import Divergence
+from .engine import Engine, Session
 from .vectors import GrammarSpec, NotSupported
 
 
@@ -48,11 +50,11 @@ def crashed(d: Divergence, during: str = "") -> bool:
     return d.error is not None and "PeerCrash" in d.error and ("during " + during) in d.error
 
 
-def _serve(backend: Backend, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar], conn: Any) -> None:
+def _serve(engine: Engine, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar], conn: Any) -> None:
     """The child: start the session, then answer (op, arg) requests until told to stop.
     An answer is ("ok", value), ("unsupported", message) or ("error", "Type: message")."""
     try:
-        session = backend.start(spec, vocab, grammar)
+        session = engine.start(spec, vocab, grammar)
         conn.send(("ok", None))
     except NotSupported as e:
         conn.send(("unsupported", str(e)))
@@ -159,16 +161,16 @@ class IsolatedSession(Session):
         self.conn.close()
 
 
-class Isolated(Backend):
-    """`backend` with its sessions in child processes (forked: the child inherits what the
+class Isolated(Engine):
+    """`engine` with its sessions in child processes (forked: the child inherits what the
     parent has built, e.g. a peer's vocabulary), every call bounded by `timeout`."""
 
-    def __init__(self, backend: Backend, timeout: float = 30.0) -> None:
-        self.inner = backend
+    def __init__(self, engine: Engine, timeout: float = 30.0) -> None:
+        self.inner = engine
         self.timeout = timeout
-        self.name, self.description, self.kinds = backend.name, backend.description, backend.kinds
-        self.known_differences: Tuple[KnownDifference, ...] = tuple(backend.known_differences)
-        self.uses_refimpl = backend.uses_refimpl
+        self.name, self.description, self.kinds = engine.name, engine.description, engine.kinds
+        self.known_differences: Tuple[KnownDifference, ...] = tuple(engine.known_differences)
+        self.uses_refimpl = engine.uses_refimpl
 
     def unavailable_reason(self) -> Optional[str]:
         return self.inner.unavailable_reason()

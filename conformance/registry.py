@@ -1,30 +1,30 @@
-"""Backend names: every name `run --backend` and `fuzz --backend` accept, and the adapter
-that builds it.
+"""Engine names: every name `run --engine` and `fuzz --engine` accept, and the engine it
+builds.
 
     refimpl, python         refimpl's Matcher (the reference itself)
     index                   refimpl's Matcher, masks from the token index (regular grammars)
     native, pypy, cmd:...   refimpl's Matcher with that backend (accel registers them)
     oracle                  refimpl's naive definition of the mask (small vocabularies)
     llguidance, outlines-core, xgrammar, kbnf, llama.cpp,
-    transformers-cfg, lm-format-enforcer            peer libraries, when installed
-    fault:<name>            deliberately broken backends, to test the suite
+    transformers-cfg, lm-format-enforcer            the peers (conformance/peers/), when installed
+    fault:<name>            injected faults, to test the suite
 
->>> get_backend("python").name, get_backend("outlines").name, get_backend("cmd:pypy3 -m refimpl.serving.worker").name
+>>> get_engine("python").name, get_engine("outlines").name, get_engine("cmd:pypy3 -m refimpl.serving.worker").name
 ('refimpl', 'outlines-core', 'cmd:pypy3 -m refimpl.serving.worker')
 """
 from __future__ import annotations
 
 from typing import Callable, Dict, List, Tuple
 
-from .adapters.faults import FAULTS, FaultBackend
-from .adapters.kbnf import KbnfBackend
-from .adapters.llama_cpp import LlamaCppBackend
-from .adapters.llguidance import LlguidanceBackend
-from .adapters.outlines import OutlinesBackend
-from .adapters.refimpl import MatcherBackend, OracleBackend
-from .adapters.xgrammar import XgrammarBackend
-from .core import Backend
+from .engine import Engine
+from .faults import FAULTS, FaultEngine
 from .isolation import Isolated
+from .peers.kbnf import KbnfEngine
+from .peers.llama_cpp import LlamaCppEngine
+from .peers.llguidance import LlguidanceEngine
+from .peers.outlines_core import OutlinesCoreEngine
+from .peers.xgrammar import XgrammarEngine
+from .refimpl_engines import MatcherEngine, OracleEngine
 
 ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core",
            "llama-cpp": "llama.cpp", "llama_cpp": "llama.cpp",
@@ -32,66 +32,66 @@ ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "o
            "lm_format_enforcer": "lm-format-enforcer"}
 
 
-class UnknownBackend(ValueError):
+class UnknownEngine(ValueError):
     pass
 
 
-def _command(name: str) -> Backend:
+def _command(name: str) -> Engine:
     if name == "cmd:":
-        raise UnknownBackend("cmd: needs a command, e.g. cmd:'pypy3 -m refimpl.serving.worker'")
-    return MatcherBackend(name)
+        raise UnknownEngine("cmd: needs a command, e.g. cmd:'pypy3 -m refimpl.serving.worker'")
+    return MatcherEngine(name)
 
 
-def _adapter(module: str, cls: str, timeout: float) -> Backend:
-    """The adapter class `cls` of conformance.adapters.`module`, isolated in a child process
-    (imported only when asked for: these peers pull in transformers)."""
+def _imported_when_asked(package: str, cls: str, timeout: float) -> Engine:
+    """The engine class `cls` of the peer package conformance.peers.`package`, imported only
+    when asked for (these peers pull in torch and transformers), isolated in a child process."""
     import importlib
 
-    backend = getattr(importlib.import_module("conformance.adapters." + module), cls)()
-    return Isolated(backend, timeout=timeout)
+    engine = getattr(importlib.import_module("conformance.peers." + package), cls)()
+    return Isolated(engine, timeout=timeout)
 
 
-def _fault(name: str) -> Backend:
+def _fault(name: str) -> Engine:
     if name[6:] not in FAULTS:
-        raise UnknownBackend("unknown fault %r (known: %s)" % (name[6:], ", ".join(sorted(FAULTS))))
-    return FaultBackend(name[6:])
+        raise UnknownEngine("unknown fault %r (known: %s)" % (name[6:], ", ".join(sorted(FAULTS))))
+    return FaultEngine(name[6:])
 
 
 #: (name, or a prefix ending in ':' for a family of names; one-line description; factory
-#: called with the full name), in the order `backends` and --help list them
-REGISTRY: List[Tuple[str, str, Callable[[str], Backend]]] = [
-    ("refimpl", "refimpl's Matcher (python walker); alias: python", lambda name: MatcherBackend("python")),
-    ("index", "refimpl's Matcher with the token index (regular grammars only; docs/index.md)", MatcherBackend),
-    ("native", "refimpl's Matcher with accel's C walker", MatcherBackend),
-    ("pypy", "refimpl under PyPy in a worker process (docs/protocol.md)", MatcherBackend),
+#: called with the full name), in the order `engines` and --help list them
+REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
+    ("refimpl", "refimpl's Matcher (python walker); alias: python", lambda name: MatcherEngine("python")),
+    ("index", "refimpl's Matcher with the token index (regular grammars only; docs/index.md)", MatcherEngine),
+    ("native", "refimpl's Matcher with accel's C walker", MatcherEngine),
+    ("pypy", "refimpl under PyPy in a worker process (docs/protocol.md)", MatcherEngine),
     ("cmd:", "any program speaking the worker protocol", _command),
-    ("oracle", "refimpl's naive mask (small vocabularies only)", lambda name: OracleBackend()),
-    ("llguidance", "llguidance, no_forcing, tokenizer from the same token bytes", lambda name: LlguidanceBackend()),
-    ("outlines-core", "outlines-core's Index (regex and JSON schema)", lambda name: OutlinesBackend()),
+    ("oracle", "refimpl's naive mask (small vocabularies only)", lambda name: OracleEngine()),
+    ("llguidance", "llguidance, no_forcing, tokenizer from the same token bytes", lambda name: LlguidanceEngine()),
+    ("outlines-core", "outlines-core's Index (regex and JSON schema)", lambda name: OutlinesCoreEngine()),
     ("xgrammar", "xgrammar's GrammarMatcher (regex, JSON schema, EBNF, GBNF), in a child process",
-     lambda name: Isolated(XgrammarBackend(), timeout=30)),
-    ("kbnf", "kbnf's Engine (its own EBNF dialect), in a child process", lambda name: Isolated(KbnfBackend(), timeout=10)),
+     lambda name: Isolated(XgrammarEngine(), timeout=30)),
+    ("kbnf", "kbnf's Engine (its own EBNF dialect), in a child process", lambda name: Isolated(KbnfEngine(), timeout=10)),
     ("llama.cpp", "llama.cpp's grammar sampler (GBNF, JSON schema), in a child process",
-     lambda name: Isolated(LlamaCppBackend(), timeout=30)),
+     lambda name: Isolated(LlamaCppEngine(), timeout=30)),
     ("transformers-cfg", "transformers-cfg's grammar constraint (its EBNF), in a child process",
-     lambda name: _adapter("transformers_cfg", "TransformersCfgBackend", 30)),
+     lambda name: _imported_when_asked("transformers_cfg", "TransformersCfgEngine", 30)),
     ("lm-format-enforcer", "lm-format-enforcer's TokenEnforcer (regex, JSON schema), in a child process",
-     lambda name: _adapter("lm_format_enforcer", "LmFormatEnforcerBackend", 30)),
-    ("fault:", "deliberately broken: ", _fault),
+     lambda name: _imported_when_asked("lm_format_enforcer", "LmFormatEnforcerEngine", 30)),
+    ("fault:", "an injected fault: ", _fault),
 ]
 
 
-def get_backend(name: str) -> Backend:
-    """The backend called `name` (it may still be unavailable: see unavailable_reason)."""
+def get_engine(name: str) -> Engine:
+    """The engine called `name` (it may still be unavailable: see unavailable_reason)."""
     name = ALIASES.get(name, name)
     for key, _, build in REGISTRY:
         if name == key or (key.endswith(":") and name.startswith(key)):
             return build(name)
-    raise UnknownBackend("unknown backend %r" % name)
+    raise UnknownEngine("unknown engine %r" % name)
 
 
-def backend_names() -> Dict[str, str]:
-    """Every backend name -> a one-line description (for --help and `backends`)."""
+def engine_names() -> Dict[str, str]:
+    """Every engine name -> a one-line description (for --help and `engines`)."""
     out = {}
     for key, text, _ in REGISTRY:
         if key == "fault:":

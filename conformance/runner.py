@@ -1,11 +1,11 @@
-"""The runner: check a backend against the vectors, tell agreement from known
+"""The runner: check an engine against the vectors, tell agreement from known
 differences from disagreements, and write a repro for every disagreement.
 
 A vector's status is one of
     agree        every mask equal, every token of the path consumed
-    known        masks differ only by the backend's declared known differences
+    known        masks differ only by the engine's declared known differences
     disagree     a difference no known difference explains, a token refused, or an error
-    unsupported  the backend cannot run the grammar or vocabulary (with the reason)
+    unsupported  the engine cannot run the grammar or vocabulary (with the reason)
 and the run's exit status is 0 (no disagreement), 1 (some) or 2 (usage or setup error).
 """
 from __future__ import annotations
@@ -21,15 +21,16 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Text
 from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
 
 from .compare import Path, allows, compare_step
-from .core import Backend, Divergence, Session
-from .registry import get_backend
+from .divergence import Divergence
+from .engine import Engine, Session
+from .registry import get_engine
 from .vectors import GrammarSpec, NotSupported, Vector, read_vectors, suite_files, token_text
 
 STATUSES = ("agree", "known", "disagree", "unsupported")
 
 
 class Result:
-    """The outcome of one vector against one backend (plain data: it crosses processes)."""
+    """The outcome of one vector against one engine (plain data: it crosses processes)."""
 
     def __init__(self, id: str, kind: str, status: str, steps: int = 0, known: Sequence[str] = (),
                  reason: str = "", divergence: Optional[Dict[str, Any]] = None) -> None:
@@ -44,7 +45,7 @@ class Result:
 
 
 def divergence_data(d: Divergence) -> Dict[str, Any]:
-    return {"step": d.step, "prefix": d.prefix, "only_backend": d.only_backend, "only_refimpl": d.only_refimpl,
+    return {"step": d.step, "prefix": d.prefix, "only_engine": d.only_engine, "only_refimpl": d.only_refimpl,
             "error": d.error, "refused": d.refused, "accepting": d.accepting, "signature": d.signature()}
 
 
@@ -70,15 +71,15 @@ class GrammarCache:
         return g
 
 
-def check_vector(backend: Backend, vector: Vector, grammars: Optional[GrammarCache] = None) -> Result:
-    """Run one vector against a backend."""
+def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache] = None) -> Result:
+    """Run one vector against an engine."""
     spec, vocab = vector.grammar, vector.vocab
     res = Result(vector.id, spec.kind, "agree")
-    if spec.kind not in backend.kinds:
-        res.status, res.reason = "unsupported", "%s has no %s grammars" % (backend.name, spec.kind)
+    if spec.kind not in engine.kinds:
+        res.status, res.reason = "unsupported", "%s has no %s grammars" % (engine.name, spec.kind)
         return res
     grammar = None
-    if backend.uses_refimpl:
+    if engine.uses_refimpl:
         try:
             grammar = (grammars or GrammarCache()).get(spec)
         except MaskrefError as e:
@@ -86,20 +87,20 @@ def check_vector(backend: Backend, vector: Vector, grammars: Optional[GrammarCac
             return res
     path = Path(spec, vocab)
     try:
-        session = backend.start(spec, vocab, grammar)
+        session = engine.start(spec, vocab, grammar)
     except NotSupported as e:
         res.status, res.reason = "unsupported", str(e)
         return res
-    except Exception as e:  # noqa: BLE001 - any crash of the backend is a finding (unless a known one)
+    except Exception as e:  # noqa: BLE001 - any crash of the engine is a finding (unless a known one)
         d = path.divergence(error="start: %s: %s" % (type(e).__name__, e))
-        known = backend.classify(d)
+        known = engine.classify(d)
         if known is None:
             res.status, res.divergence = "disagree", divergence_data(d)
         else:
             res.status, res.known = "known", [known.name]
         return res
     try:
-        _follow(backend, session, vector, path, res, grammar)
+        _follow(engine, session, vector, path, res, grammar)
     finally:
         try:
             session.close()
@@ -109,12 +110,12 @@ def check_vector(backend: Backend, vector: Vector, grammars: Optional[GrammarCac
 
 
 def _next_token(t: Optional[int]) -> Callable[[bytes], Optional[int]]:
-    """The vector's next token, unless a known difference left the backend off the
+    """The vector's next token, unless a known difference left the engine off the
     vector's path (its mask lacks that token): the comparison stops there."""
     return lambda got: t if t is not None and allows(got, t) else None
 
 
-def _follow(backend: Backend, session: Session, vector: Vector, path: Path, res: Result,
+def _follow(engine: Engine, session: Session, vector: Vector, path: Path, res: Result,
             grammar: Optional[Grammar] = None) -> None:
     """Compare the vector's steps in order, until its path ends or a step decides. For
     refimpl's own backends, also the rest of the Matcher API after every token, against
@@ -122,7 +123,7 @@ def _follow(backend: Backend, session: Session, vector: Vector, path: Path, res:
     of half of it."""
     from .apicheck import api_difference, api_of, rollback_difference
 
-    api = api_of(backend, session) if grammar is not None else None
+    api = api_of(engine, session) if grammar is not None else None
     ref = Matcher(grammar, vector.vocab) if api is not None and grammar is not None else None
     for step in vector.steps:
         if ref is not None and path.tokens:
@@ -131,7 +132,7 @@ def _follow(backend: Backend, session: Session, vector: Vector, path: Path, res:
             if wrong is not None:
                 res.status, res.divergence = "disagree", divergence_data(path.divergence(error=wrong))
                 return
-        out = compare_step(backend, session, path, step.mask, step.accepting, _next_token(step.token))
+        out = compare_step(engine, session, path, step.mask, step.accepting, _next_token(step.token))
         res.steps += out.compared
         for k in out.known:
             res.status = "known"
@@ -164,10 +165,10 @@ def safe_name(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:100]
 
 
-def write_repro(out_dir: str, backend: Backend, vector: Vector, d: Dict[str, Any], known_notes: str = "") -> str:
-    """Write <out_dir>/<backend>/<vector id>.txt (readable) and .jsonl (the vector up to
+def write_repro(out_dir: str, engine: Engine, vector: Vector, d: Dict[str, Any], known_notes: str = "") -> str:
+    """Write <out_dir>/<engine>/<vector id>.txt (readable) and .jsonl (the vector up to
     the divergent step, to replay). Returns the .txt path."""
-    folder = os.path.join(out_dir, safe_name(backend.name))
+    folder = os.path.join(out_dir, safe_name(engine.name))
     os.makedirs(folder, exist_ok=True)
     base = os.path.join(folder, safe_name(vector.id))
     step = d["step"]
@@ -180,7 +181,7 @@ def write_repro(out_dir: str, backend: Backend, vector: Vector, d: Dict[str, Any
     text = vocab.decode([t for t in prefix if t not in vocab.eos_token_ids])
     lines = [
         "maskref conformance repro",
-        "backend      %s%s" % (backend.name, " (%s)" % backend.version() if _safe_version(backend) else ""),
+        "engine       %s%s" % (engine.name, " (%s)" % engine.version() if _safe_version(engine) else ""),
         "vector       %s" % vector.id,
         "grammar      %s" % vector.grammar.describe(),
         "vocabulary   %s (%d tokens, EOS %s)" % (vector.vocab.name, len(vocab), list(vocab.eos_token_ids)),
@@ -191,23 +192,23 @@ def write_repro(out_dir: str, backend: Backend, vector: Vector, d: Dict[str, Any
     if d.get("error"):
         lines.append("error        %s" % d["error"])
     elif d.get("refused") is not None:
-        lines.append("refused      token %d %s: in both masks, but the backend's consume refused it"
+        lines.append("refused      token %d %s: in both masks, but the engine's consume refused it"
                      % (d["refused"], json.dumps(token_text(vocab, d["refused"]), ensure_ascii=False)))
     else:
-        lines.append("only backend %s" % show_tokens(vocab, d["only_backend"]))
+        lines.append("only engine  %s" % show_tokens(vocab, d["only_engine"]))
         lines.append("only refimpl %s" % show_tokens(vocab, d["only_refimpl"]))
     if known_notes:
         lines.append("note         %s" % known_notes)
-    lines.append("replay       python -m conformance run --backend %s --suite %s"
-                 % (shlex.quote(backend.name), shlex.quote(base + ".jsonl")))
+    lines.append("replay       python -m conformance run --engine %s --suite %s"
+                 % (shlex.quote(engine.name), shlex.quote(base + ".jsonl")))
     with open(base + ".txt", "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     return base + ".txt"
 
 
-def _safe_version(backend: Backend) -> str:
+def _safe_version(engine: Engine) -> str:
     try:
-        return backend.version()
+        return engine.version()
     except Exception:  # noqa: BLE001
         return ""
 
@@ -218,8 +219,8 @@ def _safe_version(backend: Backend) -> str:
 class Report:
     """Counts per grammar kind, the known differences met, the unsupported reasons."""
 
-    def __init__(self, backend: Backend) -> None:
-        self.backend = backend
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
         self.rows: Dict[str, collections.Counter] = collections.OrderedDict()
         self.known: collections.Counter = collections.Counter()
         self.reasons: collections.Counter = collections.Counter()
@@ -244,8 +245,8 @@ class Report:
         return out
 
     def table(self) -> str:
-        b = self.backend
-        head = "backend %s%s" % (b.name, " (%s)" % _safe_version(b) if _safe_version(b) else "")
+        b = self.engine
+        head = "engine %s%s" % (b.name, " (%s)" % _safe_version(b) if _safe_version(b) else "")
         cols = ("vectors", "steps", "agree", "known", "disagree", "unsupported")
         lines = [head, "  %-12s" % "kind" + "".join("%12s" % c for c in cols)]
         for kind, row in list(self.rows.items()) + [("total", self.total())]:
@@ -280,7 +281,7 @@ def matrix_header() -> str:
 def matrix_row(report: Report) -> str:
     """One engine's row of the compliance matrix: per grammar kind, how many vectors agree,
     differ only as declared, disagree, and cannot be run; the known differences it met."""
-    b = report.backend
+    b = report.engine
     cells = ["%s%s" % (b.name, " (%s)" % _safe_version(b) if _safe_version(b) else "")]
     for kind, _ in MATRIX_KINDS:
         row = report.rows.get(kind, collections.Counter())
@@ -333,14 +334,14 @@ class Progress:
 _WORKER: Dict[str, Any] = {}
 
 
-def _worker_init(backend_name: str) -> None:
-    _WORKER["backend"] = get_backend(backend_name)
+def _worker_init(engine_name: str) -> None:
+    _WORKER["engine"] = get_engine(engine_name)
     _WORKER["grammars"] = GrammarCache()
 
 
 def _worker_check(line: str) -> Result:
     vector = Vector.from_json(json.loads(line))
-    return check_vector(_WORKER["backend"], vector, _WORKER["grammars"])
+    return check_vector(_WORKER["engine"], vector, _WORKER["grammars"])
 
 
 def raw_lines(suite: str) -> List[str]:
@@ -351,19 +352,19 @@ def raw_lines(suite: str) -> List[str]:
     return out
 
 
-def run_suite(backend: Backend, suite: str, out_dir: str, jobs: int = 1, quiet: bool = False,
+def run_suite(engine: Engine, suite: str, out_dir: str, jobs: int = 1, quiet: bool = False,
               stream: Optional[TextIO] = None, first: bool = False) -> Report:
     """Check every vector of `suite`; returns the report (repros already written).
     first=True stops at the first disagreement (meant for jobs=1: the order is the suite's)."""
-    report = Report(backend)
-    progress = Progress("run %s" % backend.name, stream=stream)
+    report = Report(engine)
+    progress = Progress("run %s" % engine.name, stream=stream)
     done = 0
-    results = _check_here(backend, suite) if jobs <= 1 else _check_in_processes(backend, suite, jobs)
+    results = _check_here(engine, suite) if jobs <= 1 else _check_in_processes(engine, suite, jobs)
     for r, vector in results:
         done += 1
         if r.status == "disagree":
             assert vector is not None and r.divergence is not None
-            r.repro = write_repro(out_dir, backend, vector, r.divergence)
+            r.repro = write_repro(out_dir, engine, vector, r.divergence)
         report.add(r)
         if not quiet:
             progress.update("%d vectors, %d steps, %d disagreeing" % (done, report.total()["steps"], len(report.disagreements)))
@@ -374,14 +375,14 @@ def run_suite(backend: Backend, suite: str, out_dir: str, jobs: int = 1, quiet: 
     return report
 
 
-def _check_here(backend: Backend, suite: str) -> Iterator[Tuple[Result, Optional[Vector]]]:
+def _check_here(engine: Engine, suite: str) -> Iterator[Tuple[Result, Optional[Vector]]]:
     """(result, vector) for every vector of the suite, in this process."""
     grammars = GrammarCache()
     for _, _, vector in read_vectors(suite):
-        yield check_vector(backend, vector, grammars), vector
+        yield check_vector(engine, vector, grammars), vector
 
 
-def _check_in_processes(backend: Backend, suite: str, jobs: int) -> Iterator[Tuple[Result, Optional[Vector]]]:
+def _check_in_processes(engine: Engine, suite: str, jobs: int) -> Iterator[Tuple[Result, Optional[Vector]]]:
     """(result, vector) for every vector of the suite, checked by `jobs` worker processes
     (the vector is given only where it disagrees: repros need it)."""
     import multiprocessing
@@ -392,6 +393,6 @@ def _check_in_processes(backend: Backend, suite: str, jobs: int) -> Iterator[Tup
     # a multiprocessing Pool, not concurrent.futures: PyPy 3.9's ProcessPoolExecutor
     # is broken (it calls a method it renamed)
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(jobs, initializer=_worker_init, initargs=(backend.name,)) as pool:
+    with ctx.Pool(jobs, initializer=_worker_init, initargs=(engine.name,)) as pool:
         for line, r in zip(lines, pool.imap(_worker_check, lines, chunksize=4)):
             yield r, (Vector.from_json(json.loads(line)) if r.status == "disagree" else None)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from refimpl import Vocabulary
+from refimpl.frontends.ebnf import DIALECTS
 
 from .blindspots import blindspot_specs, escape_vocabularies, multi_eos_vocabularies, unicode_vocabularies
 from .vectors import GrammarSpec, load_builtin
@@ -235,9 +236,9 @@ json_options = st.sampled_from(JSON_OPTIONS)
 GBNF_LITERALS = ['"a"', '"b"', '"ab"', '"é"', '"ba"', '""', '"0"', '" "', '"\\""']
 GBNF_CLASSES = ["[a-b]", "[^a]", "[a]", "[é-ê]", ".", "[0-9]", "[^\"\\x00-\\x1F]"]
 POSTFIXES = ["", "", "*", "+", "?", "{1,2}", "{2}", "{0,1}"]
-CHAR_DIALECTS = ("gbnf", "xgrammar", "kbnf")
-#: the EBNF dialects the fuzzer's `ebnf` kind draws
-EBNF_DIALECTS = ("xgrammar", "kbnf")
+#: the EBNF dialects the fuzzer's `ebnf` kind draws: every dialect refimpl reads
+EBNF_DIALECTS = tuple(DIALECTS)
+CHAR_DIALECTS = ("gbnf",) + EBNF_DIALECTS
 
 Expr = Tuple[Any, ...]
 CharGrammar = List[List[Expr]]

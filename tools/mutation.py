@@ -236,7 +236,7 @@ def worker_backend(mutant_dir: Path, python: str = sys.executable) -> str:
 
 def run_argv(backend: str, out: Path, python: str = sys.executable, suite: Optional[str] = None) -> List[str]:
     """`conformance run --first` on the default suite (or `suite`)."""
-    return ([python, "-m", "conformance", "run", "--backend", backend, "--first", "--quiet", "--out", str(out)]
+    return ([python, "-m", "conformance", "run", "--engine", backend, "--first", "--quiet", "--out", str(out)]
             + (["--suite", suite] if suite else []))
 
 
@@ -245,7 +245,7 @@ def fuzz_argv(backend: str, seconds: float, seed: int, out: Path, python: str = 
     verdict, not a minimal case."""
     code = ("import sys, conformance.fuzz as f; f.SHRINK_SECONDS = 1; from conformance.__main__ import main; "
             "sys.exit(main(sys.argv[1:]))")
-    return [python, "-c", code, "fuzz", "--backend", backend, "--seconds", str(seconds), "--seed", str(seed),
+    return [python, "-c", code, "fuzz", "--engine", backend, "--seconds", str(seconds), "--seed", str(seed),
             "--first", "--quiet", "--out", str(out)]
 
 

@@ -10,7 +10,7 @@ where refimpl refuses: the peers' masks are compared there too), then EOS where 
 output may end. Peers are then compared on real schemas and real documents:
 
     python tools/schemastore_vectors.py /path/to/schemastore --out /tmp/schemastore.jsonl
-    python -m conformance run --backend xgrammar --suite /tmp/schemastore.jsonl --jobs 2
+    python -m conformance run --engine xgrammar --suite /tmp/schemastore.jsonl --jobs 2
 
 The corpus is read from a checkout or from a bare git directory (HEAD).
 """

@@ -2,6 +2,7 @@
 fuzzer's path selection spells their targets across tokens."""
 from __future__ import annotations
 
+import json
 import re
 
 from hypothesis import HealthCheck, Phase, given, seed, settings, strategies as st
@@ -10,6 +11,7 @@ from conformance import blindspots as bs
 from conformance.fuzz import Target, _draw_token
 from conformance.strategies import VOCAB_MODES, grammar_specs, vocabularies
 from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
+from tests.support.text_outcome import outcome
 
 
 @given(bs.multi_eos_vocabularies())
@@ -101,9 +103,64 @@ def test_unicode_regexes_use_multibyte_classes_case_folding_or_bytes(r):
     Grammar.from_regex(r)
 
 
+#: characters the escape schemas aim at: those JSON text must escape (a quote, a backslash,
+#: a control character) and those other engines may spell as an escape (`\\/`, `\\uXXXX`)
+def aims_at(text):
+    return any(c in '"\\/' or ord(c) < 0x20 or ord(c) > 0x7E for c in text)
+
+
+#: strings that may fit a string schema the strategy draws: its texts, the empty string, an
+#: escape alone and after a letter, the escape pattern's unit
+CANDIDATES = bs.ESCAPE_STRINGS + ["", "\\", '"', "\n", "a\\", 'a"', "\\u1234"]
+
+
+def instances(schema):
+    """Candidate instances of a drawn schema: each candidate string as the string, as the
+    array's one item, as the object's required property's value (alone, with the other
+    properties, with a key that needs an escape)."""
+    values = CANDIDATES + list(schema.get("enum", [])) + ([schema["const"]] if "const" in schema else [])
+    if schema.get("type") == "array":
+        inner = instances(schema["items"])
+        return [[v] for v in inner] + [[]]
+    if schema.get("type") == "object":
+        key, keys = schema["required"][0], list(schema["properties"])
+        inner = instances(schema["properties"][key])
+        return [dict({key: v}, **o) for v in inner for o in ({}, dict.fromkeys(keys, v), {"\\": 0})]
+    return values
+
+
+def strings(value):
+    """The keys and strings of a JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [k] + strings(v)]
+    return []
+
+
+def near_miss(schema):
+    """The strategy's near misses, kept on purpose, whose strings meet no escape: a string
+    bounded to be empty (maxLength 0: lm-format-enforcer's max-length-zero), `x y` alone,
+    each inside an array or a closed object whose keys are `x y`."""
+    if schema.get("type") == "array":
+        return near_miss(schema["items"])
+    if schema.get("type") == "object":
+        return not schema["additionalProperties"] and set(schema["properties"]) == {"x y"} and near_miss(
+            schema["properties"]["x y"])
+    return schema.get("maxLength") == 0 or schema.get("const") == "x y" or schema.get("enum") == ["x y"]
+
+
 @given(bs.escape_json_schemas())
-def test_escape_schemas_compile(schema):
-    Grammar.from_json_schema(schema)
+def test_escape_schemas_meet_escapes(schema):
+    """escape_json_schemas' claim: refimpl's grammar for the schema accepts an instance whose
+    keys or strings meet an escape the strategy aims at (its near misses aside, which meet
+    none)."""
+    g = Grammar.from_json_schema(schema)
+    meets = [v for v in instances(schema) if any(aims_at(s) for s in strings(v))
+             and outcome(g, json.dumps(v, ensure_ascii=False)) == "accept"]
+    assert bool(meets) != near_miss(schema), (schema, meets[:3])
 
 
 def test_blindspot_modes_and_grammars_are_drawn():

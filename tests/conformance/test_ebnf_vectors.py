@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.support.budget import examples
-from conformance.core import Backend
+from conformance.engine import Engine
 from conformance.generate import EBNF, SUITE_DIR
-from conformance.registry import get_backend
+from conformance.registry import get_engine
 from conformance.runner import check_vector
 from conformance.strategies import (CHAR_DIALECTS, EBNF_DIALECTS, char_grammars, grammar_specs, print_char_grammar,
                                     rule_names)
@@ -22,6 +22,7 @@ from conformance.vectors import (GRAMMAR_KINDS, FormatError, GrammarSpec, Vector
 from refimpl import Grammar
 from refimpl.errors import GrammarError
 from tests.support.text_outcome import outcome
+from tests.support.vectors import regenerated
 
 EBNF_SUITE = os.path.join(SUITE_DIR, "ebnf.jsonl")
 
@@ -86,7 +87,7 @@ KBNF = "start ::= 'a' x;\nx ::= #\"[0-9]+\";\n"
 
 
 def test_ebnf_is_a_grammar_kind_with_its_options():
-    assert "ebnf" in GRAMMAR_KINDS and "ebnf" in Backend.kinds
+    assert "ebnf" in GRAMMAR_KINDS and "ebnf" in Engine.kinds
     spec = GrammarSpec("ebnf", XGRAMMAR, options={"dialect": "xgrammar"})
     assert GrammarSpec.from_json(json.loads(json.dumps(spec.to_json()))).key() == spec.key()
     assert spec.to_json() == {"kind": "ebnf", "source": XGRAMMAR, "options": {"dialect": "xgrammar"}}
@@ -118,7 +119,7 @@ def test_ebnf_vectors_round_trip_and_replay(dialect, text, root):
     back = Vector.from_json(json.loads(v.to_line()))
     assert back.to_line() == v.to_line() and back.grammar.options == options
     assert back.grammar.compile().ir.to_text() == grammar.ir.to_text()
-    assert check_vector(get_backend("refimpl"), back).status == "agree"
+    assert check_vector(get_engine("refimpl"), back).status == "agree"
 
 
 def _suite():
@@ -139,21 +140,14 @@ def test_default_suite_has_each_dialect_on_both_vocabularies():
 
 
 def test_default_suite_ebnf_vectors_are_what_generate_writes():
-    from conformance import generate
-
-    kept = generate.EBNF
-    try:
-        generate.EBNF = [e for e in kept if e[0] in ("xgrammar-substring", "kbnf-substrs")]
-        fresh = {v.id: v.to_line() for v in generate.generate(kinds=["ebnf"])["ebnf"]}
-    finally:
-        generate.EBNF = kept
+    fresh = regenerated("EBNF", ("xgrammar-substring", "kbnf-substrs"), "ebnf")
     stored = {v.id: v.to_line() for v in _suite() if v.id in fresh}
     assert len(fresh) == 12 and fresh == stored  # 2 grammars, (2 samples + 1 random path) on 2 vocabularies
 
 
 @pytest.mark.parametrize("backend", ["refimpl", "native"])
 def test_default_suite_ebnf_vectors_agree(backend):
-    b = get_backend(backend)
+    b = get_engine(backend)
     if b.unavailable_reason():
         pytest.skip(b.unavailable_reason())
     # (refimpl runs the whole suite in test_conformance; xgrammar's JSON grammar on GPT-2

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conformance.core import Backend, Session
+from conformance.engine import Engine, Session
 from conformance.isolation import Isolated, PeerCrash, PeerTimeout
 from conformance.runner import check_vector
 from conformance.vectors import GrammarSpec, load_builtin, record
@@ -34,7 +34,7 @@ class Stuck(Session):
         return True
 
 
-class StuckBackend(Backend):
+class StuckBackend(Engine):
     name = "stuck"
     kinds = ("regex",)
 
@@ -62,13 +62,13 @@ def test_a_panic_is_the_calls_error_and_a_disagreement():
 
 
 def test_an_isolated_refimpl_agrees():
-    from conformance.adapters.refimpl import MatcherBackend
+    from conformance.refimpl_engines import MatcherEngine
 
     vocab, spec = load_builtin("bytes"), GrammarSpec("regex", "[0-9]+x")
     g = spec.compile()
     path = [ord(c) for c in "12x"] + [vocab.eos_token_ids[0]]
     assert Matcher(g, vocab).consume_tokens(path) == len(path)
-    backend = Isolated(MatcherBackend("python"))
+    backend = Isolated(MatcherEngine("python"))
     assert check_vector(backend, record(g, spec, vocab, path, "x", [], "test")).status == "agree"
 
 
@@ -80,9 +80,9 @@ def test_a_crash_is_a_peer_crash():
 
 
 def _isolated_answers(_):
-    from conformance.adapters.refimpl import OracleBackend
+    from conformance.refimpl_engines import OracleEngine
 
-    session = Isolated(OracleBackend()).start(GrammarSpec("regex", "ab"), load_builtin("bytes"))
+    session = Isolated(OracleEngine()).start(GrammarSpec("regex", "ab"), load_builtin("bytes"))
     try:
         return session.consume(ord("a")), session.consume(ord("a"))
     finally:

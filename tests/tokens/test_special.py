@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 from tests.support.budget import examples
 
 from accel import native
-from conformance.adapters import llguidance as adapter
+from conformance.peers import llguidance as adapter
 from refimpl import Grammar, GrammarError, Matcher, Vocabulary, naive_mask, open_matcher
 from tests.support.special import (
     EOS, EOT, SPECIAL, TEXT_EOT, THINK, TOKENS, WIDER, allowed_after, build, check_consume_agrees, grammar_of, ids,

@@ -1,7 +1,7 @@
 """kbnf's EBNF: the reader (kbnf's syntax, errors with positions), the regular terminals
 (`#"..."`, `#e`, `#ex`, `#substrs`, the older `except!` and `any!`), kbnf's own test cases
 (tests/data/grammar_cases.json) and, where the `kbnf` package is installed, kbnf itself
-byte by byte."""
+byte by byte (kbnf as an engine under test: tests/conformance/peers/test_kbnf.py)."""
 import json
 from typing import List
 
@@ -17,7 +17,7 @@ from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.frontends.ebnf.kbnf import parse_rules
 from refimpl.masks.oracle import naive_mask
 from tests.support.text_outcome import outcome
-from tests.support.paths import DATA, SUITE
+from tests.support.paths import DATA
 
 try:
     import kbnf
@@ -231,103 +231,3 @@ def test_kbnf_agrees_byte_by_byte(text, s):
     for i, verdict in enumerate(kbnf_run(engine, data)):
         expected = outcome(g, data[:i + 1].decode())
         assert verdict == {"reject": "rejected", "prefix_only": "ongoing", "accept": "finished"}[expected], (text, data[:i + 1])
-
-
-@needs_kbnf
-@pytest.mark.parametrize("text", DIFFERENTIAL[-5:] + ["start ::= 'x'? ;", "start ::= #'[0-9]+' ('.' #'[0-9]+')?;"])
-def test_conformance_adapter(text):
-    """The kbnf backend agrees with refimpl along random paths on the byte vocabulary,
-    up to its declared differences (and nothing else is explained away)."""
-    import random
-
-    from conformance.generate import random_path
-    from conformance.registry import get_backend
-    from conformance.runner import check_vector
-    from conformance.vectors import GrammarSpec, load_builtin, record
-
-    backend, vocab = get_backend("kbnf"), load_builtin("bytes")
-    spec = GrammarSpec("ebnf", text, options={"dialect": "kbnf"})
-    g = spec.compile()
-    for seed in range(4):
-        path = random_path(Matcher(g, vocab), vocab, random.Random(seed), max_len=8)
-        result = check_vector(backend, record(g, spec, vocab, path, "kbnf/%d" % seed, [], "test"))
-        assert result.status in ("agree", "known"), result.divergence
-        assert set(result.known) <= {"eager-end", "no-empty-output", "complement-over-bytes"}, result.known
-
-
-def _isolated_kbnf(timeout):
-    from conformance.adapters.kbnf import KbnfBackend
-    from conformance.isolation import Isolated
-
-    return Isolated(KbnfBackend(), timeout=timeout)
-
-
-@needs_kbnf
-@pytest.mark.parametrize("text, vocab_name, known", [
-    ("start ::= (start)?;", "bytes", "no-answer"),            # kbnf does not answer
-    ('start ::= ""*;', "bytes", "panic-on-empty-repetition"),  # kbnf panics
-    ("start ::= 'a' | r; r ::= #'<[a-z|]+>';", "special", "special-tokens-as-text"),
-])
-def test_kbnf_bugs_and_choices_are_known(text, vocab_name, known):
-    from conformance.runner import check_vector
-    from conformance.vectors import GrammarSpec, load_builtin, record
-
-    vocab = load_builtin(vocab_name)
-    spec = GrammarSpec("ebnf", text, options={"dialect": "kbnf"})
-    result = check_vector(_isolated_kbnf(3), record(spec.compile(), spec, vocab, [], "k", [], "test"))
-    assert (result.status, result.known) == ("known", [known]), result.divergence
-
-
-@needs_kbnf
-def test_kbnf_finishes_inside_a_token():
-    """K9: after the token `abc`, kbnf is finished though `abc` is not a sentence."""
-    from conformance.runner import check_vector
-    from conformance.vectors import GrammarSpec, record
-
-    vocab = Vocabulary([b"a", b"b", b"ab", b"c", b"abc", b"d", b"</s>"], eos_token_ids=[6])
-    spec = GrammarSpec("ebnf", "start ::= 'ab' ['cd'];", options={"dialect": "kbnf"})
-    result = check_vector(_isolated_kbnf(10), record(spec.compile(), spec, vocab, [4, 5, 6], "k", [], "test"))
-    assert (result.status, result.known) == ("known", ["finished-inside-token"]), result.divergence
-
-
-def test_a_crash_needs_a_unit_cycle():
-    from conformance.adapters.kbnf import CRASH_ON_UNIT_CYCLE
-    from conformance.core import Divergence
-    from conformance.vectors import GrammarSpec, load_builtin
-
-    b, crash = load_builtin("bytes"), "start: PeerCrash: the peer's process died during start (exit code -6)"
-    cycle = GrammarSpec("ebnf", 'start ::= {start | r1};\nr1 ::= #"(?s:.)"* | start? | ""*;', options={"dialect": "kbnf"})
-    assert CRASH_ON_UNIT_CYCLE.applies(Divergence(cycle, b, [], 0, [], [], error=crash))
-    plain = GrammarSpec("ebnf", "start ::= 'a' start?;", options={"dialect": "kbnf"})
-    assert not CRASH_ON_UNIT_CYCLE.applies(Divergence(plain, b, [], 0, [], [], error=crash))
-
-
-def test_unfinished_sentence_needs_a_sentence():
-    from conformance.adapters.kbnf import UNFINISHED_SENTENCE
-    from conformance.core import Divergence
-    from conformance.vectors import GrammarSpec, load_builtin
-
-    b = load_builtin("bytes")
-    spec = GrammarSpec("ebnf", "start ::= 'a' 'b'?;", options={"dialect": "kbnf"})
-    assert UNFINISHED_SENTENCE.applies(Divergence(spec, b, [ord("a")], 1, [], [256]))
-    assert not UNFINISHED_SENTENCE.applies(Divergence(spec, b, [], 0, [], [256]))  # the empty text
-    wider = GrammarSpec("ebnf", "start ::= 'a' 'b';", options={"dialect": "kbnf"})
-    assert not UNFINISHED_SENTENCE.applies(Divergence(wider, b, [ord("a")], 1, [], [256]))  # not a sentence
-
-
-@needs_kbnf
-def test_the_suites_kbnf_vectors():
-    """Every kbnf vector of the default suite agrees with kbnf, or differs only as declared
-    (GPT-2 among them: the mask-omits-accepted-token bug shows there)."""
-    from conformance.runner import check_vector
-    from conformance.vectors import read_vectors
-
-    suite = SUITE / "ebnf.jsonl"
-    backend, seen = _isolated_kbnf(60), 0
-    for _, _, vector in read_vectors(str(suite)):
-        if vector.grammar.options.get("dialect") != "kbnf":
-            continue
-        seen += 1
-        result = check_vector(backend, vector)
-        assert result.status in ("agree", "known"), (vector.id, result.divergence)
-    assert seen >= 20

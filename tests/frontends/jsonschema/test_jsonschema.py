@@ -540,7 +540,7 @@ LLG_SCHEMAS = [
 @pytest.fixture(scope="module")
 def gpt2():
     llguidance = pytest.importorskip("llguidance", reason="llguidance is not installed (pip install -e '.[peers]')")
-    from conformance.adapters import llguidance as llguidance_adapter
+    from conformance.peers import llguidance as llguidance_adapter
 
     v = Vocabulary.load("gpt2")
     return v, llguidance_adapter.tokenizer(v, slices=[]), llguidance

@@ -211,7 +211,7 @@ def test_masks_equal_naive_mask(source):
 @pytest.fixture(scope="module")
 def llg():
     llguidance = pytest.importorskip("llguidance", reason="llguidance is not installed")
-    from conformance.adapters import llguidance as adapter
+    from conformance.peers import llguidance as adapter
 
     return llguidance, adapter
 

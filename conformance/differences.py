@@ -1,0 +1,153 @@
+"""Known differences: what an engine declares about where it differs from refimpl, and
+how a divergence is classified by them.
+
+A known difference is a name, a kind — `semantic` (a documented difference of meaning)
+or `peer-bug` (a bug of the peer, reported in docs/findings.md) —, a description, and a
+predicate that recognises it in a Divergence. An engine's differences are a
+`KnownDifferences` list, filled by declaring each over its predicate:
+
+    KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS)
+
+    @KNOWN_DIFFERENCES.declare("empty-token", "semantic", "the peer allows empty tokens")
+    def empty_token(d: Divergence) -> bool:
+        return all_differing(d, lambda data: data == b"")
+
+`classify` tries them in the list's order (the order of declaration), so where two
+could explain one divergence, the first declared is the one reported. Also here: the
+predicates' common building blocks (`all_differing`, `answers_as`) and the one
+difference several peers share (`AFTER_EOS`).
+
+>>> from conformance.vectors import GrammarSpec, load_builtin
+>>> d = Divergence(GrammarSpec("regex", "a"), load_builtin("bytes"), [97, 256], 2, [256], [])
+>>> classify(KnownDifferences(AFTER_EOS), d).name
+'after-eos'
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Optional, Sequence, TypeVar
+
+from refimpl import Grammar
+
+from .divergence import Divergence
+
+Predicate = Callable[[Divergence], bool]
+P = TypeVar("P", bound=Predicate)
+
+
+class KnownDifference:
+    """A declared difference: a name, whether it is a semantic choice or a reported bug
+    of the peer, what it is, and a predicate over a Divergence. With `ends_path`, the
+    comparison of a path stops at the first mask it explains: the two engines may have
+    read the text so far differently, so later masks are not comparable."""
+
+    def __init__(self, name: str, kind: str, description: str, applies: Predicate, ends_path: bool = False) -> None:
+        assert kind in ("semantic", "peer-bug")
+        self.name = name
+        self.kind = kind
+        self.description = description
+        self.applies = applies
+        self.ends_path = ends_path
+
+    def __repr__(self) -> str:
+        return "KnownDifference(%r, %s)" % (self.name, self.kind)
+
+
+class KnownDifferences(List[KnownDifference]):
+    """One engine's known differences, in the order `classify` tries them."""
+
+    def __init__(self, *differences: KnownDifference) -> None:
+        super().__init__(differences)
+
+    def declare(self, name: str, kind: str, description: str, ends_path: bool = False) -> Callable[[P], P]:
+        """A decorator: the predicate it decorates recognises the known difference `name`,
+        which is appended to this list (see KnownDifference); the predicate itself is
+        returned unchanged."""
+        assert all(k.name != name for k in self), "%s declared twice" % name
+
+        def declared(applies: P) -> P:
+            self.append(KnownDifference(name, kind, description, applies, ends_path))
+            return applies
+        return declared
+
+    def named(self, name: str) -> KnownDifference:
+        """The difference called `name` (KeyError if none)."""
+        for k in self:
+            if k.name == name:
+                return k
+        raise KeyError(name)
+
+
+def classify(differences: Sequence[KnownDifference], d: Divergence) -> Optional[KnownDifference]:
+    """The known difference that explains d, or None. When none explains the whole
+    divergence, every differing token may be explained by its own (a mask can differ
+    for two documented reasons at once); the first of them is returned."""
+    k = _explain(differences, d)
+    if k is not None or d.error is not None or d.refused is not None:
+        return k
+    first = None
+    for which, ids in (("engine", d.only_engine), ("refimpl", d.only_refimpl)):
+        for t in ids:
+            k = _explain(differences, d.single(which, t))
+            if k is None:
+                return None
+            first = first or k
+    return first
+
+
+def _explain(differences: Sequence[KnownDifference], d: Divergence) -> Optional[KnownDifference]:
+    for k in differences:
+        try:
+            if k.applies(d):
+                return k
+        except Exception:  # a predicate must never hide a disagreement by crashing
+            continue
+    return None
+
+
+# -- the building blocks of predicates -------------------------------------------------------
+
+
+def all_differing(d: Divergence, pred: Callable[[bytes], bool]) -> bool:
+    """Is the divergence a mask difference whose every differing token's bytes satisfy pred?"""
+    ids = d.differing()
+    return bool(ids) and d.error is None and d.refused is None and all(pred(d.vocab.tokens[t]) for t in ids)
+
+
+def answers_as(d: Divergence, grammar: Grammar) -> bool:
+    """Is the divergence a mask difference on which the peer answers, token by token, as
+    refimpl does on `grammar` (the peer's own reading of the vector)? Every token only the
+    peer allows is allowed there, and no token only refimpl allows; EOS where that grammar
+    accepts the text so far."""
+    if d.error is not None or d.refused is not None or d.after_eos or not d.differing():
+        return False
+    r = d.read_by(grammar)  # the prefix read once; each token is read after it, then undone
+
+    def allowed(t: int) -> bool:
+        if r is None:
+            return False
+        if t in d.vocab.eos_token_ids:
+            return r.is_accepting()
+        data, before = d.vocab.tokens[t], r.bytes_consumed
+        if not data or not r.consume_bytes(data):
+            return False
+        r.rollback(r.bytes_consumed - before)
+        return True
+
+    return all(allowed(t) for t in d.only_engine) and not any(allowed(t) for t in d.only_refimpl)
+
+
+# -- a difference several peers share --------------------------------------------------------
+
+
+def only_eos_after_eos(d: Divergence) -> bool:
+    """After EOS the peer's mask holds EOS only; refimpl's is empty."""
+    eos = set(d.vocab.eos_token_ids)
+    return d.after_eos and not d.only_refimpl and bool(d.only_engine) and set(d.only_engine) <= eos
+
+
+AFTER_EOS = KnownDifference(
+    "after-eos", "semantic",
+    "after EOS has been consumed the peer keeps allowing EOS (its matcher is 'stopped'); "
+    "maskref's mask after EOS is empty",
+    only_eos_after_eos,
+)

@@ -1,0 +1,11 @@
+"""llama.cpp's grammar sampler (through llama-cpp-python, the `llama` extra), on the same
+token bytes as refimpl.
+
+    engine.py       LlamaCppEngine, the engine `llama.cpp`
+    session.py      a vocab-only GGUF of refimpl's vocabulary, its model, a sampler session
+    reading.py      the GBNF llama.cpp runs for a spec (a JSON schema's through its converter)
+    differences.py  its known differences
+"""
+from .engine import LlamaCppEngine
+
+__all__ = ["LlamaCppEngine"]

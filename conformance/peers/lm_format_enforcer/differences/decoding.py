@@ -1,0 +1,56 @@
+"""lm-format-enforcer's known differences that come from reading token bytes as decoded
+strings and regexes as interegular does (E9: semantic), tried first."""
+from __future__ import annotations
+
+from ....differences import KnownDifferences, all_differing
+from ....divergence import Divergence, valid_utf8
+from ..reading import explains, regex_reading
+
+KNOWN_DIFFERENCES = KnownDifferences()
+
+
+def _not_whole_utf8(d: Divergence) -> bool:
+    return not valid_utf8(d.text()) or any(not valid_utf8(d.vocab.tokens[t]) for t in d.differing())
+
+
+@KNOWN_DIFFERENCES.declare(
+    "empty-token", "semantic",
+    "lm-format-enforcer allows a token that decodes to the empty string in every state (it sits at "
+    "the root of its prefix tree); maskref never allows empty tokens (docs/semantics.md)")
+def empty_token(d: Divergence) -> bool:
+    return all_differing(d, lambda data: data == b"")
+
+
+@KNOWN_DIFFERENCES.declare(
+    "decoded-strings", "semantic",
+    "lm-format-enforcer matches decoded text, not bytes: a token that is not whole UTF-8 is offered "
+    "to its parser as U+FFFD (and the bytes of a character split over tokens reach it only once "
+    "complete), so such tokens are allowed where the grammar allows U+FFFD there and refused where "
+    "maskref lets them start or finish a character; the differing tokens are exactly those refimpl "
+    "answers differently on that reading")
+def regex_decoded(d: Divergence) -> bool:
+    """The text or a differing token is not whole UTF-8, and lm-format-enforcer's reading
+    (regex_reading) explains every differing token."""
+    return d.grammar.kind == "regex" and _not_whole_utf8(d) and explains(d, regex_reading(d))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "ascii-classes", "semantic",
+    "lm-format-enforcer's regexes are interegular's: \\d, \\w and \\s are ASCII (maskref's, Rust "
+    "regex's, are Unicode)")
+def regex_ascii(d: Divergence) -> bool:
+    """All UTF-8; the reading explains the differing tokens only with ASCII classes."""
+    return (d.grammar.kind == "regex" and not _not_whole_utf8(d) and explains(d, regex_reading(d))
+            and not explains(d, regex_reading(d, ascii=False)))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "tokenizer-alphabet", "semantic",
+    "lm-format-enforcer's `.` and negated classes produce only characters of its alphabet, the "
+    "characters that begin some token: a token holding, after its first character, a character "
+    "that begins no token and that the regex does not name is refused")
+def regex_alphabet(d: Divergence) -> bool:
+    """All UTF-8; the reading explains the differing tokens only with the tokenizer
+    alphabet."""
+    return (d.grammar.kind == "regex" and not _not_whole_utf8(d) and explains(d, regex_reading(d))
+            and not explains(d, regex_reading(d, alphabet=False)))

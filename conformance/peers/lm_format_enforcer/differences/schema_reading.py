@@ -1,0 +1,166 @@
+"""lm-format-enforcer's known differences in reading a JSON schema: its JSON (whitespace,
+the keywords it does not enforce, closed objects, short arrays), how its get_parser
+dispatches a schema (E12, E13, E17, E19, E20) and its key order; each predicate asks
+that refimpl on that reading (reading.py) explain the differing tokens."""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional
+
+from refimpl.errors import GrammarError
+
+from ....differences import KnownDifferences
+from ....divergence import Divergence
+from ....readings.json_schemas import schemas
+from ....vectors import GrammarSpec
+from ..reading import (decoded_text, explains, json_reading, json_reading_schema, object_schema, open_objects, ref_ignored,
+                       token_string)
+
+KNOWN_DIFFERENCES = KnownDifferences()
+
+
+@KNOWN_DIFFERENCES.declare(
+    "json-reading", "semantic",
+    "lm-format-enforcer's JSON: up to 12 whitespace characters in a row between tokens and also "
+    "before and after the value; minimum, maximum, exclusiveMinimum/Maximum, multipleOf, format, "
+    "min/maxProperties and uniqueItems not enforced; objects with properties closed, objects without "
+    "open whatever additionalProperties says; arrays of at most 20 items unless the schema bounds "
+    "them; the differing tokens are exactly those refimpl answers differently on that reading "
+    "(json_reading)")
+def json_reading_explains(d: Divergence) -> bool:
+    return explains(d, json_reading(d))
+
+
+def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, Any]], bool]) -> bool:
+    """Some subschema has the keyword, and refimpl on lm-format-enforcer's reading explains
+    the differing tokens with json_reading_schema's `flag` set, not without (the other
+    flags set where they come before it: type_lists, one_of_objects), or cannot compile
+    the reading without it."""
+    if d.grammar.kind != "json_schema" or not any(keyword(s) for s in schemas(d.grammar.schema)):
+        return False
+    others = {"type_lists": True} if flag == "one_of_objects" else {}
+    if not explains(d, json_reading(d, **dict(others, **{flag: True}))):
+        return False
+    try:
+        return not explains(d, json_reading(d, **others))
+    except GrammarError:  # refimpl cannot compile the reading without the flag: it explains nothing
+        return True
+
+
+@KNOWN_DIFFERENCES.declare(
+    "one-of-objects", "peer-bug",
+    "lm-format-enforcer reads every oneOf option as an object's schema (get_parser merges each into the "
+    "parent's object): {\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"string\"}]} takes any object and "
+    "neither null nor a string; a `$ref` option is any object")
+def one_of_objects(d: Divergence) -> bool:
+    """A oneOf with an option that is no object's schema, and the reading explains the
+    differing tokens only with every option an object (dispatch_reading)."""
+    return _dispatch_explains(d, "one_of_objects", lambda s: isinstance(s.get("oneOf"), list) and any(
+        isinstance(o, dict) and not object_schema(o) for o in s["oneOf"]))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "type-list", "peer-bug",
+    "lm-format-enforcer reads a schema whose type is a list as a choice of the bare types, dropping its other "
+    "keywords: {\"type\": [\"object\", \"null\"], \"properties\": ..., \"required\": [\"a\"]} takes any "
+    "object, `{}` too")
+def type_list(d: Divergence) -> bool:
+    """A type list, and the reading explains the differing tokens only with type lists as
+    bare types (dispatch_reading)."""
+    return _dispatch_explains(d, "type_lists", lambda s: isinstance(s.get("type"), list))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "whole-string-pattern", "peer-bug",
+    "lm-format-enforcer matches a string's `pattern` against the whole string (StringParsingState cuts one "
+    "`^` and one `$` off, RegexParser matches to the end); JSON Schema's patterns are unanchored searches: "
+    "`^https?://` allows any text after `https://`, lm-format-enforcer only the closing quote")
+def whole_patterns(d: Divergence) -> bool:
+    """A pattern, and the reading explains the differing tokens only with patterns matching
+    the whole string (whole_pattern)."""
+    return _dispatch_explains(d, "whole_patterns", lambda s: isinstance(s.get("pattern"), str))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "ref-beside-keywords", "peer-bug",
+    "lm-format-enforcer follows a `$ref` only in a schema without type, anyOf, allOf, const and oneOf "
+    "(get_parser tries those first): {\"type\": \"object\", \"$ref\": \"#/definitions/c\", \"properties\": "
+    "{\"p\": ...}} is read as its own properties alone, the definition's keys refused")
+def ignored_refs(d: Divergence) -> bool:
+    """A `$ref` get_parser does not follow, and the reading explains the differing tokens
+    only without it (ref_ignored)."""
+    return _dispatch_explains(d, "ignored_refs", ref_ignored)
+
+
+@KNOWN_DIFFERENCES.declare(
+    "all-of-last-part", "peer-bug",
+    "lm-format-enforcer reads an allOf as its last part given the other parts' properties and required keys "
+    "(_merge_object_schemas): every other keyword of the other parts is dropped, a `$ref` part's definition "
+    "too ({\"allOf\": [{\"$ref\": \"#/definitions/base\"}, {\"type\": \"object\", \"properties\": ...}]} "
+    "is the second part alone)")
+def all_of_parts(d: Divergence) -> bool:
+    """An allOf with a part that is no object's schema, and the reading explains the
+    differing tokens only with that part reduced to its properties and required keys."""
+    return _dispatch_explains(d, "all_of_parts", lambda s: isinstance(s.get("allOf"), list) and any(
+        isinstance(o, dict) and not object_schema(o) for o in s["allOf"]))
+
+
+def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool]:
+    """Does refimpl on lm-format-enforcer's reading allow token t once the properties of
+    the object the text ends inside are reordered: the keys written so far first, in
+    their order, then the key the token writes (where it leaves the object open without
+    beginning a key, as `",` does, any property not written), then the others? Every
+    object schema holding those keys is tried, up to `limit` readings (None beyond)."""
+    text = decoded_text(d.text())
+    before = open_objects(text)
+    if not before:
+        return False
+    at = list(before)[-1]
+    written = before[at][0]
+    after = open_objects(text + token_string(d.vocab.tokens[t]), closed=True)
+    if at not in after:
+        return False
+    keys, partial = after[at]
+    if len(keys) > len(written):
+        key, whole = keys[len(written)], True
+    elif partial is not None:
+        key, whole = partial, False
+    elif at in open_objects(text + token_string(d.vocab.tokens[t])):
+        key, whole = "", False  # the object stays open (`,`, `",`, whitespace): any property not written may follow
+    else:
+        return False
+    count = 0
+    for index, node in enumerate(schemas(json_reading_schema(d.grammar.schema))):
+        props = node.get("properties")
+        if not isinstance(props, dict) or not set(written) <= set(props):
+            continue
+        for p in props:
+            if p in written or (p != key if whole else not p.startswith(key)):
+                continue
+            count += 1
+            if count > limit:
+                return None
+            variant = json_reading_schema(d.grammar.schema)
+            target = list(schemas(variant))[index]
+            order = written + [p] + [k for k in target["properties"] if k not in written and k != p]
+            target["properties"] = {k: target["properties"][k] for k in order}
+            reading = json_reading(Divergence(GrammarSpec("json_schema", schema=variant), d.vocab, d.prefix,
+                                              d.step, [t], []))
+            if reading is not None and reading(t):
+                return True
+    return False
+
+
+@KNOWN_DIFFERENCES.declare(
+    "any-key-order", "semantic",
+    "lm-format-enforcer lets an object's properties come in any order; maskref (as llguidance) "
+    "in the schema's order")
+def any_key_order(d: Divergence) -> bool:
+    """Only lm-format-enforcer allows the differing tokens, and refimpl on its reading
+    (json_reading) allows each once the properties of the object the text ends inside
+    come in another order (_key_order_readings): the keys written so far, then the one
+    the token writes."""
+    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.grammar.options:
+        return False
+    if d.error is not None or d.refused is not None or d.after_eos:
+        return False
+    return all(_key_order_readings(d, t) for t in d.only_engine)

@@ -1,0 +1,82 @@
+"""outlines-core 0.2.14's known differences from maskref (docs/conformance.md lists them;
+docs/findings.md, findings 2 and 3)."""
+from __future__ import annotations
+
+from refimpl import Grammar
+
+from ...differences import KnownDifferences, all_differing, answers_as
+from ...divergence import Divergence, compiled
+from ...vectors import GrammarSpec
+from .reading import effective_regex
+
+KNOWN_DIFFERENCES = KnownDifferences()
+
+
+@KNOWN_DIFFERENCES.declare(
+    "empty-token", "semantic",
+    "outlines-core allows an empty token in every state (it consumes nothing); maskref "
+    "never allows empty tokens (docs/semantics.md)")
+def empty_token(d: Divergence) -> bool:
+    return all_differing(d, lambda data: data == b"")
+
+
+@KNOWN_DIFFERENCES.declare(
+    "json-schema-regex", "semantic",
+    "outlines-core compiles a JSON schema to its own regex (build_regex_from_schema): at most "
+    "one space between tokens ([ ]?), minimum/maximum ignored, objects closed when "
+    "additionalProperties is absent, no \\uXXXX escapes, U+007F-U+009F excluded from "
+    "strings, an exponent needs a sign; the differing tokens are exactly those refimpl "
+    "answers differently on that regex")
+def json_schema_regex(d: Divergence) -> bool:
+    """The peer answers for every differing token as refimpl does on outlines-core's own
+    regex for the schema."""
+    if d.grammar.kind != "json_schema":
+        return False
+    regex = effective_regex(d.grammar)
+    return regex is not None and answers_as(d, compiled(GrammarSpec("regex", regex)))
+
+
+def _allowed_by(grammar: Grammar, prefix: bytes, token: bytes) -> bool:
+    from refimpl.recognition.recognizer import Recognizer
+
+    return bool(token) and Recognizer(grammar.compiled, grammar.limits).consume_bytes(prefix + token)
+
+
+@KNOWN_DIFFERENCES.declare(
+    "pruned-after-match", "peer-bug",
+    "outlines-core 0.2.14 leaves out tokens that pass through a match of the regex before "
+    "their last byte: (a*|b) does not allow 'b' (leftmost-first priorities of its "
+    "regex-automata DFA) and [0-9]+(\\.[0-9]+)? after '1' does not allow '.' (a delayed "
+    "match state is kept only if it accepts); docs/findings.md")
+def pruned_after_match(d: Divergence) -> bool:
+    """Every token only refimpl allows passes through a match of the regex before its last
+    byte: the text so far plus a proper prefix of the token (the text itself included)
+    matches the whole regex. outlines-core 0.2.14 drops such tokens in two ways: its
+    regex-automata DFA follows leftmost-first priorities, so once an earlier alternative
+    has matched, later ones are cut ((a*|b) does not allow 'b'); and a token whose DFA
+    state is a (one-byte-delayed) match state is kept only if that state accepts
+    ([0-9]+(\\.[0-9]+)? after '1' does not allow '.')."""
+    if d.only_engine or not d.only_refimpl or d.error or d.refused is not None:
+        return False
+    regex = effective_regex(d.grammar)
+    if regex is None:
+        return False
+    from refimpl.recognition.recognizer import Recognizer
+
+    g = compiled(GrammarSpec("regex", regex))
+    prefix = d.text()
+    for t in d.only_refimpl:
+        data = d.vocab.tokens[t]
+        if t in d.vocab.eos_token_ids or not _allowed_by(g, prefix, data):
+            return False
+        r = Recognizer(g.compiled, g.limits)
+        r.consume_bytes(prefix)
+        matched = r.is_accepting()
+        for b in data[:-1]:
+            if matched:
+                break
+            r.consume_bytes(bytes([b]))
+            matched = r.is_accepting()
+        if not matched:
+            return False
+    return True

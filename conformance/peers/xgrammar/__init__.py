@@ -1,0 +1,12 @@
+"""xgrammar's GrammarMatcher on a raw-bytes TokenizerInfo (optional: xgrammar imports
+torch; not in CI).
+
+    engine.py       XgrammarEngine, the engine `xgrammar`
+    session.py      its compiler for refimpl's vocabulary, its matcher for a spec, a session
+    reading.py      a spec as xgrammar's input; refimpl's grammars for the way it reads
+                    regexes, character grammars and JSON schemas
+    differences.py  its known differences
+"""
+from .engine import XgrammarEngine
+
+__all__ = ["XgrammarEngine"]

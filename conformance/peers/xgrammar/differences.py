@@ -1,0 +1,379 @@
+"""xgrammar's known differences from maskref, each declared over the predicate that
+recognises exactly the documented difference (probed on xgrammar 0.2.8; docs/findings.md,
+X1-X11), tried in the order declared.
+
+Semantic: its JSON whitespace, its regex dialect (`compile_regex`: `\\d \\w \\s` ASCII,
+`.` any character, newlines too) and its JSON strings (DEL raw, `\\/` and any `\\uXXXX`).
+Peer bugs: strings with minLength/maxLength become `[^"\\\\\\r\\n]{m,n}` (raw control
+characters, no escapes); a number with bounds gets at most six fraction digits
+(`GenerateFloatRangeRegex(..., precision=6)`); integers without -0; UTF-8 encodings of
+surrogates in character classes; a crash on some left-recursive grammars; a mask that
+omits tokens its own accept_token takes (asked again, in a fresh session); and its
+reading of JSON schemas (reading.py), one known difference per way it reads them.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, List
+
+from refimpl.regex import ExprSet
+
+from ...differences import AFTER_EOS, KnownDifferences, all_differing, answers_as
+from ...divergence import Divergence, compiled
+from ...isolation import crashed, timed_out
+from ...readings.grammar_shapes import has_cycle, rule_edges
+from ...readings.json_schemas import NUMBER_BOUNDS, schemas
+from ...readings.json_text import (escape_in_string, fraction_digits, number_at, open_string, puts, raw_control_in_string,
+                                   respelling_explains, string_bytes)
+from ...vectors import GrammarSpec
+from .reading import (ALL_OF_ANY, FORMATS, ONE_KEYWORD, ONE_OF_ANY, PATTERN_CLASSES, PATTERN_KEYS, READINGS, REF_SIBLINGS,
+                      UNREAD, UNTYPED, UNTYPED_ANY, WHOLE_PATTERN, answers_as_read, character_grammar_rules, schema_reading,
+                      without_unproductive_rules, xgrammar_regex)
+from .session import start
+
+KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS)
+
+JSON_WHITESPACE = b" \n\r\t"
+
+
+@KNOWN_DIFFERENCES.declare(
+    "json-whitespace", "semantic",
+    "xgrammar's JSON whitespace (any_whitespace, its own separators) differs from "
+    "llguidance's flexible whitespace")
+def json_whitespace(d: Divergence) -> bool:
+    return d.grammar.kind == "json_schema" and all_differing(d, lambda t: any(b in JSON_WHITESPACE for b in t))
+
+
+# -------------------------------------------------------------------------------- regex dialect
+
+
+@KNOWN_DIFFERENCES.declare(
+    "regex-dialect", "semantic",
+    "xgrammar's compile_regex reads its own dialect: \\d \\w \\s are ASCII (\\s with U+00A0), "
+    "`.` matches every character including newlines; maskref reads Rust's regex syntax "
+    "(Unicode classes, `.` without \\n)")
+def regex_dialect(d: Divergence) -> bool:
+    """The peer answers as refimpl does on the regex read in xgrammar's dialect."""
+    if d.grammar.kind != "regex":
+        return False
+    g = xgrammar_regex(d.grammar.source)
+    return g is not None and answers_as(d, g)
+
+
+# --------------------------------------------------------------------------------- JSON strings
+
+
+@KNOWN_DIFFERENCES.declare(
+    "json-string-spelling", "semantic",
+    "xgrammar's JSON strings allow DEL (U+007F) unescaped, the escape \\/ and every \\uXXXX "
+    "(unpaired surrogates too); "
+    "maskref follows llguidance: DEL only as \\u007f, no \\/, \\u only for control "
+    "characters and DEL (docs/jsonschema.md)")
+def json_string_spelling(d: Divergence) -> bool:
+    """Only the peer allows the differing tokens, and refimpl allows each of them with
+    general `\\uXXXX` escapes on, once raw DELs are written `\\u007f` and `\\/` is `/`."""
+    if d.grammar.kind != "json_schema":
+        return False
+    spec = d.grammar
+    return respelling_explains(d, compiled(GrammarSpec(spec.kind, spec.source, spec.schema, dict(
+        spec.options, json_allow_general_unicode_escapes=True))))
+
+
+def _has_length_bounded_string(schema: Any) -> bool:
+    return any(("minLength" in s or "maxLength" in s) and "pattern" not in s and "format" not in s
+               for s in schemas(schema))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "length-bounded-strings", "peer-bug",
+    "xgrammar compiles a string with minLength/maxLength to [^\"\\\\\\r\\n]{m,n}: it allows "
+    "raw control characters (invalid JSON) and no escapes at all")
+def length_bounded_strings(d: Divergence) -> bool:
+    """In a schema with a length-bounded string, the tokens only the peer allows put a raw
+    control character (other than CR, LF) into a string, and the tokens only refimpl
+    allows an escape."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or not d.differing():
+        return False
+    if not _has_length_bounded_string(d.grammar.schema):
+        return False
+    text, tokens = d.text(), d.vocab.tokens
+
+    def raw_control(b: int, in_string: bool, escaped: bool) -> bool:  # CR and LF: [^"\\\r\n]
+        return raw_control_in_string(b, in_string, escaped) and b not in (0x0A, 0x0D)
+
+    return (all(puts(text, tokens[t], raw_control) for t in d.only_engine)
+            and all(puts(text, tokens[t], escape_in_string) for t in d.only_refimpl))
+
+
+# -------------------------------------------------------------------------------------- numbers
+
+
+@KNOWN_DIFFERENCES.declare(
+    "six-fraction-digits", "peer-bug",
+    "xgrammar writes a number with minimum/maximum as a range regex with at most six "
+    "fraction digits (precision=6): 2.1234567 is refused though the schema allows it")
+def six_fraction_digits(d: Divergence) -> bool:
+    """In a schema with a bounded number, every token only refimpl allows (and none only
+    the peer allows) makes the number it extends have more than six fraction digits."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
+        return False
+    if not any(s.get("type") in ("number", None) and any(k in s for k in NUMBER_BOUNDS) for s in schemas(d.grammar.schema)):
+        return False
+    text = d.text()
+    return all(fraction_digits(number_at(text + d.vocab.tokens[t], len(text))) > 6 for t in d.only_refimpl)
+
+
+@KNOWN_DIFFERENCES.declare(
+    "no-negative-zero", "peer-bug",
+    "xgrammar's JSON integers leave out -0, which JSON and JSON Schema allow (it is the integer 0)",
+    ends_path=True)
+def negative_zero(d: Divergence) -> bool:
+    """Every token only refimpl allows writes the 0 of `-0` (and none only the peer allows),
+    in a schema with an integer."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
+        return False
+    if not any(s.get("type") == "integer" for s in schemas(d.grammar.schema)):
+        return False
+    text = d.text()
+    return all(number_at(text, len(text)) == b"-" and d.vocab.tokens[t][:1] == b"0" for t in d.only_refimpl)
+
+
+# ------------------------------------------------------------------------------ UTF-8, grammars
+
+
+def _as_scalar_values(data: bytes) -> bytes:
+    """data with every UTF-8 encoding of a surrogate (ED A0..BF xx) moved to the character
+    just below the surrogates (ED 9F xx), so it reads as UTF-8."""
+    out = bytearray(data)
+    for i in range(len(out) - 1):
+        if out[i] == 0xED and 0xA0 <= out[i + 1] <= 0xBF:
+            out[i + 1] = 0x9F
+    return bytes(out)
+
+
+@KNOWN_DIFFERENCES.declare(
+    "surrogates-as-utf8", "peer-bug",
+    "xgrammar's character classes take the UTF-8 encodings of surrogates (ED A0..BF ..), "
+    "which are not UTF-8: `[^\\x00-\\x7F]` allows \\xed\\xa0\\x80",
+    ends_path=True)
+def surrogates(d: Divergence) -> bool:
+    """Only the peer allows the differing tokens; after each the text is not UTF-8, and it
+    is allowed by refimpl once its surrogate encodings are moved below the surrogates."""
+    if d.error or d.refused is not None or d.only_refimpl or not d.only_engine:
+        return False
+    from refimpl.recognition.recognizer import Recognizer
+
+    g = compiled(d.grammar)
+    text = d.text()
+    for t in d.only_engine:
+        data = text + d.vocab.tokens[t]
+        if _as_scalar_values(data) == data or not Recognizer(g.compiled, g.limits).consume_bytes(_as_scalar_values(data)):
+            return False
+    return True
+
+
+@KNOWN_DIFFERENCES.declare(
+    "crash-on-left-recursion", "peer-bug",
+    "xgrammar crashes (segmentation fault) compiling some left-recursive grammars, even with "
+    "the rule unused: `root ::= \"a\"` with `r1 ::= r1{1,2}`",
+    ends_path=True)
+def crash_on_left_recursion(d: Divergence) -> bool:
+    """xgrammar's process died building a grammar in which a rule derives itself at its
+    left (possibly through a nullable prefix)."""
+    if not crashed(d, "start"):
+        return False
+    if d.grammar.kind not in ("gbnf", "ebnf"):
+        return False
+    return has_cycle(rule_edges(character_grammar_rules(d.grammar), ExprSet(), left=True))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "unproductive-rules-as-empty", "peer-bug",
+    "xgrammar reads a reference to a rule that derives no string as the empty string: with "
+    "`r2 ::= r2`, `root ::= \"a\"* r2 \"a\" | \"a\"` allows `aaa`")
+def unproductive_rules(d: Divergence) -> bool:
+    """The peer answers as refimpl does with the grammar's unproductive rules read as ε."""
+    if d.grammar.kind not in ("gbnf", "ebnf"):
+        return False
+    g = without_unproductive_rules(d.grammar)
+    return g is not None and answers_as(d, g)
+
+
+@KNOWN_DIFFERENCES.declare(
+    "pattern-without-escapes", "peer-bug",
+    "xgrammar matches a string `pattern` against the JSON text between the quotes with escapes "
+    "removed from the alphabet: no escape is allowed, so `\"` and `\\\\` (which the pattern may "
+    "allow) cannot be written")
+def pattern_without_escapes(d: Divergence) -> bool:
+    """In a schema with a string pattern, every token only refimpl allows (none only the
+    peer allows) puts an escape into a string."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
+        return False
+    if not any("pattern" in s for s in schemas(d.grammar.schema)):
+        return False
+    text = d.text()
+    return all(puts(text, d.vocab.tokens[t], escape_in_string) for t in d.only_refimpl)
+
+
+@KNOWN_DIFFERENCES.declare(
+    "no-answer-on-left-recursion", "peer-bug",
+    "xgrammar does not answer (a mask takes more than 30 s) on some ambiguous left-recursive "
+    "grammars that refimpl answers at once",
+    ends_path=True)
+def no_answer_on_left_recursion(d: Divergence) -> bool:
+    """xgrammar did not answer in time on a left-recursive grammar."""
+    if not timed_out(d) or d.grammar.kind not in ("gbnf", "ebnf"):
+        return False
+    return has_cycle(rule_edges(character_grammar_rules(d.grammar), ExprSet(), left=True))
+
+
+# --------------------------------------------------------------- xgrammar's reading of a schema
+
+
+def reading_explains(reading: str) -> Callable[[Divergence], bool]:
+    """The predicate of one reading: the peer answers as refimpl on the schema read with
+    this reading alone; or, readings meeting in one schema, this reading is the one that
+    completes the explanation when they are added in READINGS order."""
+    def applies(d: Divergence) -> bool:
+        if d.grammar.kind != "json_schema" or d.error is not None or d.refused is not None:
+            return False
+        alone = schema_reading(d.grammar, (reading,))
+        if alone.grammar is None:
+            return False
+        if answers_as_read(d, alone):
+            return True
+        i = READINGS.index(reading)
+        return i > 0 and answers_as_read(d, schema_reading(d.grammar, READINGS[:i + 1])) and not answers_as_read(
+            d, schema_reading(d.grammar, READINGS[:i]))
+    return applies
+
+
+KNOWN_DIFFERENCES.declare(
+    "ref-siblings-ignored", "semantic",
+    "xgrammar reads only `$ref` in a schema that has one, as drafts 4 to 7 say (the keywords "
+    "beside it are ignored); maskref applies them too, as 2019-09 and later do",
+)(reading_explains(REF_SIBLINGS))
+
+
+KNOWN_DIFFERENCES.declare(
+    "untyped-object-keywords", "semantic",
+    "xgrammar reads a schema without `type` that has properties/additionalProperties (items/"
+    "prefixItems) as an object (array) only; in JSON Schema these keywords constrain objects "
+    "(arrays) and let every other value pass, as maskref reads them",
+)(reading_explains(UNTYPED))
+
+
+KNOWN_DIFFERENCES.declare(
+    "allof-as-any", "peer-bug",
+    "xgrammar reads an allOf of two or more schemas as any JSON value (\"Support for allOf with "
+    "multiple options is still ongoing\"): {\"allOf\": [{\"type\": \"object\"}, {\"type\": \"object\"}]} allows 1",
+)(reading_explains(ALL_OF_ANY))
+
+
+KNOWN_DIFFERENCES.declare(
+    "one-keyword-per-schema", "peer-bug",
+    "xgrammar reads one of const, enum, anyOf, oneOf, allOf (in this order) in a schema and "
+    "ignores every keyword beside it: {\"type\": \"string\", \"enum\": [null, \"a\"]} allows null",
+)(reading_explains(ONE_KEYWORD))
+
+
+KNOWN_DIFFERENCES.declare(
+    "oneof-as-anyof", "peer-bug",
+    "xgrammar reads a oneOf whose options it cannot prove disjoint as anyOf (\"falling back to "
+    "anyOf semantics\"): a value valid under two options is allowed",
+)(reading_explains(ONE_OF_ANY))
+
+
+KNOWN_DIFFERENCES.declare(
+    "untyped-keywords-unread", "peer-bug",
+    "xgrammar reads a schema with neither type nor properties/additionalProperties/items/"
+    "prefixItems (nor $ref, const, enum, anyOf, oneOf, allOf) as any value, its keywords unread: "
+    "{\"required\": [\"a\"]} allows {} and {\"minLength\": 3} allows \"ab\"",
+)(reading_explains(UNTYPED_ANY))
+
+
+KNOWN_DIFFERENCES.declare(
+    "format-regexes", "peer-bug",
+    "xgrammar's regexes for formats are inexact: `date` allows 2023-02-29 and 2024-02-31, `uri` "
+    "refuses a scheme with digits (`h2c:x`) and IP literals (`http://[::1]`), `hostname` refuses "
+    "capitals",
+)(reading_explains(FORMATS))
+
+
+KNOWN_DIFFERENCES.declare(
+    "pattern-keys-only", "peer-bug",
+    "xgrammar matches a patternProperties pattern against the whole key, and without properties "
+    "allows no other key: {\"type\": \"object\", \"patternProperties\": {\"^_\": {}}} allows only "
+    "the key `_`; in JSON Schema `^_` is any key that begins with `_`, and other keys are "
+    "additional properties",
+)(reading_explains(PATTERN_KEYS))
+
+
+KNOWN_DIFFERENCES.declare(
+    "whole-string-pattern", "peer-bug",
+    "xgrammar matches a string's `pattern` against the whole string, its `^` and `$` ignored; "
+    "JSON Schema's patterns are unanchored searches: `^https?://` allows any text after "
+    "`https://`, xgrammar only the closing quote",
+)(reading_explains(WHOLE_PATTERN))
+
+
+KNOWN_DIFFERENCES.declare(
+    "pattern-classes-ascii", "semantic",
+    "xgrammar reads a JSON-schema pattern in its own regex dialect: `\\d \\w \\s` are ASCII, so "
+    "`\\s` takes no U+00A0, U+2028 or U+FEFF; maskref reads patterns as Rust regexes (Unicode "
+    "classes; ECMA-262's `\\s` is Unicode too)",
+)(reading_explains(PATTERN_CLASSES))
+
+
+def _in_key(text: bytes) -> bool:
+    """Does the JSON text end inside an object key (a string opened after `{` or `,`, its
+    innermost container an object)?"""
+    start = open_string(text)
+    if start is None:
+        return False
+    containers: List[int] = []
+    for _, b, in_string, _ in string_bytes(text[:start - 1]):
+        if not in_string and b in b"{[":
+            containers.append(b)
+        elif not in_string and b in b"}]" and containers:
+            containers.pop()
+    return containers[-1:] == [ord("{")] and text[:start - 1].rstrip()[-1:] in (b"{", b",")
+
+
+@KNOWN_DIFFERENCES.declare(
+    "key-without-escapes", "peer-bug",
+    "xgrammar writes the key of a property the schema does not name (its key trie, "
+    "BuildTrieBody) without escapes: `\\` cannot begin an escape there, so keys holding `\"` "
+    "or `\\` cannot be written (SchemaStore's httpmockrc, odgs-ontology-graph)")
+def key_without_escapes(d: Divergence) -> bool:
+    """The text ends inside an object key, and every token only refimpl allows (none only
+    the peer allows) puts an escape into it."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
+        return False
+    text = d.text()
+    if not _in_key(text):
+        return False
+    return all(puts(text, d.vocab.tokens[t], escape_in_string) for t in d.only_refimpl)
+
+
+KNOWN_DIFFERENCES.declare(
+    "keywords-unread", "peer-bug",
+    "xgrammar does not read `not`, `if`/`then`/`else`, `dependentRequired` and `dependentSchemas` "
+    "(it warns so) nor draft 4's `dependencies` (silently): with `if` a property's const, `then` "
+    "restricting another, every value of the other is allowed",
+)(reading_explains(UNREAD))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "mask-omits-accepted-token", "peer-bug",
+    "xgrammar's mask leaves out tokens that its own accept_token accepts in the same state "
+    "(`root ::= root [^a] | \"\"` does not allow `bb` at the start, though it accepts it)")
+def accepts_omitted(d: Divergence) -> bool:
+    """refimpl allows tokens xgrammar's mask lacks, and a fresh xgrammar matcher after
+    the same prefix accepts each of them (run here, in the comparing process)."""
+    if d.error is not None or d.refused is not None or d.only_engine or not d.only_refimpl:
+        return False
+    for t in d.only_refimpl:
+        session = start(d.grammar, d.vocab)
+        if not all(session.consume(p) for p in d.prefix) or not session.consume(t):
+            return False
+    return True

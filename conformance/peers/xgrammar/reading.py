@@ -1,0 +1,258 @@
+"""xgrammar's reading of refimpl's grammar kinds: its input for a grammar spec (a regex
+through compile_regex, a JSON schema through compile_json_schema with `json_options`, its
+EBNF and GBNF through compile_grammar), and, for the predicates of its known differences,
+refimpl's grammars for the way it reads them — a regex in its own dialect (through
+maskref's reader of its `Regex` macro), a character grammar's rules, and a JSON schema as
+its converter reads it (`schema_reading`, one reading per difference, READINGS).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
+
+from refimpl import Grammar, Matcher, MaskrefError
+from refimpl.frontends.ebnf.ast import Literal, Node, Ref
+from refimpl.frontends.ebnf.compiler import compile_rules
+from refimpl.masks.mask import Mask
+
+from ...divergence import Divergence, compiled
+from ...readings.grammar_shapes import productive_rules, rewrite
+from ...readings.json_schemas import rewrite_schemas
+from ...readings.json_text import respelled
+from ...readings.regex_text import ASCII_CLASSES, write_out_classes
+from ...vectors import GrammarSpec, NotSupported, vocab_hash
+
+
+def json_options(options: Dict[str, Any]) -> Dict[str, Any]:
+    """xgrammar's compile_json_schema arguments for maskref's JSON options (llguidance's
+    x-guidance): the separators, and whether whitespace is flexible. strict_mode is off
+    everywhere: JSON Schema allows properties and items a schema does not name."""
+    options = dict(options)
+    flexible = options.pop("whitespace_flexible", True)
+    separators = (options.pop("item_separator", ","), options.pop("key_separator", ":"))
+    if options:
+        raise NotSupported("xgrammar has no JSON options %s" % sorted(options))
+    return {"any_whitespace": bool(flexible), "separators": separators}
+
+
+# ----------------------------------------------------------------------------- regexes and character grammars
+
+
+def as_macro(pattern: str) -> Optional[str]:
+    """The pattern rewritten for xgrammar's `Regex` macro, which maskref reads exactly
+    (refimpl/frontends/ebnf/xgrammar_regex.py), so that it means what `compile_regex` makes
+    of it (cpp/regex_converter.cc): the two readers differ only in `\\s`, which
+    compile_regex extends with U+00A0. None where `\\S` sits inside a class (no
+    rewriting without a class difference)."""
+    return write_out_classes(pattern, {"s": "\\t-\\r \\u00a0"})
+
+
+def xgrammar_regex(pattern: str) -> Optional[Grammar]:
+    """refimpl's grammar for a regex as xgrammar's compile_regex reads it, or None."""
+    macro = as_macro(pattern)
+    if macro is None:
+        return None
+    literal = macro.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    try:
+        return compiled(GrammarSpec("ebnf", 'root ::= Regex("%s")' % literal, options={"dialect": "xgrammar"}))
+    except Exception:  # noqa: BLE001 - not a regex xgrammar's macro reads
+        return None
+
+
+def character_grammar_rules(spec: GrammarSpec) -> Dict[str, Node]:
+    """The rules of a GBNF vector or an xgrammar-dialect EBNF vector, as maskref reads them."""
+    if spec.kind == "gbnf":
+        from refimpl.frontends.ebnf.gbnf import parse_rules as gbnf_rules
+
+        return gbnf_rules(spec.source)
+    from refimpl.frontends.ebnf.xgrammar import parse_rules
+
+    return parse_rules(spec.source, spec.options.get("root") or "root")
+
+
+def without_unproductive_rules(spec: GrammarSpec) -> Optional[Grammar]:
+    """refimpl's grammar for the vector with every reference to a rule that derives no
+    string (`r2 ::= r2`) read as ε, as xgrammar reads it; None if there is none."""
+    rules = character_grammar_rules(spec)
+    dead = set(rules) - productive_rules(rules)
+    if not dead:
+        return None
+    rewrite(rules, spec.source or "", lambda n, _: Literal(-1, "") if isinstance(n, Ref) and n.name in dead else None)
+    root = spec.options.get("root") or "root"
+    return Grammar(compile_rules(rules, root, spec.source or ""), spec.kind, spec.source)
+
+
+# ----------------------------------------------------------------------------- JSON schemas
+
+#: the keywords xgrammar's SchemaParser::Parse (cpp/json_schema_converter.cc) tries in this
+#: order: the first one present decides the schema, the keywords beside it are not read
+_FIRST = ("$ref", "const", "enum", "anyOf", "oneOf", "allOf")
+#: keywords no reading drops: annotations, and the definitions references point into
+_KEPT = frozenset(("$schema", "$id", "id", "$anchor", "$comment", "title", "description", "default", "examples",
+                   "deprecated", "readOnly", "writeOnly", "definitions", "$defs"))
+_OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties")
+_ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
+#: keywords xgrammar does not read: it warns of the first six (SchemaParser::Parse's
+#: WarnUnsupportedKeywords) and silently ignores draft 4's `dependencies`
+_UNREAD = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies")
+#: the readings: each a difference of xgrammar's schema parser from JSON Schema
+(REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS,
+ WHOLE_PATTERN, UNREAD) = ("ref-siblings", "untyped", "pattern-classes", "one-keyword", "allof-any",
+                           "oneof-anyof", "untyped-any", "formats", "pattern-keys", "whole-pattern", "unread")
+#: in the order the predicates add them up (semantic readings first)
+READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
+            PATTERN_KEYS, WHOLE_PATTERN, UNREAD)
+
+
+def _whole_key(pattern: str) -> str:
+    """A pattern as xgrammar matches it (of a key or a string): against the whole text, its
+    own `^` and `$` meaning nothing."""
+    if pattern.startswith("^"):
+        pattern = pattern[1:]
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1]
+    return "^(?:%s)$" % pattern
+
+
+_DATE = r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])"
+_TIME = r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)"
+_PCHAR = r"([\w.~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"
+_QUERY_CHARS = r"([\w.~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*"
+_AUTHORITY = r"(([\w.~!$&'()*+,;=:-]|%[0-9A-Fa-f]{2})*@)?([\w.~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*(:\d*)?"
+#: the regexes xgrammar's converter has for formats (cpp/json_schema_converter.cc, the
+#: format table), restated: days 01-31 in every month, a URI scheme of letters, `+`, `.`,
+#: `-` only, a host without IP literals, lowercase host names
+_FORMAT_REGEX = {
+    "date": "^%s$" % _DATE,
+    "time": "^%s$" % _TIME,
+    "date-time": "^%sT%s$" % (_DATE, _TIME),
+    "uri": r"^[a-zA-Z][a-zA-Z+.-]*:(//%s(/%s*)*|/?(%s+(/%s*)*)?)(\?%s)?(#%s)?$" % (
+        _AUTHORITY, _PCHAR, _PCHAR, _PCHAR, _QUERY_CHARS, _QUERY_CHARS),
+    "hostname": r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$",
+    "uuid": r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
+    "ipv4": r"^((25[0-5]|2[0-4]\d|[01]?\d?\d)\.){3}(25[0-5]|2[0-4]\d|[01]?\d?\d)$",
+}
+
+
+def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
+    """One schema object as xgrammar reads it, with the given readings (its subschemas
+    already read)."""
+    if UNREAD in readings and any(k in s for k in _UNREAD):
+        s = {k: v for k, v in s.items() if k not in _UNREAD}
+    if PATTERN_CLASSES in readings and isinstance(s.get("pattern"), str):
+        ascii_pattern = write_out_classes(s["pattern"], ASCII_CLASSES)  # its Regex reader's
+        if ascii_pattern is not None:
+            s = dict(s, pattern=ascii_pattern)
+    if WHOLE_PATTERN in readings and isinstance(s.get("pattern"), str):
+        s = dict(s, pattern=_whole_key(s["pattern"]))
+    if PATTERN_KEYS in readings and isinstance(s.get("patternProperties"), dict):
+        # each pattern matched against the whole key; without properties ("Case 1b" of
+        # JSONSchemaConverter) no key but those, whatever additionalProperties says
+        s = dict(s, patternProperties={_whole_key(p): v for p, v in s["patternProperties"].items()})
+        if not s.get("properties"):
+            s["additionalProperties"] = False
+    if FORMATS in readings and s.get("format") in _FORMAT_REGEX and "pattern" not in s:
+        s = {("pattern" if k == "format" else k): (_FORMAT_REGEX[v] if k == "format" else v) for k, v in s.items()}
+    first = next((k for k in _FIRST if k in s), None)
+    if first == "allOf" and ALL_OF_ANY in readings and isinstance(s["allOf"], list) and len(s["allOf"]) > 1:
+        # GenerateAllOf: "Support for allOf with multiple options is still ongoing" -> any value
+        return {k: v for k, v in s.items() if k in _KEPT}
+    if first == "oneOf" and ONE_OF_ANY in readings:
+        # "oneOf with overlapping or non-provably-disjoint branches ... falling back to anyOf"
+        s = {("anyOf" if k == "oneOf" else k): v for k, v in s.items()}
+        first = "anyOf"
+    if first is not None and (REF_SIBLINGS if first == "$ref" else ONE_KEYWORD) in readings:
+        return {k: v for k, v in s.items() if k == first or k in _KEPT}
+    if first is None and "type" not in s:
+        if any(k in s for k in _OBJECT_KEYWORDS):
+            return dict(s, type="object") if UNTYPED in readings else s
+        if any(k in s for k in _ARRAY_KEYWORDS):
+            return dict(s, type="array") if UNTYPED in readings else s
+        if UNTYPED_ANY in readings:  # Parse's last case: AnySpec, the schema's keywords unread
+            return {k: v for k, v in s.items() if k in _KEPT}
+    return s
+
+
+class SchemaReading:
+    """A schema as xgrammar reads it: the rewritten schema and refimpl's grammars for it
+    (the second, with general `\\uXXXX` escapes, made when first asked for)."""
+
+    def __init__(self, spec: GrammarSpec, schema: Any, grammar: Optional[Grammar]) -> None:
+        self.spec = spec
+        self.schema = schema
+        self.grammar = grammar
+        self._general: List[Optional[Grammar]] = []
+        self._masks: Dict[Tuple[str, Tuple[int, ...]], Optional[Mask]] = {}
+
+    def mask_after(self, d: Divergence) -> Optional[Mask]:
+        """refimpl's mask on the reading after the divergence's prefix (None if it refuses
+        the prefix); kept, as per-token classification asks again for every differing token."""
+        assert self.grammar is not None
+        key = (vocab_hash(d.vocab), tuple(d.prefix))
+        if key not in self._masks:
+            if len(self._masks) > 16:
+                self._masks.clear()
+            m = Matcher(self.grammar, d.vocab, slices=())
+            self._masks[key] = m.mask() if m.consume_tokens(d.prefix) == len(d.prefix) else None
+        return self._masks[key]
+
+    def general(self) -> Optional[Grammar]:
+        if not self._general:
+            try:
+                self._general.append(GrammarSpec(self.spec.kind, None, self.schema, dict(
+                    self.spec.options, json_allow_general_unicode_escapes=True)).compile())
+            except MaskrefError:
+                self._general.append(None)
+        return self._general[0]
+
+
+_READ: Dict[Tuple[str, FrozenSet[str]], SchemaReading] = {}
+
+
+def schema_reading(spec: GrammarSpec, readings: Iterable[str]) -> SchemaReading:
+    """The spec's schema read with the given readings; cached by the spec's content (a
+    divergence's per-token copies share theirs)."""
+    chosen = frozenset(readings)
+    key = (spec.key(), chosen)
+    hit = _READ.get(key)
+    if hit is not None:
+        return hit
+    read = rewrite_schemas(spec.schema, lambda s: _read_as_xgrammar(s, chosen))
+    g: Optional[Grammar] = None
+    if read != spec.schema:
+        try:
+            g = GrammarSpec(spec.kind, None, read, spec.options).compile()
+        except MaskrefError:
+            g = None
+    if len(_READ) > 64:
+        _READ.clear()
+    hit = _READ[key] = SchemaReading(spec, read, g)
+    return hit
+
+
+def xgrammar_reading(spec: GrammarSpec, readings: Iterable[str]) -> Optional[Grammar]:
+    """refimpl's grammar for a JSON-schema vector read as xgrammar reads it (the given
+    readings only), or None if refimpl cannot compile that reading or it is the schema."""
+    return schema_reading(spec, readings).grammar
+
+
+def answers_as_read(d: Divergence, reading: SchemaReading) -> bool:
+    """core.answers_as with one mask walk: the peer allows exactly what refimpl allows on
+    the reading, as far as the differing tokens go; a token only the peer allows may also
+    be one that the reading allows once xgrammar's string spellings are respelled
+    (json-string-spelling inside the reading)."""
+    if d.error is not None or d.refused is not None or d.after_eos or not d.differing() or reading.grammar is None:
+        return False
+    mask = reading.mask_after(d)
+    if mask is None or any(t in mask for t in d.only_refimpl):
+        return False
+    rest = [t for t in d.only_engine if t not in mask]
+    if not rest:
+        return True
+    general = reading.general()
+    if general is None:
+        return False
+    from refimpl.recognition.recognizer import Recognizer
+
+    text = d.text()
+    return all(Recognizer(general.compiled, general.limits).consume_bytes(respelled(text + d.vocab.tokens[t]))
+               for t in rest)

@@ -1,0 +1,96 @@
+"""refimpl itself as an engine under test: its Matcher with one of its backends (the
+masks computed another way: docs/backends.md), and the naive oracle.
+
+    refimpl (python), index, native, pypy, cmd:<command>   MatcherEngine
+    oracle                                                  OracleEngine (small vocabularies)
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
+from refimpl.masks.index import NotRegular
+
+from .engine import Engine, Session
+from .vectors import GrammarSpec, NotSupported, ids_of
+
+
+class MatcherSession(Session):
+    """A session on anything with Matcher's mask/consume (and, for processes, close)."""
+
+    def __init__(self, matcher: MatcherLike) -> None:
+        self.m = matcher
+
+    def mask(self) -> bytes:
+        return self.m.mask().to_bytes()
+
+    def consume(self, token: int) -> bool:
+        return self.m.consume(token)
+
+    def close(self) -> None:
+        self.m.close()
+
+
+class MatcherEngine(Engine):
+    """refimpl's Matcher with one of its backends: python, index, native, pypy, cmd:<command>."""
+
+    uses_refimpl = True
+
+    def __init__(self, backend: str = "python") -> None:
+        self.backend = backend
+        self.name = "refimpl" if backend == "python" else backend
+        self.description = "refimpl's Matcher, backend=%r" % backend
+
+    def unavailable_reason(self) -> Optional[str]:
+        if self.backend in ("python", "index"):
+            return None
+        try:
+            import accel
+        except ImportError as e:
+            return "the accel package is not importable: %s" % e
+        reasons = accel.available_backends()
+        key = "cmd:<command>" if self.backend.startswith("cmd:") else self.backend
+        if key not in reasons:
+            return "unknown Matcher backend %r (known: %s)" % (self.backend, ", ".join(sorted(reasons)))
+        return reasons[key]
+
+    def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        if grammar is None:
+            grammar = spec.compile()
+        try:
+            return MatcherSession(open_matcher(grammar, vocab, backend=self.backend))
+        except NotRegular as e:
+            raise NotSupported("no token index: %s" % e) from None
+
+
+class OracleSession(Session):
+    """The tokens consumed so far; each mask is the naive one after all of them (EOS
+    included: after an EOS that ended the output it is empty, after one that ended a
+    `stop=""` lexeme generation goes on)."""
+
+    def __init__(self, grammar: Grammar, vocab: Vocabulary) -> None:
+        self.grammar, self.vocab = grammar, vocab
+        self.path: List[int] = []
+
+    def mask(self) -> bytes:
+        return naive_mask(self.grammar, self.vocab, self.path).to_bytes()
+
+    def consume(self, token: int) -> bool:
+        if token not in ids_of(self.mask()):
+            return False
+        self.path.append(token)
+        return True
+
+
+class OracleEngine(Engine):
+    """refimpl's naive mask (oracle.py): one recogniser run per token per step."""
+
+    name = "oracle"
+    uses_refimpl = True
+    description = "refimpl.masks.oracle.naive_mask, the definition (slow: small vocabularies only)"
+    max_vocab = 2000
+
+    def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        if len(vocab) > self.max_vocab:
+            raise NotSupported("the naive oracle is for vocabularies of at most %d tokens" % self.max_vocab)
+        return OracleSession(grammar or spec.compile(), vocab)

@@ -1,0 +1,273 @@
+"""xgrammar as an engine under test (conformance/peers/xgrammar/): each known difference's
+predicate recognises its difference and refuses a near miss, and what xgrammar cannot run
+is refused before touching it (these run without xgrammar); and, where xgrammar is
+installed, the suite against it has no unexplained disagreement."""
+import pytest
+
+from conformance.divergence import Divergence
+from conformance.peers.xgrammar.differences import KNOWN_DIFFERENCES
+from conformance.peers.xgrammar.reading import as_macro, json_options
+from conformance.registry import get_engine
+from conformance.vectors import GrammarSpec, NotSupported, load_builtin
+from refimpl import Vocabulary
+
+B = load_builtin("bytes")
+
+
+def ids(text):
+    return list(text.encode("utf-8"))
+
+
+def known():
+    return {k.name: k for k in KNOWN_DIFFERENCES}
+
+
+def test_regex_dialect():
+    k = known()["regex-dialect"]
+    date = GrammarSpec("regex", r"\d{2}")
+    assert k.applies(Divergence(date, B, [], 0, [], [0xD9]))  # an Arabic-Indic digit begins with D9
+    assert not k.applies(Divergence(date, B, [], 0, [], [ord("1")]))
+    dot = GrammarSpec("regex", r'"(\\.)*"')
+    assert k.applies(Divergence(dot, B, ids('"\\'), 2, [ord("\n")], []))
+    assert not k.applies(Divergence(dot, B, ids('"\\'), 2, [ord("\n")], [ord("a")]))
+    space = GrammarSpec("regex", r"a\sb")
+    nbsp = Vocabulary.from_bytes([b"a", b"\xc2\xa0", b"b", b"<eos>"], eos_token_id=3)
+    assert k.applies(Divergence(space, nbsp, [0], 1, [1], []))  # compile_regex's \s holds U+00A0
+
+
+def test_as_macro_rewrites_only_s():
+    assert as_macro(r"[\s\d]\s\\s") == r"[\t-\r \u00a0\d][\t-\r \u00a0]\\s"
+    assert as_macro(r"[^\S]") is None
+    assert as_macro(r"[]\s]") == r"[\]\t-\r \u00a0]"
+
+
+def test_json_string_spelling():
+    k = known()["json-string-spelling"]
+    s = GrammarSpec("json_schema", schema={"type": "string"})
+    assert k.applies(Divergence(s, B, ids('"a'), 2, [0x7F], []))
+    assert k.applies(Divergence(s, B, ids('"a\\'), 3, [ord("/")], []))
+    assert k.applies(Divergence(s, B, ids('"a\\ud8'), 5, [ord("0")], []))
+    assert not k.applies(Divergence(s, B, ids('"a'), 2, [0x1F], []))  # a raw control character
+    assert not k.applies(Divergence(s, B, ids('"a\\'), 3, [ord("x")], []))
+    assert not k.applies(Divergence(s, B, ids('"a'), 2, [0x7F], [ord("b")]))
+
+
+def test_length_bounded_strings():
+    k = known()["length-bounded-strings"]
+    s = GrammarSpec("json_schema", schema={"type": "string", "maxLength": 3})
+    assert k.applies(Divergence(s, B, ids('"'), 1, [0x01, 0x1F], [ord("\\")]))
+    assert not k.applies(Divergence(s, B, ids('"'), 1, [ord("\n")], [ord("\\")]))
+    assert not k.applies(Divergence(s, B, ids('"'), 1, [0x01], [ord("a")]))
+    plain = GrammarSpec("json_schema", schema={"type": "string"})
+    assert not k.applies(Divergence(plain, B, ids('"'), 1, [0x01], [ord("\\")]))
+
+
+def test_six_fraction_digits():
+    k = known()["six-fraction-digits"]
+    s = GrammarSpec("json_schema", schema={"type": "number", "maximum": 5})
+    assert k.applies(Divergence(s, B, ids("1.123456"), 8, [], [ord("7")]))
+    assert not k.applies(Divergence(s, B, ids("1.12345"), 7, [], [ord("6")]))
+    unbounded = GrammarSpec("json_schema", schema={"type": "number"})
+    assert not k.applies(Divergence(unbounded, B, ids("1.123456"), 8, [], [ord("7")]))
+
+
+def test_no_negative_zero():
+    k = known()["no-negative-zero"]
+    s = GrammarSpec("json_schema", schema={"type": "integer"})
+    assert k.applies(Divergence(s, B, ids("-"), 1, [], [ord("0")]))
+    assert not k.applies(Divergence(s, B, ids("-"), 1, [], [ord("1")]))
+    assert not k.applies(Divergence(s, B, ids("1"), 1, [], [ord("0")]))
+
+
+def test_surrogates():
+    k = known()["surrogates-as-utf8"]
+    s = GrammarSpec("regex", r"([^\x00-\x7F])*")
+    assert k.applies(Divergence(s, B, [0xED], 1, [0xA0, 0xBF], []))
+    assert not k.applies(Divergence(s, B, [0xED], 1, [0xC0], []))  # not a continuation byte at all
+    assert not k.applies(Divergence(s, B, [0xE0], 1, [0x80], []))  # an overlong form, not a surrogate
+
+
+def test_crash_on_left_recursion():
+    k = known()["crash-on-left-recursion"]
+    error = "start: PeerCrash: the peer's process died during start (exit code -11)"
+    left = GrammarSpec("gbnf", 'root ::= "a"\nr1 ::= r1{1,2}\n')
+    assert k.applies(Divergence(left, B, [], 0, [], [], error=error))
+    right = GrammarSpec("gbnf", 'root ::= "a"\nr1 ::= "b" r1?\n')
+    assert not k.applies(Divergence(right, B, [], 0, [], [], error=error))
+    assert not k.applies(Divergence(left, B, [], 0, [], [], error="start: RuntimeError: boom"))
+
+
+def test_unproductive_rules():
+    k = known()["unproductive-rules-as-empty"]
+    g = GrammarSpec("ebnf", 'root ::= "a"* r2 "a" | "a"\nr2 ::= r2\n', options={"dialect": "xgrammar"})
+    aaa = Vocabulary.from_bytes([b"a", b"aaa", b"b", b"<eos>"], eos_token_id=3)
+    assert k.applies(Divergence(g, aaa, [], 0, [1], []))
+    assert not k.applies(Divergence(g, aaa, [], 0, [2], []))
+    productive = GrammarSpec("ebnf", 'root ::= "a"* r2 "a" | "a"\nr2 ::= "b"\n', options={"dialect": "xgrammar"})
+    assert not k.applies(Divergence(productive, aaa, [], 0, [1], []))
+
+
+def test_pattern_without_escapes():
+    k = known()["pattern-without-escapes"]
+    s = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[^a-c]+$"})
+    assert k.applies(Divergence(s, B, ids('"'), 1, [], [ord("\\")]))
+    assert not k.applies(Divergence(s, B, ids('"'), 1, [], [ord("d")]))
+    plain = GrammarSpec("json_schema", schema={"type": "string"})
+    assert not k.applies(Divergence(plain, B, ids('"'), 1, [], [ord("\\")]))
+
+
+def test_no_answer_on_left_recursion():
+    k = known()["no-answer-on-left-recursion"]
+    timeout = "mask: PeerTimeout: no answer to mask within 30 s"
+    left = GrammarSpec("gbnf", 'root ::= root "a" | "b"\n')
+    assert k.applies(Divergence(left, B, [], 0, [], [], error=timeout))
+    assert not k.applies(Divergence(GrammarSpec("gbnf", 'root ::= "b" root?\n'), B, [], 0, [], [], error=timeout))
+
+
+def test_json_options():
+    assert json_options({}) == {"any_whitespace": True, "separators": (",", ":")}
+    assert json_options({"whitespace_flexible": False, "item_separator": ", "}) == {
+        "any_whitespace": False, "separators": (", ", ":")}
+    with pytest.raises(NotSupported, match="whitespace_pattern"):
+        json_options({"whitespace_pattern": " ?"})
+
+
+def test_suite_against_xgrammar(tmp_path):
+    """Every disagreement with xgrammar on the default suite is a declared difference."""
+    pytest.importorskip("xgrammar")
+    from conformance.generate import SUITE_DIR
+    from conformance.runner import run_suite
+
+    report = run_suite(get_engine("xgrammar"), SUITE_DIR, str(tmp_path), quiet=True)
+    assert report.total()["agree"] > 100 and not report.disagreements
+
+
+def _obj(schema, text, only_b=(), only_r=(), vocab=B):
+    return Divergence(GrammarSpec("json_schema", schema=schema), vocab, ids(text), len(ids(text)),
+                      list(only_b), list(only_r))
+
+
+ANY_START = [ord(c) for c in '"-0123456789[ftn']  # the bytes that begin a JSON value other than an object
+
+
+def test_untyped_object_keywords():
+    k = known()["untyped-object-keywords"]
+    s = {"properties": {"a": {"type": "string"}}}
+    assert k.applies(_obj(s, "", only_r=ANY_START))  # xgrammar: objects only
+    assert not k.applies(_obj(s, "", only_r=ANY_START + [ord("{")]))
+    assert not k.applies(_obj({"type": "object", "properties": {"a": {}}}, "", only_r=ANY_START))
+
+
+def test_allof_as_any():
+    k = known()["allof-as-any"]
+    s = {"allOf": [{"type": "object"}, {"type": "object"}]}
+    assert k.applies(_obj(s, "", only_b=ANY_START))
+    assert not k.applies(_obj(s, "{", only_b=[ord("1")]))  # not a key
+    assert not k.applies(_obj({"allOf": [{"type": "object"}]}, "", only_b=ANY_START))
+
+
+def test_one_keyword_per_schema():
+    k = known()["one-keyword-per-schema"]
+    s = {"type": "string", "enum": [None, "a"]}
+    assert k.applies(_obj(s, "", only_b=[ord("n")]))
+    assert not k.applies(_obj(s, "", only_b=[ord("1")]))
+    assert not k.applies(_obj({"enum": [None, "a"]}, "", only_b=[ord("n")]))
+
+
+def test_ref_siblings_ignored():
+    k = known()["ref-siblings-ignored"]
+    s = {"definitions": {"e": {"type": "object"}}, "type": "object",
+         "properties": {"a": {"$ref": "#/definitions/e", "properties": {"c": {"type": "object"}}}}}
+    text = '{"a": {"c": '
+    assert k.applies(_obj(s, text, only_b=[ord("1"), ord('"')]))  # `c` is any other member for xgrammar
+    assert not k.applies(_obj(s, text, only_b=[ord("}")]))
+    assert not k.applies(_obj(s, '{"a": ', only_b=[ord("1")]))
+
+
+def test_oneof_as_anyof():
+    k = known()["oneof-as-anyof"]
+    s = {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 0}]}
+    assert k.applies(_obj(s, "", only_b=[ord("1")]))  # 1 is valid under both options
+    assert not k.applies(_obj(s, "", only_b=[ord("a")]))
+
+
+def test_untyped_keywords_unread():
+    k = known()["untyped-keywords-unread"]
+    s = {"type": "array", "items": {"required": ["file"]}}
+    assert k.applies(_obj(s, '[{"', only_b=[ord("x")]))  # xgrammar: any object, `file` not required
+    assert not k.applies(_obj(s, '[{"', only_b=[ord("x"), 0x01]))  # a raw control character
+    assert not k.applies(_obj({"type": "array", "items": {"type": "object", "required": ["file"]}}, '[{"',
+                              only_b=[ord("x")]))
+
+
+def test_reading_with_string_spelling():
+    """A token that needs both the reading and xgrammar's own spelling of strings."""
+    k = known()["untyped-keywords-unread"]
+    s = {"type": "array", "items": {"required": ["file"]}}
+    assert k.applies(_obj(s, '[{"', only_b=[0x7F]))  # a raw DEL in a key of an unread schema's object
+
+
+def test_format_regexes():
+    k = known()["format-regexes"]
+    date = {"type": "string", "format": "date"}
+    assert k.applies(_obj(date, '"2024-02-', only_b=[ord("3")]))  # February 30
+    assert not k.applies(_obj(date, '"2024-02-', only_b=[ord("4")]))
+    uri = {"type": "string", "format": "uri"}
+    assert k.applies(_obj(uri, '"http', only_r=[ord("2")]))  # a scheme with a digit
+    assert not k.applies(_obj(uri, '"http', only_r=[ord("s")]))
+    assert not k.applies(_obj({"type": "string"}, '"2024-02-', only_b=[ord("3")]))
+
+
+def test_pattern_keys_only():
+    k = known()["pattern-keys-only"]
+    s = GrammarSpec("json_schema", schema={"type": "object", "patternProperties": {"^_": {}}})
+    v = Vocabulary.from_bytes([b"{", b'"', b"_", b"__", b"a", b"<eos>"], eos_token_id=5)
+    assert k.applies(Divergence(s, v, [0, 1], 2, [], [3, 4]))  # only `_` itself, whole
+    assert not k.applies(Divergence(s, v, [0, 1], 2, [], [2]))  # `_` it allows
+    plain = GrammarSpec("json_schema", schema={"type": "object"})
+    assert not k.applies(Divergence(plain, v, [0, 1], 2, [], [3, 4]))
+
+
+def test_whole_string_pattern():
+    k = known()["whole-string-pattern"]
+    s = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^ab"})
+    v = Vocabulary.from_bytes([b'"', b"a", b"b", b"c", b"<eos>"], eos_token_id=4)
+    assert k.applies(Divergence(s, v, [0, 1, 2], 3, [], [1, 2, 3]))  # after "ab only the quote
+    assert not k.applies(Divergence(s, v, [0, 1, 2], 3, [], [0]))  # the quote it allows
+    assert not k.applies(Divergence(s, v, [0, 1, 2], 3, [1], [3]))  # it would refuse `a` too
+
+
+def test_pattern_classes_ascii():
+    k = known()["pattern-classes-ascii"]
+    s = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^a\\s*b$"})
+    v = Vocabulary.from_bytes([b'"', b"a", "\u00a0".encode(), b" ", b"<eos>"], eos_token_id=4)
+    assert k.applies(Divergence(s, v, [0, 1], 2, [], [2]))  # U+00A0 is \s to maskref only
+    assert not k.applies(Divergence(s, v, [0, 1], 2, [], [3]))  # a space is \s to both
+
+
+def test_key_without_escapes():
+    k = known()["key-without-escapes"]
+    s = GrammarSpec("json_schema", schema={"type": "object", "properties": {"a": {"type": "integer"}}})
+    assert k.applies(Divergence(s, B, ids('{"a": 1, "x'), 11, [], [ord("\\")]))
+    assert not k.applies(Divergence(s, B, ids('{"a": 1, "x": "'), 15, [], [ord("\\")]))  # a value, not a key
+    assert not k.applies(Divergence(s, B, ids('{"a": 1, "x'), 11, [], [ord("y")]))
+
+
+def test_keywords_unread():
+    k = known()["keywords-unread"]
+    s = GrammarSpec("json_schema", schema={"type": "integer", "if": {"minimum": 5}, "then": {"maximum": 7}})
+    assert k.applies(Divergence(s, B, ids("8"), 1, [B.eos_token_ids[0]], []))  # 8 fails then: xgrammar ends
+    assert not k.applies(Divergence(s, B, ids("8"), 1, [ord("x")], []))  # no reading allows x
+    # draft 4's dependencies (SchemaStore's global.json): rollForward first needs latestMajor
+    s = GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"v": {"type": "string"}, "r": {"enum": ["p", "l"]}},
+        "dependencies": {"r": {"anyOf": [{"required": ["v"]}, {"properties": {"r": {"const": "l"}}}]}}})
+    assert k.applies(Divergence(s, B, ids('{"r": "'), 7, [ord("p")], []))
+    assert not k.applies(Divergence(s, B, ids('{"r": "'), 7, [ord("q")], []))
+
+
+def test_special_tokens_are_not_supported():
+    """A Lark grammar with special tokens and options is NotSupported, installed or not."""
+    with pytest.raises(NotSupported):
+        get_engine("xgrammar").start(GrammarSpec("lark", 'start: <think> x </think>\nx[stop=""]: /[a-z]+/\n'),
+                                     load_builtin("special"))

@@ -1,0 +1,93 @@
+"""The rest of the Matcher API, compared for refimpl's own engines (conformance/apicheck.py):
+a Matcher backend whose masks agree but whose forced tokens, rollback, refusal of a rollback
+past the start or refusal of a token is wrong disagrees."""
+from refimpl import Matcher, Vocabulary
+
+from conformance.runner import check_vector
+from conformance.vectors import GrammarSpec, byte_vocabulary, record
+
+from tests.support.vectors import digits_vector
+
+
+def test_refimpl_backends_are_compared_on_forced_tokens(tmp_path):
+    """A Matcher backend whose forced_tokens is wrong agrees on every mask, and `run`
+    still finds it (conformance/apicheck.py)."""
+    from conformance.refimpl_engines import MatcherEngine, MatcherSession
+
+    class Wrong(Matcher):
+        def forced_tokens(self):
+            return super().forced_tokens()[:-1]
+
+    class Engine(MatcherEngine):
+        def start(self, spec, vocab, grammar=None):
+            return MatcherSession(Wrong(grammar or spec.compile(), vocab))
+
+    spec = GrammarSpec("regex", "abc")
+    vocab = Vocabulary.from_bytes([b"a", b"b", b"c", b"<eos>"], eos_token_id=3)
+    v = record(spec.compile(), spec, vocab, [0, 1, 2, 3], "test/forced")
+    wrong = Engine()
+    wrong.name = "wrong-forced"
+    res = check_vector(wrong, v)
+    assert res.status == "disagree" and "forced_tokens" in res.divergence["error"], res.divergence
+    assert check_vector(MatcherEngine("python"), v).status == "agree"
+
+
+def test_refimpl_backends_are_compared_on_rollback():
+    """A Matcher backend whose rollback forgets to undo the last step: masks and forced
+    tokens agree along the path, the rollback at its end disagrees."""
+    from conformance.refimpl_engines import MatcherEngine, MatcherSession
+
+    class Wrong(Matcher):
+        def rollback(self, n_tokens):
+            super().rollback(max(0, n_tokens - 1) if n_tokens <= len(self._steps) else n_tokens)
+
+    class Engine(MatcherEngine):
+        def start(self, spec, vocab, grammar=None):
+            return MatcherSession(Wrong(grammar or spec.compile(), vocab))
+
+    wrong = Engine()
+    wrong.name = "wrong-rollback"
+    spec = GrammarSpec("regex", "1234")
+    v = record(spec.compile(), spec, byte_vocabulary(), list(b"1234"), "test/rollback")
+    res = check_vector(wrong, v)
+    assert res.status == "disagree" and res.divergence["error"] == "rollback(2): the masks after it differ"
+
+
+def test_refimpl_backends_refuse_a_rollback_past_the_start_as_refimpl_does():
+    """A Matcher whose refusal is a TypeError, not refimpl's ValueError."""
+    from conformance.refimpl_engines import MatcherEngine, MatcherSession
+
+    class Wrong(Matcher):
+        def rollback(self, n_tokens):
+            if n_tokens > len(self._steps):
+                raise TypeError("unsupported operand")
+            super().rollback(n_tokens)
+
+    class Engine(MatcherEngine):
+        def start(self, spec, vocab, grammar=None):
+            return MatcherSession(Wrong(grammar or spec.compile(), vocab))
+
+    wrong = Engine()
+    wrong.name = "wrong-refusal"
+    res = check_vector(wrong, digits_vector())
+    assert res.status == "disagree" and "raised TypeError (refimpl: ValueError)" in res.divergence["error"]
+
+
+def test_refimpl_backends_must_refuse_a_refused_token():
+    """A Matcher that says it took a token its mask refuses (its masks are refimpl's)."""
+    from conformance.refimpl_engines import MatcherEngine, MatcherSession
+
+    class Wrong(Matcher):
+        def consume(self, token_id):
+            super().consume(token_id)
+            return True
+
+    class Engine(MatcherEngine):
+        def start(self, spec, vocab, grammar=None):
+            return MatcherSession(Wrong(grammar or spec.compile(), vocab))
+
+    wrong = Engine()
+    wrong.name = "wrong-consume"
+    res = check_vector(wrong, digits_vector((0x31, 0x32)))
+    assert res.status == "disagree" and "took a token the mask refuses" in res.divergence["error"], res.divergence
+    assert check_vector(MatcherEngine("python"), digits_vector((0x31, 0x32))).status == "agree"

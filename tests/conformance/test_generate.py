@@ -1,0 +1,123 @@
+"""The default suite (conformance/generate.py writes conformance/suite/): the checked-in
+lines are what the generator writes, refimpl agrees with them, and they cover each
+construct they are there for."""
+import json
+import os
+
+from conformance.generate import SUITE_DIR
+from conformance.registry import get_engine
+from conformance.runner import check_vector
+from conformance.vectors import ids_of, read_vectors
+
+from tests.support.vectors import regenerated
+
+
+REGEX_SUITE = os.path.join(SUITE_DIR, "regex.jsonl")
+
+
+def test_checked_in_suite_is_what_generate_writes():
+    """Regenerating one grammar gives the checked-in lines (the suite is not stale)."""
+    stored = {v.id: v.to_line() for _, _, v in read_vectors(REGEX_SUITE) if v.id.startswith("regex/digits/")}
+    assert regenerated("REGEXES", ("digits",), "regex") == stored
+
+
+# the Lark and JSON-schema constructs of issue 13 (parametric rules, ignore_once, bounded
+# JSON whitespace): each grammar name, its kind, and what its source must contain
+NEW_CONSTRUCTS = {
+    "permutation": ("lark", "perm::set_bit"), "unique-list": ("lark", "rest::set_bit"),
+    "counted": ("lark", "lst::incr"), "length-limit": ("lark", "%if lt(_, 12)"),
+    "ignore-once": ("lark", '"ignore_once": true'), "ignore-once-comment": ("lark", '"ignore_once": true'),
+    "bounded-whitespace": ("json_schema", "[ ]{1,2}"), "x-guidance-whitespace": ("json_schema", "\\n[ ]{0,4}"),
+}
+
+
+def test_new_construct_vectors_exist_and_agree_with_refimpl():
+    """Parametric rules, ignore_once and a bounded whitespace_pattern have vectors on both
+    vocabularies, along paths that spell their samples and a random one; refimpl agrees."""
+    backend = get_engine("refimpl")
+    seen = {}
+    for kind in ("lark", "json_schema"):
+        for _, _, v in read_vectors(os.path.join(SUITE_DIR, kind + ".jsonl")):
+            name = v.id.split("/")[1]
+            if name not in NEW_CONSTRUCTS:
+                continue
+            want_kind, marker = NEW_CONSTRUCTS[name]
+            text = v.grammar.source if want_kind == "lark" else json.dumps(v.grammar.schema) + json.dumps(
+                v.grammar.options)
+            assert v.grammar.kind == want_kind and marker in text, v.id
+            assert check_vector(backend, v).status == "agree", v.id
+            seen.setdefault(name, set()).add(tuple(v.id.split("/")[2:]))
+    assert set(seen) == set(NEW_CONSTRUCTS)
+    for name, ids in seen.items():
+        assert {("bytes", "0"), ("bytes", "random"), ("gpt2", "0"), ("gpt2", "random")} <= ids, name
+
+
+def test_new_construct_vectors_are_what_generate_writes():
+    """The new vectors were written by the generator (and the old ones left unchanged)."""
+    fresh = regenerated("LARK", ("permutation", "ignore-once"), "lark")
+    stored = {v.id: v.to_line() for _, _, v in read_vectors(os.path.join(SUITE_DIR, "lark.jsonl")) if v.id in fresh}
+    assert len(fresh) == 10 and fresh == stored  # (2 + 1 paths) + (1 + 1), on 2 vocabularies
+
+
+# the constructs of the tokens group: each tag, and the vocabularies it must be on
+TOKEN_CONSTRUCTS = {
+    "special-token": ("bytes", "gpt2", "special"), "token-range": ("bytes", "gpt2", "special"),
+    "negation": ("bytes", "gpt2", "special"), "ignore": ("bytes", "gpt2", "special"),
+    "subgrammar": ("bytes", "gpt2", "special"), "stop": ("bytes", "gpt2", "special"),
+    "suffix": ("bytes", "gpt2", "special"), "stop-eos": ("bytes", "gpt2", "special"),
+    "max-tokens": ("bytes", "gpt2", "special"), "lazy": ("bytes", "gpt2", "special"),
+    "metadata": ("bytes", "gpt2", "special"), "dead-end": ("bytes", "special"),
+}
+
+
+def test_token_vectors_cover_each_construct_and_agree_with_refimpl():
+    backend = get_engine("refimpl")
+    seen = {}
+    for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl")):
+        assert v.grammar.kind == "lark" and v.id.startswith("tokens/"), v.id
+        assert check_vector(backend, v).status == "agree", v.id
+        for tag in v.tags:
+            seen.setdefault(tag, set()).add(v.vocab.name)
+    for tag, vocabs in TOKEN_CONSTRUCTS.items():
+        assert set(vocabs) <= seen.get(tag, set()), tag
+    # EOS eaten mid-grammar, a budget spent where the lexeme cannot end: the vectors show it
+    stop_eos = next(v for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl"))
+                    if v.id == "tokens/stop-eos/special/0")
+    eos_at = stop_eos.path.index(stop_eos.vocab.eos_token_id)
+    assert stop_eos.path[eos_at + 1] == ord("!") and stop_eos.steps[eos_at + 1].accepting is False
+    dead = next(v for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl"))
+                if v.id == "tokens/max-tokens-dead/special/0")
+    assert ids_of(dead.steps[-1].mask) == [] and not dead.steps[-1].accepting
+
+
+def test_token_vectors_are_what_generate_writes():
+    fresh = regenerated("TOKENS", ("text-or-token", "stop-eos-last"), "tokens")
+    stored = {v.id: v.to_line() for _, _, v in read_vectors(os.path.join(SUITE_DIR, "tokens.jsonl")) if v.id in fresh}
+    assert len(fresh) == 3 * 3 + 3 * 2 and fresh == stored  # (2 + 1) and (1 + 1) paths, on 3 vocabularies
+
+
+BLINDSPOTS_SUITE = os.path.join(SUITE_DIR, "blindspots.jsonl")
+
+
+def test_blindspot_vectors_are_what_generate_writes_and_cover_each_blind_spot():
+    """The `blindspots` group: regenerated entries equal the checked-in lines; the group
+    has two EOS ids on a vocabulary, escapes split across tokens, slice-boundary tokens
+    in masks, lexemes ending on the same bytes, and multi-byte case folding."""
+    from conformance import generate
+
+    fresh = regenerated("BLINDSPOTS", ("escape-pieces", "two-eos"), "blindspots")
+    stored = {v.id: v for _, _, v in read_vectors(BLINDSPOTS_SUITE)}
+    assert len(fresh) == 6 and {i: stored[i].to_line() for i in fresh} == fresh
+    by_name = {}
+    for v in stored.values():
+        by_name.setdefault(v.id.split("/")[1], []).append(v)
+    two_eos = by_name["two-eos"][0]
+    assert len(two_eos.vocab.eos_token_ids) == 2 and {0, 7} <= set(ids_of(two_eos.steps[-2].mask))
+    pieces = [two.vocab.tokens[t] for two in by_name["escape-pieces"][:1] for t in two.path]
+    assert b"\\" in pieces and b"u" in pieces  # `\u001f` typed in pieces
+    runs = generate.ESCAPE_VOCAB.tokens.index(b"abcdefghij"), generate.ESCAPE_VOCAB.tokens.index(b"abcdefghijk")
+    quoted = stored["blindspots/slice-bound-10/escapes/1"]
+    assert quoted.vocab.tokens[quoted.path[0]] == b'"'
+    first = quoted.steps[1].mask  # after the opening quote
+    assert runs[0] in ids_of(first) and runs[1] not in ids_of(first)  # 10 fit, 11 do not
+    assert "same-ends" in by_name and "case-folding" in by_name and "xgrammar-max-tokens" in by_name
