@@ -247,12 +247,12 @@ CharGrammar = List[List[Expr]]
 def _gbnf_atom(text: str) -> Expr:
     """A literal or class written in GBNF, as an expression (read by refimpl's GBNF reader)."""
     from refimpl.frontends.ebnf.ast import Chars, Literal, Seq
-    from refimpl.frontends.ebnf.gbnf import parse_rules
+    from refimpl.frontends.ebnf.gbnf import read_rules
 
     if text == ".":
         return ("cls", True, ())
     negated = text.startswith("[^")
-    node = parse_rules("root ::= " + ("[" + text[2:] if negated else text) + "\n")["root"]
+    node = read_rules("root ::= " + ("[" + text[2:] if negated else text) + "\n")["root"]
     if isinstance(node, Seq) and len(node.items) == 1:
         node = node.items[0]
     if isinstance(node, Literal):

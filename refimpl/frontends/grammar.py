@@ -54,28 +54,28 @@ class Grammar:
     @classmethod
     def from_lark(cls, text: str, *, limits: Limits = DEFAULT_LIMITS) -> "Grammar":
         """A grammar in llguidance's Lark dialect (docs/semantics.md)."""
-        from .lark import parse_lark
+        from .lark import lark_to_ir
 
-        return cls(parse_lark(text, limits=limits), "lark", text)
+        return cls(lark_to_ir(text, limits=limits), "lark", text)
 
     @classmethod
     def from_gbnf(cls, text: str, *, root: str = "root", limits: Limits = DEFAULT_LIMITS) -> "Grammar":
         """A grammar in llama.cpp's GBNF, starting at the rule `root` (docs/ebnf.md)."""
-        from .ebnf import parse_gbnf
+        from .ebnf import gbnf_to_ir
 
-        return cls(parse_gbnf(text, root, limits), "gbnf", text, {"root": root} if root != "root" else None)
+        return cls(gbnf_to_ir(text, root, limits), "gbnf", text, {"root": root} if root != "root" else None)
 
     @classmethod
     def from_ebnf(cls, text: str, *, dialect: str = "xgrammar", root: Optional[str] = None,
                   limits: Limits = DEFAULT_LIMITS) -> "Grammar":
         """A grammar in another engine's EBNF dialect (docs/ebnf.md): "xgrammar" (start
         rule `root`) or "kbnf" (start rule `start`)."""
-        from .ebnf import DIALECTS, parse_ebnf
+        from .ebnf import DIALECTS, ebnf_to_ir
 
         options = {"dialect": dialect, "root": root}
         if root is None:
             options["root"] = DIALECTS.get(dialect, "root")
-        return cls(parse_ebnf(text, dialect, root, limits), "ebnf", text, options)
+        return cls(ebnf_to_ir(text, dialect, root, limits), "ebnf", text, options)
 
     @classmethod
     def from_json_schema(cls, schema: Any, *, limits: Limits = DEFAULT_LIMITS, **options: Any) -> "Grammar":

@@ -24,9 +24,9 @@ later acceptance):
    earley.py), the key records the transitive item — whose origin is further down — and
    skips the rows in between, as the parser does.
 
->>> from refimpl.frontends.lark import parse_lark
+>>> from refimpl.frontends.lark import lark_to_ir
 >>> from refimpl.recognition.earley import Parser
->>> g = parse_lark('start: "[" item ("," item)* "]"\\nitem: "x" | "[" item "]"').compile()
+>>> g = lark_to_ir('start: "[" item ("," item)* "]"\\nitem: "x" | "[" item "]"').compile()
 >>> def key(text):  # the compacted key after these lexemes (one character each)
 ...     p, top = Parser(g), 1
 ...     for c in text:

@@ -33,8 +33,8 @@ and returns the new top. Nothing else moves: popping is going back to a smaller 
 state stays valid while the rows under it stay, so pushing at `top` invalidates only the
 states above `top` (the walk's own, which it leaves before pushing there again).
 
->>> from refimpl.frontends.lark import parse_lark
->>> g = parse_lark('start: "a" "b"').compile()
+>>> from refimpl.frontends.lark import lark_to_ir
+>>> g = lark_to_ir('start: "a" "b"').compile()
 >>> p = Parser(g)
 >>> a, b = (1 << next(i for i, lx in enumerate(g.lexemes) if lx.name == '"%s"' % c) for c in "ab")
 >>> top = p.push(1, a); top, p.push(top, b), p.push(top, a), p.rows[p.push(top, b) - 1].accepting

@@ -21,8 +21,8 @@ A token read by id (a special token, docs/semantics.md) is one symbol, not bytes
 parser scans the token lexemes that match it. No regex reads a token, and no byte is
 read by a token lexeme.
 
->>> from refimpl.frontends.lark import parse_lark
->>> r = Recognizer(parse_lark('start: NUMBER ("," NUMBER)*\\nNUMBER: /[0-9]+/').compile())
+>>> from refimpl.frontends.lark import lark_to_ir
+>>> r = Recognizer(lark_to_ir('start: NUMBER ("," NUMBER)*\\nNUMBER: /[0-9]+/').compile())
 >>> r.consume_bytes(b"12,3"), r.is_accepting()
 (True, True)
 >>> r.consume_bytes(b","), r.is_accepting(), r.consume_bytes(b"x")

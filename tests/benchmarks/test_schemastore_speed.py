@@ -9,9 +9,9 @@ import os
 from benchmarks import schemastore
 from refimpl import Grammar
 from refimpl.frontends.ebnf import lexing
-from refimpl.frontends.ebnf import parse_gbnf
+from refimpl.frontends.ebnf import gbnf_to_ir
 from refimpl.frontends.ebnf.compiler import compile_rules
-from refimpl.frontends.ebnf.gbnf import parse_rules
+from refimpl.frontends.ebnf.gbnf import read_rules
 from tests.support.paths import DATA
 
 
@@ -54,10 +54,10 @@ def test_lexing_walks_are_kept_across_rounds():
     with open(data, encoding="utf-8") as f:
         c_gbnf = next(c["grammar"] for c in json.load(f)["compile_cases"] if c["source"] == "grammars/c.gbnf")
     check = lexing.Conflicts()
-    ir = compile_rules(parse_rules(c_gbnf), "root", c_gbnf, conflicts=check)
+    ir = compile_rules(read_rules(c_gbnf), "root", c_gbnf, conflicts=check)
     assert check.rounds >= 3
     assert check.reused > check.made // 2, (check.made, check.reused)
-    assert ir.to_text() == parse_gbnf(c_gbnf).to_text()  # the same grammar as a compile of its own
+    assert ir.to_text() == gbnf_to_ir(c_gbnf).to_text()  # the same grammar as a compile of its own
 
 
 def test_emptiness_is_breadth_first():

@@ -1,10 +1,10 @@
 """The grammar IR (refimpl/grammar/ir.py): its text, `to_text`, is readable Lark."""
-from refimpl.frontends.lark import parse_lark
+from refimpl.frontends.lark import lark_to_ir
 from refimpl.grammar.simplify import simplify
 
 
 def test_to_text_of_a_parsed_grammar() -> None:
-    ir = parse_lark('start: item ("," item)*\nitem: NUMBER | "null"\n%import common.NUMBER')
+    ir = lark_to_ir('start: item ("," item)*\nitem: NUMBER | "null"\n%import common.NUMBER')
     assert ir.to_text() == (
         'start: item ("," item)*\n'
         "item: NUMBER\n"
@@ -23,7 +23,7 @@ def test_to_text_of_a_parsed_grammar() -> None:
 
 
 def test_to_text_of_repetitions() -> None:
-    ir = parse_lark('start: "a"{2,3} b?\nb: /[0-9]+/')
+    ir = lark_to_ir('start: "a"{2,3} b?\nb: /[0-9]+/')
     assert ir.to_text() == (
         'start: "a"{2,3} b?\n'
         '"a"{2,3}: "a"{2} "a"?\n'

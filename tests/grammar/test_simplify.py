@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from refimpl.errors import GrammarError
-from refimpl.frontends.lark import parse_lark
+from refimpl.frontends.lark import lark_to_ir
 from refimpl.grammar.ir import GrammarIR
 from refimpl.grammar.repetition import optional, plus, repeat, star
 from refimpl.grammar.simplify import (
@@ -96,7 +96,7 @@ def test_simplify_keeps_the_byte_language_under_the_lexer(ir: GrammarIR) -> None
 def test_unproductive_rules_matter_to_the_lexer() -> None:
     """Pruning a dead alternative changes whether trailing %ignore text is accepted
     (llguidance, which does not prune, accepts "a "); documented in remove_unproductive."""
-    ir = parse_lark('start: "a" | "a"* never\nnever: never "x"\n%ignore " "')
+    ir = lark_to_ir('start: "a" | "a"* never\nnever: never "x"\n%ignore " "')
     assert recognizer_accepts(ir, b"a ")
     assert not recognizer_accepts(simplify(ir), b"a ")
     assert recognizer_accepts(simplify(ir), b"a") and recognizer_accepts(ir, b"a")
@@ -104,8 +104,8 @@ def test_unproductive_rules_matter_to_the_lexer() -> None:
 
 def test_merge_literals_counterexample_under_the_lexer() -> None:
     """Why merge_literals needs more than "no %ignore": merging by hand changes the language."""
-    original = parse_lark('start: "a" "b" | "a" t\nt: "b" "c"')
-    merged_by_hand = parse_lark('start: "ab" | "a" t\nt: "bc"')
+    original = lark_to_ir('start: "a" "b" | "a" t\nt: "b" "c"')
+    merged_by_hand = lark_to_ir('start: "ab" | "a" t\nt: "bc"')
     assert recognizer_accepts(original, b"abc")
     assert not recognizer_accepts(merged_by_hand, b"abc")
     assert recognizer_accepts(simplify(original), b"abc")
@@ -113,23 +113,23 @@ def test_merge_literals_counterexample_under_the_lexer() -> None:
 
 def test_start_deriving_nothing() -> None:
     with pytest.raises(GrammarError, match="start symbol 'start' derives no string"):
-        simplify(parse_lark('start: start "a"'))
+        simplify(lark_to_ir('start: start "a"'))
     with pytest.raises(GrammarError, match="derives no string"):
-        simplify(parse_lark('start: A\nA: "a" & "b"'))
+        simplify(lark_to_ir('start: A\nA: "a" & "b"'))
 
 
 def test_merge_literals_condition() -> None:
     """Merged only when the lexer cannot tell the difference (see merge_literals)."""
-    merged = simplify(parse_lark('start: "a" "b" "c" | "d"'))
+    merged = simplify(lark_to_ir('start: "a" "b" "c" | "d"'))
     assert sorted(lx.name for lx in merged.lexemes) == ['"abc"', '"d"']
     # "a" "b" | "a" t, t: "b" "c": merging would make the lexer read "ab" inside "abc"
-    kept = simplify(parse_lark('start: "a" "b" | "a" t\nt: "b" "c"'))
+    kept = simplify(lark_to_ir('start: "a" "b" | "a" t\nt: "b" "c"'))
     assert sorted(lx.name for lx in kept.lexemes) == ['"a"', '"b"', '"c"']
     # with %ignore, "a" "b" accepts "a b": never merged
-    kept = simplify(parse_lark('start: "a" "b"\n%ignore " "'))
+    kept = simplify(lark_to_ir('start: "a" "b"\n%ignore " "'))
     assert len(kept.lexemes) == 2
     # a regex lexeme anywhere: not merged
-    kept = simplify(parse_lark('start: "a" "b" /[0-9]+/'))
+    kept = simplify(lark_to_ir('start: "a" "b" /[0-9]+/'))
     assert len(kept.lexemes) == 3
 
 

@@ -54,7 +54,7 @@ def test_groups_and_keys():
     m = mutation.Mutant("refimpl/masks/walk.py", "core/ReplaceTrueWithFalse", 4, 10)
     assert m.group == "tokens" and m.key == "refimpl/masks/walk.py:ReplaceTrueWithFalse:4"
     with pytest.raises(ValueError):
-        mutation.group_of("refimpl/frontends/lark/parser.py")
+        mutation.group_of("refimpl/frontends/lark/reader.py")
     assert mutation.changed_lines("a = 1\nb = 2\n", "a = 1\nb = 3\n") == ("b = 2", "b = 3")
 
 

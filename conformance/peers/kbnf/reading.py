@@ -5,7 +5,7 @@ guide there: it drops rules that derive only ε)."""
 from __future__ import annotations
 
 from refimpl.frontends.ebnf.ast import Repeat, children
-from refimpl.frontends.ebnf.kbnf import parse_rules
+from refimpl.frontends.ebnf.kbnf import read_rules
 from refimpl.regex import ExprSet
 
 from ...readings.grammar_shapes import derives_only_empty, has_cycle, rule_edges
@@ -23,12 +23,12 @@ def check_dialect(spec: GrammarSpec) -> None:
 def nullable_unit_cycle(source: str) -> bool:
     """Does some rule derive itself alone (A ⇒+ A), as kbnf's rules are written? kbnf does
     not answer on some such grammars (`start ::= (start)?;`)."""
-    return has_cycle(rule_edges(parse_rules(source), ExprSet()))
+    return has_cycle(rule_edges(read_rules(source), ExprSet()))
 
 
 def repeats_only_empty(source: str) -> bool:
     """Does the grammar repeat something that derives only the empty string (`""*`)?"""
-    rules = parse_rules(source)
+    rules = read_rules(source)
     todo = list(rules.values())
     while todo:
         n = todo.pop()

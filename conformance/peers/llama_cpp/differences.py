@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from refimpl import Grammar, MaskrefError
 from refimpl.frontends.ebnf.compiler import compile_rules
-from refimpl.frontends.ebnf.gbnf import parse_rules as gbnf_rules
+from refimpl.frontends.ebnf.gbnf import read_rules as gbnf_rules
 from refimpl.regex import ExprSet
 
 from ...differences import AFTER_EOS, KnownDifferences, answers_as

@@ -52,10 +52,10 @@ def has_unproductive_rules(d: Divergence) -> bool:
         return False
     answer = _UNPRODUCTIVE.get(d.grammar.source)
     if answer is None:
-        from refimpl.frontends.lark import parse_lark
+        from refimpl.frontends.lark import lark_to_ir
         from refimpl.grammar.simplify import remove_unproductive
 
-        ir = parse_lark(d.grammar.source)
+        ir = lark_to_ir(d.grammar.source)
         if len(_UNPRODUCTIVE) > 256:
             _UNPRODUCTIVE.clear()
         answer = _UNPRODUCTIVE[d.grammar.source] = len(remove_unproductive(ir).rules) != len(ir.rules)

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.frontends.ebnf.ast import ANY_CHAR, Alt, Chars, Node, Ref, Repeat, Seq, Token, children
 from refimpl.frontends.ebnf.compiler import compile_rules
-from refimpl.frontends.ebnf.gbnf import parse_rules as gbnf_rules
+from refimpl.frontends.ebnf.gbnf import read_rules as gbnf_rules
 from refimpl.regex import unicode as uni
 
 from ...divergence import Divergence, compiled

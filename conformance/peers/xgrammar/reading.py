@@ -61,12 +61,12 @@ def xgrammar_regex(pattern: str) -> Optional[Grammar]:
 def character_grammar_rules(spec: GrammarSpec) -> Dict[str, Node]:
     """The rules of a GBNF vector or an xgrammar-dialect EBNF vector, as maskref reads them."""
     if spec.kind == "gbnf":
-        from refimpl.frontends.ebnf.gbnf import parse_rules as gbnf_rules
+        from refimpl.frontends.ebnf.gbnf import read_rules as gbnf_rules
 
         return gbnf_rules(spec.source)
-    from refimpl.frontends.ebnf.xgrammar import parse_rules
+    from refimpl.frontends.ebnf.xgrammar import read_rules
 
-    return parse_rules(spec.source, spec.options.get("root") or "root")
+    return read_rules(spec.source, spec.options.get("root") or "root")
 
 
 def without_unproductive_rules(spec: GrammarSpec) -> Optional[Grammar]:

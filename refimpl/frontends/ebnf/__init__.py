@@ -9,7 +9,7 @@ code points' UTF-8 bytes; tokens written `<[id]>`, `<text>`, `!<...>` are read b
 (docs/semantics.md, "Special tokens").
 
 >>> from refimpl.recognition.recognizer import Recognizer
->>> ir = parse_gbnf('root ::= "a"+ [0-9]{2}\\n')
+>>> ir = gbnf_to_ir('root ::= "a"+ [0-9]{2}\\n')
 >>> r = Recognizer(ir.compile())
 >>> r.consume_bytes(b"aa12"), r.is_accepting()
 (True, True)
@@ -22,29 +22,29 @@ from ...errors import GrammarError
 from ...limits import DEFAULT_LIMITS, Limits
 from ...grammar.ir import GrammarIR
 from .compiler import compile_rules
-from .gbnf import parse_rules
+from .gbnf import read_rules
 
 
-def parse_gbnf(text: str, root: str = "root", limits: Limits = DEFAULT_LIMITS) -> GrammarIR:
+def gbnf_to_ir(text: str, root: str = "root", limits: Limits = DEFAULT_LIMITS) -> GrammarIR:
     """A GBNF grammar as a GrammarIR (GrammarError with line and column if malformed)."""
-    return compile_rules(parse_rules(text), root, text, limits)
+    return compile_rules(read_rules(text), root, text, limits)
 
 
 #: the dialects and their start rules
 DIALECTS = {"xgrammar": "root", "kbnf": "start"}
 
 
-def parse_ebnf(text: str, dialect: str, root: Optional[str] = None, limits: Limits = DEFAULT_LIMITS) -> GrammarIR:
+def ebnf_to_ir(text: str, dialect: str, root: Optional[str] = None, limits: Limits = DEFAULT_LIMITS) -> GrammarIR:
     """An EBNF grammar of another engine's dialect as a GrammarIR (the dialect's start
     rule unless `root` is given)."""
     if dialect not in DIALECTS:
         raise GrammarError("unknown EBNF dialect %r (maskref reads: %s)" % (dialect, ", ".join(DIALECTS)))
     root = DIALECTS[dialect] if root is None else root
     if dialect == "kbnf":
-        from .kbnf import parse_rules as parse_kbnf
+        from .kbnf import read_rules as parse_kbnf
 
         return compile_rules(parse_kbnf(text, limits), root, text, limits)
-    from .xgrammar import parse_rules as parse_xgrammar
+    from .xgrammar import read_rules as parse_xgrammar
 
     metadata: Dict[str, Dict[str, object]] = {}
     ir = compile_rules(parse_xgrammar(text, root, metadata), root, text, limits)

@@ -17,8 +17,8 @@ lexemes — and only where maskref's greedy lexer then accepts exactly the same 
    one byte per lexeme (`Build.automaton`). A grammar of single-code-point or single-byte
    lexemes is always exact. Then the grammar is built again.
 
->>> from refimpl.frontends.ebnf.gbnf import parse_rules
->>> rules = parse_rules('root ::= "[" (item ("," item)*)? "]"\\nitem ::= [a-z]+ | root\\n')
+>>> from refimpl.frontends.ebnf.gbnf import read_rules
+>>> rules = read_rules('root ::= "[" (item ("," item)*)? "]"\\nitem ::= [a-z]+ | root\\n')
 >>> print(compile_rules(rules, "root").to_text())
 root: /\\[/ _4? /\\]/
 item: /[a-z]+/
@@ -30,7 +30,7 @@ _4: item _2*
 _4?: _4
  | ""
 <BLANKLINE>
->>> print(compile_rules(parse_rules('root ::= x "b"\\nx ::= [a-z]+ | "(" root ")"\\n'), "root").to_text())
+>>> print(compile_rules(read_rules('root ::= x "b"\\nx ::= [a-z]+ | "(" root ")"\\n'), "root").to_text())
 root: x /b/
 x: /[a-z]/+
  | /\\(/ root /\\)/

@@ -16,7 +16,7 @@ The details that decide what parses, as llama.cpp has them:
 * A postfix operator applies to the item just before it (a literal as a whole); several
   nest (`x*?` is `(x*)?`). In `{m,n}`, m may be at most 2000; an n above 2000 means no upper
   bound (llama.cpp's MAX_REPETITION_THRESHOLD).
-* Every referenced rule must be defined; `root` is the start (`parse_gbnf(..., root=)`).
+* Every referenced rule must be defined; `root` is the start (`gbnf_to_ir(..., root=)`).
 * A token element never matches an EOS id: llama.cpp decides end-of-generation tokens
   before the grammar sees them (EOS is allowed where the grammar may end).
 
@@ -26,7 +26,7 @@ rule defined twice (llama.cpp silently keeps the last definition).
 
 No recursion on the nesting depth: open groups are frames on an explicit stack.
 
->>> rules = parse_rules('root ::= "a" [b-d]* | ( "x" )+\\n')
+>>> rules = read_rules('root ::= "a" [b-d]* | ( "x" )+\\n')
 >>> sorted(rules)
 ['root']
 """
@@ -264,7 +264,7 @@ class GbnfParser(Reader):
         return value
 
 
-def parse_rules(text: str) -> Dict[str, Node]:
+def read_rules(text: str) -> Dict[str, Node]:
     """The rules of a GBNF grammar, by name (GrammarError if malformed)."""
     rules = GbnfParser(text).rules()
     undefined = undefined_reference(rules)

@@ -22,7 +22,7 @@ The terminals beyond strings, each a regular language (ast.py says how it is bui
   strings), at most n bytes long — and `any!` — any one character (in kbnf-syntax for
   two weeks of May 2024; never in a kbnf release).
 
->>> rules = parse_rules("start ::= 'a' | 'b' , 'c' | x;\\nx ::= #e'[0-9]+';")
+>>> rules = read_rules("start ::= 'a' | 'b' , 'c' | x;\\nx ::= #e'[0-9]+';")
 >>> sorted(rules)
 ['start', 'x']
 """
@@ -265,7 +265,7 @@ class KbnfParser(Reader):
                     raise self.error("except!(%s): the rule must be alternatives of non-empty strings" % name, at)
 
 
-def parse_rules(text: str, limits: Limits = DEFAULT_LIMITS) -> Dict[str, Node]:
+def read_rules(text: str, limits: Limits = DEFAULT_LIMITS) -> Dict[str, Node]:
     """The rules of a kbnf grammar (GrammarError with line and column if malformed)."""
     parser = KbnfParser(text, limits)
     rules = parser.rules()

@@ -18,7 +18,7 @@ What maskref does not take, with a GrammarError naming it: `lazy`, `max_chars` a
 and does not change the language: xgrammar uses it as a hint for its token-mask cache
 (the grammar's author asserts that what follows the rule begins so).
 
->>> rules = parse_rules('root ::= "a" x+\\nx ::= [\\\\-b] (= "b")\\n')
+>>> rules = read_rules('root ::= "a" x+\\nx ::= [\\\\-b] (= "b")\\n')
 >>> sorted(rules)
 ['root', 'x']
 """
@@ -473,7 +473,7 @@ def _node(frame: Tuple[int, List[List[Node]]]) -> Node:
     return alternatives(*frame)
 
 
-def parse_rules(text: str, root: str = "root", metadata: Optional[Dict[str, Dict[str, object]]] = None
+def read_rules(text: str, root: str = "root", metadata: Optional[Dict[str, Dict[str, object]]] = None
                 ) -> Dict[str, Node]:
     """The rules of an xgrammar EBNF grammar, by name (GrammarError if malformed); the
     rules' options that change no mask go into `metadata`, if given."""

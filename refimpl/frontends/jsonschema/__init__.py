@@ -63,7 +63,7 @@ from ..jsontext import dumps
 from .compiler import JsonSchemaIR, json_schema_to_ir, json_whitespace
 from .options import DEFAULT_OPTIONS, IgnoredKeyword
 from .subschemas import SUBSCHEMA_KEYWORDS, SubschemaKeywords
-from .values import parse_json_text
+from .values import read_json_text
 
 __all__ = ["DEFAULT_OPTIONS", "IgnoredKeyword", "JsonSchemaIR", "SUBSCHEMA_KEYWORDS", "SubschemaKeywords", "dumps",
-           "json_schema_to_ir", "json_whitespace", "parse_json_text"]
+           "json_schema_to_ir", "json_whitespace", "read_json_text"]

@@ -8,7 +8,7 @@ from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from ...errors import RegexError, SchemaError
 from ...regex import ExprSet, compile_pattern
-from .values import escape_pointer, parse_json_text
+from .values import escape_pointer, read_json_text
 
 #: llguidance's `x-guidance` options and their defaults (docs/json_schema.md there).
 DEFAULT_OPTIONS: Dict[str, Any] = {
@@ -89,7 +89,7 @@ def prepare(schema: Any, defaults: Optional[Dict[str, Any]], overrides: Optional
     if isinstance(schema, bytes):
         schema = schema.decode("utf-8")
     if isinstance(schema, str):
-        schema = parse_json_text(schema)
+        schema = read_json_text(schema)
     opts = dict(DEFAULT_OPTIONS)
     merge_options(opts, defaults, "")
     merge_options(opts, options, "")

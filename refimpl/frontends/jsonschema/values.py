@@ -1,5 +1,5 @@
 """JSON values as the schema compiler sees them: a whole JSON text parsed
-(`parse_json_text`), the JSON type of a Python value, exact Decimals for schema numbers
+(`read_json_text`), the JSON type of a Python value, exact Decimals for schema numbers
 and their canonical text, JSON pointer tokens and short displays for messages."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 from ...errors import SchemaError
 from ..jsontext import JsonTextError, read_json
 
-def parse_json_text(text: str) -> Any:
+def read_json_text(text: str) -> Any:
     """A whole JSON text (see jsontext.read_json); SchemaError if it is not one.
 
-    >>> parse_json_text('{"a": [1, 2.50, true, null]}')
+    >>> read_json_text('{"a": [1, 2.50, true, null]}')
     {'a': [1, Decimal('2.50'), True, None]}
     """
     try:

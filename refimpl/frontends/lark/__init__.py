@@ -1,11 +1,11 @@
 """The Lark frontend: llguidance's dialect of Lark, compiled to a GrammarIR.
 
-    text --scan--> tokens --Parser--> items (one small AST per rule / terminal)
+    text --scan--> tokens --Reader--> items (one small AST per rule / terminal)
          --Compiler--> GrammarIR: each terminal becomes ONE regex expression (a lexeme),
                        each rule becomes plain BNF rules over lexemes and nonterminals
 
     scanner.py    tokens                        ast.py        the items and expression nodes
-    parser.py     tokens -> items               substring.py  %regex {"substring_...": ...}
+    reader.py     tokens -> items               substring.py  %regex {"substring_...": ...}
     common.py     %import common.NAME           compiler.py   items -> GrammarIR
     parametric.py name::_ rules, expanded       subgrammars.py %lark { }, @name, top-level object
 
@@ -51,10 +51,10 @@ Where we differ from llguidance on purpose: a regex literal may not span lines, 
 in `~1..3` need no spaces, and comment lines may sit between a rule and its `| ...`
 continuation lines.
 
-No function here recurses on the nesting depth of the input: the expression parser keeps
+No function here recurses on the nesting depth of the input: the expression reader keeps
 an explicit stack of open groups, and the compilers fold the AST with explicit stacks.
 
->>> ir = parse_lark('''
+>>> ir = lark_to_ir('''
 ... start: greeting+ NAME
 ... greeting: "hi" | "hello"i
 ... NAME: /[a-z]+/
@@ -78,10 +78,10 @@ from ...grammar.ir import GrammarIR
 from .common import COMMON_TERMINALS
 from .subgrammars import LarkSource, Subgrammars, top_level_to_ir
 
-__all__ = ["parse_lark", "top_level_to_ir", "COMMON_TERMINALS"]
+__all__ = ["lark_to_ir", "top_level_to_ir", "COMMON_TERMINALS"]
 
 
-def parse_lark(text: str, *, es: Optional[ExprSet] = None,
+def lark_to_ir(text: str, *, es: Optional[ExprSet] = None,
                limits: Limits = DEFAULT_LIMITS) -> GrammarIR:
     """Compile a grammar in llguidance's Lark dialect into a GrammarIR (not simplified:
     run `simplify.simplify` on the result before compiling it for the parser).
@@ -89,7 +89,7 @@ def parse_lark(text: str, *, es: Optional[ExprSet] = None,
     Raises GrammarError (with line, column and a caret line) for malformed or unsupported
     grammars, and LimitError when a limit (repeat_bound, grammar_size, expressions) is hit.
 
-    >>> ir = parse_lark('start: "a"{2,3} B\\nB: /[0-9]+/ & ~"13"')
+    >>> ir = lark_to_ir('start: "a"{2,3} B\\nB: /[0-9]+/ & ~"13"')
     >>> print(ir.to_text(), end="")
     start: "a"{2,3} B
     "a"{2,3}: "a"{2} "a"?

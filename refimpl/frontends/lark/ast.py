@@ -1,6 +1,6 @@
 """The syntax tree of a Lark grammar: expression nodes, and the definitions that hold them.
 
-The parser (parser.py) builds them and the compiler (compiler.py) folds them; nothing
+The reader (reader.py) builds them and the compiler (compiler.py) folds them; nothing
 mutates them after parsing, so the parsed common library (common.py) is shared.
 """
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Mapping
 
 from ...limits import DEFAULT_LIMITS
 from .ast import Definition
-from .parser import Parser
+from .reader import Reader
 from .scanner import scan
 
 COMMON_TERMINALS = (
@@ -64,5 +64,5 @@ SQL_COMMENT: "--" /[^\n]*/
 @functools.lru_cache(maxsize=None)
 def common_definitions() -> Mapping[str, Definition]:
     """The parsed common library, by name (parsed once; the AST is never mutated)."""
-    items = Parser(_COMMON_GRAMMAR, scan(_COMMON_GRAMMAR), DEFAULT_LIMITS, namespace="common").parse_grammar()
+    items = Reader(_COMMON_GRAMMAR, scan(_COMMON_GRAMMAR), DEFAULT_LIMITS, namespace="common").read_grammar()
     return MappingProxyType({item.name: item for item in items if isinstance(item, Definition)})

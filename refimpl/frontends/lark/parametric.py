@@ -18,9 +18,9 @@ llguidance would accept it and only slow down. The walks use explicit stacks.
 
 >>> from refimpl.limits import DEFAULT_LIMITS
 >>> from refimpl.frontends.lark.scanner import scan
->>> from refimpl.frontends.lark.parser import Parser
+>>> from refimpl.frontends.lark.reader import Reader
 >>> text = 'start: ab::0\\nab::_: "a" ab::set_bit(0) %if bit_clear(0)\\n | "b"'
->>> items = Parser(text, scan(text), DEFAULT_LIMITS).parse_grammar()
+>>> items = Reader(text, scan(text), DEFAULT_LIMITS).read_grammar()
 >>> sorted(d.name for d in expand(text, items, DEFAULT_LIMITS))
 ['ab::0x0', 'ab::0x1', 'start']
 """
@@ -113,13 +113,13 @@ def is_true(cond: ParamCond) -> bool:
 
 
 class ParamSyntax:
-    """Parse `::expr` and `%if cond` from the token list of a Lark parser (parser.py).
+    """Read `::expr` and `%if cond` from the token list of the Lark reader (reader.py).
 
-    `parser` provides peek(), advance(), expect(kind, message) and error(message, tok).
+    `reader` provides peek(), advance(), expect(kind, message) and error(message, tok).
     """
 
-    def __init__(self, parser: Any) -> None:
-        self.p = parser
+    def __init__(self, reader: Any) -> None:
+        self.p = reader
 
     def _word(self, what: str) -> Token:
         return self.p.expect("RULE", "expected %s" % what)

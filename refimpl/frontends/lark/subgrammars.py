@@ -17,10 +17,10 @@ grammars sets them (llguidance merges them).
 Each grammar is compiled once, from a worklist (`Subgrammars.run`), so a chain of 10,000
 grammars each referring to the next costs no Python stack; references may be cyclic
 (`@a` inside grammar `a`), as in llguidance. Nested `%lark` is at most MAX_NESTING deep
-(parser.py).
+(reader.py).
 
->>> from refimpl.frontends.lark import parse_lark
->>> ir = parse_lark('start: "(" inner ")"\\ninner: %lark {\\nstart: "a"+\\n%ignore " "\\n}')
+>>> from refimpl.frontends.lark import lark_to_ir
+>>> ir = lark_to_ir('start: "(" inner ")"\\ninner: %lark {\\nstart: "a"+\\n%ignore " "\\n}')
 >>> sorted(ir.ignores) != [0]
 True
 """
@@ -39,7 +39,7 @@ from ...grammar.simplify import productive_nonterminals
 from .ast import GrammarRef, Item, NestedLark, Node
 from .compiler import Compiler
 from .parametric import expand
-from .parser import Parser
+from .reader import Reader
 from .scanner import scan
 
 
@@ -122,7 +122,7 @@ class Subgrammars:
         text = source.text
         try:
             if source.items is None:
-                items = Parser(text, scan(text), self.limits).parse_grammar()
+                items = Reader(text, scan(text), self.limits).read_grammar()
             else:
                 items = source.items
             items = expand(text, items, self.limits)

@@ -15,7 +15,7 @@ from tests.support.char_earley import CharEarley
 from conformance.strategies import gbnf_grammars as fuzz_gbnf
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
-from refimpl.frontends.ebnf.gbnf import parse_rules
+from refimpl.frontends.ebnf.gbnf import read_rules
 from refimpl.masks.oracle import naive_mask
 from tests.support.text_outcome import outcome
 from tests.support.paths import DATA
@@ -43,7 +43,7 @@ def naive_outcome(oracle: CharEarley, text: str) -> str:
 def test_json_gbnf(text, expected):
     g = Grammar.from_gbnf(JSON_GBNF)
     assert outcome(g, text) == expected
-    assert naive_outcome(CharEarley(parse_rules(JSON_GBNF), "root"), text) == expected
+    assert naive_outcome(CharEarley(read_rules(JSON_GBNF), "root"), text) == expected
 
 
 def test_json_gbnf_keeps_strings_and_numbers_whole():
@@ -133,7 +133,7 @@ gbnf_grammars = partial(fuzz_gbnf, literals=['"a"', '"b"', '"ab"', '"é"', '"ba"
 @settings(max_examples=examples(150), deadline=None)
 @given(gbnf_grammars(), st.lists(st.text(ALPHABET, max_size=6), min_size=1, max_size=8))
 def test_lexemes_keep_the_language(text: str, strings: List[str]):
-    oracle = CharEarley(parse_rules(text), "root")
+    oracle = CharEarley(read_rules(text), "root")
     if not oracle.productive():
         return
     grammar = Grammar.from_gbnf(text)
@@ -144,7 +144,7 @@ def test_lexemes_keep_the_language(text: str, strings: List[str]):
 @settings(max_examples=examples(30), deadline=None)
 @given(gbnf_grammars(), st.lists(st.integers(0, 5), max_size=4))
 def test_masks_are_the_naive_masks(text: str, path: List[int]):
-    if not CharEarley(parse_rules(text), "root").productive():
+    if not CharEarley(read_rules(text), "root").productive():
         return
     v = Vocabulary([b"a", b"b", b"ab", "é".encode(), "é".encode()[:1], b"ba", b"</s>"], eos_token_ids=[6])
     grammar = Grammar.from_gbnf(text)

@@ -8,7 +8,7 @@ import pytest
 
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
-from refimpl.frontends.ebnf.gbnf import parse_rules
+from refimpl.frontends.ebnf.gbnf import read_rules
 from refimpl.recognition.recognizer import Recognizer
 from tests.support.paths import DATA
 
@@ -54,7 +54,7 @@ def test_llama_cpp_cases(case):
 
 @pytest.mark.parametrize("case", _cases("compile_cases", "gbnf"), ids=lambda c: "%s %s" % (c["source"], c["stage"]))
 def test_llama_cpp_compile_cases(case):
-    build = parse_rules if case["stage"] == "parse" else Grammar.from_gbnf
+    build = read_rules if case["stage"] == "parse" else Grammar.from_gbnf
     if case["source"] in DELIBERATE:
         g = build(case["grammar"])
         assert isinstance(g, Grammar) and _accepts(g, "a"), DELIBERATE[case["source"]]

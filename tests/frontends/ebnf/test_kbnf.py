@@ -14,7 +14,7 @@ from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
 from refimpl.frontends.ebnf.ast import Alt, Excluding, Literal, Ref, Seq
 from refimpl.frontends.ebnf.compiler import compile_rules
-from refimpl.frontends.ebnf.kbnf import parse_rules
+from refimpl.frontends.ebnf.kbnf import read_rules
 from refimpl.masks.oracle import naive_mask
 from tests.support.text_outcome import outcome
 from tests.support.paths import DATA
@@ -61,7 +61,7 @@ def test_kbnf_cases(case):
 
 @pytest.mark.parametrize("case", COMPILE_CASES, ids=lambda c: "%s %s" % (c["source"], c["stage"]))
 def test_kbnf_compile_cases(case):
-    build = parse_rules if case["stage"] == "parse" else (lambda text: kbnf_grammar(text, case["root"]))
+    build = read_rules if case["stage"] == "parse" else (lambda text: kbnf_grammar(text, case["root"]))
     if case["source"] in DELIBERATE:
         assert case["should_compile"]
         with pytest.raises(GrammarError, match="derives no string|word boundaries"):

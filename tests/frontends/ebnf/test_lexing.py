@@ -11,7 +11,7 @@ from tests.support.regex_strategies import EXPR_ALPHABET as ALPHABET, build, exp
 
 from refimpl import Grammar
 from refimpl.errors import MaskrefError
-from refimpl.frontends.ebnf import parse_gbnf
+from refimpl.frontends.ebnf import gbnf_to_ir
 from refimpl.frontends.ebnf.lexing import CLEAN, END, GOES_ON, TOO_BIG, _first_bytes, _meet, _overrun, follow_lexemes
 from refimpl.regex.exprs import ExprSet
 from refimpl.regex.relevance import check_empty
@@ -89,7 +89,7 @@ def textbook_follow(ir):
 @given(fuzz_gbnf())
 def test_follow_sets_are_the_textbook_ones(text):
     try:
-        ir = parse_gbnf(text)
+        ir = gbnf_to_ir(text)
     except MaskrefError:
         return
     assert follow_lexemes(ir) == textbook_follow(ir)

@@ -17,7 +17,7 @@ from tests.support.shallow import call_with_shallow_stack
 
 from refimpl.errors import GrammarError, LimitError
 from refimpl.grammar.ir import GrammarIR
-from refimpl.frontends.lark import COMMON_TERMINALS, parse_lark
+from refimpl.frontends.lark import COMMON_TERMINALS, lark_to_ir
 from refimpl.grammar.simplify import (
     simplify,
 )
@@ -99,7 +99,7 @@ MALFORMED: List[Tuple[str, str, Optional[int], Optional[int]]] = [
 @pytest.mark.parametrize("grammar, message, line, column", MALFORMED)
 def test_malformed(grammar: str, message: str, line: Optional[int], column: Optional[int]) -> None:
     with pytest.raises(GrammarError) as info:
-        parse_lark(grammar)
+        lark_to_ir(grammar)
     err = info.value
     assert message in err.message
     assert (err.line, err.column) == (line, column), str(err)
@@ -146,20 +146,20 @@ UNSUPPORTED = [
 @pytest.mark.parametrize("grammar, feature", UNSUPPORTED)
 def test_unsupported_feature_is_named(grammar: str, feature: str) -> None:
     with pytest.raises(GrammarError) as info:
-        parse_lark(grammar)
+        lark_to_ir(grammar)
     assert feature in info.value.message
     assert info.value.line is not None
 
 
 def test_json_error_points_at_the_directive() -> None:
     with pytest.raises(GrammarError) as info:
-        parse_lark('start: "x" j\nj: %json {"type": 5}')
+        lark_to_ir('start: "x" j\nj: %json {"type": 5}')
     assert (info.value.line, info.value.column) == (2, 4)
 
 
 def test_accepted_no_ops() -> None:
     """Accepted and ignored: `-> alias`, `?rule`, `!rule`, no_forcing, ignore_once: false."""
-    ir = parse_lark(
+    ir = lark_to_ir(
         '%llguidance {"no_forcing": true}\n%llguidance {"ignore_once": false}\n'
         '?start: item -> x\n!item: "a" | "b" -> y\n'
     )
@@ -167,11 +167,11 @@ def test_accepted_no_ops() -> None:
 
 
 def test_llguidance_options() -> None:
-    ir = parse_lark('%llguidance {"allow_initial_skip": true}\n%llguidance {"allow_invalid_utf8": true}\nstart: "a"')
+    ir = lark_to_ir('%llguidance {"allow_initial_skip": true}\n%llguidance {"allow_invalid_utf8": true}\nstart: "a"')
     assert ir.allow_initial_skip and ir.allow_invalid_utf8
-    ir = parse_lark('%llguidance {}\nstart: "a"')
+    ir = lark_to_ir('%llguidance {}\nstart: "a"')
     assert not ir.allow_initial_skip and not ir.allow_invalid_utf8
-    ir = parse_lark('%llguidance {"allow_initial_skip": true}\n%llguidance {"allow_initial_skip": false}\nstart: "a"')
+    ir = lark_to_ir('%llguidance {"allow_initial_skip": true}\n%llguidance {"allow_initial_skip": false}\nstart: "a"')
     assert not ir.allow_initial_skip  # merged: the later value wins
 
 
@@ -179,19 +179,19 @@ def test_llguidance_options() -> None:
 
 
 def test_literals_and_escapes() -> None:
-    ir = parse_lark(r'start: "a\"\\\/\n\u00e9\x41\ud83d\ude00"')
+    ir = lark_to_ir(r'start: "a\"\\\/\n\u00e9\x41\ud83d\ude00"')
     assert matches(ir, only_lexeme(ir), 'a"\\/\né' "A\U0001F600".encode("utf-8"))
 
 
 def test_case_insensitive_literal() -> None:
-    ir = parse_lark('start: "Hello"i')
+    ir = lark_to_ir('start: "Hello"i')
     sym = only_lexeme(ir)
     assert all(matches(ir, sym, w) for w in (b"hello", b"HELLO", b"hElLo"))
     assert not matches(ir, sym, b"hell")
 
 
 def test_regex_flags_and_ranges() -> None:
-    ir = parse_lark('start: A\nA: /ab./is "0".."9"')
+    ir = lark_to_ir('start: A\nA: /ab./is "0".."9"')
     sym = only_lexeme(ir)
     assert matches(ir, sym, b"AB\n5") and matches(ir, sym, b"abx0")
     assert not matches(ir, sym, b"abxx")
@@ -199,11 +199,11 @@ def test_regex_flags_and_ranges() -> None:
 
 def test_and_not_precedence() -> None:
     """`&` binds tighter than `|`; `~` tighter than `+`: `~A+` is `(~A)+`."""
-    ir = parse_lark('start: T\nT: /[a-z]+/ & ~"ab" | "1"')
+    ir = lark_to_ir('start: T\nT: /[a-z]+/ & ~"ab" | "1"')
     sym = only_lexeme(ir)
     assert matches(ir, sym, b"abc") and matches(ir, sym, b"1")
     assert not matches(ir, sym, b"ab") and not matches(ir, sym, b"1a")
-    ir = parse_lark('start: T\nT: ~"a"+')
+    ir = lark_to_ir('start: T\nT: ~"a"+')
     sym = only_lexeme(ir)
     es = ir.es
     assert ir.lexemes[~sym].expr == es.plus(es.complement(es.literal(b"a")))
@@ -222,20 +222,20 @@ def test_repetition_forms() -> None:
         ('["a"] "b"', [b"b", b"ab"], [b"a"]),
         ('("a" | "b")+', [b"abba"], [b""]),
     ]:
-        ir = parse_lark("start: T\nT: " + text)
+        ir = lark_to_ir("start: T\nT: " + text)
         sym = only_lexeme(ir)
         assert all(matches(ir, sym, w) for w in good), text
         assert not any(matches(ir, sym, w) for w in bad), text
 
 
 def test_lazy_rule_makes_a_lazy_lexeme() -> None:
-    ir = parse_lark('start: body "e"\nbody[lazy]: /.*/ "<end>"')
+    ir = lark_to_ir('start: body "e"\nbody[lazy]: /.*/ "<end>"')
     lazy = [lx for lx in ir.lexemes if lx.lazy]
     assert len(lazy) == 1 and lazy[0].name == "body[lazy]"
 
 
 def test_ignore_union_and_terminals_shared() -> None:
-    ir = parse_lark('start: A "x" A\nA: "a"\n%ignore " "\n%ignore /\\t+/')
+    ir = lark_to_ir('start: A "x" A\nA: "a"\n%ignore " "\n%ignore /\\t+/')
     assert ir.ignore is not None
     dfa = LazyDFA(ir.es, ir.ignore)
     assert dfa.matches(b" ") and dfa.matches(b"\t\t") and not dfa.matches(b" \t")
@@ -244,29 +244,29 @@ def test_ignore_union_and_terminals_shared() -> None:
 
 def test_unreachable_definitions_are_not_compiled() -> None:
     """As in llguidance: an unused rule may mention an undefined name."""
-    ir = parse_lark('start: "a"\nunused: NOPE\nNOPE2: NOPE3')
+    ir = lark_to_ir('start: "a"\nunused: NOPE\nNOPE2: NOPE3')
     assert ir.names == ["start"]
 
 
 def test_substring_regex() -> None:
-    ir = parse_lark('start: %regex {"substring_words": "foo bar, baz"}')
+    ir = lark_to_ir('start: %regex {"substring_words": "foo bar, baz"}')
     sym = only_lexeme(ir)
     for w in [b"", b"foo", b"foo bar", b"bar,", b", baz", b"foo bar, baz", b" "]:
         assert matches(ir, sym, w), w
     for w in [b"fo", b"foo baz", b"bar ,", b"oo"]:
         assert not matches(ir, sym, w), w
-    ir = parse_lark('start: %regex {"substring_chunks": ["ab", "c", "ab"]}')
+    ir = lark_to_ir('start: %regex {"substring_chunks": ["ab", "c", "ab"]}')
     sym = only_lexeme(ir)
     assert matches(ir, sym, b"abcab") and matches(ir, sym, b"cab") and not matches(ir, sym, b"abab")
 
 
 def test_comment_and_continuation_lines() -> None:
-    ir = parse_lark('start: "a" // one\n  # two\n  | "b"   # three\n\n\n')
+    ir = lark_to_ir('start: "a" // one\n  # two\n  | "b"   # three\n\n\n')
     assert len(ir.rules) == 2
 
 
 def test_names_with_dashes() -> None:
-    ir = parse_lark('start: my-rule\nmy-rule: MY-TERM\nMY-TERM: "x"')
+    ir = lark_to_ir('start: my-rule\nmy-rule: MY-TERM\nMY-TERM: "x"')
     assert "my-rule" in ir.names
 
 
@@ -321,7 +321,7 @@ def test_common_tables_cover_llguidance() -> None:
 
 @pytest.mark.parametrize("name", COMMON_TERMINALS)
 def test_common_terminal(name: str) -> None:
-    ir = parse_lark("%%import common.%s\nstart: %s" % (name, name))
+    ir = lark_to_ir("%%import common.%s\nstart: %s" % (name, name))
     sym = only_lexeme(ir)
     good, bad = COMMON_SAMPLES[name]
     for w in good:
@@ -336,16 +336,16 @@ def test_common_terminal(name: str) -> None:
 
 
 def test_common_import_forms() -> None:
-    ir = parse_lark("%import common (WS, INT)\n%import common.CNAME -> ID\nstart: ID INT\n%ignore WS")
+    ir = lark_to_ir("%import common (WS, INT)\n%import common.CNAME -> ID\nstart: ID INT\n%ignore WS")
     assert [lx.name for lx in ir.lexemes] == ["ID", "INT"]
     assert ir.ignore is not None
     # the common library has its own namespace: a user INT does not change NUMBER
-    ir = parse_lark('%import common.NUMBER\nstart: NUMBER INT\nINT: "x"')
+    ir = lark_to_ir('%import common.NUMBER\nstart: NUMBER INT\nINT: "x"')
     assert matches(ir, ~0, b"12.5")
     with pytest.raises(GrammarError, match="duplicate terminal"):
-        parse_lark('%import common.INT\nINT: "x"\nstart: INT')
+        lark_to_ir('%import common.INT\nINT: "x"\nstart: INT')
     with pytest.raises(GrammarError, match="Unknown common"):
-        parse_lark("%import common._STRING_INNER\nstart: _STRING_INNER")
+        lark_to_ir("%import common._STRING_INNER\nstart: _STRING_INNER")
 
 
 # ============================================================== (d) pathological inputs
@@ -355,7 +355,7 @@ N = 10_000
 
 
 def _compile(text: str) -> GrammarIR:
-    return simplify(parse_lark(text))
+    return simplify(lark_to_ir(text))
 
 
 PATHOLOGICAL = {
@@ -386,27 +386,27 @@ def test_pathological_input(name: str) -> None:
 def test_pathological_errors_are_grammar_errors() -> None:
     recursive = "start: A0\n" + "".join("A%d: A%d\n" % (i, i + 1) for i in range(N)) + "A%d: A0" % N
     with pytest.raises(GrammarError, match="terminal A0 is recursive"):
-        call_with_shallow_stack(parse_lark, recursive)
+        call_with_shallow_stack(lark_to_ir, recursive)
     deep_json = "start: %json " + "[" * N + "]" * N
     with pytest.raises(GrammarError, match="failed to compile JSON schema: schema must be an object or boolean"):
-        call_with_shallow_stack(parse_lark, deep_json)
+        call_with_shallow_stack(lark_to_ir, deep_json)
     with pytest.raises(GrammarError, match="unclosed"):
-        call_with_shallow_stack(parse_lark, "start: " + "(" * N + '"a"')
+        call_with_shallow_stack(lark_to_ir, "start: " + "(" * N + '"a"')
 
 
 def test_repeat_bound_is_a_limit() -> None:
     with pytest.raises(LimitError, match="repeat_bound"):
-        parse_lark('start: "x"{100001}')
+        lark_to_ir('start: "x"{100001}')
     with pytest.raises(LimitError, match="repeat_bound"):
-        parse_lark('start: A\nA: "x"~0..100001')
-    ir = parse_lark('start: "x"{0,50}', limits=Limits(repeat_bound=50))
+        lark_to_ir('start: A\nA: "x"~0..100001')
+    ir = lark_to_ir('start: "x"{0,50}', limits=Limits(repeat_bound=50))
     assert ir.rules
 
 
 def test_large_repeat_is_logarithmic() -> None:
-    ir = parse_lark('start: "x"{100000}')
+    ir = lark_to_ir('start: "x"{100000}')
     assert len(ir.rules) < 40
-    ir = parse_lark('start: "x"{0,100000}')
+    ir = lark_to_ir('start: "x"{0,100000}')
     assert len(ir.rules) < 120
 
 
@@ -437,10 +437,10 @@ def _source(case: dict) -> str:
 def test_llguidance_compile_case(case: dict) -> None:
     source = _source(case)
     if case["should_compile"]:
-        simplify(parse_lark(case["grammar"]))
+        simplify(lark_to_ir(case["grammar"]))
         return
     with pytest.raises(GrammarError) as info:
-        simplify(parse_lark(case["grammar"]))
+        simplify(lark_to_ir(case["grammar"]))
     message = info.value.message
     if source in LLG_OUR_WORDING:
         assert LLG_OUR_WORDING[source] in message
@@ -472,9 +472,9 @@ def test_llguidance_case_grammar(grammar: str, cases: List[dict]) -> None:
     source = _source(cases[0])
     if source in LLG_CASES_UNSUPPORTED:
         with pytest.raises(GrammarError, match=LLG_CASES_UNSUPPORTED[source]):
-            parse_lark(grammar)
+            lark_to_ir(grammar)
         return
-    ir = simplify(parse_lark(grammar))
+    ir = simplify(lark_to_ir(grammar))
     if ir.ignore is not None or len(ir.rules) != 1 or len(ir.rules[0][1]) != 1 or ir.rules[0][1][0] >= 0:
         return
     sym = ir.rules[0][1][0]

@@ -15,7 +15,7 @@ from tests.support.budget import examples
 
 lark = pytest.importorskip("lark")
 
-from refimpl.frontends.lark import parse_lark  # noqa: E402
+from refimpl.frontends.lark import lark_to_ir  # noqa: E402
 from refimpl.recognition.recognizer import Recognizer  # noqa: E402
 
 CHARS = "ab"
@@ -51,7 +51,7 @@ def test_acceptance_agrees_with_lark(text):
         oracle = lark.Lark(text, parser="earley", lexer="dynamic")
     except lark.exceptions.GrammarError:
         return  # e.g. a rule that lark considers empty or unusable: nothing to compare
-    grammar = parse_lark(text).compile()
+    grammar = lark_to_ir(text).compile()
     for n in range(6):
         for word in itertools.product(CHARS, repeat=n):
             s = "".join(word)

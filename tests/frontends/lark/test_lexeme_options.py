@@ -1,4 +1,4 @@
-"""Rule options that make lexemes (refimpl/frontends/lark/parser.py `_rule_options`,
+"""Rule options that make lexemes (refimpl/frontends/lark/reader.py `_rule_options`,
 compiler.py `_options_lexeme`; the Matcher's token budgets): `lazy`, `stop=`, `suffix=`,
 `stop=""`, `max_tokens=`, and the metadata-only `temperature=`, `capture`,
 `stop_capture=`.

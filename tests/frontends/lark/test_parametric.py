@@ -8,7 +8,7 @@ import pytest
 
 from refimpl import Grammar
 from refimpl.errors import GrammarError, LimitError
-from refimpl.frontends.lark import parse_lark
+from refimpl.frontends.lark import lark_to_ir
 from refimpl.frontends.lark.parametric import eval_cond, eval_expr
 from refimpl.limits import Limits
 from refimpl.recognition.recognizer import Recognizer
@@ -84,7 +84,7 @@ def test_functions() -> None:
 
 
 def test_hex_and_names_in_ir() -> None:
-    ir = parse_lark('start: a::0x1F\na::_: "z" %if eq(_, 31)')
+    ir = lark_to_ir('start: a::0x1F\na::_: "z" %if eq(_, 31)')
     assert "a::0x1f" in ir.to_text()
 
 
@@ -108,7 +108,7 @@ def test_hex_and_names_in_ir() -> None:
 ])
 def test_errors_have_positions(grammar: str, message: str, line: Optional[int], column: Optional[int]) -> None:
     with pytest.raises(GrammarError) as info:
-        parse_lark(grammar)
+        lark_to_ir(grammar)
     assert message in info.value.message
     assert (info.value.line, info.value.column) == (line, column)
 
@@ -127,19 +127,19 @@ def test_nested_conditions_are_not_recursive() -> None:
 def test_instance_limit() -> None:
     src = 'start: a::0\na::_: "a" a::incr(_) | ""'
     with pytest.raises(LimitError) as info:
-        parse_lark(src)
+        lark_to_ir(src)
     assert info.value.limit == "parametric_instances"
     with pytest.raises(LimitError):
-        parse_lark('start: a::0\na::_: "a" a::incr(_) %if lt(_, 50) | ""', limits=Limits(parametric_instances=10))
-    parse_lark('start: a::0\na::_: "a" a::incr(_) %if lt(_, 50) | ""', limits=Limits(parametric_instances=60))
+        lark_to_ir('start: a::0\na::_: "a" a::incr(_) %if lt(_, 50) | ""', limits=Limits(parametric_instances=10))
+    lark_to_ir('start: a::0\na::_: "a" a::incr(_) %if lt(_, 50) | ""', limits=Limits(parametric_instances=60))
 
 
 def test_unreachable_parametric_rules_are_not_expanded() -> None:
     """`a::_` instantiates without end (a::0, a::1, ...); unreachable, it is never expanded —
     reachable, it hits the instance limit."""
     rules = 'u: a::0\na::_: "a" a::incr(_) | ""'
-    ir = parse_lark('start: "a"\n' + rules)
+    ir = lark_to_ir('start: "a"\n' + rules)
     assert not [name for name in ir.names if "a::" in name]
     with pytest.raises(LimitError) as info:
-        parse_lark('start: "a" u\n' + rules)
+        lark_to_ir('start: "a" u\n' + rules)
     assert info.value.limit == "parametric_instances"

@@ -1,12 +1,12 @@
 """Tokens -> the items of a grammar (ast.py): definitions, %ignore, %import, %llguidance.
 
-Items are separated by newlines. Expressions are parsed by `Parser._expansions` with an
+Items are separated by newlines. Expressions are parsed by `Reader._expansions` with an
 explicit stack of open groups (`_Frame`), so nesting depth costs no Python stack.
 
 >>> from refimpl.limits import DEFAULT_LIMITS
 >>> from refimpl.frontends.lark.scanner import scan
 >>> text = 'start: "a" B\\n%ignore " "\\nB: /[0-9]+/'
->>> [type(item).__name__ for item in Parser(text, scan(text), DEFAULT_LIMITS).parse_grammar()]
+>>> [type(item).__name__ for item in Reader(text, scan(text), DEFAULT_LIMITS).read_grammar()]
 ['Definition', 'Ignore', 'Definition']
 """
 from __future__ import annotations
@@ -81,7 +81,7 @@ class _Frame:
         return options[0] if len(options) == 1 else Alt(self.offset, options)
 
 
-class Parser:
+class Reader:
     """Tokens -> a list of items: Definition, Ignore, Import, Options (ast.py).
 
     `namespace` is given to every name the expressions mention (None, or "common" when
@@ -126,7 +126,7 @@ class Parser:
 
     # -- items --------------------------------------------------------------------------
 
-    def parse_grammar(self) -> List[Item]:
+    def read_grammar(self) -> List[Item]:
         """All items of the grammar, in order."""
         items: List[Item] = []
         while True:
@@ -523,7 +523,7 @@ class Parser:
                              % (MAX_NESTING - 1), tok)
         close = self.tokens[end]
         inner = self.tokens[self.pos:end] + [Token("EOF", None, close.offset, close.offset)]
-        items = Parser(self.text, inner, self.limits, self.namespace, self.nesting + 1).parse_grammar()
+        items = Reader(self.text, inner, self.limits, self.namespace, self.nesting + 1).read_grammar()
         self.pos = end + 1
         return NestedLark(tok.offset, items)
 
