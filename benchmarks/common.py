@@ -115,8 +115,9 @@ class Skip(Exception):
 
 def vocab(name: str):
     if name not in _VOCABS:
-        from .vocabs import tekken
         from refimpl import Vocabulary
+
+        from .vocabs import tekken
 
         v = Vocabulary.load("gpt2") if name == "gpt2" else tekken()
         if v is None:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import platform
 import time
 
+from conformance.peers import llguidance as llguidance_adapter
 from refimpl import Grammar, Matcher, open_matcher
 
-from conformance.peers import llguidance as llguidance_adapter
 from .common import best_of
 from .vocabs import available
 

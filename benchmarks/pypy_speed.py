@@ -25,9 +25,8 @@ import subprocess
 import time
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from refimpl import Grammar, Matcher, Vocabulary, open_matcher
-
 from accel import pypy
+from refimpl import Grammar, Matcher, Vocabulary, open_matcher
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEKKEN = os.path.join(HERE, os.pardir, "tests", "data", "vocab", "mistral_nemo_tekken.json.gz")

@@ -28,7 +28,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from refimpl import open_matcher
-from refimpl.decoding.topk import refusals_budget, reference_top_k, top_k
+from refimpl.decoding.topk import reference_top_k, refusals_budget, top_k
 
 from . import common
 

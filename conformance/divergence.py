@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Union
 
-from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
+from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
 from refimpl.regex import DEAD, ExprSet, LazyDFA, compile_pattern
 
 from .vectors import GrammarSpec

@@ -20,8 +20,8 @@ from typing import Callable, Dict, Optional
 
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.masks.mask import Mask
-from refimpl.recognition.lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
 from refimpl.masks.walk import ParserHooks
+from refimpl.recognition.lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
 from refimpl.tokens.trie import SEVERAL_TOKENS, TokenTrie
 
 from .engine import Engine, Session

@@ -30,7 +30,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from refimpl import Matcher, MaskrefError, Vocabulary
+from refimpl import MaskrefError, Matcher, Vocabulary
 
 if TYPE_CHECKING:  # hypothesis is needed only to fuzz
     from hypothesis.strategies import DataObject
@@ -222,7 +222,8 @@ class Worker:
     def run(self, kinds: Sequence[str], vocab_mode: str, first_only: bool, examples_per_batch: int,
             progress: Optional[Progress]) -> Dict[str, Any]:
         import hypothesis
-        from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis import strategies as st
         from hypothesis.errors import HypothesisException
 
         from .strategies import examples

@@ -32,7 +32,9 @@ import zlib
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from refimpl import Grammar, Mask, Vocabulary
-from refimpl.masks.mask import count_bits, decode_mask as decode_bits, encode_mask as encode_bits
+from refimpl.masks.mask import count_bits
+from refimpl.masks.mask import decode_mask as decode_bits
+from refimpl.masks.mask import encode_mask as encode_bits
 
 FORMAT = "maskref-vector"
 VERSION = 1

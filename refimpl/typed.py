@@ -25,7 +25,15 @@ from typing import Any, Dict, Optional, Tuple, Union
 
 from .frontends.grammar import Grammar
 from .frontends.typed import (
-    EcmaPattern, Format, Length, MultipleOf, ParseError, Range, UnsupportedTypeError, json_schema_of, to_json,
+    EcmaPattern,
+    Format,
+    Length,
+    MultipleOf,
+    ParseError,
+    Range,
+    UnsupportedTypeError,
+    json_schema_of,
+    to_json,
 )
 from .frontends.typed import parse as parse_type
 from .frontends.typed.models import is_model, model_schema

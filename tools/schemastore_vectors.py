@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from conformance.generate import _finish, spell_prefix  # noqa: E402
 from conformance.vectors import GrammarSpec, load_builtin, record, write_vectors  # noqa: E402
-from refimpl import Grammar, Matcher, MaskrefError  # noqa: E402
+from refimpl import Grammar, MaskrefError, Matcher  # noqa: E402
 
 
 class Corpus:

@@ -10,7 +10,13 @@ What the worker and this client share (version, reply checks, error encoding) is
 refimpl/serving/protocol.py; the mask encoding is refimpl/masks/mask.py.
 """
 from .errors import (
-    WorkerDied, WorkerError, WorkerGarbage, WorkerRemoteError, WorkerTimeout, WorkerUnavailable, WorkerUnsupported,
+    WorkerDied,
+    WorkerError,
+    WorkerGarbage,
+    WorkerRemoteError,
+    WorkerTimeout,
+    WorkerUnavailable,
+    WorkerUnsupported,
 )
 from .matcher import WorkerMatcher, start
 from .process import DEFAULT_CREATE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TIMEOUT, WorkerProcess

@@ -14,9 +14,9 @@ import json
 import time
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, TypeVar
 
-from refimpl.serving import protocol
 from refimpl.limits import DEFAULT_LIMITS, Limits
 from refimpl.masks.mask import Mask, decode_mask
+from refimpl.serving import protocol
 from refimpl.tokens.vocab import Vocabulary
 
 from .errors import WorkerError, WorkerGarbage, WorkerUnsupported

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Set, TypeVar
 
-from refimpl.frontends.ebnf.ast import (Alt, Budget, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring,
-                                      children)
+from refimpl.frontends.ebnf.ast import Alt, Budget, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring, children
 from refimpl.regex import ExprSet
 from refimpl.regex.compiler import compile_ast
 

@@ -12,7 +12,6 @@ from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 from refimpl.frontends.jsonschema import SUBSCHEMA_KEYWORDS  # the keywords that hold subschemas
 
-
 #: the keywords that bound a number
 NUMBER_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 

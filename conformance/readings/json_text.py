@@ -15,7 +15,6 @@ from refimpl import Grammar
 
 from ..divergence import Divergence
 
-
 T = TypeVar("T", int, str)
 
 

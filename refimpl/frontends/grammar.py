@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional, Sequence, Tuple
 
+from ..grammar.ir import GrammarIR
+from ..grammar.simplify import simplify
 from ..html import STYLE, escape, table
 from ..limits import DEFAULT_LIMITS, Limits
 from ..regex import ExprSet, compile_pattern
 from ..regex.printer import to_string
-from ..grammar.ir import GrammarIR
 from .jsontext import dumps
-from ..grammar.simplify import simplify
 
 
 class Grammar:

@@ -28,7 +28,6 @@ s: "a" s
 from __future__ import annotations
 
 import json
-
 from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 

@@ -29,19 +29,19 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Opt
 
 from ..frontends.grammar import Grammar
 from ..html import STYLE, escape, items, table
-from .index import TokenIndex, shared_index
-from ..recognition.lexer import DEAD
 from ..limits import Limits
-from .mask import Mask
-from .maskcache import MaskCache
-from .reading import BY_ID, BYTES, ENDS_LEXEME, ENDS_OUTPUT, REFUSED, Reading, eos_reading, token_lexemes
+from ..recognition.lexer import DEAD
 from ..recognition.recognizer import Recognizer
-from .slicer import JSON_SLICES, SliceOracle, Slicer
 from ..tokens.special import TokenBinding
 from ..tokens.trie import TokenTrie
 from ..tokens.vocab import Vocabulary
-from .walk import walk
 from ..trace import Tracer
+from .index import TokenIndex, shared_index
+from .mask import Mask
+from .maskcache import MaskCache
+from .reading import BY_ID, BYTES, ENDS_LEXEME, ENDS_OUTPUT, REFUSED, Reading, eos_reading, token_lexemes
+from .slicer import JSON_SLICES, SliceOracle, Slicer
+from .walk import walk
 
 
 class Step(NamedTuple):

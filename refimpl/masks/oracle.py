@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..frontends.grammar import Grammar
+from ..tokens.vocab import Vocabulary
 from .mask import Mask
 from .matcher import Matcher
-from ..tokens.vocab import Vocabulary
 
 
 def naive_mask(grammar: Grammar, vocab: Vocabulary, prefix_tokens: Sequence[int] = ()) -> Mask:

@@ -51,8 +51,8 @@ from __future__ import annotations
 import threading
 from typing import Dict, List, Tuple
 
-from .earley import Parser, Row
 from ..grammar.ir import COMPLETE, CompiledGrammar
+from .earley import Parser, Row
 
 #: an item's origin is the row the key (or part) is of: its returns are that row's items
 HERE = -1

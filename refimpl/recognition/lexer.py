@@ -46,10 +46,10 @@ from typing import Dict, List, Tuple
 
 from ..errors import LimitError
 from ..grammar.ir import CompiledGrammar
-from ..regex.derivative import derivative
-from ..regex.printer import to_string
-from ..regex.exprs import ALL_BYTES, ExprSet
 from ..regex.classes import byte_classes, lowest_byte
+from ..regex.derivative import derivative
+from ..regex.exprs import ALL_BYTES, ExprSet
+from ..regex.printer import to_string
 from ..regex.relevance import check_empty
 from ..regex.unicode import MULTIBYTE_SEQUENCES
 

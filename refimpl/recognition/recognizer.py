@@ -32,11 +32,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
+from ..grammar.ir import CompiledGrammar
+from ..limits import DEFAULT_LIMITS, Limits
 from .compaction import Compaction
 from .earley import Parser, Row
-from ..grammar.ir import CompiledGrammar
 from .lexer import DEAD, Lexer
-from ..limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from ..trace import Tracer

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
+from .classes import byte_classes
 from .compiler import compile_pattern
 from .derivative import derivative
 from .dfa import DEAD, LazyDFA
 from .exprs import ExprSet
 from .printer import to_string
-from .classes import byte_classes
-from .relevance import check_empty, forced_bytes, is_contained, is_empty
 from .reader import read_pattern
+from .relevance import check_empty, forced_bytes, is_contained, is_empty
 
 __all__ = [
     "DEAD", "ExprSet", "LazyDFA", "Regex", "byte_classes", "check_empty", "derivative",

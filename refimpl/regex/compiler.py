@@ -27,8 +27,20 @@ from typing import Dict, List, Optional, Tuple
 
 from ..limits import Limits
 from . import unicode as uni
-from .ast import (Alternation, Anchor, ByteClass, ByteLiteral, Class, Complement, Concat, Empty,
-                  Intersection, Literal, Node, Repeat)
+from .ast import (
+    Alternation,
+    Anchor,
+    ByteClass,
+    ByteLiteral,
+    Class,
+    Complement,
+    Concat,
+    Empty,
+    Intersection,
+    Literal,
+    Node,
+    Repeat,
+)
 from .exprs import ExprSet, byte_mask
 from .reader import read_pattern
 from .unicode import Ranges

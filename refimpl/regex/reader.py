@@ -32,8 +32,20 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import LimitError
 from ..limits import DEFAULT_LIMITS, Limits
-from .ast import (Alternation, Anchor, ByteClass, ByteLiteral, Class, Complement, Concat, Empty,
-                  Intersection, Literal, Node, Repeat)
+from .ast import (
+    Alternation,
+    Anchor,
+    ByteClass,
+    ByteLiteral,
+    Class,
+    Complement,
+    Concat,
+    Empty,
+    Intersection,
+    Literal,
+    Node,
+    Repeat,
+)
 from .brackets import BracketReader, class_node
 from .charsets import ByteMasks, dot, perl_class
 from .escapes import WHITE_SPACE, Escape

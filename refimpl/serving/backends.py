@@ -36,9 +36,8 @@ from typing import Any, Callable, Dict
 
 from ..frontends.grammar import Grammar
 from ..masks.matcher import Matcher, MatcherLike
-from ..tokens.vocab import Vocabulary
 from ..masks.walk import walk
-
+from ..tokens.vocab import Vocabulary
 
 #: In-process backends: name -> a walk function with the signature of tokens.walk.walk
 #: (trie, lexer, parser hooks (advance, restart), lexer state, parser top, allowed flags) -> nodes walked.

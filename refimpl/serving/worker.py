@@ -39,10 +39,19 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 from ..frontends.grammar import Grammar
 from ..limits import Limits
 from ..masks.matcher import Matcher
-from .protocol import (
-    PROTOCOL_VERSION, ProtocolError, Unsupported, b64_field, b64encode, dump, error_reply, field, int_list, mask_fields,
-)
 from ..tokens.vocab import EMBEDDED, Vocabulary, VocabularyError
+from .protocol import (
+    PROTOCOL_VERSION,
+    ProtocolError,
+    Unsupported,
+    b64_field,
+    b64encode,
+    dump,
+    error_reply,
+    field,
+    int_list,
+    mask_fields,
+)
 
 ENGINE = "maskref"
 #: Grammars compiled and kept for reuse by later `create` requests (least recently used out).

@@ -128,11 +128,11 @@ def _generate(args: argparse.Namespace) -> int:
     the parsed value and the model calls fast-forward saved (docs/generation.md)."""
     import json
 
+    from ..decoding import RandomModel, TopK, generate, greedy
     from ..frontends.grammar import Grammar
     from ..masks.matcher import Matcher
     from ..tokens.vocab import Vocabulary
     from ..typed import parse
-    from ..decoding import RandomModel, TopK, generate, greedy
 
     layout: Dict[str, Any] = {} if args.flexible_whitespace else {
         "whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from ..frontends.grammar import Grammar
-from ..recognition.lexer import DEAD, GREEDY_ENDS, LAZY_ENDS
 from ..masks.matcher import Matcher
+from ..recognition.lexer import DEAD, GREEDY_ENDS, LAZY_ENDS
 from ..tokens.vocab import Vocabulary
 from ..trace import Consumed, MaskTrace, Scanned, Skipped, Tracer
 

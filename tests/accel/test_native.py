@@ -19,15 +19,14 @@ import sys
 from array import array
 
 import pytest
-from hypothesis import event, given, settings, strategies as st
-
-
-from refimpl import Grammar, Matcher, Vocabulary, open_matcher  # noqa: E402
-from refimpl.recognition.lexer import words as lexer_words  # noqa: E402
-from refimpl.tokens.trie import TokenTrie  # noqa: E402
-from refimpl.masks.walk import walk as python_walk  # noqa: E402
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from accel import native  # noqa: E402
+from refimpl import Grammar, Matcher, Vocabulary, open_matcher  # noqa: E402
+from refimpl.masks.walk import walk as python_walk  # noqa: E402
+from refimpl.recognition.lexer import words as lexer_words  # noqa: E402
+from refimpl.tokens.trie import TokenTrie  # noqa: E402
 
 if native.unavailable_reason() is not None:
     if os.environ.get("MASKREF_REQUIRE_NATIVE") == "1":
@@ -36,9 +35,17 @@ if native.unavailable_reason() is not None:
 
 from accel import _native  # noqa: E402
 from tests.support.budget import examples  # noqa: E402
-from tests.support.grammars import (cfg_grammar, cfg_grammars, cfg_tokens, lockstep, regex_grammar, regexes,  # noqa: E402
-                          token_lists, vocabulary)
-from tests.support.grammars import JSONISH  # noqa: E402
+from tests.support.grammars import (  # noqa: E402
+    JSONISH,  # noqa: E402
+    cfg_grammar,
+    cfg_grammars,
+    cfg_tokens,
+    lockstep,
+    regex_grammar,
+    regexes,
+    token_lists,
+    vocabulary,
+)
 from tests.support.paths import DATA
 
 native_walk = _native.walk

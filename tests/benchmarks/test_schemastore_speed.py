@@ -8,8 +8,7 @@ import os
 
 from benchmarks import schemastore
 from refimpl import Grammar
-from refimpl.frontends.ebnf import lexing
-from refimpl.frontends.ebnf import gbnf_to_ir
+from refimpl.frontends.ebnf import gbnf_to_ir, lexing
 from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.frontends.ebnf.gbnf import read_rules
 from tests.support.paths import DATA

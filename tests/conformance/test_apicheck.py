@@ -1,11 +1,9 @@
 """The rest of the Matcher API, compared for refimpl's own engines (conformance/apicheck.py):
 a Matcher backend whose masks agree but whose forced tokens, rollback, refusal of a rollback
 past the start or refusal of a token is wrong disagrees."""
-from refimpl import Matcher, Vocabulary
-
 from conformance.runner import check_vector
 from conformance.vectors import GrammarSpec, byte_vocabulary, record
-
+from refimpl import Matcher, Vocabulary
 from tests.support.vectors import digits_vector
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import re
 
-from hypothesis import HealthCheck, Phase, given, seed, settings, strategies as st
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
 
 from conformance import blindspots as bs
 from conformance.fuzz import Target, _draw_token
 from conformance.strategies import VOCAB_MODES, grammar_specs, vocabularies
-from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
+from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
 from tests.support.text_outcome import outcome
 
 

@@ -5,7 +5,6 @@ import os
 
 from conformance.__main__ import main
 from conformance.registry import get_engine
-
 from tests.support.vectors import digits_vector, write_suite
 
 

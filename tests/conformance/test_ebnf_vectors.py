@@ -10,17 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.budget import examples
 from conformance.engine import Engine
 from conformance.generate import EBNF, SUITE_DIR
 from conformance.registry import get_engine
 from conformance.runner import check_vector
-from conformance.strategies import (CHAR_DIALECTS, EBNF_DIALECTS, char_grammars, grammar_specs, print_char_grammar,
-                                    rule_names)
-from conformance.vectors import (GRAMMAR_KINDS, FormatError, GrammarSpec, Vector, byte_vocabulary, read_vectors,
-                                 record)
+from conformance.strategies import CHAR_DIALECTS, EBNF_DIALECTS, char_grammars, grammar_specs, print_char_grammar, rule_names
+from conformance.vectors import GRAMMAR_KINDS, FormatError, GrammarSpec, Vector, byte_vocabulary, read_vectors, record
 from refimpl import Grammar
 from refimpl.errors import GrammarError
+from tests.support.budget import examples
 from tests.support.text_outcome import outcome
 from tests.support.vectors import regenerated
 

@@ -1,12 +1,11 @@
 """The injected faults (conformance/faults.py): their helpers, and the default suite
 catches most of them (`run`; tests/conformance/test_fuzz.py: `fuzz` finds each)."""
-from refimpl import Vocabulary
-
 from conformance.faults import FAULTS, incomplete_tail, shorten_negated_ranges
 from conformance.generate import SUITE_DIR
 from conformance.registry import get_engine
 from conformance.runner import check_vector, run_suite
 from conformance.vectors import GrammarSpec, record
+from refimpl import Vocabulary
 
 
 def test_run_catches_most_faults(tmp_path, capsys):

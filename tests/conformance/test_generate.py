@@ -8,9 +8,7 @@ from conformance.generate import SUITE_DIR
 from conformance.registry import get_engine
 from conformance.runner import check_vector
 from conformance.vectors import ids_of, read_vectors
-
 from tests.support.vectors import regenerated
-
 
 REGEX_SUITE = os.path.join(SUITE_DIR, "regex.jsonl")
 

@@ -10,7 +10,6 @@ from conformance.registry import get_engine
 from conformance.runner import check_vector
 from conformance.vectors import read_vectors
 
-
 REGEX_SUITE = os.path.join(SUITE_DIR, "regex.jsonl")
 
 

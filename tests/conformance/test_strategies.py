@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from refimpl import Matcher, MaskrefError
+from refimpl import MaskrefError, Matcher
 
 
 class _Found(Exception):

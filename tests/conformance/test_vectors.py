@@ -4,13 +4,21 @@ import json
 
 import pytest
 
-from refimpl import Vocabulary
-
 from conformance.vectors import (
-    FormatError, GrammarSpec, Vector, bitmask_from_ids, decode_mask, encode_mask,
-    ids_of, load_builtin, record, vocab_from_json, vocab_hash, vocab_to_json,
+    FormatError,
+    GrammarSpec,
+    Vector,
+    bitmask_from_ids,
+    decode_mask,
+    encode_mask,
+    ids_of,
+    load_builtin,
+    record,
+    vocab_from_json,
+    vocab_hash,
+    vocab_to_json,
 )
-
+from refimpl import Vocabulary
 from tests.support.vectors import digits_vector
 
 

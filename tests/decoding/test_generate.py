@@ -18,15 +18,16 @@ from dataclasses import dataclass
 from typing import Annotated, List, Literal, Optional
 
 import pytest
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar, Matcher, Vocabulary
-from refimpl.typed import Length, Range, parse
-from refimpl.showing.cli import main
 from refimpl.decoding import Generation, RandomModel, TopK, generate, greedy
-from refimpl.recognition.recognizer import Recognizer
 from refimpl.decoding.topk import reference_top_k
+from refimpl.recognition.recognizer import Recognizer
+from refimpl.showing.cli import main
+from refimpl.typed import Length, Range, parse
+from tests.support.budget import examples
 from tests.support.grammars import regex_grammar, regexes, token_lists, vocabulary
 
 GPT2 = Vocabulary.load("gpt2")

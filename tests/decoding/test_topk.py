@@ -12,11 +12,12 @@ import random
 from array import array
 
 import pytest
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher
-from refimpl.decoding.topk import refusals_budget, reference_top_k, top_k
+from refimpl.decoding.topk import reference_top_k, refusals_budget, top_k
+from tests.support.budget import examples
 from tests.support.grammars import cfg_grammar, cfg_grammars, cfg_tokens, regex_grammar, regexes, token_lists, vocabulary
 from tests.support.special import WIDER, grammar_of, special_grammars
 

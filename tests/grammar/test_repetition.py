@@ -2,7 +2,8 @@
 and asking twice for the same repetition gives the same nonterminal."""
 from typing import Optional
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.grammar.ir import GrammarIR
 from refimpl.grammar.repetition import plus, repeat, star

@@ -7,14 +7,20 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.errors import GrammarError
 from refimpl.frontends.lark import lark_to_ir
 from refimpl.grammar.ir import GrammarIR
 from refimpl.grammar.repetition import optional, plus, repeat, star
 from refimpl.grammar.simplify import (
-    inline_aliases, inline_single_use, merge_equivalent_nonterminals, merge_literals, remove_unproductive, simplify,
+    inline_aliases,
+    inline_single_use,
+    merge_equivalent_nonterminals,
+    merge_literals,
+    remove_unproductive,
+    simplify,
 )
 from refimpl.regex import ExprSet
 from tests.support.budget import examples

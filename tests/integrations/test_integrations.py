@@ -28,14 +28,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.budget import examples
-
 import integrations
 import integrations.rows
 from integrations.rows import GenerationError, Rows, RowState, pack
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.typed import Length, Range, parse
-
+from tests.support.budget import examples
 
 # -- torch-free: the bookkeeping ----------------------------------------------------------
 

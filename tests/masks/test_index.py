@@ -8,12 +8,13 @@ UTF-8 characters, empty and duplicate tokens, an EOS and another special token.
 import itertools
 
 import pytest
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
-from tests.support.grammars import regex_grammar, regexes, token_lists
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar, Matcher, Vocabulary, naive_mask, open_matcher
 from refimpl.masks.index import DEAD, NotRegular, Steps, build_index, naive_index
+from tests.support.budget import examples
+from tests.support.grammars import regex_grammar, regexes, token_lists
 
 #: every combination of the switchable steps (step 4, processes, is tested apart), muting
 #: at once or after the default number of states

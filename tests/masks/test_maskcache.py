@@ -1,11 +1,12 @@
 """The mask cache (refimpl/masks/maskcache.py) is exact: along random paths through random
 grammars, rollback included, every mask with the cache equals the mask without it; and on
 repetitive input it hits."""
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
-from tests.support.grammars import cfg_grammar, cfg_grammars, cfg_tokens, lockstep, vocabulary
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar, Limits, Matcher, Vocabulary
+from tests.support.budget import examples
+from tests.support.grammars import cfg_grammar, cfg_grammars, cfg_tokens, lockstep, vocabulary
 
 
 @settings(max_examples=examples(200))

@@ -6,14 +6,22 @@ mask: at every step the walk's mask equals the naive one, every token in the mas
 consumed, every other token is refused, and rollback restores the earlier mask.
 """
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conformance.blindspots import ambiguous_lark_grammars
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher
 from refimpl.serving import backends
 from tests.support.budget import examples
 from tests.support.grammars import (
-    cfg_grammar, cfg_grammars, cfg_tokens, check_path, regex_grammar, regexes, token_lists, vocabulary,
+    cfg_grammar,
+    cfg_grammars,
+    cfg_tokens,
+    check_path,
+    regex_grammar,
+    regexes,
+    token_lists,
+    vocabulary,
 )
 
 

@@ -8,7 +8,8 @@ reading is what consume does with it (BY_ID and EOS steps read no bytes; BYTES r
 token's bytes; REFUSED changes nothing), and the mask is exactly the tokens the reading
 allows. On GPT-2, after JSON prefixes, the single-token check is the mask.
 """
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.masks.reading import BY_ID, BYTES, ENDS_LEXEME, ENDS_OUTPUT, NAMES, REFUSED

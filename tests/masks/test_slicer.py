@@ -6,13 +6,14 @@ positions and after an opening quote, where slices apply (or must not).
 """
 
 import pytest
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar, Matcher, Vocabulary
+from refimpl.masks.slicer import JSON_SLICES, Slicer
 from refimpl.regex import ExprSet, compile_pattern
 from refimpl.regex.relevance import prefixes_contain
-from refimpl.masks.slicer import JSON_SLICES, Slicer
+from tests.support.budget import examples
 from tests.support.grammars import JSONISH, cfg_grammar, cfg_grammars, cfg_tokens, regex_grammar, regexes, token_lists, vocabulary
 from tests.support.paths import DATA
 

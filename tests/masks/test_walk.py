@@ -7,7 +7,8 @@ entry of the (depth, top) stack, `restart` and `advance` asked only where a lexe
 and the next may begin, and subtrees taken whole where every character loops — tokens of
 complete, cut-short and malformed UTF-8 against such states.
 """
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher
 from tests.support.budget import examples

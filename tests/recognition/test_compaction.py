@@ -8,14 +8,15 @@ own (added to the plain key) and all together; and compaction must merge somethi
 (else the cache built on it would never hit).
 """
 import pytest
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from refimpl.errors import GrammarError
+from refimpl.grammar.ir import GrammarIR
 from refimpl.recognition import compaction
 from refimpl.recognition.compaction import Compaction, Returns
 from refimpl.recognition.earley import Parser
-from refimpl.errors import GrammarError
-from refimpl.grammar.ir import GrammarIR
+from tests.support.budget import examples
 
 SYMBOLS = ["N0", "N1", "N2", "a", "b", "c"]
 bodies = st.lists(st.sampled_from(SYMBOLS), max_size=3)

@@ -6,13 +6,14 @@ nonterminal derives), and the parser itself with Leo items switched off.
 import itertools
 
 import pytest
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from refimpl.recognition.earley import Parser
 from refimpl.errors import LimitError
 from refimpl.grammar.ir import GrammarIR
 from refimpl.limits import Limits
+from refimpl.recognition.earley import Parser
+from tests.support.budget import examples
 
 LEXEMES = "abc"
 

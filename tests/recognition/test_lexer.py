@@ -13,11 +13,12 @@ import itertools
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.grammar.ir import GrammarIR
 from refimpl.recognition.lexer import DEAD, GREEDY_ENDS, LAZY_ENDS, MULTIBYTE, Lexer
-from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.regex import compile_pattern
 from refimpl.regex.exprs import ALL_BYTES
 from tests.support.budget import examples

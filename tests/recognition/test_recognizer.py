@@ -7,7 +7,8 @@ scratch would, and the consumed state answers the same after any exploration. On
 consuming and rollback move (state, top). Random context-free grammars over multi-byte
 lexemes (some lazy, some with %ignore: tests/support/grammars.py), random texts.
 """
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar
 from refimpl.errors import GrammarError

@@ -12,9 +12,8 @@ import threading
 
 import pytest
 
-from tests.support.grammars import JSONISH
-
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher
+from tests.support.grammars import JSONISH
 
 TEXTS = [b'{"a": [1, 2.5, {"b": null}], "c": "x y"}', b'{"t": [true, false, {"k": -3}]}', b'{"deep": [[[[["z"]]]]]}']
 

@@ -2,8 +2,20 @@
 printed without recursion; `dump` of every kind of node."""
 import pytest
 
-from refimpl.regex.ast import (Alternation, Anchor, ByteClass, ByteLiteral, Class, Complement, Concat, Empty,
-                               Intersection, Literal, Repeat, dump)
+from refimpl.regex.ast import (
+    Alternation,
+    Anchor,
+    ByteClass,
+    ByteLiteral,
+    Class,
+    Complement,
+    Concat,
+    Empty,
+    Intersection,
+    Literal,
+    Repeat,
+    dump,
+)
 from refimpl.regex.reader import read_pattern
 from tests.support.regex_strategies import quick
 

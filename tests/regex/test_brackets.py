@@ -1,7 +1,8 @@
 """Bracketed classes (refimpl/regex/brackets.py): Rust's rules in a table, random byte-mode
 classes against a model over Python sets, deep nesting, and the errors."""
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.regex.ast import ByteClass, Class, dump
 from refimpl.regex.reader import read_pattern

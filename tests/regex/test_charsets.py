@@ -3,7 +3,8 @@ modes against each other: on ASCII, a set of code points and a set of bytes are 
 import itertools
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.regex import unicode as uni
 from refimpl.regex.charsets import ASCII_CLASSES, ByteMasks, CodePointSets, dot, mask_of, perl_class

@@ -7,7 +7,8 @@
 * `covered_bytes(es, e)`: their union; without a complement in e, a byte outside it has
   the derivative ∅ everywhere below e.
 """
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.regex.classes import byte_classes, byte_sets, covered_bytes, lowest_byte, partition, refine
 from refimpl.regex.derivative import derivative

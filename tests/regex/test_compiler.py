@@ -10,14 +10,16 @@ import itertools
 import re
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from refimpl.errors import LimitError, RegexError
 from refimpl.limits import Limits
 from refimpl.regex.ast import Class, Concat, Literal, Repeat
 from refimpl.regex.compiler import compile_ast, compile_class, compile_pattern
 from refimpl.regex.exprs import ExprSet
-from tests.support.regex_strategies import deep_groups, matches as full_match, quick
+from tests.support.regex_strategies import deep_groups, quick
+from tests.support.regex_strategies import matches as full_match
 
 
 def matcher(pattern: str, extended: bool = False):

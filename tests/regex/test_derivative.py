@@ -2,7 +2,8 @@
 an example, and on random expressions the theorem they rest on, w ∈ L(e) iff ν(d_w(e)),
 against the definition of the languages (`member`, tests/support/regex_strategies.py).
 """
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.regex.derivative import derivative
 from refimpl.regex.exprs import ExprSet

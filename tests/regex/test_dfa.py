@@ -1,7 +1,8 @@
 """The lazy DFA (refimpl/regex/dfa.py): its language is the definition's, its table fills on
 demand, a class at a time, dead means no continuation, and its size is bounded."""
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.errors import LimitError
 from refimpl.limits import Limits

@@ -2,7 +2,8 @@
 import string
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.regex import unicode as uni
 from refimpl.regex.ast import ByteLiteral, Class, Literal, dump

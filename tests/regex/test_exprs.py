@@ -7,7 +7,8 @@ simplification rule is checked against the definition — here through ν (is ε
 language?), in test_derivative.py through whole words.
 """
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.errors import LimitError
 from refimpl.limits import Limits

@@ -1,7 +1,8 @@
 """Flags (refimpl/regex/flags.py): `read_flags` against a model of Rust's rules, its
 errors, and what each flag does to the tree the reader builds."""
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.errors import RegexError
 from refimpl.regex.ast import dump

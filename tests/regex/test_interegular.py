@@ -19,13 +19,12 @@ interegular meaning is ASCII-only) the languages must agree:
 """
 from __future__ import annotations
 
-
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from refimpl.regex.derivative import derivative
 from refimpl.regex import ExprSet, Regex, byte_classes, compile_pattern, is_contained
-
+from refimpl.regex.derivative import derivative
 from tests.support import regex_strategies as rs  # noqa: E402
 
 interegular = pytest.importorskip("interegular")

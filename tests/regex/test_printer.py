@@ -12,11 +12,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from refimpl.regex.derivative import derivative
 from refimpl.regex import ExprSet, byte_classes, compile_pattern, to_string
-
+from refimpl.regex.derivative import derivative
 from tests.support import regex_strategies as rs  # noqa: E402
 
 

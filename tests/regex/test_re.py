@@ -24,11 +24,11 @@ import re
 import warnings
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.errors import RegexError
 from refimpl.regex import Regex
-
 from tests.support import regex_strategies as rs  # noqa: E402
 
 # Python folds ASCII `i`/`I` with U+0130 and U+0131 under IGNORECASE; Rust's simple case

@@ -4,12 +4,12 @@ from collections import deque
 
 import pytest
 from hypothesis import given, settings
-from tests.support.budget import examples
 
-from refimpl.regex.derivative import derivative
 from refimpl.errors import LimitError
+from refimpl.regex.derivative import derivative
 from refimpl.regex.exprs import ExprSet
 from refimpl.regex.relevance import _candidates, _probe, check_empty, forced_bytes, is_contained, is_empty
+from tests.support.budget import examples
 from tests.support.regex_strategies import EXPR_ALPHABET, build, expr_trees, member
 
 SHORT_WORDS = [bytes(w) for n in range(5) for w in itertools.product(EXPR_ALPHABET + b"z", repeat=n)]

@@ -23,7 +23,6 @@ import pytest
 
 from refimpl.errors import RegexError
 from refimpl.regex import Regex
-
 from tests.support.paths import TESTS
 
 HERE = str(TESTS)

@@ -15,11 +15,11 @@ import unicodedata
 
 import pytest
 from hypothesis import given, settings
-from tests.support.budget import examples
 from hypothesis import strategies as st
 
 from refimpl.regex import unicode as u
 from refimpl.regex import unicode_data as ud
+from tests.support.budget import examples
 from tests.support.paths import ROOT
 
 ROOT = str(ROOT)

@@ -17,13 +17,6 @@ import time
 
 import pytest
 
-from refimpl import Grammar, GrammarError, Matcher, Mask, RegexError, Vocabulary, open_matcher
-from refimpl.masks import mask as mask_encoding
-from refimpl.masks.mask import count_bits, decode_mask, encode_mask
-from refimpl.serving.protocol import PROTOCOL_VERSION
-from refimpl.serving.worker import Worker, serve
-from tests.support.paths import ROOT
-
 import accel
 from accel import pypy
 from accel.worker import (
@@ -36,6 +29,12 @@ from accel.worker import (
     WorkerUnsupported,
     is_embedded_gpt2,
 )
+from refimpl import Grammar, GrammarError, Mask, Matcher, RegexError, Vocabulary, open_matcher
+from refimpl.masks import mask as mask_encoding
+from refimpl.masks.mask import count_bits, decode_mask, encode_mask
+from refimpl.serving.protocol import PROTOCOL_VERSION
+from refimpl.serving.worker import Worker, serve
+from tests.support.paths import ROOT
 
 PYTHON = shlex.quote(sys.executable)
 WORKER = "cmd:%s -m refimpl.serving.worker" % PYTHON

@@ -14,17 +14,26 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from tests.support.budget import examples
-from hypothesis import given, settings, strategies as st
-from tests.support.page import read_page
-from tests.support.grammars import (cfg_grammar, cfg_grammars, cfg_tokens, lockstep, regex_grammar, regexes, token_lists,
-                                      vocabulary)
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar, Matcher, Vocabulary
-from refimpl.showing.cli import main
 from refimpl.showing import dot, explain, text
+from refimpl.showing.cli import main
 from refimpl.showing.steps import death
 from refimpl.trace import Tracer
+from tests.support.budget import examples
+from tests.support.grammars import (
+    cfg_grammar,
+    cfg_grammars,
+    cfg_tokens,
+    lockstep,
+    regex_grammar,
+    regexes,
+    token_lists,
+    vocabulary,
+)
+from tests.support.page import read_page
 from tests.support.paths import DATA
 
 SNAPSHOTS = os.path.join(DATA, "explain")

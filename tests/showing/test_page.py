@@ -13,10 +13,9 @@ import pytest
 
 from refimpl import Grammar, Vocabulary
 from refimpl.html import plain
-from refimpl.showing.cli import main
-from refimpl.showing import explain
+from refimpl.showing import explain, svg
 from refimpl.showing import page as page_mod
-from refimpl.showing import svg
+from refimpl.showing.cli import main
 from refimpl.showing.steps import DfaView
 from tests.support.grammars import JSONISH
 from tests.support.page import read_page

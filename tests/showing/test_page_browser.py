@@ -21,9 +21,8 @@ import shutil
 import pytest
 
 from refimpl import Grammar, Vocabulary
-from refimpl.showing import explain
+from refimpl.showing import explain, svg
 from refimpl.showing import page as page_mod
-from refimpl.showing import svg
 from tests.support.grammars import JSONISH
 
 PREFIX = '{"a": [1'

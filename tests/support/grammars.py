@@ -9,7 +9,8 @@ tests share (tests/masks/, tests/decoding/, tests/showing/, tests/accel/).
     check_path(grammar, vocab, choices)   a random path: every mask the naive one, consume agrees
     JSONISH                       a JSON-like Lark grammar (keys, strings, numbers, nesting)
 """
-from hypothesis import assume, strategies as st
+from hypothesis import assume
+from hypothesis import strategies as st
 
 from refimpl import Grammar, LimitError, Matcher, Vocabulary, naive_mask
 from refimpl.errors import GrammarError, RegexError

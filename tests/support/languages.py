@@ -5,7 +5,6 @@ from typing import Dict, List, Set
 from refimpl.grammar.ir import GrammarIR
 from refimpl.regex import DEAD, LazyDFA
 
-
 MAXLEN = 6
 
 

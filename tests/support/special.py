@@ -5,7 +5,8 @@ Also `build` (a Lark grammar or llguidance's top-level grammar object) and `llg_
 (the same for llguidance, forcing off)."""
 import json
 
-from hypothesis import assume, strategies as st
+from hypothesis import assume
+from hypothesis import strategies as st
 
 from refimpl import Grammar, GrammarError, LimitError, Matcher, Vocabulary, naive_mask
 

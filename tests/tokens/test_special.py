@@ -14,15 +14,31 @@ worker against the Python walker, and llguidance 1.9.1 where it is installed.
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from accel import native
 from conformance.peers import llguidance as adapter
 from refimpl import Grammar, GrammarError, Matcher, Vocabulary, naive_mask, open_matcher
+from tests.support.budget import examples
 from tests.support.special import (
-    EOS, EOT, SPECIAL, TEXT_EOT, THINK, TOKENS, WIDER, allowed_after, build, check_consume_agrees, grammar_of, ids,
-    llg_grammar, matcher_after, special_grammars, texts, tid,
+    EOS,
+    EOT,
+    SPECIAL,
+    TEXT_EOT,
+    THINK,
+    TOKENS,
+    WIDER,
+    allowed_after,
+    build,
+    check_consume_agrees,
+    grammar_of,
+    ids,
+    llg_grammar,
+    matcher_after,
+    special_grammars,
+    texts,
+    tid,
 )
 
 # -- backends -------------------------------------------------------------------------------

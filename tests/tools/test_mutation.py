@@ -11,6 +11,7 @@ import shutil
 import sys
 
 import pytest
+
 from tests.support.paths import ROOT
 
 _spec = importlib.util.spec_from_file_location("mutation", str(ROOT / "tools" / "mutation.py"))

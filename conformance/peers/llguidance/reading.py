@@ -17,7 +17,7 @@ import copy
 import json
 from typing import Any, List, Optional, Tuple
 
-from refimpl import Grammar, Matcher, MaskrefError, Vocabulary
+from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
 from refimpl.recognition.lexer import DEAD
 
 from ...divergence import Divergence

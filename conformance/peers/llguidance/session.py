@@ -14,6 +14,7 @@ from ...engine import Session
 from ...vectors import GrammarSpec, NotSupported, bitmask_len, vocab_hash
 from .reading import grammar_text
 
+
 class _Tokenizer:
     """What llguidance's TokenizerWrapper reads: tokens as bytes, EOS, specials."""
 

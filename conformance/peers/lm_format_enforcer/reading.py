@@ -25,7 +25,6 @@ from ...readings.json_text import open_string, string_chars
 from ...readings.regex_text import ASCII_CLASSES, write_out_classes
 from ...vectors import GrammarSpec, vocab_hash
 
-
 # ---------------------------------------------------------------------------- tokens as strings
 
 

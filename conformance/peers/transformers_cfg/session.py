@@ -64,8 +64,7 @@ class Peer:
     def __init__(self, vocab: Vocabulary) -> None:
         from transformers_cfg.tokenization.byte_trie import ByteTrie
         from transformers_cfg.tokenization.middle.ByteProxyMapping import ByteProxyMapping
-        from transformers_cfg.tokenization.middle.TokenizerMiddleMapping import (GPT2TokenizerMiddleMapping,
-                                                                                 TokenizerMiddleMapping)
+        from transformers_cfg.tokenization.middle.TokenizerMiddleMapping import GPT2TokenizerMiddleMapping, TokenizerMiddleMapping
         from transformers_cfg.tokenization.tokenizer import TCFG_Tokenizer
 
         self.tokenizer = tok = hf_tokenizer(vocab)

@@ -22,12 +22,36 @@ from ...divergence import Divergence, compiled
 from ...isolation import crashed, timed_out
 from ...readings.grammar_shapes import has_cycle, rule_edges
 from ...readings.json_schemas import NUMBER_BOUNDS, schemas
-from ...readings.json_text import (escape_in_string, fraction_digits, number_at, open_string, puts, raw_control_in_string,
-                                   respelling_explains, string_bytes)
+from ...readings.json_text import (
+    escape_in_string,
+    fraction_digits,
+    number_at,
+    open_string,
+    puts,
+    raw_control_in_string,
+    respelling_explains,
+    string_bytes,
+)
 from ...vectors import GrammarSpec
-from .reading import (ALL_OF_ANY, FORMATS, ONE_KEYWORD, ONE_OF_ANY, PATTERN_CLASSES, PATTERN_KEYS, READINGS, REF_SIBLINGS,
-                      UNREAD, UNTYPED, UNTYPED_ANY, WHOLE_PATTERN, answers_as_read, character_grammar_rules, schema_reading,
-                      without_unproductive_rules, xgrammar_regex)
+from .reading import (
+    ALL_OF_ANY,
+    FORMATS,
+    ONE_KEYWORD,
+    ONE_OF_ANY,
+    PATTERN_CLASSES,
+    PATTERN_KEYS,
+    READINGS,
+    REF_SIBLINGS,
+    UNREAD,
+    UNTYPED,
+    UNTYPED_ANY,
+    WHOLE_PATTERN,
+    answers_as_read,
+    character_grammar_rules,
+    schema_reading,
+    without_unproductive_rules,
+    xgrammar_regex,
+)
 from .session import start
 
 KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
-from refimpl import Grammar, Matcher, MaskrefError
+from refimpl import Grammar, MaskrefError, Matcher
 from refimpl.frontends.ebnf.ast import Literal, Node, Ref
 from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.masks.mask import Mask

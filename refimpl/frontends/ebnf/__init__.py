@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Dict, Optional
 
 from ...errors import GrammarError
-from ...limits import DEFAULT_LIMITS, Limits
 from ...grammar.ir import GrammarIR
+from ...limits import DEFAULT_LIMITS, Limits
 from .compiler import compile_rules
 from .gbnf import read_rules
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from ...regex import ast as syntax
 from ...grammar.ir import TokenSpec
+from ...regex import ast as syntax
 
 Ranges = Tuple[Tuple[int, int], ...]  # code points, sorted, disjoint, inclusive
 

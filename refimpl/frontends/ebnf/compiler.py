@@ -43,18 +43,33 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set, Tuple, Union
 
 from ...errors import GrammarError, LimitError
+from ...grammar.ir import GrammarIR, Lexeme
+from ...grammar.repetition import repeat as ebnf_repeat
 from ...limits import DEFAULT_LIMITS, Limits
 from ...regex import ExprSet
 from ...regex.compiler import compile_ast, compile_class
 from ...regex.derivative import derivative
-from ...regex.relevance import check_empty
 from ...regex.printer import to_string
-from ...grammar.repetition import repeat as ebnf_repeat
-from .lexing import Conflicts
-from ...grammar.ir import GrammarIR, Lexeme
+from ...regex.relevance import check_empty
 from ..lark.substring import substring_expr
-from .ast import (ANY_CHAR, Alt, Budget, Chars, Excluding, Literal, Node, Pattern, Ref, Repeat, Seq, Shortest, Substring,
-                  Token, children)
+from .ast import (
+    ANY_CHAR,
+    Alt,
+    Budget,
+    Chars,
+    Excluding,
+    Literal,
+    Node,
+    Pattern,
+    Ref,
+    Repeat,
+    Seq,
+    Shortest,
+    Substring,
+    Token,
+    children,
+)
+from .lexing import Conflicts
 
 #: where a lexeme came from: one node, or a run of items of a sequence (seq, start, end)
 Source = Union[Node, Tuple[Seq, int, int]]

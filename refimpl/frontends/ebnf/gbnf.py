@@ -35,8 +35,8 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from ...errors import GrammarError
-from ...regex import unicode as uni
 from ...grammar.ir import TokenSpec
+from ...regex import unicode as uni
 from .ast import ANY_CHAR, Chars, Literal, Node, Ref, Repeat, Token
 from .reader import Reader, alternatives, undefined_reference
 

@@ -53,11 +53,11 @@ from __future__ import annotations
 from collections import deque
 from typing import Dict, List, Set, Tuple
 
-from ...regex import ExprSet
-from ...regex.derivative import derivative
-from ...regex.classes import byte_classes, byte_sets, lowest_byte, partition
-from ...regex.relevance import check_empty, is_empty
 from ...grammar.ir import GrammarIR
+from ...regex import ExprSet
+from ...regex.classes import byte_classes, byte_sets, lowest_byte, partition
+from ...regex.derivative import derivative
+from ...regex.relevance import check_empty, is_empty
 
 #: pairs of derivatives explored per lexeme before it is cut anyway (bounded work)
 MAX_PAIRS = 4000

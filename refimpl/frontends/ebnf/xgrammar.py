@@ -28,8 +28,8 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ...errors import GrammarError, RegexError
-from ...regex import unicode as uni
 from ...grammar.ir import TokenSpec
+from ...regex import unicode as uni
 from .ast import ANY_CHAR, Alt, Chars, Literal, Node, Pattern, Ref, Repeat, Seq, Substring, Token, children
 from .reader import Reader, alternatives, undefined_reference
 from .xgrammar_dispatch import tag_dispatch, token_tag_dispatch

@@ -36,9 +36,9 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence, Set, Tuple
 
+from ...grammar.ir import TokenSpec
 from ...regex import ast as syntax
 from ...regex import unicode as uni
-from ...grammar.ir import TokenSpec
 from .ast import ANY_CHAR, Alt, Node, Pattern, Ref, Repeat, Seq, Token
 
 

@@ -7,6 +7,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 from ...regex import ExprSet
 
+
 def coefficient(m: Decimal) -> Tuple[int, int]:
     """m = c * 10^-k with c a positive integer and k >= 0 minimal."""
     sign, digits, exp = m.normalize().as_tuple()

@@ -13,6 +13,7 @@ from ...limits import Limits
 from ...regex import ExprSet, compile_pattern
 from .multiples import coefficient, gcd, multiple_regex
 
+
 class Numbers:
     """The regular expressions of JSON numbers, for one ExprSet: `number` (every number
     text), `integer`, `canonical` (the one canonical text of each value), and the texts

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
-from urllib.parse import unquote, urljoin as _urllib_join, urlsplit
+from urllib.parse import unquote, urlsplit
+from urllib.parse import urljoin as _urllib_join
 
 from ...errors import SchemaError
 from .values import escape_pointer, is_number, short, to_decimal

@@ -10,6 +10,7 @@ from typing import Any
 from ...errors import SchemaError
 from ..jsontext import JsonTextError, read_json
 
+
 def read_json_text(text: str) -> Any:
     """A whole JSON text (see jsontext.read_json); SchemaError if it is not one.
 

@@ -72,9 +72,9 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ...grammar.ir import GrammarIR
 from ...limits import DEFAULT_LIMITS, Limits
 from ...regex import ExprSet
-from ...grammar.ir import GrammarIR
 from .common import COMMON_TERMINALS
 from .subgrammars import LarkSource, Subgrammars, top_level_to_ir
 

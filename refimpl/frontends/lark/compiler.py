@@ -12,16 +12,35 @@ import json
 from typing import Any, Dict, List, Optional, Protocol, Tuple
 
 from ...errors import GrammarError, RegexError, SchemaError
+from ...grammar.ir import GrammarIR, Lexeme, lark_string
+from ...grammar.repetition import repeat as _ebnf_repeat
 from ...limits import Limits
 from ...regex import ExprSet, compile_pattern
-from ...grammar.repetition import repeat as _ebnf_repeat
-from ...grammar.ir import GrammarIR, Lexeme
 from .ast import (
-    Alt, And, CharRange, Definition, GrammarRef, Ignore, Import, Item, Json, Literal, Name, NestedLark, Node,
-    Not, Options, RegexLit, Repeat, RuleOptions, Seq, SpecialToken, Substring, fold,
+    Alt,
+    And,
+    CharRange,
+    Definition,
+    GrammarRef,
+    Ignore,
+    Import,
+    Item,
+    Json,
+    Literal,
+    Name,
+    NestedLark,
+    Node,
+    Not,
+    Options,
+    RegexLit,
+    Repeat,
+    RuleOptions,
+    Seq,
+    SpecialToken,
+    Substring,
+    fold,
 )
 from .common import COMMON_TERMINALS, common_definitions
-from ...grammar.ir import lark_string
 from .substring import substring_expr
 
 

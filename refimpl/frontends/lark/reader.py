@@ -14,14 +14,33 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 from ...errors import GrammarError, LimitError
+from ...grammar.ir import TokenSpec, lark_string
 from ...limits import Limits
-from ...grammar.ir import TokenSpec
 from .ast import (
-    Alt, And, CharRange, Cond, Definition, GrammarRef, Ignore, Import, Item, Json, Literal, Name, NestedLark,
-    Node, Not, Options, RegexLit, Repeat, RuleOptions, Seq, SpecialToken, Substring,
+    Alt,
+    And,
+    CharRange,
+    Cond,
+    Definition,
+    GrammarRef,
+    Ignore,
+    Import,
+    Item,
+    Json,
+    Literal,
+    Name,
+    NestedLark,
+    Node,
+    Not,
+    Options,
+    RegexLit,
+    Repeat,
+    RuleOptions,
+    Seq,
+    SpecialToken,
+    Substring,
 )
 from .parametric import ParamSyntax
-from ...grammar.ir import lark_string
 from .scanner import Token, line_col
 from .substring import substring_chunks
 

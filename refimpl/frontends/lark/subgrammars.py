@@ -27,15 +27,15 @@ True
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from collections import deque
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ...errors import GrammarError, SchemaError
-from ...limits import DEFAULT_LIMITS, Limits
-from ...regex import ExprSet
 from ...grammar.ir import GrammarIR
 from ...grammar.simplify import productive_nonterminals
+from ...limits import DEFAULT_LIMITS, Limits
+from ...regex import ExprSet
 from .ast import GrammarRef, Item, NestedLark, Node
 from .compiler import Compiler
 from .parametric import expand

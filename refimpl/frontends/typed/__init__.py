@@ -12,7 +12,7 @@ digits.py (integers of any length), errors.py (UnsupportedTypeError, ParseError)
 """
 from .dump import to_json
 from .errors import ParseError, UnsupportedTypeError
-from .markers import Format, Length, MultipleOf, EcmaPattern, Range
+from .markers import EcmaPattern, Format, Length, MultipleOf, Range
 from .parse import parse
 from .schema import json_schema_of
 

@@ -32,7 +32,6 @@ from ..jsontext import json_string
 from .digits import text_of_int
 
 
-
 def to_json(value: Any, *, separators: Tuple[str, str] = (", ", ": ")) -> str:
     """The JSON text of `value` (separators as json.dumps's). ValueError for what has no
     JSON form (NaN, infinities, a lone surrogate, a dict key that is not a str)."""

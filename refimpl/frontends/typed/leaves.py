@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Dict, List
 
+from ...grammar.ir import GrammarIR
 from ...limits import DEFAULT_LIMITS, Limits
 from ...regex import ExprSet, LazyDFA
-from ...grammar.ir import GrammarIR
 from ..jsonschema import json_schema_to_ir
 from .schema import node_schema
 from .shapes import Shape

@@ -12,8 +12,8 @@ from typing import Dict, List
 from ...frontends.grammar import Grammar
 from ...regex.dfa import DEAD, LazyDFA
 from ...tokens.vocab import Vocabulary
-from .regular import regular_expression
 from .prefix import Transitions
+from .regular import regular_expression
 from .table import Row, TokenIndex, check_size, make_row
 
 

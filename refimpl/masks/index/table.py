@@ -23,8 +23,8 @@ from array import array
 from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ...errors import LimitError
-from ..mask import Mask, decode_mask, encode_mask
 from ...regex.dfa import DEAD, LazyDFA
+from ..mask import Mask, decode_mask, encode_mask
 from .prefix import Transitions
 
 #: byte -> 1 if it is not 0: a row's target numbers -> allowed flags

@@ -7,8 +7,6 @@ import random
 
 import pytest
 
-from refimpl import Matcher, Vocabulary
-
 from conformance.divergence import Divergence
 from conformance.generate import random_path
 from conformance.isolation import Isolated
@@ -17,6 +15,7 @@ from conformance.peers.kbnf.differences import KNOWN_DIFFERENCES
 from conformance.registry import get_engine
 from conformance.runner import check_vector
 from conformance.vectors import GrammarSpec, load_builtin, read_vectors, record
+from refimpl import Matcher, Vocabulary
 from tests.support.paths import SUITE
 
 try:

@@ -8,10 +8,10 @@ import pytest
 llama_cpp = pytest.importorskip("llama_cpp")
 pytest.importorskip("gguf")
 
-from conformance.peers.llama_cpp import LlamaCppEngine  # noqa: E402
-from conformance.peers.llama_cpp.session import model  # noqa: E402
-from conformance.peers.llama_cpp.differences import KNOWN_DIFFERENCES  # noqa: E402
 from conformance.isolation import Isolated  # noqa: E402
+from conformance.peers.llama_cpp import LlamaCppEngine  # noqa: E402
+from conformance.peers.llama_cpp.differences import KNOWN_DIFFERENCES  # noqa: E402
+from conformance.peers.llama_cpp.session import model  # noqa: E402
 from conformance.runner import check_vector  # noqa: E402
 from conformance.vectors import GrammarSpec, load_builtin, read_vectors, record  # noqa: E402
 from tests.support.paths import SUITE  # noqa: E402

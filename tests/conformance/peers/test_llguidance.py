@@ -12,8 +12,6 @@ import random
 
 import pytest
 
-from refimpl import Grammar, Matcher, Vocabulary
-
 from conformance.divergence import Divergence
 from conformance.generate import SUITE_DIR
 from conformance.peers import llguidance as llguidance_adapter
@@ -21,6 +19,7 @@ from conformance.peers.llguidance.differences import KNOWN_DIFFERENCES
 from conformance.registry import get_engine
 from conformance.runner import check_vector, run_suite
 from conformance.vectors import GrammarSpec, byte_vocabulary, load_builtin, read_vectors, record
+from refimpl import Grammar, Matcher, Vocabulary
 
 try:
     import llguidance

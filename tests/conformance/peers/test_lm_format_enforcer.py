@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("lmformatenforcer")
 
-from conformance.peers.lm_format_enforcer import LmFormatEnforcerEngine, token_string  # noqa: E402
-from conformance.peers.lm_format_enforcer.session import tokenizer_data  # noqa: E402
 from conformance.divergence import Divergence  # noqa: E402
 from conformance.isolation import Isolated  # noqa: E402
+from conformance.peers.lm_format_enforcer import LmFormatEnforcerEngine, token_string  # noqa: E402
+from conformance.peers.lm_format_enforcer.session import tokenizer_data  # noqa: E402
 from conformance.runner import check_vector  # noqa: E402
 from conformance.vectors import GrammarSpec, load_builtin, read_vectors, record  # noqa: E402
 from refimpl import Vocabulary  # noqa: E402

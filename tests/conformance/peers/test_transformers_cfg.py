@@ -8,12 +8,12 @@ import pytest
 pytest.importorskip("transformers_cfg")
 pytest.importorskip("torch")
 
-from conformance.peers.transformers_cfg import TransformersCfgEngine  # noqa: E402
-from conformance.peers.transformers_cfg.session import peer  # noqa: E402
-from conformance.peers.transformers_cfg.differences import KNOWN_DIFFERENCES  # noqa: E402
-from conformance.peers.transformers_cfg.reading import tcfg_left_recursive  # noqa: E402
 from conformance.divergence import Divergence  # noqa: E402
 from conformance.isolation import Isolated  # noqa: E402
+from conformance.peers.transformers_cfg import TransformersCfgEngine  # noqa: E402
+from conformance.peers.transformers_cfg.differences import KNOWN_DIFFERENCES  # noqa: E402
+from conformance.peers.transformers_cfg.reading import tcfg_left_recursive  # noqa: E402
+from conformance.peers.transformers_cfg.session import peer  # noqa: E402
 from conformance.runner import check_vector  # noqa: E402
 from conformance.vectors import GrammarSpec, NotSupported, ids_of, load_builtin, read_vectors, record  # noqa: E402
 from refimpl import Vocabulary  # noqa: E402

@@ -2,23 +2,22 @@
 lexemes the compiler chooses, against an independent Earley over code points
 (tests/support/char_earley.py) on random grammars and strings."""
 import json
+from functools import partial
 from typing import List
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from functools import partial
-
-from tests.support.budget import examples
-from tests.support.char_earley import CharEarley
 from conformance.strategies import gbnf_grammars as fuzz_gbnf
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
 from refimpl.frontends.ebnf.gbnf import read_rules
 from refimpl.masks.oracle import naive_mask
-from tests.support.text_outcome import outcome
+from tests.support.budget import examples
+from tests.support.char_earley import CharEarley
 from tests.support.paths import DATA
+from tests.support.text_outcome import outcome
 
 #: llama.cpp's grammars/json.gbnf, as tests/data/grammar_cases.json holds it (MIT license)
 JSON_GBNF = next(c["grammar"] for c in json.loads((DATA / "grammar_cases.json")

@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.budget import examples
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
 from refimpl.frontends.ebnf.ast import Alt, Excluding, Literal, Ref, Seq
 from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.frontends.ebnf.kbnf import read_rules
 from refimpl.masks.oracle import naive_mask
-from tests.support.text_outcome import outcome
+from tests.support.budget import examples
 from tests.support.paths import DATA
+from tests.support.text_outcome import outcome
 
 try:
     import kbnf

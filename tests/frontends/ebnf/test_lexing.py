@@ -4,18 +4,21 @@ FOLLOW solved as inclusions against the textbook fixpoint."""
 import itertools
 import json
 
-from tests.support.budget import examples
-from conformance.strategies import gbnf_grammars as fuzz_gbnf
-from hypothesis import given, settings, strategies as st
-from tests.support.regex_strategies import EXPR_ALPHABET as ALPHABET, build, expr_trees as trees, member
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from conformance.strategies import gbnf_grammars as fuzz_gbnf
 from refimpl import Grammar
 from refimpl.errors import MaskrefError
 from refimpl.frontends.ebnf import gbnf_to_ir
 from refimpl.frontends.ebnf.lexing import CLEAN, END, GOES_ON, TOO_BIG, _first_bytes, _meet, _overrun, follow_lexemes
 from refimpl.regex.exprs import ExprSet
 from refimpl.regex.relevance import check_empty
+from tests.support.budget import examples
 from tests.support.paths import DATA
+from tests.support.regex_strategies import EXPR_ALPHABET as ALPHABET
+from tests.support.regex_strategies import build, member
+from tests.support.regex_strategies import expr_trees as trees
 
 WORDS = [bytes(w) for n in range(5) for w in itertools.product(ALPHABET, repeat=n)]  # WORDS[:40]: at most 3 bytes
 

@@ -1,17 +1,16 @@
 """xgrammar's EBNF: what its reader takes beyond GBNF, its errors, and the same language
 as GBNF on their common part."""
-from typing import List
-
 import re
+from typing import List
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.support.budget import examples
 from conformance.strategies import gbnf_grammars
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.errors import GrammarError
+from tests.support.budget import examples
 from tests.support.text_outcome import outcome
 
 

@@ -3,8 +3,8 @@ subschemas expanded for one container type (allOf and $ref inline, depth-first i
 order), its undecided disjunctions found; a distributed conjunction resumed from where
 its parent's walk met the disjunction it decides, with the same result."""
 import pytest
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.errors import MaskrefError
 from refimpl.frontends.jsonschema import json_schema_to_ir
@@ -12,6 +12,7 @@ from refimpl.frontends.jsonschema.compilation import Atom, Reason
 from refimpl.frontends.jsonschema.compiler import compiler_for
 from refimpl.frontends.jsonschema.containers import Containers
 from refimpl.limits import Limits
+from tests.support.budget import examples
 
 
 def flat(schema, T="object", choices=frozenset()):

@@ -12,8 +12,8 @@ import itertools
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar
 from refimpl.frontends.jsonschema import json_schema_to_ir
@@ -21,6 +21,7 @@ from refimpl.frontends.jsonschema.disjoint import _utf8
 from refimpl.recognition.recognizer import Recognizer
 from refimpl.regex import ExprSet, compile_pattern
 from refimpl.regex.derivative import derivative
+from tests.support.budget import examples
 
 jsonschema = pytest.importorskip("jsonschema", reason="the jsonschema package is a test dependency")
 

@@ -4,13 +4,14 @@ formats as exact regular languages."""
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
-from tests.support.budget import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from refimpl.errors import RegexError
 from refimpl.frontends.jsonschema.formats import UNSUPPORTED_FORMATS, ecma_to_rust, format_expr, search_expr
 from refimpl.frontends.jsonschema.languages import matches
 from refimpl.regex import ExprSet, compile_pattern
+from tests.support.budget import examples
 
 
 @pytest.fixture(scope="module")

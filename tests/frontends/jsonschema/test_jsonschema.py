@@ -17,15 +17,16 @@ import random
 import time
 
 import pytest
-from tests.support.shallow import call_with_shallow_stack
-from hypothesis import HealthCheck, given, settings, strategies as st
-from tests.support.budget import examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar, Matcher, Vocabulary, naive_mask
 from refimpl.errors import GrammarError, SchemaError
 from refimpl.frontends.jsonschema import json_schema_to_ir
 from refimpl.recognition.recognizer import Recognizer
+from tests.support.budget import examples
 from tests.support.paths import DATA
+from tests.support.shallow import call_with_shallow_stack
 
 
 def accepts(grammar, text) -> bool:

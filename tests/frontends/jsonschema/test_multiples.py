@@ -3,7 +3,8 @@ automaton accepts exactly the plain decimal texts of the multiples, with at most
 fraction digits as the divisor has."""
 from decimal import Decimal
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from refimpl.frontends.jsonschema.languages import matches
 from refimpl.frontends.jsonschema.multiples import coefficient, gcd, multiple_regex

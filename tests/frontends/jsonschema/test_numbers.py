@@ -6,7 +6,8 @@ maximum (1.79769e308, 309 digits), which took O(digits^3) expression nodes (10 s
   digits (the flat union of prefixes was quadratic per length, cubic per interval).
 * Exactness: integers around random bounds (up to 40 digits) are accepted iff inside.
 """
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from refimpl.frontends.jsonschema.numbers import Numbers
 from refimpl.limits import DEFAULT_LIMITS

@@ -7,8 +7,8 @@ import itertools
 import json
 
 import pytest
-from tests.support.budget import examples
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from refimpl import Grammar
 from refimpl.errors import LimitError, MaskrefError
@@ -17,6 +17,7 @@ from refimpl.frontends.jsonschema.disjoint import Disjointness
 from refimpl.frontends.jsonschema.switch import Switch
 from refimpl.limits import Limits
 from refimpl.recognition.recognizer import Recognizer
+from tests.support.budget import examples
 
 NAMES = ("a", "b", "c")
 WORDS = ("x", "y", "z")

@@ -13,17 +13,17 @@ import os
 from typing import Dict, List, Optional, Tuple
 
 import pytest
-from tests.support.shallow import call_with_shallow_stack
 
 from refimpl.errors import GrammarError, LimitError
-from refimpl.grammar.ir import GrammarIR
 from refimpl.frontends.lark import COMMON_TERMINALS, lark_to_ir
+from refimpl.grammar.ir import GrammarIR
 from refimpl.grammar.simplify import (
     simplify,
 )
 from refimpl.limits import Limits
 from refimpl.regex import DEAD, LazyDFA, compile_pattern, is_contained
 from tests.support.paths import DATA
+from tests.support.shallow import call_with_shallow_stack
 
 DATA = os.path.join(DATA, "llguidance_lark_cases.json")
 

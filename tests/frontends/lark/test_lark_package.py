@@ -10,7 +10,9 @@ by design (docs/semantics.md, rule 2).
 import itertools
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.support.budget import examples
 
 lark = pytest.importorskip("lark")

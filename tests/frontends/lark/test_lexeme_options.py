@@ -13,8 +13,8 @@ import json
 import pytest
 
 from refimpl import Grammar, GrammarError, Matcher, Vocabulary
-from tests.support.text_outcome import outcome
 from tests.support.special import EOS, EOT, SPECIAL, allowed_after, ids, matcher_after, texts
+from tests.support.text_outcome import outcome
 
 # -- parsing ----------------------------------------------------------------------------------
 

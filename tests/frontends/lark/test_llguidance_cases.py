@@ -12,10 +12,10 @@ honest.
 import collections
 import json
 
-from refimpl.errors import GrammarError, LimitError, SchemaError
 from refimpl import Grammar
-from tests.support.text_outcome import outcome
+from refimpl.errors import GrammarError, LimitError, SchemaError
 from tests.support.paths import DATA
+from tests.support.text_outcome import outcome
 
 DATA = json.loads((DATA / "llguidance_lark_cases.json").read_text())
 

@@ -17,7 +17,6 @@ from refimpl.errors import GrammarError
 from tests.support.special import build, llg_grammar
 from tests.support.text_outcome import outcome
 
-
 NESTED = 'start: "." sub "E"\nsub: %lark {\nstart: "A" "!"\n%ignore /[ \\t]+/\n}\n%ignore "x"'
 NESTED_ONCE = 'start: sub "E"\nsub: %lark {\n%llguidance {"ignore_once": true}\nstart: "A" "!"\n%ignore " "\n}\n%ignore " "'
 NESTED_INITIAL = ('start: "a" sub\nsub: %lark {\n%llguidance {"allow_initial_skip": true}\nstart: "A" "B"\n'

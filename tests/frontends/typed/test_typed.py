@@ -29,13 +29,21 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from tests.support.budget import examples
-
 from refimpl import Grammar, Matcher, Vocabulary
-from refimpl.typed import (
-    EcmaPattern, Format, Length, MultipleOf, ParseError, Range, UnsupportedTypeError, json_schema_of, parse, to_json,
-)
 from refimpl.recognition.recognizer import Recognizer
+from refimpl.typed import (
+    EcmaPattern,
+    Format,
+    Length,
+    MultipleOf,
+    ParseError,
+    Range,
+    UnsupportedTypeError,
+    json_schema_of,
+    parse,
+    to_json,
+)
+from tests.support.budget import examples
 
 
 def accepts(grammar: Grammar, text: str) -> bool:

@@ -12,8 +12,20 @@ from ....divergence import Divergence, compiled
 from ....readings.json_schemas import schemas
 from ....readings.json_text import respelling_explains
 from ....vectors import GrammarSpec
-from ..reading import (WHITESPACE, alive, decoded_text, drop_string_leads, explains, first_array_item, json_reading,
-                       reading_lark, string_reading, string_so_far, token_string, tokenizer_alphabet)
+from ..reading import (
+    WHITESPACE,
+    alive,
+    decoded_text,
+    drop_string_leads,
+    explains,
+    first_array_item,
+    json_reading,
+    reading_lark,
+    string_reading,
+    string_so_far,
+    token_string,
+    tokenizer_alphabet,
+)
 from .raised import parser_raised
 
 KNOWN_DIFFERENCES = KnownDifferences()

@@ -12,8 +12,16 @@ from ....differences import KnownDifferences
 from ....divergence import Divergence
 from ....readings.json_schemas import schemas
 from ....vectors import GrammarSpec
-from ..reading import (decoded_text, explains, json_reading, json_reading_schema, object_schema, open_objects, ref_ignored,
-                       token_string)
+from ..reading import (
+    decoded_text,
+    explains,
+    json_reading,
+    json_reading_schema,
+    object_schema,
+    open_objects,
+    ref_ignored,
+    token_string,
+)
 
 KNOWN_DIFFERENCES = KnownDifferences()
 
