@@ -30,7 +30,7 @@ same code and draws the same sample (the mutants are numbered per file and opera
 
 The sample is deterministic: all mutants are enumerated, sorted, and `--sample` of them
 drawn with `random.Random(seed)`, stratified by module group (a group gets a share
-proportional to the square root of its number of mutants, so the big regex parser does
+proportional to the square root of its number of mutants, so the big regex package does
 not crowd out earley.py). Results go to `OUT/results.jsonl` as they come (a rerun with
 the same options resumes), and the reports to `OUT/report.json` and `OUT/report.md`.
 Not run in CI: a campaign of 200 mutants takes about an hour on one core.

@@ -27,7 +27,7 @@ def test_doctests():
 
 
 def _population():
-    files = {"regex": ["refimpl/regex/syntax.py", "refimpl/regex/dfa.py"], "lexer": ["refimpl/recognition/lexer.py"],
+    files = {"regex": ["refimpl/regex/reader.py", "refimpl/regex/dfa.py"], "lexer": ["refimpl/recognition/lexer.py"],
              "earley": ["refimpl/recognition/earley.py"], "tokens": ["refimpl/masks/walk.py"],
              "matcher": ["refimpl/masks/matcher.py"],
              "recognizer": ["refimpl/recognition/recognizer.py"]}
