@@ -33,6 +33,7 @@ Modules and packages, one concept each (docs/conformance.md is the full story):
     blindspots.py       strategies for what mutation testing found no vector for
     fuzz.py             the fuzz loop: mask-guided paths, shrinking, seeds, worker processes
     generate.py         the default suite's grammars, sample texts and paths
+    audit/              audit mode: a running engine's masks, sampled, checked against refimpl
     suite/              the default suite (checked in)
 
 A peer's package imports the modules above and readings/, never another peer (an

@@ -19,7 +19,7 @@ conformance vector and a repro.
 >>> auditor.report().seen
 0
 """
-from .auditor import AuditReport, Auditor, Stream, Unreadable
+from .auditor import Auditor, AuditReport, Stream, Unreadable
 from .llguidance import AuditedLLMatcher
 from .vllm import audit_backend, audit_grammar
 from .xgrammar import AuditedGrammarMatcher

@@ -431,4 +431,4 @@ def _replayed(engine: Engine, grammars: GrammarCache, vector: Vector, data: Dict
 def _where(e: BaseException) -> str:
     """The innermost frame of an exception, as file:line."""
     tb = traceback.extract_tb(e.__traceback__)
-    return "%s:%d" % (os.path.basename(tb[-1].filename), tb[-1].lineno) if tb else "?"
+    return "%s:%s" % (os.path.basename(tb[-1].filename), tb[-1].lineno) if tb else "?"

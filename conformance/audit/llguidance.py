@@ -25,11 +25,11 @@ from ..vectors import FormatError, GrammarSpec
 from .auditor import Auditor, Stream, Unreadable
 
 
-def read_grammar(grammar: Union[str, GrammarSpec]) -> Union[GrammarSpec, Unreadable]:
+def read_grammar(grammar: Union[str, GrammarSpec, Unreadable]) -> Union[GrammarSpec, Unreadable]:
     """llguidance's grammar argument (what LLMatcher takes: Lark text, or the JSON of
     grammar_from_json_schema / grammar_from_regex / grammar_from_lark) as a GrammarSpec;
     a GrammarSpec as is; Unreadable (with the reason) for what refimpl cannot state."""
-    if isinstance(grammar, GrammarSpec):
+    if isinstance(grammar, (GrammarSpec, Unreadable)):
         return grammar
     if not isinstance(grammar, str):
         return Unreadable("an llguidance grammar is text, not %s" % type(grammar).__name__)
@@ -62,7 +62,7 @@ class AuditedLLMatcher:
     thread). Every method is LLMatcher's, with its arguments and its answers; `grammar` is
     the grammar the matcher was made with (llguidance's text, or a GrammarSpec)."""
 
-    def __init__(self, matcher: Any, grammar: Union[str, GrammarSpec, None], auditor: Auditor,
+    def __init__(self, matcher: Any, grammar: Union[str, GrammarSpec, Unreadable, None], auditor: Auditor,
                  stream: Optional[Stream] = None) -> None:
         self.matcher = matcher
         self.audit = stream or auditor.stream(read_grammar(grammar) if grammar is not None
