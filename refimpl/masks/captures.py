@@ -196,7 +196,9 @@ class _Replay(Tracer):
     def token(self, t: int) -> None:
         if self.vocab is None or self.done:
             raise CaptureError("token %d: token ids need a vocabulary (and no EOS before them)" % t)
+        self.rec.tracer = None  # how the token is read: a query, whose scans are not the input's
         how = Reading(self.rec, self.binding, self.vocab).how(t)
+        self.rec.tracer = self
         if how == BYTES:
             self.text(self.vocab.tokens[t])
             return
