@@ -75,6 +75,9 @@ class CaptureGrammar:
         #: the capturing nonterminals that may match nothing (b"" where predicted)
         nullable = self.compiled.nullable
         self.empty = {nt: names[0] for nt, names in self.captures.items() if names[0] is not None and nullable[nt]}
+        #: a lexeme with a token budget: where it ends depends on token boundaries (the
+        #: Matcher's), which the replay does not keep
+        self.budgets = any(lx.max_tokens is not None for lx in ir.lexemes)
 
 
 _GRAMMARS: "weakref.WeakKeyDictionary[Grammar, Optional[CaptureGrammar]]" = weakref.WeakKeyDictionary()
@@ -125,11 +128,14 @@ def captures(grammar: Grammar, steps: Steps, vocab: Optional[Vocabulary] = None,
     token ids of `vocab` (each read as the Matcher reads it: by id, as EOS, or as its
     bytes); `ended`: the output has ended there (as after EOS).
 
-    Raises CaptureError when the grammar refuses the input.
+    Raises CaptureError when the grammar refuses the input, or has `max_tokens=` budgets
+    (not supported: a budget may end a lexeme between two tokens, which bytes do not show).
     """
     cg = capture_grammar(grammar)
     if cg is None:
         return []
+    if cg.budgets:
+        raise CaptureError("captures of a grammar with max_tokens= budgets are not supported")
     replay = _Replay(cg, grammar, vocab)
     for step in [steps] if isinstance(steps, bytes) else steps:
         if isinstance(step, int):

@@ -36,12 +36,12 @@ from ..tokens.special import TokenBinding
 from ..tokens.trie import TokenTrie
 from ..tokens.vocab import Vocabulary
 from ..trace import Tracer
+from .captures import Capture, captures
 from .index import TokenIndex, shared_index
 from .mask import Mask
 from .maskcache import MaskCache
 from .reading import BY_ID, BYTES, ENDS_LEXEME, ENDS_OUTPUT, REFUSED, Reading, eos_reading, token_lexemes
 from .slicer import JSON_SLICES, SliceOracle, Slicer
-from .captures import Capture, captures
 from .walk import walk
 
 

@@ -120,6 +120,8 @@ def test_refused_input_is_an_error():
         caps(WORDS, "hi!")
     with pytest.raises(CaptureError, match="need a vocabulary"):
         captures(Grammar.from_lark(WORDS), [b"hi", 3])
+    with pytest.raises(CaptureError, match="max_tokens= budgets are not supported"):
+        caps('start: x y\nx[capture, max_tokens=1]: /[a-z]+/\ny: /[0-9]+/', "ab")
 
 
 # -- Matcher.captures() -------------------------------------------------------------------
