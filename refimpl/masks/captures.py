@@ -146,7 +146,7 @@ def captures(grammar: Grammar, steps: Steps, vocab: Optional[Vocabulary] = None,
     return replay.captures()
 
 
-class _Row(object):
+class _Row:
     """Where a real Earley row's lexeme lies in the text: the row's text begins at the
     end of the row before (so the %ignore text before the lexeme is in it), the lexeme
     itself at `lexeme_start`; the scanned `lexemes` (a bit mask)."""
