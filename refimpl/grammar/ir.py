@@ -129,6 +129,14 @@ class GrammarIR:
         #: what a rule's options say that does not change masks (llguidance's
         #: `temperature=`, `capture=`, `stop_capture=`), by rule name
         self.metadata: Dict[str, Dict[str, object]] = {}
+        #: llguidance's capture options, by nonterminal: (the `capture` name of the rule's
+        #: text, the `stop_capture` name of its stop's text), either None. Like `stops`, it
+        #: numbers symbols of this IR: the frontend's alone (simplify inlines and renumbers
+        #: nonterminals and keeps neither), read again by masks/captures.py
+        self.captures: Dict[int, Tuple[Optional[str], Optional[str]]] = {}
+        #: the `stop=`/`suffix=` lexemes, by lexeme index: their (body, stop) expressions,
+        #: which say where a match's visible text ends (for captures)
+        self.stops: Dict[int, Tuple[int, int]] = {}
         #: the classes made by `lexeme_class_for`, by their %ignore expression (or None)
         self._classes_by_ignore: Dict[Tuple[Optional[int], bool], int] = {}
 

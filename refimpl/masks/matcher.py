@@ -36,6 +36,7 @@ from ..tokens.special import TokenBinding
 from ..tokens.trie import TokenTrie
 from ..tokens.vocab import Vocabulary
 from ..trace import Tracer
+from .captures import Capture, captures
 from .index import TokenIndex, shared_index
 from .mask import Mask
 from .maskcache import MaskCache
@@ -50,6 +51,7 @@ class Step(NamedTuple):
     token_id: Optional[int]  # None for consume_bytes
     before: int  # the recogniser's steps before it
     lexeme_tokens: int  # the pending lexeme's token count before it (token budgets)
+    data: bytes = b""  # the bytes of a consume_bytes call (captures replay them)
 
 
 FORCED_BYTES_CAP = 100_000
@@ -310,7 +312,7 @@ class Matcher:
 
     def _consume(self, token_id: Optional[int], data: bytes) -> bool:
         rec = self.recognizer
-        step = Step(token_id, rec.bytes_consumed, self.lexeme_tokens)
+        step = Step(token_id, rec.bytes_consumed, self.lexeme_tokens, data if token_id is None else b"")
         top, ended = rec.top, rec.lexemes_ended
         if not rec.consume_bytes(data):
             return False
@@ -497,3 +499,9 @@ class Matcher:
             mask_cache_misses=self.cache.misses if self.cache is not None else 0,
         )
 
+    # -- captures -------------------------------------------------------------------------
+
+    def captures(self) -> List[Capture]:
+        """The text each capturing rule (`name[capture]: ...`) has matched so far, as
+        (name, bytes) pairs in llguidance's order (masks/captures.py, docs/lark.md)."""
+        return captures(self.grammar, [s.data if s.token_id is None else s.token_id for s in self._steps], self.vocab)

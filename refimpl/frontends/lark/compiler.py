@@ -213,6 +213,8 @@ class Compiler:
             metadata = definition.options.metadata()
             if metadata:
                 self.ir.metadata[definition.name] = metadata
+            if definition.options.capture is not None or definition.options.stop_capture is not None:
+                self.ir.captures[nt] = (definition.options.capture, definition.options.stop_capture)
             lexeme = self._options_lexeme(definition, definition.options)
             if lexeme is not None:
                 self.ir.add_rule(nt, lexeme)
@@ -252,13 +254,18 @@ class Compiler:
         where = "the [%s] rule '%s'" % (label, definition.name)
         expr = self._terminal(body, where)
         lazy, ends_at_eos, hidden = options.lazy, False, False
+        stop: Optional[Tuple[int, int]] = None
         if isinstance(options.stop, Literal) and options.stop.text == "" and not options.suffix:
             ends_at_eos = True
         elif options.stop is not None:
-            expr, lazy, hidden = self.es.concat(expr, self._terminal(options.stop, where)), True, not options.suffix
+            stop = (expr, self._terminal(options.stop, where))
+            expr, lazy, hidden = self.es.concat(*stop), True, not options.suffix
         lexeme = Lexeme(name, expr, lazy, self.lexeme_class, ends_at_eos=ends_at_eos, max_tokens=options.max_tokens,
                         hidden=hidden)
-        return (self.ir.add(lexeme),)
+        sym = self.ir.add(lexeme)
+        if stop is not None:
+            self.ir.stops[~sym] = stop  # where the visible text ends, for captures
+        return (sym,)
 
     # -- terminal expressions -> one regex expression ------------------------------------
 

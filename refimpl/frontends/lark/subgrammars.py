@@ -211,10 +211,15 @@ class EntryCopier:
             expr = lexeme.expr
             if ir.es.nullable(expr):
                 expr = ir.es.intersection(expr, self.non_empty)
-            return ir.add(replace(lexeme, expr=expr, lexeme_class=self.entry_class))
+            entry = ir.add(replace(lexeme, expr=expr, lexeme_class=self.entry_class))
+            if ~sym in ir.stops:
+                ir.stops[~entry] = ir.stops[~sym]
+            return entry
         copy = self.copies.get(sym)
         if copy is None:
             copy = self.copies[sym] = ir.add_nonterminal(ir.names[sym] + "^")
+            if sym in ir.captures:
+                ir.captures[copy] = ir.captures[sym]
             self.todo.append(sym)
         return copy
 
