@@ -199,8 +199,10 @@ class Vocabulary:
     def from_tekken(cls, source: Any) -> "Vocabulary":
         """Mistral's Tekken: its JSON file (as shipped in mistral-common), or mistral-common's
         `Tekkenizer` (or a `MistralTokenizer` holding one). The first
-        `default_num_special_tokens` ids are special; normal token of rank r has id
-        r + that number; the vocabulary is cut at `default_vocab_size`."""
+        `default_num_special_tokens` ids are special (named by the file's `special_tokens`,
+        else, in files before v7, by mistral-common's names for them; the rest
+        `<SPECIAL_n>`); normal token of rank r has id r + that number; the vocabulary is
+        cut at `default_vocab_size`."""
         if not isinstance(source, (str, os.PathLike)):
             return _tekkenizer(source)
         path = os.fspath(source)
@@ -210,7 +212,9 @@ class Vocabulary:
             n_special = config["default_num_special_tokens"]
             size = config.get("default_vocab_size", n_special + len(data["vocab"]))
             tokens = [b""] * size
-            specials = data.get("special_tokens") or []
+            specials = data.get("special_tokens")
+            if specials is None:  # files before v7 name none: mistral-common's names then
+                specials = [{"rank": i, "token_str": text} for i, text in enumerate(TEKKEN_SPECIAL_TOKENS[:n_special])]
             for i in range(n_special):
                 tokens[i] = ("<SPECIAL_%d>" % i).encode()
             for s in specials:
@@ -237,7 +241,7 @@ class Vocabulary:
         path = name_or_path
         if not os.path.exists(path):
             if os.sep in path or "/" in path or "." in path:
-                raise VocabularyError("vocabulary file not found: %s" % path)
+                raise VocabularyError("vocabulary file or directory not found: %s" % path)
             raise VocabularyError(
                 "unknown vocabulary %r: give one of %s or a file path" % (path, ", ".join(sorted(EMBEDDED) + ["bytes"]))
             )
@@ -256,6 +260,14 @@ class Vocabulary:
             return vocabulary_from_tokenizer_json(data, path)
         raise VocabularyError("%s: not a format maskref knows (maskref JSON, tokenizer.json, Tekken)" % path)
 
+
+#: the special tokens of a Tekken file that names none (files before v7), as mistral-common
+#: names them
+TEKKEN_SPECIAL_TOKENS = (
+    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[TOOL_RESULTS]",
+    "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]",
+    "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]",
+)
 
 #: the texts an EOS token has in the usual tokenizers, in the order they are looked for
 USUAL_EOS = ("</s>", "<|endoftext|>", "<|end_of_text|>", "<|eot_id|>", "<eos>", "<|im_end|>")
