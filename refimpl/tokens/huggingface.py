@@ -157,10 +157,9 @@ def _ids(value: Any, where: str, size: int) -> List[int]:
 # -- objects -------------------------------------------------------------------------------
 
 
-def _from_json_text(text: str, where: str, name: str, eos: Optional[int] = None,
-                    special: Iterable[int] = ()) -> Vocabulary:
+def _from_json_text(text: str, where: str, name: str, eos: Optional[int] = None) -> Vocabulary:
     read = read_tokenizer_json(json.loads(text), where)
-    return Vocabulary(read.tokens, [eos] if eos is not None else read.usual_eos(), read.special | set(special), name)
+    return Vocabulary(read.tokens, [eos] if eos is not None else read.usual_eos(), read.special, name)
 
 
 def _name(tokenizer: Any) -> str:
@@ -168,20 +167,20 @@ def _name(tokenizer: Any) -> str:
 
 
 def _from_fast(tokenizer: Any) -> Vocabulary:
-    """A transformers fast tokenizer: its tokenizers.Tokenizer's JSON, with the EOS and the
-    special tokens transformers adds."""
+    """A transformers fast tokenizer: its tokenizers.Tokenizer's JSON, and its EOS. The
+    special tokens are those the JSON marks special, those its decoder skips
+    (`all_special_ids` may list more: a SentencePiece model's user-defined pieces, which
+    decode as text)."""
     backend = tokenizer.backend_tokenizer
     return _from_json_text(backend.to_str(), "the tokenizer of %s" % type_name(tokenizer), _name(tokenizer),
-                           tokenizer.eos_token_id, getattr(tokenizer, "all_special_ids", ()))
+                           tokenizer.eos_token_id)
 
 
 def _from_slow_sentencepiece(tokenizer: Any) -> Vocabulary:
     """A transformers slow tokenizer over a SentencePiece model: the model's pieces, then
     the added tokens."""
     added: Dict[int, Any] = dict(getattr(tokenizer, "added_tokens_decoder", {}))
-    special = set(getattr(tokenizer, "all_special_ids", ()))
-    vocab = _from_sentencepiece(tokenizer.sp_model, tokenizer.eos_token_id, added, _name(tokenizer))
-    return Vocabulary(vocab.tokens, vocab.eos_token_ids, vocab.special_token_ids | special, vocab.name)
+    return _from_sentencepiece(tokenizer.sp_model, tokenizer.eos_token_id, added, _name(tokenizer))
 
 
 def _from_sentencepiece(sp: Any, eos: Optional[int], added: Dict[int, Any], name: str) -> Vocabulary:

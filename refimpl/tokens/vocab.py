@@ -176,21 +176,23 @@ class Vocabulary:
         cls, source: Any, special_tokens: Optional[Dict[str, int]] = None, *, eos_token: Optional[str] = None
     ) -> "Vocabulary":
         """A tiktoken `Encoding`, or a tiktoken rank file (`<base64 token> <rank>` per
-        line) plus its special tokens. EOS is `eos_token`, else the Encoding's
-        `<|endoftext|>` (a rank file has none unless `eos_token` names one)."""
+        line), and its special tokens (an Encoding's own unless given). EOS is
+        `eos_token`, else an Encoding's `<|endoftext|>` (a rank file has none unless
+        `eos_token` names one)."""
         if isinstance(source, (str, os.PathLike)):
             path = os.fspath(source)
             return _ranked(_read_ranks(path), dict(special_tokens or {}), eos_token, os.path.basename(path), path)
         if not (hasattr(source, "decode_single_token_bytes") and hasattr(source, "n_vocab")):
             raise VocabularyError("from_tiktoken takes a tiktoken Encoding or a rank file's path, not %s" % type_name(source))
+        own = {text: source.encode_single_token(text) for text in source.special_tokens_set}
         ranks: Dict[int, bytes] = {}
-        for i in range(source.n_vocab):
+        for i in set(range(source.n_vocab)) - set(own.values()):
             try:
                 ranks[i] = source.decode_single_token_bytes(i)
             except KeyError:  # a gap in the ids
                 pass
         if special_tokens is None:
-            special_tokens = {text: source.encode_single_token(text) for text in source.special_tokens_set}
+            special_tokens = own
         if eos_token is None and "<|endoftext|>" in special_tokens:
             eos_token = "<|endoftext|>"
         return _ranked(ranks, dict(special_tokens), eos_token, str(getattr(source, "name", "tiktoken")), "the Encoding")
