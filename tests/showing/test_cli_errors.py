@@ -7,35 +7,21 @@ traceback. Most cases run through main(argv); a few run `python -m refimpl.showi
 as a user would, to see the whole of standard error."""
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from refimpl.errors import GrammarError
 from refimpl.showing.cli import main
 from refimpl.showing.commandline import CommandLineError, command_line
+from tests.support import cli
+from tests.support.cli import error_line, run_module
 from tests.support.paths import ROOT
 
 EXAMPLES = os.path.join(str(ROOT), "docs", "examples")
 
 
-def error_line(stderr, *culprits):
-    """The one `error:` line of `stderr`, which names every culprit (case-insensitive)."""
-    assert "Traceback" not in stderr, stderr
-    lines = [line for line in stderr.splitlines() if line.startswith("error:")]
-    assert len(lines) == 1, stderr
-    for c in culprits:
-        assert c.lower() in lines[0].lower(), (c, lines[0])
-    return lines[0]
-
-
 def fails(capsys, argv, *culprits):
-    """main(argv) exits 2 with one error line naming the culprits; the line."""
-    code = main(argv)
-    err = capsys.readouterr().err
-    assert code == 2, err
-    return error_line(err, *culprits)
+    return cli.fails(main, capsys, argv, *culprits)
 
 
 @pytest.fixture
@@ -214,14 +200,6 @@ def test_programming_errors_are_not_caught():
         raise CommandLineError("--x: wrong")
 
     assert command_line(bad_argument, mistakes=())([]) == 2
-
-
-def run_module(*argv):
-    """`python -m <argv>` from the repository root: (exit status, stderr)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-m"] + list(argv), cwd=str(ROOT), env=env, capture_output=True,
-                          text=True, timeout=120)
-    return proc.returncode, proc.stderr
 
 
 @pytest.mark.parametrize("argv, culprits", [
