@@ -10,7 +10,7 @@ default conformance suite (their sum); outlines-core's regexes for a few JSON sc
 cached by an earlier build); the vocabulary is loaded beforehand. "V2 − step" is V2 with
 that one step off (step 4, processes, is "V2 + 2 processes"); every variant's table is
 checked equal to V2's. Times are one run each (compile) or medians (masks) on a shared
-machine: compare ratios within one run (docs/index.md has a run).
+machine: compare ratios within one run (docs/token-index.md has a run).
 """
 from __future__ import annotations
 

@@ -241,11 +241,14 @@ def _load_type(spec: str) -> object:
 
 
 def _run_file(path: str, spec: str) -> object:
-    """The module that the Python file at `path` defines (named after the file)."""
+    """The module that the Python file at `path` defines (named after the file, unless a
+    module of that name is loaded)."""
     import importlib.util
     import os
 
     name = os.path.splitext(os.path.basename(path))[0]
+    if name in sys.modules:  # a module of that name is loaded already (json.py, a second run): not replaced
+        name = "maskref_type_%s" % name
     with culprit("--type", spec):
         read_text(path)  # a missing file, a directory: the error line
     loaded = importlib.util.spec_from_file_location(name, path)
