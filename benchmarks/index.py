@@ -22,8 +22,8 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
-from refimpl.showing.commandline import ArgumentParser, CommandLineError, command_line
 from refimpl.masks.index import Steps, build_index, naive_index
+from refimpl.showing.commandline import ArgumentParser, CommandLineError, command_line
 
 HTTPS = r"(https?:\/\/)?([\da-z\.-]+)\.([a-z\.]{2,6})([\/\w \.-]*)*\/?"
 SCHEMAS = {

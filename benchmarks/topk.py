@@ -22,14 +22,13 @@ Every top_k answer is checked equal to the definition's.
 """
 from __future__ import annotations
 
-import argparse
 import random
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from refimpl import open_matcher
-from refimpl.showing.commandline import ArgumentParser, command_line, count
 from refimpl.decoding.topk import reference_top_k, refusals_budget, top_k
+from refimpl.showing.commandline import ArgumentParser, command_line, count
 
 from . import common
 

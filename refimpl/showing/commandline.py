@@ -26,12 +26,15 @@ import os
 import re
 import sys
 from contextlib import contextmanager
-from typing import Callable, Iterator, List, NoReturn, Optional, Tuple, Type
+from typing import Iterator, List, NoReturn, Optional, Protocol, Tuple, Type
 
 from ..errors import MaskrefError
 
-#: a command's main: the arguments (None: sys.argv[1:]) to the exit status
-Main = Callable[[Optional[List[str]]], int]
+
+class Main(Protocol):
+    """A command's main: the arguments (None: sys.argv[1:]) to the exit status."""
+
+    def __call__(self, argv: Optional[List[str]] = None) -> int: ...
 
 
 class CommandLineError(MaskrefError):
