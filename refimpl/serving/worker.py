@@ -354,11 +354,13 @@ def serve(stdin: Any, stdout: Any, worker: Optional[Worker] = None) -> int:
 def main(argv: Optional[List[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args:
-        sys.stderr.write(
-            "usage: python -m refimpl.serving.worker\n"
-            "Speaks the maskref worker protocol (JSON lines on stdin/stdout; docs/protocol.md).\n"
-        )
-        return 0 if args[0] in ("-h", "--help") else 2
+        if args[0] in ("-h", "--help"):
+            sys.stderr.write("usage: python -m refimpl.serving.worker\n"
+                             "Speaks the maskref worker protocol (JSON lines on stdin/stdout; docs/protocol.md).\n")
+            return 0
+        sys.stderr.write("error: the worker takes no arguments, not %r (it speaks the maskref worker protocol "
+                         "on stdin/stdout: docs/protocol.md)\n" % args[0])
+        return 2
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must never corrupt the protocol stream
     try:
