@@ -175,10 +175,21 @@ def test_usage_mistakes(capsys):
 # -- the handler --------------------------------------------------------------------------------
 
 
-def test_version(capsys):
+def test_version(capsys, monkeypatch):
     assert main(["--version"]) == 0
     out = capsys.readouterr().out.strip()
     assert out.startswith("maskref ") and out.split()[1][0].isdigit()
+    # run from a checkout, not installed: pyproject.toml's version, said so
+    from importlib import metadata
+
+    def not_installed(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", not_installed)
+    assert main(["--version"]) == 0
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    version = pyproject.split('\nversion = "', 1)[1].split('"', 1)[0]
+    assert capsys.readouterr().out.strip() == "maskref %s (from the checkout at %s, not installed)" % (version, ROOT)
 
 
 def test_programming_errors_are_not_caught():
