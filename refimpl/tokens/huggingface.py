@@ -73,7 +73,7 @@ def _unsupported(source: Any) -> str:
         hint = " (a tiktoken Encoding: use Vocabulary.from_tiktoken)"
     elif hasattr(source, "instruct_tokenizer") or hasattr(source, "id_to_byte_piece"):
         hint = " (a mistral-common tokenizer: use Vocabulary.from_tekken)"
-    return ("cannot read a vocabulary from %s%s: from_huggingface takes a transformers tokenizer, a "
+    return ("cannot read a vocabulary from a value of type %s%s: from_huggingface takes a transformers tokenizer, a "
             "tokenizers.Tokenizer, a sentencepiece.SentencePieceProcessor, a tokenizer.json path or a model "
             "directory" % (what, hint))
 
@@ -172,7 +172,7 @@ def _from_fast(tokenizer: Any) -> Vocabulary:
     (`all_special_ids` may list more: a SentencePiece model's user-defined pieces, which
     decode as text)."""
     backend = tokenizer.backend_tokenizer
-    return _from_json_text(backend.to_str(), "the tokenizer of %s" % type_name(tokenizer), _name(tokenizer),
+    return _from_json_text(backend.to_str(), "the tokenizer of a %s" % type_name(tokenizer), _name(tokenizer),
                            tokenizer.eos_token_id)
 
 

@@ -183,7 +183,7 @@ class Vocabulary:
             path = os.fspath(source)
             return _ranked(_read_ranks(path), dict(special_tokens or {}), eos_token, os.path.basename(path), path)
         if not (hasattr(source, "decode_single_token_bytes") and hasattr(source, "n_vocab")):
-            raise VocabularyError("from_tiktoken takes a tiktoken Encoding or a rank file's path, not %s" % type_name(source))
+            raise VocabularyError("from_tiktoken takes a tiktoken Encoding or a rank file's path, not a value of type %s" % type_name(source))
         own = {text: source.encode_single_token(text) for text in source.special_tokens_set}
         ranks: Dict[int, bytes] = {}
         for i in set(range(source.n_vocab)) - set(own.values()):
@@ -406,7 +406,7 @@ def _tekkenizer(source: Any) -> Vocabulary:
         tek = tek.instruct_tokenizer.tokenizer
     if not (hasattr(tek, "id_to_byte_piece") and hasattr(tek, "num_special_tokens") and hasattr(tek, "n_words")):
         raise VocabularyError("from_tekken takes a Tekken JSON file's path, a mistral-common Tekkenizer or a "
-                              "MistralTokenizer holding one, not %s" % type_name(tek))
+                              "MistralTokenizer holding one, not a value of type %s" % type_name(tek))
     n_special = tek.num_special_tokens
     tokens = [tek.id_to_piece(i).encode("utf-8") for i in range(n_special)]
     tokens += [tek.id_to_byte_piece(i) for i in range(n_special, tek.n_words)]
@@ -414,9 +414,9 @@ def _tekkenizer(source: Any) -> Vocabulary:
 
 
 def type_name(obj: Any) -> str:
-    """An object's type as `module.Name`, for errors."""
+    """An object's type as `module.Name` (a builtin's: `Name`), for errors."""
     t = type(obj)
-    return "a %s.%s" % (t.__module__, t.__qualname__) if t.__module__ != "builtins" else "a %s" % t.__name__
+    return t.__qualname__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__, t.__qualname__)
 
 
 def read_json(path: str) -> Any:
