@@ -304,7 +304,8 @@ def _inline_vocabulary(spec: Dict[str, Any]) -> Vocabulary:
     for t in special:
         if not 0 <= t < len(tokens):
             raise VocabularyError("special token id %d is not in the vocabulary" % t)
-    return Vocabulary(tokens, eos, special, field(spec, "name", str, "inline"))
+    vocab_size = field(spec, "vocab_size", int, None)  # padded to the logits: ids past the tokens
+    return Vocabulary(tokens, eos, special, field(spec, "name", str, "inline"), vocab_size)
 
 
 def _limits(spec: Any) -> Optional[Limits]:

@@ -26,21 +26,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
-import json
 import os
-import re
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from ..errors import MaskrefError
+from ..errors import VocabularyError
+from .huggingface import check_id, read_huggingface, read_json, read_tokenizer_json, read_tokenizer_json_file, type_name
 from .trie import TokenTrie
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
 EMBEDDED = {"gpt2": "gpt2.json.gz"}
-
-
-class VocabularyError(MaskrefError, ValueError):
-    """A vocabulary file that cannot be read."""
 
 
 class Vocabulary:
@@ -167,9 +161,8 @@ class Vocabulary:
         tokenizer.json path or a model directory; `vocab_size` pads the ids to the logits'
         width; `eos_token_ids` replaces the EOS ids the tokenizer names (huggingface.py;
         docs/vocabularies.md)."""
-        from .huggingface import vocabulary_from_huggingface
-
-        return vocabulary_from_huggingface(tokenizer_or_path, vocab_size, eos_token_ids)
+        tokens, eos, special, name = read_huggingface(tokenizer_or_path)
+        return cls(tokens, eos if eos_token_ids is None else eos_token_ids, special, name, vocab_size)
 
     @classmethod
     def from_tiktoken(
@@ -183,7 +176,8 @@ class Vocabulary:
             path = os.fspath(source)
             return _ranked(_read_ranks(path), dict(special_tokens or {}), eos_token, os.path.basename(path), path)
         if not (hasattr(source, "decode_single_token_bytes") and hasattr(source, "n_vocab")):
-            raise VocabularyError("from_tiktoken takes a tiktoken Encoding or a rank file's path, not %s" % type_name(source))
+            raise VocabularyError("from_tiktoken takes a tiktoken Encoding or a rank file's path, not a value of type %s"
+                                  % type_name(source))
         own = {text: source.encode_single_token(text) for text in source.special_tokens_set}
         ranks: Dict[int, bytes] = {}
         for i in set(range(source.n_vocab)) - set(own.values()):
@@ -257,9 +251,7 @@ class Vocabulary:
         if "config" in data and "vocab" in data:
             return cls.from_tekken(path)
         if "model" in data:
-            from .huggingface import vocabulary_from_tokenizer_json
-
-            return vocabulary_from_tokenizer_json(data, path)
+            return cls(*read_tokenizer_json_file(data, path))
         raise VocabularyError("%s: not a format maskref knows (maskref JSON, tokenizer.json, Tekken)" % path)
 
 
@@ -270,96 +262,6 @@ TEKKEN_SPECIAL_TOKENS = (
     "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]",
     "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]",
 )
-
-#: the texts an EOS token has in the usual tokenizers, in the order they are looked for
-USUAL_EOS = ("</s>", "<|endoftext|>", "<|end_of_text|>", "<|eot_id|>", "<eos>", "<|im_end|>")
-
-#: the largest token id a vocabulary file may give (a guard against a typo's gigabytes)
-MAX_TOKEN_ID = (1 << 24) - 1
-
-
-class TokenizerJson:
-    """What a tokenizer.json says of its tokens: their bytes, the special ids, and the id
-    of each token's text (the model's pieces and the added tokens), for naming EOS."""
-
-    def __init__(self, tokens: List[bytes], special: Set[int], by_text: Dict[str, int]) -> None:
-        self.tokens = tokens
-        self.special = special
-        self.by_text = by_text
-
-    def id_of(self, text: str, where: str) -> int:
-        """The id of the token whose text is `text` (an added token's, else a piece's)."""
-        if text not in self.by_text:
-            raise VocabularyError("%s: the EOS token %r is not a token of the tokenizer" % (where, text))
-        return self.by_text[text]
-
-    def usual_eos(self) -> List[int]:
-        """The first special token among the usual EOS texts, if any."""
-        return [self.by_text[n] for n in USUAL_EOS if n in self.by_text and self.by_text[n] in self.special][:1]
-
-
-def read_tokenizer_json(data: Any, where: str) -> TokenizerJson:
-    """The tokens of a parsed tokenizer.json; `where` names it in errors (its path)."""
-    if not isinstance(data, dict):
-        raise VocabularyError("%s: a tokenizer.json holds a JSON object, not a %s" % (where, type(data).__name__))
-    model = data.get("model")
-    if not isinstance(model, dict) or "vocab" not in model:
-        raise VocabularyError("%s: no model.vocab: not a Hugging Face tokenizer.json" % where)
-    if model.get("type") == "WordPiece":
-        raise VocabularyError("%s: a WordPiece tokenizer (BERT-style) is not supported: its tokens' text depends "
-                              "on their neighbours (## continues a word)" % where)
-    pieces = _pieces(model["vocab"], where)
-    added = _added_tokens(data.get("added_tokens"), where)
-    if not pieces and not added:
-        raise VocabularyError("%s: the tokenizer has no tokens (model.vocab and added_tokens are empty)" % where)
-    size = max(list(pieces.values()) + [i for i, _, _ in added]) + 1
-    decode = _byte_level_decoder() if _mentions(data, "ByteLevel") else sentencepiece_bytes
-    tokens = [b""] * size
-    for piece, i in pieces.items():
-        tokens[i] = decode(piece)
-    special = set()
-    for i, content, is_special in added:
-        # the decoder reads an added token's text too; a special token keeps its text, its name
-        tokens[i] = content.encode("utf-8") if is_special else decode(content)
-        if is_special:
-            special.add(i)
-    by_text = dict(pieces)
-    by_text.update((content, i) for i, content, _ in added)
-    return TokenizerJson(tokens, special, by_text)
-
-
-def _pieces(vocab: Any, where: str) -> Dict[str, int]:
-    """model.vocab: {piece: id} (BPE, WordLevel) or [[piece, score], ...] (Unigram)."""
-    if isinstance(vocab, list):
-        if not all(isinstance(p, list) and p and isinstance(p[0], str) for p in vocab):
-            raise VocabularyError("%s: model.vocab must list [piece, score] pairs" % where)
-        return {p[0]: i for i, p in enumerate(vocab)}
-    if not isinstance(vocab, dict):
-        raise VocabularyError("%s: model.vocab must be an object or a list, not a %s" % (where, type(vocab).__name__))
-    for piece, i in vocab.items():
-        _check_id(i, "model.vocab[%s]" % json.dumps(piece), where)
-    return dict(vocab)
-
-
-def _added_tokens(added: Any, where: str) -> List[Tuple[int, str, bool]]:
-    """added_tokens as (id, content, special)."""
-    if added is None:
-        return []
-    if not isinstance(added, list):
-        raise VocabularyError("%s: added_tokens must be a list" % where)
-    out = []
-    for k, a in enumerate(added):
-        if not (isinstance(a, dict) and isinstance(a.get("content"), str)):
-            raise VocabularyError("%s: added_tokens[%d] needs an id and a content text" % (where, k))
-        _check_id(a.get("id"), "added_tokens[%d].id" % k, where)
-        out.append((a["id"], a["content"], bool(a.get("special"))))
-    return out
-
-
-def _check_id(i: Any, what: str, where: str) -> None:
-    if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i <= MAX_TOKEN_ID:
-        raise VocabularyError("%s: %s must be a token id (an integer from 0 to %d), not %r" % (where, what, MAX_TOKEN_ID, i))
-
 
 def _read_ranks(path: str) -> Dict[int, bytes]:
     """A tiktoken rank file: rank -> token bytes."""
@@ -384,7 +286,7 @@ def _ranked(ranks: Dict[int, bytes], special_tokens: Dict[str, int], eos_token: 
     """tiktoken's vocabulary: the tokens by rank, the special tokens by id; ids no token
     has are empty (never allowed)."""
     for i in list(ranks) + list(special_tokens.values()):
-        _check_id(i, "a rank", where)
+        check_id(i, "a rank", where)
     if not ranks and not special_tokens:
         raise VocabularyError("%s: no tokens" % where)
     tokens = [b""] * (max(list(ranks) + list(special_tokens.values())) + 1)
@@ -406,61 +308,10 @@ def _tekkenizer(source: Any) -> Vocabulary:
         tek = tek.instruct_tokenizer.tokenizer
     if not (hasattr(tek, "id_to_byte_piece") and hasattr(tek, "num_special_tokens") and hasattr(tek, "n_words")):
         raise VocabularyError("from_tekken takes a Tekken JSON file's path, a mistral-common Tekkenizer or a "
-                              "MistralTokenizer holding one, not %s" % type_name(tek))
+                              "MistralTokenizer holding one, not a value of type %s" % type_name(tek))
     n_special = tek.num_special_tokens
     tokens = [tek.id_to_piece(i).encode("utf-8") for i in range(n_special)]
     tokens += [tek.id_to_byte_piece(i) for i in range(n_special, tek.n_words)]
     return Vocabulary(tokens, [tek.eos_id], range(n_special), "tekken")
 
 
-def type_name(obj: Any) -> str:
-    """An object's type as `module.Name`, for errors."""
-    t = type(obj)
-    return "a %s.%s" % (t.__module__, t.__qualname__) if t.__module__ != "builtins" else "a %s" % t.__name__
-
-
-def read_json(path: str) -> Any:
-    try:
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as e:
-        raise VocabularyError("cannot read %s: %s" % (path, e.strerror or e)) from None
-    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
-        raise VocabularyError("cannot read %s: not JSON: %s" % (path, e)) from None
-
-
-def _mentions(data: dict, kind: str) -> bool:
-    """Does the tokenizer's pre-tokenizer or decoder use a component of this type?"""
-    text = json.dumps([data.get("pre_tokenizer"), data.get("decoder")])
-    return '"type": "%s"' % kind in text
-
-
-def _byte_level_decoder() -> Callable[[str], bytes]:
-    """The inverse of GPT-2's bytes_to_unicode: printable bytes map to themselves, the
-    others to code points 256 and up, in byte order."""
-    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    to_byte = {chr(b): b for b in printable}
-    n = 0
-    for b in range(256):
-        if b not in printable:
-            to_byte[chr(256 + n)] = b
-            n += 1
-
-    def decode(piece: str) -> bytes:
-        try:
-            return bytes(to_byte[ch] for ch in piece)
-        except KeyError:
-            return piece.encode("utf-8")  # not byte-level (an added token's text)
-
-    return decode
-
-
-_BYTE_PIECE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
-
-
-def sentencepiece_bytes(piece: str) -> bytes:
-    m = _BYTE_PIECE.match(piece)
-    if m:
-        return bytes([int(m.group(1), 16)])
-    return piece.replace("\u2581", " ").encode("utf-8")

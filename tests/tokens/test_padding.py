@@ -1,11 +1,13 @@
 """A vocabulary padded to the logits' width: the padding ids are in the id space (every
 mask is that wide) and never allowed — by the walk, by a token lexeme (`<[*]>`, a
 negated range), by the token index, nor by consume."""
+import base64
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refimpl import Grammar, GrammarError, Matcher, Vocabulary, VocabularyError, naive_mask, open_matcher
+from refimpl import Grammar, GrammarError, Mask, Matcher, Vocabulary, VocabularyError, naive_mask, open_matcher
 from refimpl.tokens.trie import TokenTrie
 from tests.support.special import SPECIAL, build, grammar_of, special_grammars
 
@@ -84,3 +86,23 @@ def test_padding_with_the_token_index_and_native_walker(pattern, extra, choices)
             break
         t = allowed[choice % len(allowed)]
         assert all(m.consume(t) for m in matchers)
+
+
+def test_padding_crosses_the_worker_protocol():
+    """A padded vocabulary sent to a worker (the pypy and cmd: backends) as its tokens and
+    `vocab_size`: the worker's vocabulary has the same padding, so `<[*]>` skips it there too."""
+    from accel.worker.specs import vocabulary_spec
+    from refimpl.serving.worker import Worker
+
+    padded = SPECIAL.padded(len(SPECIAL) + 7)
+    spec = vocabulary_spec(padded)
+    assert len(spec["tokens_hex"]) == len(SPECIAL) and spec["vocab_size"] == len(padded)
+    worker = Worker()
+    reply = worker.handle({"op": "load_vocabulary", "id": 1, "vocabulary": spec})
+    assert reply["ok"] and reply["vocab_size"] == len(padded)
+    reply = worker.handle({"op": "create", "id": 2, "grammar": {"kind": "lark", "text": "start: <[*]>"},
+                           "vocabulary": {"ref": reply["vocabulary_id"]}})
+    reply = worker.handle({"op": "mask", "id": 3, "session": reply["session"]})
+    mask = Mask.from_bytes(base64.b64decode(reply["mask"]), reply["vocab_size"])
+    assert mask == Matcher(Grammar.from_lark("start: <[*]>"), padded).mask() and len(mask) == len(SPECIAL)
+    assert "vocab_size" not in vocabulary_spec(SPECIAL)

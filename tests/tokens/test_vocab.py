@@ -183,19 +183,19 @@ def test_no_tokens_and_bad_ids():
 
 
 def test_unsupported_tokenizer_objects():
-    with pytest.raises(VocabularyError, match="cannot read a vocabulary from a int: from_huggingface takes"):
+    with pytest.raises(VocabularyError, match="cannot read a vocabulary from a value of type int: from_huggingface takes"):
         Vocabulary.from_huggingface(42)
 
     class Encoding:  # what tiktoken's looks like to from_huggingface
         def decode_single_token_bytes(self, t):
             return b""
 
-    with pytest.raises(VocabularyError, match=r"from a tests.tokens.test_vocab.test_unsupported_tokenizer_objects."
+    with pytest.raises(VocabularyError, match=r"from a value of type tests.tokens.test_vocab.test_unsupported_tokenizer_objects."
                                               r"<locals>.Encoding \(a tiktoken Encoding: use Vocabulary.from_tiktoken\)"):
         Vocabulary.from_huggingface(Encoding())
-    with pytest.raises(VocabularyError, match="from_tiktoken takes a tiktoken Encoding or a rank file's path, not a dict"):
+    with pytest.raises(VocabularyError, match="from_tiktoken takes a tiktoken Encoding .* not a value of type dict"):
         Vocabulary.from_tiktoken({})
-    with pytest.raises(VocabularyError, match="from_tekken takes a Tekken JSON file's path, .* not a list"):
+    with pytest.raises(VocabularyError, match="from_tekken takes a Tekken JSON file's path, .* not a value of type list"):
         Vocabulary.from_tekken([])
 
 
