@@ -33,10 +33,11 @@ import operator
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from ..errors import VocabularyError
 from ..frontends.grammar import Grammar
 from ..masks.matcher import Matcher
 from ..recognition.lexer import DEAD, GREEDY_ENDS, LAZY_ENDS
-from ..tokens.vocab import Vocabulary, VocabularyError
+from ..tokens.vocab import Vocabulary
 from ..trace import Consumed, MaskTrace, Scanned, Skipped, Tracer
 
 SAMPLE = 12  # allowed tokens shown per step
