@@ -1,7 +1,7 @@
 """asv: the token index (refimpl/masks/index/) on the HTTPS regex with GPT-2 — compile seconds of
 each construction (naive, V2, V2 without each step, outlines-core) and mask ms (python
 walk, index, outlines-core), measured once in `setup_cache` by benchmarks/index.py's
-functions (the same run's figures, so their ratios are comparable). docs/index.md.
+functions (the same run's figures, so their ratios are comparable). docs/token-index.md.
 """
 from . import index
 

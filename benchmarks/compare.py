@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
+from typing import List, Optional
+
+from refimpl.showing.commandline import ArgumentParser, command_line, directory
 
 from . import common
 
@@ -20,15 +24,16 @@ def _f(x, fmt):
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt % x
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _main(argv: Optional[List[str]] = None) -> int:
+    ap = ArgumentParser(prog="python -m benchmarks.compare", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vocab", action="append", choices=common.VOCABS, help="default: all")
     ap.add_argument("--workload", action="append", choices=list(common.WORKLOADS), help="default: all")
     ap.add_argument("--no-recursion", action="store_true", help="skip the right-recursion table")
     ap.add_argument("--no-cache", action="store_true", help="skip the mask cache's table (benchmarks.mask_cache)")
     ap.add_argument("--index", action="store_true",
                     help="then the token index's tables (python -m benchmarks.index, same run; minutes)")
-    ap.add_argument("--schemastore", metavar="CORPUS",
+    ap.add_argument("--schemastore", metavar="CORPUS", type=directory,
                     help="then the slow tail of real JSON schemas (python -m benchmarks.schemastore CORPUS; minutes)")
     args = ap.parse_args(argv)
     started = time.perf_counter()
@@ -84,6 +89,11 @@ def main(argv=None) -> None:
     print()
     print("(ran in %.0f s; llguidance: best first mask of fresh matchers; its ns/node divides by refimpl's node count)"
           % (time.perf_counter() - started))
+    return 0
+
+
+#: the command (a mistake in the arguments: one error line, exit status 2)
+main = command_line(_main, mistakes=(OSError,))
 
 
 def _recursion(backends) -> None:
@@ -109,4 +119,4 @@ def _recursion(backends) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -10,7 +10,7 @@ default conformance suite (their sum); outlines-core's regexes for a few JSON sc
 cached by an earlier build); the vocabulary is loaded beforehand. "V2 − step" is V2 with
 that one step off (step 4, processes, is "V2 + 2 processes"); every variant's table is
 checked equal to V2's. Times are one run each (compile) or medians (masks) on a shared
-machine: compare ratios within one run (docs/index.md has a run).
+machine: compare ratios within one run (docs/token-index.md has a run).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
 from refimpl.masks.index import Steps, build_index, naive_index
+from refimpl.showing.commandline import ArgumentParser, CommandLineError, command_line
 
 HTTPS = r"(https?:\/\/)?([\da-z\.-]+)\.([a-z\.]{2,6})([\/\w \.-]*)*\/?"
 SCHEMAS = {
@@ -172,13 +173,16 @@ def _s(x: Optional[float]) -> str:
     return "-" if x is None else "%.2f" % x
 
 
-def main(argv: Optional[List[str]] = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _main(argv: Optional[List[str]] = None) -> int:
+    ap = ArgumentParser(prog="python -m benchmarks.index", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vocab", action="append", choices=["gpt2", "tekken"], help="default: both")
     ap.add_argument("--workload", action="append", help="default: all (https, suite regexes, json schemas ...)")
     args = ap.parse_args(argv)
     loads = workloads()
     chosen = [w for w in loads if not args.workload or any(w.startswith(a) for a in args.workload)]
+    if not chosen:
+        raise CommandLineError("--workload %s: no such workload (known: %s)" % (", ".join(args.workload), ", ".join(loads)))
     print("maskref token index — %s" % time.strftime("%Y-%m-%d"))
     print()
     print("| vocab | workload | states | table MB | naive s | V2 s | naive/V2 | " + " | ".join(n for n, _ in VARIANTS[1:])
@@ -206,7 +210,12 @@ def main(argv: Optional[List[str]] = None) -> None:
     for v, m in masks:
         print("| %s | %.3f | %.3f | %.0fx | %s |" % (v, m["walk"], m["index"], m["walk"] / m["index"],
                                                  "%.3f" % m["outlines-core"] if "outlines-core" in m else "-"))
+    return 0
+
+
+#: the command (a mistake in the arguments: one error line, exit status 2)
+main = command_line(_main, mistakes=(OSError,))
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -17,7 +17,6 @@ an idle machine gives.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import statistics
@@ -27,6 +26,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from accel import pypy
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher
+from refimpl.showing.commandline import ArgumentParser, CommandLineError, command_line, count, positive_int
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEKKEN = os.path.join(HERE, os.pardir, "tests", "data", "vocab", "mistral_nemo_tekken.json.gz")
@@ -71,14 +71,14 @@ def fmt(times: List[float]) -> str:
     return "%8.3f [%7.3f]" % (statistics.median(times), min(times))
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=15)
+def _main(argv: Optional[List[str]] = None) -> int:
+    parser = ArgumentParser(prog="python -m benchmarks.pypy_speed", description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=positive_int, default=20, help="masks timed per workload (default 20)")
+    parser.add_argument("--warmup", type=count, default=15, help="masks before timing (default 15)")
     args = parser.parse_args(argv)
     reason = pypy.unavailable_reason()
     if reason is not None:
-        raise SystemExit("cannot measure: %s" % reason)
+        raise CommandLineError("cannot measure: %s" % reason)
     version = subprocess.run([pypy.pypy_executable(), "--version"], capture_output=True, text=True).stdout.split("\n")
     print("%s %s vs %s; %s" % (platform.python_implementation(), platform.python_version(),
                                " ".join(v.strip() for v in version if v.strip()), time.strftime("%Y-%m-%d")))
@@ -112,7 +112,12 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
                 (vname, label, nodes, fmt(local_ms), fmt(inside), fmt(roundtrip)) + r))
     means = [statistics.geometric_mean([r[i] for r in ratios]) for i in range(4)]
     print("geometric mean speed-up: %.1fx [%.1fx] on mask computation, %.1fx [%.1fx] round trip" % tuple(means))
+    return 0
+
+
+#: the command (a mistake in the arguments, or no PyPy: one error line, exit status 2)
+main = command_line(_main, mistakes=(OSError,))
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -34,6 +34,17 @@ import threading
 import time
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from refimpl.showing.commandline import (
+    ArgumentParser,
+    CommandLineError,
+    command_line,
+    count,
+    culprit,
+    directory,
+    positive_float,
+    read_text,
+)
+
 _ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 #: keywords whose exact compilation is combinatorial (the usual suspects of the slow tail)
@@ -446,15 +457,17 @@ def report(run: Dict[str, Any], n: int = 15) -> str:
     return "\n".join(out)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("corpus", help="a SchemaStore checkout or bare git directory")
-    ap.add_argument("--limit", type=int, default=0, help="at most this many schemas (default all)")
+def _main(argv: Optional[List[str]] = None) -> int:
+    ap = ArgumentParser(prog="python -m benchmarks.schemastore", description=__doc__,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("corpus", type=directory, help="a SchemaStore checkout or bare git directory")
+    ap.add_argument("--limit", type=count, default=0, help="at most this many schemas (default 0: all)")
     ap.add_argument("--only", action="append", help="just this schema (file stem); repeatable")
-    ap.add_argument("--timeout", type=float, default=10.0, help="compile seconds per schema (default 10)")
-    ap.add_argument("--timeout-instance", type=float, default=30.0, help="consume seconds per instance (default 30)")
-    ap.add_argument("--memory-gb", type=float, default=6.0, help="address-space limit of the worker (default 6)")
-    ap.add_argument("--profile", type=int, default=15, help="profile the n slowest of each (default 15)")
+    ap.add_argument("--timeout", type=positive_float, default=10.0, help="compile seconds per schema (default 10)")
+    ap.add_argument("--timeout-instance", type=positive_float, default=30.0,
+                    help="consume seconds per instance (default 30)")
+    ap.add_argument("--memory-gb", type=positive_float, default=6.0, help="address-space limit of the worker (default 6)")
+    ap.add_argument("--profile", type=count, default=15, help="profile the n slowest of each (default 15)")
     ap.add_argument("--json", help="write the raw run here")
     ap.add_argument("--report", help="just print the report of a run written by --json")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -462,15 +475,26 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.worker:
         return worker(args.corpus, args.memory_gb)
     if args.report:
-        with open(args.report, encoding="utf-8") as f:
-            print(report(json.load(f), args.profile))
+        with culprit("--report", args.report):
+            text = read_text(args.report)
+        try:
+            run = json.loads(text)
+        except ValueError as e:
+            raise CommandLineError("--report %s: not a run written by --json: %s" % (args.report, e)) from None
+        print(report(run, args.profile))
         return 0
+    if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
+        raise CommandLineError("--json %s: no such directory to write it in" % args.json)  # before minutes of work
     run = measure(args.corpus, args.limit, args.only, args.timeout, args.timeout_instance, args.memory_gb, args.profile)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
+        with culprit("--json", args.json), open(args.json, "w", encoding="utf-8") as f:
             json.dump(run, f)
     print(report(run, args.profile))
     return 0
+
+
+#: the command (a mistake in the arguments: one error line, exit status 2)
+main = command_line(_main, mistakes=(OSError,))
 
 
 if __name__ == "__main__":

@@ -22,13 +22,13 @@ Every top_k answer is checked equal to the definition's.
 """
 from __future__ import annotations
 
-import argparse
 import random
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from refimpl import open_matcher
 from refimpl.decoding.topk import reference_top_k, refusals_budget, top_k
+from refimpl.showing.commandline import ArgumentParser, command_line, count
 
 from . import common
 
@@ -150,12 +150,13 @@ def report(vname: str, workload: str, backend: str, r: Dict[str, Any]) -> None:
         print("  crossover, %s (no budget): %s" % (label, verdict))
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def _main(argv: Optional[List[str]] = None) -> int:
+    ap = ArgumentParser(prog="python -m benchmarks.topk", description=__doc__.split("\n\n")[0])
     ap.add_argument("--vocab", action="append", choices=common.VOCABS)
     ap.add_argument("--backend", action="append", choices=["python", "native"])
     ap.add_argument("--workload", action="append", choices=sorted(common.WORKLOADS))
-    ap.add_argument("--refused", type=int, default=4096)
+    ap.add_argument("--refused", type=count, default=4096,
+                    help="how many refused tokens the adversarial logits score first (default 4096)")
     args = ap.parse_args(argv)
     for vname in args.vocab or common.VOCABS:
         for backend in args.backend or ["python", "native"]:
@@ -169,6 +170,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                 report(vname, workload, backend, r)
                 print("  (%.0f s)" % (time.perf_counter() - t0))
     return 0
+
+
+#: the command (a mistake in the arguments: one error line, exit status 2)
+main = command_line(_main, mistakes=(OSError,))
 
 
 if __name__ == "__main__":

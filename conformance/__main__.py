@@ -9,11 +9,22 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import shutil
 import sys
 from typing import List, Optional
 
+from refimpl.showing.commandline import (
+    ArgumentParser,
+    CommandLineError,
+    command_line,
+    culprit,
+    positive_float,
+    positive_int,
+)
+
 from .engine import Engine
-from .generate import SUITE_DIR
+from .generate import GROUPS, SUITE_DIR
 from .registry import UnknownEngine, engine_names, get_engine
 from .vectors import FormatError
 
@@ -25,20 +36,33 @@ def _engine(name: str) -> Engine:
         e = get_engine(name)
     except UnknownEngine as error:
         raise SetupError(str(error)) from None
+    if name.startswith("cmd:"):
+        try:
+            program = (shlex.split(name[4:]) or [""])[0]
+        except ValueError as error:  # an unclosed quote
+            raise SetupError("engine %s: %s" % (name, str(error).lower())) from None
+        if not program or shutil.which(program) is None:
+            raise SetupError("engine %s: no program %r here (the command after cmd: starts a worker of the "
+                             "protocol: docs/protocol.md)" % (name, program))
     reason = e.unavailable_reason()
     if reason:
         raise SetupError("engine %s is unavailable: %s" % (name, reason))
     return e
 
 
-class SetupError(Exception):
-    pass
+class SetupError(CommandLineError):
+    """An engine that cannot run here, an option the engine or the suite cannot take."""
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from .generate import main_generate
 
     kinds = args.only.split(",") if args.only else None
+    unknown = sorted(set(kinds or ()) - set(GROUPS))
+    if unknown:
+        raise SetupError("--only: unknown group %s (known: %s)" % (", ".join(unknown), ", ".join(GROUPS)))
+    with culprit("--out", args.out):  # (only this: refimpl's errors while generating are bugs)
+        os.makedirs(args.out, exist_ok=True)
     return main_generate(args.out, kinds)
 
 
@@ -121,16 +145,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+def _main(argv: Optional[List[str]] = None) -> int:
+    parser = ArgumentParser(prog="python -m conformance", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     engines_help = "the engine under test: " + ", ".join(engine_names())
     older = " (--backend: its older name, still read)"
 
     p = sub.add_parser("generate", help="write the default suite from refimpl")
     p.add_argument("--out", default=SUITE_DIR, help="directory (default: conformance/suite)")
-    p.add_argument("--only", help="groups, comma-separated (regex,lark,json_schema,tokens,findings)")
+    p.add_argument("--only", help="groups, comma-separated (%s)" % ",".join(GROUPS))
     p.set_defaults(run=cmd_generate)
 
     p = sub.add_parser("run", help="check an engine against the vectors")
@@ -138,7 +162,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help=engines_help + "; repeatable" + older)
     p.add_argument("--suite", default=SUITE_DIR, help="a .jsonl file or a directory of them (default: the default suite)")
     p.add_argument("--out", default=OUT_DEFAULT, help="where repros go (default: %s)" % OUT_DEFAULT)
-    p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes")
     p.add_argument("--first", action="store_true", help="stop at the first disagreement")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--matrix", action="store_true", help="then the compliance matrix's rows, in Markdown")
@@ -146,16 +170,16 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     p = sub.add_parser("fuzz", help="differential fuzzing against refimpl")
     p.add_argument("--engine", "--backend", dest="engine", required=True, help=engines_help + older)
-    p.add_argument("--seconds", type=float, help="time budget (default 60, unless --batches is given)")
-    p.add_argument("--batches", type=int, help="work budget: batches of examples per job, the same campaign on any "
+    p.add_argument("--seconds", type=positive_float, help="time budget (default 60, unless --batches is given)")
+    p.add_argument("--batches", type=positive_int, help="work budget: batches of examples per job, the same campaign on any "
                    "machine (with --seconds, whichever comes first)")
     p.add_argument("--seed", type=int, default=0, help="campaign seed (default 0): same seed, same examples")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (seeds seed/0 .. seed/N-1)")
+    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (seeds seed/0 .. seed/N-1)")
     p.add_argument("--out", default=OUT_DEFAULT, help="where repros and found vectors go (default: %s)" % OUT_DEFAULT)
     p.add_argument("--kinds", help="grammar kinds, comma-separated (default: all the engine supports)")
     p.add_argument("--vocab", default="mixed",
                    help="mixed (default), small, slices, gpt2, bytes, special, multi-eos, escapes, unicode")
-    p.add_argument("--steps", type=int, default=8, help="masks compared per example (default 8)")
+    p.add_argument("--steps", type=positive_int, default=8, help="masks compared per example (default 8)")
     p.add_argument("--first", action="store_true", help="stop at the first disagreement")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(run=cmd_fuzz)
@@ -169,17 +193,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--id", help="only vectors whose id contains this")
     p.set_defaults(run=cmd_show)
 
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:  # argparse exits 2 on usage errors, 0 on --help
-        return int(e.code or 0)
+    args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (SetupError, FormatError) as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+    except FormatError as e:  # a suite file: command_line prints it as an error line
+        raise CommandLineError(str(e)) from None
+
+
+#: the command: a mistake in its arguments, the suite's files or the engine's setup is one
+#: error line, exit status 2 (refimpl's own errors are judged per vector by the runner:
+#: one that escapes is a bug, with its traceback)
+main = command_line(_main, mistakes=(OSError,))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -61,7 +61,7 @@ def _fault(name: str) -> Engine:
 #: called with the full name), in the order `engines` and --help list them
 REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
     ("refimpl", "refimpl's Matcher (python walker); alias: python", lambda name: MatcherEngine("python")),
-    ("index", "refimpl's Matcher with the token index (regular grammars only; docs/index.md)", MatcherEngine),
+    ("index", "refimpl's Matcher with the token index (regular grammars only; docs/token-index.md)", MatcherEngine),
     ("native", "refimpl's Matcher with accel's C walker", MatcherEngine),
     ("pypy", "refimpl under PyPy in a worker process (docs/protocol.md)", MatcherEngine),
     ("cmd:", "any program speaking the worker protocol", _command),

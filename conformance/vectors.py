@@ -436,8 +436,13 @@ def suite_files(path: str) -> List[str]:
 def read_vectors(path: str) -> Iterator[Tuple[str, int, Vector]]:
     """(file, line number, vector) for every vector of a suite file or directory."""
     for name in suite_files(path):
-        with open(name, encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
+        with open(name, "rb") as f:
+            for lineno, raw in enumerate(f, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise FormatError("%s:%d: not UTF-8 text (byte 0x%02X at column %d)" % (
+                        name, lineno, raw[e.start], e.start + 1)) from None
                 if not line.strip() or line.lstrip().startswith("#"):
                     continue
                 try:

@@ -91,3 +91,8 @@ class LimitError(MaskrefError, RuntimeError):
             "limit %s=%d exceeded%s; raise it with Limits(%s=...) if the input is legitimate"
             % (limit, value, (" (" + what + ")") if what else "", limit)
         )
+
+
+class VocabularyError(MaskrefError, ValueError):
+    """A vocabulary that cannot be read: a file missing or malformed (named in the
+    message), a tokenizer object of a kind maskref does not read, no tokens."""

@@ -114,13 +114,17 @@ def is_embedded_gpt2(vocab: Vocabulary) -> bool:
 
 
 def vocabulary_spec(vocab: Vocabulary) -> Dict[str, Any]:
-    """The protocol's description of a vocabulary, inline (tokens as hex)."""
-    return {
+    """The protocol's description of a vocabulary, inline (tokens as hex; a padded one's
+    width as `vocab_size`)."""
+    spec: Dict[str, Any] = {
         "name": vocab.name,
-        "tokens_hex": [t.hex() for t in vocab.tokens],
+        "tokens_hex": [t.hex() for t in vocab.tokens[: vocab.padding_ids.start]],
         "eos_token_ids": list(vocab.eos_token_ids),
         "special_token_ids": sorted(vocab.special_token_ids),
     }
+    if vocab.padding_ids:
+        spec["vocab_size"] = len(vocab)
+    return spec
 
 
 def limits_spec(limits: Limits) -> Dict[str, int]:

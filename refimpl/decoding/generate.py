@@ -35,13 +35,25 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Callable, List, NamedTuple, Optional, Sequence
+from types import MappingProxyType
+from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Sequence
 
 from ..masks.matcher import Matcher, MatcherLike
 from .topk import top_k
 
 Model = Callable[[List[int]], Sequence[float]]
 Sampler = Callable[[MatcherLike, Sequence[float]], Optional[int]]
+
+#: The JSON layout for generation: one line, as Python's `json.dumps` writes it (`", "`
+#: between items, `": "` after keys, no other whitespace), given to a JSON schema's or a
+#: type's grammar: `Grammar.from_json_schema(schema, **ONE_LINE_JSON)`. The compilers'
+#: default is llguidance's flexible whitespace (any run of it between lexemes, what the
+#: conformance suite checks): a model that does not know the format well may spend its
+#: tokens on whitespace, and none of the punctuation around it is forced. With this
+#: layout every byte between values is forced (fast-forward: fewer model calls). It is
+#: `maskref generate`'s default (docs/generation.md, "The JSON layout").
+ONE_LINE_JSON: Mapping[str, Any] = MappingProxyType(
+    {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "})
 
 
 class Generation(NamedTuple):

@@ -304,7 +304,8 @@ def _inline_vocabulary(spec: Dict[str, Any]) -> Vocabulary:
     for t in special:
         if not 0 <= t < len(tokens):
             raise VocabularyError("special token id %d is not in the vocabulary" % t)
-    return Vocabulary(tokens, eos, special, field(spec, "name", str, "inline"))
+    vocab_size = field(spec, "vocab_size", int, None)  # padded to the logits: ids past the tokens
+    return Vocabulary(tokens, eos, special, field(spec, "name", str, "inline"), vocab_size)
 
 
 def _limits(spec: Any) -> Optional[Limits]:
@@ -354,11 +355,13 @@ def serve(stdin: Any, stdout: Any, worker: Optional[Worker] = None) -> int:
 def main(argv: Optional[List[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args:
-        sys.stderr.write(
-            "usage: python -m refimpl.serving.worker\n"
-            "Speaks the maskref worker protocol (JSON lines on stdin/stdout; docs/protocol.md).\n"
-        )
-        return 0 if args[0] in ("-h", "--help") else 2
+        if args[0] in ("-h", "--help"):
+            sys.stderr.write("usage: python -m refimpl.serving.worker\n"
+                             "Speaks the maskref worker protocol (JSON lines on stdin/stdout; docs/protocol.md).\n")
+            return 0
+        sys.stderr.write("error: the worker takes no arguments, not %r (it speaks the maskref worker protocol "
+                         "on stdin/stdout: docs/protocol.md)\n" % args[0])
+        return 2
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must never corrupt the protocol stream
     try:

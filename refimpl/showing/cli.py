@@ -3,10 +3,24 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
+
+from .commandline import (
+    ArgumentParser,
+    CommandLineError,
+    command_line,
+    count,
+    culprit,
+    package_version,
+    positive_int,
+    read_text,
+    utf8_text,
+)
 
 if TYPE_CHECKING:
     from ..frontends.grammar import Grammar
+    from ..masks.matcher import Matcher
+    from ..tokens.vocab import Vocabulary
 
 
 def _regex(args: argparse.Namespace) -> int:
@@ -35,14 +49,11 @@ def _mask(args: argparse.Namespace) -> int:
     import time
 
     from ..masks.matcher import Matcher
-    from ..tokens.vocab import Vocabulary
 
     grammar = _grammar(args)
-    vocab = Vocabulary.load(args.vocab)
+    vocab = _vocabulary(args)
     m = Matcher(grammar, vocab)
-    if args.prefix and not m.consume_bytes(args.prefix.encode("utf-8")):
-        print("the prefix %r does not fit the grammar" % args.prefix)
-        return 1
+    _consume_prefix(m, args.prefix)
     t0 = time.perf_counter()
     mask = m.mask()
     seconds = time.perf_counter() - t0
@@ -71,22 +82,54 @@ def _mask(args: argparse.Namespace) -> int:
     return 0
 
 
-def _grammar(args: argparse.Namespace) -> "Grammar":
-    """The grammar named by the source options (_add_source)."""
+def _consume_prefix(m: "Matcher", prefix: str) -> None:
+    """Consume --prefix (one step), or say at which byte the grammar refuses it."""
+    data = prefix.encode("utf-8", "surrogateescape")  # the bytes of the command line, as given
+    if not data or m.consume_bytes(data):
+        return
+    n = 0  # the longest prefix of the prefix the grammar takes (as one step, as above)
+    while m.consume_bytes(data[:n + 1]):
+        m.rollback(1)
+        n += 1
+    raise CommandLineError("--prefix %s: the grammar refuses byte %r at offset %d%s" % (
+        _show_bytes(data), data[n:n + 1], n, " (after %s)" % _show_bytes(data[:n]) if n else ""))
+
+
+def _show_bytes(data: bytes) -> str:
+    """Bytes from the command line as written: as text where they are UTF-8."""
+    try:
+        return repr(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return repr(data)
+
+
+def _grammar(args: argparse.Namespace, **layout: Any) -> "Grammar":
+    """The grammar named by the source options (_add_source; generate's); `layout`: the
+    JSON options of a --schema."""
     from ..frontends.grammar import Grammar
 
-    if args.regex is not None:
-        return Grammar.from_regex(args.regex)
-    path = args.lark or args.gbnf or args.ebnf or args.schema
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    if args.lark is not None:
-        return Grammar.from_lark(text)
-    if args.gbnf is not None:
-        return Grammar.from_gbnf(text, root=args.root or "root")
-    if args.ebnf is not None:
-        return Grammar.from_ebnf(text, dialect=args.dialect, root=args.root)
-    return Grammar.from_json_schema(text)
+    if getattr(args, "regex", None) is not None:
+        with culprit("--regex", repr(args.regex)):
+            return Grammar.from_regex(args.regex)
+    option = next(o for o in ("lark", "gbnf", "ebnf", "schema") if getattr(args, o, None) is not None)
+    path = getattr(args, option)
+    with culprit("--" + option, path):
+        text = read_text(path)
+        if option == "lark":
+            return Grammar.from_lark(text)
+        if option == "gbnf":
+            return Grammar.from_gbnf(text, root=args.root or "root")
+        if option == "ebnf":
+            return Grammar.from_ebnf(text, dialect=args.dialect, root=args.root)
+        return Grammar.from_json_schema(text, **layout)
+
+
+def _vocabulary(args: argparse.Namespace) -> "Vocabulary":
+    """The vocabulary --vocab names."""
+    from ..tokens.vocab import Vocabulary
+
+    with culprit("--vocab", args.vocab):
+        return Vocabulary.load(args.vocab)
 
 
 def _add_source(p: argparse.ArgumentParser) -> None:
@@ -105,19 +148,21 @@ def _add_source(p: argparse.ArgumentParser) -> None:
 
 def _explain(args: argparse.Namespace) -> int:
     """Write the steps of the masks along a prefix: an HTML page, text, or DOT."""
-    from ..tokens.vocab import Vocabulary
-    from . import explain
+    from . import dot, explain, page, text
+    from .steps import token_id
 
-    vocab = Vocabulary.load(args.vocab)
-    why = [int(w) if w.isdigit() else w for w in args.why]
-    ex = explain(_grammar(args), vocab, text=args.prefix, tokens=args.tokens or (), why=why)
-    from . import dot, page, text
-
+    grammar = _grammar(args)
+    vocab = _vocabulary(args)
+    with culprit("--tokens"):
+        tokens = [token_id(vocab, t) for t in args.tokens or ()]
+    with culprit("--why"):
+        why = [token_id(vocab, int(w) if w.isdigit() else w) for w in args.why]
+    ex = explain(grammar, vocab, text=args.prefix, tokens=tokens, why=why)
     out = {"text": text.render, "dot": dot.render, "html": page.render}[args.format](ex)
     if args.out is None:
         sys.stdout.write(out)
     else:
-        with open(args.out, "w", encoding="utf-8") as f:
+        with culprit("--out", args.out), open(args.out, "w", encoding="utf-8") as f:
             f.write(out)
         print("wrote %s (%d steps%s)" % (args.out, len(ex.steps), "; " + ex.stopped if ex.stopped else ""))
     return 1 if ex.stopped else 0
@@ -128,28 +173,22 @@ def _generate(args: argparse.Namespace) -> int:
     the parsed value and the model calls fast-forward saved (docs/generation.md)."""
     import json
 
-    from ..decoding import RandomModel, TopK, generate, greedy
+    from ..decoding import ONE_LINE_JSON, RandomModel, TopK, generate, greedy
     from ..frontends.grammar import Grammar
     from ..masks.matcher import Matcher
-    from ..tokens.vocab import Vocabulary
     from ..typed import parse
 
-    layout: Dict[str, Any] = {} if args.flexible_whitespace else {
-        "whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
+    layout = {} if args.flexible_whitespace else ONE_LINE_JSON
     target = None
     if args.type is not None:
         target = _load_type(args.type)
-        grammar = Grammar.from_type(target, **layout)
+        with culprit("--type", args.type):
+            grammar = Grammar.from_type(target, **layout)
         source = "type %s" % args.type
-    elif args.schema is not None:
-        with open(args.schema, encoding="utf-8") as f:
-            grammar = Grammar.from_json_schema(f.read(), **layout)
-        source = "JSON schema %s" % args.schema
     else:
-        with open(args.lark, encoding="utf-8") as f:
-            grammar = Grammar.from_lark(f.read())
-        source = "Lark grammar %s" % args.lark
-    vocab = Vocabulary.load(args.vocab)
+        grammar = _grammar(args, **layout)
+        source = "JSON schema %s" % args.schema if args.schema is not None else "Lark grammar %s" % args.lark
+    vocab = _vocabulary(args)
     model = RandomModel(vocab, seed=args.seed)
     sampler = TopK(args.top_k, seed=args.seed) if args.top_k else greedy
     result = generate(model, Matcher(grammar, vocab), max_tokens=args.max_tokens, sampler=sampler,
@@ -173,27 +212,62 @@ def _generate(args: argparse.Namespace) -> int:
 
 def _load_type(spec: str) -> object:
     """`module:Name` (or `module:Outer.Inner`): the object, imported as `python -m` would
-    (the current directory first on the path)."""
+    (the current directory first on the path); or `path/to/file.py:Name`, the file run
+    as a module. An error inside the module itself is the module's, with its traceback."""
     import importlib
     import os
 
-    module, sep, name = spec.partition(":")
+    module, sep, name = spec.rpartition(":")
     if not sep or not module or not name:
-        raise SystemExit("maskref generate: --type wants module:Class, not %r" % spec)
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    obj: object = importlib.import_module(module)
-    for part in name.split("."):
+        raise CommandLineError("--type %r: expected module:Class or file.py:Class" % spec)
+    if module.endswith(".py"):
+        obj: object = _run_file(module, spec)
+    else:
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        try:
+            obj = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name is None or not (module == e.name or module.startswith(e.name + ".")):
+                raise  # the module was found; something it imports was not: its traceback
+            raise CommandLineError("--type %s: no module named %r (looked for in the current directory %s "
+                                   "and on the Python path)" % (spec, e.name, os.getcwd())) from None
+    for i, part in enumerate(name.split(".")):
+        if not hasattr(obj, part):
+            raise CommandLineError("--type %s: %s has no attribute %r" % (
+                spec, module if i == 0 else module + ":" + ".".join(name.split(".")[:i]), part))
         obj = getattr(obj, part)
     return obj
+
+
+def _run_file(path: str, spec: str) -> object:
+    """The module that the Python file at `path` defines (named after the file, unless a
+    module of that name is loaded)."""
+    import importlib.util
+    import os
+
+    name = os.path.splitext(os.path.basename(path))[0]
+    if name in sys.modules:  # a module of that name is loaded already (json.py, a second run): not replaced
+        name = "maskref_type_%s" % name
+    with culprit("--type", spec):
+        read_text(path)  # a missing file, a directory: the error line
+    loaded = importlib.util.spec_from_file_location(name, path)
+    if loaded is None or loaded.loader is None:
+        raise CommandLineError("--type %s: cannot import %s as a module" % (spec, path))
+    module = importlib.util.module_from_spec(loaded)
+    sys.modules[name] = module  # dataclasses and typing look the module up by name
+    loaded.loader.exec_module(module)
+    return module
 
 
 def _show_byte(b: int) -> str:
     return repr(chr(b)) if 0x20 <= b < 0x7F else "0x%02X" % b
 
 
+@command_line
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="maskref", description=__doc__)
+    parser = ArgumentParser(prog="maskref", description=__doc__)
+    parser.add_argument("--version", action="version", version="maskref %s" % package_version())
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("regex", help="trace a pattern's derivatives over some texts")
     p.add_argument("pattern")
@@ -202,14 +276,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     p = sub.add_parser("mask", help="the token mask of a grammar after a prefix")
     _add_source(p)
     p.add_argument("--prefix", default="", help="text already generated")
-    p.add_argument("--sample", type=int, default=12, help="how many allowed tokens to show")
+    p.add_argument("--sample", type=positive_int, default=12, help="how many allowed tokens to show")
     p.add_argument("--explain", action="store_true", help="print the walk statistics")
     p.set_defaults(run=_mask)
     p = sub.add_parser("explain", help="step through the masks along a prefix: an HTML page, text or DOT")
     _add_source(p)
-    p.add_argument("--prefix", default="", help="the text to step through (split into the longest allowed tokens)")
+    p.add_argument("--prefix", type=utf8_text, default="",
+                   help="the text to step through (split into the longest allowed tokens)")
     p.add_argument("--tokens", type=int, nargs="+", metavar="ID", help="the token ids to step through (instead of --prefix)")
-    p.add_argument("--why", nargs="+", default=[], metavar="TOKEN",
+    p.add_argument("--why", type=utf8_text, nargs="+", default=[], metavar="TOKEN",
                    help="tokens (ids or exact texts) whose refusal to explain at every step")
     p.add_argument("--format", choices=["html", "text", "dot"], default="html",
                    help="html: one self-contained page (default); text; dot: the lexer DFA and the trie's top levels")
@@ -217,27 +292,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.set_defaults(run=_explain)
     p = sub.add_parser("generate", help="generate text for a grammar with a seeded random model (fast-forward)")
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--type", metavar="MODULE:CLASS", help="a Python type (Grammar.from_type; docs/types.md)")
+    source.add_argument("--type", metavar="MODULE:CLASS",
+                        help="a Python type (Grammar.from_type; docs/types.md): module:Class or file.py:Class")
     source.add_argument("--schema", metavar="FILE", help="a JSON schema")
     source.add_argument("--lark", metavar="FILE", help="a grammar in llguidance's Lark dialect")
     p.add_argument("--model", choices=["random"], default="random",
                    help="the model: 'random', a seeded random model (a real one: the Python API, refimpl.decoding.generate)")
     p.add_argument("--seed", type=int, default=0, help="the random model's (and sampler's) seed (default 0)")
-    p.add_argument("--max-tokens", type=int, default=200, help="stop after this many tokens (default 200)")
-    p.add_argument("--top-k", type=int, default=0, metavar="K", help="top-k sampling (default: greedy)")
+    p.add_argument("--max-tokens", type=count, default=200, help="stop after this many tokens (default 200)")
+    p.add_argument("--top-k", type=count, default=0, metavar="K", help="top-k sampling (default 0: greedy)")
     p.add_argument("--vocab", default="gpt2", help="an embedded vocabulary name or a tokenizer file (default gpt2)")
     p.add_argument("--flexible-whitespace", action="store_true",
                    help="--type/--schema: allow any JSON whitespace (default: one layout, so more is forced)")
     p.add_argument("--no-fast-forward", action="store_true", help="call the model for every token")
     p.set_defaults(run=_generate)
     args = parser.parse_args(argv)
-    from ..errors import MaskrefError
-
-    try:
-        return args.run(args)
-    except MaskrefError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 2
+    return args.run(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

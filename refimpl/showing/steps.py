@@ -29,9 +29,11 @@ Everything here reads the engine's events and tables; nothing recomputes a mask.
 from __future__ import annotations
 
 import builtins
+import operator
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from ..errors import VocabularyError
 from ..frontends.grammar import Grammar
 from ..masks.matcher import Matcher
 from ..recognition.lexer import DEAD, GREEDY_ENDS, LAZY_ENDS
@@ -160,12 +162,12 @@ def explain(
     tokens (ids or exact texts) whose refusal to explain wherever they are refused."""
     m = Matcher(grammar, vocab)
     tracer = m.tracer = Tracer()
-    asked = [_token_id(vocab, w) for w in why]
+    asked = [token_id(vocab, w) for w in why]
     out = Explanation(grammar, vocab, m)
     data = text.encode("utf-8")
     done = b""
     reused_rows: Dict[int, bool] = {0: False}
-    pending: List[int] = list(tokens)
+    pending: List[int] = [token_id(vocab, t) for t in tokens]
     token: Optional[int] = None
     consumed: List[Consumed] = []
     while True:
@@ -199,16 +201,18 @@ def explain(
     return out
 
 
-def _token_id(vocab: Vocabulary, w: Union[str, int]) -> int:
-    if isinstance(w, int):
-        if not 0 <= w < len(vocab):
-            raise ValueError("token id %d is not in the vocabulary (%d tokens)" % (w, len(vocab)))
-        return w
+def token_id(vocab: Vocabulary, w: Union[str, int]) -> int:
+    """A token of `vocab` given by its id or its exact text; VocabularyError if none."""
+    if not isinstance(w, str):
+        t = operator.index(w)  # an int, or a numpy integer
+        if not 0 <= t < len(vocab):
+            raise VocabularyError("token id %d is not in the vocabulary (ids 0 to %d)" % (t, len(vocab) - 1))
+        return t
     data = w.encode("utf-8")
     for t, tok in enumerate(vocab.tokens):
         if tok == data and vocab.is_grammar_token(t):
             return t
-    raise ValueError("no token of the vocabulary is %r" % w)
+    raise VocabularyError("no token of the vocabulary is %r" % w)
 
 
 def _longest_allowed(m: Matcher, flags: bytearray, rest: bytes) -> Optional[int]:

@@ -39,7 +39,7 @@ def token_ids(spec: TokenSpec, vocab: Vocabulary, text: str = "") -> Ranges:
 
 
 def _token_ids(spec: TokenSpec, vocab: Vocabulary) -> Ranges:
-    n = len(vocab)
+    n = vocab.padding_ids.start  # padding ids are no tokens: no token lexeme matches them
     if spec.any:
         ids: Ranges = ((0, n - 1),)
     elif spec.name is not None:
@@ -47,7 +47,9 @@ def _token_ids(spec: TokenSpec, vocab: Vocabulary) -> Ranges:
     else:
         for _, hi in spec.ranges:
             if hi >= n:
-                raise GrammarError("token range end too large in %s: %d (the vocabulary has %d tokens)" % (spec.text, hi, n))
+                padded = ", padded to %d" % len(vocab) if vocab.padding_ids else ""
+                raise GrammarError("token range end too large in %s: %d (the vocabulary has %d tokens%s)"
+                                   % (spec.text, hi, n, padded))
         ids = _merge(list(spec.ranges))
     ids = _complement(ids, n) if spec.negated else ids
     if spec.no_eos and vocab.eos_token_ids:

@@ -127,3 +127,107 @@ def test_trie_finds_every_token_and_nothing_else():
     for b in range(256):
         assert (t.child(0, b) > 0) == (bytes([b]) in prefixes)
     assert t.find(b"\xff\xfe\xfd") == -1
+
+
+def test_missing_vocabulary_file(tmp_path):
+    for path in ["nonexist.json", str(tmp_path / "nope" / "tokenizer.json"), "models/llama"]:
+        with pytest.raises(VocabularyError, match="vocabulary file or directory not found: %s$" % path):
+            Vocabulary.load(path)
+    with pytest.raises(VocabularyError, match=r"unknown vocabulary 'gpt3': give one of gpt2, bytes or a file path"):
+        Vocabulary.load("gpt3")
+    with pytest.raises(VocabularyError, match="cannot read .*x.tiktoken: No such file"):
+        Vocabulary.from_tiktoken(str(tmp_path / "x.tiktoken"))
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("", "not JSON: Expecting value"),
+    ("[1, 2]", "not a format maskref knows"),
+    ("{}", "not a format maskref knows"),
+    ('{"model": {"vocab": {}}}', "the tokenizer has no tokens"),
+    ('{"model": {"type": "BPE"}}', "no model.vocab"),
+    ('{"model": {"vocab": 3}}', "model.vocab must be an object or a list"),
+    ('{"model": {"vocab": {"a": -1}}}', r'model.vocab\["a"\] must be a token id'),
+    ('{"model": {"vocab": {"a": 0}}, "added_tokens": [{"id": "1", "content": "x"}]}', r"added_tokens\[0\].id must be"),
+    ('{"model": {"vocab": {"a": 0}}, "added_tokens": [{"id": 1}]}', r"added_tokens\[0\] needs an id and a content"),
+    ('{"model": {"type": "WordPiece", "vocab": {"a": 0}}}', "WordPiece tokenizer"),
+])
+def test_malformed_tokenizer_json(tmp_path, text, problem):
+    path = tmp_path / "tokenizer.json"
+    path.write_text(text)
+    with pytest.raises(VocabularyError, match=problem) as e:
+        Vocabulary.load(str(path))
+    assert str(path) in str(e.value)
+
+
+def test_malformed_tiktoken_and_tekken(tmp_path):
+    path = tmp_path / "bad.tiktoken"
+    path.write_text("YQ== 0\nnot base64! 1\n")
+    with pytest.raises(VocabularyError, match="bad.tiktoken:2: expected '<base64> <rank>'"):
+        Vocabulary.load(str(path))
+    path.write_text("\n")
+    with pytest.raises(VocabularyError, match="bad.tiktoken: no tokens"):
+        Vocabulary.load(str(path))
+    path = tmp_path / "tekken.json"
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 3}, "vocab": [{"rank": 0}]}))
+    with pytest.raises(VocabularyError, match="tekken.json is not a Tekken tokenizer: 'token_bytes'"):
+        Vocabulary.load(str(path))
+
+
+def test_no_tokens_and_bad_ids():
+    with pytest.raises(VocabularyError, match="has no tokens"):
+        Vocabulary.from_bytes([])
+    with pytest.raises(VocabularyError, match="special token id 3 is not in the vocabulary"):
+        Vocabulary.from_bytes([b"a"], special_token_ids=[3])
+    with pytest.raises(VocabularyError, match="EOS token '</s>' is not a token"):
+        Vocabulary.from_hf_tokenizer_json({"model": {"vocab": {"a": 0}}}, eos_token="</s>")
+
+
+def test_unsupported_tokenizer_objects():
+    with pytest.raises(VocabularyError, match="cannot read a vocabulary from a value of type int: from_huggingface takes"):
+        Vocabulary.from_huggingface(42)
+
+    class Encoding:  # what tiktoken's looks like to from_huggingface
+        def decode_single_token_bytes(self, t):
+            return b""
+
+    with pytest.raises(VocabularyError, match=r"from a value of type tests.tokens.test_vocab.test_unsupported_tokenizer_objects."
+                                              r"<locals>.Encoding \(a tiktoken Encoding: use Vocabulary.from_tiktoken\)"):
+        Vocabulary.from_huggingface(Encoding())
+    with pytest.raises(VocabularyError, match="from_tiktoken takes a tiktoken Encoding .* not a value of type dict"):
+        Vocabulary.from_tiktoken({})
+    with pytest.raises(VocabularyError, match="from_tekken takes a Tekken JSON file's path, .* not a value of type list"):
+        Vocabulary.from_tekken([])
+
+
+def test_model_directory_eos(tmp_path):
+    """EOS from a model directory's files: the tokenizer's EOS token, then the ids
+    generation_config.json stops at, each once; a missing tokenizer.json is named."""
+    data = {
+        "model": {"type": "BPE", "vocab": {"a": 0, "Ġb": 1}},
+        "pre_tokenizer": {"type": "ByteLevel"},
+        "added_tokens": [{"id": 2, "content": "<|end|>", "special": True},
+                         {"id": 3, "content": "<|eot|>", "special": True},
+                         {"id": 4, "content": "<|endoftext|>", "special": True}],
+    }
+    (tmp_path / "tokenizer.json").write_text(json.dumps(data))
+    assert Vocabulary.from_huggingface(tmp_path).eos_token_ids == (4,)  # no configuration: the usual name
+    (tmp_path / "config.json").write_text(json.dumps({"eos_token_id": 2}))
+    assert Vocabulary.load(str(tmp_path)).eos_token_ids == (2,)
+    (tmp_path / "special_tokens_map.json").write_text(json.dumps({"eos_token": {"content": "<|eot|>"}}))
+    (tmp_path / "generation_config.json").write_text(json.dumps({"eos_token_id": [2, 3]}))
+    v = Vocabulary.from_huggingface(str(tmp_path / "tokenizer.json"), vocab_size=8)
+    assert v.eos_token_ids == (3, 2) and v.special_token_ids == {2, 3, 4} and len(v) == 8
+    assert v.tokens[:5] == [b"a", b" b", b"<|end|>", b"<|eot|>", b"<|endoftext|>"] and v.name == tmp_path.name
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"eos_token": "<|endoftext|>"}))
+    assert Vocabulary.from_huggingface(tmp_path).eos_token_ids == (4, 2, 3)
+    assert Vocabulary.from_huggingface(tmp_path, eos_token_ids=[1]).eos_token_ids == (1,)
+    (tmp_path / "generation_config.json").write_text(json.dumps({"eos_token_id": [2, 99]}))
+    with pytest.raises(VocabularyError, match="generation_config.json: eos_token_id must be token ids below 5"):
+        Vocabulary.from_huggingface(tmp_path)
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"eos_token": "<eos>"}))
+    with pytest.raises(VocabularyError, match="tokenizer_config.json: the EOS token '<eos>' is not a token"):
+        Vocabulary.from_huggingface(tmp_path)
+    (tmp_path / "tokenizer.json").unlink()
+    (tmp_path / "tokenizer.model").write_bytes(b"")
+    with pytest.raises(VocabularyError, match="no tokenizer.json in this directory .a SentencePiece tokenizer.model"):
+        Vocabulary.from_huggingface(tmp_path)

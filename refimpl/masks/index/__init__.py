@@ -1,6 +1,6 @@
 """refimpl.masks.index — the token index of a regular grammar (outlines-core's Index), built the
 V2 way (outlines-core PR #194): a table from DFA state to allowed tokens and next states,
-computed once, so that a mask is a lookup (docs/index.md).
+computed once, so that a mask is a lookup (docs/token-index.md).
 
     regular.py   which grammars have one: the lexer alone decides the language
     naive.py     the definition: every token from every state (the baseline)

@@ -15,7 +15,7 @@ one at a time so that benchmarks/index.py can measure each one's contribution.
 Step 4 needs the DFA complete before the processes fork (each then only reads the table:
 a lazily filled DFA would number new states differently in each process), so the parent
 first expands every state reachable by bytes; the rows come back as bitmasks. It pays
-only where rows are expensive and many (measured in docs/index.md); the default is one
+only where rows are expensive and many (measured in docs/token-index.md); the default is one
 process, and so is every system without `fork`.
 
 The number of states is bounded by `Limits.index_states` (LimitError beyond), the DFA's
