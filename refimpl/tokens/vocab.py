@@ -154,15 +154,18 @@ class Vocabulary:
 
     @classmethod
     def from_huggingface(
-        cls, tokenizer_or_path: Any, vocab_size: Optional[int] = None, *, eos_token_ids: Optional[Iterable[int]] = None
+        cls, tokenizer_or_path: Any, vocab_size: Optional[int] = None, *,
+        eos_token_ids: Union[int, Iterable[int], None] = None,
     ) -> "Vocabulary":
         """The vocabulary of a Hugging Face tokenizer: a `transformers` tokenizer (fast or
         slow), a `tokenizers.Tokenizer`, a `sentencepiece.SentencePieceProcessor`, a
         tokenizer.json path or a model directory; `vocab_size` pads the ids to the logits'
-        width; `eos_token_ids` replaces the EOS ids the tokenizer names (huggingface.py;
-        docs/vocabularies.md)."""
+        width; `eos_token_ids` (one id or several) replaces the EOS ids the tokenizer names
+        (huggingface.py; docs/vocabularies.md)."""
         tokens, eos, special, name = read_huggingface(tokenizer_or_path)
-        return cls(tokens, eos if eos_token_ids is None else eos_token_ids, special, name, vocab_size)
+        if eos_token_ids is not None:  # one id or several, as generation_config.eos_token_id
+            eos = [eos_token_ids] if isinstance(eos_token_ids, int) else list(eos_token_ids)
+        return cls(tokens, eos, special, name, vocab_size)
 
     @classmethod
     def from_tiktoken(

@@ -220,7 +220,9 @@ def test_model_directory_eos(tmp_path):
     assert v.tokens[:5] == [b"a", b" b", b"<|end|>", b"<|eot|>", b"<|endoftext|>"] and v.name == tmp_path.name
     (tmp_path / "tokenizer_config.json").write_text(json.dumps({"eos_token": "<|endoftext|>"}))
     assert Vocabulary.from_huggingface(tmp_path).eos_token_ids == (4, 2, 3)
-    assert Vocabulary.from_huggingface(tmp_path, eos_token_ids=[1]).eos_token_ids == (1,)
+    assert Vocabulary.from_huggingface(tmp_path, eos_token_ids=[1, 3]).eos_token_ids == (1, 3)
+    assert Vocabulary.from_huggingface(tmp_path, eos_token_ids=2).eos_token_ids == (2,)
+    assert Vocabulary.from_huggingface(tmp_path, eos_token_ids=[]).eos_token_ids == ()
     (tmp_path / "generation_config.json").write_text(json.dumps({"eos_token_id": [2, 99]}))
     with pytest.raises(VocabularyError, match="generation_config.json: eos_token_id must be token ids below 5"):
         Vocabulary.from_huggingface(tmp_path)
