@@ -592,7 +592,7 @@ class Matcher:
             reason = self.stop_reason
         except MaskrefError as e:  # a limit hit by the mask is_stopped computes
             reason = "unknown (%s)" % type(e).__name__
-        stopped = ", stopped=%r" % reason if reason else ""
+        stopped = " stopped=%r" % reason if reason else ""
         return "<Matcher backend=%r grammar=%s steps=%d%s>" % (self.backend, self.grammar.kind, len(self._steps), stopped)
 
     def _repr_html_(self) -> str:

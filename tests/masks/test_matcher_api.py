@@ -264,10 +264,10 @@ def test_reprs():
     m = Matcher(Grammar.from_regex("a+"), VOCAB)
     assert repr(m) == "<Matcher backend='python' grammar=regex steps=0>"
     m.consume_tokens([A, A, EOS])
-    assert repr(m) == "<Matcher backend='python' grammar=regex steps=3, stopped='eos'>"
+    assert repr(m) == "<Matcher backend='python' grammar=regex steps=3 stopped='eos'>"
     m = Matcher(Grammar.from_lark('start: "a"'), Vocabulary.from_bytes([b"a"]), backend="index")
     m.consume(0)
-    assert repr(m) == "<Matcher backend='index' grammar=lark steps=1, stopped='no extension'>"
+    assert repr(m) == "<Matcher backend='index' grammar=lark steps=1 stopped='no extension'>"
     assert repr(VOCAB) == "Vocabulary('custom', 5 tokens, eos=(4,))"
 
 
