@@ -84,7 +84,7 @@ class Divergence:
         if not self.prefix or self.prefix[-1] not in eos:
             return False
         m = self.replay()
-        return m is None or m.stopped
+        return m is None or m.eos_consumed
 
     def differing(self) -> List[int]:
         return self.only_engine + self.only_refimpl

@@ -129,7 +129,7 @@ def incomplete_tail(data: bytes) -> int:
 class Utf8Split(Matcher):
     def mask(self) -> Mask:
         mask = super().mask()
-        if self.stopped:
+        if self.eos_consumed:
             return mask
         rec = self.recognizer
         for t, data in enumerate(self.vocab.tokens):
@@ -149,7 +149,7 @@ class Utf8Split(Matcher):
 class SliceLast(Matcher):
     def mask(self) -> Mask:
         mask = super().mask()
-        if self.slicer is None or self._slice_oracle is None or self.stopped:
+        if self.slicer is None or self._slice_oracle is None or self.eos_consumed:
             return mask
         certain = self._slice_oracle.certain(self.recognizer.state)
         for piece, ok in zip(self.slicer.slices, certain):

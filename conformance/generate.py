@@ -436,7 +436,7 @@ def _finish(m: Matcher, vocab: Vocabulary, path: List[int]) -> List[int]:
     """`path`, then EOS while the output may end and has not (an EOS that ends a
     stop="" lexeme is eaten, and a second one ends the output)."""
     for _ in range(2):
-        if m.stopped or not m.is_accepting() or vocab.eos_token_id is None:
+        if m.eos_consumed or not m.is_accepting() or vocab.eos_token_id is None:
             break
         assert m.consume(vocab.eos_token_id)
         path.append(vocab.eos_token_id)

@@ -30,7 +30,7 @@ def forced_canonical_token(d: Divergence) -> bool:
     if d.only_engine or not d.only_refimpl or d.error is not None or d.refused is not None:
         return False
     m = d.replay()
-    if m is None or m.stopped:
+    if m is None or m.eos_consumed:
         return False
     forced = m.forced_bytes()
     engine = set(m.mask().allowed()) - set(d.only_refimpl)

@@ -102,7 +102,7 @@ def top_k(matcher: MatcherLike, logits: Sequence[float], k: int, *, max_refused:
     if stats is not None:
         stats.clear()
         stats.update(counts)
-    if k == 0 or (isinstance(matcher, Matcher) and matcher.stopped):
+    if k == 0 or (isinstance(matcher, Matcher) and matcher.eos_consumed):
         return []
     allows = matcher.reading().allows if isinstance(matcher, Matcher) else None
     found: List[int] = []

@@ -199,7 +199,7 @@ class Matcher:
         patterns = JSON_SLICES if slices is None else tuple(slices)
         self.slicer = Slicer.of(vocab, patterns) if patterns else None
         self._slice_oracle = SliceOracle.of(self.slicer, self.recognizer.lexer) if self.slicer else None
-        self.stopped = False  # EOS consumed (stop_reason "eos")
+        self.eos_consumed = False  # EOS consumed (stop_reason "eos")
         self._steps: List[Step] = []
         # what the last mask of the current state told (cleared by every move, `_moved`):
         # is it empty (no extension)? and a mask is_stopped() computed, for mask() to return
@@ -236,7 +236,7 @@ class Matcher:
         """The flags of `mask()`, computed."""
         n = len(self.vocab)
         walked = applied = 0
-        if self.stopped:
+        if self.eos_consumed:
             flags = bytearray(n)
         else:
             rec = self.recognizer
@@ -323,7 +323,7 @@ class Matcher:
 
     def consume(self, token_id: int) -> bool:
         """Consume one token; False (and no change of state) if it is not allowed."""
-        if self.stopped or not 0 <= token_id < len(self.vocab):
+        if self.eos_consumed or not 0 <= token_id < len(self.vocab):
             return False
         rec = self.recognizer
         step = Step(token_id, rec.bytes_consumed, self.lexeme_tokens)
@@ -337,7 +337,7 @@ class Matcher:
             rec.end_lexeme()
             self.lexeme_tokens = 0
         elif how == ENDS_OUTPUT:
-            self.stopped = True
+            self.eos_consumed = True
         else:
             return False
         self._steps.append(step)
@@ -373,7 +373,7 @@ class Matcher:
 
     def consume_bytes(self, data: bytes) -> bool:
         """Consume raw bytes (one step for `rollback`); False and no change on failure."""
-        if self.stopped:
+        if self.eos_consumed:
             return False
         return self._consume(None, data)
 
@@ -412,7 +412,7 @@ class Matcher:
         rec = self.recognizer
         for _ in range(n_tokens):
             step = self._steps.pop()
-            self.stopped = False  # only the last step can have been EOS that stopped
+            self.eos_consumed = False  # only the last step can have been EOS that stopped
             rec.rollback(rec.bytes_consumed - step.before)
             self.lexeme_tokens = step.lexeme_tokens
         if n_tokens:
@@ -425,7 +425,7 @@ class Matcher:
 
     def is_accepting(self) -> bool:
         """May the output end here (is EOS allowed)?"""
-        return self.stopped or self.recognizer.is_accepting()
+        return self.eos_consumed or self.recognizer.is_accepting()
 
     # -- the lifecycle --------------------------------------------------------------------
 
@@ -441,7 +441,7 @@ class Matcher:
         ended), "no extension" (no token at all is allowed here: the grammar is complete
         and the vocabulary has no EOS, or no token continues it), or "" while it is not
         stopped. A rollback to before the stop un-stops it."""
-        if self.stopped:
+        if self.eos_consumed:
             return STOPPED_BY_EOS
         if self._empty is None:
             rec = self.recognizer
@@ -492,7 +492,7 @@ class Matcher:
         state, top = rec.state, rec.top
         out = bytearray()
         seen: Dict[Tuple[object, ...], int] = {}  # future -> len(out) there
-        while not self.stopped and len(out) < FORCED_BYTES_CAP and self._reading(state, top).only_bytes():
+        while not self.eos_consumed and len(out) < FORCED_BYTES_CAP and self._reading(state, top).only_bytes():
             key = rec.future(state, top)
             if key in seen:
                 cycle = out[seen[key]:]
@@ -545,7 +545,7 @@ class Matcher:
                 break
             out.append(trie.tokens_at(best)[0])
             i += n
-        if not forced and self.tokens and not self.stopped:
+        if not forced and self.tokens and not self.eos_consumed:
             only = self._only_token()
             if only is not None:
                 out.append(only)

@@ -80,7 +80,7 @@ class FakeLLMatcher:
         return False
 
     def is_stopped(self) -> bool:
-        return self.m.stopped
+        return self.m.eos_consumed
 
 
 class FakeSession(Session):

@@ -65,7 +65,7 @@ def state(m):
 def inner_state(m):
     """refimpl's Matcher: its state itself (the recogniser's, the steps, budgets, EOS)."""
     rec = m.recognizer
-    return (rec.state, rec.top, rec.bytes_consumed, list(m._steps), m.lexeme_tokens, m.stopped)
+    return (rec.state, rec.top, rec.bytes_consumed, list(m._steps), m.lexeme_tokens, m.eos_consumed)
 
 
 # -- consume_tokens, try_consume_tokens, validate_tokens ---------------------------------------

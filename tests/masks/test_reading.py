@@ -43,7 +43,7 @@ def test_each_reading_is_what_consume_does(source, choices):
                 elif how != ENDS_OUTPUT:
                     assert steps == 1, NAMES[how]  # one symbol, or one lexeme ended
                 else:
-                    assert m.stopped and steps == 0
+                    assert m.eos_consumed and steps == 0
                 m.rollback(1)
                 assert m.mask() == mask
         allowed = [t for t in mask.allowed() if reading.how(t) != ENDS_OUTPUT]

@@ -187,13 +187,13 @@ def test_eos_as_a_token_lexeme():
         m = matcher_after(source, ids("a"))
         assert m.mask().allowed() == [EOS] and not m.is_accepting()
         m = matcher_after(source, ids("a", "</s>"))
-        assert not m.stopped and m.mask().allowed() == ids("b")
+        assert not m.eos_consumed and m.mask().allowed() == ids("b")
         m = matcher_after(source, ids("a", "</s>", "b"))
-        assert m.mask().allowed() == [EOS] and m.consume(EOS) and m.stopped and m.mask().allowed() == []
+        assert m.mask().allowed() == [EOS] and m.consume(EOS) and m.eos_consumed and m.mask().allowed() == []
     # where </s> may come and the output may end, EOS is read as the token lexeme first
     m = matcher_after('start: "a" </s>?', ids("a"))
-    assert m.is_accepting() and m.consume(EOS) and not m.stopped
-    assert m.mask().allowed() == [EOS] and m.consume(EOS) and m.stopped
+    assert m.is_accepting() and m.consume(EOS) and not m.eos_consumed
+    assert m.mask().allowed() == [EOS] and m.consume(EOS) and m.eos_consumed
 
 
 def test_ignored_text_before_a_token_lexeme():
@@ -227,13 +227,13 @@ def test_rollback_across_token_reads():
     for t in path:
         masks.append(m.mask())
         assert m.consume(t), texts(masks[-1].allowed())
-    assert m.stopped and m.mask().allowed() == []
+    assert m.eos_consumed and m.mask().allowed() == []
     for mask in reversed(masks):
         m.rollback(1)
         assert m.mask() == mask
     assert m.consume_tokens(path)
     m.rollback(len(path) - 2)
-    assert m.mask() == masks[2] and not m.stopped
+    assert m.mask() == masks[2] and not m.eos_consumed
     matcher_after(source, path)  # every step against naive_mask
 
 
@@ -409,7 +409,7 @@ def test_masks_equal_llguidance(llg, source):
     for _ in range(6):
         ours, theirs = Matcher(grammar, SPECIAL), their_matcher(llg, source)
         path = []
-        while len(path) < 10 and not ours.stopped and not theirs.is_stopped():
+        while len(path) < 10 and not ours.eos_consumed and not theirs.is_stopped():
             mask = ours.mask().allowed()
             assert texts(mask) == texts(their_allowed(theirs)), (source, texts(path))
             compared += 1

@@ -112,7 +112,7 @@ def secondary_eos_ends_stop(d: Divergence) -> bool:
     if d.only_engine or not d.only_refimpl or not set(d.only_refimpl) <= set(eos[1:]):
         return False
     m = d.replay()
-    if m is None or m.stopped or d.error is not None or d.refused is not None:
+    if m is None or m.eos_consumed or d.error is not None or d.refused is not None:
         return False
     rec = m.recognizer
     return rec.eos_ends_lexeme(rec.state, rec.top) and not rec.is_accepting()
@@ -149,7 +149,7 @@ def dead_after_budget(d: Divergence) -> bool:
     if d.grammar.kind != "lark" or "max_tokens" not in d.grammar.source or d.only_refimpl:
         return False
     m = d.replay()
-    return m is not None and not m.stopped and m.recognizer.state == DEAD
+    return m is not None and not m.eos_consumed and m.recognizer.state == DEAD
 
 
 # ---------------------------------------------------------------------------- tokens read by id
@@ -259,7 +259,7 @@ def _ignore_text(es: Any, expr: int, data: bytes, whole: bool) -> bool:
 
 def _next_classes(m: Optional[Matcher], ir: Any) -> int:
     """How many lexeme classes (grammars) have lexemes that may come next in m's state."""
-    if m is None or m.stopped:
+    if m is None or m.eos_consumed:
         return 0
     rec = m.recognizer
     state, top = rec.state, rec.top

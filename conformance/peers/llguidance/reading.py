@@ -145,18 +145,18 @@ class LlguidanceReading(Matcher):
         binding, rec = self.tokens, self.recognizer
         state, top = rec.state, rec.top
         eos = self.eos_first and token_id in self.vocab.eos_token_ids
-        if eos and self.stopped:
+        if eos and self.eos_consumed:
             return True
         if eos and self.complete_stop and not self.stop_lexeme_pending():  # EOS ends the output, or nothing
-            self.stopped = rec.is_accepting()
-            return self.stopped
+            self.eos_consumed = rec.is_accepting()
+            return self.eos_consumed
         if eos and (rec.eos_ends_lexeme(state, top) or rec.is_accepting()):
             self.tokens = _NoTokenLexemes()  # type: ignore[assignment]
         elif eos:  # read by id: the output ends if it may
             ok = super().consume(token_id)
-            self.stopped = ok and self.is_accepting()
+            self.eos_consumed = ok and self.is_accepting()
             return ok
-        elif self.choices is not None and binding and not self.stopped:
+        elif self.choices is not None and binding and not self.eos_consumed:
             allowed = binding.lexemes_with(token_id) & rec.token_lexemes(state, top)
             bits = [1 << i for i in range(allowed.bit_length()) if allowed >> i & 1]
             if len(bits) > 1:
@@ -174,7 +174,7 @@ def llguidance_view(m: Optional[Matcher], d: Divergence) -> bool:
     """explained_by, where a stopped Matcher's mask is llguidance's after EOS (EOS only),
     and with complete_stop, EOS ends no complete stop=\"\" lexeme."""
     eos = set(d.vocab.eos_token_ids)
-    if m is not None and m.stopped:
+    if m is not None and m.eos_consumed:
         return d.error is None and d.refused is None and set(d.only_engine) <= eos
     if (isinstance(m, LlguidanceReading) and m.complete_stop and not m.recognizer.is_accepting()
             and not m.stop_lexeme_pending()):

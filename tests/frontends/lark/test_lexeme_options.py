@@ -194,9 +194,9 @@ def test_eos_ends_a_stop_empty_lexeme_and_the_grammar_goes_on():
     assert texts(allowed_after(source)) == [b"a", b"aE", b"aa"]  # no EOS: no bytes yet
     assert texts(allowed_after(source, ids("a"))) == [b"a", b"</s>", b"E", b"aE", b"aa"]
     m = matcher_after(source, ids("a") + [EOS])
-    assert not m.stopped and not m.is_accepting() and texts(m.mask().allowed()) == [b"E"]
+    assert not m.eos_consumed and not m.is_accepting() and texts(m.mask().allowed()) == [b"E"]
     m = matcher_after(source, ids("a") + [EOS] + ids("E"))
-    assert m.mask().allowed() == [EOS] and m.consume(EOS) and m.stopped
+    assert m.mask().allowed() == [EOS] and m.consume(EOS) and m.eos_consumed
 
 
 def test_eos_ends_a_stop_empty_lexeme_only_where_it_matches():
@@ -212,8 +212,8 @@ def test_at_the_end_eos_first_ends_the_lexeme_then_stops():
     """(llguidance stops by itself once only EOS may follow: one EOS there.)"""
     m = matcher_after('start: x\nx[stop=""]: /a+/', ids("a"))
     assert m.is_accepting() and texts(m.mask().allowed()) == [b"a", b"</s>", b"aa"]
-    assert m.consume(EOS) and not m.stopped and m.mask().allowed() == [EOS]
-    assert m.consume(EOS) and m.stopped and m.mask().allowed() == []
+    assert m.consume(EOS) and not m.eos_consumed and m.mask().allowed() == [EOS]
+    assert m.consume(EOS) and m.eos_consumed and m.mask().allowed() == []
     m.rollback(2)
     assert texts(m.mask().allowed()) == [b"a", b"</s>", b"aa"]
 
