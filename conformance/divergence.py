@@ -69,7 +69,7 @@ class Divergence:
             m: Optional[Matcher] = None
             try:
                 m = Matcher(compiled(self.grammar), self.vocab, slices=())
-                if m.consume_tokens(self.prefix) != len(self.prefix):
+                if not m.consume_tokens(self.prefix):
                     m = None
             except MaskrefError:
                 m = None

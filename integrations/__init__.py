@@ -6,6 +6,9 @@
 
     from integrations.vllm import MaskrefVLLMProcessor, MaskrefBatchProcessor   # vLLM-style callables
 
+    from integrations.bitmask import allocate_token_bitmask, fill_next_token_bitmask, apply_token_bitmask_inplace
+    # token bitmasks in torch tensors or numpy arrays, in llguidance's and xgrammar's layout
+
 Adapters only: they need torch (and transformers for the first), installed by the optional
 extra `maskref[integrations]`; refimpl never imports them. The bookkeeping they share —
 which tokens each row has consumed, rollback where a row changes, finished rows, padding
@@ -23,6 +26,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .bitmask import allocate_token_bitmask, apply_token_bitmask_inplace, fill_next_token_bitmask
 from .rows import GenerationError, Rows, RowState, pack
 
 #: adapter name -> its module (imported by __getattr__ on first use: they need torch)
@@ -32,7 +36,10 @@ _ADAPTERS = {
     "MaskrefBatchProcessor": "integrations.vllm",
 }
 
-__all__ = ["GenerationError", "RowState", "Rows", "pack"] + sorted(_ADAPTERS)
+__all__ = [
+    "GenerationError", "RowState", "Rows", "allocate_token_bitmask", "apply_token_bitmask_inplace",
+    "fill_next_token_bitmask", "pack",
+] + sorted(_ADAPTERS)
 
 
 def __getattr__(name: str) -> Any:

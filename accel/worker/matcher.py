@@ -4,6 +4,7 @@ with the API of refimpl's Matcher (refimpl.serving.backends.MatcherLike).
     proc = WorkerProcess.shared(["pypy3", "-m", "refimpl.serving.worker"])
     m = WorkerMatcher(proc, grammar, vocab, backend="pypy")
     m.mask(); m.consume(t); m.rollback(1); m.close()
+    c = m.clone()          # a new session of the same process, in the same state
 
 Every reply is checked (refimpl.serving.protocol): a mask of the wrong size, a count that is not
 an integer, ... is garbage, and the process is killed.
@@ -28,10 +29,15 @@ T = TypeVar("T")
 class WorkerMatcher:
     """A Matcher whose state lives in a worker process (one session of it).
 
-    The API of refimpl.Matcher: mask, consume, consume_tokens, consume_bytes, rollback,
-    is_accepting, forced_bytes, forced_tokens, stats; plus close() (or use it as a
-    context manager) to end the session. `last_mask_ns` is the worker's own time for the
-    last mask (without transfer), `last_roundtrip_ns` the caller's time for it.
+    The API of refimpl.Matcher (refimpl.MatcherLike, docs/matcher.md): mask, consume,
+    consume_tokens, try_consume_tokens, validate_tokens, consume_bytes, rollback, reset,
+    clone (and copy.copy, copy.deepcopy), is_accepting, is_stopped, stop_reason,
+    forced_bytes, forced_tokens, stats; plus close() (or use it as a context manager) to
+    end the session. `last_mask_ns` is the worker's own time for the last mask (without
+    transfer), `last_roundtrip_ns` the caller's time for it.
+
+    A matcher started with its own process (reuse=False) shares it with its clones: the
+    process ends when the last of them is closed.
     """
 
     def __init__(
@@ -55,7 +61,9 @@ class WorkerMatcher:
         self.create_timeout = create_timeout
         self.last_mask_ns: Optional[int] = None
         self.last_roundtrip_ns: Optional[int] = None
-        self._owns_process = owns_process
+        #: the number of open matchers (this one and its clones) that own the process, in
+        #: a list all of them share; None when the process is shared by its command
+        self._owners: Optional[List[int]] = [1] if owns_process else None
         self.session: Any = None
         spec = grammar_spec(grammar)
         if spec["kind"] not in (process.hello.get("grammar_kinds") or SENDABLE_KINDS):
@@ -150,12 +158,29 @@ class WorkerMatcher:
 
     def consume(self, token_id: int) -> bool:
         """Consume one token; False (and no change of state) if it is not allowed."""
-        return self.consume_tokens([token_id]) == 1
+        return self.try_consume_tokens([token_id]) == 1
 
-    def consume_tokens(self, ids: Iterable[int]) -> int:
+    def consume_tokens(self, ids: Iterable[int]) -> bool:
+        """Consume all the tokens, or none: False (and no change) if one is refused.
+        (One request; a second, rollback, when a token was refused after others.)"""
+        ids = list(ids)
+        n = self.try_consume_tokens(ids)
+        if n < len(ids):
+            if n:
+                self.rollback(n)
+            return False
+        return True
+
+    def try_consume_tokens(self, ids: Iterable[int]) -> int:
         """Consume tokens until one is refused; returns how many were consumed."""
         ids = [int(t) for t in ids]
-        return self._checked(protocol.consumed_from_reply, self._call("consume", tokens=ids), len(ids))
+        return self._checked(protocol.count_from_reply, self._call("consume", tokens=ids), "consumed", len(ids))
+
+    def validate_tokens(self, ids: Iterable[int]) -> int:
+        """How many of the tokens, from the first, would be consumed; the state is left
+        unchanged."""
+        ids = [int(t) for t in ids]
+        return self._checked(protocol.count_from_reply, self._call("validate", tokens=ids), "valid", len(ids))
 
     def consume_bytes(self, data: bytes) -> bool:
         """Consume raw bytes (one step for `rollback`); False and no change on failure."""
@@ -166,9 +191,39 @@ class WorkerMatcher:
         """Undo the last n consumed steps (tokens, EOS, or consume_bytes calls)."""
         self._call("rollback", n=int(n_tokens))
 
+    def reset(self) -> None:
+        """Back to the start, as freshly built."""
+        self._call("reset")
+
+    def clone(self) -> "WorkerMatcher":
+        """An independent matcher in the same state: a new session of the same process."""
+        session = self._checked(protocol.session_from_reply, self._call("clone"))
+        new = object.__new__(WorkerMatcher)
+        new.__dict__.update(self.__dict__)
+        new.session = session
+        new.last_mask_ns = new.last_roundtrip_ns = None
+        if self._owners is not None:
+            self._owners[0] += 1
+        return new
+
+    def __copy__(self) -> "WorkerMatcher":
+        return self.clone()
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "WorkerMatcher":
+        return self.clone()
+
     def is_accepting(self) -> bool:
         """May the output end here (is EOS allowed)?"""
         return self._checked(protocol.bool_from_reply, self._call("accepting"), "accepting", "accepting")
+
+    def is_stopped(self) -> bool:
+        """Will no token be consumed here (EOS was consumed, or no token is allowed)?"""
+        return self.stop_reason != ""
+
+    @property
+    def stop_reason(self) -> str:
+        """Why the matcher is stopped: "eos", "no extension", or "" while it is not."""
+        return self._checked(protocol.string_from_reply, self._call("stop_reason"), "stop_reason", "stop_reason")
 
     def forced_bytes(self) -> bytes:
         """The bytes every continuation must start with (empty where EOS is allowed)."""
@@ -191,15 +246,26 @@ class WorkerMatcher:
     # -- ending ---------------------------------------------------------------------------
 
     def close(self) -> None:
-        """End the session (and the process, if this matcher started its own)."""
+        """End the session (and the process, if this matcher started its own and its
+        clones are closed)."""
         session, self.session = self.session, None
-        if session is not None and self.process.dead is None:
+        if session is None:
+            return
+        if self.process.dead is None:
             try:
                 self.process.request({"op": "close", "session": session}, self.timeout)
             except (WorkerError, ValueError):
                 pass
-        if self._owns_process:
+        if self._last_owner():
             self.process.close()
+
+    def _last_owner(self) -> bool:
+        """This matcher's session ends: was it the last one owning its process?"""
+        owners = self._owners
+        if owners is None:
+            return False
+        owners[0] -= 1
+        return owners[0] == 0
 
     def __enter__(self) -> "WorkerMatcher":
         return self
@@ -210,7 +276,7 @@ class WorkerMatcher:
     def __del__(self) -> None:
         session = getattr(self, "session", None)
         if session is not None:
-            if getattr(self, "_owns_process", False):
+            if getattr(self, "_owners", None) is not None and self._last_owner():
                 self.process.kill("its matcher was collected without close()")
             else:
                 self.process.close_session_later(session)

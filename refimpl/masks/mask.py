@@ -1,15 +1,15 @@
 """A token mask: the set of token ids allowed next.
 
 >>> m = Mask(bytearray([0, 1, 1, 0, 0, 0, 0, 0, 0, 1]))
->>> 2 in m, 3 in m, len(m), m.allowed()
-(True, False, 3, [1, 2, 9])
+>>> 2 in m, 3 in m, len(m), m.allowed(), list(m)
+(True, False, 3, [1, 2, 9], [1, 2, 9])
 >>> m.to_bytes().hex()                    # bits 1, 2 and 9: little-endian 32-bit words
 '06020000'
 """
 from __future__ import annotations
 
 import sys
-from typing import List, Union
+from typing import Iterator, List, Union
 
 from ..html import escape, strip
 
@@ -28,7 +28,16 @@ class Mask:
         return 0 <= token_id < len(self.flags) and self.flags[token_id] == 1
 
     def __len__(self) -> int:
+        """The number of allowed ids."""
         return self.flags.count(1)
+
+    def __iter__(self) -> Iterator[int]:
+        """The allowed ids, ascending."""
+        flags = self.flags
+        i = flags.find(1)
+        while i >= 0:
+            yield i
+            i = flags.find(1, i + 1)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Mask) and self.flags == other.flags
@@ -50,14 +59,8 @@ class Mask:
         return len(self.flags)
 
     def allowed(self) -> List[int]:
-        """The allowed token ids, ascending."""
-        flags = self.flags
-        out = []
-        i = flags.find(1)
-        while i >= 0:
-            out.append(i)
-            i = flags.find(1, i + 1)
-        return out
+        """The allowed token ids, ascending (`list(mask)`)."""
+        return list(self)
 
     def to_bytes(self) -> bytes:
         """The bitmask as llguidance and xgrammar lay it out: 32-bit little-endian words,

@@ -4,10 +4,13 @@
     m.mask()              the tokens allowed next (EOS iff the input may end here)
     m.consume(token)      False, and no change, when the token is not allowed
     m.rollback(n)         undo the last n consumed tokens
+    m.clone(), m.reset()  an independent copy in the same state; back to the start
+    m.is_stopped()        EOS was consumed, or no token at all is allowed (`stop_reason`)
 
-The state is the recogniser's (lexer state, top); the mask is computed by the backend's
-trie walk (masks/walk.py), and is always the full allowed set: no forcing shortcuts
-(docs/semantics.md). Forced bytes and tokens are separate queries.
+The lifecycle and every method: docs/matcher.md. The state is the recogniser's (lexer
+state, top); the mask is computed by the backend's trie walk (masks/walk.py), and is
+always the full allowed set: no forcing shortcuts (docs/semantics.md). Forced bytes and
+tokens are separate queries.
 
 Tokens are read as the grammar asks, by the one rule of reading.py: by id where a token
 lexeme (`<|eot_id|>`, `<[5-9]>`) may match the token here; otherwise EOS ends a `stop=""`
@@ -25,8 +28,10 @@ kept here, since only the Matcher sees where tokens begin.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Protocol, Sequence, Tuple
 
+from ..errors import MaskrefError
 from ..frontends.grammar import Grammar
 from ..html import STYLE, escape, items, table
 from ..limits import Limits
@@ -53,6 +58,11 @@ class Step(NamedTuple):
 
 
 FORCED_BYTES_CAP = 100_000
+
+#: `stop_reason` while the matcher is not stopped, and its two reasons (docs/matcher.md)
+NOT_STOPPED = ""
+STOPPED_BY_EOS = "eos"  # an EOS token was consumed: the output has ended
+NO_EXTENSION = "no extension"  # no token at all is allowed here (EOS was not consumed)
 
 
 class MatcherLike(Protocol):
@@ -81,8 +91,16 @@ class MatcherLike(Protocol):
         """Consume one token; False (and no change of state) if it is not allowed."""
         ...
 
-    def consume_tokens(self, ids: Iterable[int]) -> int:
+    def consume_tokens(self, ids: Iterable[int]) -> bool:
+        """Consume all the tokens, or none: False (and no change) if one is refused."""
+        ...
+
+    def try_consume_tokens(self, ids: Iterable[int]) -> int:
         """Consume tokens until one is refused; returns how many were consumed."""
+        ...
+
+    def validate_tokens(self, ids: Iterable[int]) -> int:
+        """How many of the tokens (a prefix) would be consumed; the state is unchanged."""
         ...
 
     def consume_bytes(self, data: bytes) -> bool:
@@ -95,6 +113,23 @@ class MatcherLike(Protocol):
 
     def is_accepting(self) -> bool:
         """May the output end here (is EOS allowed)?"""
+        ...
+
+    def is_stopped(self) -> bool:
+        """Will no token be consumed here (EOS was consumed, or the mask is empty)?"""
+        ...
+
+    @property
+    def stop_reason(self) -> str:
+        """Why the matcher is stopped: "eos", "no extension", or "" while not stopped."""
+        ...
+
+    def reset(self) -> None:
+        """Back to the start, as freshly built."""
+        ...
+
+    def clone(self) -> Any:
+        """An independent matcher in the same state (`copy.copy`, `copy.deepcopy` too)."""
         ...
 
     def forced_bytes(self) -> bytes:
@@ -162,8 +197,12 @@ class Matcher:
         patterns = JSON_SLICES if slices is None else tuple(slices)
         self.slicer = Slicer.of(vocab, patterns) if patterns else None
         self._slice_oracle = SliceOracle.of(self.slicer, self.recognizer.lexer) if self.slicer else None
-        self.stopped = False  # EOS consumed
+        self.stopped = False  # EOS consumed (stop_reason "eos")
         self._steps: List[Step] = []
+        # what the last mask of the current state told (cleared by every move, `_moved`):
+        # is it empty (no extension)? and a mask is_stopped() computed, for mask() to return
+        self._empty: Optional[bool] = None
+        self._pending: Optional[bytearray] = None
         self._last_mask = {"trie_nodes_walked": 0, "slices_applied": 0}  # counts of the last mask
         #: masks by (lexer state, compacted parser state), the grammar's: maskcache.py
         self.cache = MaskCache.of(grammar, vocab, (limits or grammar.limits).mask_cache_bytes) if mask_cache else None
@@ -184,6 +223,15 @@ class Matcher:
 
     def mask(self) -> Mask:
         """The tokens allowed next (and EOS iff the input may end here)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:  # computed by is_stopped() in this state
+            return Mask(pending)
+        flags = self._mask_flags()
+        self._empty = flags.find(1) < 0
+        return Mask(flags)
+
+    def _mask_flags(self) -> bytearray:
+        """The flags of `mask()`, computed."""
         n = len(self.vocab)
         walked = applied = 0
         if self.stopped:
@@ -200,7 +248,7 @@ class Matcher:
                 self._last_mask = {"trie_nodes_walked": 0, "slices_applied": 0}
                 if tracer is not None:
                     tracer.mask_ended(0, cached=True)
-                return Mask(bytearray(cached))
+                return bytearray(cached)
             indexed = self._indexed(state) if self.index is not None else None
             if indexed is not None:
                 flags = indexed
@@ -217,7 +265,7 @@ class Matcher:
             if tracer is not None:
                 tracer.mask_ended(walked, cached=False)
         self._last_mask = {"trie_nodes_walked": walked, "slices_applied": applied}
-        return Mask(flags)
+        return flags
 
     def _walked(self, state: int, top: int, n: int) -> Tuple[bytearray, int, int]:
         """The tokens' flags by the trie walk (over the slices' tries where a slicer
@@ -291,15 +339,34 @@ class Matcher:
         else:
             return False
         self._steps.append(step)
+        self._moved()
         return True
 
-    def consume_tokens(self, ids: Iterable[int]) -> int:
-        """Consume tokens until one is refused; returns how many were consumed."""
+    def consume_tokens(self, ids: Iterable[int]) -> bool:
+        """Consume all the tokens, or none: False (and no change) if one is refused.
+        (llguidance's `consume_tokens`; the longest accepted prefix: `try_consume_tokens`.)"""
+        ids = list(ids)
+        n = self.try_consume_tokens(ids)
+        if n < len(ids):
+            self.rollback(n)
+            return False
+        return True
+
+    def try_consume_tokens(self, ids: Iterable[int]) -> int:
+        """Consume tokens until one is refused; returns how many were consumed (the
+        tokens before the refused one stay consumed)."""
         n = 0
         for t in ids:
             if not self.consume(t):
                 break
             n += 1
+        return n
+
+    def validate_tokens(self, ids: Iterable[int]) -> int:
+        """How many of the tokens, from the first, would be consumed (as
+        `try_consume_tokens` counts them); the state is left unchanged."""
+        n = self.try_consume_tokens(ids)
+        self.rollback(n)
         return n
 
     def consume_bytes(self, data: bytes) -> bool:
@@ -316,6 +383,7 @@ class Matcher:
             return False
         rec.end_token()
         self._steps.append(step)
+        self._moved()
         if rec.lexer.budgets:
             self._spend_budget(1 if rec.lexemes_ended != ended else self.lexeme_tokens + 1)
         rec.parser.forget_children(top - 1, rec.top - 1)
@@ -345,10 +413,68 @@ class Matcher:
             self.stopped = False  # only the last step can have been EOS that stopped
             rec.rollback(rec.bytes_consumed - step.before)
             self.lexeme_tokens = step.lexeme_tokens
+        if n_tokens:
+            self._moved()
+
+    def _moved(self) -> None:
+        """The state changed: what the last mask told is no longer known."""
+        self._empty = None
+        self._pending = None
 
     def is_accepting(self) -> bool:
         """May the output end here (is EOS allowed)?"""
         return self.stopped or self.recognizer.is_accepting()
+
+    # -- the lifecycle --------------------------------------------------------------------
+
+    def is_stopped(self) -> bool:
+        """Will no token be consumed here? True once EOS was consumed, and where no token
+        at all is allowed; `stop_reason` says which. Where EOS is not allowed, this
+        computes the mask (kept for the next `mask()` in this state)."""
+        return self.stop_reason != NOT_STOPPED
+
+    @property
+    def stop_reason(self) -> str:
+        """Why the matcher is stopped: "eos" (an EOS token was consumed: the output has
+        ended), "no extension" (no token at all is allowed here: the grammar is complete
+        and the vocabulary has no EOS, or no token continues it), or "" while it is not
+        stopped. A rollback to before the stop un-stops it."""
+        if self.stopped:
+            return STOPPED_BY_EOS
+        if self._empty is None:
+            rec = self.recognizer
+            if self.vocab.eos_token_ids and eos_reading(rec, rec.state, rec.top) != REFUSED:
+                return NOT_STOPPED  # EOS is allowed: not empty, no walk needed
+            mask = self.mask()
+            if self.tracer is None:
+                self._pending = mask.flags
+        return NO_EXTENSION if self._empty else NOT_STOPPED
+
+    def reset(self) -> None:
+        """Back to the start, as freshly built: every step is rolled back (what the
+        grammar shares stays warm)."""
+        self.rollback(len(self._steps))
+
+    #: what a Matcher shares with its clones: the grammar, the vocabulary and what is
+    #: built from them (trie, slicer, token binding, index, mask cache). Every other
+    #: attribute is the state of one generation, and a clone copies it.
+    SHARED = frozenset(("grammar", "vocab", "backend", "_walk", "index", "tokens", "trie", "slicer",
+                        "_slice_oracle", "cache"))
+
+    def clone(self) -> "Matcher":
+        """An independent matcher in the same state: consuming or rolling back one does not
+        move the other. It shares what does not change (`SHARED`) and copies the state;
+        its tracer is off. `copy.copy(m)` and `copy.deepcopy(m)` are `m.clone()`."""
+        new = object.__new__(type(self))
+        for name, value in vars(self).items():
+            setattr(new, name, value if name in self.SHARED else copy.copy(value))
+        return new
+
+    def __copy__(self) -> "Matcher":
+        return self.clone()
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Matcher":
+        return self.clone()
 
     # -- forcing --------------------------------------------------------------------------
 
@@ -459,6 +585,15 @@ class Matcher:
         self.close()
 
     # -- pictures -------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        """The backend, the grammar's kind, the steps consumed and the stop reason."""
+        try:
+            reason = self.stop_reason
+        except MaskrefError as e:  # a limit hit by the mask is_stopped computes
+            reason = "unknown (%s)" % type(e).__name__
+        stopped = " stopped=%r" % reason if reason else ""
+        return "<Matcher backend=%r grammar=%s steps=%d%s>" % (self.backend, self.grammar.kind, len(self._steps), stopped)
 
     def _repr_html_(self) -> str:
         """Jupyter: the lexer state as (lexeme, regex) pairs, the live Earley rows, and the

@@ -22,6 +22,6 @@ def naive_mask(grammar: Grammar, vocab: Vocabulary, prefix_tokens: Sequence[int]
     flags = bytearray(len(vocab))
     for t in range(len(vocab)):
         m = Matcher(grammar, vocab, slices=())
-        if m.consume_tokens(prefix_tokens) == len(prefix_tokens) and m.consume(t):
+        if m.consume_tokens(prefix_tokens) and m.consume(t):
             flags[t] = 1
     return Mask(flags)

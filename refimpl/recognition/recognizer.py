@@ -30,6 +30,7 @@ read by a token lexeme.
 """
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from ..grammar.ir import CompiledGrammar
@@ -257,6 +258,20 @@ class Recognizer:
     def bytes_consumed(self) -> int:
         """The steps taken: bytes, plus one per token read by id or lexeme ended early."""
         return len(self._history)
+
+    def __copy__(self) -> "Recognizer":
+        """An independent recogniser in the same state (the Matcher's `clone`): it shares
+        the grammar, the lexer and the rows built so far (a row never changes once built;
+        only its caches grow), and copies the rest: (state, top), the history, the stack
+        of rows. Its tracer is off."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.parser = copy.copy(self.parser)
+        new.parser.rows = list(self.parser.rows)
+        new._history = list(self._history)
+        new._compaction = None  # its memos are keyed by this parser's rows
+        new.tracer = None
+        return new
 
     def trace(self) -> str:
         """The live rows with their items, and the lexer state: for teaching and debugging."""

@@ -138,12 +138,29 @@ def mask_from_reply(reply: Dict[str, Any], n_tokens: int) -> bytes:
     return data
 
 
-def consumed_from_reply(reply: Dict[str, Any], n_tokens: int) -> int:
-    """The count of a consume reply for n_tokens tokens sent."""
-    k = reply.get("consumed")
+def count_from_reply(reply: Dict[str, Any], name: str, n_tokens: int) -> int:
+    """The count `name` of a reply about n_tokens tokens sent: "consumed" (consume),
+    "valid" (validate)."""
+    k = reply.get(name)
     if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= n_tokens:
-        raise BadReply("a consumed count that is not in 0..%d" % n_tokens)
+        raise BadReply("a %s count that is not in 0..%d" % (name, n_tokens))
     return k
+
+
+def session_from_reply(reply: Dict[str, Any]) -> int:
+    """The session id of a create or clone reply."""
+    session = reply.get("session")
+    if not isinstance(session, int) or isinstance(session, bool):
+        raise BadReply("a session id that is not an integer")
+    return session
+
+
+def string_from_reply(reply: Dict[str, Any], name: str, op: str) -> str:
+    """The string field `name` of the reply to `op`."""
+    value = reply.get(name)
+    if not isinstance(value, str):
+        raise BadReply("a %s reply without a string %r" % (op, name))
+    return value
 
 
 def bool_from_reply(reply: Dict[str, Any], name: str, op: str) -> bool:

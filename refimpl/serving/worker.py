@@ -85,8 +85,12 @@ class Worker:
             "mask": self.op_mask,
             "consume": self.op_consume,
             "consume_bytes": self.op_consume_bytes,
+            "validate": self.op_validate,
             "rollback": self.op_rollback,
+            "reset": self.op_reset,
+            "clone": self.op_clone,
             "accepting": self.op_accepting,
+            "stop_reason": self.op_stop_reason,
             "forced_bytes": self.op_forced_bytes,
             "forced_tokens": self.op_forced_tokens,
             "stats": self.op_stats,
@@ -185,20 +189,39 @@ class Worker:
 
     def op_consume(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)
-        return {"consumed": m.consume_tokens(int_list(req, "tokens"))}
+        return {"consumed": m.try_consume_tokens(int_list(req, "tokens"))}
 
     def op_consume_bytes(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)
         return {"consumed": m.consume_bytes(b64_field(req, "bytes"))}
+
+    def op_validate(self, req: Dict[str, Any]) -> Dict[str, Any]:
+        _, m = self._session(req)
+        return {"valid": m.validate_tokens(int_list(req, "tokens"))}
 
     def op_rollback(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)
         m.rollback(field(req, "n", int))
         return {}
 
+    def op_reset(self, req: Dict[str, Any]) -> Dict[str, Any]:
+        _, m = self._session(req)
+        m.reset()
+        return {}
+
+    def op_clone(self, req: Dict[str, Any]) -> Dict[str, Any]:
+        _, m = self._session(req)
+        self._last_session += 1
+        self.sessions[self._last_session] = m.clone()
+        return {"session": self._last_session}
+
     def op_accepting(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)
         return {"accepting": m.is_accepting()}
+
+    def op_stop_reason(self, req: Dict[str, Any]) -> Dict[str, Any]:
+        _, m = self._session(req)
+        return {"stop_reason": m.stop_reason}
 
     def op_forced_bytes(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)

@@ -197,6 +197,28 @@ def test_in_process_consume_bytes_stats_close():
     assert w.handle({"op": "mask", "session": s.sid})["error"] == {"type": "ProtocolError", "message": "unknown session 1"}
 
 
+def test_in_process_lifecycle_ops():
+    """validate, clone, reset and stop_reason: the Matcher's methods, one op each."""
+    vocab = Vocabulary.from_bytes([b"a", b"b", b"c", b"</s>"], eos_token_id=3)
+    w = Worker()
+    s = Session(w, Grammar.from_lark('start: "a" "b"*'), inline(vocab), len(vocab))
+    assert s.call("validate", tokens=[0, 1, 3, 1]) == {"ok": True, "valid": 3}
+    assert s.mask().allowed() == [0]  # validate moved nothing
+    assert s.call("consume", tokens=[0, 1, 2])["consumed"] == 2  # consume: the longest accepted prefix
+    assert s.call("stop_reason") == {"ok": True, "stop_reason": ""}
+    clone = s.call("clone")["session"]
+    assert clone != s.sid and sorted(w.sessions) == [s.sid, clone]
+    assert w.handle({"op": "consume", "session": clone, "tokens": [3]})["consumed"] == 1
+    assert w.handle({"op": "stop_reason", "session": clone})["stop_reason"] == "eos"
+    assert s.call("stop_reason")["stop_reason"] == "" and s.mask().allowed() == [1, 3]
+    assert s.call("reset") == {"ok": True}
+    assert s.mask().allowed() == [0]
+    assert w.handle({"op": "mask", "session": clone})["count"] == 0  # after EOS: nothing
+    assert {"validate", "clone", "reset", "stop_reason"} <= set(w.handle({"op": "hello"})["ops"])
+    assert error_of(w, {"op": "validate", "session": s.sid, "tokens": "ab"})["message"] == (
+        "field 'tokens' must be a list, not \"ab\"")
+
+
 def error_of(w, req):
     reply = w.handle(req)
     assert reply["ok"] is False
@@ -338,6 +360,54 @@ def test_subprocess_sessions_are_independent_and_rollback_works():
     b.close()
     with pytest.raises(ValueError, match="closed"):
         a.mask()
+
+
+def test_subprocess_lifecycle_through_the_client():
+    """The client's consume_tokens is all or nothing (consume, then rollback), its clone a
+    new session of the same process."""
+    vocab = Vocabulary.from_bytes([b"a", b"b", b"c", b"</s>"], eos_token_id=3)
+    with worker_matcher(Grammar.from_lark('start: "a" "b"*'), vocab) as m:
+        assert not m.consume_tokens([0, 1, 2]) and m.mask().allowed() == [0]
+        assert m.try_consume_tokens([0, 1, 2]) == 2 and m.validate_tokens([1, 3, 3]) == 2
+        c = m.clone()
+        assert c.process is m.process and c.session != m.session
+        assert c.consume(3) and c.is_stopped() and c.stop_reason == "eos"
+        assert not m.is_stopped() and m.mask().allowed() == [1, 3]
+        m.reset()
+        assert m.mask().allowed() == [0] and c.mask().allowed() == []
+        c.close()
+
+
+FAKE_REPLIES = """
+import json, sys
+REPLIES = %r
+for line in sys.stdin:
+    req = json.loads(line)
+    op, rid = req["op"], req["id"]
+    reply = {"ok": True, "id": rid}
+    if op == "hello":
+        reply.update(protocol=1, ops=["hello", "create", "mask", "consume", "validate", "clone", "stop_reason",
+                                      "close"], grammar_kinds=["regex"])
+    elif op == "create":
+        reply.update(session=1)
+    else:
+        reply.update(REPLIES.get(op, {}))
+    print(json.dumps(reply), flush=True)
+"""
+
+
+@pytest.mark.parametrize("op, reply, call, message", [
+    ("validate", {"valid": 5}, lambda m: m.validate_tokens([0, 0]), "a valid count that is not in 0..2"),
+    ("consume", {"consumed": True}, lambda m: m.try_consume_tokens([0]), "a consumed count that is not in 0..1"),
+    ("clone", {"session": "two"}, lambda m: m.clone(), "a session id that is not an integer"),
+    ("stop_reason", {"stop_reason": None}, lambda m: m.is_stopped(), "a stop_reason reply without a string"),
+])
+def test_lifecycle_replies_are_checked(op, reply, call, message):
+    m = open_matcher(Grammar.from_regex("a"), Vocabulary.from_bytes([b"a"] * 3),
+                     backend=cmd(FAKE_REPLIES % {op: reply}), reuse=False)
+    with pytest.raises(WorkerGarbage, match=message):
+        quickly(call, m)
+    m.close()
 
 
 def test_subprocess_typed_errors_keep_their_fields(gpt2):

@@ -109,7 +109,7 @@ def finished_inside_the_token(d: Divergence) -> bool:
     last = d.vocab.tokens[d.prefix[-1]]
     for k in range(1, len(last)):
         m = Matcher(compiled(d.grammar), d.vocab)
-        if m.consume_tokens(d.prefix[:-1]) == len(d.prefix) - 1 and m.consume_bytes(last[:k]) and m.is_accepting():
+        if m.consume_tokens(d.prefix[:-1]) and m.consume_bytes(last[:k]) and m.is_accepting():
             return True
     return False
 

@@ -50,7 +50,7 @@ def replay(grammar: Grammar, d: Divergence, matcher: type = Matcher, upto: Optio
     prefix = d.prefix[:upto] if upto is not None else d.prefix
     try:
         m = matcher(grammar, d.vocab, slices=())
-        return m if m.consume_tokens(prefix) == len(prefix) else None
+        return m if m.consume_tokens(prefix) else None
     except MaskrefError:
         return None
 
@@ -131,7 +131,7 @@ class LlguidanceReading(Matcher):
         """The Matcher after the divergence's prefix, and whether it took every token."""
         m = cls(grammar, d.vocab, slices=())
         m.eos_first, m.choices, m.complete_stop = eos_first, choices, complete_stop
-        return m, m.consume_tokens(d.prefix) == len(d.prefix)
+        return m, m.consume_tokens(d.prefix)
 
     def stop_lexeme_pending(self) -> bool:
         """May EOS end the pending stop="" lexeme (with complete_stop: only if a byte could

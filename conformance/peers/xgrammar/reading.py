@@ -192,7 +192,7 @@ class SchemaReading:
             if len(self._masks) > 16:
                 self._masks.clear()
             m = Matcher(self.grammar, d.vocab, slices=())
-            self._masks[key] = m.mask() if m.consume_tokens(d.prefix) == len(d.prefix) else None
+            self._masks[key] = m.mask() if m.consume_tokens(d.prefix) else None
         return self._masks[key]
 
     def general(self) -> Optional[Grammar]:

@@ -38,7 +38,7 @@ def _accepts(grammar, text):
     if isinstance(text, list):  # text pieces and token ids
         m = Matcher(grammar, TOKENS)
         ids = [t for x in text for t in ([x] if isinstance(x, int) else [30 + b for b in x.encode("utf-8")])]
-        return m.consume_tokens(ids) == len(ids) and m.is_accepting()
+        return m.consume_tokens(ids) and m.is_accepting()
     r = Recognizer(grammar.compiled)
     return r.consume_bytes(text.encode("utf-8")) and r.is_accepting()
 
