@@ -31,6 +31,7 @@ Needs vLLM (the `vllm` extra, or a venv where vLLM is installed: docs/integratio
 """
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from dataclasses import dataclass, field
@@ -44,8 +45,10 @@ from vllm.v1.structured_output.backend_types import (
 )
 from vllm.v1.structured_output.utils import grammar_is_likely_lark
 
-from refimpl import Grammar, GrammarError, Mask, MatcherLike, Vocabulary, open_matcher
+from refimpl import Grammar, GrammarError, MatcherLike, Vocabulary, open_matcher
 from refimpl.grammar.ir import lark_string
+
+from .bitmask import allocate_token_bitmask, fill_next_token_bitmask
 
 __all__ = ["MaskrefBackend", "MaskrefGrammar", "install_backend", "install_in_llm", "vocabulary_of", "grammar_of"]
 
@@ -103,7 +106,7 @@ class MaskrefBackend(StructuredOutputBackend):
         config = getattr(self.vllm_config, "structured_outputs_config", None)
         self.whitespace_flexible = not getattr(config, "disable_any_whitespace", False)
         self.vocab = vocabulary_of(self.tokenizer, self.vocab_size)
-        self.vocab.trie  # built once here, not by the threads that compile grammars
+        _ = self.vocab.trie  # built once here, not by the threads that compile grammars
         self._by_stops: Dict[FrozenSet[int], Vocabulary] = {}
         self._lock = threading.Lock()
 
@@ -128,8 +131,9 @@ class MaskrefBackend(StructuredOutputBackend):
             return vocab
 
     def allocate_token_bitmask(self, max_num_seqs: int) -> torch.Tensor:
-        """(max_num_seqs, words) int32, every token allowed (vLLM's and xgrammar's start)."""
-        return torch.full((max_num_seqs, (len(self.vocab) + 31) // 32), -1, dtype=torch.int32)
+        """(max_num_seqs, words) int32, every token allowed, one bit a token of the
+        (padded) vocabulary: vLLM's, llguidance's and xgrammar's layout."""
+        return allocate_token_bitmask(max_num_seqs, len(self.vocab))
 
     def destroy(self) -> None:
         self._by_stops.clear()
@@ -146,71 +150,58 @@ class MaskrefGrammar(StructuredOutputGrammar):
         self.matcher_options = matcher_options
         self.matcher: MatcherLike = open_matcher(grammar, vocab, **matcher_options)
         self.num_processed_tokens = 0  # tokens the matcher has consumed (what rollback may undo)
-        self._terminated = False
 
     def __repr__(self) -> str:
         return "MaskrefGrammar(%r, %d tokens consumed%s)" % (self.grammar, self.num_processed_tokens,
-                                                             ", terminated" if self._terminated else "")
+                                                             ", terminated" if self.is_terminated() else "")
 
     def accept_tokens(self, request_id: str, tokens: List[int]) -> bool:
         """Consume the sampled tokens; False at the first the grammar refuses (the ones
-        before it stay consumed, as vLLM's xgrammar backend)."""
+        before it stay consumed, as in vLLM's xgrammar backend). Once a stop token is
+        accepted the output has ended: the tokens after it are not read."""
+        if self.is_terminated():
+            return True
         for token in tokens:
-            if self._terminated:
-                return True
             if not self.matcher.consume(token):
                 return False
             self.num_processed_tokens += 1
-            self._terminated = token in self.vocab.eos_token_ids
+            if token in self.vocab.eos_token_ids:
+                break
         return True
 
     def validate_tokens(self, tokens: List[int]) -> List[int]:
-        """The longest prefix of `tokens` the grammar accepts from here; the state is unchanged."""
-        if self._terminated:
+        """The longest prefix of `tokens` the grammar accepts from here (up to a stop
+        token, or vLLM's -1 padding); the state is unchanged."""
+        if self.is_terminated():
             return []
-        accepted: List[int] = []
-        for token in tokens:
-            if token < 0 or not self.matcher.consume(token):  # -1: vLLM's speculative padding
-                break
-            accepted.append(token)
-        self.matcher.rollback(len(accepted))
-        return accepted
+        tokens = list(itertools.takewhile(lambda t: t >= 0, tokens))
+        return tokens[:self.matcher.validate_tokens(tokens)]
 
     def rollback(self, num_tokens: int) -> None:
-        """Undo the last `num_tokens` accepted tokens."""
-        if num_tokens <= 0:
-            return
-        self.matcher.rollback(num_tokens)
-        self.num_processed_tokens -= num_tokens
-        self._terminated = False  # only the last accepted token can have been a stop token
+        """Undo the last `num_tokens` accepted tokens (a stop token among them un-ends the output)."""
+        if num_tokens > 0:
+            self.matcher.rollback(num_tokens)
+            self.num_processed_tokens -= num_tokens
 
     def fill_bitmask(self, bitmask: torch.Tensor, batch_index: int) -> None:
-        """Row `batch_index` of `bitmask` (int32 words) := the tokens allowed next; no
-        bit beyond the vocabulary. After termination: the stop tokens only (a row with
-        no token at all would leave the sampler nothing)."""
-        row = bitmask[batch_index]
-        if self._terminated:
-            flags = bytearray(len(self.vocab))
+        """Row `batch_index` of `bitmask` := the tokens allowed next, nothing beyond the
+        vocabulary. After the end: the stop tokens only, as llguidance's (vLLM fills a
+        terminated request's row itself; a row allowing nothing would leave the sampler
+        nothing to pick)."""
+        fill_next_token_bitmask(self.matcher, bitmask, batch_index)
+        if self.is_terminated():
             for t in self.vocab.eos_token_ids:
-                flags[t] = 1
-            data = Mask(flags).to_bytes()
-        else:
-            data = self.matcher.mask().to_bytes()
-        words = torch.frombuffer(bytearray(data), dtype=torch.int32)
-        if words.numel() > row.numel():
-            raise ValueError("a bitmask row of %d words is too narrow for %d tokens" % (row.numel(), len(self.vocab)))
-        row[:words.numel()].copy_(words)
-        row[words.numel():].zero_()
+                bitmask[batch_index, t // 32] |= torch.tensor(1, dtype=torch.int32) << (t % 32)
 
     def is_terminated(self) -> bool:
-        return self._terminated
+        """Has the output ended (a stop token accepted)? A state where no token at all is
+        allowed has not: vLLM would stop constraining it."""
+        return self.matcher.stop_reason == "eos"
 
     def reset(self) -> None:
         """Back to the start, as freshly compiled."""
-        self.matcher.close()
-        self.matcher = open_matcher(self.grammar, self.vocab, **self.matcher_options)
+        self.matcher.reset()
         self.num_processed_tokens = 0
-        self._terminated = False
 
 
 def install_backend(manager: Any, **options: Any) -> MaskrefBackend:
