@@ -7,7 +7,7 @@ so everything here skips there, saying so. Run it where vLLM is installed:
     PYTHONPATH=$PWD /work/venvs/vllm/bin/python -m pytest -q tests/integrations/test_vllm_v1.py
 
 A byte-level BPE tokenizer (256 byte tokens, a few merges, one EOS) and a one-layer GPT-2
-with random weights, 288 logits wide (26 padding ids), are built here from a config:
+with random weights, 288 logits wide (19 padding ids), are built here from a config:
 nothing is downloaded. Each request kind is driven step by step — fill_bitmask,
 validate_tokens, accept_tokens, rollback, is_terminated, reset — and every answer is
 compared with a refimpl Matcher built independently of the backend (its grammar written
@@ -43,7 +43,7 @@ from vllm.v1.structured_output.backend_types import (  # noqa: E402
 from integrations.vllm_backend import MaskrefBackend, MaskrefGrammar, install_backend, install_in_llm  # noqa: E402
 from refimpl import Grammar, GrammarError, Matcher, Vocabulary  # noqa: E402
 
-MODEL_WIDTH = 288  # the model's logits: wider than the tokenizer's 262 tokens
+MODEL_WIDTH = 288  # the model's logits: wider than the tokenizer's 269 tokens
 MERGES = [("{", '"'), ('"', ":"), ("a", "b"), ("1", "2"), ("t", "r"), ("tr", "u"), ("tru", "e"), ("n", "u"),
           ("nu", "l"), ("nul", "l"), ("Ġ", '"'), (",", '"')]
 EOS_TEXT = "<|endoftext|>"
