@@ -4,13 +4,15 @@
     proc = MaskrefLogitsProcessor(Grammar.from_type(Character), Vocabulary.load("gpt2"), backend="native")
     model.generate(input_ids, logits_processor=[proc], max_new_tokens=64)
 
-    from integrations.vllm import MaskrefVLLMProcessor, MaskrefBatchProcessor   # vLLM-style callables
+    from integrations.vllm_backend import install_in_llm   # vLLM V1's structured-output backend
+    from integrations.vllm import MaskrefVLLMProcessor, MaskrefBatchProcessor   # vLLM V0-style callables
 
     from integrations.bitmask import allocate_token_bitmask, fill_next_token_bitmask, apply_token_bitmask_inplace
     # token bitmasks in torch tensors or numpy arrays, in llguidance's and xgrammar's layout
 
 Adapters only: they need torch (and transformers for the first), installed by the optional
-extra `maskref[integrations]`; refimpl never imports them. The bookkeeping they share —
+extra `integrations` (`pip install ".[integrations]"` from a checkout; vLLM: the extra
+`vllm`); refimpl never imports them. The bookkeeping they share —
 which tokens each row has consumed, rollback where a row changes, finished rows, padding
 to a wider model vocabulary — is torch-free, in integrations/rows.py. See docs/integrations.md.
 
@@ -19,7 +21,7 @@ importing `integrations` does not import torch):
 
 >>> import integrations
 >>> integrations.RowState.__name__, sorted(_ADAPTERS)
-('RowState', ['MaskrefBatchProcessor', 'MaskrefLogitsProcessor', 'MaskrefVLLMProcessor'])
+('RowState', ['MaskrefBackend', 'MaskrefBatchProcessor', 'MaskrefGrammar', 'MaskrefLogitsProcessor', 'MaskrefVLLMProcessor'])
 """
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ _ADAPTERS = {
     "MaskrefLogitsProcessor": "integrations.transformers",
     "MaskrefVLLMProcessor": "integrations.vllm",
     "MaskrefBatchProcessor": "integrations.vllm",
+    "MaskrefBackend": "integrations.vllm_backend",
+    "MaskrefGrammar": "integrations.vllm_backend",
 }
 
 __all__ = [

@@ -10,7 +10,6 @@ import importlib
 import os
 
 import pytest
-
 from hypothesis import HealthCheck, settings
 
 from tests.support.budget import examples
@@ -39,4 +38,4 @@ def pytest_configure(config: pytest.Config) -> None:
         try:
             importlib.import_module(module)
         except ImportError as e:
-            raise pytest.UsageError("MASKREF_REQUIRE_MODULES names %s, which cannot be imported: %s" % (module, e))
+            raise pytest.UsageError("MASKREF_REQUIRE_MODULES names %s, which cannot be imported: %s" % (module, e)) from None
