@@ -53,7 +53,7 @@ def logits_like(library, values):
     return np.array(values, dtype=np.float32)
 
 
-flag_lists = st.lists(st.booleans(), max_size=150).map(lambda bs: bytearray(int(b) for b in bs))
+flag_lists = st.lists(st.booleans(), min_size=1, max_size=150).map(lambda bs: bytearray(int(b) for b in bs))
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
