@@ -7,6 +7,7 @@ traceback. Most cases run through main(argv); a few run `python -m refimpl.showi
 as a user would, to see the whole of standard error."""
 import json
 import os
+import sys
 
 import pytest
 
@@ -112,6 +113,7 @@ def test_an_empty_tokenizer_json(capsys, files):
 
 def test_types_that_cannot_be_imported(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the module is looked for in the current directory first
+    monkeypatch.delitem(sys.modules, "kalosm_character", raising=False)
     fails(capsys, ["generate", "--type", "mymodule:Nope"], "--type", "mymodule")
     # docs/generation.md's example as it once was: the module is not in the directory
     fails(capsys, ["generate", "--type", "kalosm_character:Character"], "kalosm_character", "no module")
