@@ -13,7 +13,6 @@
 import enum
 import json
 import sys
-import textwrap
 from dataclasses import dataclass
 from typing import Annotated, List, Literal, Optional
 
@@ -29,6 +28,7 @@ from refimpl.showing.cli import main
 from refimpl.typed import Length, Range, parse
 from tests.support.budget import examples
 from tests.support.grammars import regex_grammar, regexes, token_lists, vocabulary
+from tests.support.paths import ROOT
 
 GPT2 = Vocabulary.load("gpt2")
 COMPACT = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
@@ -224,31 +224,6 @@ def test_random_grammars_and_vocabularies(pattern, tokens, seed, max_tokens):
 
 # -- the CLI ---------------------------------------------------------------------------------
 
-CHARACTER_MODULE = '''
-import enum
-from dataclasses import dataclass, field
-from typing import Annotated, List
-from refimpl.typed import Length, Range
-
-class Class(enum.Enum):
-    WARRIOR = "warrior"
-    MAGE = "mage"
-
-@dataclass
-class Metadata:
-    role: Class
-    level: Annotated[int, Range(ge=1, le=99)]
-    tags: List[str] = field(default_factory=list)
-
-@dataclass
-class Character:
-    name: Annotated[str, Length(1, 32)]
-    age: Annotated[int, Range(ge=0, le=255)]
-    description: str
-    metadata: Metadata
-'''
-
-
 def run_cli(argv, capsys):
     code = main(["generate"] + argv)
     out = capsys.readouterr().out
@@ -264,21 +239,22 @@ def saved_calls(fields):
     return int(tokens.split("model calls saved: ")[1].split(" ")[0]), int(tokens.split(":")[0])
 
 
-def test_cli_type(tmp_path, monkeypatch, capsys):
-    (tmp_path / "kalosm_character.py").write_text(textwrap.dedent(CHARACTER_MODULE))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    code, fields = run_cli(["--type", "kalosm_character:Character", "--model", "random", "--seed", "1"], capsys)
+def test_cli_type(monkeypatch, capsys):
+    """docs/examples/character.py, the type of docs/generation.md, as a module on the path."""
+    monkeypatch.syspath_prepend(str(ROOT / "docs" / "examples"))
+    monkeypatch.delitem(sys.modules, "character", raising=False)
+    code, fields = run_cli(["--type", "character:Character", "--model", "random", "--seed", "1"], capsys)
     assert code == 0, fields
-    module = sys.modules["kalosm_character"]
+    module = sys.modules["character"]
     value = parse(module.Character, fields["text"])
     assert fields["value"] == repr(value) and isinstance(value.metadata.role, module.Class)
     saved, total = saved_calls(fields)
     assert 0 < saved < total
-    again = run_cli(["--type", "kalosm_character:Character", "--seed", "1"], capsys)[1]
+    again = run_cli(["--type", "character:Character", "--seed", "1"], capsys)[1]
     assert again["text"] == fields["text"]  # deterministic
-    other = run_cli(["--type", "kalosm_character:Character", "--seed", "2", "--top-k", "5"], capsys)[1]
+    other = run_cli(["--type", "character:Character", "--seed", "2", "--top-k", "5"], capsys)[1]
     assert other["text"] != fields["text"] and "top-5 sampling" in other["model"]
-    slow = run_cli(["--type", "kalosm_character:Character", "--seed", "1", "--no-fast-forward"], capsys)[1]
+    slow = run_cli(["--type", "character:Character", "--seed", "1", "--no-fast-forward"], capsys)[1]
     assert saved_calls(slow)[0] == 0
 
 
