@@ -1,0 +1,23 @@
+"""The figures the README and docs/conformance.md give of the default suite (its vectors and
+masks) are the suite's: a regenerated suite that changes them fails here until the text
+says the new ones."""
+import json
+import pathlib
+import re
+
+from conformance.generate import SUITE_DIR
+from tests.support.paths import ROOT
+
+
+def test_the_docs_give_the_suites_size():
+    vectors = masks = 0
+    for path in sorted(pathlib.Path(SUITE_DIR).glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            vectors += 1
+            masks += len(json.loads(line)["steps"])
+    assert vectors > 500
+    for doc in ("README.md", "docs/conformance.md"):
+        text = " ".join((ROOT / doc).read_text().split())  # the figures may be wrapped
+        said = re.search(r"(\d[\d,]*) vectors, (\d[\d,]*) masks", text)
+        assert said, doc
+        assert (int(said.group(1).replace(",", "")), int(said.group(2).replace(",", ""))) == (vectors, masks), doc
