@@ -498,7 +498,7 @@ def fill_after(m: Any, tokens: List[int], fill: Any) -> bytes:
     return fill(m)
 
 
-# -- vLLM's grammar objects (duck-typed: vLLM is not importable here) -----------------------
+# -- objects shaped like vLLM's grammars (where vLLM is absent; the real ones: test_audit_vllm.py)
 
 
 class GuidanceShaped:

@@ -7,7 +7,8 @@ so everything here skips there, saying so. Run it where vLLM is installed:
     PYTHONPATH=$PWD /work/venvs/vllm/bin/python -m pytest -q tests/integrations/test_vllm_v1.py
 
 A byte-level BPE tokenizer (256 byte tokens, a few merges, one EOS) and a one-layer GPT-2
-with random weights, 288 logits wide (19 padding ids), are built here from a config:
+with random weights, 288 logits wide (19 padding ids), are built from a config
+(tests/support/vllm_tiny.py, shared with tests/conformance/test_audit_vllm.py):
 nothing is downloaded. Each request kind is driven step by step — fill_bitmask,
 validate_tokens, accept_tokens, rollback, is_terminated, reset — and every answer is
 compared with a refimpl Matcher built independently of the backend (its grammar written
@@ -42,11 +43,7 @@ from vllm.v1.structured_output.backend_types import (  # noqa: E402
 
 from integrations.vllm_backend import MaskrefBackend, MaskrefGrammar, install_backend, install_in_llm  # noqa: E402
 from refimpl import Grammar, GrammarError, Matcher, Vocabulary  # noqa: E402
-
-MODEL_WIDTH = 288  # the model's logits: wider than the tokenizer's 269 tokens
-MERGES = [("{", '"'), ('"', ":"), ("a", "b"), ("1", "2"), ("t", "r"), ("tr", "u"), ("tru", "e"), ("n", "u"),
-          ("nu", "l"), ("nul", "l"), ("Ġ", '"'), (",", '"')]
-EOS_TEXT = "<|endoftext|>"
+from tests.support.vllm_tiny import EOS_TEXT, MODEL_WIDTH, BackendConfig, allowed_in_row, write_tiny_model  # noqa: E402
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 99},
                                            "b": {"type": "boolean"}},
@@ -72,23 +69,8 @@ IDS = ["json", "json_object", "regex", "lark", "gbnf", "choice"]
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A directory vLLM loads: tokenizer.json and friends, and a tiny random GPT-2."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-
     out = str(tmp_path_factory.mktemp("tiny-gpt2"))
-    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
-    for a, b in MERGES:
-        vocab[a + b] = len(vocab)
-    tok = Tokenizer(models.BPE(vocab=vocab, merges=MERGES))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.add_special_tokens([EOS_TEXT])
-    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=EOS_TEXT, bos_token=EOS_TEXT)
-    fast.save_pretrained(out)
-    torch.manual_seed(0)
-    eos = len(vocab)
-    config = transformers.GPT2Config(vocab_size=MODEL_WIDTH, n_positions=128, n_embd=128, n_layer=1, n_head=2,
-                                     bos_token_id=eos, eos_token_id=eos)
-    transformers.GPT2LMHeadModel(config).save_pretrained(out)
+    write_tiny_model(out)
     return out
 
 
@@ -103,29 +85,12 @@ def reference_vocab(model_dir: str) -> Vocabulary:
     return Vocabulary.from_hf_tokenizer_json(os.path.join(model_dir, "tokenizer.json"), eos_token=EOS_TEXT).padded(MODEL_WIDTH)
 
 
-class _Config:
-    """The one part of vLLM's config the backend reads (the real VllmConfig is built below)."""
-
-    def __init__(self, disable_any_whitespace: bool = False) -> None:
-        from vllm.config import StructuredOutputsConfig
-
-        self.structured_outputs_config = StructuredOutputsConfig(backend="guidance",
-                                                                 disable_any_whitespace=disable_any_whitespace)
-
-
 @pytest.fixture(scope="module")
 def backend(tokenizer: Any) -> MaskrefBackend:
-    return MaskrefBackend(_Config(), tokenizer=tokenizer, vocab_size=MODEL_WIDTH)
+    return MaskrefBackend(BackendConfig(), tokenizer=tokenizer, vocab_size=MODEL_WIDTH)
 
 
 # -- reading a bitmask -------------------------------------------------------------------------
-
-def allowed_in_row(row: Any) -> List[int]:
-    """The ids whose bit is set, read word by word: token t at bit t % 32 of word t // 32
-    (a bit beyond the vocabulary shows as an id no mask has)."""
-    words = [int(w) & 0xFFFFFFFF for w in row.tolist()]
-    return [t for t in range(len(words) * 32) if words[t // 32] >> (t % 32) & 1]
-
 
 def allowed_by_xgrammar(bitmask: Any, index: int, width: int) -> List[int]:
     """The ids left finite by xgrammar's apply_token_bitmask_inplace (vLLM's applier)."""
@@ -254,9 +219,9 @@ def test_stop_token_ids_are_the_grammars_eos(backend: MaskrefBackend, tokenizer:
 
 
 def test_disable_any_whitespace_gives_compact_json(tokenizer: Any) -> None:
-    compact = MaskrefBackend(_Config(disable_any_whitespace=True), tokenizer=tokenizer, vocab_size=MODEL_WIDTH)
+    compact = MaskrefBackend(BackendConfig(disable_any_whitespace=True), tokenizer=tokenizer, vocab_size=MODEL_WIDTH)
     space = tokenizer.convert_tokens_to_ids("Ġ")
-    flexible = MaskrefBackend(_Config(), tokenizer=tokenizer, vocab_size=MODEL_WIDTH)
+    flexible = MaskrefBackend(BackendConfig(), tokenizer=tokenizer, vocab_size=MODEL_WIDTH)
     for b, allowed in ((compact, False), (flexible, True)):
         grammar = b.compile_grammar(StructuredOutputOptions.JSON_OBJECT, "")
         assert grammar.accept_tokens("r", tokenizer.encode("{", add_special_tokens=False))
