@@ -350,7 +350,10 @@ def read_json(path: str) -> Any:
     try:
         opener = gzip.open if path.endswith(".gz") else open
         with opener(path, "rt", encoding="utf-8") as f:
-            return json.load(f)
+            text = f.read()
+        if not text.strip():
+            raise VocabularyError("cannot read %s: the file is empty" % path)
+        return json.loads(text)
     except OSError as e:
         raise VocabularyError("cannot read %s: %s" % (path, e.strerror or e)) from None
     except ValueError as e:  # JSONDecodeError, UnicodeDecodeError

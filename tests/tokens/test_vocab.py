@@ -140,7 +140,9 @@ def test_missing_vocabulary_file(tmp_path):
 
 
 @pytest.mark.parametrize("text, problem", [
-    ("", "not JSON: Expecting value"),
+    ("", "the file is empty"),
+    (" \n", "the file is empty"),
+    ("{", "not JSON"),
     ("[1, 2]", "not a format maskref knows"),
     ("{}", "not a format maskref knows"),
     ('{"model": {"vocab": {}}}', "the tokenizer has no tokens"),
