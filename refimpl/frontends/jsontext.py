@@ -14,6 +14,7 @@ explicit stack. Numbers with a fraction or an exponent become `Decimal`, so a bo
 from __future__ import annotations
 
 import json
+import platform
 import re
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -127,6 +128,12 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
 
 
+#: CPython's json module writes in C; PyPy's is Python code like the writer below, and on
+#: values nested past its recursion limit a PyPy worker was seen to crash (a 10,000-deep
+#: schema, tests/frontends/jsonschema) instead of raising RecursionError
+_JSON_MODULE_FIRST = platform.python_implementation() == "CPython"
+
+
 def dumps(value: Any, limit: Optional[int] = None) -> str:
     """Compact JSON text of a value, without recursion (cut with "..." past `limit`).
 
@@ -138,7 +145,7 @@ def dumps(value: Any, limit: Optional[int] = None) -> str:
     >>> dumps(x) == dumps(x, limit=1000)   # the json module's text, and this writer's
     True
     """
-    if limit is None:
+    if limit is None and _JSON_MODULE_FIRST:
         try:
             return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         except (RecursionError, TypeError, ValueError):
