@@ -49,7 +49,7 @@ from conformance.audit import (  # noqa: E402
 )
 from conformance.vectors import GrammarSpec, read_vectors  # noqa: E402
 from refimpl import Grammar, Matcher, Vocabulary  # noqa: E402
-from tests.support.vllm_tiny import EOS_TEXT, MODEL_WIDTH, BackendConfig, allowed_in_row, write_tiny_model  # noqa: E402
+from tests.support.vllm_tiny import MODEL_WIDTH, BackendConfig, allowed_in_row, file_vocab, write_tiny_model  # noqa: E402
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 99},
                                            "b": {"type": "boolean"}},
@@ -85,7 +85,7 @@ def tokenizer(model_dir: str) -> Any:
 @pytest.fixture(scope="module")
 def vocab(model_dir: str) -> Vocabulary:
     """maskref's vocabulary of the tokenizer (same ids), padded to the model's width."""
-    return Vocabulary.from_hf_tokenizer_json(os.path.join(model_dir, "tokenizer.json"), eos_token=EOS_TEXT).padded(MODEL_WIDTH)
+    return file_vocab(model_dir)
 
 
 class Pair:

@@ -43,7 +43,7 @@ from vllm.v1.structured_output.backend_types import (  # noqa: E402
 
 from integrations.vllm_backend import MaskrefBackend, MaskrefGrammar, install_backend, install_in_llm  # noqa: E402
 from refimpl import Grammar, GrammarError, Matcher, Vocabulary  # noqa: E402
-from tests.support.vllm_tiny import EOS_TEXT, MODEL_WIDTH, BackendConfig, allowed_in_row, write_tiny_model  # noqa: E402
+from tests.support.vllm_tiny import MODEL_WIDTH, BackendConfig, allowed_in_row, file_vocab, write_tiny_model  # noqa: E402
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 99},
                                            "b": {"type": "boolean"}},
@@ -82,7 +82,7 @@ def tokenizer(model_dir: str) -> Any:
 @pytest.fixture(scope="module")
 def reference_vocab(model_dir: str) -> Vocabulary:
     """The vocabulary as a refimpl user reads it from the tokenizer.json file, padded to the model."""
-    return Vocabulary.from_hf_tokenizer_json(os.path.join(model_dir, "tokenizer.json"), eos_token=EOS_TEXT).padded(MODEL_WIDTH)
+    return file_vocab(model_dir)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,10 @@ imports where they are absent (the tests using it skip there).
 """
 from __future__ import annotations
 
+import os
 from typing import Any, List
+
+from refimpl import Vocabulary
 
 MODEL_WIDTH = 288  # the model's logits: wider than the tokenizer's 269 tokens
 MERGES = [("{", '"'), ('"', ":"), ("a", "b"), ("1", "2"), ("t", "r"), ("tr", "u"), ("tru", "e"), ("n", "u"),
@@ -61,3 +64,9 @@ def allowed_in_row(row: Any) -> List[int]:
     vocabulary shows as an id no mask has)."""
     words = [int(w) & 0xFFFFFFFF for w in row.tolist()]
     return [t for t in range(len(words) * 32) if words[t // 32] >> (t % 32) & 1]
+
+
+def file_vocab(model_dir: str) -> Vocabulary:
+    """The vocabulary as a refimpl user reads it from the folder's tokenizer.json, padded to
+    the model's width (the same ids as the tokenizer)."""
+    return Vocabulary.from_hf_tokenizer_json(os.path.join(model_dir, "tokenizer.json"), eos_token=EOS_TEXT).padded(MODEL_WIDTH)
