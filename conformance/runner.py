@@ -30,7 +30,18 @@ STATUSES = ("agree", "known", "disagree", "unsupported")
 
 
 class Result:
-    """The outcome of one vector against one engine (plain data: it crosses processes)."""
+    """The outcome of one vector against one engine (plain data: it crosses processes and
+    is stored, one JSON line each, by conformance/results.py).
+
+    Besides the status: `fault` names a contained failure of the engine's process
+    ("crash", "timeout", "memory"; "" for none); `under` and `over` count the compared
+    steps whose mask differed from refimpl's, known differences included: under, the
+    engine allowed a token refimpl refuses (output can leave the grammar); over, the
+    engine refused a token refimpl allows (valid outputs cut off). A step can be both.
+    `first_mask_us` is the time from the engine's start to its first mask (TTFM) and
+    `mask_us` the time of each later mask (TBM), in microseconds. `valid` is the label a
+    benchmark gives the vector's text, and `accepted` the engine's own verdict on that
+    whole text (None where the vector asks for none)."""
 
     def __init__(self, id: str, kind: str, status: str, steps: int = 0, known: Sequence[str] = (),
                  reason: str = "", divergence: Optional[Dict[str, Any]] = None) -> None:
@@ -42,6 +53,24 @@ class Result:
         self.reason = reason
         self.divergence = divergence
         self.repro: Optional[str] = None
+        self.fault = ""
+        self.under = 0
+        self.over = 0
+        self.first_mask_us: Optional[int] = None
+        self.mask_us: List[int] = []
+        self.valid: Optional[bool] = None
+        self.accepted: Optional[bool] = None
+
+    def to_json(self) -> Dict[str, Any]:
+        return dict(vars(self))
+
+    @classmethod
+    def from_json(cls, data: Dict[str, Any]) -> "Result":
+        r = cls(data["id"], data["kind"], data["status"])
+        for name, value in data.items():
+            if name in vars(r):
+                setattr(r, name, value)
+        return r
 
 
 def divergence_data(d: Divergence) -> Dict[str, Any]:
