@@ -1,4 +1,4 @@
-"""python -m conformance {generate, run, fuzz, engines, show}: see docs/conformance.md.
+"""python -m conformance {generate, run, fuzz, engines, show, report}: see docs/conformance.md.
 
 An engine under test is named with --engine (--backend is its older name, still read).
 
@@ -145,6 +145,32 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- report (the scoreboard: conformance/report.py)
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write
+
+    for path in args.results:
+        if not os.path.exists(path):
+            raise SetupError("no results file or directory %s" % path)
+    with culprit("--out", args.out):
+        os.makedirs(args.out, exist_ok=True)
+    try:
+        html_path, md_path = write(args.results, args.out, args.markdown)
+    except ValueError as e:  # a file that is not results
+        raise SetupError(str(e)) from None
+    print("wrote %s and %s%s" % (html_path, md_path, " (and %s)" % args.markdown if args.markdown else ""))
+    return 0
+
+
+def _report_parser(sub: "argparse._SubParsersAction[ArgumentParser]") -> None:
+    p = sub.add_parser("report", help="the scoreboard: an HTML page and docs/compliance.md from results files")
+    p.add_argument("results", nargs="+", help="results files (.jsonl, .jsonl.gz) or directories of them")
+    p.add_argument("--out", required=True, help="directory for index.html and compliance.md")
+    p.add_argument("--markdown", help="also write the Markdown here (docs/compliance.md)")
+    p.set_defaults(run=cmd_report)
+# ---- end report
+
+
 def _main(argv: Optional[List[str]] = None) -> int:
     parser = ArgumentParser(prog="python -m conformance", description=__doc__,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -192,6 +218,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("suite", nargs="?", default=SUITE_DIR)
     p.add_argument("--id", help="only vectors whose id contains this")
     p.set_defaults(run=cmd_show)
+
+    _report_parser(sub)
 
     args = parser.parse_args(argv)
     try:

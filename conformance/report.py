@@ -1,0 +1,676 @@
+"""The scoreboard: `python -m conformance report RESULTS... --out DIR` reads results files
+(conformance/results.py's format: one JSON line per engine and vector) and writes
+DIR/index.html, a static page (tables, and inline SVG plots drawn here from the data: no
+script, nothing fetched), and DIR/compliance.md, the Markdown of docs/compliance.md.
+
+The figures are never typed by hand: docs/compliance.md is this module's output on the
+committed results (results/, docs/conformance.md's "The scoreboard"), its prose a template
+(conformance/compliance_template.md) whose `{{name}}` fields are filled from the data, and
+tests/conformance/test_report.py fails when the file differs from a regeneration.
+
+The records fall in three groups by their vector's tags: MaskBench ("maskbench"),
+SchemaStore ("schemastore"), and the default suite (the rest). A record's *outcome* is
+where the stacked bars put it:
+
+    agree        every mask equal
+    known        masks differ only by the engine's declared known differences
+    under        an undeclared difference where the engine allowed a token refimpl refuses
+                 (output can leave the grammar)
+    over         an undeclared difference where the engine refused only tokens refimpl
+                 allows, or refused a token of its own mask (valid output cut off)
+    unsupported  the engine cannot run the grammar or vocabulary
+    fault        the engine's process crashed, timed out or ran out of memory, or it
+                 raised an error (contained)
+
+>>> outcome({"status": "disagree", "divergence": {"only_engine": [3], "only_refimpl": []}})
+'under'
+>>> outcome({"status": "disagree", "divergence": {"only_engine": [], "only_refimpl": [], "refused": 7}})
+'over'
+>>> outcome({"status": "agree", "fault": "timeout"}), outcome({"status": "known"})
+('fault', 'known')
+>>> percentiles([5, 1, 4, 2, 3])
+[3, 4, 5, 5]
+"""
+from __future__ import annotations
+
+import collections
+import datetime
+import gzip
+import hashlib
+import json
+import os
+import re
+import time
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from refimpl.html import xml_text
+
+from .differences import KnownDifference
+from .engine import Engine
+from .runner import MATRIX_KINDS, GrammarCache, Report, Result, check_vector, matrix_header, matrix_row, raw_lines
+from .vectors import Vector
+
+Record = Dict[str, Any]
+
+OUTCOMES = ("agree", "known", "under", "over", "unsupported", "fault")
+OUTCOME_LABELS = {"agree": "agree", "known": "known difference", "under": "under-constrained",
+                  "over": "over-constrained", "unsupported": "unsupported",
+                  "fault": "crash / timeout / memory / error"}
+COLOURS = {"agree": "#2e9e4f", "known": "#9fd3a6", "under": "#d43d3d", "over": "#f0a13c",
+           "unsupported": "#b8b8b8", "fault": "#5a3f8c"}
+GROUPS = ("default", "maskbench", "schemastore")
+TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compliance_template.md")
+#: the command that regenerates docs/compliance.md (and the page) from the committed results
+REGENERATE = "python -m conformance report results --out scoreboard --markdown docs/compliance.md"
+
+
+# ------------------------------------------------------------------------------- reading
+
+
+def read_results(path: str) -> List[Record]:
+    """The records of one results file (.jsonl, or .jsonl.gz), the last of each key
+    (engine, id, digest), in first-seen order; a torn last line is ignored.
+
+    STAND-IN for conformance/results.py's reader (the `runs` engineer's): swap this body
+    for results.read_results at the merge."""
+    opener: Any = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    out: Dict[Tuple[str, str, str], Record] = {}
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            if i >= len(lines) - 2:  # a torn last line: the run was killed mid-write
+                continue
+            raise ValueError("%s:%d: not a JSON line" % (path, i + 1)) from None
+        out[(rec["engine"], rec["id"], rec.get("digest", ""))] = rec
+    return list(out.values())
+
+
+def results_files(paths: Sequence[str]) -> List[str]:
+    """The results files named: files as given, directories searched (sorted) for
+    *.jsonl and *.jsonl.gz."""
+    out: List[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            for folder, dirs, files in sorted(os.walk(p)):
+                dirs.sort()
+                out.extend(os.path.join(folder, f) for f in sorted(files) if f.endswith((".jsonl", ".jsonl.gz")))
+        else:
+            out.append(p)
+    return out
+
+
+class Source:
+    """The records of one results file, and where they came from."""
+
+    def __init__(self, path: str, records: List[Record]) -> None:
+        self.path = path
+        self.records = records
+
+    def shown_path(self) -> str:
+        rel = os.path.relpath(self.path)
+        return (rel if not rel.startswith("..") else self.path).replace(os.sep, "/")
+
+
+def load(paths: Sequence[str]) -> List[Source]:
+    return [Source(p, read_results(p)) for p in results_files(paths)]
+
+
+def group_of(rec: Record) -> str:
+    tags = rec.get("tags") or ()
+    return "maskbench" if "maskbench" in tags else "schemastore" if "schemastore" in tags else "default"
+
+
+# ------------------------------------------------------------------------------- outcomes
+
+
+def outcome(rec: Record) -> str:
+    """Where a record goes in the stacked bars (the module's docstring)."""
+    if rec.get("fault"):
+        return "fault"
+    status = rec["status"]
+    if status != "disagree":
+        return status
+    d = rec.get("divergence") or {}
+    direction = d.get("direction")
+    if direction in ("under", "both") or d.get("only_engine"):
+        return "under"
+    if direction == "over" or d.get("only_refimpl") or d.get("refused") is not None:
+        return "over"
+    return "fault"  # the engine raised an error
+
+
+def percentiles(values: Sequence[float], points: Sequence[float] = (50, 75, 99)) -> List[float]:
+    """Nearest-rank percentiles of values, then the maximum."""
+    s = sorted(values)
+    if not s:
+        return []
+    return [s[max(0, min(len(s) - 1, -(-len(s) * p // 100) - 1))] for p in points] + [s[-1]]
+
+
+# ------------------------------------------------------------------------------- engines
+
+
+def _order(name: str) -> Tuple[int, str]:
+    """refimpl first, then the registry's order, "<engine>-default" right after its engine."""
+    from .registry import REGISTRY
+
+    names = [key for key, _, _ in REGISTRY]
+    base = name[:-len("-default")] if name.endswith("-default") else name
+    return (names.index(base) if base in names else len(names), name)
+
+
+def _declared(name: str) -> Sequence[KnownDifference]:
+    """The known differences engine `name` declares (its adapter read, the engine not
+    started), or none where the name is not one this tree knows."""
+    from .registry import UnknownEngine, get_engine
+
+    for n in (name, name[:-len("-default")] if name.endswith("-default") else None):
+        if n:
+            try:
+                return tuple(get_engine(n).known_differences)
+            except (UnknownEngine, ImportError):
+                pass
+    return ()
+
+
+class RecordedEngine(Engine):
+    """An engine as its records tell it (name, versions), with the known differences its
+    adapter declares: what runner.Report and matrix_row read."""
+
+    def __init__(self, name: str, versions: Sequence[str]) -> None:
+        self.name = name
+        self.versions = list(versions)
+        self.known_differences = _declared(name)
+
+    def version(self) -> str:
+        return ", ".join(self.versions)
+
+
+class Board:
+    """One group's records per engine."""
+
+    def __init__(self, sources: Sequence[Source], group: str) -> None:
+        self.group = group
+        per: Dict[str, List[Record]] = collections.defaultdict(list)
+        self.files: Dict[str, List[str]] = collections.defaultdict(list)
+        for s in sources:
+            for rec in s.records:
+                if group_of(rec) == group:
+                    per[rec["engine"]].append(rec)
+                    if s.shown_path() not in self.files[rec["engine"]]:
+                        self.files[rec["engine"]].append(s.shown_path())
+        self.engines = sorted(per, key=_order)
+        self.records = {e: per[e] for e in self.engines}
+
+    def versions(self, engine: str) -> List[str]:
+        return sorted({r.get("version", "") for r in self.records[engine]} - {""})
+
+    def dates(self, engine: str) -> List[str]:
+        return sorted({r["date"] for r in self.records[engine] if r.get("date")})
+
+    def report(self, engine: str) -> Report:
+        rep = Report(RecordedEngine(engine, self.versions(engine)))
+        for rec in self.records[engine]:
+            rep.add(Result.from_json(rec))
+        return rep
+
+    def sources_line(self) -> str:
+        """Which files, engine versions and run dates the tables come from."""
+        parts = []
+        for e in self.engines:
+            dates = self.dates(e)
+            what = self.versions(e) + (["run " + (dates[0] if len(dates) == 1 else "%s to %s" % (dates[0], dates[-1]))]
+                                       if dates else []) + ["`%s`" % f for f in self.files[e]]
+            parts.append("%s (%s)" % (e, "; ".join(what)))
+        return "From " + "; ".join(parts) + "." if parts else ""
+
+
+# ------------------------------------------------------------------------------- tables
+
+
+def counts(records: Iterable[Record]) -> collections.Counter:
+    """Vectors per outcome, statuses and the step counts, over some records."""
+    c: collections.Counter = collections.Counter()
+    for rec in records:
+        c["vectors"] += 1
+        c[outcome(rec)] += 1
+        c["status:" + rec["status"]] += 1
+        c["steps"] += rec.get("steps", 0)
+        c["under_steps"] += rec.get("under", 0) or 0
+        c["over_steps"] += rec.get("over", 0) or 0
+        if rec.get("fault"):
+            c["fault:" + rec["fault"]] += 1
+    return c
+
+
+def _steps_counted(records: Sequence[Record]) -> bool:
+    """Whether these records count the differing steps (under/over): records of a runner
+    that did not count them hold 0 where some vector plainly differed."""
+    return any(r.get("under") or r.get("over") for r in records) or \
+        all(r["status"] in ("agree", "unsupported") for r in records)
+
+
+class Table:
+    """A table as data: the Markdown and the HTML are two writings of it."""
+
+    def __init__(self, head: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") -> None:
+        self.head, self.rows, self.cls = list(head), [list(r) for r in rows], cls
+
+    def markdown(self) -> str:
+        lines = ["| %s |" % " | ".join(self.head), "|%s" % ("---|" * len(self.head))]
+        lines += ["| %s |" % " | ".join(c.replace("|", "\\|") for c in r) for r in self.rows]
+        return "\n".join(lines)
+
+    def html(self) -> str:
+        head = "".join("<th>%s</th>" % _inline(h) for h in self.head)
+        body = "".join("<tr data-engine=\"%s\">%s</tr>" % (xml_text(r[0].split(" ")[0]),
+                                                          "".join("<td>%s</td>" % _inline(c) for c in r))
+                       for r in self.rows)
+        return '<table class="%s"><thead><tr>%s</tr></thead><tbody>%s</tbody></table>' % (self.cls, head, body)
+
+
+def _inline(text: str) -> str:
+    """Markdown's `code` and **bold** as HTML, the rest escaped."""
+    out = xml_text(text)
+    out = re.sub(r"`([^`]*)`", r"<code>\1</code>", out)
+    return re.sub(r"\*\*([^*]*)\*\*", r"<b>\1</b>", out)
+
+
+def matrix_table(board: Board) -> Table:
+    """The default suite matrix: runner.matrix_row per engine, as `run --matrix` prints."""
+    head = matrix_header().split("\n")[0]
+    rows = []
+    for e in board.engines:
+        row = matrix_row(board.report(e))
+        rows.append([c.strip() for c in row.strip().strip("|").split(" | ")])
+    return Table([c.strip() for c in head.strip().strip("|").split(" | ")], rows, "matrix")
+
+
+def totals_table(board: Board) -> Table:
+    """Per engine: the outcomes over all its vectors, the masks that differed (known
+    differences included) under and over, the faults."""
+    rows = []
+    for e in board.engines:
+        recs = board.records[e]
+        c = counts(recs)
+        steps = _steps_counted(recs)
+        faults = ", ".join("%d %s" % (c["fault:" + f], f) for f in ("crash", "timeout", "memory") if c["fault:" + f])
+        rows.append([e, str(c["vectors"]), _thousands(c["steps"]), str(c["agree"]), str(c["known"]),
+                     str(c["status:disagree"]), str(c["under"]), str(c["over"]), str(c["unsupported"]),
+                     _thousands(c["under_steps"]) if steps else "—", _thousands(c["over_steps"]) if steps else "—",
+                     faults or "—"])
+    return Table(["engine", "vectors", "masks compared", "agree", "known", "disagree", "of which under", "of which over",
+                  "n/a", "masks under", "masks over", "faults"], rows, "totals")
+
+
+def disagreements(board: Board) -> Table:
+    """The undeclared disagreements: engine, vector, the step where it first differs,
+    its direction (outcome) and what differed (the divergence's signature or error)."""
+    rows = []
+    for e in board.engines:
+        for r in board.records[e]:
+            if r["status"] == "disagree":
+                d = r.get("divergence") or {}
+                what = d.get("error") or d.get("signature") or ""
+                rows.append([e, "`%s`" % r["id"], str(d.get("step", "")), outcome(r),
+                             what if len(what) <= 120 else what[:117] + "..."])
+    return Table(["engine", "vector", "step", "direction", "what differed"], rows, "disagreements")
+
+
+def _disagreements_markdown(board: Board) -> str:
+    t = disagreements(board)
+    return t.markdown() if t.rows else "None: every difference met is declared."
+
+
+def _disagreements_html(board: Board) -> str:
+    t = disagreements(board)
+    return t.html() if t.rows else "<p>None: every difference met is declared.</p>"
+
+
+def _thousands(n: int) -> str:
+    return "{:,}".format(n)
+
+
+def _us(v: Optional[float]) -> str:
+    if v is None:
+        return "—"
+    return "%.0f µs" % v if v < 1000 else "%.1f ms" % (v / 1000) if v < 1e6 else "%.1f s" % (v / 1e6)
+
+
+# ------------------------------------------------------------------------------- MaskBench
+
+
+def schema_of(rec: Record) -> str:
+    """A MaskBench vector's schema: its id without the text and the vocabulary
+    ("maskbench/<subset>/<stem>")."""
+    return "/".join(rec["id"].split("/")[:3])
+
+
+def subset_of(rec: Record) -> str:
+    tags = rec.get("tags") or ()
+    return tags[1] if len(tags) > 1 else rec["id"].split("/")[1]
+
+
+def _stub_maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
+    """STAND-IN for conformance/maskbench.py's maskbench_summary (the `maskbench`
+    engineer's), replaced by it at the merge: one row per (engine, subset), subsets
+    in name order and "all" last, of the MaskBench table's columns."""
+    rows = []
+    per: Dict[Tuple[str, str], List[Record]] = collections.defaultdict(list)
+    for r in records:
+        per[(r["engine"], subset_of(r))].append(r)
+        per[(r["engine"], "all")].append(r)
+    for (engine, subset), recs in sorted(per.items(), key=lambda kv: (_order(kv[0][0]), kv[0][1] == "all", kv[0][1])):
+        schemas: Dict[str, List[Record]] = collections.defaultdict(list)
+        for r in recs:
+            schemas[schema_of(r)].append(r)
+        steps = sum(r.get("steps", 0) for r in recs) or 1
+        mask_us = [t for r in recs for t in (r.get("mask_us") or ())]
+        rows.append({
+            "engine": engine, "subset": subset, "schemas": len(schemas),
+            "compiled": sum(1 for rs in schemas.values() if any(r["status"] != "unsupported" and not r.get("fault") for r in rs)),
+            "passing": sum(1 for rs in schemas.values() if all(r["status"] in ("agree", "known") and not r.get("fault") for r in rs)),
+            "validation_errors": sum(1 for r in recs if r.get("valid") is True and r.get("accepted") is False),
+            "invalidation_errors": sum(1 for r in recs if r.get("valid") is False and r.get("accepted") is True),
+            "undeclared": sum(1 for rs in schemas.values() if any(r["status"] == "disagree" for r in rs)),
+            "under_per_1000": 1000.0 * sum(r.get("under", 0) or 0 for r in recs) / steps,
+            "over_per_1000": 1000.0 * sum(r.get("over", 0) or 0 for r in recs) / steps,
+            "faults": sum(1 for r in recs if r.get("fault")),
+            "ttfm": percentiles([r["first_mask_us"] for r in recs if r.get("first_mask_us") is not None]),
+            "tbm": percentiles(mask_us),
+        })
+    return rows
+
+
+def maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
+    try:
+        from .maskbench import maskbench_summary as summary  # type: ignore[attr-defined]
+    except ImportError:
+        summary = _stub_maskbench_summary
+    return summary(records)  # type: ignore[no-any-return]
+
+
+def maskbench_table(board: Board) -> Table:
+    rows = []
+    for s in maskbench_summary([r for e in board.engines for r in board.records[e]]):
+        ttfm, tbm = s["ttfm"] or [None] * 4, s["tbm"] or [None] * 4
+        rows.append([s["engine"], s["subset"], str(s["schemas"]), str(s["compiled"]), str(s["passing"]),
+                     "%d / %d" % (s["validation_errors"], s["invalidation_errors"]), str(s["undeclared"]),
+                     "%.1f / %.1f" % (s["under_per_1000"], s["over_per_1000"]), str(s["faults"]),
+                     " / ".join(_us(v) for v in ttfm), " / ".join(_us(v) for v in tbm)])
+    return Table(["engine", "subset", "schemas", "compiled", "passing", "validation / invalidation errors",
+                  "schemas with undeclared differences", "masks in error per 1,000 steps (under / over)",
+                  "faults", "TTFM p50 / p75 / p99 / max", "TBM p50 / p75 / p99 / max"], rows, "maskbench")
+
+
+def outcome_table(board: Board, by_subset: bool = False) -> Table:
+    rows = []
+    for e in board.engines:
+        parts: Dict[str, List[Record]] = collections.OrderedDict()
+        if by_subset:
+            for r in sorted(board.records[e], key=subset_of):
+                parts.setdefault(subset_of(r), []).append(r)
+        parts["all"] = board.records[e]
+        for name, recs in parts.items():
+            c = counts(recs)
+            rows.append([e] + ([name] if by_subset else []) + [str(c["vectors"])] + [str(c[o]) for o in OUTCOMES])
+    return Table(["engine"] + (["subset"] if by_subset else []) + ["vectors"] + [OUTCOME_LABELS[o] for o in OUTCOMES],
+                 rows, "outcomes")
+
+
+# ------------------------------------------------------------------------------- plots
+
+
+def stacked_bars(bars: Sequence[Tuple[str, collections.Counter]], title: str, key: str) -> str:
+    """Horizontal bars, one per (label, outcome counts), each the share of its vectors
+    per outcome (the counts written on the segments wide enough, all in the tooltips)."""
+    label_w, bar_w, row_h, top = 260, 560, 22, 30
+    h = top + row_h * len(bars) + 40
+    out = ['<svg class="plot stacked" data-plot="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'viewBox="0 0 %d %d" role="img"><title>%s</title>' % (key, label_w + bar_w + 20, h, label_w + bar_w + 20, h,
+                                                                xml_text(title))]
+    out.append('<text x="0" y="16" class="title">%s</text>' % xml_text(title))
+    for i, (label, c) in enumerate(bars):
+        y = top + i * row_h
+        total = sum(c[o] for o in OUTCOMES) or 1
+        out.append('<text x="%d" y="%d" class="label" text-anchor="end">%s</text>' % (label_w - 8, y + 15, xml_text(label)))
+        x = float(label_w)
+        for o in OUTCOMES:
+            if not c[o]:
+                continue
+            w = bar_w * c[o] / total
+            out.append('<rect class="seg %s" x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s: %s %d of %d'
+                       '</title></rect>' % (o, x, y + 2, w, row_h - 4, COLOURS[o], xml_text(label), OUTCOME_LABELS[o],
+                                            c[o], total))
+            if w > 28:
+                out.append('<text x="%.1f" y="%d" class="count" text-anchor="middle">%d</text>' % (x + w / 2, y + 15, c[o]))
+            x += w
+    y = top + row_h * len(bars) + 14
+    x = 0
+    for o in OUTCOMES:
+        out.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" class="legend">%s</text>'
+                   % (x, y, COLOURS[o], x + 16, y + 11, OUTCOME_LABELS[o]))
+        x += 24 + 7 * len(OUTCOME_LABELS[o])
+    out.append("</svg>")
+    return "".join(out)
+
+
+def distributions(series: Sequence[Tuple[str, Sequence[float]]], title: str, key: str, unit: str = "µs") -> str:
+    """Per label, its values on a logarithmic axis: a box from p25 to p75 with the median,
+    a whisker to p99, the maximum as a dot (values ≤ 0 are drawn at the axis' start)."""
+    import math
+
+    series = [(label, vals) for label, vals in series if vals]
+    label_w, plot_w, row_h, top = 260, 560, 24, 30
+    h = top + row_h * len(series) + 40
+    out = ['<svg class="plot dist" data-plot="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'viewBox="0 0 %d %d" role="img"><title>%s</title>' % (key, label_w + plot_w + 20, h, label_w + plot_w + 20, h,
+                                                                xml_text(title))]
+    out.append('<text x="0" y="16" class="title">%s</text>' % xml_text(title))
+    every = [v for _, vals in series for v in vals if v > 0]
+    if not every:
+        return "".join(out) + "</svg>"
+    lo = math.floor(math.log10(min(every)))
+    hi = max(lo + 1, math.ceil(math.log10(max(every))))
+
+    def x(v: float) -> float:
+        return label_w + plot_w * ((math.log10(v) if v > 0 else lo) - lo) / (hi - lo)
+
+    axis = top + row_h * len(series) + 4
+    for p in range(lo, hi + 1):
+        out.append('<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" class="grid"/><text x="%.1f" y="%d" class="tick" '
+                   'text-anchor="middle">%s</text>' % (x(10 ** p), x(10 ** p), top, axis, x(10 ** p), axis + 14,
+                                                      _us(10 ** p) if unit == "µs" else "%g %s" % (10 ** p, unit)))
+    for i, (label, vals) in enumerate(series):
+        y = top + i * row_h + row_h / 2
+        s = sorted(vals)
+        p25, p50, p75, p99, top_v = percentiles(s, (25, 50, 75, 99))
+        out.append('<g class="series"><title>%s: %d values, p50 %s, p75 %s, p99 %s, max %s</title>'
+                   % (xml_text(label), len(s), _fmt(p50, unit), _fmt(p75, unit), _fmt(p99, unit), _fmt(top_v, unit)))
+        out.append('<text x="%d" y="%.1f" class="label" text-anchor="end">%s</text>' % (label_w - 8, y + 4, xml_text(label)))
+        out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="whisker"/>' % (x(p75), x(p99), y, y))
+        out.append('<rect class="box" x="%.1f" y="%.1f" width="%.1f" height="%d"/>' % (x(p25), y - 7, max(1.5, x(p75) - x(p25)), 14))
+        out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="median"/>' % (x(p50), x(p50), y - 7, y + 7))
+        out.append('<circle cx="%.1f" cy="%.1f" r="3" class="max"/></g>' % (x(top_v), y))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _fmt(v: float, unit: str) -> str:
+    return _us(v) if unit == "µs" else "%.3g %s" % (v, unit)
+
+
+# ------------------------------------------------------------------------------- writing
+
+
+def figures(sources: Sequence[Source]) -> Dict[str, str]:
+    """The template's fields, from the records."""
+    default = Board(sources, "default")
+    maskbench = Board(sources, "maskbench")
+    schemastore = Board(sources, "schemastore")
+    ids = {r["id"] for e in default.engines for r in default.records[e]}
+    steps = {r["id"]: r.get("steps", 0) for e in default.engines[:1] for r in default.records[e]}
+    out = {
+        "regenerate": REGENERATE,
+        "default_vectors": _thousands(len(ids)),
+        "default_masks": _thousands(sum(steps.values())),
+        "default_engines": ", ".join(default.engines) or "none",
+        "default_sources": default.sources_line() or "No results of the default suite given.",
+        "default_matrix": matrix_table(default).markdown() if default.engines else "",
+        "default_totals": totals_table(default).markdown() if default.engines else "",
+        "default_disagreements": _disagreements_markdown(default),
+        "maskbench_sources": maskbench.sources_line() or "No MaskBench results given.",
+        "maskbench_table": maskbench_table(maskbench).markdown() if maskbench.engines else "",
+        "schemastore_sources": schemastore.sources_line() or "No SchemaStore results given.",
+        "schemastore_table": outcome_table(schemastore).markdown() if schemastore.engines else "",
+        "schemastore_disagreements": _disagreements_markdown(schemastore) if schemastore.engines else "",
+    }
+    return out
+
+
+def fill(template: str, fields: Dict[str, str]) -> str:
+    """The template with each {{name}} replaced (a name the fields lack is an error)."""
+    def one(m: "re.Match[str]") -> str:
+        return fields[m.group(1)]
+
+    return re.sub(r"\{\{([a-z_]+)\}\}", one, template)
+
+
+def markdown(sources: Sequence[Source], template: Optional[str] = None) -> str:
+    """docs/compliance.md: the template filled from the records."""
+    if template is None:
+        with open(TEMPLATE, encoding="utf-8") as f:
+            template = f.read()
+    text = fill(template, figures(sources))
+    return re.sub(r"\n{3,}", "\n\n", text)  # an empty field leaves no gap
+
+
+CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#222;padding:0 16px}
+h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}h3{font-size:15px}
+table{border-collapse:collapse;margin:10px 0 4px;font-size:13px}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f4f4f4}table.matrix td:nth-child(-n+6){white-space:nowrap}td:nth-child(n+2){font-variant-numeric:tabular-nums}
+code{font-size:12px;background:#f6f6f6;padding:0 2px}.sources{color:#666;font-size:12px}
+svg.plot{display:block;margin:12px 0}svg text{font:12px system-ui,sans-serif;fill:#222}
+svg text.title{font-weight:600}svg text.count{fill:#fff;font-size:11px}svg text.legend,svg text.tick{font-size:11px;fill:#555}
+svg .grid{stroke:#e4e4e4}svg .box{fill:#8fb4e0;stroke:#3a6ea5}svg .median{stroke:#123;stroke-width:2}
+svg .whisker{stroke:#3a6ea5}svg .max{fill:#d43d3d}
+"""
+
+
+def page(sources: Sequence[Source]) -> str:
+    """The static scoreboard page: every table of the Markdown, and the plots."""
+    default = Board(sources, "default")
+    maskbench = Board(sources, "maskbench")
+    schemastore = Board(sources, "schemastore")
+    body = ["<h1>maskref scoreboard: engines against refimpl</h1>",
+            "<p>Generated by <code>python -m conformance report</code> from results files; "
+            "the same figures as docs/compliance.md.</p>"]
+    body.append("<h2 id=\"default\">The default suite</h2>")
+    if default.engines:
+        body.append('<p class="sources">%s</p>' % _inline(default.sources_line()))
+        body.append(stacked_bars([(e, counts(default.records[e])) for e in default.engines],
+                                 "Default suite: vectors per outcome", "default-outcomes"))
+        body.append("<h3>Per grammar kind</h3>" + matrix_table(default).html())
+        body.append(stacked_bars([("%s · %s" % (e, head), counts(r for r in default.records[e] if r["kind"] == kind))
+                                  for e in default.engines for kind, head in MATRIX_KINDS
+                                  if any(r["kind"] == kind and r["status"] != "unsupported" for r in default.records[e])],
+                                 "Default suite per engine and grammar kind", "default-kinds"))
+        body.append("<h3>Totals</h3>" + totals_table(default).html())
+        body.append("<h3>Undeclared disagreements</h3>" + _disagreements_html(default))
+        body.append(distributions([(e, [1e6 * r["seconds"] for r in default.records[e]
+                                        if r.get("seconds") is not None and r["status"] != "unsupported"])
+                                   for e in default.engines], "Default suite: time per vector run (engine start, every "
+                                  "mask, the comparison; unsupported vectors left out)", "default-seconds"))
+    else:
+        body.append("<p>No results of the default suite given.</p>")
+    body.append("<h2 id=\"maskbench\">MaskBench (JSONSchemaBench)</h2>")
+    if maskbench.engines:
+        body.append('<p class="sources">%s</p>' % _inline(maskbench.sources_line()))
+        bars = []
+        for e in maskbench.engines:
+            subsets: Dict[str, List[Record]] = collections.defaultdict(list)
+            for r in maskbench.records[e]:
+                subsets[subset_of(r)].append(r)
+            bars += [("%s · %s" % (e, s), counts(subsets[s])) for s in sorted(subsets)]
+        body.append(stacked_bars(bars, "MaskBench: vectors per outcome, per engine and subset", "maskbench-outcomes"))
+        body.append(maskbench_table(maskbench).html())
+        body.append(outcome_table(maskbench, by_subset=True).html())
+        body.append(distributions([(e, [r["first_mask_us"] for r in maskbench.records[e]
+                                        if r.get("first_mask_us") is not None]) for e in maskbench.engines],
+                                  "TTFM: engine start and first mask", "maskbench-ttfm"))
+        body.append(distributions([(e, [t for r in maskbench.records[e] for t in (r.get("mask_us") or ())])
+                                   for e in maskbench.engines], "TBM: each later mask", "maskbench-tbm"))
+    else:
+        body.append("<p>No MaskBench results given.</p>")
+    body.append("<h2 id=\"schemastore\">SchemaStore</h2>")
+    if schemastore.engines:
+        body.append('<p class="sources">%s</p>' % _inline(schemastore.sources_line()))
+        body.append(stacked_bars([(e, counts(schemastore.records[e])) for e in schemastore.engines],
+                                 "SchemaStore: vectors per outcome", "schemastore-outcomes"))
+        body.append(outcome_table(schemastore).html())
+        body.append("<h3>Undeclared disagreements</h3>" + _disagreements_html(schemastore))
+    else:
+        body.append("<p>No SchemaStore results given.</p>")
+    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>maskref scoreboard</title>'
+            '<style>%s</style></head><body>%s</body></html>\n' % (CSS, "\n".join(body)))
+
+
+def write(paths: Sequence[str], out_dir: str, markdown_file: Optional[str] = None) -> Tuple[str, str]:
+    """Read the results files (or directories of them), write out_dir/index.html and
+    out_dir/compliance.md (and the Markdown to markdown_file too, if given)."""
+    sources = load(paths)
+    if not any(s.records for s in sources):
+        raise ValueError("no records in %s" % ", ".join(paths))
+    os.makedirs(out_dir, exist_ok=True)
+    html_path, md_path = os.path.join(out_dir, "index.html"), os.path.join(out_dir, "compliance.md")
+    text = markdown(sources)
+    with open(html_path, "w", encoding="utf-8") as f:
+        f.write(page(sources))
+    for p in [md_path] + ([markdown_file] if markdown_file else []):
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(text)
+    return html_path, md_path
+
+
+# ------------------------------------------------------------------------------- recording
+
+
+def run_records(engine: Engine, suite: str) -> Iterator[Record]:
+    """Each vector of `suite` checked by `engine`, as a results record (the contract's
+    format: Result.to_json() plus engine, version, digest, tags, seconds; and date).
+
+    STAND-IN for `run --results FILE` (conformance/results.py) until it lands."""
+    grammars = GrammarCache()
+    version = engine.version()
+    for line in raw_lines(suite):
+        vector = Vector.from_json(json.loads(line))
+        t0 = time.perf_counter()
+        r = check_vector(engine, vector, grammars)
+        record = r.to_json()
+        record.update(engine=engine.name, version=version,
+                      digest=hashlib.sha256(line.rstrip("\n").encode("utf-8")).hexdigest()[:16],
+                      tags=list(vector.tags), seconds=round(time.perf_counter() - t0, 4),
+                      date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"))
+        yield record
+
+
+def write_records(records: Iterable[Record], path: str) -> int:
+    """Write records as a results file (gzip-compressed if path ends in .gz, with no
+    time stamp in the gzip header: the same records, the same bytes)."""
+    n = 0
+    data = "".join(json.dumps(rec, sort_keys=True, ensure_ascii=False) + "\n" for rec in records).encode("utf-8")
+    n = data.count(b"\n")
+    if path.endswith(".gz"):
+        with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as f:
+            f.write(data)
+    else:
+        with open(path, "wb") as f:
+            f.write(data)
+    return n
