@@ -64,6 +64,13 @@ TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compliance_
 REGENERATE = "python -m conformance report results --out scoreboard --markdown docs/compliance.md"
 
 
+def rerun_command(engine: str) -> str:
+    """The commands that rerun an engine's committed results of the default suite and
+    regenerate the report."""
+    path = "results/default/%s.jsonl" % engine
+    return "python -m conformance run --engine %s --quiet --results %s; gzip -nf %s; %s" % (engine, path, path, REGENERATE)
+
+
 # ------------------------------------------------------------------------------- reading
 
 
@@ -86,6 +93,8 @@ def read_results(path: str) -> List[Record]:
             if i >= len(lines) - 2:  # a torn last line: the run was killed mid-write
                 continue
             raise ValueError("%s:%d: not a JSON line" % (path, i + 1)) from None
+        if not isinstance(rec, dict) or not all(k in rec for k in ("engine", "id", "kind", "status")):
+            raise ValueError("%s:%d: not a result record (engine, id, kind, status)" % (path, i + 1))
         out[(rec["engine"], rec["id"], rec.get("digest", ""))] = rec
     return list(out.values())
 
@@ -144,7 +153,7 @@ def outcome(rec: Record) -> str:
     return "fault"  # the engine raised an error
 
 
-def percentiles(values: Sequence[float], points: Sequence[float] = (50, 75, 99)) -> List[float]:
+def percentiles(values: Sequence[float], points: Sequence[int] = (50, 75, 99)) -> List[float]:
     """Nearest-rank percentiles of values, then the maximum."""
     s = sorted(values)
     if not s:
@@ -196,14 +205,17 @@ class Board:
 
     def __init__(self, sources: Sequence[Source], group: str) -> None:
         self.group = group
-        per: Dict[str, List[Record]] = collections.defaultdict(list)
+        latest: Dict[Tuple[str, str, str], Record] = {}  # the last record of a key, over all files
         self.files: Dict[str, List[str]] = collections.defaultdict(list)
         for s in sources:
             for rec in s.records:
                 if group_of(rec) == group:
-                    per[rec["engine"]].append(rec)
+                    latest[(rec["engine"], rec["id"], rec.get("digest", ""))] = rec
                     if s.shown_path() not in self.files[rec["engine"]]:
                         self.files[rec["engine"]].append(s.shown_path())
+        per: Dict[str, List[Record]] = collections.defaultdict(list)
+        for rec in latest.values():
+            per[rec["engine"]].append(rec)
         self.engines = sorted(per, key=_order)
         self.records = {e: per[e] for e in self.engines}
 
@@ -352,8 +364,8 @@ def schema_of(rec: Record) -> str:
 
 
 def subset_of(rec: Record) -> str:
-    tags = rec.get("tags") or ()
-    return tags[1] if len(tags) > 1 else rec["id"].split("/")[1]
+    tags: Sequence[str] = rec.get("tags") or []
+    return tags[1] if len(tags) > 1 else str(rec["id"]).split("/")[1]
 
 
 def _stub_maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
@@ -373,8 +385,10 @@ def _stub_maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
         mask_us = [t for r in recs for t in (r.get("mask_us") or ())]
         rows.append({
             "engine": engine, "subset": subset, "schemas": len(schemas),
-            "compiled": sum(1 for rs in schemas.values() if any(r["status"] != "unsupported" and not r.get("fault") for r in rs)),
-            "passing": sum(1 for rs in schemas.values() if all(r["status"] in ("agree", "known") and not r.get("fault") for r in rs)),
+            "compiled": sum(1 for rs in schemas.values()
+                            if any(r["status"] != "unsupported" and not r.get("fault") for r in rs)),
+            "passing": sum(1 for rs in schemas.values()
+                           if all(r["status"] in ("agree", "known") and not r.get("fault") for r in rs)),
             "validation_errors": sum(1 for r in recs if r.get("valid") is True and r.get("accepted") is False),
             "invalidation_errors": sum(1 for r in recs if r.get("valid") is False and r.get("accepted") is True),
             "undeclared": sum(1 for rs in schemas.values() if any(r["status"] == "disagree" for r in rs)),
@@ -388,11 +402,14 @@ def _stub_maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
 
 
 def maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
+    """conformance/maskbench.py's maskbench_summary where it exists, else the stand-in."""
+    import importlib
+
     try:
-        from .maskbench import maskbench_summary as summary  # type: ignore[attr-defined]
-    except ImportError:
+        summary = importlib.import_module(__package__ + ".maskbench").maskbench_summary
+    except (ImportError, AttributeError):
         summary = _stub_maskbench_summary
-    return summary(records)  # type: ignore[no-any-return]
+    return list(summary(records))
 
 
 def maskbench_table(board: Board) -> Table:
@@ -494,7 +511,8 @@ def distributions(series: Sequence[Tuple[str, Sequence[float]]], title: str, key
                    % (xml_text(label), len(s), _fmt(p50, unit), _fmt(p75, unit), _fmt(p99, unit), _fmt(top_v, unit)))
         out.append('<text x="%d" y="%.1f" class="label" text-anchor="end">%s</text>' % (label_w - 8, y + 4, xml_text(label)))
         out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="whisker"/>' % (x(p75), x(p99), y, y))
-        out.append('<rect class="box" x="%.1f" y="%.1f" width="%.1f" height="%d"/>' % (x(p25), y - 7, max(1.5, x(p75) - x(p25)), 14))
+        out.append('<rect class="box" x="%.1f" y="%.1f" width="%.1f" height="14"/>'
+                   % (x(p25), y - 7, max(1.5, x(p75) - x(p25))))
         out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" class="median"/>' % (x(p50), x(p50), y - 7, y + 7))
         out.append('<circle cx="%.1f" cy="%.1f" r="3" class="max"/></g>' % (x(top_v), y))
     out.append("</svg>")
@@ -655,10 +673,15 @@ def run_records(engine: Engine, suite: str) -> Iterator[Record]:
         r = check_vector(engine, vector, grammars)
         record = r.to_json()
         record.update(engine=engine.name, version=version,
-                      digest=hashlib.sha256(line.rstrip("\n").encode("utf-8")).hexdigest()[:16],
+                      digest=line_digest(line),
                       tags=list(vector.tags), seconds=round(time.perf_counter() - t0, 4),
                       date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"))
         yield record
+
+
+def line_digest(line: str) -> str:
+    """A vector's digest in results: sha256 (16 hex) of its JSON line as read."""
+    return hashlib.sha256(line.rstrip("\n").encode("utf-8")).hexdigest()[:16]
 
 
 def write_records(records: Iterable[Record], path: str) -> int:

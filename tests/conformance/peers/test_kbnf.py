@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from conformance.differences import classify
 from conformance.divergence import Divergence
 from conformance.generate import random_path
 from conformance.isolation import Isolated
@@ -67,6 +68,16 @@ def test_kbnf_bugs_and_choices_are_known(text, vocab_name, known):
     spec = GrammarSpec("ebnf", text, options={"dialect": "kbnf"})
     result = check_vector(_isolated_kbnf(3), record(spec.compile(), spec, vocab, [], "k", [], "test"))
     assert (result.status, result.known) == ("known", [known]), result.divergence
+
+
+def test_an_abort_at_start_on_an_empty_repetition_is_the_panic():
+    """kbnf's process sometimes aborts (a failed allocation) where it mostly panics: the
+    same bug, on the same grammars only."""
+    vocab = load_builtin("bytes")
+    died = "start: PeerCrash: the peer's process died during start (exit code -6)"
+    for text, known in (('start ::= ""*;', "panic-on-empty-repetition"), ("start ::= 'a'*;", None)):
+        d = Divergence(GrammarSpec("ebnf", text, options={"dialect": "kbnf"}), vocab, [], 0, [], [], error=died)
+        assert getattr(classify(KNOWN_DIFFERENCES, d), "name", None) == known
 
 
 @needs_kbnf
