@@ -6,6 +6,7 @@ semantic difference or a reported peer bug, recognised by its predicate) or not.
     python -m conformance fuzz --engine NAME --seconds N       differential fuzzing, shrunk repros
     python -m conformance generate                             rewrite the default suite
     python -m conformance engines                              the engines, and which can run here
+    python -m conformance report RESULTS... --out DIR          the scoreboard: a page, docs/compliance.md
 
 (`--backend` is the older name of `--engine`, still read.) An *engine under test* is
 refimpl with one of its backends, the naive oracle, an injected fault, or a peer library.
@@ -29,6 +30,8 @@ Modules and packages, one concept each (docs/conformance.md is the full story):
     compare.py          one step of refimpl against an engine: mask, classify, consume
     apicheck.py         the rest of the Matcher API, compared for refimpl's own engines
     runner.py           run vectors, write repros, print the table and the compliance matrix
+    report.py           the scoreboard: results files -> an HTML page and docs/compliance.md
+                        (its prose: compliance_template.md)
     strategies.py       hypothesis strategies: regexes, Lark grammars, JSON schemas, vocabularies
     blindspots.py       strategies for what mutation testing found no vector for
     fuzz.py             the fuzz loop: mask-guided paths, shrinking, seeds, worker processes

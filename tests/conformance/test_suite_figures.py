@@ -21,3 +21,15 @@ def test_the_docs_give_the_suites_size():
         said = re.search(r"(\d[\d,]*) vectors, (\d[\d,]*) masks", text)
         assert said, doc
         assert (int(said.group(1).replace(",", "")), int(said.group(2).replace(",", ""))) == (vectors, masks), doc
+
+
+def test_the_docs_give_each_suite_files_size():
+    """docs/conformance.md's "`<file>.jsonl` (N vectors[, M masks]" of each suite file."""
+    text = " ".join((ROOT / "docs" / "conformance.md").read_text().split())
+    said = re.findall(r"`(\w+)\.jsonl` \((\d[\d,]*) vectors(?:, (\d[\d,]*) masks)?", text)
+    assert len(said) >= 5
+    for name, n, m in said:
+        lines = (pathlib.Path(SUITE_DIR) / (name + ".jsonl")).read_text().splitlines()
+        assert int(n.replace(",", "")) == len(lines), name
+        if m:
+            assert int(m.replace(",", "")) == sum(len(json.loads(line)["steps"]) for line in lines), name
