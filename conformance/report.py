@@ -449,7 +449,7 @@ def stacked_bars(bars: Sequence[Tuple[str, collections.Counter]], title: str, ke
     label_w, bar_w, row_h, top = 260, 560, 22, 30
     h = top + row_h * len(bars) + 40
     out = ['<svg class="plot stacked" data-plot="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-           'viewBox="0 0 %d %d" role="img"><title>%s</title>' % (key, label_w + bar_w + 20, h, label_w + bar_w + 20, h,
+           'viewBox="0 0 %d %d" role="img"><title>%s</title>' % (key, label_w + bar_w + 50, h, label_w + bar_w + 50, h,
                                                                 xml_text(title))]
     out.append('<text x="0" y="16" class="title">%s</text>' % xml_text(title))
     for i, (label, c) in enumerate(bars):
@@ -486,7 +486,7 @@ def distributions(series: Sequence[Tuple[str, Sequence[float]]], title: str, key
     label_w, plot_w, row_h, top = 260, 560, 24, 30
     h = top + row_h * len(series) + 40
     out = ['<svg class="plot dist" data-plot="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-           'viewBox="0 0 %d %d" role="img"><title>%s</title>' % (key, label_w + plot_w + 20, h, label_w + plot_w + 20, h,
+           'viewBox="0 0 %d %d" role="img"><title>%s</title>' % (key, label_w + plot_w + 50, h, label_w + plot_w + 50, h,
                                                                 xml_text(title))]
     out.append('<text x="0" y="16" class="title">%s</text>' % xml_text(title))
     every = [v for _, vals in series for v in vals if v > 0]
@@ -569,11 +569,11 @@ def markdown(sources: Sequence[Source], template: Optional[str] = None) -> str:
 
 
 CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#222;padding:0 16px}
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1400px;color:#222;padding:0 16px}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}h3{font-size:15px}
 table{border-collapse:collapse;margin:10px 0 4px;font-size:13px}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
-th{background:#f4f4f4}table.matrix td:nth-child(-n+6){white-space:nowrap}td:nth-child(n+2){font-variant-numeric:tabular-nums}
+th{background:#f4f4f4}table.matrix td:nth-child(n+2):nth-child(-n+6){white-space:nowrap}table.matrix td:nth-child(n+7){min-width:200px}td:nth-child(n+2){font-variant-numeric:tabular-nums}
 code{font-size:12px;background:#f6f6f6;padding:0 2px}.sources{color:#666;font-size:12px}
 svg.plot{display:block;margin:12px 0}svg text{font:12px system-ui,sans-serif;fill:#222}
 svg text.title{font-weight:600}svg text.count{fill:#fff;font-size:11px}svg text.legend,svg text.tick{font-size:11px;fill:#555}
