@@ -574,7 +574,8 @@ h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd
 table{border-collapse:collapse;margin:10px 0 4px;font-size:13px}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f4f4f4}
-table.matrix td:nth-child(n+2):nth-child(-n+6){white-space:nowrap}table.matrix td:nth-child(n+7){min-width:200px}td:nth-child(n+2){font-variant-numeric:tabular-nums}
+table.matrix td:nth-child(n+2):nth-child(-n+6){white-space:nowrap}table.matrix td:nth-child(n+7){min-width:200px}
+td:nth-child(n+2){font-variant-numeric:tabular-nums}
 code{font-size:12px;background:#f6f6f6;padding:0 2px}.sources{color:#666;font-size:12px}
 svg.plot{display:block;margin:12px 0}svg text{font:12px system-ui,sans-serif;fill:#222}
 svg text.title{font-weight:600}svg text.count{fill:#fff;font-size:11px}svg text.legend,svg text.tick{font-size:11px;fill:#555}
