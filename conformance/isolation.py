@@ -82,6 +82,7 @@ class Child:
 
     def __init__(self, target: Any, args: Tuple[Any, ...]) -> None:
         self.exitcode: Optional[int] = None
+        self.maxrss_kb = 0  # the child's peak resident memory, once it has ended
         self.pid = os.fork()
         if self.pid == 0:  # the child
             code = 0
@@ -94,8 +95,9 @@ class Child:
 
     def _reap(self, flags: int) -> None:
         if self.exitcode is None:
-            pid, status = os.waitpid(self.pid, flags)
+            pid, status, usage = os.wait4(self.pid, flags)
             if pid:
+                self.maxrss_kb = usage.ru_maxrss
                 self.exitcode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
     def is_alive(self) -> bool:
