@@ -287,7 +287,12 @@ def run_worker(engine_name: str, seconds: Optional[float], seed: int, worker: in
         conjecture.MAX_SHRINKING_SECONDS = kept
 
 
-def _worker_entry(args: Tuple[Any, ...]) -> Dict[str, Any]:
+#: run_worker's arguments up to `batches`: (engine_name, seconds, seed, worker, kinds,
+#: vocab_mode, max_steps, first_only, examples_per_batch, batches)
+WorkerArgs = Tuple[str, Optional[float], int, int, Sequence[str], str, int, bool, int, Optional[int]]
+
+
+def _worker_entry(args: WorkerArgs) -> Dict[str, Any]:
     return run_worker(*args)
 
 
@@ -333,7 +338,7 @@ def fuzz(engine_name: str, seconds: Optional[float], seed: int = 0, jobs: Option
     t0 = time.monotonic()
     progress = None if quiet else Progress("fuzz %s" % engine.name)
 
-    def args_for(workers: int) -> List[Tuple[Any, ...]]:
+    def args_for(workers: int) -> List[WorkerArgs]:
         report.jobs = workers
         return [(engine_name, seconds, seed, w, kinds, vocab_mode, max_steps, first_only, examples_per_batch, batches)
                 for w in range(workers)]
