@@ -29,6 +29,9 @@ Modules and packages, one concept each (docs/conformance.md is the full story):
     compare.py          one step of refimpl against an engine: mask, classify, consume
     apicheck.py         the rest of the Matcher API, compared for refimpl's own engines
     runner.py           run vectors, write repros, print the table and the compliance matrix
+    results.py          the results file: a record per vector and engine, appended; resuming
+    containment.py      work in a child process within a time and a memory limit
+    cluster.py          runs spread over a Ray cluster (the only module importing Ray)
     strategies.py       hypothesis strategies: regexes, Lark grammars, JSON schemas, vocabularies
     blindspots.py       strategies for what mutation testing found no vector for
     fuzz.py             the fuzz loop: mask-guided paths, shrinking, seeds, worker processes

@@ -61,13 +61,27 @@ def _status_kb(field: str) -> Optional[int]:
     return None
 
 
-def _serve(fn: Callable[[Any], Any], memory_mb: int, conn: Any, other_end: Any) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Linux: the child is killed when its parent dies (a run killed or shut down while the
+    child hangs in a vector would otherwise leave it running, adopted by init)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before that
+        os._exit(1)
+
+
+def _serve(fn: Callable[[Any], Any], memory_mb: int, conn: Any, other_end: Any, parent: int) -> None:
     """The child: its own process group (killed whole on a timeout, with any process the
     engine started), the memory limit, then (outcome, value, kB grown) for every item
     received, until None (or the parent's end closes)."""
     import resource
 
     other_end.close()  # the parent's: so the parent's end closing is an EOF here
+    _die_with_parent(parent)
     os.setpgid(0, 0)
     held = _status_kb("VmSize") or 0
     limit = (held + memory_mb * 1024) * 1024
@@ -103,7 +117,7 @@ class Contained:
     def _start(self) -> Child:
         self.rss_kb = _status_kb("VmRSS") or 0
         self.conn, child = multiprocessing.Pipe()
-        self.process = Child(_serve, (self.fn, self.limits.memory_mb, child, self.conn))
+        self.process = Child(_serve, (self.fn, self.limits.memory_mb, child, self.conn, os.getpid()))
         child.close()
         return self.process
 
