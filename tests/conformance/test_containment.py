@@ -10,7 +10,7 @@ from tests.conformance.test_results import small_suite
 
 
 @pytest.mark.parametrize("fault, limits", [("hang", Limits(timeout=2)), ("crash", Limits(timeout=60)),
-                                           ("memory", Limits(timeout=60, memory_mb=200))])
+                                           ("memory", Limits(timeout=60, memory_mb=400))])
 def test_a_faulty_engine_is_recorded_and_the_run_goes_on(fault, limits, tmp_path):
     suite = small_suite(tmp_path, n=3)
     report = run_suite(get_engine("fault:" + fault), suite, str(tmp_path / "repros"), quiet=True, limits=limits)
@@ -20,8 +20,9 @@ def test_a_faulty_engine_is_recorded_and_the_run_goes_on(fault, limits, tmp_path
         assert r.divergence["step"] == 0 and r.divergence["error"].startswith(
             {"hang": "PeerTimeout", "crash": "PeerCrash", "memory": "mask: MemoryError"}[fault])
         assert r.repro
-    # refimpl, contained the same way, agrees on the same vectors
-    report = run_suite(get_engine("refimpl"), suite, str(tmp_path / "repros"), quiet=True, limits=limits)
+    # refimpl, contained the same way (with time to spare: this machine may be loaded), agrees
+    report = run_suite(get_engine("refimpl"), suite, str(tmp_path / "repros"), quiet=True,
+                       limits=limits._replace(timeout=60))
     assert report.total()["agree"] == 3
 
 

@@ -113,7 +113,7 @@ def test_a_run_killed_midway_resumes_with_every_vector_once(tmp_path):
     try:
         while process.poll() is None and not (os.path.exists(path) and os.path.getsize(path) > 0
                                                and len(open(path, "rb").read().split(b"\n")) > 10):
-            time.sleep(0.05)
+            time.sleep(0.005)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
