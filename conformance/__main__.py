@@ -76,6 +76,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         contain = bool(args.results) or args.ray is not None or args.timeout is not None or args.memory is not None
     limits = Limits(args.timeout or DEFAULT_TIMEOUT, args.memory or DEFAULT_MEMORY_MB) if contain else None
     if args.results:
+        if args.results.endswith(".gz"):
+            raise SetupError("--results %s: runs append to a plain file (.jsonl); compressed ones are only read"
+                             % args.results)
         with culprit("--results", args.results):
             open(args.results, "a", encoding="utf-8").close()
     status = 0

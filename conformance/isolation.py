@@ -106,9 +106,13 @@ class Child:
 
     def _reap(self, flags: int) -> None:
         if self.exitcode is None:
-            pid, status, usage = os.wait4(self.pid, flags)
+            wait4 = getattr(os, "wait4", None)
+            if wait4 is not None:
+                pid, status, usage = wait4(self.pid, flags)
+                self.maxrss_kb = usage.ru_maxrss if pid else 0
+            else:
+                pid, status = os.waitpid(self.pid, flags)
             if pid:
-                self.maxrss_kb = usage.ru_maxrss
                 self.exitcode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
     def is_alive(self) -> bool:
