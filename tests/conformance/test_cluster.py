@@ -31,6 +31,8 @@ def by_vector(path):
 
 
 def test_ray_gives_the_results_of_one_process_vector_by_vector(ray_cluster, tmp_path):
+    """(The contained Ray run forks its children from actors, processes holding Ray's
+    threads: that this works is tested here too.)"""
     suite = small_suite(tmp_path, n=20)
     out = str(tmp_path / "repros")
     runs = {}
