@@ -32,6 +32,9 @@ Modules and packages, one concept each (docs/conformance.md is the full story):
     runner.py           run vectors, write repros, print the table and the compliance matrix
     report.py           the scoreboard: results files -> an HTML page and docs/compliance.md
                         (its prose: compliance_template.md)
+    results.py          the results file: a record per vector and engine, appended; resuming
+    containment.py      work in a child process within a time and a memory limit
+    cluster.py          runs spread over a Ray cluster (the only module importing Ray)
     strategies.py       hypothesis strategies: regexes, Lark grammars, JSON schemas, vocabularies
     blindspots.py       strategies for what mutation testing found no vector for
     fuzz.py             the fuzz loop: mask-guided paths, shrinking, seeds, worker processes

@@ -23,6 +23,7 @@ from refimpl.showing.commandline import (
     positive_int,
 )
 
+from .containment import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 from .engine import Engine
 from .generate import GROUPS, SUITE_DIR
 from .registry import UnknownEngine, engine_names, get_engine
@@ -67,13 +68,26 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from .containment import Limits
     from .runner import matrix_header, matrix_row, run_suite
 
+    contain = args.contain
+    if contain is None:  # long runs are contained; a plain one checks in its own process(es)
+        contain = bool(args.results) or args.ray is not None or args.timeout is not None or args.memory is not None
+    limits = Limits(args.timeout or DEFAULT_TIMEOUT, args.memory or DEFAULT_MEMORY_MB) if contain else None
+    if args.results:
+        if args.results.endswith(".gz"):
+            raise SetupError("--results %s: runs append to a plain file (.jsonl); compressed ones are only read"
+                             % args.results)
+        with culprit("--results", args.results):
+            open(args.results, "a", encoding="utf-8").close()
     status = 0
     rows = []
     for name in args.engine:
         report = run_suite(_engine(name), args.suite, args.out, jobs=1 if args.first else args.jobs, quiet=args.quiet,
-                           first=args.first)
+                           first=args.first, results=args.results, limits=limits, ray=args.ray)
+        if args.results:
+            print("resumed %d of %d vectors from %s" % (report.resumed, report.total()["vectors"], args.results))
         print(report.table())
         rows.append(matrix_row(report))
         if report.disagreements:
@@ -110,7 +124,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     seconds = 60.0 if args.seconds is None and args.batches is None else args.seconds
     report = fuzz(args.engine, seconds, seed=args.seed, jobs=args.jobs, out_dir=args.out, kinds=kinds,
                   vocab_mode=args.vocab, max_steps=args.steps, first_only=args.first, quiet=args.quiet,
-                  batches=args.batches)
+                  batches=args.batches, ray=args.ray)
     print(report.table())
     return 1 if report.failures else 0
 
@@ -188,10 +202,22 @@ def _main(argv: Optional[List[str]] = None) -> int:
                    help=engines_help + "; repeatable" + older)
     p.add_argument("--suite", default=SUITE_DIR, help="a .jsonl file or a directory of them (default: the default suite)")
     p.add_argument("--out", default=OUT_DEFAULT, help="where repros go (default: %s)" % OUT_DEFAULT)
-    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes")
+    p.add_argument("--jobs", type=positive_int, help="worker processes (default 1); with --ray, the local cluster's CPUs "
+                   "(default: all)")
     p.add_argument("--first", action="store_true", help="stop at the first disagreement")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--matrix", action="store_true", help="then the compliance matrix's rows, in Markdown")
+    p.add_argument("--results", metavar="FILE", help="append each vector's result to FILE (JSON lines) as it completes; "
+                   "the vectors FILE already holds for the engine are not checked again (a stopped run resumes)")
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="spread the vectors over a Ray cluster: a local "
+                   "one (no ADDRESS), or a running one's (needs the 'cluster' extra)")
+    p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="each vector's time limit, in a child process "
+                   "(default %g s when contained)" % DEFAULT_TIMEOUT)
+    p.add_argument("--memory", type=positive_int, metavar="MB", help="each vector's memory limit, in a child process "
+                   "(default %d MB when contained)" % DEFAULT_MEMORY_MB)
+    p.add_argument("--contain", action=argparse.BooleanOptionalAction, default=None,
+                   help="check each vector in a child process within the limits (default: with --results, --ray, "
+                   "--timeout or --memory), so an engine that crashes, hangs or eats memory costs that vector only")
     p.set_defaults(run=cmd_run)
 
     p = sub.add_parser("fuzz", help="differential fuzzing against refimpl")
@@ -200,7 +226,10 @@ def _main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--batches", type=positive_int, help="work budget: batches of examples per job, the same campaign on any "
                    "machine (with --seconds, whichever comes first)")
     p.add_argument("--seed", type=int, default=0, help="campaign seed (default 0): same seed, same examples")
-    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (seeds seed/0 .. seed/N-1)")
+    p.add_argument("--jobs", type=positive_int, help="workers (default 1; with --ray, one per CPU of the cluster): "
+                   "seeds seed/0 .. seed/N-1, the same examples in processes or on Ray")
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="the workers as tasks on a Ray cluster: a local "
+                   "one (no ADDRESS), or a running one's (needs the 'cluster' extra)")
     p.add_argument("--out", default=OUT_DEFAULT, help="where repros and found vectors go (default: %s)" % OUT_DEFAULT)
     p.add_argument("--kinds", help="grammar kinds, comma-separated (default: all the engine supports)")
     p.add_argument("--vocab", default="mixed",

@@ -11,11 +11,24 @@ checks that `fuzz` finds each one and reports how many the default suite (`run`)
                     bytes before that sequence are allowed (a character-level engine's
                     leniency), even when no valid character can complete it
     slice-last      a precomputed slice mask misses the slice's last token
+
+and faults of the engine's process, which containment (`run --timeout/--memory`,
+conformance/containment.py) must record and survive (PROCESS_FAULTS: not among the
+mask bugs above, which `run` and `fuzz` are tested to find):
+
+    hang            its first mask never returns
+    crash           its first mask kills its process with SIGSEGV (a native crash)
+    memory          its first mask allocates without bound (only under a memory limit:
+                    it refuses to start otherwise)
 """
 from __future__ import annotations
 
+import faulthandler
 import json
+import os
 import re
+import signal
+import time
 from typing import Callable, Dict, Optional
 
 from refimpl import Grammar, Matcher, Vocabulary
@@ -159,6 +172,38 @@ class SliceLast(Matcher):
         return mask
 
 
+# -- hang, crash, memory ---------------------------------------------------------------------
+
+
+class Hang(Matcher):
+    def mask(self) -> Mask:
+        while True:
+            time.sleep(1)
+
+
+class Crash(Matcher):
+    def mask(self) -> Mask:
+        faulthandler.disable()  # (pytest's would print a traceback: the crash is meant)
+        os.kill(os.getpid(), signal.SIGSEGV)
+        time.sleep(10)  # the signal's delivery
+        raise AssertionError("SIGSEGV did not end the process")
+
+
+class Hog(Matcher):
+    def mask(self) -> Mask:
+        hog = []
+        while True:
+            hog.append(bytearray(16 << 20))
+
+
+def hog(grammar: Grammar, vocab: Vocabulary) -> Matcher:
+    import resource
+
+    if resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY:
+        raise RuntimeError("fault:memory runs only under a memory limit (run --memory MB): it would take all memory")
+    return Hog(grammar, vocab)
+
+
 FAULTS: Dict[str, Fault] = {
     "drop-eos": Fault("never allows EOS", DropEos),
     "negated-range": Fault("reads [^a-c] as [^a-b] (negated range end off by one)", Matcher, shorten_negated_ranges),
@@ -168,13 +213,20 @@ FAULTS: Dict[str, Fault] = {
 }
 
 
+PROCESS_FAULTS: Dict[str, Fault] = {
+    "hang": Fault("its first mask never returns", Hang),
+    "crash": Fault("its first mask kills its process (SIGSEGV)", Crash),
+    "memory": Fault("its first mask allocates without bound (only under run --memory)", hog),
+}
+
+
 class FaultEngine(Engine):
     """refimpl's Matcher with one injected fault."""
 
     uses_refimpl = True
 
     def __init__(self, fault: str) -> None:
-        self.fault = FAULTS[fault]
+        self.fault = FAULTS[fault] if fault in FAULTS else PROCESS_FAULTS[fault]
         self.name = "fault:" + fault
         self.description = self.fault.description
 

@@ -287,7 +287,12 @@ def run_worker(engine_name: str, seconds: Optional[float], seed: int, worker: in
         conjecture.MAX_SHRINKING_SECONDS = kept
 
 
-def _worker_entry(args: Tuple[Any, ...]) -> Dict[str, Any]:
+#: run_worker's arguments up to `batches`: (engine_name, seconds, seed, worker, kinds,
+#: vocab_mode, max_steps, first_only, examples_per_batch, batches)
+WorkerArgs = Tuple[str, Optional[float], int, int, Sequence[str], str, int, bool, int, Optional[int]]
+
+
+def _worker_entry(args: WorkerArgs) -> Dict[str, Any]:
     return run_worker(*args)
 
 
@@ -318,29 +323,39 @@ class FuzzReport:
         return "\n".join(lines)
 
 
-def fuzz(engine_name: str, seconds: Optional[float], seed: int = 0, jobs: int = 1, out_dir: str = "conformance-repros",
+def fuzz(engine_name: str, seconds: Optional[float], seed: int = 0, jobs: Optional[int] = 1, out_dir: str = "conformance-repros",
          kinds: Optional[Sequence[str]] = None, vocab_mode: str = "mixed", max_steps: int = 8,
          first_only: bool = False, quiet: bool = False, examples_per_batch: int = EXAMPLES_PER_BATCH,
-         batches: Optional[int] = None) -> FuzzReport:
+         batches: Optional[int] = None, ray: Optional[str] = None) -> FuzzReport:
     """A campaign against the engine `engine_name`, bounded by `seconds` (time) or by
     `batches` per worker (work: the same campaign on any machine), or both: whichever comes
-    first."""
+    first. `jobs` workers (seeds seed/0 .. seed/jobs-1) in as many processes, or with `ray`
+    as tasks on a Ray cluster ("" a local one of `jobs` CPUs; else its address:
+    conformance/cluster.py), where jobs=None means one worker per CPU of the cluster."""
     engine = get_engine(engine_name)
     kinds = kinds_for(engine, kinds)
-    report = FuzzReport(engine, seconds, seed, jobs)
+    report = FuzzReport(engine, seconds, seed, jobs or 1)
     t0 = time.monotonic()
     progress = None if quiet else Progress("fuzz %s" % engine.name)
-    args = [(engine_name, seconds, seed, w, kinds, vocab_mode, max_steps, first_only, examples_per_batch, batches)
-            for w in range(max(1, jobs))]
-    if jobs <= 1:
-        results = [run_worker(*args[0], progress=progress)]
+
+    def args_for(workers: int) -> List[WorkerArgs]:
+        report.jobs = workers
+        return [(engine_name, seconds, seed, w, kinds, vocab_mode, max_steps, first_only, examples_per_batch, batches)
+                for w in range(workers)]
+
+    if ray is not None:
+        from .cluster import run_tasks
+
+        results = run_tasks(run_worker, lambda cpus: args_for(jobs or cpus), ray, jobs)
+    elif (jobs or 1) <= 1:
+        results = [run_worker(*args_for(1)[0], progress=progress)]
     else:
         import multiprocessing
 
         # a multiprocessing Pool, not concurrent.futures: PyPy 3.9's ProcessPoolExecutor
         # is broken (it calls a method it renamed)
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            results = pool.map(_worker_entry, args)
+            results = pool.map(_worker_entry, args_for(jobs or 1))
     if progress is not None:
         progress.done()
     seen = set()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import time
 from typing import Any, Optional, Tuple
 
@@ -75,6 +76,15 @@ def _serve(engine: Engine, spec: GrammarSpec, vocab: Vocabulary, grammar: Option
             conn.send(("error", "%s: %s" % (type(e).__name__, e)))
 
 
+def _single_threaded_torch() -> None:
+    """In a forked child of a process where torch has used its OpenMP thread pool, torch's
+    next parallel operation hangs (GNU OpenMP's pool does not survive a fork): one thread
+    then (a child runs one session or vector; the parallelism is across workers)."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 class Child:
     """A forked child process running `target(*args)`, then exiting. Plain os.fork, not
     multiprocessing.Process: the fuzzer's and runner's workers are daemonic pool
@@ -82,10 +92,12 @@ class Child:
 
     def __init__(self, target: Any, args: Tuple[Any, ...]) -> None:
         self.exitcode: Optional[int] = None
+        self.maxrss_kb = 0  # the child's peak resident memory, once it has ended
         self.pid = os.fork()
         if self.pid == 0:  # the child
             code = 0
             try:
+                _single_threaded_torch()
                 target(*args)
             except BaseException:  # noqa: BLE001 - the parent sees the child end
                 code = 1
@@ -94,7 +106,12 @@ class Child:
 
     def _reap(self, flags: int) -> None:
         if self.exitcode is None:
-            pid, status = os.waitpid(self.pid, flags)
+            wait4 = getattr(os, "wait4", None)
+            if wait4 is not None:
+                pid, status, usage = wait4(self.pid, flags)
+                self.maxrss_kb = usage.ru_maxrss if pid else 0
+            else:
+                pid, status = os.waitpid(self.pid, flags)
             if pid:
                 self.exitcode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Tuple
 
 from .engine import Engine
-from .faults import FAULTS, FaultEngine
+from .faults import FAULTS, PROCESS_FAULTS, FaultEngine
 from .isolation import Isolated
 from .peers.kbnf import KbnfEngine
 from .peers.llama_cpp import LlamaCppEngine
@@ -52,8 +52,8 @@ def _imported_when_asked(package: str, cls: str, timeout: float) -> Engine:
 
 
 def _fault(name: str) -> Engine:
-    if name[6:] not in FAULTS:
-        raise UnknownEngine("unknown fault %r (known: %s)" % (name[6:], ", ".join(sorted(FAULTS))))
+    if name[6:] not in FAULTS and name[6:] not in PROCESS_FAULTS:
+        raise UnknownEngine("unknown fault %r (known: %s)" % (name[6:], ", ".join(sorted(FAULTS) + sorted(PROCESS_FAULTS))))
     return FaultEngine(name[6:])
 
 
@@ -95,7 +95,7 @@ def engine_names() -> Dict[str, str]:
     out = {}
     for key, text, _ in REGISTRY:
         if key == "fault:":
-            for f, fault in sorted(FAULTS.items()):
+            for f, fault in sorted(FAULTS.items()) + sorted(PROCESS_FAULTS.items()):
                 out[key + f] = text + fault.description
         else:
             out[key + "<command>" if key == "cmd:" else key] = text

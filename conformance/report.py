@@ -34,21 +34,18 @@ where the stacked bars put it:
 from __future__ import annotations
 
 import collections
-import datetime
 import gzip
-import hashlib
 import json
 import os
 import re
-import time
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from refimpl.html import xml_text
 
+from . import results
 from .differences import KnownDifference
 from .engine import Engine
-from .runner import MATRIX_KINDS, GrammarCache, Report, Result, check_vector, matrix_header, matrix_row, raw_lines
-from .vectors import Vector
+from .runner import MATRIX_KINDS, Report, Result, matrix_header, matrix_row
 
 Record = Dict[str, Any]
 
@@ -75,28 +72,8 @@ def rerun_command(engine: str) -> str:
 
 
 def read_results(path: str) -> List[Record]:
-    """The records of one results file (.jsonl, or .jsonl.gz), the last of each key
-    (engine, id, digest), in first-seen order; a torn last line is ignored.
-
-    STAND-IN for conformance/results.py's reader (the `runs` engineer's): swap this body
-    for results.read_results at the merge."""
-    opener: Any = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        lines = f.read().split("\n")
-    out: Dict[Tuple[str, str, str], Record] = {}
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            if i >= len(lines) - 2:  # a torn last line: the run was killed mid-write
-                continue
-            raise ValueError("%s:%d: not a JSON line" % (path, i + 1)) from None
-        if not isinstance(rec, dict) or not all(k in rec for k in ("engine", "id", "kind", "status")):
-            raise ValueError("%s:%d: not a result record (engine, id, kind, status)" % (path, i + 1))
-        out[(rec["engine"], rec["id"], rec.get("digest", ""))] = rec
-    return list(out.values())
+    """The records of one results file (conformance/results.py: the last of each key)."""
+    return results.read_results(path)
 
 
 def results_files(paths: Sequence[str]) -> List[str]:
@@ -660,30 +637,6 @@ def write(paths: Sequence[str], out_dir: str, markdown_file: Optional[str] = Non
 
 
 # ------------------------------------------------------------------------------- recording
-
-
-def run_records(engine: Engine, suite: str) -> Iterator[Record]:
-    """Each vector of `suite` checked by `engine`, as a results record (the contract's
-    format: Result.to_json() plus engine, version, digest, tags, seconds; and date).
-
-    STAND-IN for `run --results FILE` (conformance/results.py) until it lands."""
-    grammars = GrammarCache()
-    version = engine.version()
-    for line in raw_lines(suite):
-        vector = Vector.from_json(json.loads(line))
-        t0 = time.perf_counter()
-        r = check_vector(engine, vector, grammars)
-        record = r.to_json()
-        record.update(engine=engine.name, version=version,
-                      digest=line_digest(line),
-                      tags=list(vector.tags), seconds=round(time.perf_counter() - t0, 4),
-                      date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"))
-        yield record
-
-
-def line_digest(line: str) -> str:
-    """A vector's digest in results: sha256 (16 hex) of its JSON line as read."""
-    return hashlib.sha256(line.rstrip("\n").encode("utf-8")).hexdigest()[:16]
 
 
 def write_records(records: Iterable[Record], path: str) -> int:

@@ -11,6 +11,7 @@ and the run's exit status is 0 (no disagreement), 1 (some) or 2 (usage or setup 
 from __future__ import annotations
 
 import collections
+import datetime
 import json
 import os
 import shlex
@@ -20,11 +21,13 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Text
 
 from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
 
+from . import results as stored
 from .compare import Path, allows, compare_step
+from .containment import Contained, Limits
 from .divergence import Divergence
 from .engine import Engine, Session
 from .registry import get_engine
-from .vectors import GrammarSpec, NotSupported, Vector, read_vectors, suite_files, token_text
+from .vectors import FormatError, GrammarSpec, NotSupported, Vector, suite_files, token_text
 
 STATUSES = ("agree", "known", "disagree", "unsupported")
 
@@ -254,6 +257,7 @@ class Report:
         self.known: collections.Counter = collections.Counter()
         self.reasons: collections.Counter = collections.Counter()
         self.disagreements: List[Result] = []
+        self.resumed = 0  # results read from a results file, not checked again
 
     def add(self, r: Result) -> None:
         row = self.rows.setdefault(r.kind, collections.Counter())
@@ -360,68 +364,187 @@ class Progress:
 # ------------------------------------------------------------------------------- running
 
 
+#: a vector's outcome as the check backends give it: its JSON line, its result, its wall time
+Checked = Tuple[str, Result, float]
+
 _WORKER: Dict[str, Any] = {}
 
 
-def _worker_init(engine_name: str) -> None:
-    _WORKER["engine"] = get_engine(engine_name)
-    _WORKER["grammars"] = GrammarCache()
+def _worker_init(engine_name: str, limits: Optional[Limits] = None) -> None:
+    """A worker process (a Pool's, a Ray actor's): one Checker for all its vectors."""
+    _WORKER["check"] = Checker(get_engine(engine_name), limits)
 
 
-def _worker_check(line: str) -> Result:
-    vector = Vector.from_json(json.loads(line))
-    return check_vector(_WORKER["engine"], vector, _WORKER["grammars"])
+def _worker_check(line: str) -> Checked:
+    return _WORKER["check"](line)
+
+
+class Checker:
+    """Checks vectors given as JSON lines with one engine and one grammar cache; with
+    limits, in a child process within them (containment.py), replaced after a fault."""
+
+    def __init__(self, engine: Engine, limits: Optional[Limits] = None) -> None:
+        self.engine, self.limits = engine, limits
+        self.grammars = GrammarCache()
+        self.contained = None if limits is None else Contained(self.check, limits)
+
+    def check(self, line: str) -> Result:
+        return check_vector(self.engine, Vector.from_json(json.loads(line)), self.grammars)
+
+    def __call__(self, line: str) -> Checked:
+        t0 = time.monotonic()
+        if self.contained is None:
+            r = self.check(line)
+        else:
+            r = self._contained(line)
+        return line, r, time.monotonic() - t0
+
+    def _contained(self, line: str) -> Result:
+        """The vector's result from the child; a vector the child did not finish is a
+        disagreement (or the engine's known difference) at step 0 whose error says what
+        happened: PeerTimeout or PeerCrash, as for an isolated peer, or MemoryError; its
+        `fault` says it too ("timeout", "crash", "memory")."""
+        assert self.contained is not None and self.limits is not None
+        outcome, value = self.contained(line)
+        if outcome == "ok":
+            r: Result = value
+            if "MemoryError" in ((r.divergence or {}).get("error") or ""):
+                r.fault = "memory"
+            return r
+        vector = Vector.from_json(json.loads(line))
+        if outcome == "error":
+            raise RuntimeError("checking %s raised, in its contained process:\n%s" % (vector.id, value))
+        error = {"timeout": "PeerTimeout: the vector was not done within %g s" % self.limits.timeout,
+                 "crash": "PeerCrash: the process died during the vector (%s)" % value,
+                 "memory": "MemoryError: %s (the limit: %d MB)" % (value, self.limits.memory_mb)}[outcome]
+        d = Path(vector.grammar, vector.vocab).divergence(error=error)
+        known = self.engine.classify(d)
+        r = Result(vector.id, vector.grammar.kind, "disagree" if known is None else "known",
+                   known=[known.name] if known is not None else [], divergence=divergence_data(d))
+        r.fault = outcome
+        return r
+
+    def close(self) -> None:
+        if self.contained is not None:
+            self.contained.close()
+
+
+class Suite:
+    """A suite's vectors as JSON lines, each read once and checked (a malformed one is a
+    FormatError naming its file and line, before anything runs)."""
+
+    def __init__(self, path: str) -> None:
+        self.lines: List[str] = []
+        self.data: List[Dict[str, Any]] = []
+        for name, lineno, line in _numbered_lines(path):
+            try:
+                data = json.loads(line)
+                Vector.from_json(data)
+            except FormatError as e:
+                raise FormatError("%s:%d: %s" % (name, lineno, e)) from None
+            except ValueError as e:
+                raise FormatError("%s:%d: not JSON: %s" % (name, lineno, e)) from None
+            self.lines.append(line)
+            self.data.append({"id": str(data["id"]), "tags": data.get("tags", [])})
+
+
+def _numbered_lines(suite: str) -> Iterator[Tuple[str, int, str]]:
+    for name in suite_files(suite):
+        with open(name, "rb") as f:
+            for lineno, raw in enumerate(f, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise FormatError("%s:%d: not UTF-8 text (byte 0x%02X at column %d)" % (
+                        name, lineno, raw[e.start], e.start + 1)) from None
+                if line.strip() and not line.lstrip().startswith("#"):
+                    yield name, lineno, line
 
 
 def raw_lines(suite: str) -> List[str]:
-    out: List[str] = []
-    for name in suite_files(suite):
-        with open(name, encoding="utf-8") as f:
-            out.extend(line for line in f if line.strip() and not line.lstrip().startswith("#"))
-    return out
+    return [line for _, _, line in _numbered_lines(suite)]
 
 
-def run_suite(engine: Engine, suite: str, out_dir: str, jobs: int = 1, quiet: bool = False,
-              stream: Optional[TextIO] = None, first: bool = False) -> Report:
+def run_suite(engine: Engine, suite: str, out_dir: str, jobs: Optional[int] = 1, quiet: bool = False,
+              stream: Optional[TextIO] = None, first: bool = False, results: Optional[str] = None,
+              limits: Optional[Limits] = None, ray: Optional[str] = None) -> Report:
     """Check every vector of `suite`; returns the report (repros already written).
-    first=True stops at the first disagreement (meant for jobs=1: the order is the suite's)."""
+    first=True stops at the first disagreement (meant for jobs=1: the order is the suite's).
+
+    results: a results file (conformance/results.py): each vector's record is appended as
+    it completes, and the vectors it already holds for this engine (same id and digest)
+    are not checked again, their records counted instead (report.resumed of them).
+    limits: each vector checked in a child process within them (containment.py).
+    ray: the vectors spread over a Ray cluster ("" a local one, of `jobs` CPUs, all the
+    machine's if None; else the address of a running one: conformance/cluster.py)."""
     report = Report(engine)
+    done: Dict[Tuple[str, str, str], Dict[str, Any]] = {}
+    if results is not None:
+        torn = stored.repair(results)
+        if torn and not quiet:
+            (stream or sys.stderr).write("%s: a torn last line cut off (%d characters)\n" % (results, len(torn)))
+        if os.path.exists(results):
+            done = {stored.key(r): r for r in stored.read_results(results, on_torn=None) if r["engine"] == engine.name}
+    vectors = Suite(suite)
+    digests = {line: stored.digest(line) for line in vectors.lines}
+    tags = {line: data["tags"] for line, data in zip(vectors.lines, vectors.data)}
+    pending = []
+    for line, data in zip(vectors.lines, vectors.data):
+        record = done.get((engine.name, data["id"], digests[line]))
+        if record is None:
+            pending.append(line)
+        else:
+            report.add(Result.from_json(record))
+            report.resumed += 1
+    version = _safe_version(engine) if results is not None else ""
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     progress = Progress("run %s" % engine.name, stream=stream)
-    done = 0
-    results = _check_here(engine, suite) if jobs <= 1 else _check_in_processes(engine, suite, jobs)
-    for r, vector in results:
-        done += 1
+    checked: Iterator[Checked]
+    if ray is not None:
+        from .cluster import map_unordered
+
+        checked = map_unordered(_worker_init, (engine.name, limits), _worker_check, pending, ray, jobs)
+    elif (jobs or 1) <= 1:
+        checked = _check_here(engine, pending, limits)
+    else:
+        checked = _check_in_processes(engine, pending, jobs or 1, limits)
+    for line, r, seconds in ([] if first and report.disagreements else checked):
         if r.status == "disagree":
-            assert vector is not None and r.divergence is not None
-            r.repro = write_repro(out_dir, engine, vector, r.divergence)
+            assert r.divergence is not None
+            r.repro = write_repro(out_dir, engine, Vector.from_json(json.loads(line)), r.divergence)
+        if results is not None:
+            stored.append(results, dict(r.to_json(), engine=engine.name, version=version, digest=digests[line],
+                                        tags=tags[line], seconds=round(seconds, 6), date=today))
         report.add(r)
         if not quiet:
-            progress.update("%d vectors, %d steps, %d disagreeing" % (done, report.total()["steps"], len(report.disagreements)))
+            progress.update("%d vectors, %d steps, %d disagreeing"
+                            % (report.total()["vectors"], report.total()["steps"], len(report.disagreements)))
         if first and report.disagreements:
             break
+    close = getattr(checked, "close", None)
+    if close is not None:  # a generator stopped early: its pool or cluster ends now
+        close()
     if not quiet:
         progress.done()
     return report
 
 
-def _check_here(engine: Engine, suite: str) -> Iterator[Tuple[Result, Optional[Vector]]]:
-    """(result, vector) for every vector of the suite, in this process."""
-    grammars = GrammarCache()
-    for _, _, vector in read_vectors(suite):
-        yield check_vector(engine, vector, grammars), vector
+def _check_here(engine: Engine, lines: Sequence[str], limits: Optional[Limits]) -> Iterator[Checked]:
+    """Every vector, in this process (in a child of it, with limits)."""
+    check = Checker(engine, limits)
+    try:
+        for line in lines:
+            yield check(line)
+    finally:
+        check.close()
 
 
-def _check_in_processes(engine: Engine, suite: str, jobs: int) -> Iterator[Tuple[Result, Optional[Vector]]]:
-    """(result, vector) for every vector of the suite, checked by `jobs` worker processes
-    (the vector is given only where it disagrees: repros need it)."""
+def _check_in_processes(engine: Engine, lines: Sequence[str], jobs: int, limits: Optional[Limits]) -> Iterator[Checked]:
+    """Every vector, checked by `jobs` worker processes, in the suite's order."""
     import multiprocessing
 
-    lines = raw_lines(suite)
-    for line in lines:  # fail early (exit 2) on a malformed suite
-        Vector.from_json(json.loads(line))
     # a multiprocessing Pool, not concurrent.futures: PyPy 3.9's ProcessPoolExecutor
     # is broken (it calls a method it renamed)
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(jobs, initializer=_worker_init, initargs=(engine.name,)) as pool:
-        for line, r in zip(lines, pool.imap(_worker_check, lines, chunksize=4)):
-            yield r, (Vector.from_json(json.loads(line)) if r.status == "disagree" else None)
+    with ctx.Pool(jobs, initializer=_worker_init, initargs=(engine.name, limits)) as pool:
+        yield from pool.imap(_worker_check, lines, chunksize=4)

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conformance import report
+from conformance import report, results
 from conformance.__main__ import main
 from conformance.generate import SUITE_DIR
 from conformance.registry import get_engine
@@ -40,7 +40,7 @@ def suite_lines():
     """(id, digest) of each vector line of the default suite, and the lines."""
     out = collections.OrderedDict()
     for line in raw_lines(SUITE_DIR):
-        out[json.loads(line)["id"]] = (report.line_digest(line), line)
+        out[json.loads(line)["id"]] = (results.digest(line), line)
     return out
 
 
