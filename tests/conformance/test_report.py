@@ -9,7 +9,6 @@ machine, one process, the default suite of 567 vectors takes refimpl ~12 s, inde
 llguidance ~3 s, kbnf ~23 s and lm-format-enforcer ~33 s."""
 import collections
 import difflib
-import gzip
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -143,22 +142,6 @@ def test_the_docs_figures_of_runs_are_the_results():
 
 
 # ------------------------------------------------------------------------------- the report itself
-
-
-def test_reading_keeps_the_last_record_of_a_key_and_ignores_a_torn_line(tmp_path):
-    a = scoreboard.record("peer", "regex/a/bytes/0", "disagree", "regex", divergence=scoreboard.UNDER)
-    b = dict(a, status="known", known=["after-eos"], divergence=None)
-    c = scoreboard.record("peer", "regex/c/bytes/0", "agree", "regex")
-    path = tmp_path / "r.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in (a, c, b)) + '\n{"engine": "peer", "id": "regex/d')
-    got = report.read_results(str(path))
-    assert [(r["id"], r["status"]) for r in got] == [("regex/a/bytes/0", "known"), ("regex/c/bytes/0", "agree")]
-    gz = tmp_path / "r.jsonl.gz"
-    gz.write_bytes(gzip.compress(path.read_bytes()))
-    assert report.read_results(str(gz)) == got
-    path.write_text(json.dumps(a) + "\nnot json\n" + json.dumps(c) + "\n")
-    with pytest.raises(ValueError, match="r.jsonl:2"):
-        report.read_results(str(path))
 
 
 def test_written_results_are_the_same_bytes_for_the_same_records(tmp_path):
