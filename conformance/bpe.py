@@ -43,7 +43,7 @@ class Encoder:
 
     def __init__(self, vocab: Vocabulary, pattern: Optional[str] = None) -> None:
         try:
-            import regex
+            import regex  # type: ignore[import-untyped]
         except ImportError:
             raise UnknownTokenizer("spelling text as a tokenizer does needs the regex package "
                                    "(pip install regex)") from None

@@ -72,13 +72,13 @@ def _alarm(signum: int, frame: Any) -> None:
     raise Slow()
 
 
-def within(seconds: int, work: Callable[[], T]) -> T:
-    """work(), or Slow after `seconds` (SIGALRM: the main thread of a Unix process; a C
-    call is interrupted only when it returns to Python)."""
+def within(seconds: int, work: Callable[..., T], *args: Any) -> T:
+    """work(*args), or Slow after `seconds` (SIGALRM: the main thread of a Unix process;
+    a C call is interrupted only when it returns to Python)."""
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(seconds)
     try:
-        return work()
+        return work(*args)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
@@ -88,7 +88,7 @@ def compile_within(schema: Any, seconds: int) -> Tuple[Optional[Grammar], str]:
     """refimpl's grammar for the schema, or None and why not (an error it raises, or more
     than `seconds` to compile)."""
     try:
-        return within(seconds, lambda: Grammar.from_json_schema(schema)), ""
+        return within(seconds, Grammar.from_json_schema, schema), ""
     except Slow:
         return None, "compiles in more than %d s" % seconds
     except (MaskrefError, RecursionError, ValueError) as e:

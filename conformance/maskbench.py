@@ -264,10 +264,9 @@ def generate(corpus: Corpus, stems: Sequence[str], out: TextIO, opts: Options, v
         if grammar is None:
             made.skipped["refimpl: " + _reason(why)] += 1
             continue
-        g = grammar
         try:
-            vectors = within(opts.schema_seconds, lambda: list(schema_vectors(s, g, vocab, encoder, walker, opts,
-                                                                              origin + s.path)))
+            vectors: List[Vector] = within(opts.schema_seconds, list,
+                             schema_vectors(s, grammar, vocab, encoder, walker, opts, origin + s.path))
         except Slow:
             made.skipped["recording takes more than %d s" % opts.schema_seconds] += 1
             continue
