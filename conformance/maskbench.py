@@ -313,3 +313,118 @@ def main_maskbench(corpus_path: str, out: str, opts: Options, sample_size: int =
     print(made.summary(), file=stream)
     print("%.0f s, %d bytes -> %s" % (time.monotonic() - t0, os.path.getsize(out), out), file=stream)
     return 0
+
+
+# ------------------------------------------------------------------------------- the scores
+
+
+def percentile(values: Sequence[int], p: float) -> Optional[int]:
+    """MaskBench's percentile (maskbench_results.py): the sorted values' element at index
+    int(n * p / 100), the last one past the end; None for no values.
+
+    >>> percentile([5, 1, 4, 2, 3], 50), percentile([5, 1, 4, 2, 3], 99), percentile([], 50)
+    (3, 5, None)
+    """
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(int(len(ordered) * p / 100), len(ordered) - 1)]
+
+
+def _times(values: Sequence[int]) -> Dict[str, Optional[int]]:
+    return {"p50": percentile(values, 50), "p75": percentile(values, 75), "p99": percentile(values, 99),
+            "max": max(values) if values else None}
+
+
+def _compile_failure(r: Dict[str, Any]) -> bool:
+    """Did the engine fail to compile the grammar: unsupported before any mask, or an
+    error at its start (MaskBench: an exception of compile_grammar)?"""
+    if r.get("status") == "unsupported" and not r.get("steps"):
+        return True
+    error = (r.get("divergence") or {}).get("error") or ""
+    return r.get("status") == "disagree" and error.startswith("start:")
+
+
+def _test_index(r: Dict[str, Any]) -> int:
+    which = r["id"].split("/")[3]
+    return int(which[1:].split("-")[0]) if which.startswith("t") else -1
+
+
+def maskbench_summary(records: Iterable[Dict[str, Any]], timeout_s: Optional[float] = None) -> Dict[str, Dict[str, Any]]:
+    """MaskBench's figures per engine, from results records (conformance/results.py:
+    Result.to_json() with "engine" and "tags"; records of other vectors are left out).
+
+    A schema is (stem, vocabulary): on two vocabularies it counts twice. Per engine:
+      schemas      schemas with a record
+      compiled     schemas no record of which shows a compile failure (unsupported
+                   before any mask, or an error at start) or a fault
+      passing      compiled, and on every test as MaskBench spells it ("text") the
+                   engine's verdict is the label (valid accepted, invalid refused)
+      validation_errors, invalidation_errors
+                   compiled and not passing, by the last failing test (as MaskBench
+                   overwrites): a valid text refused (or an engine error), an invalid
+                   text accepted
+      differing    schemas with an undeclared difference (a record "disagree")
+      steps, under_per_1000, over_per_1000
+                   compared masks, and per 1,000 of them the ones allowing a token
+                   refimpl refuses / refusing one it allows (known differences included)
+      faults       schemas by fault kind (crash, timeout, memory)
+      ttfm_us      over compiled schemas, each its slowest start + first mask (a
+                   later start may hit the engine's cache), and over timed-out schemas
+                   at the limit (`timeout_s`, else the longest "seconds" recorded)
+      tbm_us       every later mask of the compiled schemas
+    (p50, p75, p99, max each; MaskBench's percentile).
+    """
+    engines: Dict[str, Dict[Tuple[str, str], List[Dict[str, Any]]]] = collections.defaultdict(
+        lambda: collections.defaultdict(list))
+    for r in records:
+        parts = str(r.get("id", "")).split("/")
+        if len(parts) != 5 or parts[0] != "maskbench":
+            continue
+        engines[r.get("engine", "?")][(parts[2], parts[4])].append(r)
+    return {name: _engine_summary(schemas, timeout_s) for name, schemas in sorted(engines.items())}
+
+
+def _engine_summary(schemas: Dict[Tuple[str, str], List[Dict[str, Any]]], timeout_s: Optional[float]) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"schemas": len(schemas), "compiled": 0, "passing": 0, "validation_errors": 0,
+                           "invalidation_errors": 0, "differing": 0, "vectors": 0, "steps": 0}
+    faults: collections.Counter = collections.Counter()
+    under = over = 0
+    ttfm: List[int] = []
+    tbm: List[int] = []
+    for records in schemas.values():
+        out["vectors"] += len(records)
+        out["differing"] += any(r.get("status") == "disagree" for r in records)
+        out["steps"] += sum(r.get("steps", 0) for r in records)
+        under += sum(r.get("under", 0) for r in records)
+        over += sum(r.get("over", 0) for r in records)
+        fault = next((r["fault"] for r in records if r.get("fault")), "")
+        if fault:
+            faults[fault] += 1
+            if fault == "timeout":
+                limit = timeout_s if timeout_s is not None else max(r.get("seconds", 0) for r in records if r.get("fault"))
+                ttfm.append(int(limit * 1e6))
+            continue
+        if any(_compile_failure(r) for r in records):
+            continue
+        out["compiled"] += 1
+        starts = [r["first_mask_us"] for r in records if r.get("first_mask_us") is not None]
+        if starts:
+            ttfm.append(max(starts))
+        for r in records:
+            tbm.extend(r.get("mask_us") or ())
+        failing = [r for r in records if "text" in (r.get("tags") or ()) and r.get("valid") is not None
+                   and r.get("accepted") != r.get("valid")]
+        if not failing:
+            out["passing"] += 1
+        elif max(failing, key=_test_index).get("valid") is False:
+            out["invalidation_errors"] += 1
+        else:
+            out["validation_errors"] += 1
+    steps = out["steps"]
+    out["under_per_1000"] = 1000.0 * under / steps if steps else 0.0
+    out["over_per_1000"] = 1000.0 * over / steps if steps else 0.0
+    out["faults"] = dict(faults)
+    out["ttfm_us"] = _times(ttfm)
+    out["tbm_us"] = _times(tbm)
+    return out
