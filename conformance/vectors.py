@@ -32,7 +32,7 @@ import os
 import zlib
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from refimpl import Grammar, Mask, Vocabulary
+from refimpl import Grammar, Mask, Vocabulary, VocabularyError
 from refimpl.masks.mask import count_bits
 from refimpl.masks.mask import decode_mask as decode_bits
 from refimpl.masks.mask import encode_mask as encode_bits
@@ -316,7 +316,10 @@ def load_builtin(name: str) -> Vocabulary:
             v = special_vocabulary()
         elif name == "tekken":
             path = tekken_path()
-            v = Vocabulary.load(path)
+            try:
+                v = Vocabulary.load(path)
+            except VocabularyError as e:
+                raise FormatError("the tekken vocabulary's file: %s" % e) from None
             v.name = "tekken"
             if vocab_hash(v) != TEKKEN_SHA256:
                 raise FormatError("%s: not the tekken vocabulary (hash %s, expected %s)" % (path, vocab_hash(v), TEKKEN_SHA256))
