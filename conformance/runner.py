@@ -141,7 +141,7 @@ def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache
         else:
             res.status, res.known = "known", [known.name]
         return res
-    start_ns = time.perf_counter_ns() - t0
+    start_ns = session.start_ns if session.start_ns is not None else time.perf_counter_ns() - t0
     try:
         last = _follow(engine, session, vector, path, res, grammar, start_ns)
         if vector.benchmark is not None:
@@ -246,7 +246,8 @@ def _reads(session: Session, tokens: Sequence[int], mask: Optional[bytes], times
                 t0 = time.perf_counter_ns()
                 mask = session.mask()
                 if times is not None:
-                    times.append((time.perf_counter_ns() - t0) // 1000)
+                    ns = session.last_mask_ns if session.last_mask_ns is not None else time.perf_counter_ns() - t0
+                    times.append(ns // 1000)
             if not allows(mask, t) or not session.consume(t):
                 return False
             mask = None
