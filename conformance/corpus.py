@@ -64,8 +64,9 @@ class Corpus:
             return None
 
 
-class Slow(Exception):
-    """More than the time budget (raised by `within`)."""
+class Slow(BaseException):
+    """More than the time budget (raised by `within`; a BaseException, as KeyboardInterrupt
+    is, so that no `except Exception` on the way swallows it)."""
 
 
 def _alarm(signum: int, frame: Any) -> None:

@@ -1,9 +1,10 @@
 """MaskBench through the conformance suite: JSONSchemaBench's schemas and their test
 instances as vectors, and the benchmark's figures per engine from a run's results.
 
-JSONSchemaBench (github.com/guidance-ai/jsonschemabench, `maskbench/data/*.json`; data
-under the MIT license of that repository, sources credited in its README) holds about
-11,000 real JSON schemas, most with valid and invalid instances. MaskBench feeds each
+JSONSchemaBench (github.com/guidance-ai/jsonschemabench, `maskbench/data/*.json`; MIT, as
+its Hugging Face dataset card epfl-dlab/JSONSchemaBench declares: the repository has no
+license file) holds about 11,000 real JSON schemas, most with valid and invalid instances
+(written by Llama 3.1 70B, checked by two validators). MaskBench feeds each
 instance, spelled `json.dumps(data, ensure_ascii=False)` (", " and ": ") and encoded by
 the model's tokenizer, to an engine token by token: a schema *passes* when the engine
 compiles it, accepts every valid instance and refuses every invalid one.
@@ -42,7 +43,7 @@ from .vectors import Benchmark, GrammarSpec, Vector, record
 
 DATA = "maskbench/data"
 SOURCE = "guidance-ai/jsonschemabench"
-LICENSE = "MIT"
+LICENSE = "MIT, per the dataset card epfl-dlab/JSONSchemaBench"
 
 
 # ------------------------------------------------------------------------------- the corpus
