@@ -233,6 +233,16 @@ def test_sample_is_stratified_and_seeded() -> None:
     assert {subset_of(s) for s in sample(stems, 10, seed=3, subset="JME")} == {"JME"}
 
 
+def test_cli(suite: str, tmp_path: Any, capsys: Any) -> None:
+    out = str(tmp_path / "one.jsonl")
+    root = os.path.dirname(suite)
+    assert cli(["maskbench", root, "--out", out, "--sample", "1", "--walks", "0", "--backend", "python",
+                "--subset", "Glaiveai2K"]) == 0
+    assert "1 schemas, 4 vectors" in capsys.readouterr().err
+    assert set(_vectors(out)) == {"maskbench/Glaiveai2K/Glaiveai2K---pair/%s/gpt2" % w
+                                  for w in ("t0", "t0-compact", "t1", "t1-compact")}
+
+
 def test_cli_errors(tmp_path: Any, capsys: Any) -> None:
     assert cli(["maskbench", str(tmp_path), "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "has no maskbench/data/*.json" in capsys.readouterr().err
