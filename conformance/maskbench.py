@@ -35,7 +35,7 @@ import sys
 import time
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
-from refimpl import Grammar, Mask, Vocabulary
+from refimpl import Grammar, Mask, MaskrefError, Vocabulary
 
 from .bpe import Encoder
 from .corpus import Corpus, Slow, compile_within, within
@@ -271,8 +271,8 @@ def generate(corpus: Corpus, stems: Sequence[str], out: TextIO, opts: Options, v
         except Slow:
             made.skipped["recording takes more than %d s" % opts.schema_seconds] += 1
             continue
-        except RecursionError:
-            made.skipped["refimpl: RecursionError while recording"] += 1
+        except (MaskrefError, RecursionError) as e:  # e.g. a LimitError: refimpl's bounds on work
+            made.skipped["refimpl: %s while recording" % type(e).__name__] += 1
             continue
         for v in vectors:
             out.write(v.to_line() + "\n")
