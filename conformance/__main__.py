@@ -1,4 +1,4 @@
-"""python -m conformance {generate, run, fuzz, engines, show, report}: see docs/conformance.md.
+"""python -m conformance {generate, run, fuzz, engines, show, report, maskbench}: see docs/conformance.md.
 
 An engine under test is named with --engine (--backend is its older name, still read).
 
@@ -11,6 +11,7 @@ import argparse
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 from typing import List, Optional
 
@@ -185,6 +186,58 @@ def _report_parser(sub: "argparse._SubParsersAction[ArgumentParser]") -> None:
 # ---- end report
 
 
+# -- maskbench: JSONSchemaBench's schemas and instances as vectors (conformance/maskbench.py)
+
+
+def cmd_maskbench(args: argparse.Namespace) -> int:
+    from .bpe import PATTERNS, UnknownTokenizer
+    from .corpus import Corpus
+    from .maskbench import DATA, Options, main_maskbench, native_backend, schema_files, subset_of
+    from .vectors import TEKKEN_ENV
+
+    if args.vocab not in PATTERNS:
+        raise SetupError("--vocab must be one of %s (a vocabulary whose tokenizer spells the instances)"
+                         % ", ".join(sorted(PATTERNS)))
+    if args.vocab_file:
+        if args.vocab != "tekken":
+            raise SetupError("--vocab-file names the tekken vocabulary's file (with --vocab tekken)")
+        os.environ[TEKKEN_ENV] = args.vocab_file
+    try:
+        stems = schema_files(Corpus(args.corpus, DATA))
+    except (OSError, subprocess.CalledProcessError):
+        stems = {}
+    if not stems:
+        raise SetupError("%s has no %s/*.json (a JSONSchemaBench checkout or bare git directory)" % (args.corpus, DATA))
+    subsets = sorted({subset_of(s) for s in stems})
+    if args.subset and args.subset not in subsets:
+        raise SetupError("--subset: no subset %r (known: %s)" % (args.subset, ", ".join(subsets)))
+    opts = Options(args.vocab, args.walks, args.seed, args.max_tokens, args.compile_seconds, args.schema_seconds,
+                   args.backend or native_backend())
+    try:
+        return main_maskbench(args.corpus, args.out, opts, args.sample, args.subset)
+    except UnknownTokenizer as e:
+        raise SetupError(str(e)) from None
+
+
+def add_maskbench(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("maskbench", help="write MaskBench's schemas and instances as vectors (docs/maskbench.md)")
+    p.add_argument("corpus", help="a JSONSchemaBench checkout, or its bare git directory")
+    p.add_argument("--out", required=True, help="the .jsonl file to write")
+    p.add_argument("--vocab", default="gpt2", help="gpt2 (default) or tekken")
+    p.add_argument("--vocab-file", help="the tekken vocabulary's file (else $MASKREF_TEKKEN, the shared data, "
+                   "mistral-common's)")
+    p.add_argument("--sample", type=positive_int, default=0, help="this many schemas, spread over the subsets "
+                   "in proportion (default: all)")
+    p.add_argument("--subset", help="only this subset (e.g. Github_easy, BFCL)")
+    p.add_argument("--walks", type=int, default=1, help="seeded random walks per schema (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="the sample's and the walks' seed (default 0)")
+    p.add_argument("--max-tokens", type=positive_int, default=256, help="masks recorded per vector (default 256)")
+    p.add_argument("--compile-seconds", type=positive_int, default=10, help="refimpl's compile budget per schema")
+    p.add_argument("--schema-seconds", type=positive_int, default=120, help="recording budget per schema")
+    p.add_argument("--backend", help="refimpl's backend for recording (default: native if built, else python)")
+    p.set_defaults(run=cmd_maskbench)
+
+
 def _main(argv: Optional[List[str]] = None) -> int:
     parser = ArgumentParser(prog="python -m conformance", description=__doc__,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -249,6 +302,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     p.set_defaults(run=cmd_show)
 
     _report_parser(sub)
+    add_maskbench(sub)
 
     args = parser.parse_args(argv)
     try:

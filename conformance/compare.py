@@ -16,6 +16,7 @@ bitmask) name no token: they are cleared before comparing, never a finding
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, List, Optional, Tuple
 
 from refimpl import Vocabulary
@@ -67,6 +68,11 @@ class StepOutcome:
         self.divergence: Optional[Divergence] = None
         self.unsupported: Optional[str] = None
         self.token: Optional[int] = None  # the token both consumed
+        self.refused: Optional[int] = None  # the token the engine's consume refused
+        self.mask: Optional[bytes] = None  # the engine's mask (before the token consumed)
+        self.mask_ns = 0  # the time of the engine's mask call (time.perf_counter_ns)
+        self.under = False  # the engine's mask allowed a token refimpl's refuses
+        self.over = False  # ... refused a token refimpl's allows
 
     def explain(self, engine: Engine, d: Divergence) -> bool:
         """Record d as a known difference, or as the disagreement; True if known."""
@@ -84,6 +90,7 @@ def compare_step(engine: Engine, session: Session, path: Path, expected: bytes, 
     then consume the token `choose(engine's mask)` picks (None: the path ends here).
     A consumed token is appended to path.tokens."""
     out = StepOutcome()
+    t0 = time.perf_counter_ns()
     try:
         got = session.mask()
     except NotSupported as e:  # e.g. a peer's resource limit
@@ -93,9 +100,12 @@ def compare_step(engine: Engine, session: Session, path: Path, expected: bytes, 
         out.explain(engine, path.divergence(error="mask: %s: %s" % (type(e).__name__, e), accepting=accepting,
                                              note=session.note))
         return out
+    out.mask_ns = session.last_mask_ns if session.last_mask_ns is not None else time.perf_counter_ns() - t0
     out.compared = True
+    out.mask = got
     only_b, only_r = ([], []) if got == expected else diff(expected, got, len(path.vocab))
     out.agree = not only_b and not only_r
+    out.under, out.over = bool(only_b), bool(only_r)
     if not out.agree:
         if not out.explain(engine, path.divergence(only_b, only_r, accepting=accepting, note=session.note)):
             return out
@@ -114,5 +124,6 @@ def compare_step(engine: Engine, session: Session, path: Path, expected: bytes, 
         path.tokens.append(t)
         out.token = t
     else:  # refused: the path ends, as a known difference or a disagreement
+        out.refused = t
         out.explain(engine, path.divergence(refused=t, accepting=accepting, note=session.note))
     return out

@@ -26,6 +26,11 @@ class Session:
     #: a remark about the last mask that known differences may use (e.g. llguidance's
     #: stop reason when it gave up), or None
     note: Optional[str] = None
+    #: the engine's own time of its start and of its last mask call (ns), where the session
+    #: measures them nearer the engine than its caller can (a session in a child process:
+    #: the round trip left out); None: the caller times the call itself
+    start_ns: Optional[int] = None
+    last_mask_ns: Optional[int] = None
 
     def mask(self) -> bytes:
         raise NotImplementedError

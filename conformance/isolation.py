@@ -53,10 +53,12 @@ def crashed(d: Divergence, during: str = "") -> bool:
 
 def _serve(engine: Engine, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar], conn: Any) -> None:
     """The child: start the session, then answer (op, arg) requests until told to stop.
-    An answer is ("ok", value), ("unsupported", message) or ("error", "Type: message")."""
+    An answer is ("ok", value), ("unsupported", message) or ("error", "Type: message");
+    the start's value is its time (ns), a call's (value, note, its time in ns)."""
     try:
+        t0 = time.perf_counter_ns()
         session = engine.start(spec, vocab, grammar)
-        conn.send(("ok", None))
+        conn.send(("ok", time.perf_counter_ns() - t0))
     except NotSupported as e:
         conn.send(("unsupported", str(e)))
         return
@@ -68,8 +70,9 @@ def _serve(engine: Engine, spec: GrammarSpec, vocab: Vocabulary, grammar: Option
         if op == "close":
             return
         try:
+            t0 = time.perf_counter_ns()
             value = session.mask() if op == "mask" else session.consume(arg)
-            conn.send(("ok", (value, session.note)))
+            conn.send(("ok", (value, session.note, time.perf_counter_ns() - t0)))
         except NotSupported as e:
             conn.send(("unsupported", str(e)))
         except BaseException as e:  # noqa: BLE001
@@ -133,8 +136,12 @@ class Child:
 
 
 class IsolatedSession(Session):
+    """A session in a child process; its start and masks are timed there (start_ns,
+    last_mask_ns), so a runner's times leave the round trip out."""
+
     def __init__(self, process: Any, conn: Any, timeout: float) -> None:
         self.process, self.conn, self.timeout = process, conn, timeout
+        self.last_ns = 0
 
     def _answer(self, what: str) -> Any:
         if not self.conn.poll(self.timeout):
@@ -156,11 +163,13 @@ class IsolatedSession(Session):
         if not self.process.is_alive():
             raise RuntimeError("the peer's process has ended (exit code %s)" % self.process.exitcode)
         self.conn.send((op, arg))
-        value, self.note = self._answer(op)
+        value, self.note, self.last_ns = self._answer(op)
         return value
 
     def mask(self) -> bytes:
-        return self._call("mask")
+        value = self._call("mask")
+        self.last_mask_ns = self.last_ns  # timed in the child: the round trip left out
+        return value
 
     def consume(self, token: int) -> bool:
         return self._call("consume", token)
@@ -209,7 +218,7 @@ class Isolated(Engine):
         child.close()
         session = IsolatedSession(process, parent, self.timeout)
         try:
-            session._answer("start")
+            session.start_ns = session._answer("start")
         except BaseException:
             session.close()
             raise

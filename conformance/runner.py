@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Text
 from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
 
 from . import results as stored
-from .compare import Path, allows, compare_step
+from .compare import Path, StepOutcome, allows, compare_step
 from .containment import Contained, Limits
 from .divergence import Divergence
 from .engine import Engine, Session
@@ -78,7 +78,19 @@ class Result:
 
 def divergence_data(d: Divergence) -> Dict[str, Any]:
     return {"step": d.step, "prefix": d.prefix, "only_engine": d.only_engine, "only_refimpl": d.only_refimpl,
-            "error": d.error, "refused": d.refused, "accepting": d.accepting, "signature": d.signature()}
+            "error": d.error, "refused": d.refused, "accepting": d.accepting, "signature": d.signature(),
+            "direction": direction(d.only_engine, d.only_refimpl)}
+
+
+def direction(only_engine: Sequence[int], only_refimpl: Sequence[int]) -> str:
+    """How a mask difference is felt: "under" (the engine allows a token refimpl
+    refuses: output can leave the grammar), "over" (it refuses one refimpl allows: valid
+    outputs cut off), "both", or "" (no mask difference: an error or a refused token).
+
+    >>> direction([5], []), direction([], [7]), direction([5], [7]), direction([], [])
+    ('under', 'over', 'both', '')
+    """
+    return "both" if only_engine and only_refimpl else "under" if only_engine else "over" if only_refimpl else ""
 
 
 class GrammarCache:
@@ -118,6 +130,7 @@ def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache
             res.status, res.reason = "unsupported", "refimpl cannot compile the grammar: %s" % e
             return res
     path = Path(spec, vocab)
+    t0 = time.perf_counter_ns()
     try:
         session = engine.start(spec, vocab, grammar)
     except NotSupported as e:
@@ -131,8 +144,12 @@ def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache
         else:
             res.status, res.known = "known", [known.name]
         return res
+    start_ns = session.start_ns if session.start_ns is not None else time.perf_counter_ns() - t0
     try:
-        _follow(engine, session, vector, path, res, grammar)
+        last = _follow(engine, session, vector, path, res, grammar, start_ns)
+        if vector.benchmark is not None:
+            res.valid = vector.benchmark.valid
+            res.accepted = _verdict(engine, session, vector, path.tokens, last, res, grammar)
     finally:
         try:
             session.close()
@@ -148,40 +165,98 @@ def _next_token(t: Optional[int]) -> Callable[[bytes], Optional[int]]:
 
 
 def _follow(engine: Engine, session: Session, vector: Vector, path: Path, res: Result,
-            grammar: Optional[Grammar] = None) -> None:
-    """Compare the vector's steps in order, until its path ends or a step decides. For
-    refimpl's own backends, also the rest of the Matcher API after every token, against
-    refimpl replaying the path (conformance/apicheck.py), and at the path's end a rollback
-    of half of it."""
+            grammar: Optional[Grammar] = None, start_ns: int = 0) -> Optional[StepOutcome]:
+    """Compare the vector's steps in order, until its path ends or a step decides; count
+    the steps whose masks differ (res.under, res.over) and time the engine's masks (the
+    first with its start: res.first_mask_us; the others: res.mask_us). For refimpl's own
+    backends, also the rest of the Matcher API after every token, against refimpl
+    replaying the path (conformance/apicheck.py), and at the path's end a rollback of half
+    of it. Returns the last step's outcome (None if no step was compared, or the session
+    was rolled back)."""
     from .apicheck import api_difference, api_of, rollback_difference
 
     api = api_of(engine, session) if grammar is not None else None
     ref = Matcher(grammar, vector.vocab) if api is not None and grammar is not None else None
+    last: Optional[StepOutcome] = None
     for step in vector.steps:
         if ref is not None and path.tokens:
             assert ref.consume(path.tokens[-1])
             wrong = api_difference(ref, api)
             if wrong is not None:
                 res.status, res.divergence = "disagree", divergence_data(path.divergence(error=wrong))
-                return
-        out = compare_step(engine, session, path, step.mask, step.accepting, _next_token(step.token))
+                return None
+        last = out = compare_step(engine, session, path, step.mask, step.accepting, _next_token(step.token))
+        if out.compared:
+            if res.first_mask_us is None:
+                res.first_mask_us = (start_ns + out.mask_ns) // 1000
+            else:
+                res.mask_us.append(out.mask_ns // 1000)
         res.steps += out.compared
+        res.under += out.under
+        res.over += out.over
         for k in out.known:
             res.status = "known"
             if k.name not in res.known:
                 res.known.append(k.name)
         if out.unsupported is not None:
             res.status, res.reason = "unsupported", out.unsupported
-            return
+            return out
         if out.divergence is not None:
             res.status, res.divergence = "disagree", divergence_data(out.divergence)
-            return
+            return out
         if out.token is None:
             break
     if ref is not None and path.tokens and len(path.tokens) == len(vector.steps) - 1:
         wrong = rollback_difference(ref, api, (len(path.tokens) + 1) // 2)
         if wrong is not None:
             res.status, res.divergence = "disagree", divergence_data(path.divergence(error=wrong))
+        return None  # the session was rolled back
+    return last
+
+
+def _verdict(engine: Engine, session: Session, vector: Vector, done: Sequence[int], last: Optional[StepOutcome],
+             res: Result, grammar: Optional[Grammar] = None) -> Optional[bool]:
+    """The engine's own verdict on the benchmark's whole text (vector.benchmark.tokens,
+    EOS last), as MaskBench asks it: after the compared prefix `done`, each further token
+    must be in the engine's mask and consumed (the masks timed into res.mask_us). None
+    where the engine is unsupported; an engine that raises refuses. Where the comparison
+    left the session elsewhere (refimpl's backends: the API check rolled it back), a fresh
+    session reads the whole text."""
+    assert vector.benchmark is not None
+    tokens = vector.benchmark.tokens
+    if res.status == "unsupported" or (last is not None and last.token is not None):
+        return None
+    if last is None:
+        try:
+            fresh = engine.start(vector.grammar, vector.vocab, grammar)
+        except Exception:  # noqa: BLE001
+            return False
+        try:
+            return _reads(fresh, tokens, None, None)
+        finally:
+            fresh.close()
+    if last.mask is None or last.refused is not None or list(tokens[:len(done)]) != list(done):
+        return False  # the engine raised, refused the text's next token, or left the text
+    return _reads(session, tokens[len(done):], last.mask, res.mask_us)
+
+
+def _reads(session: Session, tokens: Sequence[int], mask: Optional[bytes], times: Optional[List[int]]) -> bool:
+    """Does the session take every token, each in its mask? `mask` is its mask now, if
+    known; the time of each mask call is appended to `times` (µs). Raising is refusing."""
+    try:
+        for t in tokens:
+            if mask is None:
+                t0 = time.perf_counter_ns()
+                mask = session.mask()
+                if times is not None:
+                    ns = session.last_mask_ns if session.last_mask_ns is not None else time.perf_counter_ns() - t0
+                    times.append(ns // 1000)
+            if not allows(mask, t) or not session.consume(t):
+                return False
+            mask = None
+    except Exception:  # noqa: BLE001 - an engine that raises on the text refuses it (MaskBench: an error)
+        return False
+    return True
 
 
 # ------------------------------------------------------------------------------- repros

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import json
 import os
 import zlib
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from refimpl import Grammar, Mask, Vocabulary
+from refimpl import Grammar, Mask, Vocabulary, VocabularyError
 from refimpl.masks.mask import count_bits
 from refimpl.masks.mask import decode_mask as decode_bits
 from refimpl.masks.mask import encode_mask as encode_bits
@@ -40,7 +41,7 @@ FORMAT = "maskref-vector"
 VERSION = 1
 #: masks with at most this many ids are stored as an id list, others as a bitmask
 IDS_LIMIT = 32
-BUILTIN_VOCABS = ("bytes", "gpt2", "special")
+BUILTIN_VOCABS = ("bytes", "gpt2", "special", "tekken")
 GRAMMAR_KINDS = ("regex", "lark", "json_schema", "gbnf", "ebnf")
 #: the options a character grammar takes (`dialect` is required for ebnf)
 GRAMMAR_OPTIONS = {"gbnf": ("root",), "ebnf": ("dialect", "root")}
@@ -271,6 +272,38 @@ def vocab_hash(vocab: Vocabulary) -> str:
 
 _VOCABS: Dict[str, Vocabulary] = {}
 
+#: Mistral NeMo's Tekken (131,072 tokens, a Llama-3-class vocabulary) is a built-in name
+#: but not shipped (a 660 kB file): read from the file named by this environment
+#: variable, else from the places below (the shared data of the maskref checkout's
+#: parent, mistral-common's own file); its hash must be this one
+TEKKEN_ENV = "MASKREF_TEKKEN"
+TEKKEN_SHA256 = "e3ac964476dc2d47"
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TEKKEN_PLACES = (os.path.join(_REPO, "..", "shared", "data", "vocab", "mistral_nemo_tekken.json.gz"),
+                 os.path.join(_REPO, "tests", "data", "vocab", "mistral_nemo_tekken.json.gz"))
+
+
+def tekken_path() -> str:
+    """The file the "tekken" vocabulary is read from (FormatError if there is none)."""
+    path = os.environ.get(TEKKEN_ENV)
+    if path:
+        if not os.path.exists(path):
+            raise FormatError("%s=%s: no such file" % (TEKKEN_ENV, path))
+        return path
+    for place in TEKKEN_PLACES:
+        if os.path.exists(place):
+            return place
+    try:
+        import mistral_common
+    except ImportError:
+        pass
+    else:
+        place = os.path.join(os.path.dirname(mistral_common.__file__), "data", "tekken_240718.json")
+        if os.path.exists(place):
+            return place
+    raise FormatError("the tekken vocabulary is not here: set %s to mistral-common's tekken_240718.json "
+                      "(pip install mistral-common) or a maskref JSON of it" % TEKKEN_ENV)
+
 
 def load_builtin(name: str) -> Vocabulary:
     v = _VOCABS.get(name)
@@ -281,6 +314,15 @@ def load_builtin(name: str) -> Vocabulary:
             v = Vocabulary.load("gpt2")
         elif name == "special":
             v = special_vocabulary()
+        elif name == "tekken":
+            path = tekken_path()
+            try:
+                v = Vocabulary.load(path)
+            except VocabularyError as e:
+                raise FormatError("the tekken vocabulary's file: %s" % e) from None
+            v.name = "tekken"
+            if vocab_hash(v) != TEKKEN_SHA256:
+                raise FormatError("%s: not the tekken vocabulary (hash %s, expected %s)" % (path, vocab_hash(v), TEKKEN_SHA256))
         else:
             raise FormatError("unknown built-in vocabulary %r (one of %s)" % (name, ", ".join(BUILTIN_VOCABS)))
         _VOCABS[name] = v
@@ -343,11 +385,38 @@ class Step:
         self.token = token
 
 
+class Benchmark:
+    """A benchmark's test of the vector's grammar (optional): its label for a whole text
+    (`valid`) and that text's tokens, EOS last. The vector's path is a prefix of them (up
+    to the first token refimpl refuses, or shorter); the runner then feeds the engine the
+    rest and records its own verdict (Result.accepted). Stored as
+    `"benchmark": {"valid": true, "tokens": [...]}`."""
+
+    __slots__ = ("valid", "tokens")
+
+    def __init__(self, valid: bool, tokens: Sequence[int]) -> None:
+        self.valid = valid
+        self.tokens = list(tokens)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"valid": self.valid, "tokens": self.tokens}
+
+    @classmethod
+    def from_json(cls, data: Any, n_tokens: int) -> "Benchmark":
+        if not isinstance(data, dict) or not isinstance(data.get("valid"), bool) or not isinstance(data.get("tokens"), list):
+            raise FormatError("a benchmark is {\"valid\": true|false, \"tokens\": [...]}")
+        if not all(isinstance(t, int) and 0 <= t < n_tokens for t in data["tokens"]):
+            raise FormatError("a benchmark's tokens are ids of the vocabulary")
+        return cls(data["valid"], data["tokens"])
+
+
 class Vector:
-    """A grammar, a vocabulary and the expected masks along a token path."""
+    """A grammar, a vocabulary and the expected masks along a token path (and, for a
+    benchmark's test, its label and whole text: `Benchmark`)."""
 
     def __init__(self, id: str, grammar: GrammarSpec, vocab: Vocabulary, steps: List[Step],
-                 tags: Sequence[str] = (), origin: str = "", note: str = "") -> None:
+                 tags: Sequence[str] = (), origin: str = "", note: str = "",
+                 benchmark: Optional[Benchmark] = None) -> None:
         self.id = id
         self.grammar = grammar
         self.vocab = vocab
@@ -355,6 +424,7 @@ class Vector:
         self.tags = list(tags)
         self.origin = origin
         self.note = note
+        self.benchmark = benchmark
 
     @property
     def path(self) -> List[int]:
@@ -379,6 +449,8 @@ class Vector:
             out["origin"] = self.origin
         if self.note:
             out["note"] = self.note
+        if self.benchmark is not None:
+            out["benchmark"] = self.benchmark.to_json()
         return out
 
     def to_line(self) -> str:
@@ -402,8 +474,9 @@ class Vector:
                 steps.append(Step(decode_mask(s["mask"], n, previous), bool(s["accepting"]), token))
             if not steps:
                 raise FormatError("a vector needs at least one step")
+            bench = Benchmark.from_json(data["benchmark"], n) if "benchmark" in data else None
             return cls(str(data["id"]), GrammarSpec.from_json(data["grammar"]), vocab, steps,
-                       data.get("tags", ()), data.get("origin", ""), data.get("note", ""))
+                       data.get("tags", ()), data.get("origin", ""), data.get("note", ""), bench)
         except (KeyError, TypeError) as e:
             raise FormatError("malformed vector: %r" % e) from None
 
@@ -411,7 +484,7 @@ class Vector:
         """The vector's first `upto + 1` steps (the last one consumes nothing)."""
         steps = [Step(s.mask, s.accepting, s.token) for s in self.steps[: upto + 1]]
         steps[-1].token = None
-        return Vector(self.id, self.grammar, self.vocab, steps, self.tags, self.origin, self.note)
+        return Vector(self.id, self.grammar, self.vocab, steps, self.tags, self.origin, self.note, self.benchmark)
 
 
 def token_text(vocab: Vocabulary, t: int) -> str:
@@ -465,19 +538,24 @@ def write_vectors(path: str, vectors: Iterable[Vector]) -> int:
 
 
 def record(grammar: Grammar, spec: GrammarSpec, vocab: Vocabulary, path: Sequence[int], id: str,
-           tags: Sequence[str] = (), origin: str = "", note: str = "") -> Vector:
-    """Record refimpl's masks along `path` (tokens refused by refimpl end the path)."""
-    from refimpl import Matcher
+           tags: Sequence[str] = (), origin: str = "", note: str = "", benchmark: Optional[Benchmark] = None,
+           backend: str = "python", choose: Optional[Callable[[Mask, int], Optional[int]]] = None) -> Vector:
+    """Record refimpl's masks along `path` (tokens refused by refimpl end the path); or,
+    with `choose`, along the tokens it picks: choose(mask, step) -> a token of the mask,
+    or None to end. `backend` computes the masks (refimpl.open_matcher's: the same masks)."""
+    from refimpl import open_matcher
 
-    m = Matcher(grammar, vocab)
+    m = open_matcher(grammar, vocab, backend=backend)
     n = len(vocab)
     steps = []
-    for t in list(path) + [None]:
+    tokens = iter(path)
+    for i in itertools.count():
         mask = m.mask()
         step = Step(mask.to_bytes(), m.is_accepting(), None)
         steps.append(step)
+        t = choose(mask, i) if choose is not None else next(tokens, None)
         if t is None or not m.consume(t):
             break
         step.token = t
     assert all(len(s.mask) == bitmask_len(n) for s in steps)
-    return Vector(id, spec, vocab, steps, tags, origin, note)
+    return Vector(id, spec, vocab, steps, tags, origin, note, benchmark)

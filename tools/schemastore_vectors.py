@@ -19,90 +19,26 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import subprocess
 import sys
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from conformance.corpus import Corpus as _Corpus  # noqa: E402
+from conformance.corpus import compile_within  # noqa: E402
 from conformance.generate import _finish, spell_prefix  # noqa: E402
 from conformance.vectors import GrammarSpec, load_builtin, record, write_vectors  # noqa: E402
-from refimpl import Grammar, MaskrefError, Matcher  # noqa: E402
+from refimpl import Matcher  # noqa: E402
 
 
-class Corpus:
+def Corpus(root: str) -> _Corpus:  # noqa: N802 - the reader of a SchemaStore checkout, as it was named
     """The files of a SchemaStore checkout or bare git directory."""
-
-    def __init__(self, root: str) -> None:
-        self.root = root
-        self.git = not os.path.isdir(os.path.join(root, "src", "schemas", "json"))
-
-    def _git(self, *args: str) -> str:
-        return subprocess.run(["git", "--git-dir", self.root] + list(args), check=True,
-                              capture_output=True).stdout.decode("utf-8", "replace")
-
-    def commit(self) -> str:
-        if self.git:
-            return self._git("rev-parse", "HEAD").strip()
-        try:
-            return subprocess.run(["git", "-C", self.root, "rev-parse", "HEAD"], check=True,
-                                  capture_output=True).stdout.decode().strip()
-        except (OSError, subprocess.CalledProcessError):
-            return "unknown"
-
-    def files(self, folder: str) -> Dict[str, int]:
-        """The files under `folder` (paths relative to the corpus root) and their sizes."""
-        if self.git:
-            out = {}
-            for line in self._git("ls-tree", "-r", "-l", "HEAD", folder).splitlines():
-                meta, path = line.split("\t", 1)
-                size = meta.split()[3]
-                if size.isdigit():  # "BAD": the blob is missing from the snapshot
-                    out[path] = int(size)
-            return out
-        found = {}
-        for base, _, names in os.walk(os.path.join(self.root, folder)):
-            for n in names:
-                full = os.path.join(base, n)
-                found[os.path.relpath(full, self.root)] = os.path.getsize(full)
-        return found
-
-    def read(self, path: str) -> Optional[str]:
-        """The file's text, or None where the snapshot lacks it (large files may be absent)."""
-        try:
-            if self.git:
-                return self._git("show", "HEAD:" + path)
-            with open(os.path.join(self.root, path), encoding="utf-8") as f:
-                return f.read()
-        except (OSError, subprocess.CalledProcessError):
-            return None
+    return _Corpus(root, os.path.join("src", "schemas", "json"))
 
 
-class _Slow(Exception):
-    pass
 
 
-def _alarm(signum: int, frame: Any) -> None:
-    raise _Slow()
-
-
-def compile_within(schema: Any, seconds: int) -> Tuple[Optional[Grammar], str]:
-    """refimpl's grammar for the schema, or None and why not (an error it raises, or more
-    than `seconds` to compile)."""
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(seconds)
-    try:
-        return Grammar.from_json_schema(schema), ""
-    except _Slow:
-        return None, "compiles in more than %d s" % seconds
-    except (MaskrefError, RecursionError, ValueError) as e:
-        return None, "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:100] if str(e) else "")
-    finally:
-        signal.alarm(0)
-
-
-def instance_paths(corpus: Corpus, stem: str) -> Iterator[Tuple[str, str]]:
+def instance_paths(corpus: _Corpus, stem: str) -> Iterator[Tuple[str, str]]:
     """(positive|negative, path) of the schema's JSON test instances."""
     for sign, folder in (("positive", "src/test/"), ("negative", "src/negative_test/")):
         for path in sorted(corpus.files(folder + stem)):
@@ -124,7 +60,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     corpus, vocab = Corpus(args.corpus), load_builtin(args.vocab)
     origin = "SchemaStore/schemastore@%s (Apache-2.0)" % corpus.commit()[:12]
-    vectors, skipped, used = [], {}, 0  # type: List[Any], Dict[str, int], int
+    vectors: List[Any] = []
+    skipped: Dict[str, int] = {}
+    used = 0
     for schema_path, size in sorted(corpus.files("src/schemas/json").items()):
         if args.limit and used >= args.limit:
             break
