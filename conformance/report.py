@@ -345,48 +345,26 @@ def subset_of(rec: Record) -> str:
     return tags[1] if len(tags) > 1 else str(rec["id"]).split("/")[1]
 
 
-def _stub_maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
-    """STAND-IN for conformance/maskbench.py's maskbench_summary (the `maskbench`
-    engineer's), replaced by it at the merge: one row per (engine, subset), subsets
-    in name order and "all" last, of the MaskBench table's columns."""
-    rows = []
-    per: Dict[Tuple[str, str], List[Record]] = collections.defaultdict(list)
-    for r in records:
-        per[(r["engine"], subset_of(r))].append(r)
-        per[(r["engine"], "all")].append(r)
-    for (engine, subset), recs in sorted(per.items(), key=lambda kv: (_order(kv[0][0]), kv[0][1] == "all", kv[0][1])):
-        schemas: Dict[str, List[Record]] = collections.defaultdict(list)
-        for r in recs:
-            schemas[schema_of(r)].append(r)
-        steps = sum(r.get("steps", 0) for r in recs) or 1
-        mask_us = [t for r in recs for t in (r.get("mask_us") or ())]
-        rows.append({
-            "engine": engine, "subset": subset, "schemas": len(schemas),
-            "compiled": sum(1 for rs in schemas.values()
-                            if any(r["status"] != "unsupported" and not r.get("fault") for r in rs)),
-            "passing": sum(1 for rs in schemas.values()
-                           if all(r["status"] in ("agree", "known") and not r.get("fault") for r in rs)),
-            "validation_errors": sum(1 for r in recs if r.get("valid") is True and r.get("accepted") is False),
-            "invalidation_errors": sum(1 for r in recs if r.get("valid") is False and r.get("accepted") is True),
-            "undeclared": sum(1 for rs in schemas.values() if any(r["status"] == "disagree" for r in rs)),
-            "under_per_1000": 1000.0 * sum(r.get("under", 0) or 0 for r in recs) / steps,
-            "over_per_1000": 1000.0 * sum(r.get("over", 0) or 0 for r in recs) / steps,
-            "faults": sum(1 for r in recs if r.get("fault")),
-            "ttfm": percentiles([r["first_mask_us"] for r in recs if r.get("first_mask_us") is not None]),
-            "tbm": percentiles(mask_us),
-        })
-    return rows
-
-
 def maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
-    """conformance/maskbench.py's maskbench_summary where it exists, else the stand-in."""
-    import importlib
+    """MaskBench's figures (conformance/maskbench.py) per (engine, subset): subsets in name
+    order, "all" last, engines in the report's order."""
+    from .maskbench import maskbench_summary as figures
 
-    try:
-        summary = importlib.import_module(__package__ + ".maskbench").maskbench_summary
-    except (ImportError, AttributeError):
-        summary = _stub_maskbench_summary
-    return list(summary(records))
+    groups: Dict[str, List[Record]] = collections.defaultdict(list)
+    for r in records:
+        groups[subset_of(r)].append(r)
+    groups["all"] = list(records)
+    rows = []
+    for subset, recs in groups.items():
+        for engine, s in figures(recs).items():
+            rows.append(dict(s, engine=engine, subset=subset, undeclared=s["differing"],
+                             faults=sum(s["faults"].values()),
+                             ttfm=[] if s["ttfm_us"]["max"] is None else [s["ttfm_us"][k] for k in PERCENTILES],
+                             tbm=[] if s["tbm_us"]["max"] is None else [s["tbm_us"][k] for k in PERCENTILES]))
+    return sorted(rows, key=lambda r: (_order(r["engine"]), r["subset"] == "all", r["subset"]))
+
+
+PERCENTILES = ("p50", "p75", "p99", "max")
 
 
 def maskbench_table(board: Board) -> Table:

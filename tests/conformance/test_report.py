@@ -170,8 +170,10 @@ def test_the_tables_from_made_up_records(tmp_path, monkeypatch):
     assert (easy["schemas"], easy["compiled"], easy["passing"], easy["undeclared"]) == (1, 1, 0, 1)
     assert (kube["schemas"], kube["compiled"], kube["passing"], kube["faults"]) == (2, 0, 0, 1)
     assert (every["validation_errors"], every["invalidation_errors"]) == (1, 0)
-    assert every["over_per_1000"] == 1000.0 * 2 / 16 and every["under_per_1000"] == 0
-    assert every["ttfm"] == [900, 1100, 1100, 1100] and every["tbm"] == [20, 30, 40, 40]
+    assert every["over_per_1000"] == 1000.0 * 2 / 12 and every["under_per_1000"] == 0
+    # a schema's TTFM is its vectors' lower median; a timed-out schema counts at the limit
+    # (here the longest time recorded, 10 ms); maskbench.percentile is MaskBench's
+    assert easy["ttfm"] == [900] * 4 and every["ttfm"] == [10000] * 4 and every["tbm"] == [30, 40, 40, 40]
     assert [r[:2] for r in report.maskbench_table(report.Board(sources, "maskbench")).rows][-1] == ["peer-default", "all"]
     outcomes = report.outcome_table(report.Board(sources, "schemastore")).rows
     assert outcomes == [["peer", "2", "1", "1", "0", "0", "0", "0"]]

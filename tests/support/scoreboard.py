@@ -33,7 +33,7 @@ RECORDS = [
               accepted=True),
     maskbench("peer", "Github_easy", "s1", "t1", "disagree", divergence=OVER, over=2, first_mask_us=1100,
               mask_us=[40], valid=True, accepted=False),
-    maskbench("peer", "Kubernetes", "s2", "t0", "unsupported", reason="refused"),
+    maskbench("peer", "Kubernetes", "s2", "t0", "unsupported", reason="refused", steps=0),
     maskbench("peer", "Kubernetes", "s3", "t0", "agree", fault="timeout"),
     maskbench("peer-default", "Github_easy", "s1", "t0", "known", known=["json-whitespace"], under=3,
               first_mask_us=50000, mask_us=[5]),
