@@ -1,4 +1,4 @@
-"""python -m conformance {generate, run, fuzz, engines, show}: see docs/conformance.md.
+"""python -m conformance {generate, run, fuzz, engines, show, bugreport}: see docs/conformance.md.
 
 An engine under test is named with --engine (--backend is its older name, still read).
 
@@ -145,6 +145,37 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- bugreport (issue 33): a peer bug's minimal case as a standalone script to file upstream
+
+
+def cmd_bugreport(args: argparse.Namespace) -> int:
+    from .bugreport import BugReportError, find_case, resolve, script
+
+    try:
+        name, differences, vectors = resolve(args.finding, args.engine)
+        text = script(find_case(_engine(name), differences, vectors))
+    except BugReportError as e:
+        raise SetupError(str(e)) from None
+    if not args.out:
+        sys.stdout.write(text)
+        return 0
+    with culprit("--out", args.out):
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    print("wrote %s: python %s (exit 1 while the bug shows, 0 once fixed upstream)" % (args.out, args.out))
+    return 0
+
+
+def add_bugreport(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = sub.add_parser("bugreport", help="a peer bug's minimal case as a standalone script (the peer's public API "
+                       "only) to file upstream")
+    p.add_argument("finding", help="a known difference (six-fraction-digits), a docs/findings.md id (X2) or a "
+                   "findings vector (findings/xgrammar-six-fraction-digits/bytes/0, or xgrammar-six-fraction-digits)")
+    p.add_argument("--engine", "--backend", dest="engine", help="the peer (default: the one the finding names)")
+    p.add_argument("--out", help="write the script here (default: standard output)")
+    p.set_defaults(run=cmd_bugreport)
+
+
 def _main(argv: Optional[List[str]] = None) -> int:
     parser = ArgumentParser(prog="python -m conformance", description=__doc__,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -192,6 +223,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("suite", nargs="?", default=SUITE_DIR)
     p.add_argument("--id", help="only vectors whose id contains this")
     p.set_defaults(run=cmd_show)
+
+    add_bugreport(sub)
 
     args = parser.parse_args(argv)
     try:
