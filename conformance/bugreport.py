@@ -28,7 +28,7 @@ import difflib
 import json
 import os
 import re
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from refimpl import MaskrefError, Vocabulary
 
@@ -37,6 +37,7 @@ from .differences import KnownDifference, _explain
 from .divergence import Divergence
 from .engine import Engine
 from .generate import SUITE_DIR
+from .runner import _next_token
 from .vectors import NotSupported, Vector, ids_of, read_vectors, record
 
 FINDINGS_SUITE = os.path.join(SUITE_DIR, "findings.jsonl")
@@ -187,19 +188,23 @@ class Case:
         return "Case(%s, %s, %s at step %d)" % (self.engine, self.difference.name, self.vector.id, len(self.prefix))
 
 
-def _witness(target: KnownDifference, d: Divergence) -> Optional[Tuple[List[int], List[int]]]:
-    """The tokens of d that `target` explains (only the peer's, only refimpl's), or None."""
-    if _explain([target], d) is not None:
+def _witness(differences: Sequence[KnownDifference], target: KnownDifference,
+             d: Divergence) -> Optional[Tuple[List[int], List[int]]]:
+    """The tokens of d that `target` explains (only the peer's, only refimpl's), as the
+    engine's classification does: in the order of its differences, the whole divergence
+    first, then token by token. None if it explains none."""
+    if _explain(differences, d) is target:
         return d.only_engine, d.only_refimpl
     if d.error is not None or d.refused is not None:
         return None
-    extra = [t for t in d.only_engine if _explain([target], d.single("engine", t))]
-    missing = [t for t in d.only_refimpl if _explain([target], d.single("refimpl", t))]
+    extra = [t for t in d.only_engine if _explain(differences, d.single("engine", t)) is target]
+    missing = [t for t in d.only_refimpl if _explain(differences, d.single("refimpl", t)) is target]
     return (extra, missing) if extra or missing else None
 
 
-class _Recorder:
-    """The engine, its classification of each divergence recorded (compare_step asks it)."""
+class _Recorder(Engine):
+    """The engine's classification, each divergence it is asked about recorded (compare_step
+    asks it)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -228,9 +233,7 @@ def divergences(engine: Engine, vector: Vector) -> Iterator[Divergence]:
     recorder = _Recorder(engine)
     try:
         for step in vector.steps:
-            t = step.token
-            out = compare_step(recorder, session, path, step.mask, step.accepting,  # type: ignore[arg-type]
-                               lambda got: t if t is not None and got[t >> 3] >> (t & 7) & 1 else None)
+            out = compare_step(recorder, session, path, step.mask, step.accepting, _next_token(step.token))
             yield from recorder.seen
             del recorder.seen[:]
             if out.divergence is not None or out.unsupported is not None or out.token is None:
@@ -254,7 +257,7 @@ def find_cases(engine: Engine, targets: Sequence[KnownDifference], vectors: Iter
             for k in targets:
                 if k.name in found:
                     continue
-                w = _witness(k, d)
+                w = _witness(engine.known_differences, k, d)
                 if w is not None:
                     found[k.name] = Case(engine.name, version, k, vector, d.prefix, w[0], w[1], d.refused, d.error)
     return found
@@ -372,8 +375,9 @@ def requirement(case: Case) -> str:
     return "; ".join(parts)
 
 
-def script(case: Case) -> str:
-    """The standalone bug report of a case (Python source; see the module docstring)."""
+def script(case: Case, timeout: float = 30) -> str:
+    """The standalone bug report of a case (Python source; see the module docstring). A
+    peer that must answer gets `timeout` seconds."""
     k = case.difference
     family = case.engine
     if family not in DRIVERS:
@@ -382,41 +386,37 @@ def script(case: Case) -> str:
     vocab = case.vector.vocab
     grammar, grammar_kind = _peer_grammar(case)
     text = vocab.decode([t for t in case.prefix if t not in vocab.eos_token_ids])
-    output = valid_output(case)
     cites = k.cites or FORMAT_CITES.get(case.vector.grammar.kind, "")
     dist = PEERS[family][1]
     fields = [
-        ("PEER", repr(dist)),
-        ("GRAMMAR_KIND", repr(grammar_kind)),
-        ("GRAMMAR", _long_literal(grammar)),
+        ("PEER", repr(dist), "the peer's distribution"),
+        ("GRAMMAR_KIND", repr(grammar_kind), ""),
+        ("GRAMMAR", repr(grammar), "the grammar, as the peer is given it"),
     ]
     fields += _driver_fields(case)
     fields += [
-        ("TOKENS", _tokens_literal(vocab.tokens)),
-        ("EOS", repr(list(vocab.eos_token_ids))),
-        ("SPECIAL", repr(sorted(vocab.special_token_ids))),
-        ("PREFIX", repr(case.prefix)),
-        ("SHOULD_ALLOW", repr(case.wrongly_refused)),
-        ("SHOULD_REFUSE", repr(case.wrongly_allowed)),
-        ("CONSUME", repr(case.refused)),
-        ("MUST_ANSWER", repr(case.fault)),
-        ("ALLOWED_HERE", repr(_ranges(case.expected))),
-        ("VALID_OUTPUT", repr(output)),
-        ("REQUIREMENT", _long_literal(requirement(case))),
-        ("WHY", _long_literal(k.description)),
-        ("CITES", _long_literal(cites)),
+        ("TOKENS", _tokens_literal(vocab.tokens), "the vocabulary: token id -> bytes"),
+        ("EOS", repr(list(vocab.eos_token_ids)), "end-of-sequence ids"),
+        ("SPECIAL", repr(sorted(vocab.special_token_ids)), "special tokens (not text)"),
+        ("PREFIX", repr(case.prefix), "the tokens consumed so far"),
+        ("SHOULD_ALLOW", repr(case.wrongly_refused), "tokens the grammar allows next, refused by the peer when found"),
+        ("SHOULD_REFUSE", repr(case.wrongly_allowed), "tokens the grammar refuses next, allowed by the peer when found"),
+        ("CONSUME", repr(case.refused), "a token whose consume must succeed"),
+        ("MUST_ANSWER", repr(case.fault), "the peer's call failed (crash, timeout, error): it must answer"),
+        ("ALLOWED_HERE", repr(_ranges(case.expected)), "the tokens the grammar allows next (ranges)"),
+        ("VALID_OUTPUT", repr(valid_output(case)), "a whole output of the grammar through this step"),
+        ("REQUIREMENT", repr(requirement(case)), ""),
+        ("WHY", repr(k.description), ""),
+        ("CITES", repr(cites), ""),
+        ("TIMEOUT", repr(timeout), "seconds the peer gets to answer, when it must answer"),
     ]
     head = HEAD % {
         "peer": family, "name": k.name, "engine": family, "version": case.version or family,
         "vector": case.vector.id, "step": len(case.prefix), "text": _show_text(text).replace("\\", "\\\\"),
         "grammar_desc": case.vector.grammar.describe().replace("\\", "\\\\").replace('"""', '\\"\\"\\"'),
     }
-    body = "\n".join("%s = %s" % f for f in fields)
+    body = "\n".join("%s = %s%s" % (name, value, "  # " + note if note else "") for name, value, note in fields)
     return head + "\n" + body + "\n" + DRIVERS[family] + COMMON
-
-
-def _long_literal(text: str) -> str:
-    return repr(text)
 
 
 def _ranges(ids: Sequence[int]) -> List[Tuple[int, int]]:
@@ -430,25 +430,25 @@ def _ranges(ids: Sequence[int]) -> List[Tuple[int, int]]:
     return out
 
 
-def _driver_fields(case: Case) -> List[Tuple[str, str]]:
+def _driver_fields(case: Case) -> List[Tuple[str, str, str]]:
     """Settings of the peer's driver that depend on the vector (its JSON options)."""
     spec = case.vector.grammar
     if case.engine == "xgrammar" and spec.kind == "json_schema":
         from .peers.xgrammar.reading import json_options
 
-        return [("JSON_OPTIONS", repr(json_options(spec.options)))]
+        return [("JSON_OPTIONS", repr(json_options(spec.options)), "compile_json_schema's arguments")]
     if case.engine == "xgrammar" and spec.kind in ("ebnf", "gbnf"):
-        return [("ROOT", repr(spec.options.get("root") or "root"))]
+        return [("ROOT", repr(spec.options.get("root") or "root"), "the root rule")]
     if case.engine == "outlines-core" and spec.kind == "json_schema":
         options = dict(spec.options)
         ws = options.pop("whitespace_pattern", None)
         if options.pop("whitespace_flexible", True) is False and ws is None:
             ws = ""
-        return [("WHITESPACE", repr(ws))]
+        return [("WHITESPACE", repr(ws), "build_regex_from_schema's whitespace pattern")]
     if case.engine == "llama.cpp":
         from .peers.llama_cpp.reading import gbnf_of, root_of
 
-        return [("GBNF", repr(gbnf_of(spec))), ("ROOT", repr(root_of(spec)))]
+        return [("GBNF", repr(gbnf_of(spec)), "the GBNF llama.cpp runs"), ("ROOT", repr(root_of(spec)), "the root rule")]
     return []
 
 
@@ -754,9 +754,6 @@ class Session:
 '''
 
 COMMON = '''
-
-TIMEOUT = 30  # seconds the peer gets to answer, when the bug is that it does not
-
 
 def show(tokens):
     return ", ".join("%d %r" % (t, TOKENS[t]) for t in sorted(tokens)[:16]) + (" ..." if len(tokens) > 16 else "")
