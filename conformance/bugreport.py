@@ -369,9 +369,9 @@ def requirement(case: Case) -> str:
             [case.refused])
     parts = []
     if case.wrongly_refused:
-        parts.append("allowed (some output of the grammar continues the text with them): %s" % show(case.wrongly_refused))
+        parts.append("must be allowed (some output of the grammar continues the text with them): %s" % show(case.wrongly_refused))
     if case.wrongly_allowed:
-        parts.append("refused (no output of the grammar continues the text with them): %s" % show(case.wrongly_allowed))
+        parts.append("must be refused (no output of the grammar continues the text with them): %s" % show(case.wrongly_allowed))
     return "; ".join(parts)
 
 
