@@ -191,14 +191,20 @@ class Case:
 def _witness(differences: Sequence[KnownDifference], target: KnownDifference,
              d: Divergence) -> Optional[Tuple[List[int], List[int]]]:
     """The tokens of d that `target` explains (only the peer's, only refimpl's), as the
-    engine's classification does: in the order of its differences, the whole divergence
-    first, then token by token. None if it explains none."""
-    if _explain(differences, d) is target:
-        return d.only_engine, d.only_refimpl
+    engine's classification does, in the order of its differences: each token that
+    `target` explains alone, and, where `target` explains the whole divergence, each
+    token no difference explains alone (a token another difference explains alone is
+    that one's). None if it explains none."""
+    whole = _explain(differences, d) is target
     if d.error is not None or d.refused is not None:
-        return None
-    extra = [t for t in d.only_engine if _explain(differences, d.single("engine", t)) is target]
-    missing = [t for t in d.only_refimpl if _explain(differences, d.single("refimpl", t)) is target]
+        return (d.only_engine, d.only_refimpl) if whole else None
+
+    def mine(which: str, t: int) -> bool:
+        k = _explain(differences, d.single(which, t))
+        return k is target or (whole and k is None)
+
+    extra = [t for t in d.only_engine if mine("engine", t)]
+    missing = [t for t in d.only_refimpl if mine("refimpl", t)]
     return (extra, missing) if extra or missing else None
 
 

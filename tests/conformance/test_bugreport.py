@@ -22,21 +22,24 @@ from tests.support.paths import ROOT
 
 #: the peer bugs that show on a vector of conformance/suite/findings.jsonl (measured with
 #: llguidance 1.9.1, xgrammar 0.2.9, outlines-core 0.2.14, kbnf 0.4.2, lm-format-enforcer
-#: 0.11.3). One that no longer shows was fixed upstream (or its vector changed): the test
+#: 0.11.3, llama-cpp-python 0.3.36). One that no longer shows was fixed upstream (or its vector changed): the test
 #: fails. The others are skipped with their reason: no minimal case to file.
 WITH_CASE = {
     "llguidance": {"lazy-after-greedy", "stop-eos-primary-only", "token-read-by-first-lexeme", "special-marker-bytes",
                    "negative-fraction-trailing-zero", "escape-in-negated-class", "subgrammar-skip-panic",
-                   "empty-first-lexeme"},
+                   "empty-first-lexeme", "eos-after-eos-token-panic", "guarded-empty-alternative", "hostname-hyphens"},
     "xgrammar": {"length-bounded-strings", "six-fraction-digits", "no-negative-zero", "surrogates-as-utf8",
                  "pattern-without-escapes", "unproductive-rules-as-empty", "crash-on-left-recursion", "allof-as-any",
-                 "pattern-keys-only", "whole-string-pattern", "keywords-unread", "mask-omits-accepted-token"},
+                 "pattern-keys-only", "whole-string-pattern", "keywords-unread", "mask-omits-accepted-token",
+                 "one-keyword-per-schema", "oneof-as-anyof", "untyped-keywords-unread", "format-regexes"},
     "outlines-core": {"pruned-after-match"},
-    "kbnf": {"no-answer", "panic-on-empty-repetition"},
+    "kbnf": {"no-answer", "panic-on-empty-repetition", "complement-over-bytes"},
     "lm-format-enforcer": {"string-leading-whitespace", "max-length-zero", "enum-python-spelling", "number-grammar",
                            "control-characters-in-strings", "non-string-const", "trailing-comma", "pattern-alphabet",
                            "untyped-subschema", "one-of-objects", "ref-by-last-segment", "all-of-last-part",
-                           "whole-string-pattern"},
+                           "whole-string-pattern", "type-list", "mixed-enum", "pattern-with-length",
+                           "character-outside-alphabet"},
+    "llama.cpp": {"not-utf8", "raw-control-characters"},
 }
 
 MASKREF_IMPORT = re.compile(r"^\s*(import|from)\s+(refimpl|conformance|maskref|accel|integrations)\b", re.M)
