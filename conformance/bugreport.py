@@ -188,24 +188,27 @@ class Case:
         return "Case(%s, %s, %s at step %d)" % (self.engine, self.difference.name, self.vector.id, len(self.prefix))
 
 
-def _witness(differences: Sequence[KnownDifference], target: KnownDifference,
-             d: Divergence) -> Optional[Tuple[List[int], List[int]]]:
-    """The tokens of d that `target` explains (only the peer's, only refimpl's), as the
-    engine's classification does, in the order of its differences: each token that
-    `target` explains alone, and, where `target` explains the whole divergence, each
-    token no difference explains alone (a token another difference explains alone is
-    that one's). None if it explains none."""
-    whole = _explain(differences, d) is target
+def attribution(differences: Sequence[KnownDifference], d: Divergence) -> Dict[str, Tuple[List[int], List[int]]]:
+    """The tokens of d (only the peer's, only refimpl's) each difference explains, as the
+    engine's classification does, in the order of its differences: a token is the
+    difference's that explains it alone, else the one that explains the whole divergence
+    (a failed call or a refused token: the whole divergence's). Except that a token some
+    semantic difference explains alone is that one's, whatever the order: a documented
+    choice is no bug's evidence."""
+    whole = _explain(differences, d)
     if d.error is not None or d.refused is not None:
-        return (d.only_engine, d.only_refimpl) if whole else None
-
-    def mine(which: str, t: int) -> bool:
-        k = _explain(differences, d.single(which, t))
-        return k is target or (whole and k is None)
-
-    extra = [t for t in d.only_engine if mine("engine", t)]
-    missing = [t for t in d.only_refimpl if mine("refimpl", t)]
-    return (extra, missing) if extra or missing else None
+        return {whole.name: (d.only_engine, d.only_refimpl)} if whole is not None else {}
+    semantic = [k for k in differences if k.kind == "semantic"]
+    out: Dict[str, Tuple[List[int], List[int]]] = {}
+    for side, which, ids in ((0, "engine", d.only_engine), (1, "refimpl", d.only_refimpl)):
+        for t in ids:
+            alone = d.single(which, t)
+            k = _explain(differences, alone) or whole
+            if k is not None and k.kind == "peer-bug":
+                k = _explain(semantic, alone) or k
+            if k is not None:
+                out.setdefault(k.name, ([], []))[side].append(t)
+    return out
 
 
 class _Recorder(Engine):
@@ -260,12 +263,13 @@ def find_cases(engine: Engine, targets: Sequence[KnownDifference], vectors: Iter
         if len(found) == len(targets):
             break
         for d in divergences(engine, vector):
+            if len(found) == len(targets):
+                break
+            explained = attribution(engine.known_differences, d)
             for k in targets:
-                if k.name in found:
-                    continue
-                w = _witness(engine.known_differences, k, d)
-                if w is not None:
-                    found[k.name] = Case(engine.name, version, k, vector, d.prefix, w[0], w[1], d.refused, d.error)
+                if k.name not in found and k.name in explained:
+                    extra, missing = explained[k.name]
+                    found[k.name] = Case(engine.name, version, k, vector, d.prefix, extra, missing, d.refused, d.error)
     return found
 
 
