@@ -12,7 +12,7 @@ import os
 import shlex
 import shutil
 import sys
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from refimpl.showing.commandline import (
     ArgumentParser,
@@ -166,7 +166,8 @@ def cmd_bugreport(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bugreport(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_bugreport(sub: Any) -> None:
+    """The bugreport subcommand, added to the subparsers `sub`."""
     p = sub.add_parser("bugreport", help="a peer bug's minimal case as a standalone script (the peer's public API "
                        "only) to file upstream")
     p.add_argument("finding", help="a known difference (six-fraction-digits), a docs/findings.md id (X2) or a "
