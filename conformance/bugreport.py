@@ -111,6 +111,9 @@ def resolve(finding: str, engine_name: Optional[str] = None) -> Tuple[str, List[
     name). Without an engine, the one peer the finding belongs to. Raises BugReportError
     for a name nothing answers to (with the close names), for a semantic difference, and
     for a finding of another peer than the engine's."""
+    from .registry import ALIASES
+
+    engine_name = ALIASES.get(engine_name, engine_name) if engine_name else None
     engines = [engine_name] if engine_name else list(PEERS)
     if engine_name is not None and engine_name not in PEERS:
         raise BugReportError("no bug reports for engine %s: the peers are %s" % (engine_name, ", ".join(PEERS)))
@@ -192,20 +195,16 @@ def attribution(differences: Sequence[KnownDifference], d: Divergence) -> Dict[s
     """The tokens of d (only the peer's, only refimpl's) each difference explains, as the
     engine's classification does, in the order of its differences: a token is the
     difference's that explains it alone, else the one that explains the whole divergence
-    (a failed call or a refused token: the whole divergence's). Except that a token some
-    semantic difference explains alone is that one's, whatever the order: a documented
-    choice is no bug's evidence."""
+    (a failed call or a refused token: the whole divergence's). The order is the
+    adapter's: where a peer bug and a semantic difference both explain a token, the one
+    declared first has it (llama.cpp's raw-control-characters before converted-schema)."""
     whole = _explain(differences, d)
     if d.error is not None or d.refused is not None:
         return {whole.name: (d.only_engine, d.only_refimpl)} if whole is not None else {}
-    semantic = [k for k in differences if k.kind == "semantic"]
     out: Dict[str, Tuple[List[int], List[int]]] = {}
     for side, which, ids in ((0, "engine", d.only_engine), (1, "refimpl", d.only_refimpl)):
         for t in ids:
-            alone = d.single(which, t)
-            k = _explain(differences, alone) or whole
-            if k is not None and k.kind == "peer-bug":
-                k = _explain(semantic, alone) or k
+            k = _explain(differences, d.single(which, t)) or whole
             if k is not None:
                 out.setdefault(k.name, ([], []))[side].append(t)
     return out

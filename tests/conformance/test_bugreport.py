@@ -131,6 +131,7 @@ def test_naming_a_finding():
     assert all(k.kind == "peer-bug" for k in bugs)
     assert resolve("findings/lmfe-trailing-comma/bytes/0")[0] == "lm-format-enforcer"
     assert resolve("whole-string-pattern", "lm-format-enforcer")[0] == "lm-format-enforcer"
+    assert resolve("whole-string-pattern", "lmfe")[0] == "lm-format-enforcer"  # the registry's aliases
     with pytest.raises(BugReportError, match="six-fraction-digits"):  # a typo: the close names
         resolve("six-fraction-digit")
     with pytest.raises(BugReportError, match="semantic difference"):
