@@ -360,7 +360,10 @@ def valid_output(case: Case) -> Optional[bytes]:
         return None
     if not v.steps[-1].accepting:
         return None
-    return v.vocab.decode([t for t in v.path if t not in v.vocab.eos_token_ids])
+    path = v.path
+    while path and path[-1] in v.vocab.eos_token_ids:  # the end, not a token of the output
+        path = path[:-1]
+    return b"".join(v.vocab.tokens[t] for t in path)
 
 
 def requirement(case: Case) -> str:
@@ -394,7 +397,7 @@ def script(case: Case, timeout: float = 30) -> str:
                              "it)" % family)
     vocab = case.vector.vocab
     grammar, grammar_kind = _peer_grammar(case)
-    text = vocab.decode([t for t in case.prefix if t not in vocab.eos_token_ids])
+    text = b"".join(vocab.tokens[t] for t in case.prefix)
     cites = k.cites or FORMAT_CITES.get(case.vector.grammar.kind, "")
     dist = PEERS[family][1]
     fields = [
@@ -474,6 +477,7 @@ Exit status: 1 the bug shows (BUG PRESENT), 0 %(peer)s now behaves as the gramma
 semantics require (FIXED UPSTREAM), 2 %(peer)s is not installed.
 """
 import json
+import os
 import subprocess
 import sys
 '''
@@ -769,7 +773,8 @@ def show(tokens):
 
 
 def text_of(tokens):
-    return b"".join(TOKENS[t] for t in tokens if t not in EOS)
+    """The tokens' bytes (a special token by its text)."""
+    return b"".join(TOKENS[t] for t in tokens)
 
 
 def run():
@@ -816,6 +821,9 @@ def main():
     print("why:         %s" % WHY)
     print("see:         %s" % CITES)
     if MUST_ANSWER and "--child" not in sys.argv:
+        if not os.path.isfile(__file__):
+            print("run this script from its file: it runs the peer in a child process of itself")
+            return 2
         try:  # the peer may crash or hang: it runs in a child process
             child = subprocess.run([sys.executable, __file__, "--child"], timeout=TIMEOUT,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
