@@ -7,6 +7,7 @@ semantic difference or a reported peer bug, recognised by its predicate) or not.
     python -m conformance generate                             rewrite the default suite
     python -m conformance engines                              the engines, and which can run here
     python -m conformance report RESULTS... --out DIR          the scoreboard: a page, docs/compliance.md
+    python -m conformance bugreport FINDING [--engine PEER]    a peer bug as a script to file upstream
 
 (`--backend` is the older name of `--engine`, still read.) An *engine under test* is
 refimpl with one of its backends, the naive oracle, an injected fault, or a peer library.
@@ -39,6 +40,7 @@ Modules and packages, one concept each (docs/conformance.md is the full story):
     blindspots.py       strategies for what mutation testing found no vector for
     fuzz.py             the fuzz loop: mask-guided paths, shrinking, seeds, worker processes
     generate.py         the default suite's grammars, sample texts and paths
+    bugreport.py        a peer bug's minimal case as a standalone script of the peer's public API
     audit/              audit mode: a running engine's masks, sampled, checked against refimpl
     suite/              the default suite (checked in)
 

@@ -1,4 +1,4 @@
-"""python -m conformance {generate, run, fuzz, engines, show, report, maskbench}: see docs/conformance.md.
+"""python -m conformance {generate, run, fuzz, engines, show, report, maskbench, bugreport}: see docs/conformance.md.
 
 An engine under test is named with --engine (--backend is its older name, still read).
 
@@ -13,7 +13,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from refimpl.showing.commandline import (
     ArgumentParser,
@@ -238,6 +238,38 @@ def add_maskbench(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=cmd_maskbench)
 
 
+# -- bugreport (issue 33): a peer bug's minimal case as a standalone script to file upstream
+
+
+def cmd_bugreport(args: argparse.Namespace) -> int:
+    from .bugreport import BugReportError, find_case, resolve, script
+
+    try:
+        name, differences, vectors = resolve(args.finding, args.engine)
+        text = script(find_case(_engine(name), differences, vectors))
+    except BugReportError as e:
+        raise SetupError(str(e)) from None
+    if not args.out:
+        sys.stdout.write(text)
+        return 0
+    with culprit("--out", args.out):
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    print("wrote %s: python %s (exit 1 while the bug shows, 0 once fixed upstream)" % (args.out, args.out))
+    return 0
+
+
+def add_bugreport(sub: Any) -> None:
+    """The bugreport subcommand, added to the subparsers `sub`."""
+    p = sub.add_parser("bugreport", help="a peer bug's minimal case as a standalone script (the peer's public API "
+                       "only) to file upstream")
+    p.add_argument("finding", help="a known difference (six-fraction-digits), a docs/findings.md id (X2) or a "
+                   "findings vector (findings/xgrammar-six-fraction-digits/bytes/0, or xgrammar-six-fraction-digits)")
+    p.add_argument("--engine", "--backend", dest="engine", help="the peer (default: the one the finding names)")
+    p.add_argument("--out", help="write the script here (default: standard output)")
+    p.set_defaults(run=cmd_bugreport)
+
+
 def _main(argv: Optional[List[str]] = None) -> int:
     parser = ArgumentParser(prog="python -m conformance", description=__doc__,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -303,6 +335,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
 
     _report_parser(sub)
     add_maskbench(sub)
+    add_bugreport(sub)
 
     args = parser.parse_args(argv)
     try:

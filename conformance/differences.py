@@ -38,15 +38,24 @@ class KnownDifference:
     """A declared difference: a name, whether it is a semantic choice or a reported bug
     of the peer, what it is, and a predicate over a Divergence. With `ends_path`, the
     comparison of a path stops at the first mask it explains: the two engines may have
-    read the text so far differently, so later masks are not comparable."""
+    read the text so far differently, so later masks are not comparable.
 
-    def __init__(self, name: str, kind: str, description: str, applies: Predicate, ends_path: bool = False) -> None:
+    A peer bug also says why it is one, for the bug report that can be filed upstream
+    (conformance/bugreport.py): `cites`, where the semantics it breaks are written (the
+    JSON Schema or JSON specification's section, the peer's own documentation or grammar
+    format, by URL); and `fixed_in`, the first version of the peer in which it is fixed
+    ("" while it is not)."""
+
+    def __init__(self, name: str, kind: str, description: str, applies: Predicate, ends_path: bool = False,
+                 cites: str = "", fixed_in: str = "") -> None:
         assert kind in ("semantic", "peer-bug")
         self.name = name
         self.kind = kind
         self.description = description
         self.applies = applies
         self.ends_path = ends_path
+        self.cites = cites
+        self.fixed_in = fixed_in
 
     def __repr__(self) -> str:
         return "KnownDifference(%r, %s)" % (self.name, self.kind)
@@ -58,14 +67,15 @@ class KnownDifferences(List[KnownDifference]):
     def __init__(self, *differences: KnownDifference) -> None:
         super().__init__(differences)
 
-    def declare(self, name: str, kind: str, description: str, ends_path: bool = False) -> Callable[[P], P]:
+    def declare(self, name: str, kind: str, description: str, ends_path: bool = False, cites: str = "",
+                fixed_in: str = "") -> Callable[[P], P]:
         """A decorator: the predicate it decorates recognises the known difference `name`,
         which is appended to this list (see KnownDifference); the predicate itself is
         returned unchanged."""
         assert all(k.name != name for k in self), "%s declared twice" % name
 
         def declared(applies: P) -> P:
-            self.append(KnownDifference(name, kind, description, applies, ends_path))
+            self.append(KnownDifference(name, kind, description, applies, ends_path, cites, fixed_in))
             return applies
         return declared
 

@@ -45,7 +45,9 @@ def eos_at_the_start(d: Divergence) -> bool:
 @KNOWN_DIFFERENCES.declare(
     "complement-over-bytes", "peer-bug",
     "kbnf's `#ex` complement is taken over bytes, so it allows text that is not UTF-8; "
-    "maskref's is over characters")
+    "maskref's is over characters",
+    cites=("kbnf's grammar format (https://github.com/Dan-wanna-M/kbnf); RFC 3629 (UTF-8) §3: no encodings of "
+           'the surrogates U+D800-U+DFFF (https://www.rfc-editor.org/rfc/rfc3629#section-3)'))
 def complement_over_bytes(d: Divergence) -> bool:
     """In a grammar with a complement (`#ex`), kbnf allows tokens that make the text
     invalid UTF-8, which refimpl never allows: its complement is over bytes."""
@@ -61,7 +63,9 @@ def complement_over_bytes(d: Divergence) -> bool:
     "no-answer", "peer-bug",
     "kbnf does not terminate (computing a mask) on some grammars where a rule derives itself "
     "alone through nullable parts, e.g. `start ::= (start)?;`",
-    ends_path=True)
+    ends_path=True,
+    cites=("kbnf's grammar format (https://github.com/Dan-wanna-M/kbnf); a grammar the format accepts must be "
+           'compiled and answered, not crash or hang'))
 def no_answer(d: Divergence) -> bool:
     """kbnf did not answer in time (the Isolated wrapper's PeerTimeout) on a grammar with a
     nullable unit cycle."""
@@ -71,7 +75,9 @@ def no_answer(d: Divergence) -> bool:
 @KNOWN_DIFFERENCES.declare(
     "panic-on-empty-repetition", "peer-bug",
     "kbnf panics (capacity overflow) on a repetition of something that derives only the empty "
-    "string, e.g. `start ::= \"\"*;`")
+    "string, e.g. `start ::= \"\"*;`",
+    cites=("kbnf's grammar format (https://github.com/Dan-wanna-M/kbnf); a grammar the format accepts must be "
+           'compiled and answered, not crash or hang'))
 def panics_on_empty_repetition(d: Divergence) -> bool:
     """kbnf panics ("capacity overflow", or an index out of bounds on GPT-2) on a grammar
     that repeats something that derives only the empty string (`start ::= ""*;`) — or,
@@ -97,7 +103,8 @@ def special_tokens_as_text(d: Divergence) -> bool:
     "finished-inside-token", "peer-bug",
     "kbnf is finished after a token inside which the text was complete, though the text at the "
     "token's end is not a sentence (its output then ends where the grammar does not)",
-    ends_path=True)
+    ends_path=True,
+    cites="kbnf's grammar format (https://github.com/Dan-wanna-M/kbnf)")
 def finished_inside_the_token(d: Divergence) -> bool:
     """kbnf allows only the end although refimpl's text is not a sentence, and the text
     was one at a point inside the last token."""
@@ -121,7 +128,9 @@ def finished_inside_the_token(d: Divergence) -> bool:
     "crash-on-unit-cycle", "peer-bug",
     "kbnf's process dies (segmentation fault or abort) building some grammars where a rule "
     "derives itself alone through nullable parts: `start ::= {start | r1}; r1 ::= #\"(?s:.)\"* | start? | \"\"*;`",
-    ends_path=True)
+    ends_path=True,
+    cites=("kbnf's grammar format (https://github.com/Dan-wanna-M/kbnf); a grammar the format accepts must be "
+           'compiled and answered, not crash or hang'))
 def crashes_on_unit_cycle(d: Divergence) -> bool:
     """kbnf's process died (a segmentation fault, an abort) building a grammar with a
     nullable unit cycle."""
@@ -133,7 +142,8 @@ def crashes_on_unit_cycle(d: Divergence) -> bool:
     "kbnf is not finished after a text that completes `start` (it allows no end): "
     "`start ::= ... | ('\"' | start?)?, \"ab\"+, start [start], (\"a\" | #\"[é-ê]\"*), #\"[^a]\"?, #\"[a]\", \"b\"?;` "
     "after `\"ab\\x0ba`",
-    ends_path=True)
+    ends_path=True,
+    cites="kbnf's grammar format (https://github.com/Dan-wanna-M/kbnf)")
 def unfinished_sentence(d: Divergence) -> bool:
     """The text so far is a sentence (refimpl accepts it, and it is not empty), yet kbnf is
     not finished: the differing tokens are EOS ids only refimpl allows."""
@@ -149,7 +159,9 @@ def unfinished_sentence(d: Divergence) -> bool:
 @KNOWN_DIFFERENCES.declare(
     "mask-omits-accepted-token", "peer-bug",
     "kbnf's mask leaves out a token that its own try_accept_new_token accepts in the same state "
-    "(seen on GPT-2 where a token leaves a `#ex` terminal: ' ?' after `#ex\"\\\\?\"`)")
+    "(seen on GPT-2 where a token leaves a `#ex` terminal: ' ?' after `#ex\"\\\\?\"`)",
+    cites=("kbnf's grammar format (https://github.com/Dan-wanna-M/kbnf): the allowed token ids are those "
+           'try_accept_new_token accepts'))
 def accepts_omitted(d: Divergence) -> bool:
     """refimpl allows tokens kbnf's mask lacks, and a fresh kbnf engine after the same
     prefix accepts each of them (run here, in the comparing process)."""

@@ -24,7 +24,10 @@ KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS)
 @KNOWN_DIFFERENCES.declare(
     "not-utf8", "peer-bug",
     "llama.cpp allows a token after which the text cannot be UTF-8: its partial-UTF-8 decoder reads "
-    "the bytes F5-FF as the lead of a four-byte character (negated classes and `.` then take it)")
+    "the bytes F5-FF as the lead of a four-byte character (negated classes and `.` then take it)",
+    cites=("llama.cpp's GBNF (https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md) (grammars "
+           'match UTF-8 text); RFC 3629 (UTF-8) §3: F5-FF never appear in UTF-8 '
+           '(https://www.rfc-editor.org/rfc/rfc3629#section-3)'))
 def not_utf8(d: Divergence) -> bool:
     """llama.cpp allows tokens after which the text cannot be UTF-8 (its partial-UTF-8
     decoding takes F5–FF as lead bytes): every differing token is such a token of its."""
@@ -56,7 +59,9 @@ def control_as_text(d: Divergence) -> bool:
     "hidden-left-recursion", "peer-bug",
     "llama.cpp refuses left recursion, but not left recursion through a nullable prefix "
     "(`root ::= x root \"a\" | \"b\"` with `x ::= \"c\"?`): building its sampler then never returns",
-    ends_path=True)
+    ends_path=True,
+    cites=("llama.cpp's GBNF (https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md); a grammar "
+           'the format accepts must be compiled and answered, not crash or hang'))
 def hidden_left_recursion(d: Divergence) -> bool:
     """llama.cpp did not answer (a PeerTimeout) on a grammar where a rule derives itself at
     its left through a nullable prefix, which its left-recursion check does not see."""
@@ -69,7 +74,9 @@ def hidden_left_recursion(d: Divergence) -> bool:
 @KNOWN_DIFFERENCES.declare(
     "raw-control-characters", "peer-bug",
     "llama-cpp-python's JSON-schema converter writes a string character as [^\"\\\\]: raw control "
-    "characters, newlines among them, are allowed in strings (invalid JSON)")
+    "characters, newlines among them, are allowed in strings (invalid JSON)",
+    cites=('RFC 8259 (JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be '
+           'escaped (https://www.rfc-editor.org/rfc/rfc8259)'))
 def raw_control_characters(d: Divergence) -> bool:
     """Only llama.cpp allows the differing tokens, each puts a raw control character
     (U+0000-U+001F) into a string, and the converter's GBNF allows them."""
@@ -101,7 +108,9 @@ def converted_schema(d: Divergence) -> bool:
     "unproductive-prefixes", "peer-bug",
     "llama.cpp allows the prefixes of a rule that derives no string: with `root ::= r1 | \"a\"` and "
     "`r1 ::= \"b\" r1` it allows `b`, though no output can then end",
-    ends_path=True)
+    ends_path=True,
+    cites=("llama.cpp's GBNF (https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md): a rule "
+           'that derives no string adds none to the language'))
 def unproductive_prefixes(d: Divergence) -> bool:
     """No EOS differs, and refimpl answers as llama.cpp once every rule that derives no
     string may stop (llama.cpp keeps stacks that can never finish)."""
@@ -122,7 +131,9 @@ def unproductive_prefixes(d: Divergence) -> bool:
     "llama.cpp did not answer a mask or a consume within 30 s on an ambiguous grammar without left "
     "recursion (its stacks multiply; `root ::= (\"ab\"{1,2} | (\"ba\"{0,1} [é-ê] root{0,1} | ([é-ê]?){0,1})+ "
     "| [^a] root{2} root* [a-b])` after `indcc`); refimpl answers at once",
-    ends_path=True)
+    ends_path=True,
+    cites=("llama.cpp's GBNF (https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md); a grammar "
+           'the format accepts must be compiled and answered, not crash or hang'))
 def no_answer(d: Divergence) -> bool:
     return timed_out(d)
 

@@ -66,7 +66,9 @@ def has_unproductive_rules(d: Divergence) -> bool:
     "lazy-after-greedy", "peer-bug",
     "a lazy lexeme that matches on the very byte that ended a greedy lexeme is not ended "
     "there: start: A lz / A: /a+/ / lz[lazy]: /[0-9]+/ accepts 'a12' in llguidance 1.9.1 "
-    "(docs/findings.md)")
+    "(docs/findings.md)",
+    cites=("llguidance's grammar format, lazy lexemes ([lazy], stop=): a lazy lexeme ends at its first match "
+           '(https://github.com/guidance-ai/llguidance/blob/main/docs/syntax.md)'))
 def lazy_read_greedily(d: Divergence) -> bool:
     """llguidance allows more (text tokens), and the differing tokens are exactly those
     refimpl answers differently once the grammar's lazy lexemes are made greedy (the lazy
@@ -87,7 +89,9 @@ _GUARDED_EMPTY = re.compile(r'""\s*%if\b')
     "a parametric instance that derives the empty string only through a `\"\" %if c` "
     "alternative is not nullable in llguidance 1.9.1 when it is a whole alternative of another "
     "rule: start: \"a\" | p::0x1 / p::_: \"\" %if is_ones([0:1]) | \"a\" p::set_bit(0) %if "
-    "bit_clear(0) rejects the empty output (docs/findings.md)")
+    "bit_clear(0) rejects the empty output (docs/findings.md)",
+    cites=("llguidance's parametric grammars "
+           '(https://github.com/guidance-ai/llguidance/blob/main/docs/parametric.md)'))
 def guarded_empty_lost(d: Divergence) -> bool:
     """A parametric rule with a `"" %if c` alternative, and llguidance allows less than
     refimpl (or refuses a token such as EOS its own mask allowed): its nullable instances,
@@ -104,7 +108,9 @@ def guarded_empty_lost(d: Divergence) -> bool:
     "stop-eos-primary-only", "peer-bug",
     "with several EOS tokens, llguidance 1.9.1's mask lets only the first (its tok_eos) end a "
     "pending stop=\"\" lexeme, while its consume_token ends the lexeme with any of them "
-    "(docs/findings.md, L6); maskref allows every EOS id there")
+    "(docs/findings.md, L6); maskref allows every EOS id there",
+    cites=('llguidance\'s grammar format, stop="": the lexeme ends at EOS (every EOS token of the tokenizer) '
+           '(https://github.com/guidance-ai/llguidance/blob/main/docs/syntax.md)'))
 def secondary_eos_ends_stop(d: Divergence) -> bool:
     """refimpl allows more EOS ids than llguidance, none of them the first (llguidance's
     primary EOS), where EOS may end a pending `stop=""` lexeme and the output may not end."""
@@ -195,7 +201,9 @@ def _some_choice_explains(grammar: Grammar, d: Divergence, eos_first: bool) -> b
     "a token that several token lexemes may read next is read by the first of them only in "
     "llguidance 1.9.1 (flush_and_check_numeric), though its mask allows it for all: after "
     "<think> in start: <think>? <[280-283]> \"x\" it does not allow \"x\"; maskref reads it "
-    "as every lexeme that matches (docs/findings.md, L9)")
+    "as every lexeme that matches (docs/findings.md, L9)",
+    cites=("llguidance's grammar format, special tokens and token ranges <[...]> "
+           '(https://github.com/guidance-ai/llguidance/blob/main/docs/syntax.md)'))
 def read_as_one_lexeme(d: Divergence) -> bool:
     """A token of the prefix that several token lexemes could read was read by all of them
     in refimpl; the differing tokens are exactly what refimpl answers when each such token
@@ -214,7 +222,9 @@ _MARKER = re.compile(rb"\xff(\[[0-9]*\]?)?\Z")
     "llguidance 1.9.1 writes a token read by id into its byte stream as 0xFF '[' id ']', so "
     "where a token lexeme may come next it also allows text tokens that spell the start of "
     "that form (a\\xff, \\xff[, \\xff[2); maskref never reads text as a token lexeme "
-    "(docs/findings.md, L10)")
+    "(docs/findings.md, L10)",
+    cites=("llguidance's grammar format, special tokens: a token lexeme matches a token by id, never text "
+           '(https://github.com/guidance-ai/llguidance/blob/main/docs/syntax.md)'))
 def marker_bytes(d: Divergence) -> bool:
     """Every token only llguidance allows is text (not special) whose bytes from its first
     0xFF on look like (a prefix of) llguidance's byte form of a token read by id,
@@ -309,7 +319,10 @@ _NEGATIVE_FRACTION = re.compile(rb"(?<![0-9])-0\.[0-9]*0(?![0-9.eE])")
     "negative-fraction-trailing-zero", "peer-bug",
     "with a bound (minimum, maximum, ...) on a JSON number, llguidance 1.9.1 does not let a "
     "number of the form -0.<digits>0 end: {\"type\": \"number\", \"minimum\": -1} rejects "
-    "-0.10 and -0.50 but takes -0.1, 0.10 and -2.50 (docs/findings.md, L11)")
+    "-0.10 and -0.50 but takes -0.1, 0.10 and -2.50 (docs/findings.md, L11)",
+    cites=('RFC 8259 (JSON) §6 Numbers (number = [ minus ] int [ frac ] [ exp ]; frac = decimal-point 1*DIGIT) '
+           '(https://www.rfc-editor.org/rfc/rfc8259); JSON Schema 2020-12 Validation §6.2 (minimum, maximum '
+           'bound the value) (https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def ends_negative_fraction(d: Divergence) -> bool:
     """A JSON schema with a numeric bound, where refimpl alone allows tokens (or EOS) that
     end a number written -0.<digits>0 (the number ends inside the token, or at EOS)."""
@@ -350,7 +363,9 @@ def eos_after_complete_stop_lexeme(d: Divergence) -> bool:
     "at the start of the output, llguidance 1.9.1 lets a first lexeme whose regex matches "
     "the empty string be empty when the first byte is %ignore text (start: O \"a\" / O: "
     "/[a-z]*/ / %ignore \",\" accepts ',a'), where %ignore may not come first and lexemes "
-    "are never empty (docs/findings.md, L12)")
+    "are never empty (docs/findings.md, L12)",
+    cites=("llguidance's grammar format, %ignore (allowed between lexemes, not before the first; lexemes are "
+           'non-empty) (https://github.com/guidance-ai/llguidance/blob/main/docs/syntax.md)'))
 def empty_first_lexeme(d: Divergence) -> bool:
     """At the start of the output, where a lexeme with a nullable regex may come first,
     llguidance alone allows tokens that begin with %ignore text (not special)."""
@@ -373,7 +388,9 @@ def empty_first_lexeme(d: Divergence) -> bool:
     "llguidance 1.9.1 panics ('grammar stack empty for non-root grammar') computing the mask "
     "after the enclosing grammar's %ignore where a sub-grammar's first lexeme may come next: "
     "start: \"a\" \"c\"? sub / sub: %lark { start: \"b\" } / %ignore \" \" after 'a ' "
-    "(docs/findings.md, L13)")
+    "(docs/findings.md, L13)",
+    cites=("llguidance's grammar format, sub-grammars (%lark { ... }) and %ignore "
+           '(https://github.com/guidance-ai/llguidance/blob/main/docs/syntax.md)'))
 def subgrammar_skip_panic(d: Divergence) -> bool:
     return bool(d.error) and "panic: grammar stack empty for non-root grammar" in (d.error or "")
 
@@ -382,7 +399,9 @@ def subgrammar_skip_panic(d: Divergence) -> bool:
     "eos-after-eos-token-panic", "peer-bug",
     "llguidance 1.9.1 panics (lexer_stack=...) consuming EOS at the end of an output in "
     "which a token lexeme has read an EOS id: start: T1 <|end_of_text|> T1 / T1: /[a-c]+/ "
-    "after 'a', <|end_of_text|>, 'a' (docs/findings.md, L14)")
+    "after 'a', <|end_of_text|>, 'a' (docs/findings.md, L14)",
+    cites=("llguidance's grammar format, special tokens (an EOS id read by a token lexeme is a token) "
+           '(https://github.com/guidance-ai/llguidance/blob/main/docs/syntax.md)'))
 def eos_panic(d: Divergence) -> bool:
     """llguidance panicked ('lexer_stack=...') refusing an EOS id that refimpl takes, after
     an EOS id of the prefix was read by a token lexeme."""
@@ -399,7 +418,9 @@ def eos_panic(d: Divergence) -> bool:
     "hostname-hyphens", "peer-bug",
     "llguidance's `hostname` format takes any LDH label, so `ab--x` and invalid Punycode (`xn--X`) "
     "pass; a label with `--` in its third and fourth characters must be a valid A-label "
-    "(RFC 5891), and maskref leaves such labels out (docs/jsonschema.md)")
+    "(RFC 5891), and maskref leaves such labels out (docs/jsonschema.md)",
+    cites=('JSON Schema 2020-12 Validation §7.3.3 hostname (RFC 1123, and RFC 5890/5891 for A-labels) '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def hostname_hyphens(d: Divergence) -> bool:
     """In a schema with a `hostname` format, only llguidance allows the differing tokens,
     and each puts `--` at the third and fourth characters of a label of the string it
@@ -441,7 +462,11 @@ def _escaped_quote_or_backslash(b: int, in_string: bool, escaped: bool) -> bool:
     "escape-in-negated-class", "peer-bug",
     "a pattern's negated class that leaves out the backslash or the quote still lets that "
     "character through, escaped, in llguidance 1.9.1: with the pattern ^[^\\\\]*$ it accepts the "
-    "JSON text \"\\\\\" (the one-character string \\), with ^[^\"]*$ the text \"\\\"\" (docs/findings.md, L17)")
+    "JSON text \"\\\\\" (the one-character string \\), with ^[^\"]*$ the text \"\\\"\" (docs/findings.md, L17)",
+    cites=('JSON Schema 2020-12 Validation §6.3.3 pattern: an ECMA-262 regex over the string\'s value, "not '
+           'implicitly anchored" (https://json-schema.org/draft/2020-12/json-schema-validation); RFC 8259 '
+           '(JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be escaped '
+           '(https://www.rfc-editor.org/rfc/rfc8259)'))
 def escape_in_negated_class(d: Divergence) -> bool:
     r"""Only llguidance allows the differing tokens, each writes an escaped backslash or
     quote in a string, and a pattern of the schema has a negated class that leaves out `\`

@@ -47,7 +47,12 @@ def _allowed_by(grammar: Grammar, prefix: bytes, token: bytes) -> bool:
     "outlines-core 0.2.14 leaves out tokens that pass through a match of the regex before "
     "their last byte: (a*|b) does not allow 'b' (leftmost-first priorities of its "
     "regex-automata DFA) and [0-9]+(\\.[0-9]+)? after '1' does not allow '.' (a delayed "
-    "match state is kept only if it accepts); docs/findings.md")
+    "match state is kept only if it accepts); docs/findings.md",
+    cites=("the regex's language (a mask must allow every token that extends the text to a prefix of a match); "
+           "regex-automata's default MatchKind::LeftmostFirst drops later alternatives "
+           '(https://docs.rs/regex-automata/latest/regex_automata/enum.MatchKind.html); RFC 8259 (JSON) §6 '
+           'Numbers (number = [ minus ] int [ frac ] [ exp ]; frac = decimal-point 1*DIGIT) '
+           '(https://www.rfc-editor.org/rfc/rfc8259)'))
 def pruned_after_match(d: Divergence) -> bool:
     """Every token only refimpl allows passes through a match of the regex before its last
     byte: the text so far plus a proper prefix of the token (the text itself included)

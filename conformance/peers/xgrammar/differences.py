@@ -110,7 +110,11 @@ def _has_length_bounded_string(schema: Any) -> bool:
 @KNOWN_DIFFERENCES.declare(
     "length-bounded-strings", "peer-bug",
     "xgrammar compiles a string with minLength/maxLength to [^\"\\\\\\r\\n]{m,n}: it allows "
-    "raw control characters (invalid JSON) and no escapes at all")
+    "raw control characters (invalid JSON) and no escapes at all",
+    cites=("JSON Schema 2020-12 Validation §6.3.1-6.3.2 maxLength/minLength (characters of the string's value) "
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 8259 (JSON) §7 Strings: control '
+           'characters U+0000-U+001F must be escaped; any character may be escaped '
+           '(https://www.rfc-editor.org/rfc/rfc8259)'))
 def length_bounded_strings(d: Divergence) -> bool:
     """In a schema with a length-bounded string, the tokens only the peer allows put a raw
     control character (other than CR, LF) into a string, and the tokens only refimpl
@@ -134,7 +138,11 @@ def length_bounded_strings(d: Divergence) -> bool:
 @KNOWN_DIFFERENCES.declare(
     "six-fraction-digits", "peer-bug",
     "xgrammar writes a number with minimum/maximum as a range regex with at most six "
-    "fraction digits (precision=6): 2.1234567 is refused though the schema allows it")
+    "fraction digits (precision=6): 2.1234567 is refused though the schema allows it",
+    cites=('JSON Schema 2020-12 Validation §6.2.2-6.2.5 minimum/maximum (any number in range) '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 8259 (JSON) §6 Numbers (number '
+           '= [ minus ] int [ frac ] [ exp ]; frac = decimal-point 1*DIGIT) '
+           '(https://www.rfc-editor.org/rfc/rfc8259)'))
 def six_fraction_digits(d: Divergence) -> bool:
     """In a schema with a bounded number, every token only refimpl allows (and none only
     the peer allows) makes the number it extends have more than six fraction digits."""
@@ -149,7 +157,11 @@ def six_fraction_digits(d: Divergence) -> bool:
 @KNOWN_DIFFERENCES.declare(
     "no-negative-zero", "peer-bug",
     "xgrammar's JSON integers leave out -0, which JSON and JSON Schema allow (it is the integer 0)",
-    ends_path=True)
+    ends_path=True,
+    cites=('RFC 8259 (JSON) §6 Numbers (number = [ minus ] int [ frac ] [ exp ]; frac = decimal-point 1*DIGIT) '
+           '(https://www.rfc-editor.org/rfc/rfc8259) allows -0; JSON Schema 2020-12 Validation §6.1.1 type '
+           'integer: any number with a zero fractional part '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def negative_zero(d: Divergence) -> bool:
     """Every token only refimpl allows writes the 0 of `-0` (and none only the peer allows),
     in a schema with an integer."""
@@ -178,7 +190,9 @@ def _as_scalar_values(data: bytes) -> bytes:
     "surrogates-as-utf8", "peer-bug",
     "xgrammar's character classes take the UTF-8 encodings of surrogates (ED A0..BF ..), "
     "which are not UTF-8: `[^\\x00-\\x7F]` allows \\xed\\xa0\\x80",
-    ends_path=True)
+    ends_path=True,
+    cites=('RFC 3629 (UTF-8) §3: no encodings of the surrogates U+D800-U+DFFF '
+           '(https://www.rfc-editor.org/rfc/rfc3629#section-3)'))
 def surrogates(d: Divergence) -> bool:
     """Only the peer allows the differing tokens; after each the text is not UTF-8, and it
     is allowed by refimpl once its surrogate encodings are moved below the surrogates."""
@@ -199,7 +213,9 @@ def surrogates(d: Divergence) -> bool:
     "crash-on-left-recursion", "peer-bug",
     "xgrammar crashes (segmentation fault) compiling some left-recursive grammars, even with "
     "the rule unused: `root ::= \"a\"` with `r1 ::= r1{1,2}`",
-    ends_path=True)
+    ends_path=True,
+    cites=("xgrammar's EBNF (https://xgrammar.mlc.ai/docs/tutorials/ebnf_guided_generation.html); a grammar the "
+           'format accepts must be compiled and answered, not crash or hang'))
 def crash_on_left_recursion(d: Divergence) -> bool:
     """xgrammar's process died building a grammar in which a rule derives itself at its
     left (possibly through a nullable prefix)."""
@@ -213,7 +229,9 @@ def crash_on_left_recursion(d: Divergence) -> bool:
 @KNOWN_DIFFERENCES.declare(
     "unproductive-rules-as-empty", "peer-bug",
     "xgrammar reads a reference to a rule that derives no string as the empty string: with "
-    "`r2 ::= r2`, `root ::= \"a\"* r2 \"a\" | \"a\"` allows `aaa`")
+    "`r2 ::= r2`, `root ::= \"a\"* r2 \"a\" | \"a\"` allows `aaa`",
+    cites=("xgrammar's EBNF (https://xgrammar.mlc.ai/docs/tutorials/ebnf_guided_generation.html): a rule that "
+           'derives no string adds none to the language'))
 def unproductive_rules(d: Divergence) -> bool:
     """The peer answers as refimpl does with the grammar's unproductive rules read as ε."""
     if d.grammar.kind not in ("gbnf", "ebnf"):
@@ -226,7 +244,11 @@ def unproductive_rules(d: Divergence) -> bool:
     "pattern-without-escapes", "peer-bug",
     "xgrammar matches a string `pattern` against the JSON text between the quotes with escapes "
     "removed from the alphabet: no escape is allowed, so `\"` and `\\\\` (which the pattern may "
-    "allow) cannot be written")
+    "allow) cannot be written",
+    cites=('JSON Schema 2020-12 Validation §6.3.3 pattern: an ECMA-262 regex over the string\'s value, "not '
+           'implicitly anchored" (https://json-schema.org/draft/2020-12/json-schema-validation); RFC 8259 '
+           '(JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be escaped '
+           '(https://www.rfc-editor.org/rfc/rfc8259)'))
 def pattern_without_escapes(d: Divergence) -> bool:
     """In a schema with a string pattern, every token only refimpl allows (none only the
     peer allows) puts an escape into a string."""
@@ -242,7 +264,9 @@ def pattern_without_escapes(d: Divergence) -> bool:
     "no-answer-on-left-recursion", "peer-bug",
     "xgrammar does not answer (a mask takes more than 30 s) on some ambiguous left-recursive "
     "grammars that refimpl answers at once",
-    ends_path=True)
+    ends_path=True,
+    cites=("xgrammar's EBNF (https://xgrammar.mlc.ai/docs/tutorials/ebnf_guided_generation.html); a grammar the "
+           'format accepts must be compiled and answered, not crash or hang'))
 def no_answer_on_left_recursion(d: Divergence) -> bool:
     """xgrammar did not answer in time on a left-recursive grammar."""
     if not timed_out(d) or d.grammar.kind not in ("gbnf", "ebnf"):
@@ -290,6 +314,8 @@ KNOWN_DIFFERENCES.declare(
     "allof-as-any", "peer-bug",
     "xgrammar reads an allOf of two or more schemas as any JSON value (\"Support for allOf with "
     "multiple options is still ongoing\"): {\"allOf\": [{\"type\": \"object\"}, {\"type\": \"object\"}]} allows 1",
+    cites=('JSON Schema 2020-12 Core §10.2.1.1 allOf: valid against every subschema '
+           '(https://json-schema.org/draft/2020-12/json-schema-core)')
 )(reading_explains(ALL_OF_ANY))
 
 
@@ -297,6 +323,8 @@ KNOWN_DIFFERENCES.declare(
     "one-keyword-per-schema", "peer-bug",
     "xgrammar reads one of const, enum, anyOf, oneOf, allOf (in this order) in a schema and "
     "ignores every keyword beside it: {\"type\": \"string\", \"enum\": [null, \"a\"]} allows null",
+    cites=("JSON Schema 2020-12 Core §7.6 keywords are applied independently (all of a schema's keywords apply) "
+           '(https://json-schema.org/draft/2020-12/json-schema-core)')
 )(reading_explains(ONE_KEYWORD))
 
 
@@ -304,6 +332,8 @@ KNOWN_DIFFERENCES.declare(
     "oneof-as-anyof", "peer-bug",
     "xgrammar reads a oneOf whose options it cannot prove disjoint as anyOf (\"falling back to "
     "anyOf semantics\"): a value valid under two options is allowed",
+    cites=('JSON Schema 2020-12 Core §10.2.1.3 oneOf: valid against exactly one subschema '
+           '(https://json-schema.org/draft/2020-12/json-schema-core)')
 )(reading_explains(ONE_OF_ANY))
 
 
@@ -312,6 +342,8 @@ KNOWN_DIFFERENCES.declare(
     "xgrammar reads a schema with neither type nor properties/additionalProperties/items/"
     "prefixItems (nor $ref, const, enum, anyOf, oneOf, allOf) as any value, its keywords unread: "
     "{\"required\": [\"a\"]} allows {} and {\"minLength\": 3} allows \"ab\"",
+    cites=('JSON Schema 2020-12 Validation §6 (each keyword constrains the instances of its type, whatever '
+           '`type` says) (https://json-schema.org/draft/2020-12/json-schema-validation)')
 )(reading_explains(UNTYPED_ANY))
 
 
@@ -320,6 +352,8 @@ KNOWN_DIFFERENCES.declare(
     "xgrammar's regexes for formats are inexact: `date` allows 2023-02-29 and 2024-02-31, `uri` "
     "refuses a scheme with digits (`h2c:x`) and IP literals (`http://[::1]`), `hostname` refuses "
     "capitals",
+    cites=('JSON Schema 2020-12 Validation §7.3 formats (date: RFC 3339 full-date; uri: RFC 3986; hostname: RFC '
+           '1123) (https://json-schema.org/draft/2020-12/json-schema-validation)')
 )(reading_explains(FORMATS))
 
 
@@ -329,6 +363,8 @@ KNOWN_DIFFERENCES.declare(
     "allows no other key: {\"type\": \"object\", \"patternProperties\": {\"^_\": {}}} allows only "
     "the key `_`; in JSON Schema `^_` is any key that begins with `_`, and other keys are "
     "additional properties",
+    cites=('JSON Schema 2020-12 Core §10.3.2.2 patternProperties (unanchored regexes) and §10.3.2.3 '
+           'additionalProperties (https://json-schema.org/draft/2020-12/json-schema-core)')
 )(reading_explains(PATTERN_KEYS))
 
 
@@ -337,6 +373,8 @@ KNOWN_DIFFERENCES.declare(
     "xgrammar matches a string's `pattern` against the whole string, its `^` and `$` ignored; "
     "JSON Schema's patterns are unanchored searches: `^https?://` allows any text after "
     "`https://`, xgrammar only the closing quote",
+    cites=('JSON Schema 2020-12 Validation §6.3.3 pattern: an ECMA-262 regex over the string\'s value, "not '
+           'implicitly anchored" (https://json-schema.org/draft/2020-12/json-schema-validation)')
 )(reading_explains(WHOLE_PATTERN))
 
 
@@ -367,7 +405,9 @@ def _in_key(text: bytes) -> bool:
     "key-without-escapes", "peer-bug",
     "xgrammar writes the key of a property the schema does not name (its key trie, "
     "BuildTrieBody) without escapes: `\\` cannot begin an escape there, so keys holding `\"` "
-    "or `\\` cannot be written (SchemaStore's httpmockrc, odgs-ontology-graph)")
+    "or `\\` cannot be written (SchemaStore's httpmockrc, odgs-ontology-graph)",
+    cites=('RFC 8259 (JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be '
+           'escaped (https://www.rfc-editor.org/rfc/rfc8259) (object keys are strings)'))
 def key_without_escapes(d: Divergence) -> bool:
     """The text ends inside an object key, and every token only refimpl allows (none only
     the peer allows) puts an escape into it."""
@@ -384,13 +424,18 @@ KNOWN_DIFFERENCES.declare(
     "xgrammar does not read `not`, `if`/`then`/`else`, `dependentRequired` and `dependentSchemas` "
     "(it warns so) nor draft 4's `dependencies` (silently): with `if` a property's const, `then` "
     "restricting another, every value of the other is allowed",
+    cites=('JSON Schema 2020-12 Core §10.2.2 if/then/else, §10.2.2.4 dependentSchemas, §10.2.1.4 not '
+           '(https://json-schema.org/draft/2020-12/json-schema-core); JSON Schema 2020-12 Validation §6.5.4 '
+           'dependentRequired (https://json-schema.org/draft/2020-12/json-schema-validation)')
 )(reading_explains(UNREAD))
 
 
 @KNOWN_DIFFERENCES.declare(
     "mask-omits-accepted-token", "peer-bug",
     "xgrammar's mask leaves out tokens that its own accept_token accepts in the same state "
-    "(`root ::= root [^a] | \"\"` does not allow `bb` at the start, though it accepts it)")
+    "(`root ::= root [^a] | \"\"` does not allow `bb` at the start, though it accepts it)",
+    cites=("xgrammar's GrammarMatcher docs: fill_next_token_bitmask gives the tokens accept_token accepts "
+           '(https://xgrammar.mlc.ai/docs/api/python/index.html)'))
 def accepts_omitted(d: Divergence) -> bool:
     """refimpl allows tokens xgrammar's mask lacks, and a fresh xgrammar matcher after
     the same prefix accepts each of them (run here, in the comparing process)."""

@@ -75,7 +75,9 @@ def _has_integers(schema: Any) -> bool:
 @KNOWN_DIFFERENCES.declare(
     "number-grammar", "peer-bug",
     "lm-format-enforcer's numbers are not JSON's: a fraction may be empty before an exponent (0.e5, "
-    "1.e5), and integers take exponents (0e1, 1e5) and, after -0, a fraction (-0.5)")
+    "1.e5), and integers take exponents (0e1, 1e5) and, after -0, a fraction (-0.5)",
+    cites=('RFC 8259 (JSON) §6 Numbers (number = [ minus ] int [ frac ] [ exp ]; frac = decimal-point 1*DIGIT) '
+           '(https://www.rfc-editor.org/rfc/rfc8259)'))
 def number_grammar(d: Divergence) -> bool:
     """Only lm-format-enforcer allows the differing tokens; the text ends inside a number,
     each token is all number characters, and the number it makes is a prefix of
@@ -122,7 +124,9 @@ def _allowed_with(d: Divergence, find: Callable[[str], bool], replace: Callable[
 @KNOWN_DIFFERENCES.declare(
     "control-characters-in-strings", "peer-bug",
     "lm-format-enforcer allows raw control characters U+0000-U+001F inside JSON strings (JSON "
-    "requires them escaped)")
+    "requires them escaped)",
+    cites=('RFC 8259 (JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be '
+           'escaped (https://www.rfc-editor.org/rfc/rfc8259)'))
 def control_characters(d: Divergence) -> bool:
     """Tokens holding U+0000-U+001F, allowed by refimpl's reading with them as é."""
     return _allowed_with(d, lambda s: any(c < " " for c in s),
@@ -147,7 +151,9 @@ def json_string_spelling(d: Divergence) -> bool:
     "quote-inside-token", "peer-bug",
     "lm-format-enforcer never allows a token that closes a free-text JSON string and goes on (`.\",` "
     "after `{\"name\": \"`): its free-text token list leaves out tokens with a quote before their "
-    "end, and its walk explores only tokens that begin with the quote")
+    "end, and its walk explores only tokens that begin with the quote",
+    cites=('RFC 8259 (JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be '
+           'escaped (https://www.rfc-editor.org/rfc/rfc8259)'))
 def quote_inside_token(d: Divergence) -> bool:
     """Only refimpl allows the differing tokens; each has a quote after its first character
     and before its last, and refimpl's reading of lm-format-enforcer allows it: a token
@@ -165,7 +171,9 @@ def quote_inside_token(d: Divergence) -> bool:
     "escaped-length", "peer-bug",
     "lm-format-enforcer counts a string's maxLength in characters of its escaped text (`\\\\` is "
     "two), JSON Schema in characters of the string: a token with escapes is refused where the "
-    "string would still fit")
+    "string would still fit",
+    cites=("JSON Schema 2020-12 Validation §6.3.1 maxLength: characters of the string's value, escapes decoded "
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def escaped_length(d: Divergence) -> bool:
     """Only refimpl allows the differing tokens, under a maxLength; each holds an escape
     (so it is longer as text than as the string's characters), and refimpl's reading of
@@ -184,7 +192,9 @@ def escaped_length(d: Divergence) -> bool:
     "pattern-alphabet", "peer-bug",
     "lm-format-enforcer builds a string pattern's RegexParser with its default alphabet (printable "
     "ASCII without | ~ \\) before the enforcer sets the tokenizer's: `[^a-c]+` never produces `|`, "
-    "`~`, a backslash or any non-ASCII character")
+    "`~`, a backslash or any non-ASCII character",
+    cites=('JSON Schema 2020-12 Validation §6.3.3 pattern: an ECMA-262 regex over the string\'s value, "not '
+           'implicitly anchored" (https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def pattern_alphabet(d: Divergence) -> bool:
     """In a schema with a string pattern, only refimpl allows the differing tokens, and each
     puts into a string a character outside lm-format-enforcer's default alphabet."""
@@ -207,7 +217,9 @@ def pattern_alphabet(d: Divergence) -> bool:
     "in a token that opens a JSON string under a minLength, lm-format-enforcer takes, until that length, "
     "only its default alphabet (printable ASCII without | ~ \\): JsonSchemaParser keeps `alphabet_without_quotes` "
     "from the config it was built with, before the enforcer sets the tokenizer's, so `\"—` is "
-    "refused as the start of {\"type\": \"string\", \"minLength\": 1}")
+    "refused as the start of {\"type\": \"string\", \"minLength\": 1}",
+    cites=('JSON Schema 2020-12 Validation §6.3.2 minLength '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def min_length_alphabet(d: Divergence) -> bool:
     """In a schema with a minLength, outside strings, only refimpl allows the differing
     tokens, and each opens a string and puts into it, among its first minLength
@@ -238,7 +250,9 @@ def min_length_alphabet(d: Divergence) -> bool:
     "non-string-const", "peer-bug",
     "lm-format-enforcer cannot write a `const` that is not a string ({\"const\": 0}): its string "
     "parser is given the value, raises, and the enforcer allows only EOS",
-    ends_path=True)
+    ends_path=True,
+    cites=('JSON Schema 2020-12 Validation §6.1.3 const (any JSON value) '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def non_string_const(d: Divergence) -> bool:
     """lm-format-enforcer's parser raised (the session's note) and it allows EOS only, on a
     schema with a `const` that is not a string."""
@@ -254,7 +268,8 @@ def non_string_const(d: Divergence) -> bool:
     "lm-format-enforcer cannot write an object schema with properties and a oneOf whose options "
     "have none (`{\"properties\": {...}, \"oneOf\": [{\"$ref\": ...}]}`): _merge_object_schemas "
     "raises TypeError on the option's missing properties, and the enforcer allows only EOS",
-    ends_path=True)
+    ends_path=True,
+    cites='JSON Schema 2020-12 Core §10.2.1.3 oneOf (https://json-schema.org/draft/2020-12/json-schema-core)')
 def one_of_merge(d: Divergence) -> bool:
     """lm-format-enforcer's parser raised the TypeError of its _merge_object_schemas (the
     session's note) and allows EOS only, on a schema where an object with properties has
@@ -278,7 +293,9 @@ def one_of_merge(d: Divergence) -> bool:
     "a character that begins no token (é split over two tokens of a byte vocabulary), once in a "
     "JSON string, ends lm-format-enforcer's JSON: no parser on its stack accepts it, and only "
     "whitespace and EOS are allowed after it",
-    ends_path=True)
+    ends_path=True,
+    cites=('RFC 8259 (JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be '
+           'escaped (https://www.rfc-editor.org/rfc/rfc8259)'))
 def outside_alphabet(d: Divergence) -> bool:
     """The text ends inside a JSON string holding a character that begins no token, and
     lm-format-enforcer then allows only whitespace and EOS, refusing what refimpl allows."""
@@ -294,7 +311,8 @@ def outside_alphabet(d: Divergence) -> bool:
     "trailing-comma", "peer-bug",
     "lm-format-enforcer lets an object close right after a comma ({\"age\": 42,}) when its "
     "remaining properties are optional: invalid JSON",
-    ends_path=True)
+    ends_path=True,
+    cites='RFC 8259 (JSON) §4 Objects (no comma after the last member) (https://www.rfc-editor.org/rfc/rfc8259)')
 def trailing_comma(d: Divergence) -> bool:
     """The text ends (but for whitespace) in a comma outside strings, and every token only
     lm-format-enforcer allows closes the object or array there (none only refimpl allows)."""
@@ -311,7 +329,9 @@ def trailing_comma(d: Divergence) -> bool:
     "lm-format-enforcer leaves the whitespace that follows a string's opening quote out of the string: "
     "it is not counted against minLength/maxLength nor read by the pattern (`\" ` is still empty: "
     "{\"type\": \"string\", \"maxLength\": 1} then allows a second character and refuses the closing quote, "
-    "`^[^a-c]+$` refuses it)")
+    "`^[^a-c]+$` refuses it)",
+    cites=('JSON Schema 2020-12 Validation §6.3.1-6.3.3 (whitespace inside quotes is part of the string) '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def leading_whitespace(d: Divergence) -> bool:
     """The text or a differing token puts whitespace right after a string's opening quote,
     and refimpl on lm-format-enforcer's reading explains the differing tokens only with
@@ -338,7 +358,9 @@ def _without_max_length_zero(schema: Any) -> Any:
     "max-length-zero", "peer-bug",
     "lm-format-enforcer's free-text shortcut reads a string's maxLength 0 as no bound "
     "(JsonSchemaParser.shortcut_key: `max_length or sys.maxsize`): {\"type\": \"string\", \"maxLength\": 0} "
-    "takes any string")
+    "takes any string",
+    cites=('JSON Schema 2020-12 Validation §6.3.1 maxLength '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def max_length_zero(d: Divergence) -> bool:
     """The schema has a maxLength of 0, and refimpl on lm-format-enforcer's reading
     explains the differing tokens only with it left out."""
@@ -366,7 +388,9 @@ def _array_options(schema: Any) -> List[Any]:
     "the one shared stack at `[` (ListParsingState.add_character, `context.active_parser`): the "
     "last option's item parser is on top and takes the first item, so `[]` of "
     "{\"anyOf\": [{\"type\": \"array\", \"maxItems\": 0}, {\"type\": \"array\", \"minItems\": 1}]} and a "
-    "first item the earlier options' items take but the last's do not are refused")
+    "first item the earlier options' items take but the last's do not are refused",
+    cites=('JSON Schema 2020-12 Core §10.2.1.2 anyOf and §10.3.1.2 items '
+           '(https://json-schema.org/draft/2020-12/json-schema-core)'))
 def array_union(d: Divergence) -> bool:
     """The text ends inside an array's first item, the schema has an anyOf of two or more
     array schemas, and refimpl on that item, read as an item of the last of them,
@@ -434,7 +458,10 @@ _WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-"
 @KNOWN_DIFFERENCES.declare(
     "enum-python-spelling", "peer-bug",
     "lm-format-enforcer writes an enum whose values are all numbers or booleans as Python's str() of "
-    "each (`isinstance(True, int)`): {\"enum\": [true]} is written `True`, never `true`")
+    "each (`isinstance(True, int)`): {\"enum\": [true]} is written `True`, never `true`",
+    cites=('JSON Schema 2020-12 Validation §6.1.2 enum '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 8259 (JSON) §3 Values (true, '
+           'false, null in lowercase) (https://www.rfc-editor.org/rfc/rfc8259)'))
 def enum_python(d: Divergence) -> bool:
     """The schema has an enum of numbers and booleans, and each differing token continues
     the word the text ends in (letters, digits, . + -) with word characters (after

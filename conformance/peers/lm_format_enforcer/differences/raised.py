@@ -26,7 +26,9 @@ def parser_raised(d: Divergence, message: str) -> bool:
     "lm-format-enforcer cannot write an enum whose values are neither all strings nor all numbers "
     "({\"enum\": [\"red\", 7]}, or with null): get_parser raises \"Unsupported enum type\" and the "
     "enforcer allows only EOS",
-    ends_path=True)
+    ends_path=True,
+    cites=('JSON Schema 2020-12 Validation §6.1.2 enum (values of any type) '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def mixed_enum(d: Divergence) -> bool:
     """It raised "Unsupported enum type" on a schema with an enum neither all strings nor
     all numbers (booleans count as numbers)."""
@@ -72,7 +74,9 @@ def untyped_subschemas(schema: Any) -> List[Dict[str, Any]]:
     "(`{\"properties\": {...}}`, `{\"pattern\": ...}`, `{}` as a property's schema), which JSON Schema reads as "
     "any value under its keywords: get_parser raises \"Unsupported type None\" when it reaches one and the "
     "enforcer allows only EOS (at the root the adapter reports the schema unsupported)",
-    ends_path=True)
+    ends_path=True,
+    cites=('JSON Schema 2020-12 Validation §6.1.1 (type is optional: without it any value validates) '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def untyped(d: Divergence) -> bool:
     """It raised "Unsupported type None" on a schema with a subschema it cannot dispatch
     (untyped_subschemas)."""
@@ -107,7 +111,9 @@ def unreadable_patterns(schema: Any) -> List[str]:
     "lm-format-enforcer cannot write a string whose `pattern` interegular cannot parse (ECMA-262's named "
     "groups `(?<major>0|[1-9]\\d*)`, `\\p{L}`): RegexParser raises (InvalidSyntax, Unsupported) when the "
     "string's parser is made, and the enforcer allows only EOS",
-    ends_path=True)
+    ends_path=True,
+    cites=('JSON Schema 2020-12 Validation §6.3.3 pattern: an ECMA-262 regex over the string\'s value, "not '
+           'implicitly anchored" (https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def pattern_syntax(d: Divergence) -> bool:
     """It raised an exception that interegular raises on one of the schema's patterns
     (unreadable_patterns)."""
@@ -134,7 +140,9 @@ def unresolved_refs(schema: Any) -> List[str]:
     "lm-format-enforcer resolves a `$ref` by its last segment in the root's definitions (or $defs): "
     "`{\"$ref\": \"#\"}` (the root, a recursive schema) raises KeyError '#' when it is reached, and the "
     "enforcer allows only EOS",
-    ends_path=True)
+    ends_path=True,
+    cites=('JSON Schema 2020-12 Core §8.2.3.1 $ref (a URI reference: "#" is the root schema) '
+           '(https://json-schema.org/draft/2020-12/json-schema-core)'))
 def unresolved_ref(d: Divergence) -> bool:
     """It raised the KeyError of an unresolved reference's last segment."""
     return any(parser_raised(d, "(KeyError: %r)" % name) for name in set(unresolved_refs(d.grammar.schema)))
@@ -145,7 +153,9 @@ def unresolved_ref(d: Divergence) -> bool:
     "lm-format-enforcer cannot read an `items` that is a list of schemas (draft 4's tuples) in a definition "
     "it reaches through a `$ref`: its schema model's validator raises AttributeError ('list' object has no "
     "attribute 'get') and the enforcer allows only EOS (at the root the schema is unsupported)",
-    ends_path=True)
+    ends_path=True,
+    cites=('JSON Schema draft 4 Validation §5.3.1 items (an array of schemas: a tuple) '
+           '(https://json-schema.org/draft-04/json-schema-validation)'))
 def tuple_items(d: Divergence) -> bool:
     """It raised its schema model's AttributeError on an `items` that is a list (a
     definition it reads only when a `$ref` reaches it)."""
@@ -159,7 +169,11 @@ def tuple_items(d: Divergence) -> bool:
     "StringParsingState raises \"String schema contains both a pattern and a min/max length, which is not "
     "currently supported\" when the string's parser is made, and get_allowed_tokens raises it (the output "
     "cannot go on)",
-    ends_path=True)
+    ends_path=True,
+    cites=('JSON Schema 2020-12 Validation §6.3.3 pattern: an ECMA-262 regex over the string\'s value, "not '
+           'implicitly anchored" (https://json-schema.org/draft/2020-12/json-schema-validation); JSON Schema '
+           '2020-12 Validation §6.3.1-6.3.2 maxLength/minLength '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def pattern_with_length(d: Divergence) -> bool:
     """Its mask raised (the divergence's error) its LMFormatEnforcerException "both a
     pattern and a min/max length", which the enforcer lets through, on a schema with a

@@ -58,7 +58,8 @@ def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, An
     "one-of-objects", "peer-bug",
     "lm-format-enforcer reads every oneOf option as an object's schema (get_parser merges each into the "
     "parent's object): {\"oneOf\": [{\"type\": \"null\"}, {\"type\": \"string\"}]} takes any object and "
-    "neither null nor a string; a `$ref` option is any object")
+    "neither null nor a string; a `$ref` option is any object",
+    cites='JSON Schema 2020-12 Core §10.2.1.3 oneOf (https://json-schema.org/draft/2020-12/json-schema-core)')
 def one_of_objects(d: Divergence) -> bool:
     """A oneOf with an option that is no object's schema, and the reading explains the
     differing tokens only with every option an object (dispatch_reading)."""
@@ -70,7 +71,9 @@ def one_of_objects(d: Divergence) -> bool:
     "type-list", "peer-bug",
     "lm-format-enforcer reads a schema whose type is a list as a choice of the bare types, dropping its other "
     "keywords: {\"type\": [\"object\", \"null\"], \"properties\": ..., \"required\": [\"a\"]} takes any "
-    "object, `{}` too")
+    "object, `{}` too",
+    cites=('JSON Schema 2020-12 Validation §6.1.1 type (an array of types) with every other keyword applied '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def type_list(d: Divergence) -> bool:
     """A type list, and the reading explains the differing tokens only with type lists as
     bare types (dispatch_reading)."""
@@ -81,7 +84,9 @@ def type_list(d: Divergence) -> bool:
     "whole-string-pattern", "peer-bug",
     "lm-format-enforcer matches a string's `pattern` against the whole string (StringParsingState cuts one "
     "`^` and one `$` off, RegexParser matches to the end); JSON Schema's patterns are unanchored searches: "
-    "`^https?://` allows any text after `https://`, lm-format-enforcer only the closing quote")
+    "`^https?://` allows any text after `https://`, lm-format-enforcer only the closing quote",
+    cites=('JSON Schema 2020-12 Validation §6.3.3 pattern: an ECMA-262 regex over the string\'s value, "not '
+           'implicitly anchored" (https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def whole_patterns(d: Divergence) -> bool:
     """A pattern, and the reading explains the differing tokens only with patterns matching
     the whole string (whole_pattern)."""
@@ -92,7 +97,9 @@ def whole_patterns(d: Divergence) -> bool:
     "ref-beside-keywords", "peer-bug",
     "lm-format-enforcer follows a `$ref` only in a schema without type, anyOf, allOf, const and oneOf "
     "(get_parser tries those first): {\"type\": \"object\", \"$ref\": \"#/definitions/c\", \"properties\": "
-    "{\"p\": ...}} is read as its own properties alone, the definition's keys refused")
+    "{\"p\": ...}} is read as its own properties alone, the definition's keys refused",
+    cites=('JSON Schema 2020-12 Core §8.2.3.1 $ref, applied with its sibling keywords '
+           '(https://json-schema.org/draft/2020-12/json-schema-core)'))
 def ignored_refs(d: Divergence) -> bool:
     """A `$ref` get_parser does not follow, and the reading explains the differing tokens
     only without it (ref_ignored)."""
@@ -104,7 +111,9 @@ def ignored_refs(d: Divergence) -> bool:
     "lm-format-enforcer reads an allOf as its last part given the other parts' properties and required keys "
     "(_merge_object_schemas): every other keyword of the other parts is dropped, a `$ref` part's definition "
     "too ({\"allOf\": [{\"$ref\": \"#/definitions/base\"}, {\"type\": \"object\", \"properties\": ...}]} "
-    "is the second part alone)")
+    "is the second part alone)",
+    cites=('JSON Schema 2020-12 Core §10.2.1.1 allOf: valid against every subschema '
+           '(https://json-schema.org/draft/2020-12/json-schema-core)'))
 def all_of_parts(d: Divergence) -> bool:
     """An allOf with a part that is no object's schema, and the reading explains the
     differing tokens only with that part reduced to its properties and required keys."""
