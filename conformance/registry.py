@@ -24,6 +24,7 @@ from .peers.llama_cpp import LlamaCppEngine
 from .peers.llguidance import LlguidanceEngine
 from .peers.outlines_core import OutlinesCoreEngine
 from .peers.xgrammar import XgrammarEngine
+from .peers.xgrammar.defaults import XgrammarDefaultEngine
 from .refimpl_engines import MatcherEngine, OracleEngine
 
 ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core",
@@ -70,6 +71,8 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
     ("outlines-core", "outlines-core's Index (regex and JSON schema)", lambda name: OutlinesCoreEngine()),
     ("xgrammar", "xgrammar's GrammarMatcher (regex, JSON schema, EBNF, GBNF), in a child process",
      lambda name: Isolated(XgrammarEngine(), timeout=30)),
+    ("xgrammar-default", "xgrammar with compile_json_schema's defaults (strict mode: objects and arrays closed), "
+     "in a child process", lambda name: Isolated(XgrammarDefaultEngine(), timeout=30)),
     ("kbnf", "kbnf's Engine (its own EBNF dialect), in a child process", lambda name: Isolated(KbnfEngine(), timeout=10)),
     ("llama.cpp", "llama.cpp's grammar sampler (GBNF, JSON schema), in a child process",
      lambda name: Isolated(LlamaCppEngine(), timeout=30)),

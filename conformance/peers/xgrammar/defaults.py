@@ -1,0 +1,130 @@
+"""xgrammar's default configuration, the engine `xgrammar-default`: a JSON schema compiled
+as `compile_json_schema(schema)` compiles it, with no options. Its defaults differ from
+the engine `xgrammar` (strict_mode=False, docs/backends.md) in strict mode only:
+any_whitespace=True and the separators (",", ":") are the defaults too.
+
+Strict mode ("equivalent to setting unevaluatedProperties and unevaluatedItems to false",
+its docstring) closes every object schema without additionalProperties or
+unevaluatedProperties, and every array schema without items or unevaluatedItems
+(cpp/json_schema_converter.cc, SchemaParser::ParseObject and ParseArray) — except a
+schema that is `{"type": "object"}` or `{"type": "array"}` alone, annotations aside: its
+cache key is that of the converter's basic_object (basic_array), built open. The known
+difference `strict-mode` (semantic: a documented default) is recognised by replaying
+refimpl on the schema so closed (`strict_schema`), alone or under xgrammar's other
+readings (reading.py); the configuration's other known differences are the engine
+`xgrammar`'s.
+
+>>> strict_schema({"type": "object", "properties": {"a": {}}})
+{'type': 'object', 'properties': {'a': {}}, 'additionalProperties': False}
+>>> strict_schema({"type": "object", "title": "open"}), strict_schema({"prefixItems": [{}]})
+({'type': 'object', 'title': 'open'}, {'prefixItems': [{}], 'items': False})
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from refimpl import Grammar, Vocabulary
+
+from ...differences import KnownDifference, KnownDifferences
+from ...divergence import Divergence, compiled
+from ...engine import Session
+from ...readings.json_schemas import rewrite_schemas
+from ...vectors import GrammarSpec
+from . import session
+from .differences import KNOWN_DIFFERENCES, accepts_omitted
+from .engine import XgrammarEngine
+from .reading import READINGS, SchemaReading, answers_as_read, schema_reading
+
+#: the keys ComputeCacheKey leaves out: a schema of `type` and these alone is the basic rule
+_ANNOTATIONS = frozenset(("title", "default", "description", "examples", "deprecated", "readOnly", "writeOnly",
+                          "$comment", "$schema"))
+_OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties")
+_ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
+
+
+def strict_schema(s: Dict[str, Any]) -> Dict[str, Any]:
+    """One schema object as xgrammar's strict mode reads it: an object schema without
+    additionalProperties/unevaluatedProperties gets additionalProperties false, an array
+    schema without items/unevaluatedItems gets items false; `type` alone (annotations
+    aside) stays open. An untyped schema counts as an object (array) schema where
+    xgrammar reads it as one: with an object (array) keyword."""
+    if set(s) - _ANNOTATIONS == {"type"} and s["type"] in ("object", "array"):
+        return s
+    types = s["type"] if isinstance(s.get("type"), list) else [s.get("type")]
+    untyped = "type" not in s
+    if ("object" in types or untyped and any(k in s for k in _OBJECT_KEYWORDS)) and not any(
+            k in s for k in ("additionalProperties", "unevaluatedProperties")):
+        s = dict(s, additionalProperties=False)
+    elif ("array" in types or untyped and any(k in s for k in _ARRAY_KEYWORDS)) and not any(
+            k in s for k in ("items", "unevaluatedItems")):
+        s = dict(s, items=False)
+    return s
+
+
+_STRICT: Dict[str, Optional[SchemaReading]] = {}
+
+
+def strict_reading(spec: GrammarSpec) -> Optional[SchemaReading]:
+    """The vector's schema closed as strict mode closes it, as a reading (None when strict
+    mode changes nothing or refimpl cannot compile it); kept by the spec's content."""
+    key = spec.key()
+    if key not in _STRICT:
+        read = rewrite_schemas(spec.schema, strict_schema)
+        reading = None
+        if read != spec.schema:
+            closed = GrammarSpec(spec.kind, None, read, spec.options)
+            try:
+                reading = SchemaReading(closed, read, compiled(closed))
+            except Exception:  # noqa: BLE001 - a reading refimpl cannot compile explains nothing
+                reading = None
+        if len(_STRICT) > 64:
+            _STRICT.clear()
+        _STRICT[key] = reading
+    return _STRICT[key]
+
+
+def _in_strict_mode(k: KnownDifference) -> KnownDifference:
+    """The engine `xgrammar`'s known difference k, for this configuration: the one whose
+    predicate runs xgrammar again (mask-omits-accepted-token) runs it in strict mode."""
+    if k.applies is not accepts_omitted:
+        return k
+    return KnownDifference(k.name, k.kind, k.description, lambda d: accepts_omitted(d, strict_mode=True), k.ends_path)
+
+
+#: the engine `xgrammar`'s known differences (in strict mode), then strict mode's own
+DEFAULT_KNOWN_DIFFERENCES = KnownDifferences(*(_in_strict_mode(k) for k in KNOWN_DIFFERENCES))
+
+
+@DEFAULT_KNOWN_DIFFERENCES.declare(
+    "strict-mode", "semantic",
+    "xgrammar compiles a JSON schema in strict mode by default (compile_json_schema's "
+    "strict_mode=True): objects without additionalProperties/unevaluatedProperties and arrays "
+    "without items/unevaluatedItems are closed (no property, no item the schema does not name), "
+    "except {\"type\": \"object\"} and {\"type\": \"array\"} alone; JSON Schema leaves them open")
+def strict_mode(d: Divergence) -> bool:
+    """The peer answers as refimpl does on the schema closed as strict mode closes it
+    (strict_schema); or, with xgrammar's other readings of the schema, closing it is what
+    completes the explanation (they explain it with strict mode's closing, not without)."""
+    if d.grammar.kind != "json_schema" or d.error is not None or d.refused is not None:
+        return False
+    alone = strict_reading(d.grammar)
+    if alone is None:
+        return False
+    if answers_as_read(d, alone):
+        return True
+    read = schema_reading(alone.spec, READINGS)
+    if read.grammar is None:
+        return False
+    return answers_as_read(d, read) and not answers_as_read(d, schema_reading(d.grammar, READINGS))
+
+
+class XgrammarDefaultEngine(XgrammarEngine):
+    """xgrammar with compile_json_schema's defaults (strict_mode=True); regexes and
+    grammars as the engine `xgrammar`."""
+
+    name = "xgrammar-default"
+    description = "xgrammar GrammarMatcher, JSON schemas with compile_json_schema's defaults (strict mode)"
+    known_differences = DEFAULT_KNOWN_DIFFERENCES
+
+    def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        return session.start(spec, vocab, strict_mode=True)
