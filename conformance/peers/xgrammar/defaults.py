@@ -25,7 +25,6 @@ from typing import Any, Dict, Optional
 
 from refimpl import Grammar, Vocabulary
 
-from ...differences import KnownDifference, KnownDifferences
 from ...divergence import Divergence, compiled
 from ...engine import Session
 from ...readings.json_schemas import rewrite_schemas
@@ -83,16 +82,10 @@ def strict_reading(spec: GrammarSpec) -> Optional[SchemaReading]:
     return _STRICT[key]
 
 
-def _in_strict_mode(k: KnownDifference) -> KnownDifference:
-    """The engine `xgrammar`'s known difference k, for this configuration: the one whose
-    predicate runs xgrammar again (mask-omits-accepted-token) runs it in strict mode."""
-    if k.applies is not accepts_omitted:
-        return k
-    return KnownDifference(k.name, k.kind, k.description, lambda d: accepts_omitted(d, strict_mode=True), k.ends_path)
-
-
-#: the engine `xgrammar`'s known differences (in strict mode), then strict mode's own
-DEFAULT_KNOWN_DIFFERENCES = KnownDifferences(*(_in_strict_mode(k) for k in KNOWN_DIFFERENCES))
+#: the engine `xgrammar`'s known differences (the one whose predicate runs xgrammar again,
+#: mask-omits-accepted-token, running it in strict mode), then strict mode's own
+DEFAULT_KNOWN_DIFFERENCES = KNOWN_DIFFERENCES.replacing({
+    accepts_omitted: lambda d: accepts_omitted(d, strict_mode=True)})
 
 
 @DEFAULT_KNOWN_DIFFERENCES.declare(
