@@ -23,6 +23,7 @@ from .peers.kbnf import KbnfEngine
 from .peers.llama_cpp import LlamaCppEngine
 from .peers.llguidance import LlguidanceEngine
 from .peers.outlines_core import OutlinesCoreEngine
+from .peers.outlines_core.spec import OutlinesCoreSpecEngine
 from .peers.xgrammar import XgrammarEngine
 from .peers.xgrammar.defaults import XgrammarDefaultEngine
 from .refimpl_engines import MatcherEngine, OracleEngine
@@ -68,7 +69,10 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
     ("cmd:", "any program speaking the worker protocol", _command),
     ("oracle", "refimpl's naive mask (small vocabularies only)", lambda name: OracleEngine()),
     ("llguidance", "llguidance, no_forcing, tokenizer from the same token bytes", lambda name: LlguidanceEngine()),
-    ("outlines-core", "outlines-core's Index (regex and JSON schema)", lambda name: OutlinesCoreEngine()),
+    ("outlines-core", "outlines-core's Index (regex and JSON schema; its default JSON whitespace [ ]?)",
+     lambda name: OutlinesCoreEngine()),
+    ("outlines-core-spec", "outlines-core's Index, JSON schemas with JSON's whitespace [ \\t\\n\\r]*",
+     lambda name: OutlinesCoreSpecEngine()),
     ("xgrammar", "xgrammar's GrammarMatcher (regex, JSON schema, EBNF, GBNF), in a child process",
      lambda name: Isolated(XgrammarEngine(), timeout=30)),
     ("xgrammar-default", "xgrammar with compile_json_schema's defaults (strict mode: objects and arrays closed), "
