@@ -21,6 +21,7 @@ from .faults import FAULTS, FaultEngine
 from .isolation import Isolated
 from .peers.kbnf import KbnfEngine
 from .peers.llama_cpp import LlamaCppEngine
+from .peers.llama_cpp.spec import LlamaCppSpecEngine
 from .peers.llguidance import LlguidanceEngine
 from .peers.outlines_core import OutlinesCoreEngine
 from .peers.outlines_core.spec import OutlinesCoreSpecEngine
@@ -78,8 +79,10 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
     ("xgrammar-default", "xgrammar with compile_json_schema's defaults (strict mode: objects and arrays closed), "
      "in a child process", lambda name: Isolated(XgrammarDefaultEngine(), timeout=30)),
     ("kbnf", "kbnf's Engine (its own EBNF dialect), in a child process", lambda name: Isolated(KbnfEngine(), timeout=10)),
-    ("llama.cpp", "llama.cpp's grammar sampler (GBNF, JSON schema), in a child process",
-     lambda name: Isolated(LlamaCppEngine(), timeout=30)),
+    ("llama.cpp", "llama.cpp's grammar sampler (GBNF, JSON schema: the converter's default whitespace \" \"?), "
+     "in a child process", lambda name: Isolated(LlamaCppEngine(), timeout=30)),
+    ("llama.cpp-spec", "llama.cpp, JSON schemas converted with JSON's whitespace [ \\t\\n\\r]* (MaskBench's), "
+     "in a child process", lambda name: Isolated(LlamaCppSpecEngine(), timeout=30)),
     ("transformers-cfg", "transformers-cfg's grammar constraint (its EBNF), in a child process",
      lambda name: _imported_when_asked("transformers_cfg", "TransformersCfgEngine", 30)),
     ("lm-format-enforcer", "lm-format-enforcer's TokenEnforcer (regex, JSON schema), in a child process",

@@ -4,6 +4,8 @@ on GBNF its reading of UTF-8, NUL and control tokens and its bugs; on JSON schem
 converter's GBNF (`converted-schema`) and the raw control characters it lets into strings."""
 from __future__ import annotations
 
+from typing import Optional
+
 from refimpl import Grammar, MaskrefError
 from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.frontends.ebnf.gbnf import read_rules as gbnf_rules
@@ -57,12 +59,12 @@ def control_as_text(d: Divergence) -> bool:
     "llama.cpp refuses left recursion, but not left recursion through a nullable prefix "
     "(`root ::= x root \"a\" | \"b\"` with `x ::= \"c\"?`): building its sampler then never returns",
     ends_path=True)
-def hidden_left_recursion(d: Divergence) -> bool:
+def hidden_left_recursion(d: Divergence, space: Optional[str] = None) -> bool:
     """llama.cpp did not answer (a PeerTimeout) on a grammar where a rule derives itself at
     its left through a nullable prefix, which its left-recursion check does not see."""
     if not timed_out(d):
         return False
-    rules = gbnf_rules(gbnf_of(d.grammar))
+    rules = gbnf_rules(gbnf_of(d.grammar, space))
     return has_cycle(rule_edges(rules, ExprSet(), left=True))
 
 
@@ -70,10 +72,10 @@ def hidden_left_recursion(d: Divergence) -> bool:
     "raw-control-characters", "peer-bug",
     "llama-cpp-python's JSON-schema converter writes a string character as [^\"\\\\]: raw control "
     "characters, newlines among them, are allowed in strings (invalid JSON)")
-def raw_control_characters(d: Divergence) -> bool:
+def raw_control_characters(d: Divergence, space: Optional[str] = None) -> bool:
     """Only llama.cpp allows the differing tokens, each puts a raw control character
     (U+0000-U+001F) into a string, and the converter's GBNF allows them."""
-    if d.only_refimpl or not d.only_engine or not converted_schema(d):
+    if d.only_refimpl or not d.only_engine or not converted_schema(d, space):
         return False
     text = d.text()
     return all(puts(text, d.vocab.tokens[t], raw_control_in_string) for t in d.only_engine)
@@ -86,12 +88,13 @@ def raw_control_characters(d: Divergence) -> bool:
     "maximum ignored, integer, fraction and exponent parts of at most 16 digits and exponents "
     "without leading zeros, \\/ and any \\uXXXX allowed, ...; the differing tokens are exactly "
     "those refimpl answers differently on that GBNF")
-def converted_schema(d: Divergence) -> bool:
-    """The sampler answers as refimpl does on the GBNF the converter made of the schema."""
+def converted_schema(d: Divergence, space: Optional[str] = None) -> bool:
+    """The sampler answers as refimpl does on the GBNF the converter made of the schema
+    (its whitespace rule `space`: reading.gbnf_of)."""
     if d.grammar.kind != "json_schema":
         return False
     try:
-        text = gbnf_of(d.grammar)
+        text = gbnf_of(d.grammar, space)
     except NotSupported:
         return False
     return answers_as(d, compiled(GrammarSpec("gbnf", text)))
@@ -102,13 +105,13 @@ def converted_schema(d: Divergence) -> bool:
     "llama.cpp allows the prefixes of a rule that derives no string: with `root ::= r1 | \"a\"` and "
     "`r1 ::= \"b\" r1` it allows `b`, though no output can then end",
     ends_path=True)
-def unproductive_prefixes(d: Divergence) -> bool:
+def unproductive_prefixes(d: Divergence, space: Optional[str] = None) -> bool:
     """No EOS differs, and refimpl answers as llama.cpp once every rule that derives no
     string may stop (llama.cpp keeps stacks that can never finish)."""
     if any(t in d.vocab.eos_token_ids for t in d.differing()):
         return False
     try:
-        source = gbnf_of(d.grammar)
+        source = gbnf_of(d.grammar, space)
     except NotSupported:
         return False
     rules = gbnf_rules(source)
@@ -131,7 +134,7 @@ def no_answer(d: Divergence) -> bool:
     "end-of-generation-by-text", "semantic",
     "llama.cpp makes tokens whose text is a known end-of-turn marker (e.g. <|eot_id|>) end-of-generation "
     "tokens, allowed where the grammar may end and never matched as text")
-def ends_generation(d: Divergence) -> bool:
+def ends_generation(d: Divergence, space: Optional[str] = None) -> bool:
     """Every differing token is one llama.cpp calls end-of-generation (though not EOS in
     refimpl's vocabulary): allowed by llama.cpp where the grammar it runs may end, and
     refused (as text) where it may not."""
@@ -145,7 +148,7 @@ def ends_generation(d: Divergence) -> bool:
     from refimpl.recognition.recognizer import Recognizer
 
     try:
-        g = compiled(GrammarSpec("gbnf", gbnf_of(d.grammar), options={"root": d.grammar.options.get("root", "root")}
+        g = compiled(GrammarSpec("gbnf", gbnf_of(d.grammar, space), options={"root": d.grammar.options.get("root", "root")}
                                  if d.grammar.kind == "gbnf" else None))
     except (NotSupported, MaskrefError):
         return False

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+from typing import Optional
 
 from ...vectors import GrammarSpec, NotSupported
 
@@ -13,17 +15,36 @@ def root_of(spec: GrammarSpec) -> str:
     return spec.options.get("root", "root") if spec.kind == "gbnf" else "root"
 
 
-def gbnf_of(spec: GrammarSpec) -> str:
+#: JSON's whitespace (space, tab, line feed, carriage return, any amount) as the body of
+#: the converter's `space` rule: the configuration `llama.cpp-spec`, MaskBench's llama.cpp
+#: ("whitespace regex modified to [ \t\n\r]* to match JSON definition")
+JSON_SPACE = r"[ \t\n\r]*"
+
+
+def gbnf_of(spec: GrammarSpec, space: Optional[str] = None) -> str:
     """The GBNF llama.cpp runs for a vector: its own, or for a JSON schema the grammar of
     llama-cpp-python's converter (llama_grammar.json_schema_to_gbnf, the port of llama.cpp's
-    json_schema_to_grammar.py that LlamaGrammar.from_json_schema uses)."""
+    json_schema_to_grammar.py that LlamaGrammar.from_json_schema uses), its `space` rule
+    (by default `" "?`, at most one space) given the body `space` if not None."""
     if spec.kind == "gbnf":
         return spec.source or ""
     if spec.kind != "json_schema":
         raise NotSupported("llama.cpp: no %s grammars" % spec.kind)
     if spec.options:
         raise NotSupported("llama.cpp's JSON-schema converter has no options %s" % sorted(spec.options))
-    return _converted(json.dumps(spec.schema))
+    text = _converted(json.dumps(spec.schema))
+    return text if space is None else with_space(text, space)
+
+
+def with_space(gbnf: str, space: str) -> str:
+    """The converter's GBNF with the body of its `space` rule (the whitespace between JSON
+    tokens, and after the value) replaced.
+
+    >>> print(with_space('root ::= "{" space "}" space\\nspace ::= " "?', JSON_SPACE))
+    root ::= "{" space "}" space
+    space ::= [ \\t\\n\\r]*
+    """
+    return re.sub(r"(?m)^space ::= .*$", lambda _: "space ::= " + space, gbnf)
 
 
 @functools.lru_cache(maxsize=16)

@@ -8,6 +8,7 @@ predicates reading the schema with this whitespace (docs/backends.md).
 """
 from __future__ import annotations
 
+import functools
 from typing import Optional
 
 from refimpl import Grammar, Vocabulary
@@ -20,8 +21,8 @@ from .engine import OutlinesCoreEngine
 from .reading import JSON_WHITESPACE
 
 SPEC_KNOWN_DIFFERENCES = KNOWN_DIFFERENCES.replacing({
-    json_schema_regex: lambda d: json_schema_regex(d, JSON_WHITESPACE),
-    pruned_after_match: lambda d: pruned_after_match(d, JSON_WHITESPACE),
+    json_schema_regex: functools.partial(json_schema_regex, whitespace=JSON_WHITESPACE),
+    pruned_after_match: functools.partial(pruned_after_match, whitespace=JSON_WHITESPACE),
 })
 
 

@@ -21,6 +21,7 @@ readings (reading.py); the configuration's other known differences are the engin
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Dict, Optional
 
 from refimpl import Grammar, Vocabulary
@@ -85,7 +86,7 @@ def strict_reading(spec: GrammarSpec) -> Optional[SchemaReading]:
 #: the engine `xgrammar`'s known differences (the one whose predicate runs xgrammar again,
 #: mask-omits-accepted-token, running it in strict mode), then strict mode's own
 DEFAULT_KNOWN_DIFFERENCES = KNOWN_DIFFERENCES.replacing({
-    accepts_omitted: lambda d: accepts_omitted(d, strict_mode=True)})
+    accepts_omitted: functools.partial(accepts_omitted, strict_mode=True)})
 
 
 @DEFAULT_KNOWN_DIFFERENCES.declare(
