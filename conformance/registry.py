@@ -7,6 +7,10 @@ builds.
     oracle                  refimpl's naive definition of the mask (small vocabularies)
     llguidance, outlines-core, xgrammar, kbnf, llama.cpp,
     transformers-cfg, lm-format-enforcer            the peers (conformance/peers/), when installed
+    xgrammar-default, outlines-core-spec,
+    llama.cpp-spec                                  another configuration of a peer: its defaults
+                                                    where the adapter's differ, or its closest to
+                                                    the spec where the adapter runs its defaults
     fault:<name>            injected faults, to test the suite
 
 >>> get_engine("python").name, get_engine("outlines").name, get_engine("cmd:pypy3 -m refimpl.serving.worker").name

@@ -6,6 +6,8 @@ torch; not in CI).
     reading.py      a spec as xgrammar's input; refimpl's grammars for the way it reads
                     regexes, character grammars and JSON schemas
     differences.py  its known differences
+    defaults.py     XgrammarDefaultEngine, the engine `xgrammar-default`: JSON schemas with
+                    compile_json_schema's defaults (strict mode), and strict mode's difference
 """
 from .engine import XgrammarEngine
 
