@@ -7,8 +7,8 @@ builds.
     oracle                  refimpl's naive definition of the mask (small vocabularies)
     llguidance, outlines-core, xgrammar, kbnf, llama.cpp,
     transformers-cfg, lm-format-enforcer            the peers (conformance/peers/), when installed
-    xgrammar-default, outlines-core-spec,
-    llama.cpp-spec                                  another configuration of a peer: its defaults
+    xgrammar-default, xgrammar.cpp,
+    outlines-core-spec, llama.cpp-spec              another configuration of a peer: its defaults
                                                     where the adapter's differ, or its closest to
                                                     the spec where the adapter runs its defaults
     fault:<name>            injected faults, to test the suite
@@ -30,6 +30,7 @@ from .peers.llguidance import LlguidanceEngine
 from .peers.outlines_core import OutlinesCoreEngine
 from .peers.outlines_core.spec import OutlinesCoreSpecEngine
 from .peers.xgrammar import XgrammarEngine
+from .peers.xgrammar.converted import XgrammarCppEngine
 from .peers.xgrammar.defaults import XgrammarDefaultEngine
 from .refimpl_engines import MatcherEngine, OracleEngine
 
@@ -82,6 +83,8 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
      lambda name: Isolated(XgrammarEngine(), timeout=30)),
     ("xgrammar-default", "xgrammar with compile_json_schema's defaults (strict mode: objects and arrays closed), "
      "in a child process", lambda name: Isolated(XgrammarDefaultEngine(), timeout=30)),
+    ("xgrammar.cpp", "xgrammar on llama.cpp's converted GBNF of a JSON schema, JSON whitespace (MaskBench's "
+     "XGrammar.cpp), in a child process", lambda name: Isolated(XgrammarCppEngine(), timeout=30)),
     ("kbnf", "kbnf's Engine (its own EBNF dialect), in a child process", lambda name: Isolated(KbnfEngine(), timeout=10)),
     ("llama.cpp", "llama.cpp's grammar sampler (GBNF, JSON schema: the converter's default whitespace \" \"?), "
      "in a child process", lambda name: Isolated(LlamaCppEngine(), timeout=30)),

@@ -14,8 +14,8 @@ from refimpl.regex import ExprSet
 from ...differences import AFTER_EOS, KnownDifferences, answers_as
 from ...divergence import Divergence, compiled, utf8_prefix
 from ...isolation import timed_out
+from ...readings.converted_schemas import answers_as_converted, raw_controls_converted
 from ...readings.grammar_shapes import has_cycle, let_unproductive_rules_stop, rule_edges
-from ...readings.json_text import puts, raw_control_in_string
 from ...vectors import GrammarSpec, NotSupported
 from .reading import gbnf_of, root_of
 from .session import model
@@ -75,10 +75,7 @@ def hidden_left_recursion(d: Divergence, space: Optional[str] = None) -> bool:
 def raw_control_characters(d: Divergence, space: Optional[str] = None) -> bool:
     """Only llama.cpp allows the differing tokens, each puts a raw control character
     (U+0000-U+001F) into a string, and the converter's GBNF allows them."""
-    if d.only_refimpl or not d.only_engine or not converted_schema(d, space):
-        return False
-    text = d.text()
-    return all(puts(text, d.vocab.tokens[t], raw_control_in_string) for t in d.only_engine)
+    return raw_controls_converted(d, space)
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -91,13 +88,7 @@ def raw_control_characters(d: Divergence, space: Optional[str] = None) -> bool:
 def converted_schema(d: Divergence, space: Optional[str] = None) -> bool:
     """The sampler answers as refimpl does on the GBNF the converter made of the schema
     (its whitespace rule `space`: reading.gbnf_of)."""
-    if d.grammar.kind != "json_schema":
-        return False
-    try:
-        text = gbnf_of(d.grammar, space)
-    except NotSupported:
-        return False
-    return answers_as(d, compiled(GrammarSpec("gbnf", text)))
+    return answers_as_converted(d, space)
 
 
 @KNOWN_DIFFERENCES.declare(

@@ -15,6 +15,7 @@ from typing import Optional
 from refimpl import Grammar, Vocabulary
 
 from ...engine import Session
+from ...readings.converted_schemas import JSON_SPACE
 from ...vectors import GrammarSpec
 from . import session
 from .differences import (
@@ -26,7 +27,6 @@ from .differences import (
     unproductive_prefixes,
 )
 from .engine import LlamaCppEngine
-from .reading import JSON_SPACE
 
 #: llama.cpp's known differences, those that read the converter's GBNF reading it with JSON's whitespace
 SPEC_KNOWN_DIFFERENCES = KNOWN_DIFFERENCES.replacing({

@@ -7,8 +7,9 @@ import pytest
 
 from conformance.divergence import Divergence
 from conformance.peers.llama_cpp.differences import KNOWN_DIFFERENCES
-from conformance.peers.llama_cpp.reading import JSON_SPACE, gbnf_of
+from conformance.peers.llama_cpp.reading import gbnf_of
 from conformance.peers.llama_cpp.spec import SPEC_KNOWN_DIFFERENCES
+from conformance.readings.converted_schemas import JSON_SPACE
 from conformance.registry import engine_names, get_engine
 from conformance.vectors import GrammarSpec, ids_of, load_builtin
 
