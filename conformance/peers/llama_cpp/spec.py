@@ -5,7 +5,7 @@ json_schema_to_grammar.py "with whitespace regex modified to `[ \\t\\n\\r]*` to 
 JSON definition") — where the engine `llama.cpp` runs the converter's default, `" "?`
 (at most one space). GBNF vectors run as in `llama.cpp`. Its known differences are
 `llama.cpp`'s, their predicates reading the converter's GBNF with this whitespace
-(docs/backends.md).
+(docs/conformance.md, "Configurations").
 """
 from __future__ import annotations
 

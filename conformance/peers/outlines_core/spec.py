@@ -4,7 +4,7 @@ JSON schema's regex built with JSON's whitespace between tokens
 `outlines-core` runs outlines-core's default, `[ ]?` (at most one space). Regexes run as
 in `outlines-core`. Its other readings of a schema (closed objects, numbers without
 bounds, ...) have no option; its known differences are `outlines-core`'s, their
-predicates reading the schema with this whitespace (docs/backends.md).
+predicates reading the schema with this whitespace (docs/conformance.md, "Configurations").
 """
 from __future__ import annotations
 

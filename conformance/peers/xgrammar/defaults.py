@@ -1,18 +1,21 @@
 """xgrammar's default configuration, the engine `xgrammar-default`: a JSON schema compiled
 as `compile_json_schema(schema)` compiles it, with no options. Its defaults differ from
-the engine `xgrammar` (strict_mode=False, docs/backends.md) in strict mode only:
-any_whitespace=True and the separators (",", ":") are the defaults too.
+those of the engine `xgrammar` (docs/conformance.md, "Configurations") in strict mode
+only: any_whitespace=True and the separators (",", ":") are the defaults too.
 
 Strict mode ("equivalent to setting unevaluatedProperties and unevaluatedItems to false",
 its docstring) closes every object schema without additionalProperties or
 unevaluatedProperties, and every array schema without items or unevaluatedItems
 (cpp/json_schema_converter.cc, SchemaParser::ParseObject and ParseArray) — except a
-schema that is `{"type": "object"}` or `{"type": "array"}` alone, annotations aside: its
-cache key is that of the converter's basic_object (basic_array), built open. The known
-difference `strict-mode` (semantic: a documented default) is recognised by replaying
-refimpl on the schema so closed (`strict_schema`), alone or under xgrammar's other
-readings (reading.py); the configuration's other known differences are the engine
-`xgrammar`'s.
+schema of `type` alone, annotations aside (`{"type": ["object", "null"]}` too): the cache
+key of each of its types' schema is that of the converter's basic_object (basic_array),
+built open. The target of a `$ref` gets a rule of its own, so there `type` alone is
+closed too. Not modelled: xgrammar's rule cache then gives an inline schema of the same
+`type` alone, later in the schema, that closed rule (a divergence there stays a
+disagreement). The known difference `strict-mode` (semantic: a documented default) is
+recognised by replaying refimpl on the schema so closed (`strict_rewrite`), alone or
+under xgrammar's other readings (reading.py); the configuration's other known
+differences are the engine `xgrammar`'s.
 
 >>> strict_schema({"type": "object", "properties": {"a": {}}})
 {'type': 'object', 'properties': {'a': {}}, 'additionalProperties': False}
@@ -22,13 +25,14 @@ readings (reading.py); the configuration's other known differences are the engin
 from __future__ import annotations
 
 import functools
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Set
+from urllib.parse import unquote
 
 from refimpl import Grammar, Vocabulary
 
 from ...divergence import Divergence, compiled
 from ...engine import Session
-from ...readings.json_schemas import rewrite_schemas
+from ...readings.json_schemas import rewrite_schemas, schemas
 from ...vectors import GrammarSpec
 from . import session
 from .differences import KNOWN_DIFFERENCES, accepts_omitted
@@ -42,23 +46,57 @@ _OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties
 _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
 
 
-def strict_schema(s: Dict[str, Any]) -> Dict[str, Any]:
+def strict_schema(s: Dict[str, Any], by_ref: bool = False) -> Dict[str, Any]:
     """One schema object as xgrammar's strict mode reads it: an object schema without
     additionalProperties/unevaluatedProperties gets additionalProperties false, an array
     schema without items/unevaluatedItems gets items false; `type` alone (annotations
-    aside) stays open. An untyped schema counts as an object (array) schema where
-    xgrammar reads it as one: with an object (array) keyword."""
-    if set(s) - _ANNOTATIONS == {"type"} and s["type"] in ("object", "array"):
-        return s
+    aside) stays open, unless the schema is reached `by_ref` (a `$ref`'s target gets a rule
+    of its own, not the basic one) with one type. An untyped schema counts as an object
+    (array) schema where xgrammar reads it as one: with an object (array) keyword."""
+    if set(s) - _ANNOTATIONS == {"type"} and not (by_ref and isinstance(s["type"], str)):
+        return s  # each type's schema is its basic rule
     types = s["type"] if isinstance(s.get("type"), list) else [s.get("type")]
     untyped = "type" not in s
     if ("object" in types or untyped and any(k in s for k in _OBJECT_KEYWORDS)) and not any(
             k in s for k in ("additionalProperties", "unevaluatedProperties")):
         s = dict(s, additionalProperties=False)
-    elif ("array" in types or untyped and any(k in s for k in _ARRAY_KEYWORDS)) and not any(
+    if ("array" in types or untyped and any(k in s for k in _ARRAY_KEYWORDS)) and not any(
             k in s for k in ("items", "unevaluatedItems")):
         s = dict(s, items=False)
     return s
+
+
+def strict_rewrite(schema: Any) -> Any:
+    """The whole schema as strict mode reads it: every schema object closed by
+    strict_schema, those a local `$ref` reaches outside the keywords that hold subschemas
+    (`{"$ref": "#/log"}` with `"log"` beside `properties`) too, as xgrammar parses every
+    schema it reaches (a target of `type` alone closed too: strict_schema's by_ref).
+
+    >>> strict_rewrite({"properties": {"a": {"$ref": "#/x"}}, "x": {"required": ["b"], "type": "object"}})["x"]
+    {'required': ['b'], 'type': 'object', 'additionalProperties': False}
+    """
+    out = rewrite_schemas(schema, strict_schema)
+    done: Set[str] = set()
+    while True:
+        refs = sorted({s["$ref"] for s in schemas(out) if isinstance(s.get("$ref"), str)
+                       and s["$ref"].startswith("#/")} - done)
+        if not refs:
+            return out
+        for ref in refs:
+            done.add(ref)
+            parent, key = None, None  # type: Any, Any
+            node: Any = out
+            for token in ref[2:].split("/"):
+                token = unquote(token).replace("~1", "/").replace("~0", "~")
+                if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                    parent, key, node = node, int(token), node[int(token)]
+                elif isinstance(node, dict) and token in node:
+                    parent, key, node = node, token, node[token]
+                else:
+                    node = None
+                    break
+            if isinstance(node, dict) and parent is not None:
+                parent[key] = strict_schema(rewrite_schemas(node, strict_schema), by_ref=True)
 
 
 _STRICT: Dict[str, Optional[SchemaReading]] = {}
@@ -69,7 +107,7 @@ def strict_reading(spec: GrammarSpec) -> Optional[SchemaReading]:
     mode changes nothing or refimpl cannot compile it); kept by the spec's content."""
     key = spec.key()
     if key not in _STRICT:
-        read = rewrite_schemas(spec.schema, strict_schema)
+        read = strict_rewrite(spec.schema)
         reading = None
         if read != spec.schema:
             closed = GrammarSpec(spec.kind, None, read, spec.options)

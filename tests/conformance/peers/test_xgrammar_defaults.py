@@ -3,12 +3,16 @@ xgrammar/defaults.py): strict mode's reading of a schema, the predicate of its k
 difference `strict-mode` (these run without xgrammar), and, where xgrammar is installed,
 strict mode's distinctive behaviour: an extra property the engine `xgrammar` allows is
 refused."""
+import json
+import pathlib
+
 import pytest
 
 from conformance.divergence import Divergence
 from conformance.peers.xgrammar.defaults import (
     DEFAULT_KNOWN_DIFFERENCES,
     XgrammarDefaultEngine,
+    strict_rewrite,
     strict_schema,
 )
 from conformance.peers.xgrammar.differences import KNOWN_DIFFERENCES, accepts_omitted
@@ -39,13 +43,55 @@ def test_strict_schema_closes_objects_and_arrays():
     assert strict_schema({"type": "array", "minItems": 1})["items"] is False
     nested = rewrite_schemas({"type": "array", "items": OBJECT}, strict_schema)
     assert "items" in nested and nested["items"]["additionalProperties"] is False
+    both = strict_schema({"type": ["object", "array"], "properties": {}, "prefixItems": [{}]})
+    assert both["additionalProperties"] is False and both["items"] is False
 
 
 def test_strict_schema_leaves_open_what_strict_mode_leaves_open():
-    for s in ({"type": "object"}, {"type": "array", "description": "any"}, {"required": ["a"]},
+    for s in ({"type": "object"}, {"type": "array", "description": "any"}, {"type": ["object", "null"]},
+              {"required": ["a"]},
               dict(OBJECT, additionalProperties=True), dict(OBJECT, unevaluatedProperties={}),
               {"type": "array", "items": {}}, {"type": "string", "maxLength": 2}):
         assert strict_schema(s) == s, s
+
+
+def test_strict_rewrite_closes_ref_targets():
+    """A `$ref`'s target is closed wherever it is, `type` alone too (it gets its own rule);
+    inline, `type` alone stays open."""
+    schema = {"properties": {"a": {"$ref": "#/x"}, "b": {"$ref": "#/definitions/y"}, "c": {"type": "object"}},
+              "x": {"type": "object", "required": ["k"]}, "definitions": {"y": {"type": "array"}}}
+    read = strict_rewrite(schema)
+    assert read["x"]["additionalProperties"] is False and read["definitions"]["y"]["items"] is False
+    assert read["properties"]["c"] == {"type": "object"} and read["additionalProperties"] is False
+
+
+STRICT_CASES = [OBJECT, {"properties": {"a": {}}}, {"type": ["object", "null"], "required": ["a"]},
+                {"type": "array", "prefixItems": [{"type": "integer"}]}, {"type": "object"}, {"type": ["object", "null"]},
+                {"type": "array", "items": OBJECT}, {"type": ["object", "array"], "properties": {}, "prefixItems": [{}]},
+                {"properties": {"a": {"$ref": "#/x"}, "b": True, "c": {"type": "array"}}, "x": {"type": "object"}},
+                {"anyOf": [OBJECT, {"type": "array", "prefixItems": [{}]}]}]
+
+
+def test_strict_mode_is_the_non_strict_reading_of_strict_rewrite():
+    """xgrammar's grammar in strict mode is its grammar without it for strict_rewrite's
+    schema, rule for rule: on these schemas and on every JSON schema of the default suite."""
+    xgr = pytest.importorskip("xgrammar")
+    from conformance.generate import SUITE_DIR
+    from conformance.vectors import read_vectors
+
+    def grammar(schema, strict):
+        return str(xgr.Grammar.from_json_schema(json.dumps(schema), strict_mode=strict))
+
+    suite = [v.grammar.schema for path in sorted(pathlib.Path(SUITE_DIR).glob("*.jsonl"))
+             for _, _, v in read_vectors(str(path)) if v.grammar.kind == "json_schema"]
+    for schema in STRICT_CASES + suite:
+        try:
+            strict = grammar(schema, True)
+        except RuntimeError:  # a schema xgrammar refuses: refused either way
+            with pytest.raises(RuntimeError):
+                grammar(strict_rewrite(schema), False)
+            continue
+        assert grammar(strict_rewrite(schema), False) == strict, schema
 
 
 def test_strict_mode_predicate():
