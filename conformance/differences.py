@@ -24,7 +24,7 @@ difference several peers share (`AFTER_EOS`).
 """
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence, TypeVar
+from typing import Callable, Dict, List, Optional, Sequence, TypeVar
 
 from refimpl import Grammar
 
@@ -78,6 +78,13 @@ class KnownDifferences(List[KnownDifference]):
             self.append(KnownDifference(name, kind, description, applies, ends_path, cites, fixed_in))
             return applies
         return declared
+
+    def replacing(self, predicates: Dict[Predicate, Predicate]) -> "KnownDifferences":
+        """A copy of this list in which each difference whose predicate is a key of
+        `predicates` has the value as its predicate: for a configuration of the engine,
+        whose predicates must read a vector as that configuration reads it."""
+        return KnownDifferences(*(KnownDifference(k.name, k.kind, k.description, predicates[k.applies], k.ends_path)
+                                  if k.applies in predicates else k for k in self))
 
     def named(self, name: str) -> KnownDifference:
         """The difference called `name` (KeyError if none)."""

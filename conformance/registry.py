@@ -7,6 +7,10 @@ builds.
     oracle                  refimpl's naive definition of the mask (small vocabularies)
     llguidance, outlines-core, xgrammar, kbnf, llama.cpp,
     transformers-cfg, lm-format-enforcer            the peers (conformance/peers/), when installed
+    xgrammar-default, xgrammar.cpp,
+    outlines-core-spec, llama.cpp-spec              another configuration of a peer: its defaults
+                                                    where the adapter's differ, or its closest to
+                                                    the spec where the adapter runs its defaults
     fault:<name>            injected faults, to test the suite
 
 >>> get_engine("python").name, get_engine("outlines").name, get_engine("cmd:pypy3 -m refimpl.serving.worker").name
@@ -21,9 +25,13 @@ from .faults import FAULTS, PROCESS_FAULTS, FaultEngine
 from .isolation import Isolated
 from .peers.kbnf import KbnfEngine
 from .peers.llama_cpp import LlamaCppEngine
+from .peers.llama_cpp.spec import LlamaCppSpecEngine
 from .peers.llguidance import LlguidanceEngine
 from .peers.outlines_core import OutlinesCoreEngine
+from .peers.outlines_core.spec import OutlinesCoreSpecEngine
 from .peers.xgrammar import XgrammarEngine
+from .peers.xgrammar.converted import XgrammarCppEngine
+from .peers.xgrammar.defaults import XgrammarDefaultEngine
 from .refimpl_engines import MatcherEngine, OracleEngine
 
 ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core",
@@ -67,12 +75,21 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
     ("cmd:", "any program speaking the worker protocol", _command),
     ("oracle", "refimpl's naive mask (small vocabularies only)", lambda name: OracleEngine()),
     ("llguidance", "llguidance, no_forcing, tokenizer from the same token bytes", lambda name: LlguidanceEngine()),
-    ("outlines-core", "outlines-core's Index (regex and JSON schema)", lambda name: OutlinesCoreEngine()),
+    ("outlines-core", "outlines-core's Index (regex and JSON schema; its default JSON whitespace [ ]?)",
+     lambda name: OutlinesCoreEngine()),
+    ("outlines-core-spec", "outlines-core's Index, JSON schemas with JSON's whitespace [ \\t\\n\\r]*",
+     lambda name: OutlinesCoreSpecEngine()),
     ("xgrammar", "xgrammar's GrammarMatcher (regex, JSON schema, EBNF, GBNF), in a child process",
      lambda name: Isolated(XgrammarEngine(), timeout=30)),
+    ("xgrammar-default", "xgrammar with compile_json_schema's defaults (strict mode: objects and arrays closed), "
+     "in a child process", lambda name: Isolated(XgrammarDefaultEngine(), timeout=30)),
+    ("xgrammar.cpp", "xgrammar on llama.cpp's converted GBNF of a JSON schema, JSON whitespace (MaskBench's "
+     "XGrammar.cpp), in a child process", lambda name: Isolated(XgrammarCppEngine(), timeout=30)),
     ("kbnf", "kbnf's Engine (its own EBNF dialect), in a child process", lambda name: Isolated(KbnfEngine(), timeout=10)),
-    ("llama.cpp", "llama.cpp's grammar sampler (GBNF, JSON schema), in a child process",
-     lambda name: Isolated(LlamaCppEngine(), timeout=30)),
+    ("llama.cpp", "llama.cpp's grammar sampler (GBNF, JSON schema: the converter's default whitespace \" \"?), "
+     "in a child process", lambda name: Isolated(LlamaCppEngine(), timeout=30)),
+    ("llama.cpp-spec", "llama.cpp, JSON schemas converted with JSON's whitespace [ \\t\\n\\r]* (MaskBench's), "
+     "in a child process", lambda name: Isolated(LlamaCppSpecEngine(), timeout=30)),
     ("transformers-cfg", "transformers-cfg's grammar constraint (its EBNF), in a child process",
      lambda name: _imported_when_asked("transformers_cfg", "TransformersCfgEngine", 30)),
     ("lm-format-enforcer", "lm-format-enforcer's TokenEnforcer (regex, JSON schema), in a child process",

@@ -2,6 +2,8 @@
 building their inputs): how they read grammars, JSON and token bytes.
 
     byte_level.py       GPT-2's byte-level spelling of token bytes (GGUF and HF token texts)
+    converted_schemas.py  JSON schemas as llama-cpp-python's converter writes them in GBNF
+                        (llama.cpp's and xgrammar.cpp's input), and whether an engine answers so
     grammar_shapes.py   the shapes of a character grammar peers mishandle: nullable and
                         unproductive rules, left and unit cycles; rewriting its nodes
     json_schemas.py     a schema's subschemas, walked and rewritten; the keywords that hold

@@ -36,6 +36,8 @@ def rewrite_schemas(schema: Any, rewrite: Callable[[Dict[str, Any]], Any]) -> An
 
     >>> rewrite_schemas({"properties": {"type": {"items": {}}}}, lambda s: dict(s, seen=1))
     {'properties': {'type': {'items': {'seen': 1}, 'seen': 1}}, 'seen': 1}
+    >>> list(rewrite_schemas({"properties": {"a": {}, "b": True, "c": 1}, "type": "object"}, dict)["properties"])
+    ['a', 'b', 'c']
     """
     # (node, parent, key): a schema to copy, and where its rewritten copy goes
     holder: Dict[str, Any] = {}
@@ -46,7 +48,7 @@ def rewrite_schemas(schema: Any, rewrite: Callable[[Dict[str, Any]], Any]) -> An
         if not isinstance(node, dict):
             parent[key] = copy.deepcopy(node)
             continue
-        out: Dict[str, Any] = {}
+        out: Dict[str, Any] = dict.fromkeys(node)  # the keys in their order (properties' order matters)
         for k, v in node.items():
             if k in SUBSCHEMA_KEYWORDS.single and isinstance(v, (dict, bool)):
                 stack.append((v, out, k))
@@ -54,7 +56,7 @@ def rewrite_schemas(schema: Any, rewrite: Callable[[Dict[str, Any]], Any]) -> An
                 out[k] = [None] * len(v)
                 stack.extend((item, out[k], i) for i, item in enumerate(v))
             elif k in SUBSCHEMA_KEYWORDS.named and isinstance(v, dict):
-                out[k] = {}
+                out[k] = dict.fromkeys(v)
                 stack.extend((item, out[k], name) for name, item in v.items()
                              if isinstance(item, (dict, bool)))
                 out[k].update((name, copy.deepcopy(item)) for name, item in v.items()

@@ -37,6 +37,18 @@ def test_declaring_over_a_predicate():
         known.declare("extra-x", "semantic", "declared twice")
 
 
+def test_replacing_a_predicate_for_a_configuration():
+    known = KnownDifferences(AFTER_EOS)
+    known.declare("extra-x", "peer-bug", "the peer allows x", ends_path=True)(lambda d: d.only_engine == [ord("x")])
+    original = known.named("extra-x").applies
+    configured = known.replacing({original: lambda d: d.only_engine == [ord("y")]})
+    assert [k.name for k in configured] == ["after-eos", "extra-x"] and configured[0] is AFTER_EOS
+    y = configured.named("extra-x")
+    assert (y.kind, y.description, y.ends_path) == ("peer-bug", "the peer allows x", True)
+    assert y.applies(divergence([ord("y")])) and not y.applies(divergence([ord("x")]))
+    assert known.named("extra-x").applies is original  # the list replaced from is unchanged
+
+
 def test_classify_takes_the_first_that_explains_or_one_per_token():
     known = KnownDifferences()
     known.declare("crashes", "peer-bug", "a predicate that raises")(lambda d: 1 // 0)

@@ -4,6 +4,8 @@ on GBNF its reading of UTF-8, NUL and control tokens and its bugs; on JSON schem
 converter's GBNF (`converted-schema`) and the raw control characters it lets into strings."""
 from __future__ import annotations
 
+from typing import Optional
+
 from refimpl import Grammar, MaskrefError
 from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.frontends.ebnf.gbnf import read_rules as gbnf_rules
@@ -12,8 +14,8 @@ from refimpl.regex import ExprSet
 from ...differences import AFTER_EOS, KnownDifferences, answers_as
 from ...divergence import Divergence, compiled, utf8_prefix
 from ...isolation import timed_out
+from ...readings.converted_schemas import answers_as_converted, raw_controls_converted
 from ...readings.grammar_shapes import has_cycle, let_unproductive_rules_stop, rule_edges
-from ...readings.json_text import puts, raw_control_in_string
 from ...vectors import GrammarSpec, NotSupported
 from .reading import gbnf_of, root_of
 from .session import model
@@ -62,12 +64,12 @@ def control_as_text(d: Divergence) -> bool:
     ends_path=True,
     cites=("llama.cpp's GBNF (https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md); a grammar "
            'the format accepts must be compiled and answered, not crash or hang'))
-def hidden_left_recursion(d: Divergence) -> bool:
+def hidden_left_recursion(d: Divergence, space: Optional[str] = None) -> bool:
     """llama.cpp did not answer (a PeerTimeout) on a grammar where a rule derives itself at
     its left through a nullable prefix, which its left-recursion check does not see."""
     if not timed_out(d):
         return False
-    rules = gbnf_rules(gbnf_of(d.grammar))
+    rules = gbnf_rules(gbnf_of(d.grammar, space))
     return has_cycle(rule_edges(rules, ExprSet(), left=True))
 
 
@@ -77,13 +79,10 @@ def hidden_left_recursion(d: Divergence) -> bool:
     "characters, newlines among them, are allowed in strings (invalid JSON)",
     cites=('RFC 8259 (JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be '
            'escaped (https://www.rfc-editor.org/rfc/rfc8259)'))
-def raw_control_characters(d: Divergence) -> bool:
+def raw_control_characters(d: Divergence, space: Optional[str] = None) -> bool:
     """Only llama.cpp allows the differing tokens, each puts a raw control character
     (U+0000-U+001F) into a string, and the converter's GBNF allows them."""
-    if d.only_refimpl or not d.only_engine or not converted_schema(d):
-        return False
-    text = d.text()
-    return all(puts(text, d.vocab.tokens[t], raw_control_in_string) for t in d.only_engine)
+    return raw_controls_converted(d, space)
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -93,15 +92,10 @@ def raw_control_characters(d: Divergence) -> bool:
     "maximum ignored, integer, fraction and exponent parts of at most 16 digits and exponents "
     "without leading zeros, \\/ and any \\uXXXX allowed, ...; the differing tokens are exactly "
     "those refimpl answers differently on that GBNF")
-def converted_schema(d: Divergence) -> bool:
-    """The sampler answers as refimpl does on the GBNF the converter made of the schema."""
-    if d.grammar.kind != "json_schema":
-        return False
-    try:
-        text = gbnf_of(d.grammar)
-    except NotSupported:
-        return False
-    return answers_as(d, compiled(GrammarSpec("gbnf", text)))
+def converted_schema(d: Divergence, space: Optional[str] = None) -> bool:
+    """The sampler answers as refimpl does on the GBNF the converter made of the schema
+    (its whitespace rule `space`: reading.gbnf_of)."""
+    return answers_as_converted(d, space)
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -111,13 +105,13 @@ def converted_schema(d: Divergence) -> bool:
     ends_path=True,
     cites=("llama.cpp's GBNF (https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md): a rule "
            'that derives no string adds none to the language'))
-def unproductive_prefixes(d: Divergence) -> bool:
+def unproductive_prefixes(d: Divergence, space: Optional[str] = None) -> bool:
     """No EOS differs, and refimpl answers as llama.cpp once every rule that derives no
     string may stop (llama.cpp keeps stacks that can never finish)."""
     if any(t in d.vocab.eos_token_ids for t in d.differing()):
         return False
     try:
-        source = gbnf_of(d.grammar)
+        source = gbnf_of(d.grammar, space)
     except NotSupported:
         return False
     rules = gbnf_rules(source)
@@ -142,7 +136,7 @@ def no_answer(d: Divergence) -> bool:
     "end-of-generation-by-text", "semantic",
     "llama.cpp makes tokens whose text is a known end-of-turn marker (e.g. <|eot_id|>) end-of-generation "
     "tokens, allowed where the grammar may end and never matched as text")
-def ends_generation(d: Divergence) -> bool:
+def ends_generation(d: Divergence, space: Optional[str] = None) -> bool:
     """Every differing token is one llama.cpp calls end-of-generation (though not EOS in
     refimpl's vocabulary): allowed by llama.cpp where the grammar it runs may end, and
     refused (as text) where it may not."""
@@ -156,7 +150,7 @@ def ends_generation(d: Divergence) -> bool:
     from refimpl.recognition.recognizer import Recognizer
 
     try:
-        g = compiled(GrammarSpec("gbnf", gbnf_of(d.grammar), options={"root": d.grammar.options.get("root", "root")}
+        g = compiled(GrammarSpec("gbnf", gbnf_of(d.grammar, space), options={"root": d.grammar.options.get("root", "root")}
                                  if d.grammar.kind == "gbnf" else None))
     except (NotSupported, MaskrefError):
         return False

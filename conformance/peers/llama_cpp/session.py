@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from refimpl import Vocabulary
 
@@ -108,9 +108,10 @@ def model(vocab: Vocabulary) -> Any:
     return loaded
 
 
-def start(spec: GrammarSpec, vocab: Vocabulary) -> LlamaSession:
-    """A session at the start of the GBNF llama.cpp runs for the spec."""
-    text = gbnf_of(spec)
+def start(spec: GrammarSpec, vocab: Vocabulary, space: Optional[str] = None) -> LlamaSession:
+    """A session at the start of the GBNF llama.cpp runs for the spec (a JSON schema's
+    with the body `space` for the converter's whitespace rule: reading.gbnf_of)."""
+    text = gbnf_of(spec, space)
     import llama_cpp
 
     lvocab = llama_cpp.llama_model_get_vocab(model(vocab))

@@ -2,6 +2,8 @@
 docs/findings.md, findings 2 and 3)."""
 from __future__ import annotations
 
+from typing import Optional
+
 from refimpl import Grammar
 
 from ...differences import KnownDifferences, all_differing, answers_as
@@ -27,12 +29,12 @@ def empty_token(d: Divergence) -> bool:
     "additionalProperties is absent, no \\uXXXX escapes, U+007F-U+009F excluded from "
     "strings, an exponent needs a sign; the differing tokens are exactly those refimpl "
     "answers differently on that regex")
-def json_schema_regex(d: Divergence) -> bool:
+def json_schema_regex(d: Divergence, whitespace: Optional[str] = None) -> bool:
     """The peer answers for every differing token as refimpl does on outlines-core's own
-    regex for the schema."""
+    regex for the schema (with `whitespace` between tokens: reading.regex_of)."""
     if d.grammar.kind != "json_schema":
         return False
-    regex = effective_regex(d.grammar)
+    regex = effective_regex(d.grammar, whitespace)
     return regex is not None and answers_as(d, compiled(GrammarSpec("regex", regex)))
 
 
@@ -53,7 +55,7 @@ def _allowed_by(grammar: Grammar, prefix: bytes, token: bytes) -> bool:
            '(https://docs.rs/regex-automata/latest/regex_automata/enum.MatchKind.html); RFC 8259 (JSON) §6 '
            'Numbers (number = [ minus ] int [ frac ] [ exp ]; frac = decimal-point 1*DIGIT) '
            '(https://www.rfc-editor.org/rfc/rfc8259)'))
-def pruned_after_match(d: Divergence) -> bool:
+def pruned_after_match(d: Divergence, whitespace: Optional[str] = None) -> bool:
     """Every token only refimpl allows passes through a match of the regex before its last
     byte: the text so far plus a proper prefix of the token (the text itself included)
     matches the whole regex. outlines-core 0.2.14 drops such tokens in two ways: its
@@ -63,7 +65,7 @@ def pruned_after_match(d: Divergence) -> bool:
     ([0-9]+(\\.[0-9]+)? after '1' does not allow '.')."""
     if d.only_engine or not d.only_refimpl or d.error or d.refused is not None:
         return False
-    regex = effective_regex(d.grammar)
+    regex = effective_regex(d.grammar, whitespace)
     if regex is None:
         return False
     from refimpl.recognition.recognizer import Recognizer

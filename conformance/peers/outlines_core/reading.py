@@ -7,10 +7,16 @@ from typing import Optional
 
 from ...vectors import GrammarSpec, NotSupported
 
+#: JSON's whitespace (RFC 8259: space, tab, line feed, carriage return), any amount: the
+#: whitespace of the configuration `outlines-core-spec`
+JSON_WHITESPACE = r"[ \t\n\r]*"
 
-def regex_of(spec: GrammarSpec) -> str:
+
+def regex_of(spec: GrammarSpec, whitespace: Optional[str] = None) -> str:
     """The regex outlines-core runs for a spec: a regex itself, a JSON schema through
-    outlines-core's schema-to-regex compiler (raises NotSupported for Lark)."""
+    outlines-core's schema-to-regex compiler (raises NotSupported for Lark). `whitespace`
+    is the whitespace pattern between JSON tokens where the vector's options name none
+    (None: outlines-core's default, `[ ]?`)."""
     if spec.kind == "regex":
         return spec.source
     if spec.kind == "json_schema":
@@ -20,6 +26,8 @@ def regex_of(spec: GrammarSpec) -> str:
         ws = options.pop("whitespace_pattern", None)
         if options.pop("whitespace_flexible", True) is False and ws is None:
             ws = ""  # no whitespace between JSON tokens
+        if ws is None:
+            ws = whitespace
         if options:
             raise NotSupported("outlines-core has no options %s" % sorted(options))
         try:
@@ -29,9 +37,9 @@ def regex_of(spec: GrammarSpec) -> str:
     raise NotSupported("outlines-core has no Lark grammars")
 
 
-def effective_regex(spec: GrammarSpec) -> Optional[str]:
-    """regex_of(spec), or None when outlines-core cannot run the spec."""
+def effective_regex(spec: GrammarSpec, whitespace: Optional[str] = None) -> Optional[str]:
+    """regex_of(spec, whitespace), or None when outlines-core cannot run the spec."""
     try:
-        return regex_of(spec)
+        return regex_of(spec, whitespace)
     except Exception:  # noqa: BLE001
         return None

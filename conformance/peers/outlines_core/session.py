@@ -3,7 +3,7 @@
 grammar spec's regex, and a session that walks the Index by hand."""
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from refimpl import Vocabulary
 
@@ -63,17 +63,18 @@ def vocabulary(vocab: Vocabulary) -> Any:
     return v
 
 
-def start(spec: GrammarSpec, vocab: Vocabulary) -> OutlinesSession:
-    """A session at the start of the spec's regex. Raises NotSupported for Lark grammars
-    (special tokens and rule options among them) and for vocabularies with other than one
-    EOS, before touching outlines-core."""
+def start(spec: GrammarSpec, vocab: Vocabulary, whitespace: Optional[str] = None) -> OutlinesSession:
+    """A session at the start of the spec's regex (a JSON schema's with `whitespace`
+    between tokens: reading.regex_of). Raises NotSupported for Lark grammars (special
+    tokens and rule options among them) and for vocabularies with other than one EOS,
+    before touching outlines-core."""
     if spec.kind not in ("regex", "json_schema"):
         raise NotSupported("outlines-core has no Lark grammars")
     if len(vocab.eos_token_ids) != 1:
         raise NotSupported("outlines-core needs exactly one EOS token")
     import outlines_core
 
-    regex = regex_of(spec)
+    regex = regex_of(spec, whitespace)
     key = (regex, vocab_hash(vocab))
     index = _INDEXES.get(key)
     if index is None:

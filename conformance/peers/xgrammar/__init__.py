@@ -6,6 +6,10 @@ torch; not in CI).
     reading.py      a spec as xgrammar's input; refimpl's grammars for the way it reads
                     regexes, character grammars and JSON schemas
     differences.py  its known differences
+    defaults.py     XgrammarDefaultEngine, the engine `xgrammar-default`: JSON schemas with
+                    compile_json_schema's defaults (strict mode), and strict mode's difference
+    converted.py    XgrammarCppEngine, the engine `xgrammar.cpp`: a JSON schema as llama.cpp's
+                    converter writes it in GBNF (MaskBench's XGrammar.cpp), its differences
 """
 from .engine import XgrammarEngine
 

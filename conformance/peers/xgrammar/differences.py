@@ -436,13 +436,14 @@ KNOWN_DIFFERENCES.declare(
     "(`root ::= root [^a] | \"\"` does not allow `bb` at the start, though it accepts it)",
     cites=("xgrammar's GrammarMatcher docs: fill_next_token_bitmask gives the tokens accept_token accepts "
            '(https://xgrammar.mlc.ai/docs/api/python/index.html)'))
-def accepts_omitted(d: Divergence) -> bool:
+def accepts_omitted(d: Divergence, strict_mode: bool = False) -> bool:
     """refimpl allows tokens xgrammar's mask lacks, and a fresh xgrammar matcher after
-    the same prefix accepts each of them (run here, in the comparing process)."""
+    the same prefix accepts each of them (run here, in the comparing process; JSON schemas
+    compiled with `strict_mode`, as the engine compiled them)."""
     if d.error is not None or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
     for t in d.only_refimpl:
-        session = start(d.grammar, d.vocab)
+        session = start(d.grammar, d.vocab, strict_mode)
         if not all(session.consume(p) for p in d.prefix) or not session.consume(t):
             return False
     return True

@@ -2,7 +2,7 @@
 EBNF and GBNF (its Lark dialect differs, so Lark grammars are not compared)."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 from refimpl import Grammar, Vocabulary
 
@@ -17,7 +17,7 @@ class XgrammarEngine(Engine):
 
     name = "xgrammar"
     description = "xgrammar GrammarMatcher, raw token bytes, numpy bitmasks"
-    kinds = session.KINDS
+    kinds: Sequence[str] = session.KINDS
     known_differences = KNOWN_DIFFERENCES
 
     def unavailable_reason(self) -> Optional[str]:

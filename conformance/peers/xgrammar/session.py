@@ -59,10 +59,11 @@ def compiler(vocab: Vocabulary) -> Any:
     return c
 
 
-def start(spec: GrammarSpec, vocab: Vocabulary) -> XgrammarSession:
+def start(spec: GrammarSpec, vocab: Vocabulary, strict_mode: bool = False) -> XgrammarSession:
     """A session at the start of the grammar. Raises NotSupported for Lark grammars
     (special tokens and rule options among them) and kbnf's EBNF, before touching
-    xgrammar, and for grammars it cannot compile."""
+    xgrammar, and for grammars it cannot compile. JSON schemas are compiled with
+    `strict_mode` (xgrammar's default is True: its configuration `xgrammar-default`)."""
     if spec.kind not in KINDS:
         raise NotSupported("xgrammar: Lark grammars are not compared (a different dialect)")
     if spec.kind == "ebnf" and spec.options.get("dialect", "xgrammar") != "xgrammar":
@@ -76,7 +77,7 @@ def start(spec: GrammarSpec, vocab: Vocabulary) -> XgrammarSession:
         elif spec.kind in ("ebnf", "gbnf"):
             compiled = c.compile_grammar(spec.source, root_rule_name=spec.options.get("root") or "root")
         else:
-            compiled = c.compile_json_schema(json.dumps(spec.schema), strict_mode=False, **json_options(spec.options))
+            compiled = c.compile_json_schema(json.dumps(spec.schema), strict_mode=strict_mode, **json_options(spec.options))
     except NotSupported:
         raise
     except Exception as e:
