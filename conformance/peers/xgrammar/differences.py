@@ -39,6 +39,7 @@ from .reading import (
     ONE_KEYWORD,
     ONE_OF_ANY,
     PATTERN_CLASSES,
+    PATTERN_DOT,
     PATTERN_KEYS,
     READINGS,
     REF_SIBLINGS,
@@ -346,6 +347,14 @@ KNOWN_DIFFERENCES.declare(
     "`\\s` takes no U+00A0, U+2028 or U+FEFF; maskref reads patterns as Rust regexes (Unicode "
     "classes; ECMA-262's `\\s` is Unicode too)",
 )(reading_explains(PATTERN_CLASSES))
+
+
+KNOWN_DIFFERENCES.declare(
+    "pattern-dot-any", "semantic",
+    "xgrammar reads a JSON-schema pattern in its own regex dialect, where `.` is every character: "
+    "`^.{0,2}$` takes U+2028 and U+2029; JSON Schema's patterns are ECMA-262's, whose `.` leaves out "
+    "the line terminators \\n, \\r, U+2028 and U+2029, as maskref reads them",
+)(reading_explains(PATTERN_DOT))
 
 
 def _in_key(text: bytes) -> bool:
