@@ -19,9 +19,11 @@ from ..reading import (
     json_reading_schema,
     object_schema,
     open_objects,
+    raw_escapes,
     ref_ignored,
     token_string,
 )
+from .raised import parser_raised
 
 KNOWN_DIFFERENCES = KnownDifferences()
 
@@ -112,19 +114,21 @@ def all_of_parts(d: Divergence) -> bool:
         isinstance(o, dict) and not object_schema(o) for o in s["allOf"]))
 
 
-def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool]:
+def key_order_readings(d: Divergence, t: int, limit: int = 40, raw_strings: bool = False) -> Optional[bool]:
     """Does refimpl on lm-format-enforcer's reading allow token t once the properties of
     the object the text ends inside are reordered: the keys written so far first, in
     their order, then the key the token writes (where it leaves the object open without
     beginning a key, as `",` does, any property not written), then the others? Every
-    object schema holding those keys is tried, up to `limit` readings (None beyond)."""
+    object schema holding those keys is tried, up to `limit` readings (None beyond).
+    With `raw_strings`, keys as it walks them (json_reading_schema's flag)."""
     text = decoded_text(d.text())
-    before = open_objects(text)
+    read = raw_escapes if raw_strings else (lambda x: x)
+    before = open_objects(read(text))
     if not before:
         return False
     at = list(before)[-1]
     written = before[at][0]
-    after = open_objects(text + token_string(d.vocab.tokens[t]), closed=True)
+    after = open_objects(read(text + token_string(d.vocab.tokens[t])), closed=True)
     if at not in after:
         return False
     keys, partial = after[at]
@@ -132,12 +136,12 @@ def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool
         key, whole = keys[len(written)], True
     elif partial is not None:
         key, whole = partial, False
-    elif at in open_objects(text + token_string(d.vocab.tokens[t])):
+    elif at in open_objects(read(text + token_string(d.vocab.tokens[t]))):
         key, whole = "", False  # the object stays open (`,`, `",`, whitespace): any property not written may follow
     else:
         return False
     count = 0
-    for index, node in enumerate(schemas(json_reading_schema(d.grammar.schema))):
+    for index, node in enumerate(schemas(json_reading_schema(d.grammar.schema, raw_strings=raw_strings))):
         props = node.get("properties")
         if not isinstance(props, dict) or not set(written) <= set(props):
             continue
@@ -147,12 +151,12 @@ def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool
             count += 1
             if count > limit:
                 return None
-            variant = json_reading_schema(d.grammar.schema)
+            variant = json_reading_schema(d.grammar.schema, raw_strings=raw_strings)
             target = list(schemas(variant))[index]
             order = written + [p] + [k for k in target["properties"] if k not in written and k != p]
             target["properties"] = {k: target["properties"][k] for k in order}
             reading = json_reading(Divergence(GrammarSpec("json_schema", schema=variant), d.vocab, d.prefix,
-                                              d.step, [t], []))
+                                              d.step, [t], []), raw_strings=raw_strings)
             if reading is not None and reading(t):
                 return True
     return False
@@ -165,10 +169,57 @@ def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool
 def any_key_order(d: Divergence) -> bool:
     """Only lm-format-enforcer allows the differing tokens, and refimpl on its reading
     (json_reading) allows each once the properties of the object the text ends inside
-    come in another order (_key_order_readings): the keys written so far, then the one
+    come in another order (key_order_readings): the keys written so far, then the one
     the token writes."""
     if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.grammar.options:
         return False
     if d.error is not None or d.refused is not None or d.after_eos:
         return False
-    return all(_key_order_readings(d, t) for t in d.only_engine)
+    return all(key_order_readings(d, t) for t in d.only_engine)
+
+
+def _walked_strings(schema: Any) -> bool:
+    """Has some subschema a property name, a required key, a string enum value or a
+    string const holding `"` or `\\`?"""
+    def raw(s: Any) -> bool:
+        return isinstance(s, str) and ('"' in s or "\\" in s)
+
+    for node in schemas(schema):
+        words = list(node.get("properties") or ()) if isinstance(node.get("properties"), dict) else []
+        for k in ("required", "enum"):
+            words += node.get(k) if isinstance(node.get(k), list) else []
+        if any(raw(w) for w in words + [node.get("const")]):
+            return True
+    return False
+
+
+@KNOWN_DIFFERENCES.declare(
+    "raw-allowed-strings", "peer-bug",
+    "lm-format-enforcer walks a property name, a string enum value or a string const character by "
+    "character, unescaped: a `\"` in it closes the string there (with the property `a\\\"b`, the key "
+    "`a` is allowed and `a\\\\\"b` refused) and a `\\\\` in it is any escape (the key `\\\\` is written "
+    "`\\\\\"`, `\\\\/`, `\\\\n`, `\\\\u0041`, ..., JSON's `\\\\\\\\` among them); where a key so closed "
+    "names no property, its parser raises KeyError and it allows only EOS",
+    ends_path=True)
+def raw_allowed_strings(d: Divergence) -> bool:
+    """A schema with such a name or value, and refimpl on the reading with them walked so
+    (json_reading's raw_strings) answers as lm-format-enforcer on every differing token,
+    the properties of the object the text ends inside in any order where a token needs it
+    (any-key-order: both act on one key); or its parser raised KeyError on a property name
+    cut at its `"`."""
+    if d.grammar.kind != "json_schema" or d.grammar.options or not _walked_strings(d.grammar.schema):
+        return False
+    cut = {p.split('"', 1)[0] for node in schemas(d.grammar.schema) if isinstance(node.get("properties"), dict)
+           for p in node["properties"] if '"' in p}
+    if any(parser_raised(d, "(KeyError: %r)" % k) for k in cut):
+        return True
+    reading = json_reading(d, raw_strings=True)
+    if reading is None or d.error is not None or d.refused is not None or d.after_eos or not d.differing():
+        return False
+
+    def allows(t: int) -> Optional[bool]:
+        if reading(t):
+            return True
+        return t not in d.vocab.eos_token_ids and key_order_readings(d, t, raw_strings=True)
+
+    return all(allows(t) for t in d.only_engine) and all(allows(t) is False for t in d.only_refimpl)
