@@ -21,7 +21,7 @@ from refimpl.frontends.jsonschema import SUBSCHEMA_KEYWORDS
 from refimpl.recognition.recognizer import Recognizer
 
 from ...divergence import Divergence, compiled
-from ...readings.json_schemas import rewrite_schemas
+from ...readings.json_schemas import rewrite_schemas, schemas
 from ...readings.json_text import open_string, string_chars
 from ...readings.regex_text import ASCII_CLASSES, write_out_classes
 from ...vectors import GrammarSpec, vocab_hash
@@ -276,6 +276,28 @@ def ref_ignored(node: Dict[str, Any]) -> bool:
     """Does get_parser leave the schema's `$ref` unread (it follows one only where the
     schema has no type, and no anyOf, allOf, const or oneOf, which come first)?"""
     return "$ref" in node and any(k in node for k in ("type", "anyOf", "allOf", "const", "oneOf"))
+
+
+#: the schemas each flag of dispatch_reading (and json_reading_schema) acts on
+DISPATCHED: Dict[str, Callable[[Dict[str, Any]], bool]] = {
+    "one_of_objects": lambda s: isinstance(s.get("oneOf"), list) and any(
+        isinstance(o, dict) and not object_schema(o) for o in s["oneOf"]),
+    "type_lists": lambda s: isinstance(s.get("type"), list),
+    "whole_patterns": lambda s: isinstance(s.get("pattern"), str),
+    "ignored_refs": lambda s: ref_ignored(s),
+    "all_of_parts": lambda s: isinstance(s.get("allOf"), list) and any(
+        isinstance(o, dict) and not object_schema(o) for o in s["allOf"]),
+}
+
+
+def dispatch_flags(schema: Any) -> Dict[str, bool]:
+    """The flags of dispatch_reading whose schemas this schema has: how get_parser reads
+    it, for a reading that other known differences then act on (their composition).
+
+    >>> dispatch_flags({"type": "object", "oneOf": [{"$ref": "#/definitions/a"}]})
+    {'one_of_objects': True}
+    """
+    return {flag: True for flag, applies in DISPATCHED.items() if any(applies(s) for s in schemas(schema))}
 
 
 def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_lists: bool = False,

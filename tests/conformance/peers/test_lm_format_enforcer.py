@@ -84,6 +84,8 @@ def test_regex_differences(regex, vocab, prefix, only_engine, only_refimpl, expe
     assert known(GrammarSpec("regex", regex), vocab, prefix, only_engine, only_refimpl) == expected
 
 
+ONE_OF_REF = {"type": "object", "oneOf": [{"$ref": "#/definitions/a"}],
+              "definitions": {"a": {"properties": {"x": {"type": "integer"}}}}}
 ESCAPED_KEYS = {"type": "object", "properties": {"a\"b": {"type": "string"}, "\\": {"type": "string"}},
                 "additionalProperties": False}
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
@@ -146,6 +148,11 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
     ({"type": "object", "properties": {"ab": {}}}, '{"a', [b'"'], [b"b"], None),
     ({"enum": ["a\\"]}, '"a\\', [b"n"], [], "raw-allowed-strings"),  # an enum value too
     ({"enum": ["a\\"]}, '"a\\', [], [b"\\"], None),  # JSON's spelling is among its escapes
+    # two differences on one token: a oneOf of a $ref makes the object open (one-of-objects),
+    # and the key takes a raw control character (control-characters-in-strings)
+    (ONE_OF_REF, '{"', [b"\x01"], [], "control-characters-in-strings"),
+    (ONE_OF_REF, '{"', [b"\x01"], [b"x"], None),  # it takes the key x too
+    ({"type": "object", "properties": {"x": {"type": "integer"}}}, '{"', [b"\x01"], [], None),  # a closed object
 ])
 def test_json_differences(schema, text, only_engine, only_refimpl, expected):
     vocab = load_builtin("bytes")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, List, Tuple
 
+from refimpl.errors import GrammarError
+
 from ....differences import KnownDifferences
 from ....divergence import Divergence, compiled
 from ....readings.json_schemas import schemas
@@ -16,6 +18,7 @@ from ..reading import (
     WHITESPACE,
     alive,
     decoded_text,
+    dispatch_flags,
     drop_string_leads,
     explains,
     first_array_item,
@@ -105,13 +108,24 @@ def number_grammar(d: Divergence) -> bool:
 def _allowed_with(d: Divergence, find: Callable[[str], bool], replace: Callable[[str], str]) -> bool:
     """Only lm-format-enforcer allows the differing tokens; each one's string satisfies
     `find`, and refimpl on lm-format-enforcer's reading allows it rewritten by `replace`
-    (what it holds replaced by é, which only a JSON string takes)."""
+    (what it holds replaced by é, which only a JSON string takes). The reading is the
+    schema as get_parser dispatches it (dispatch_flags) where refimpl compiles that: a
+    token may write a string where only that reading has one (a key of a `oneOf` option
+    read as any object: one-of-objects and this difference on one token)."""
     if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.grammar.options:
         return False
     if d.error is not None or d.refused is not None or d.after_eos:
         return False
     text = decoded_text(d.text()).encode("utf-8")
     spec = GrammarSpec("lark", reading_lark(d.grammar.schema))
+    flags = dispatch_flags(d.grammar.schema)
+    if flags:
+        dispatched = GrammarSpec("lark", reading_lark(d.grammar.schema, **flags))
+        try:
+            compiled(dispatched)
+            spec = dispatched
+        except GrammarError:
+            pass
     for t in d.only_engine:
         s = token_string(d.vocab.tokens[t])
         if not find(s) or alive(spec, text + replace(s).encode("utf-8")) is None:

@@ -4,7 +4,7 @@ dispatches a schema (E12, E13, E17, E19, E20) and its key order; each predicate 
 that refimpl on that reading (reading.py) explain the differing tokens."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Optional
 
 from refimpl.errors import GrammarError
 
@@ -13,14 +13,13 @@ from ....divergence import Divergence
 from ....readings.json_schemas import schemas
 from ....vectors import GrammarSpec
 from ..reading import (
+    DISPATCHED,
     decoded_text,
     explains,
     json_reading,
     json_reading_schema,
-    object_schema,
     open_objects,
     raw_escapes,
-    ref_ignored,
     token_string,
 )
 from .raised import parser_raised
@@ -40,12 +39,13 @@ def json_reading_explains(d: Divergence) -> bool:
     return explains(d, json_reading(d))
 
 
-def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, Any]], bool]) -> bool:
-    """Some subschema has the keyword, and refimpl on lm-format-enforcer's reading explains
-    the differing tokens with json_reading_schema's `flag` set, not without (the other
+def _dispatch_explains(d: Divergence, flag: str) -> bool:
+    """Some subschema is one the flag acts on (DISPATCHED), and refimpl on
+    lm-format-enforcer's reading explains the differing tokens with json_reading_schema's
+    `flag` set, not without (the other
     flags set where they come before it: type_lists, one_of_objects), or cannot compile
     the reading without it."""
-    if d.grammar.kind != "json_schema" or not any(keyword(s) for s in schemas(d.grammar.schema)):
+    if d.grammar.kind != "json_schema" or not any(DISPATCHED[flag](s) for s in schemas(d.grammar.schema)):
         return False
     others = {"type_lists": True} if flag == "one_of_objects" else {}
     if not explains(d, json_reading(d, **dict(others, **{flag: True}))):
@@ -64,8 +64,7 @@ def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, An
 def one_of_objects(d: Divergence) -> bool:
     """A oneOf with an option that is no object's schema, and the reading explains the
     differing tokens only with every option an object (dispatch_reading)."""
-    return _dispatch_explains(d, "one_of_objects", lambda s: isinstance(s.get("oneOf"), list) and any(
-        isinstance(o, dict) and not object_schema(o) for o in s["oneOf"]))
+    return _dispatch_explains(d, "one_of_objects")
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -76,7 +75,7 @@ def one_of_objects(d: Divergence) -> bool:
 def type_list(d: Divergence) -> bool:
     """A type list, and the reading explains the differing tokens only with type lists as
     bare types (dispatch_reading)."""
-    return _dispatch_explains(d, "type_lists", lambda s: isinstance(s.get("type"), list))
+    return _dispatch_explains(d, "type_lists")
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -87,7 +86,7 @@ def type_list(d: Divergence) -> bool:
 def whole_patterns(d: Divergence) -> bool:
     """A pattern, and the reading explains the differing tokens only with patterns matching
     the whole string (whole_pattern)."""
-    return _dispatch_explains(d, "whole_patterns", lambda s: isinstance(s.get("pattern"), str))
+    return _dispatch_explains(d, "whole_patterns")
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -98,7 +97,7 @@ def whole_patterns(d: Divergence) -> bool:
 def ignored_refs(d: Divergence) -> bool:
     """A `$ref` get_parser does not follow, and the reading explains the differing tokens
     only without it (ref_ignored)."""
-    return _dispatch_explains(d, "ignored_refs", ref_ignored)
+    return _dispatch_explains(d, "ignored_refs")
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -110,8 +109,7 @@ def ignored_refs(d: Divergence) -> bool:
 def all_of_parts(d: Divergence) -> bool:
     """An allOf with a part that is no object's schema, and the reading explains the
     differing tokens only with that part reduced to its properties and required keys."""
-    return _dispatch_explains(d, "all_of_parts", lambda s: isinstance(s.get("allOf"), list) and any(
-        isinstance(o, dict) and not object_schema(o) for o in s["allOf"]))
+    return _dispatch_explains(d, "all_of_parts")
 
 
 def key_order_readings(d: Divergence, t: int, limit: int = 40, raw_strings: bool = False) -> Optional[bool]:
