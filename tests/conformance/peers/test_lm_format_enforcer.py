@@ -152,6 +152,7 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
     # and the key takes a raw control character (control-characters-in-strings)
     (ONE_OF_REF, '{"', [b"\x01"], [], "control-characters-in-strings"),
     (ONE_OF_REF, '{"', [b"\x01"], [b"x"], None),  # it takes the key x too
+    (ONE_OF_REF, '{"', [b"\x7f"], [], "json-string-spelling"),  # and a raw DEL
     ({"type": "object", "properties": {"x": {"type": "integer"}}}, '{"', [b"\x01"], [], None),  # a closed object
 ])
 def test_json_differences(schema, text, only_engine, only_refimpl, expected):
