@@ -86,6 +86,9 @@ def test_regex_differences(regex, vocab, prefix, only_engine, only_refimpl, expe
 
 ONE_OF_REF = {"type": "object", "oneOf": [{"$ref": "#/definitions/a"}],
               "definitions": {"a": {"properties": {"x": {"type": "integer"}}}}}
+ALL_OF_REF = {"allOf": [{"$ref": "#/definitions/base"}, {
+    "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"],
+    "additionalProperties": False}], "definitions": {"base": {"properties": {"c": {"type": "string"}}}}}
 ESCAPED_KEYS = {"type": "object", "properties": {"a\"b": {"type": "string"}, "\\": {"type": "string"}},
                 "additionalProperties": False}
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
@@ -153,6 +156,9 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
     (ONE_OF_REF, '{"', [b"\x01"], [], "control-characters-in-strings"),
     (ONE_OF_REF, '{"', [b"\x01"], [b"x"], None),  # it takes the key x too
     (ONE_OF_REF, '{"', [b"\x7f"], [], "json-string-spelling"),  # and a raw DEL
+    # an allOf read as its last part (all-of-last-part), whose keys then come in any order
+    (ALL_OF_REF, '{"', [b"b"], [], "any-key-order"),
+    (ALL_OF_REF, '{"', [b"b", b"c"], [], None),  # the $ref part is not read: no key c
     ({"type": "object", "properties": {"x": {"type": "integer"}}}, '{"', [b"\x01"], [], None),  # a closed object
 ])
 def test_json_differences(schema, text, only_engine, only_refimpl, expected):

@@ -4,7 +4,7 @@ dispatches a schema (E12, E13, E17, E19, E20) and its key order; each predicate 
 that refimpl on that reading (reading.py) explain the differing tokens."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Dict, List, Optional
 
 from refimpl.errors import GrammarError
 
@@ -15,6 +15,7 @@ from ....vectors import GrammarSpec
 from ..reading import (
     DISPATCHED,
     decoded_text,
+    dispatch_flags,
     explains,
     json_reading,
     json_reading_schema,
@@ -117,8 +118,26 @@ def key_order_readings(d: Divergence, t: int, limit: int = 40, raw_strings: bool
     the object the text ends inside are reordered: the keys written so far first, in
     their order, then the key the token writes (where it leaves the object open without
     beginning a key, as `",` does, any property not written), then the others? Every
-    object schema holding those keys is tried, up to `limit` readings (None beyond).
-    With `raw_strings`, keys as it walks them (json_reading_schema's flag)."""
+    object schema holding those keys is tried, up to `limit` readings (None beyond);
+    on the reading, then (where it does not allow t) on the schema as get_parser
+    dispatches it (dispatch_flags: an allOf read as its last part, say, whose keys then
+    come in any order — two differences on one token). With `raw_strings`, keys as it
+    walks them (json_reading_schema's flag)."""
+    dispatched = dispatch_flags(d.grammar.schema)
+    readings: List[Dict[str, bool]] = [{}] + ([dispatched] if dispatched else [])
+    for flags in readings:
+        try:
+            found = _key_orders(d, t, limit, dict(flags, raw_strings=raw_strings))
+        except GrammarError:  # refimpl cannot compile this reading (an unsatisfiable allOf, say)
+            continue
+        if found is not False:  # allowed, or more orders than `limit`
+            return found
+    return False
+
+
+def _key_orders(d: Divergence, t: int, limit: int, flags: Dict[str, bool]) -> Optional[bool]:
+    """key_order_readings on json_reading_schema's reading with `flags`."""
+    raw_strings = flags.get("raw_strings", False)
     text = decoded_text(d.text())
     read = raw_escapes if raw_strings else (lambda x: x)
     before = open_objects(read(text))
@@ -139,7 +158,7 @@ def key_order_readings(d: Divergence, t: int, limit: int = 40, raw_strings: bool
     else:
         return False
     count = 0
-    for index, node in enumerate(schemas(json_reading_schema(d.grammar.schema, raw_strings=raw_strings))):
+    for index, node in enumerate(schemas(json_reading_schema(d.grammar.schema, **flags))):
         props = node.get("properties")
         if not isinstance(props, dict) or not set(written) <= set(props):
             continue
@@ -149,12 +168,12 @@ def key_order_readings(d: Divergence, t: int, limit: int = 40, raw_strings: bool
             count += 1
             if count > limit:
                 return None
-            variant = json_reading_schema(d.grammar.schema, raw_strings=raw_strings)
+            variant = json_reading_schema(d.grammar.schema, **flags)
             target = list(schemas(variant))[index]
             order = written + [p] + [k for k in target["properties"] if k not in written and k != p]
             target["properties"] = {k: target["properties"][k] for k in order}
             reading = json_reading(Divergence(GrammarSpec("json_schema", schema=variant), d.vocab, d.prefix,
-                                              d.step, [t], []), raw_strings=raw_strings)
+                                              d.step, [t], []), **flags)
             if reading is not None and reading(t):
                 return True
     return False
