@@ -1,6 +1,6 @@
 """lm-format-enforcer's known differences that come from reading token bytes as decoded
-strings and regexes as interegular does (E9: semantic; E21: interegular's case folding, a
-bug), tried first."""
+strings and regexes as interegular does (E9, E21: semantic; E22: interegular's case
+folding, a bug), tried first."""
 from __future__ import annotations
 
 from ....differences import KnownDifferences, all_differing
