@@ -1,9 +1,10 @@
 """xgrammar's known differences from maskref, each declared over the predicate that
-recognises exactly the documented difference (probed on xgrammar 0.2.8; docs/findings.md,
-X1-X11), tried in the order declared.
+recognises exactly the documented difference (probed on xgrammar 0.2.8, and 0.2.9 for X12,
+X13; docs/findings.md, X1-X13), tried in the order declared.
 
 Semantic: its JSON whitespace, its regex dialect (`compile_regex`: `\\d \\w \\s` ASCII,
-`.` any character, newlines too) and its JSON strings (DEL raw, `\\/` and any `\\uXXXX`).
+`.` any character, newlines too, a `]` outside a class itself; in JSON-schema patterns
+too) and its JSON strings (DEL raw, `\\/` and any `\\uXXXX`).
 Peer bugs: strings with minLength/maxLength become `[^"\\\\\\r\\n]{m,n}` (raw control
 characters, no escapes); a number with bounds gets at most six fraction digits
 (`GenerateFloatRangeRegex(..., precision=6)`); integers without -0; UTF-8 encodings of
