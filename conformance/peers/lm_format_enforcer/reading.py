@@ -13,6 +13,7 @@ give the peer's answer on every differing token.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from refimpl import Vocabulary
@@ -20,7 +21,7 @@ from refimpl.frontends.jsonschema import SUBSCHEMA_KEYWORDS
 from refimpl.recognition.recognizer import Recognizer
 
 from ...divergence import Divergence, compiled
-from ...readings.json_schemas import rewrite_schemas
+from ...readings.json_schemas import rewrite_schemas, schemas
 from ...readings.json_text import open_string, string_chars
 from ...readings.regex_text import ASCII_CLASSES, write_out_classes
 from ...vectors import GrammarSpec, vocab_hash
@@ -65,6 +66,73 @@ def ascii_classes(regex: str) -> Optional[str]:
     return write_out_classes(regex, ASCII_CLASSES)
 
 
+def _rust_class(chars: FrozenSet[str], negated: bool) -> str:
+    """A class of these characters (negated: of every other one) in Rust's syntax."""
+    points = sorted(ord(c) for c in chars)
+    if not points:
+        return "[\\x{0}-\\x{10FFFF}]" if negated else "[\\x{0}&&[^\\x{0}]]"
+    ranges: List[List[int]] = []
+    for p in points:
+        if ranges and ranges[-1][1] + 1 == p:
+            ranges[-1][1] = p
+        else:
+            ranges.append([p, p])
+    body = "".join("\\x{%X}" % lo if lo == hi else "\\x{%X}-\\x{%X}" % (lo, hi) for lo, hi in ranges)
+    return "[%s%s]" % ("^" if negated else "", body)
+
+
+def interegular_regex(regex: str, rust_folding: bool = False) -> Optional[str]:
+    """The regex as interegular parses it (lm-format-enforcer's RegexParser), written in
+    the Rust syntax refimpl reads; None where interegular refuses it or where it reads
+    what that syntax cannot say (a lookaround, the `m` flag). Its reading is Python's
+    `re` syntax as interegular has it: classes do not nest, so `[[:alpha:]]` is the class
+    of `[:alph` followed by `]`, and `&&`, `~~` in a class are characters; `\\d \\w \\s` are
+    ASCII; and under `(?i)` a character matches itself, its str.lower() and its
+    str.upper() where each is one character (_CharGroup.to_fsm), so `(?i)k` does not
+    match U+212A KELVIN SIGN, as Python's `re` and Rust do. With `rust_folding`, `(?i)`
+    folds as Rust does (refimpl's `(?i:...)`) instead.
+
+    >>> print(interegular_regex("(?i)[[:k:]]"))
+    (?:[\\x{3A}\\x{4B}\\x{5B}\\x{6B}][\\x{5D}])
+    >>> print(interegular_regex("(?i)[[:k:]]", rust_folding=True))
+    (?:(?i:[\\x{3A}\\x{5B}\\x{6B}])(?i:[\\x{5D}]))
+    """
+    from interegular import patterns as ip
+
+    try:
+        tree = ip.parse_pattern(regex)
+    except Exception:  # noqa: BLE001 - interegular refuses it: lm-format-enforcer cannot run it
+        return None
+
+    def write(node: Any, flags: Any) -> str:
+        if isinstance(node, ip.Pattern):
+            flags = ip._combine_flags(flags, node.added_flags, node.removed_flags)
+            return "(?:%s)" % "|".join(write(o, flags) for o in node.options)
+        if isinstance(node, ip._Concatenation):
+            return "".join(write(p, flags) for p in node.parts)
+        if isinstance(node, ip._Repeated):
+            return "(?:%s){%d,%s}" % (write(node.base, flags), node.min, "" if node.max is None else node.max)
+        if flags & ip.REFlags.MULTILINE:
+            raise ValueError("the m flag")
+        if node is ip._EMPTY:
+            return ""
+        if node is ip._DOT:
+            return "[\\x{0}-\\x{10FFFF}]" if flags & ip.REFlags.SINGLE_LINE else "[^\\n]"
+        if isinstance(node, ip._CharGroup):
+            if not flags & ip.REFlags.CASE_INSENSITIVE:
+                return _rust_class(node.chars, node.negated)
+            if rust_folding:
+                return "(?i:%s)" % _rust_class(node.chars, node.negated)
+            folded = {f for c in node.chars for f in (c, c.lower(), c.upper()) if len(f) == 1}
+            return _rust_class(frozenset(folded), node.negated)
+        raise ValueError("%s is not read" % type(node).__name__)  # a lookaround
+
+    try:
+        return write(tree, ip.REFlags(0))
+    except ValueError:
+        return None
+
+
 _ALPHABETS: Dict[str, FrozenSet[str]] = {}
 
 
@@ -98,18 +166,25 @@ def alive(spec: GrammarSpec, data: bytes) -> Optional[Recognizer]:
     return r if r.consume_bytes(data) else None
 
 
-def regex_reading(d: Divergence, ascii: bool = True, alphabet: bool = True) -> Optional[Callable[[int], bool]]:
+def regex_reading(d: Divergence, ascii: bool = True, alphabet: bool = True, syntax: bool = False,
+                  rust_folding: bool = False) -> Optional[Callable[[int], bool]]:
     """Which tokens lm-format-enforcer allows after the divergence's prefix, by refimpl
     on its reading: the parser has read the decoded text (`decoded_text`), a token is
     offered as its string (`token_string`, an empty one always allowed), with `ascii`
     interegular's ASCII classes, with `alphabet` no character after a token's first that
     is outside the tokenizer alphabet and not named by the regex; EOS where the regex
-    accepts the text or is dead on it (RegexParser.can_end). None where the regex cannot
-    be read so."""
+    accepts the text or is dead on it (RegexParser.can_end). With `syntax`, the regex is
+    read as interegular parses it (interegular_regex, with `rust_folding`; its classes are
+    ASCII whatever `ascii` says); without, as Rust syntax. None where the regex cannot be
+    read so."""
     regex: Optional[str] = d.grammar.source
     if d.grammar.kind != "regex" or regex is None:
         return None
-    if ascii:
+    if syntax:
+        regex = interegular_regex(regex, rust_folding)
+        if regex is None:
+            return None
+    elif ascii:
         regex = ascii_classes(regex)
         if regex is None:
             return None
@@ -203,6 +278,28 @@ def ref_ignored(node: Dict[str, Any]) -> bool:
     return "$ref" in node and any(k in node for k in ("type", "anyOf", "allOf", "const", "oneOf"))
 
 
+#: the schemas each flag of dispatch_reading (and json_reading_schema) acts on
+DISPATCHED: Dict[str, Callable[[Dict[str, Any]], bool]] = {
+    "one_of_objects": lambda s: isinstance(s.get("oneOf"), list) and any(
+        isinstance(o, dict) and not object_schema(o) for o in s["oneOf"]),
+    "type_lists": lambda s: isinstance(s.get("type"), list),
+    "whole_patterns": lambda s: isinstance(s.get("pattern"), str),
+    "ignored_refs": lambda s: ref_ignored(s),
+    "all_of_parts": lambda s: isinstance(s.get("allOf"), list) and any(
+        isinstance(o, dict) and not object_schema(o) for o in s["allOf"]),
+}
+
+
+def dispatch_flags(schema: Any) -> Dict[str, bool]:
+    """The flags of dispatch_reading whose schemas this schema has: how get_parser reads
+    it, for a reading that other known differences then act on (their composition).
+
+    >>> dispatch_flags({"type": "object", "oneOf": [{"$ref": "#/definitions/a"}]})
+    {'one_of_objects': True}
+    """
+    return {flag: True for flag, applies in DISPATCHED.items() if any(applies(s) for s in schemas(schema))}
+
+
 def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_lists: bool = False,
                      whole_patterns: bool = False, ignored_refs: bool = False,
                      all_of_parts: bool = False) -> Dict[str, Any]:
@@ -267,15 +364,70 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
     return node
 
 
+#: a character no schema names: what an escape in a string is to raw_escapes, and a
+#: backslash in a property name or string enum value to raw_string
+RAW_BACKSLASH = "\ue000"
+
+
+def raw_string(s: str) -> str:
+    """A property name or string enum value as lm-format-enforcer walks it
+    (StringParsingState's allowed_strings, character by character, unescaped): a `"` in
+    it ends the string there, and a `\\` begins an escape, any escape (its parser for
+    the escape is pushed, and takes `"/\\bfnrt` or `u` and four hex digits); the backslash
+    is RAW_BACKSLASH, as raw_escapes writes every escape of the text.
+
+    >>> raw_string('a"b') == "a", raw_string("x\\\\y") == "x" + RAW_BACKSLASH + "y"
+    (True, True)
+    """
+    return s.split('"', 1)[0].replace("\\", RAW_BACKSLASH)
+
+
+#: an escape lm-format-enforcer takes, or the start of one at the end of the text
+_ESCAPE = re.compile(r'\\(?:u[0-9a-fA-F]{4}|u[0-9a-fA-F]{0,3}$|["\\/bfnrt]|$)')
+
+
+def raw_escapes(text: str) -> str:
+    """The JSON text with every escape in a string (and an unfinished one at the end)
+    written RAW_BACKSLASH: lm-format-enforcer's string parser takes the backslash alone
+    into the string, its escape parser the rest (raw_string).
+
+    >>> raw_escapes('{"a\\\\"": "\\\\u00e9\\\\n", "\\\\u0') == '{"a%s": "%s%s", "%s' % ((RAW_BACKSLASH,) * 4)
+    True
+    """
+    out: List[str] = []
+    i = 0
+    for j, c, in_string, escaped in string_chars(text):
+        m = _ESCAPE.match(text, j) if in_string and c == "\\" and not escaped and j >= i else None
+        if m:  # (one it does not take stays, and is refused)
+            out.append(text[i:j] + RAW_BACKSLASH)
+            i = m.end()
+    return "".join(out) + text[i:]
+
+
+def _raw_strings(node: Dict[str, Any]) -> None:
+    """The node's property names, required keys, string enum values and string const
+    read as lm-format-enforcer walks them (raw_string), in place."""
+    if isinstance(node.get("properties"), dict):
+        node["properties"] = {raw_string(k): v for k, v in node["properties"].items()}
+    for k in ("required", "enum"):
+        if isinstance(node.get(k), list):
+            node[k] = [raw_string(v) if isinstance(v, str) else v for v in node[k]]
+    if isinstance(node.get("const"), str):
+        node["const"] = raw_string(node["const"])
+
+
 def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: bool = False,
-                        whole_patterns: bool = False, ignored_refs: bool = False, all_of_parts: bool = False) -> Any:
+                        whole_patterns: bool = False, ignored_refs: bool = False, all_of_parts: bool = False,
+                        raw_strings: bool = False) -> Any:
     """The schema as lm-format-enforcer enforces it, for refimpl: oneOf (and with
     `type_lists` type lists, with `whole_patterns` patterns, with `ignored_refs` $refs,
     with `all_of_parts` every allOf) as dispatch_reading gives them; the ignored keywords
     dropped; an object with `properties` closed (it offers no other key), one without
     open to any key (with `additionalProperties` as their schema when it is a schema,
     its `required` not read);
-    arrays at most 20 items unless maxItems says otherwise or minItems is at least 20.
+    arrays at most 20 items unless maxItems says otherwise or minItems is at least 20;
+    with `raw_strings`, property names and string enum and const values as it walks them
+    (raw_string: the text is then read with raw_escapes).
 
     >>> json_reading_schema({"type": "array", "items": {"type": "integer", "minimum": 0}})
     {'type': 'array', 'items': {'type': 'integer'}, 'maxItems': 20}
@@ -295,6 +447,8 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
             continue
         for k in IGNORED_KEYWORDS:
             node.pop(k, None)
+        if raw_strings:
+            _raw_strings(node)
         if "properties" in node:
             node["additionalProperties"] = False
         elif node.get("type") == "object":
@@ -331,12 +485,22 @@ def reading_lark(schema: Any, general_escapes: bool = False, **flags: bool) -> s
 def json_reading(d: Divergence, **flags: bool) -> Optional[Callable[[int], bool]]:
     """Which tokens lm-format-enforcer allows after the divergence's prefix, by refimpl
     on its reading of a JSON schema: the decoded text and the tokens' strings (as for
-    regexes), the schema as json_reading_schema gives it (with `flags`), and whitespace
-    as its JsonSchemaParser allows it: up to 12 of space, tab, newline and carriage
-    return in a row between tokens, before the value and after it."""
+    regexes; with `raw_strings`, read by raw_escapes), the schema as json_reading_schema
+    gives it (with `flags`), and whitespace as its JsonSchemaParser allows it: up to 12
+    of space, tab, newline and carriage return in a row between tokens, before the value
+    and after it."""
     if d.grammar.kind != "json_schema" or d.grammar.options:
         return None
-    return token_reading(d, GrammarSpec("lark", reading_lark(d.grammar.schema, **flags)), eos_when_dead=True)
+    return token_reading(d, GrammarSpec("lark", reading_lark(d.grammar.schema, **flags)), eos_when_dead=True,
+                         read=text_reader(flags.get("raw_strings", False)))
+
+
+def text_reader(raw_strings: bool) -> Callable[[str], bytes]:
+    """The bytes refimpl reads for lm-format-enforcer's decoded text: the text, with
+    `raw_strings` its escapes as raw_escapes writes them."""
+    if raw_strings:
+        return lambda text: raw_escapes(text).encode("utf-8")
+    return lambda text: text.encode("utf-8")
 
 
 def explains(d: Divergence, allows: Optional[Callable[[int], bool]]) -> bool:

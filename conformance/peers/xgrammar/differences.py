@@ -1,9 +1,10 @@
 """xgrammar's known differences from maskref, each declared over the predicate that
-recognises exactly the documented difference (probed on xgrammar 0.2.8; docs/findings.md,
-X1-X11), tried in the order declared.
+recognises exactly the documented difference (probed on xgrammar 0.2.8, and 0.2.9 for X12,
+X13; docs/findings.md, X1-X13), tried in the order declared.
 
 Semantic: its JSON whitespace, its regex dialect (`compile_regex`: `\\d \\w \\s` ASCII,
-`.` any character, newlines too) and its JSON strings (DEL raw, `\\/` and any `\\uXXXX`).
+`.` any character, newlines too, a `]` outside a class itself; in JSON-schema patterns
+too) and its JSON strings (DEL raw, `\\/` and any `\\uXXXX`).
 Peer bugs: strings with minLength/maxLength become `[^"\\\\\\r\\n]{m,n}` (raw control
 characters, no escapes); a number with bounds gets at most six fraction digits
 (`GenerateFloatRangeRegex(..., precision=6)`); integers without -0; UTF-8 encodings of
@@ -39,6 +40,7 @@ from .reading import (
     ONE_KEYWORD,
     ONE_OF_ANY,
     PATTERN_CLASSES,
+    PATTERN_DOT,
     PATTERN_KEYS,
     READINGS,
     REF_SIBLINGS,
@@ -384,6 +386,14 @@ KNOWN_DIFFERENCES.declare(
     "`\\s` takes no U+00A0, U+2028 or U+FEFF; maskref reads patterns as Rust regexes (Unicode "
     "classes; ECMA-262's `\\s` is Unicode too)",
 )(reading_explains(PATTERN_CLASSES))
+
+
+KNOWN_DIFFERENCES.declare(
+    "pattern-dot-any", "semantic",
+    "xgrammar reads a JSON-schema pattern in its own regex dialect, where `.` is every character: "
+    "`^.{0,2}$` takes U+2028 and U+2029; JSON Schema's patterns are ECMA-262's, whose `.` leaves out "
+    "the line terminators \\n, \\r, U+2028 and U+2029, as maskref reads them",
+)(reading_explains(PATTERN_DOT))
 
 
 def _in_key(text: bytes) -> bool:

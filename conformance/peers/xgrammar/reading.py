@@ -40,10 +40,16 @@ def json_options(options: Dict[str, Any]) -> Dict[str, Any]:
 def as_macro(pattern: str) -> Optional[str]:
     """The pattern rewritten for xgrammar's `Regex` macro, which maskref reads exactly
     (refimpl/frontends/ebnf/xgrammar_regex.py), so that it means what `compile_regex` makes
-    of it (cpp/regex_converter.cc): the two readers differ only in `\\s`, which
-    compile_regex extends with U+00A0. None where `\\S` sits inside a class (no
-    rewriting without a class difference)."""
-    return write_out_classes(pattern, {"s": "\\t-\\r \\u00a0"})
+    of it (cpp/regex_converter.cc): the two readers differ in `\\s`, which compile_regex
+    extends with U+00A0, and in a `]` outside a class, which compile_regex reads as itself
+    (its `Convert`: "Non-special characters are matched literally"; xgrammar 0.2.9) and
+    the macro refuses ("Unmatched ']'"). None where `\\S` sits inside a class (no
+    rewriting without a class difference).
+
+    >>> print(as_macro("[[:alpha:]]+"))
+    [\\[:alpha:]\\]+
+    """
+    return write_out_classes(pattern, {"s": "\\t-\\r \\u00a0"}, flat=True)
 
 
 def xgrammar_regex(pattern: str) -> Optional[Grammar]:
@@ -95,12 +101,13 @@ _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
 #: WarnUnsupportedKeywords) and silently ignores draft 4's `dependencies`
 _UNREAD = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies")
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
-(REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS, PATTERN_KEYS,
- WHOLE_PATTERN, UNREAD) = ("ref-siblings", "untyped", "pattern-classes", "one-keyword", "allof-any",
-                           "oneof-anyof", "untyped-any", "formats", "pattern-keys", "whole-pattern", "unread")
+(REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, PATTERN_DOT, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
+ PATTERN_KEYS, WHOLE_PATTERN, UNREAD) = ("ref-siblings", "untyped", "pattern-classes", "pattern-dot", "one-keyword",
+                                        "allof-any", "oneof-anyof", "untyped-any", "formats", "pattern-keys",
+                                        "whole-pattern", "unread")
 #: in the order the predicates add them up (semantic readings first)
-READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
-            PATTERN_KEYS, WHOLE_PATTERN, UNREAD)
+READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, PATTERN_DOT, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY,
+            FORMATS, PATTERN_KEYS, WHOLE_PATTERN, UNREAD)
 
 
 def _whole_key(pattern: str) -> str:
@@ -133,17 +140,26 @@ _FORMAT_REGEX = {
 }
 
 
+def _pattern_as_xgrammar(pattern: str, readings: FrozenSet[str]) -> str:
+    """A string's pattern as xgrammar reads it, with the given readings, in the ECMA-262
+    syntax maskref reads patterns in."""
+    if PATTERN_CLASSES in readings:
+        pattern = write_out_classes(pattern, ASCII_CLASSES) or pattern  # its Regex reader's
+    if PATTERN_DOT in readings:
+        # its `.` is every character (RegexConverter: [\u0000-\U0010FFFF]); ECMA-262's `[^]`
+        pattern = write_out_classes(pattern, {}, dot="[^]") or pattern
+    if WHOLE_PATTERN in readings:
+        pattern = _whole_key(pattern)
+    return pattern
+
+
 def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
     """One schema object as xgrammar reads it, with the given readings (its subschemas
     already read)."""
     if UNREAD in readings and any(k in s for k in _UNREAD):
         s = {k: v for k, v in s.items() if k not in _UNREAD}
-    if PATTERN_CLASSES in readings and isinstance(s.get("pattern"), str):
-        ascii_pattern = write_out_classes(s["pattern"], ASCII_CLASSES)  # its Regex reader's
-        if ascii_pattern is not None:
-            s = dict(s, pattern=ascii_pattern)
-    if WHOLE_PATTERN in readings and isinstance(s.get("pattern"), str):
-        s = dict(s, pattern=_whole_key(s["pattern"]))
+    if isinstance(s.get("pattern"), str):
+        s = dict(s, pattern=_pattern_as_xgrammar(s["pattern"], readings))
     if PATTERN_KEYS in readings and isinstance(s.get("patternProperties"), dict):
         # each pattern matched against the whole key; without properties ("Case 1b" of
         # JSONSchemaConverter) no key but those, whatever additionalProperties says

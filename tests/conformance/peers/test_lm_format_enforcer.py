@@ -22,6 +22,8 @@ BACKEND = LmFormatEnforcerEngine()
 VOCAB = Vocabulary([b"a", b"\xc3", b"\xa9", b"\xc3\xa9", b"1", "\u0663".encode(), b"x", b"x\xc3\xa9", b"", b"</s>"],
                    eos_token_ids=[9])
 NO_E = Vocabulary([b"a", b"x", b"x\xc3\xa9", b"</s>"], eos_token_ids=[3])  # no token begins with é
+# [, :, d, 1, ], k, K, KELVIN SIGN, EOS
+SIGNS = Vocabulary([b"[", b":", b"d", b"1", b"]", b"k", b"K", "\u212a".encode(), b"</s>"], eos_token_ids=[8])
 
 
 def known(spec, vocab, prefix=(), only_engine=(), only_refimpl=()):
@@ -72,11 +74,23 @@ def test_a_whole_session_through_the_child_process():
     ("[0-9\u0663]", VOCAB, [], [], [5], None),
     (".+", NO_E, [], [], [2], "tokenizer-alphabet"),  # é begins no token
     ("(x\u00e9)+", NO_E, [], [], [2], None),  # the regex names é
+    ("[[:digit:]]+", SIGNS, [], [0, 1, 2], [3], "python-regex-syntax"),  # the class of `[:digt`, then `]+`
+    ("[[:digit:]]+", SIGNS, [], [4], [3], None),  # `]` only after the class
+    ("[[:digit:]]+", SIGNS, [], [], [2], None),  # d is in its class
+    ("(?i)k+", SIGNS, [], [], [7], "case-folding-lower-upper"),  # KELVIN SIGN: neither k.lower() nor k.upper()
+    ("(?i)k+", SIGNS, [], [], [6], None),  # K is k.upper()
 ])
 def test_regex_differences(regex, vocab, prefix, only_engine, only_refimpl, expected):
     assert known(GrammarSpec("regex", regex), vocab, prefix, only_engine, only_refimpl) == expected
 
 
+ONE_OF_REF = {"type": "object", "oneOf": [{"$ref": "#/definitions/a"}],
+              "definitions": {"a": {"properties": {"x": {"type": "integer"}}}}}
+ALL_OF_REF = {"allOf": [{"$ref": "#/definitions/base"}, {
+    "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"],
+    "additionalProperties": False}], "definitions": {"base": {"properties": {"c": {"type": "string"}}}}}
+ESCAPED_KEYS = {"type": "object", "properties": {"a\"b": {"type": "string"}, "\\": {"type": "string"}},
+                "additionalProperties": False}
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
           "required": ["name", "age"]}
 
@@ -130,6 +144,22 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
     ({"anyOf": [{"type": "array", "maxItems": 0}, {"type": "string"}]}, "[", [], [b"]"], None),  # one array option
     ({"enum": [True]}, "", [b"T"], [b"t"], "enum-python-spelling"),  # Python's str(True)
     ({"enum": [1]}, "", [b"T"], [b"t"], None),
+    # property names walked unescaped: `\\` is any escape, `"` closes the key
+    (ESCAPED_KEYS, '{"\\', [b'"', b"/", b"n", b"u"], [], "raw-allowed-strings"),
+    (ESCAPED_KEYS, '{"\\', [b"x"], [], None),
+    (ESCAPED_KEYS, '{"a', [b'"'], [b"\\"], "raw-allowed-strings"),
+    ({"type": "object", "properties": {"ab": {}}}, '{"a', [b'"'], [b"b"], None),
+    ({"enum": ["a\\"]}, '"a\\', [b"n"], [], "raw-allowed-strings"),  # an enum value too
+    ({"enum": ["a\\"]}, '"a\\', [], [b"\\"], None),  # JSON's spelling is among its escapes
+    # two differences on one token: a oneOf of a $ref makes the object open (one-of-objects),
+    # and the key takes a raw control character (control-characters-in-strings)
+    (ONE_OF_REF, '{"', [b"\x01"], [], "control-characters-in-strings"),
+    (ONE_OF_REF, '{"', [b"\x01"], [b"x"], None),  # it takes the key x too
+    (ONE_OF_REF, '{"', [b"\x7f"], [], "json-string-spelling"),  # and a raw DEL
+    # an allOf read as its last part (all-of-last-part), whose keys then come in any order
+    (ALL_OF_REF, '{"', [b"b"], [], "any-key-order"),
+    (ALL_OF_REF, '{"', [b"b", b"c"], [], None),  # the $ref part is not read: no key c
+    ({"type": "object", "properties": {"x": {"type": "integer"}}}, '{"', [b"\x01"], [], None),  # a closed object
 ])
 def test_json_differences(schema, text, only_engine, only_refimpl, expected):
     vocab = load_builtin("bytes")

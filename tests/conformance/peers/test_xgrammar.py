@@ -33,12 +33,17 @@ def test_regex_dialect():
     space = GrammarSpec("regex", r"a\sb")
     nbsp = Vocabulary.from_bytes([b"a", b"\xc2\xa0", b"b", b"<eos>"], eos_token_id=3)
     assert k.applies(Divergence(space, nbsp, [0], 1, [1], []))  # compile_regex's \s holds U+00A0
+    posix = GrammarSpec("regex", "[[:digit:]]+")  # compile_regex: the class of `[:digt` and `]+`
+    assert k.applies(Divergence(posix, B, [], 0, [ord(c) for c in "[:dgit"], [ord(c) for c in "013456789"]))
+    assert not k.applies(Divergence(posix, B, [], 0, [], [ord("[")]))  # `[` is in its class
+    assert not k.applies(Divergence(posix, B, [], 0, [ord("]")], []))  # `]` comes only after the class
 
 
-def test_as_macro_rewrites_only_s():
+def test_as_macro_rewrites_s_and_brackets():
     assert as_macro(r"[\s\d]\s\\s") == r"[\t-\r \u00a0\d][\t-\r \u00a0]\\s"
     assert as_macro(r"[^\S]") is None
     assert as_macro(r"[]\s]") == r"[\]\t-\r \u00a0]"
+    assert as_macro(r"a][[b]") == r"a\][\[b]"  # a `]` outside a class is itself; classes do not nest
 
 
 def test_json_string_spelling():
@@ -243,6 +248,15 @@ def test_pattern_classes_ascii():
     v = Vocabulary.from_bytes([b'"', b"a", "\u00a0".encode(), b" ", b"<eos>"], eos_token_id=4)
     assert k.applies(Divergence(s, v, [0, 1], 2, [], [2]))  # U+00A0 is \s to maskref only
     assert not k.applies(Divergence(s, v, [0, 1], 2, [], [3]))  # a space is \s to both
+
+
+def test_pattern_dot_any():
+    k = known()["pattern-dot-any"]
+    s = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^.{0,2}$"})
+    assert k.applies(Divergence(s, B, list(b'"\xe2\x80'), 3, [0xA8, 0xA9], []))
+    assert not k.applies(Divergence(s, B, ids('"'), 1, [ord("\n")], []))  # a raw newline: never in a string
+    near = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[^a]{0,2}$"})
+    assert not k.applies(Divergence(near, B, list(b'"\xe2\x80'), 3, [0xA8], []))
 
 
 def test_key_without_escapes():

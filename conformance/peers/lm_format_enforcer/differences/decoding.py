@@ -1,5 +1,6 @@
 """lm-format-enforcer's known differences that come from reading token bytes as decoded
-strings and regexes as interegular does (E9: semantic), tried first."""
+strings and regexes as interegular does (E9, E21: semantic; E22: interegular's case
+folding, a bug), tried first."""
 from __future__ import annotations
 
 from ....differences import KnownDifferences, all_differing
@@ -54,3 +55,28 @@ def regex_alphabet(d: Divergence) -> bool:
     alphabet."""
     return (d.grammar.kind == "regex" and not _not_whole_utf8(d) and explains(d, regex_reading(d))
             and not explains(d, regex_reading(d, alphabet=False)))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "python-regex-syntax", "semantic",
+    "lm-format-enforcer's regexes are read by interegular in Python's `re` syntax, where classes do "
+    "not nest and there are no POSIX classes or set operations: `[[:alpha:]]` is the class of "
+    "`[:alph` followed by `]`, `&&` in a class two `&`; maskref reads Rust's syntax, where "
+    "`[[:alpha:]]` is the letters")
+def python_syntax(d: Divergence) -> bool:
+    """The reading explains the differing tokens with the regex as interegular parses it
+    (its case folding put aside: Rust's), not with the regex in Rust's syntax."""
+    return (d.grammar.kind == "regex" and explains(d, regex_reading(d, syntax=True, rust_folding=True))
+            and not explains(d, regex_reading(d)))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "case-folding-lower-upper", "peer-bug",
+    "under `(?i)` interegular (lm-format-enforcer's regexes) matches a character, its str.lower() and "
+    "its str.upper() only: `(?i)k` refuses U+212A KELVIN SIGN, `(?i)s` U+017F, `(?i)σ` ς, `(?i)ß` ẞ, "
+    "which Python's `re` (whose syntax interegular reads) and Rust both match")
+def case_folding(d: Divergence) -> bool:
+    """The reading explains the differing tokens with interegular's case folding, not with
+    Rust's."""
+    return (d.grammar.kind == "regex" and explains(d, regex_reading(d, syntax=True))
+            and not explains(d, regex_reading(d, syntax=True, rust_folding=True)))

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, List, Tuple
 
+from refimpl.errors import GrammarError
+
 from ....differences import KnownDifferences
 from ....divergence import Divergence, compiled
 from ....readings.json_schemas import schemas
@@ -16,6 +18,7 @@ from ..reading import (
     WHITESPACE,
     alive,
     decoded_text,
+    dispatch_flags,
     drop_string_leads,
     explains,
     first_array_item,
@@ -104,16 +107,32 @@ def number_grammar(d: Divergence) -> bool:
 # -------------------------------------------------------------------------------------- strings
 
 
+def dispatched_reading(schema: Any, general_escapes: bool = False) -> GrammarSpec:
+    """lm-format-enforcer's reading of the schema (reading_lark) as get_parser dispatches
+    it (dispatch_flags), where refimpl compiles that, else without them: the reading the
+    differences of its strings act on, so that a token on which a dispatch difference
+    acts too (a key of a `oneOf` option read as any object) is read as it reads it."""
+    flags = dispatch_flags(schema)
+    if flags:
+        spec = GrammarSpec("lark", reading_lark(schema, general_escapes, **flags))
+        try:
+            compiled(spec)
+            return spec
+        except GrammarError:
+            pass
+    return GrammarSpec("lark", reading_lark(schema, general_escapes))
+
+
 def _allowed_with(d: Divergence, find: Callable[[str], bool], replace: Callable[[str], str]) -> bool:
     """Only lm-format-enforcer allows the differing tokens; each one's string satisfies
     `find`, and refimpl on lm-format-enforcer's reading allows it rewritten by `replace`
-    (what it holds replaced by é, which only a JSON string takes)."""
+    (what it holds replaced by é, which only a JSON string takes), on dispatched_reading."""
     if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.grammar.options:
         return False
     if d.error is not None or d.refused is not None or d.after_eos:
         return False
     text = decoded_text(d.text()).encode("utf-8")
-    spec = GrammarSpec("lark", reading_lark(d.grammar.schema))
+    spec = dispatched_reading(d.grammar.schema)
     for t in d.only_engine:
         s = token_string(d.vocab.tokens[t])
         if not find(s) or alive(spec, text + replace(s).encode("utf-8")) is None:
@@ -143,7 +162,7 @@ def json_string_spelling(d: Divergence) -> bool:
     `\\uXXXX` escapes allows each once raw DELs are `\\u007f` and `\\/` is `/`."""
     if d.grammar.kind != "json_schema" or d.grammar.options:
         return False
-    reading = compiled(GrammarSpec("lark", reading_lark(d.grammar.schema, general_escapes=True)))
+    reading = compiled(dispatched_reading(d.grammar.schema, general_escapes=True))
     return respelling_explains(d, reading, lambda text, data: (decoded_text(text) + token_string(data)).encode("utf-8"))
 
 

@@ -4,7 +4,7 @@ dispatches a schema (E12, E13, E17, E19, E20) and its key order; each predicate 
 that refimpl on that reading (reading.py) explain the differing tokens."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from refimpl.errors import GrammarError
 
@@ -13,15 +13,17 @@ from ....divergence import Divergence
 from ....readings.json_schemas import schemas
 from ....vectors import GrammarSpec
 from ..reading import (
+    DISPATCHED,
     decoded_text,
+    dispatch_flags,
     explains,
     json_reading,
     json_reading_schema,
-    object_schema,
     open_objects,
-    ref_ignored,
+    raw_escapes,
     token_string,
 )
+from .raised import parser_raised
 
 KNOWN_DIFFERENCES = KnownDifferences()
 
@@ -38,12 +40,13 @@ def json_reading_explains(d: Divergence) -> bool:
     return explains(d, json_reading(d))
 
 
-def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, Any]], bool]) -> bool:
-    """Some subschema has the keyword, and refimpl on lm-format-enforcer's reading explains
-    the differing tokens with json_reading_schema's `flag` set, not without (the other
+def _dispatch_explains(d: Divergence, flag: str) -> bool:
+    """Some subschema is one the flag acts on (DISPATCHED), and refimpl on
+    lm-format-enforcer's reading explains the differing tokens with json_reading_schema's
+    `flag` set, not without (the other
     flags set where they come before it: type_lists, one_of_objects), or cannot compile
     the reading without it."""
-    if d.grammar.kind != "json_schema" or not any(keyword(s) for s in schemas(d.grammar.schema)):
+    if d.grammar.kind != "json_schema" or not any(DISPATCHED[flag](s) for s in schemas(d.grammar.schema)):
         return False
     others = {"type_lists": True} if flag == "one_of_objects" else {}
     if not explains(d, json_reading(d, **dict(others, **{flag: True}))):
@@ -63,8 +66,7 @@ def _dispatch_explains(d: Divergence, flag: str, keyword: Callable[[Dict[str, An
 def one_of_objects(d: Divergence) -> bool:
     """A oneOf with an option that is no object's schema, and the reading explains the
     differing tokens only with every option an object (dispatch_reading)."""
-    return _dispatch_explains(d, "one_of_objects", lambda s: isinstance(s.get("oneOf"), list) and any(
-        isinstance(o, dict) and not object_schema(o) for o in s["oneOf"]))
+    return _dispatch_explains(d, "one_of_objects")
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -77,7 +79,7 @@ def one_of_objects(d: Divergence) -> bool:
 def type_list(d: Divergence) -> bool:
     """A type list, and the reading explains the differing tokens only with type lists as
     bare types (dispatch_reading)."""
-    return _dispatch_explains(d, "type_lists", lambda s: isinstance(s.get("type"), list))
+    return _dispatch_explains(d, "type_lists")
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -90,7 +92,7 @@ def type_list(d: Divergence) -> bool:
 def whole_patterns(d: Divergence) -> bool:
     """A pattern, and the reading explains the differing tokens only with patterns matching
     the whole string (whole_pattern)."""
-    return _dispatch_explains(d, "whole_patterns", lambda s: isinstance(s.get("pattern"), str))
+    return _dispatch_explains(d, "whole_patterns")
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -103,7 +105,7 @@ def whole_patterns(d: Divergence) -> bool:
 def ignored_refs(d: Divergence) -> bool:
     """A `$ref` get_parser does not follow, and the reading explains the differing tokens
     only without it (ref_ignored)."""
-    return _dispatch_explains(d, "ignored_refs", ref_ignored)
+    return _dispatch_explains(d, "ignored_refs")
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -117,23 +119,42 @@ def ignored_refs(d: Divergence) -> bool:
 def all_of_parts(d: Divergence) -> bool:
     """An allOf with a part that is no object's schema, and the reading explains the
     differing tokens only with that part reduced to its properties and required keys."""
-    return _dispatch_explains(d, "all_of_parts", lambda s: isinstance(s.get("allOf"), list) and any(
-        isinstance(o, dict) and not object_schema(o) for o in s["allOf"]))
+    return _dispatch_explains(d, "all_of_parts")
 
 
-def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool]:
+def key_order_readings(d: Divergence, t: int, limit: int = 40, raw_strings: bool = False) -> Optional[bool]:
     """Does refimpl on lm-format-enforcer's reading allow token t once the properties of
     the object the text ends inside are reordered: the keys written so far first, in
     their order, then the key the token writes (where it leaves the object open without
     beginning a key, as `",` does, any property not written), then the others? Every
-    object schema holding those keys is tried, up to `limit` readings (None beyond)."""
+    object schema holding those keys is tried, up to `limit` readings (None beyond);
+    on the reading, then (where it does not allow t) on the schema as get_parser
+    dispatches it (dispatch_flags: an allOf read as its last part, say, whose keys then
+    come in any order — two differences on one token). With `raw_strings`, keys as it
+    walks them (json_reading_schema's flag)."""
+    dispatched = dispatch_flags(d.grammar.schema)
+    readings: List[Dict[str, bool]] = [{}] + ([dispatched] if dispatched else [])
+    for flags in readings:
+        try:
+            found = _key_orders(d, t, limit, dict(flags, raw_strings=raw_strings))
+        except GrammarError:  # refimpl cannot compile this reading (an unsatisfiable allOf, say)
+            continue
+        if found is not False:  # allowed, or more orders than `limit`
+            return found
+    return False
+
+
+def _key_orders(d: Divergence, t: int, limit: int, flags: Dict[str, bool]) -> Optional[bool]:
+    """key_order_readings on json_reading_schema's reading with `flags`."""
+    raw_strings = flags.get("raw_strings", False)
     text = decoded_text(d.text())
-    before = open_objects(text)
+    read = raw_escapes if raw_strings else (lambda x: x)
+    before = open_objects(read(text))
     if not before:
         return False
     at = list(before)[-1]
     written = before[at][0]
-    after = open_objects(text + token_string(d.vocab.tokens[t]), closed=True)
+    after = open_objects(read(text + token_string(d.vocab.tokens[t])), closed=True)
     if at not in after:
         return False
     keys, partial = after[at]
@@ -141,12 +162,12 @@ def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool
         key, whole = keys[len(written)], True
     elif partial is not None:
         key, whole = partial, False
-    elif at in open_objects(text + token_string(d.vocab.tokens[t])):
+    elif at in open_objects(read(text + token_string(d.vocab.tokens[t]))):
         key, whole = "", False  # the object stays open (`,`, `",`, whitespace): any property not written may follow
     else:
         return False
     count = 0
-    for index, node in enumerate(schemas(json_reading_schema(d.grammar.schema))):
+    for index, node in enumerate(schemas(json_reading_schema(d.grammar.schema, **flags))):
         props = node.get("properties")
         if not isinstance(props, dict) or not set(written) <= set(props):
             continue
@@ -156,12 +177,12 @@ def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool
             count += 1
             if count > limit:
                 return None
-            variant = json_reading_schema(d.grammar.schema)
+            variant = json_reading_schema(d.grammar.schema, **flags)
             target = list(schemas(variant))[index]
             order = written + [p] + [k for k in target["properties"] if k not in written and k != p]
             target["properties"] = {k: target["properties"][k] for k in order}
             reading = json_reading(Divergence(GrammarSpec("json_schema", schema=variant), d.vocab, d.prefix,
-                                              d.step, [t], []))
+                                              d.step, [t], []), **flags)
             if reading is not None and reading(t):
                 return True
     return False
@@ -174,10 +195,57 @@ def _key_order_readings(d: Divergence, t: int, limit: int = 40) -> Optional[bool
 def any_key_order(d: Divergence) -> bool:
     """Only lm-format-enforcer allows the differing tokens, and refimpl on its reading
     (json_reading) allows each once the properties of the object the text ends inside
-    come in another order (_key_order_readings): the keys written so far, then the one
+    come in another order (key_order_readings): the keys written so far, then the one
     the token writes."""
     if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.grammar.options:
         return False
     if d.error is not None or d.refused is not None or d.after_eos:
         return False
-    return all(_key_order_readings(d, t) for t in d.only_engine)
+    return all(key_order_readings(d, t) for t in d.only_engine)
+
+
+def _walked_strings(schema: Any) -> bool:
+    """Has some subschema a property name, a required key, a string enum value or a
+    string const holding `"` or `\\`?"""
+    def raw(s: Any) -> bool:
+        return isinstance(s, str) and ('"' in s or "\\" in s)
+
+    for node in schemas(schema):
+        words = list(node.get("properties") or ()) if isinstance(node.get("properties"), dict) else []
+        for k in ("required", "enum"):
+            words += node.get(k) if isinstance(node.get(k), list) else []
+        if any(raw(w) for w in words + [node.get("const")]):
+            return True
+    return False
+
+
+@KNOWN_DIFFERENCES.declare(
+    "raw-allowed-strings", "peer-bug",
+    "lm-format-enforcer walks a property name, a string enum value or a string const character by "
+    "character, unescaped: a `\"` in it closes the string there (with the property `a\\\"b`, the key "
+    "`a` is allowed and `a\\\\\"b` refused) and a `\\\\` in it is any escape (the key `\\\\` is written "
+    "`\\\\\"`, `\\\\/`, `\\\\n`, `\\\\u0041`, ..., JSON's `\\\\\\\\` among them); where a key so closed "
+    "names no property, its parser raises KeyError and it allows only EOS",
+    ends_path=True)
+def raw_allowed_strings(d: Divergence) -> bool:
+    """A schema with such a name or value, and refimpl on the reading with them walked so
+    (json_reading's raw_strings) answers as lm-format-enforcer on every differing token,
+    the properties of the object the text ends inside in any order where a token needs it
+    (any-key-order: both act on one key); or its parser raised KeyError on a property name
+    cut at its `"`."""
+    if d.grammar.kind != "json_schema" or d.grammar.options or not _walked_strings(d.grammar.schema):
+        return False
+    cut = {p.split('"', 1)[0] for node in schemas(d.grammar.schema) if isinstance(node.get("properties"), dict)
+           for p in node["properties"] if '"' in p}
+    if any(parser_raised(d, "(KeyError: %r)" % k) for k in cut):
+        return True
+    reading = json_reading(d, raw_strings=True)
+    if reading is None or d.error is not None or d.refused is not None or d.after_eos or not d.differing():
+        return False
+
+    def allows(t: int) -> Optional[bool]:
+        if reading(t):
+            return True
+        return t not in d.vocab.eos_token_ids and key_order_readings(d, t, raw_strings=True)
+
+    return all(allows(t) for t in d.only_engine) and all(allows(t) is False for t in d.only_refimpl)
