@@ -367,9 +367,12 @@ def maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
 PERCENTILES = ("p50", "p75", "p99", "max")
 
 
-def maskbench_table(board: Board) -> Table:
+def maskbench_table(board: Board, by_subset: bool = True) -> Table:
+    """MaskBench's figures per engine, and per subset too (by_subset; else the whole sample)."""
     rows = []
     for s in maskbench_summary([r for e in board.engines for r in board.records[e]]):
+        if not by_subset and s["subset"] != "all":
+            continue
         ttfm, tbm = s["ttfm"] or [None] * 4, s["tbm"] or [None] * 4
         rows.append([s["engine"], s["subset"], str(s["schemas"]), str(s["compiled"]), str(s["passing"]),
                      "%d / %d" % (s["validation_errors"], s["invalidation_errors"]), str(s["undeclared"]),
@@ -378,6 +381,32 @@ def maskbench_table(board: Board) -> Table:
     return Table(["engine", "subset", "schemas", "compiled", "passing", "validation / invalidation errors",
                   "schemas with undeclared differences", "masks in error per 1,000 steps (under / over)",
                   "faults", "TTFM p50 / p75 / p99 / max", "TBM p50 / p75 / p99 / max"], rows, "maskbench")
+
+
+#: JSONSchemaBench's MaskBench: its schemas, and the cores the estimate is for
+MASKBENCH_SCHEMAS, CORES = 11306, 64
+
+
+def maskbench_cost_table(board: Board) -> Table:
+    """What a run cost per engine: the vectors' wall seconds (the `seconds` of each record,
+    one process each), per schema, and from it the whole benchmark's wall time on CORES
+    cores (every schema of MaskBench, with this sample's vectors per schema, spread
+    evenly: a lower bound, as the slowest schema cannot be split)."""
+    rows = []
+    for e in board.engines:
+        recs = board.records[e]
+        schemas = {schema_of(r) for r in recs}
+        seconds = sum(r.get("seconds") or 0.0 for r in recs)
+        per_schema = seconds / len(schemas) if schemas else 0.0
+        slowest = max((r.get("seconds") or 0.0 for r in recs), default=0.0)
+        rows.append([e, str(len(schemas)), str(len(recs)), "%.0f" % seconds, "%.2f" % per_schema,
+                     "%.1f" % slowest, _minutes(per_schema * MASKBENCH_SCHEMAS / CORES)])
+    return Table(["engine", "schemas", "vectors", "seconds", "seconds per schema", "slowest vector (s)",
+                  "all %s schemas on %d cores" % ("{:,}".format(MASKBENCH_SCHEMAS), CORES)], rows, "maskbench-cost")
+
+
+def _minutes(seconds: float) -> str:
+    return "%.1f min" % (seconds / 60) if seconds >= 60 else "%.0f s" % seconds
 
 
 def outcome_table(board: Board, by_subset: bool = False) -> Table:
@@ -498,7 +527,8 @@ def figures(sources: Sequence[Source]) -> Dict[str, str]:
         "default_totals": totals_table(default).markdown() if default.engines else "",
         "default_disagreements": _disagreements_markdown(default),
         "maskbench_sources": maskbench.sources_line() or "No MaskBench results given.",
-        "maskbench_table": maskbench_table(maskbench).markdown() if maskbench.engines else "",
+        "maskbench_table": maskbench_table(maskbench, by_subset=False).markdown() if maskbench.engines else "",
+        "maskbench_cost": maskbench_cost_table(maskbench).markdown() if maskbench.engines else "",
         "schemastore_sources": schemastore.sources_line() or "No SchemaStore results given.",
         "schemastore_table": outcome_table(schemastore).markdown() if schemastore.engines else "",
         "schemastore_disagreements": _disagreements_markdown(schemastore) if schemastore.engines else "",
@@ -576,6 +606,7 @@ def page(sources: Sequence[Source]) -> str:
             bars += [("%s · %s" % (e, s), counts(subsets[s])) for s in sorted(subsets)]
         body.append(stacked_bars(bars, "MaskBench: vectors per outcome, per engine and subset", "maskbench-outcomes"))
         body.append(maskbench_table(maskbench).html())
+        body.append(maskbench_cost_table(maskbench).html())
         body.append(outcome_table(maskbench, by_subset=True).html())
         body.append(distributions([(e, [r["first_mask_us"] for r in maskbench.records[e]
                                         if r.get("first_mask_us") is not None]) for e in maskbench.engines],
