@@ -187,6 +187,14 @@ def test_json_differences_after_the_peer_fails():
     assert BACKEND.classify(d).name == "mixed-enum"
     d.grammar = GrammarSpec("json_schema", schema={"enum": ["red", "blue"]})
     assert BACKEND.classify(d) is None
+    # null in an enum under "type": "string": its string parser calls startswith on it
+    note = ("parser-error: Unknown LMFormatEnforcer Problem. Prefix: '' "
+            "(AttributeError: 'NoneType' object has no attribute 'startswith')")
+    typed = GrammarSpec("json_schema", schema={"type": "string", "enum": [None, "a"]})
+    d = Divergence(typed, vocab, [], 0, [eos], [ord('"')], note=note)
+    assert BACKEND.classify(d).name == "mixed-enum"
+    d.grammar = GrammarSpec("json_schema", schema={"type": "string", "enum": ["b", "a"]})
+    assert BACKEND.classify(d) is None
     # oneOf options without properties under an object with properties: its merge raises
     merge = {"type": "object", "properties": {"a": {"type": "integer"}},
              "oneOf": [{"$ref": "#/definitions/b"}], "definitions": {"b": {"type": "object"}}}
