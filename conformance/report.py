@@ -346,22 +346,23 @@ def subset_of(rec: Record) -> str:
 
 
 def maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
-    """MaskBench's figures (conformance/maskbench.py) per (engine, subset): subsets in name
-    order, "all" last, engines in the report's order."""
+    """MaskBench's figures (conformance/maskbench.py) per (engine, vocabulary, subset):
+    subsets in name order, "all" last, engines in the report's order."""
     from .maskbench import maskbench_summary as figures
 
-    groups: Dict[str, List[Record]] = collections.defaultdict(list)
+    groups: Dict[Tuple[str, str], List[Record]] = collections.defaultdict(list)
     for r in records:
-        groups[subset_of(r)].append(r)
-    groups["all"] = list(records)
+        vocab = str(r["id"]).rsplit("/", 1)[-1]
+        groups[(vocab, subset_of(r))].append(r)
+        groups[(vocab, "all")].append(r)
     rows = []
-    for subset, recs in groups.items():
+    for (vocab, subset), recs in groups.items():
         for engine, s in figures(recs).items():
-            rows.append(dict(s, engine=engine, subset=subset, undeclared=s["differing"],
+            rows.append(dict(s, engine=engine, vocab=vocab, subset=subset, undeclared=s["differing"],
                              faults=sum(s["faults"].values()),
                              ttfm=[] if s["ttfm_us"]["max"] is None else [s["ttfm_us"][k] for k in PERCENTILES],
                              tbm=[] if s["tbm_us"]["max"] is None else [s["tbm_us"][k] for k in PERCENTILES]))
-    return sorted(rows, key=lambda r: (_order(r["engine"]), r["subset"] == "all", r["subset"]))
+    return sorted(rows, key=lambda r: (_order(r["engine"]), r["vocab"], r["subset"] == "all", r["subset"]))
 
 
 PERCENTILES = ("p50", "p75", "p99", "max")
@@ -374,11 +375,11 @@ def maskbench_table(board: Board, by_subset: bool = True) -> Table:
         if not by_subset and s["subset"] != "all":
             continue
         ttfm, tbm = s["ttfm"] or [None] * 4, s["tbm"] or [None] * 4
-        rows.append([s["engine"], s["subset"], str(s["schemas"]), str(s["compiled"]), str(s["passing"]),
+        rows.append([s["engine"], s["vocab"], s["subset"], str(s["schemas"]), str(s["compiled"]), str(s["passing"]),
                      "%d / %d" % (s["validation_errors"], s["invalidation_errors"]), str(s["undeclared"]),
                      "%.1f / %.1f" % (s["under_per_1000"], s["over_per_1000"]), str(s["faults"]),
                      " / ".join(_us(v) for v in ttfm), " / ".join(_us(v) for v in tbm)])
-    return Table(["engine", "subset", "schemas", "compiled", "passing", "validation / invalidation errors",
+    return Table(["engine", "vocabulary", "subset", "schemas", "compiled", "passing", "validation / invalidation errors",
                   "schemas with undeclared differences", "masks in error per 1,000 steps (under / over)",
                   "faults", "TTFM p50 / p75 / p99 / max", "TBM p50 / p75 / p99 / max"], rows, "maskbench")
 
@@ -394,15 +395,21 @@ def maskbench_cost_table(board: Board) -> Table:
     evenly: a lower bound, as the slowest schema cannot be split)."""
     rows = []
     for e in board.engines:
-        recs = board.records[e]
-        schemas = {schema_of(r) for r in recs}
-        seconds = sum(r.get("seconds") or 0.0 for r in recs)
-        per_schema = seconds / len(schemas) if schemas else 0.0
-        slowest = max((r.get("seconds") or 0.0 for r in recs), default=0.0)
-        rows.append([e, str(len(schemas)), str(len(recs)), "%.0f" % seconds, "%.2f" % per_schema,
-                     "%.1f" % slowest, _minutes(per_schema * MASKBENCH_SCHEMAS / CORES)])
-    return Table(["engine", "schemas", "vectors", "seconds", "seconds per schema", "slowest vector (s)",
+        by_vocab: Dict[str, List[Record]] = collections.defaultdict(list)
+        for r in board.records[e]:
+            by_vocab[str(r["id"]).rsplit("/", 1)[-1]].append(r)
+        rows += [_cost_row(e, vocab, recs) for vocab, recs in sorted(by_vocab.items())]
+    return Table(["engine", "vocabulary", "schemas", "vectors", "seconds", "seconds per schema", "slowest vector (s)",
                   "all %s schemas on %d cores" % ("{:,}".format(MASKBENCH_SCHEMAS), CORES)], rows, "maskbench-cost")
+
+
+def _cost_row(engine: str, vocab: str, recs: List[Record]) -> List[str]:
+    schemas = {schema_of(r) for r in recs}
+    seconds = sum(r.get("seconds") or 0.0 for r in recs)
+    per_schema = seconds / len(schemas) if schemas else 0.0
+    slowest = max((r.get("seconds") or 0.0 for r in recs), default=0.0)
+    return [engine, vocab, str(len(schemas)), str(len(recs)), "%.0f" % seconds, "%.2f" % per_schema,
+            "%.1f" % slowest, _minutes(per_schema * MASKBENCH_SCHEMAS / CORES)]
 
 
 def _minutes(seconds: float) -> str:

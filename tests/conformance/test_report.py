@@ -174,7 +174,8 @@ def test_the_tables_from_made_up_records(tmp_path, monkeypatch):
     # a schema's TTFM is its vectors' lower median; a timed-out schema counts at the limit
     # (here the longest time recorded, 10 ms); maskbench.percentile is MaskBench's
     assert easy["ttfm"] == [900] * 4 and every["ttfm"] == [10000] * 4 and every["tbm"] == [30, 40, 40, 40]
-    assert [r[:2] for r in report.maskbench_table(report.Board(sources, "maskbench")).rows][-1] == ["peer-default", "all"]
+    assert [r[:3] for r in report.maskbench_table(report.Board(sources, "maskbench")).rows][-1] == [
+        "peer-default", "gpt2", "all"]
     outcomes = report.outcome_table(report.Board(sources, "schemastore")).rows
     assert outcomes == [["peer", "2", "1", "1", "0", "0", "0", "0"]]
 
