@@ -41,6 +41,9 @@ Modules and packages, one concept each (docs/conformance.md is the full story):
     fuzz.py             the fuzz loop: mask-guided paths, shrinking, seeds, worker processes
     generate.py         the default suite's grammars, sample texts and paths
     bugreport.py        a peer bug's minimal case as a standalone script of the peer's public API
+    maskbench.py        JSONSchemaBench's schemas and instances as vectors; MaskBench's figures
+    corpus.py           a corpus of schemas from a checkout or a bare git directory
+    bpe.py              a text as the vocabulary's own tokenizer spells it (byte-level BPE)
     audit/              audit mode: a running engine's masks, sampled, checked against refimpl
     suite/              the default suite (checked in)
 
