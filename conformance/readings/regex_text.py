@@ -15,11 +15,16 @@ from typing import Dict, List, Optional
 ASCII_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t-\\r "}
 
 
-def write_out_classes(pattern: str, classes: Dict[str, str]) -> Optional[str]:
+def write_out_classes(pattern: str, classes: Dict[str, str], dot: Optional[str] = None) -> Optional[str]:
     """The pattern with each escape whose lower-case letter `classes` names written out as
     that class body: `[body]` outside a class, `body` inside one, `[^body]` for the
     upper-case letter outside; None for an upper-case one inside a class (a negation that
-    cannot be written there). Other escapes stay; a leading `]` in a class is written `\\]`."""
+    cannot be written there). Other escapes stay; a leading `]` in a class is written `\\]`.
+    With `dot`, a `.` outside a class is written as that.
+
+    >>> write_out_classes(r"a.[.]\\.", {}, dot="[^x]")
+    'a[^x][.]\\\\.'
+    """
     out: List[str] = []
     i, in_class = 0, False
     while i < len(pattern):
@@ -49,6 +54,8 @@ def write_out_classes(pattern: str, classes: Dict[str, str]) -> Optional[str]:
         elif c == "]" and in_class:
             in_class = False
             out.append(c)
+        elif c == "." and dot is not None and not in_class:
+            out.append(dot)
         else:
             out.append(c)
         i += 1

@@ -15,12 +15,12 @@ from typing import Any, Dict, Iterator, List, Optional
 from refimpl import Grammar, Matcher
 from refimpl.recognition.lexer import DEAD
 
-from ...differences import AFTER_EOS, KnownDifferences
+from ...differences import AFTER_EOS, KnownDifferences, answers_as
 from ...divergence import Divergence, compiled
 from ...readings.json_schemas import NUMBER_BOUNDS, schemas
 from ...readings.json_text import decoded_chars, puts
 from ...vectors import GrammarSpec
-from .reading import LlguidanceReading, OneLess, OneMore, explained_by, llguidance_view, replay
+from .reading import LlguidanceReading, OneLess, OneMore, explained_by, llguidance_view, replay, with_formats, with_rust_patterns
 
 KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS)
 
@@ -491,7 +491,9 @@ _ECMA_VS_RUST = frozenset("\r\u2028\u2029\u0085\ufeff")
     "meanings (docs/jsonschema.md, differences from llguidance, 5)")
 def ecma_classes(d: Divergence) -> bool:
     r"""A pattern of the schema has `.` or `\s`/`\S`, and each differing token (either
-    side) writes, in a string, a character the two dialects read differently."""
+    side) writes, in a string, a character the two dialects read differently; or each ends
+    inside a character, and llguidance answers them as refimpl does on the schema whose
+    patterns have Rust's `.` and `\s` (`with_rust_patterns`)."""
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or not (d.only_engine or d.only_refimpl):
         return False
     if not any(re.search(r"(?<!\\)(?:\\\\)*(?:\.|\\[sS])", p) for p in _patterns(d.grammar.schema)):
@@ -500,5 +502,71 @@ def ecma_classes(d: Divergence) -> bool:
     for t in d.only_engine + d.only_refimpl:
         added = [ch for ch, end in decoded_chars(text + d.vocab.tokens[t]) if end > len(text)]
         if not any(ch in _ECMA_VS_RUST for ch in added):
-            return False
-    return True
+            break
+    else:
+        return True
+    # a token that ends inside a character (the first bytes of U+FEFF, say): llguidance
+    # answers as refimpl does with the patterns read with Rust's `.` and `\s`
+    return all(_ends_inside_character(text + d.vocab.tokens[t]) for t in d.differing()) and \
+        _answers_as_read(d, with_rust_patterns(d.grammar.schema))
+
+
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _ends_inside_character(data: bytes) -> bool:
+    """Does UTF-8 data end with the first bytes of a character (and nothing else wrong)?"""
+    try:
+        data[-8:].lstrip(_CONTINUATION).decode("utf-8")
+        return False
+    except UnicodeDecodeError as e:
+        return e.reason == "unexpected end of data"
+
+
+def _answers_as_read(d: Divergence, schema: Any) -> bool:
+    """Does llguidance answer on every differing token as refimpl does on `schema` (the
+    vector's schema as llguidance reads it; None: no such reading)?"""
+    if schema is None:
+        return False
+    return answers_as(d, compiled(GrammarSpec("json_schema", schema=schema, options=d.grammar.options)))
+
+
+def _formats(schema: Any) -> List[str]:
+    return [node["format"] for node in schemas(schema) if isinstance(node.get("format"), str)]
+
+
+@KNOWN_DIFFERENCES.declare(
+    "email-dot-string-only", "peer-bug",
+    "llguidance 1.9.1's `email` format takes dot-string local parts and IPv4 address literals "
+    "only: a quoted local part (\"a b\"@example.com, or any string that begins with an escaped "
+    "quote) and an IPv6 literal (a@[IPv6:::1]) are refused, though RFC 5321's Mailbox has "
+    "both; maskref allows them (docs/findings.md, L19)",
+    cites=('JSON Schema 2020-12 Validation §7.3.2 email: the "Mailbox" ABNF rule of RFC 5321 §4.1.2 '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 5321 §4.1.2 (Local-part = '
+           'Dot-string / Quoted-string) and §4.1.3 (IPv6-address-literal) '
+           '(https://www.rfc-editor.org/rfc/rfc5321#section-4.1.2)'))
+def email_dot_string_only(d: Divergence) -> bool:
+    """A schema with an `email` format, on which llguidance answers every differing token
+    as refimpl does when `email` is llguidance's regex (FORMATS)."""
+    if d.grammar.kind != "json_schema" or "email" not in _formats(d.grammar.schema):
+        return False
+    return _answers_as_read(d, with_formats(d.grammar.schema, ["email"]))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "leap-day-and-second", "peer-bug",
+    "llguidance 1.9.1's `date`, `time` and `date-time` formats take February 29 in every year "
+    "(2021-02-29) and a leap second at any minute (08:38:60Z); RFC 3339 has February 29 in "
+    "leap years only and a leap second at 23:59 UTC only, as maskref (docs/jsonschema.md, "
+    "differences from llguidance, 1; docs/findings.md, L20)",
+    cites=('JSON Schema 2020-12 Validation §7.3.1 date-time, date, time: RFC 3339 §5.6 '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 3339 §5.7 (date-mday by month '
+           'and year, a leap second at the end of a UTC day) and Appendix C (leap years) '
+           '(https://www.rfc-editor.org/rfc/rfc3339#section-5.7)'))
+def leap_day_and_second(d: Divergence) -> bool:
+    """A schema with a `date`, `time` or `date-time` format, on which llguidance answers
+    every differing token as refimpl does when those formats are llguidance's regexes."""
+    if d.grammar.kind != "json_schema":
+        return False
+    names = {"date", "time", "date-time"} & set(_formats(d.grammar.schema))
+    return bool(names) and _answers_as_read(d, with_formats(d.grammar.schema, names))

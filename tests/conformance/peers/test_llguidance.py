@@ -132,6 +132,10 @@ LLGUIDANCE_FINDINGS = {
     "findings/llguidance-escape-in-negated-class/bytes/0": "escape-in-negated-class",
     "findings/llguidance-ecma-dot/bytes/0": "ecma-dot-and-space",
     "findings/llguidance-ecma-dot/bytes/1": "ecma-dot-and-space",
+    "findings/llguidance-ecma-space-partial/bytes/0": "ecma-dot-and-space",
+    "findings/llguidance-email-quoted/bytes/0": "email-dot-string-only",
+    "findings/llguidance-leap-day-and-second/bytes/0": "leap-day-and-second",
+    "findings/llguidance-leap-day-and-second/bytes/1": "leap-day-and-second",
     "tokens/max-tokens-first-byte/special/0": "max-tokens-row-count",
     "tokens/max-tokens-row-start/bytes/0": "max-tokens-row-count",
     "tokens/max-tokens-dead/special/0": "max-tokens-dead",
@@ -255,3 +259,49 @@ def test_llguidance_ecma_dot_and_space():
     assert ECMA_CLASSES.applies(Divergence(space, b, list(b'"\xef\xbb'), 3, [], [0xBF]))  # U+FEFF: ECMA only
     literal = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^a\\.b$"})
     assert not ECMA_CLASSES.applies(Divergence(literal, b, escape, 2, [ord("r")], []))
+
+
+def test_llguidance_ecma_space_before_a_whole_character():
+    """U+FEFF (EF BB BF) is ECMA's white space, not Rust's: refimpl alone allows its first
+    byte where \\s may come, and nothing else starts with it there."""
+    ECMA_CLASSES = KNOWN_DIFFERENCES.named("ecma-dot-and-space")
+
+    b = load_builtin("bytes")
+    space = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[\\w\\s-]+$"})
+    assert ECMA_CLASSES.applies(Divergence(space, b, [ord('"')], 1, [], [0xEF]))
+    assert not ECMA_CLASSES.applies(Divergence(space, b, [ord('"')], 1, [], [0xE3]))  # U+3000: both
+    assert not ECMA_CLASSES.applies(Divergence(space, b, [ord('"')], 1, [0xEF], []))  # the other way round
+    words = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[\\w-]+$"})
+    assert not ECMA_CLASSES.applies(Divergence(words, b, [ord('"')], 1, [], [0xEF]))
+
+
+def test_llguidance_email_dot_string_only():
+    EMAIL = KNOWN_DIFFERENCES.named("email-dot-string-only")
+
+    b = load_builtin("bytes")
+    email = GrammarSpec("json_schema", schema={"properties": {"e": {"type": "string", "format": "email"}}})
+    quote = [ord(c) for c in '{"e":"']
+    assert EMAIL.applies(Divergence(email, b, quote, 6, [], [ord("\\")]))  # \" begins a quoted local part
+    assert not EMAIL.applies(Divergence(email, b, quote, 6, [], [ord("a")]))  # llguidance takes a
+    assert not EMAIL.applies(Divergence(email, b, quote, 6, [ord("\\")], []))
+    literal = [ord(c) for c in '{"e":"a@[']
+    assert EMAIL.applies(Divergence(email, b, literal, 9, [], [ord("I")]))  # IPv6:
+    assert not EMAIL.applies(Divergence(email, b, literal, 9, [], [ord("1")]))  # IPv4: both
+    plain = GrammarSpec("json_schema", schema={"properties": {"e": {"type": "string"}}})
+    assert not EMAIL.applies(Divergence(plain, b, quote, 6, [], [ord("\\")]))
+
+
+def test_llguidance_leap_day_and_second():
+    LEAP = KNOWN_DIFFERENCES.named("leap-day-and-second")
+
+    b = load_builtin("bytes")
+    time = GrammarSpec("json_schema", schema={"type": "string", "format": "time"})
+    leap = [ord(c) for c in '"08:38:60']
+    assert LEAP.applies(Divergence(time, b, leap, 9, [ord("Z"), ord("z")], []))
+    assert not LEAP.applies(Divergence(time, b, leap, 9, [ord("Z"), ord("x")], []))
+    date = GrammarSpec("json_schema", schema={"type": "string", "format": "date", "maxLength": 10})
+    feb = [ord(c) for c in '"2021-02-2']
+    assert LEAP.applies(Divergence(date, b, feb, 10, [ord("9")], []))
+    assert not LEAP.applies(Divergence(date, b, [ord(c) for c in '"2021-02-3'], 10, [ord("0")], []))
+    other = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[0-9:]*$"})
+    assert not LEAP.applies(Divergence(other, b, leap, 9, [ord("Z")], []))
