@@ -570,3 +570,36 @@ def leap_day_and_second(d: Divergence) -> bool:
         return False
     names = {"date", "time", "date-time"} & set(_formats(d.grammar.schema))
     return bool(names) and _answers_as_read(d, with_formats(d.grammar.schema, names))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "hostname-any-length", "peer-bug",
+    "llguidance 1.9.1's `hostname` format has no bound on the name's length: a name of more "
+    "than 253 characters passes; RFC 1123 (with RFC 1034's 255 octets) bounds it, and maskref "
+    "does (docs/jsonschema.md, differences from llguidance, 2; docs/findings.md, L21)",
+    cites=('JSON Schema 2020-12 Validation §7.3.3 hostname: RFC 1123 §2.1 '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 1123 §2.1 (host names up to '
+           '255 characters, as RFC 1034 §3.1 counts them) (https://www.rfc-editor.org/rfc/rfc1123#section-2.1)'))
+def hostname_any_length(d: Divergence) -> bool:
+    """A schema with a `hostname` format, on which llguidance answers every differing token
+    as refimpl does when `hostname` is llguidance's regex (after `hostname-hyphens`, so
+    what remains is the length)."""
+    if d.grammar.kind != "json_schema" or "hostname" not in _formats(d.grammar.schema):
+        return False
+    return _answers_as_read(d, with_formats(d.grammar.schema, ["hostname"]))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "ipv6-without-ipv4-tail", "peer-bug",
+    "llguidance 1.9.1's `ipv6` format has none of the forms that end in an IPv4 address "
+    "(::ffff:1.2.3.4, ::1.2.3.4), which RFC 4291 §2.2 allows; maskref allows them "
+    "(docs/findings.md, L21)",
+    cites=('JSON Schema 2020-12 Validation §7.3.4 ipv6: RFC 4291 §2.2 '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 4291 §2.2 form 3 '
+           '(x:x:x:x:x:x:d.d.d.d) (https://www.rfc-editor.org/rfc/rfc4291#section-2.2)'))
+def ipv6_without_ipv4_tail(d: Divergence) -> bool:
+    """A schema with an `ipv6` format, on which llguidance answers every differing token
+    as refimpl does when `ipv6` is llguidance's regex."""
+    if d.grammar.kind != "json_schema" or "ipv6" not in _formats(d.grammar.schema):
+        return False
+    return _answers_as_read(d, with_formats(d.grammar.schema, ["ipv6"]))

@@ -197,11 +197,27 @@ _DATE = ("[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11
          "|02-(?:0[1-9]|1[0-9]|2[0-9]))")
 _TIME = "(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]+)?(?:[zZ]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
 
+_H16 = "[0-9A-Fa-f]{1,4}"
+_H16S = "(?:%s:%s)" % (_H16, _H16)  # where RFC 4291 also allows an IPv4 address
+_IPV6 = "|".join([
+    "(?:%s:){7}%s" % (_H16, _H16),
+    "::(?:%s:){0,5}%s" % (_H16, _H16S),
+    "(?:%s)?::(?:%s:){0,4}%s" % (_H16, _H16, _H16S),
+] + ["(?:(?:%s:){0,%d}%s)?::(?:%s:){0,%d}%s" % (_H16, n, _H16, _H16, 3 - n, _H16S) for n in (1, 2)] + [
+    "(?:(?:%s:){0,3}%s)?::%s:%s" % (_H16, _H16, _H16, _H16S),
+    "(?:(?:%s:){0,4}%s)?::%s" % (_H16, _H16, _H16S),
+    "(?:(?:%s:){0,5}%s)?::%s" % (_H16, _H16, _H16),
+    "(?:(?:%s:){0,6}%s)?::" % (_H16, _H16),
+])
+
 #: llguidance 1.9.1's format regexes (parser/src/json/formats.rs) where they are not maskref's,
 #: as ECMA-262 patterns of the decoded string: `email` with dot-string local parts and IPv4
 #: literals only (no quoted local part, no IPv6 literal); `date` with February 29 in every
-#: year; `time` with a leap second at any minute
+#: year; `time` with a leap second at any minute; `hostname` of any length, its labels any
+#: LDH string; `ipv6` without the forms that end in an IPv4 address
 FORMATS = {
+    "hostname": "{0}(?:\\.{0})*".format("[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"),
+    "ipv6": _IPV6,
     "email": "%s+(?:\\.%s+)*@(?:%s(?:\\.%s)*|\\[(?:%s\\.){3}%s\\])" % (_ATEXT, _ATEXT, _LABEL, _LABEL, _OCTET, _OCTET),
     "date": _DATE,
     "time": _TIME,

@@ -134,6 +134,8 @@ LLGUIDANCE_FINDINGS = {
     "findings/llguidance-ecma-dot/bytes/1": "ecma-dot-and-space",
     "findings/llguidance-ecma-space-partial/bytes/0": "ecma-dot-and-space",
     "findings/llguidance-email-quoted/bytes/0": "email-dot-string-only",
+    "findings/llguidance-hostname-length/bytes/0": "hostname-any-length",
+    "findings/llguidance-ipv6-ipv4-tail/bytes/0": "ipv6-without-ipv4-tail",
     "findings/llguidance-leap-day-and-second/bytes/0": "leap-day-and-second",
     "findings/llguidance-leap-day-and-second/bytes/1": "leap-day-and-second",
     "tokens/max-tokens-first-byte/special/0": "max-tokens-row-count",
@@ -305,3 +307,50 @@ def test_llguidance_leap_day_and_second():
     assert not LEAP.applies(Divergence(date, b, [ord(c) for c in '"2021-02-3'], 10, [ord("0")], []))
     other = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[0-9:]*$"})
     assert not LEAP.applies(Divergence(other, b, leap, 9, [ord("Z")], []))
+
+
+def test_llguidance_hostname_any_length_and_ipv6_without_ipv4_tail():
+    k = _differences()
+    b = load_builtin("bytes")
+    host = GrammarSpec("json_schema", schema={"type": "string", "format": "hostname"})
+    long_name = [ord(c) for c in '"' + ("a" * 62 + ".") * 4 + "a"]  # 253 characters
+    assert k["hostname-any-length"].applies(Divergence(host, b, long_name, 254, [ord("a")], []))
+    assert k["hostname-any-length"].applies(Divergence(host, b, long_name, 254, [ord("."), ord("-")], []))
+    assert not k["hostname-any-length"].applies(Divergence(host, b, long_name, 254, [ord("_")], []))
+    ipv6 = GrammarSpec("json_schema", schema={"type": "string", "format": "ipv6"})
+    one = [ord(c) for c in '"::1']
+    assert k["ipv6-without-ipv4-tail"].applies(Divergence(ipv6, b, one, 4, [], [ord(".")]))
+    assert not k["ipv6-without-ipv4-tail"].applies(Divergence(ipv6, b, one, 4, [], [ord(":")]))
+    assert not k["hostname-any-length"].applies(Divergence(ipv6, b, one, 4, [], [ord(".")]))
+
+
+# strings on which llguidance's format regexes and maskref's differ, or nearly so
+FORMAT_SAMPLES = {
+    "email": ["a.b@c-d.e", '"a b"@c', "a@[IPv6:::1]", "a@[1.2.3.4]", "a@[1.2.3.256]", "a..b@c", "a@b-", "~@x"],
+    "date": ["2020-02-29", "2021-02-29", "1900-02-29", "2020-02-30", "2020-04-31", "2020-13-01"],
+    "time": ["23:59:60Z", "08:38:60Z", "08:38:60+08:39", "12:00:00.5z", "12:00:00", "24:00:00Z"],
+    "date-time": ["2021-02-29t08:38:60Z", "2020-01-01T00:00:00+05:30", "2020-01-01 00:00:00Z"],
+    "hostname": ["a-b.c", "ab--c", "xn--abc", ("a" * 62 + ".") * 4 + "ab", "a" * 64, "a."],
+    "ipv6": ["::ffff:1.2.3.4", "::1.2.3.4", "1:2:3:4:5:6:7:8", "1::8", "1:2:3:4:5:6:7::", "::", "1:2::3::4"],
+}
+
+
+@needs_llguidance
+@pytest.mark.parametrize("name", sorted(FORMAT_SAMPLES))
+def test_llguidance_reading_of_formats_is_its_own(name):
+    """reading.FORMATS (the predicates' reading of llguidance's formats) accepts exactly what
+    llguidance does, on strings near the differences."""
+    import json
+
+    from conformance.peers.llguidance.reading import FORMATS, grammar_text, with_formats
+
+    b = load_builtin("bytes")
+    tok = llguidance_adapter.tokenizer(b)
+    schema = {"type": "string", "format": name}
+    read = Grammar.from_json_schema(with_formats(schema, FORMATS))
+    for s in FORMAT_SAMPLES[name]:
+        text = json.dumps(s).encode()
+        m = llguidance.LLMatcher(tok, grammar_text(GrammarSpec("json_schema", schema=schema)))
+        theirs = all(m.consume_token(x) for x in text) and m.consume_token(256) and not m.is_error()
+        ours = Matcher(read, b).consume_tokens(list(text) + [256])
+        assert theirs == ours, (name, s)
