@@ -10,7 +10,7 @@ Matcher (`Divergence.replay`), or with a Matcher that reads tokens llguidance's 
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Set
 
 from refimpl import Grammar, Matcher
 from refimpl.recognition.lexer import DEAD
@@ -531,8 +531,13 @@ def _answers_as_read(d: Divergence, schema: Any) -> bool:
     return answers_as(d, compiled(GrammarSpec("json_schema", schema=schema, options=d.grammar.options)))
 
 
-def _formats(schema: Any) -> List[str]:
-    return [node["format"] for node in schemas(schema) if isinstance(node.get("format"), str)]
+def _as_its_formats(d: Divergence, names: Set[str]) -> bool:
+    """A JSON schema with some of the formats `names`, on which llguidance answers every
+    differing token as refimpl does when they are llguidance's regexes (reading.FORMATS)."""
+    if d.grammar.kind != "json_schema":
+        return False
+    used = names & {node["format"] for node in schemas(d.grammar.schema) if isinstance(node.get("format"), str)}
+    return bool(used) and _answers_as_read(d, with_formats(d.grammar.schema, used))
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -548,9 +553,7 @@ def _formats(schema: Any) -> List[str]:
 def email_dot_string_only(d: Divergence) -> bool:
     """A schema with an `email` format, on which llguidance answers every differing token
     as refimpl does when `email` is llguidance's regex (FORMATS)."""
-    if d.grammar.kind != "json_schema" or "email" not in _formats(d.grammar.schema):
-        return False
-    return _answers_as_read(d, with_formats(d.grammar.schema, ["email"]))
+    return _as_its_formats(d, {"email"})
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -566,10 +569,7 @@ def email_dot_string_only(d: Divergence) -> bool:
 def leap_day_and_second(d: Divergence) -> bool:
     """A schema with a `date`, `time` or `date-time` format, on which llguidance answers
     every differing token as refimpl does when those formats are llguidance's regexes."""
-    if d.grammar.kind != "json_schema":
-        return False
-    names = {"date", "time", "date-time"} & set(_formats(d.grammar.schema))
-    return bool(names) and _answers_as_read(d, with_formats(d.grammar.schema, names))
+    return _as_its_formats(d, {"date", "time", "date-time"})
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -584,9 +584,7 @@ def hostname_any_length(d: Divergence) -> bool:
     """A schema with a `hostname` format, on which llguidance answers every differing token
     as refimpl does when `hostname` is llguidance's regex (after `hostname-hyphens`, so
     what remains is the length)."""
-    if d.grammar.kind != "json_schema" or "hostname" not in _formats(d.grammar.schema):
-        return False
-    return _answers_as_read(d, with_formats(d.grammar.schema, ["hostname"]))
+    return _as_its_formats(d, {"hostname"})
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -600,6 +598,4 @@ def hostname_any_length(d: Divergence) -> bool:
 def ipv6_without_ipv4_tail(d: Divergence) -> bool:
     """A schema with an `ipv6` format, on which llguidance answers every differing token
     as refimpl does when `ipv6` is llguidance's regex."""
-    if d.grammar.kind != "json_schema" or "ipv6" not in _formats(d.grammar.schema):
-        return False
-    return _answers_as_read(d, with_formats(d.grammar.schema, ["ipv6"]))
+    return _as_its_formats(d, {"ipv6"})
