@@ -200,6 +200,16 @@ def test_untyped_keywords_unread():
                               only_b=[ord("x")]))
 
 
+def test_a_reading_that_only_completes_another():
+    """Alone, untyped-any changes nothing in a typed schema; after one-keyword (only oneOf
+    read) its options are untyped and read as any value (MaskBench, Github_easy o68296)."""
+    k = known()["untyped-keywords-unread"]
+    s = {"type": "object", "properties": {"a": {"type": "string"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}
+    assert k.applies(_obj(s, '{"', only_b=[ord("x")]))  # refimpl: the key must be a or b
+    assert not k.applies(_obj(s, '{"', only_r=[ord("a")]))
+    assert not k.applies(_obj(dict(s, oneOf=[{"type": "object", "required": ["a"]}]), '{"', only_b=[ord("x")]))
+
+
 def test_reading_with_string_spelling():
     """A token that needs both the reading and xgrammar's own spelling of strings."""
     k = known()["untyped-keywords-unread"]
