@@ -358,6 +358,10 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ["json"]),
     ("xgrammar-format-regexes", GrammarSpec("json_schema", schema={"type": "string", "format": "date"}), ("bytes",),
      ['"2024-02-28"'], ["json-string", "format"]),
+    ("xgrammar-email-address-literal", GrammarSpec("json_schema", schema={"type": "string", "format": "email"}),
+     ("bytes",), ['"a@b.cd"'], ["json-string", "format"]),
+    ("xgrammar-multipleof-unread", GrammarSpec("json_schema", schema={"type": "number", "multipleOf": 0.5}),
+     ("bytes",), ["1.5"], ["numbers"]),
     ("kbnf-complement-over-bytes", GrammarSpec("ebnf", "start ::= #e'(a|b)+c' #ex'ab' '\\n';\n",
                                                options={"dialect": "kbnf"}), ("bytes",), ["aaabac\ud7ff\n"], ["utf8"]),
     ("lmfe-type-list", GrammarSpec("json_schema", schema={

@@ -6,6 +6,7 @@ torch; not in CI).
     reading.py      a spec as xgrammar's input; refimpl's grammars for the way it reads
                     regexes, character grammars and JSON schemas
     differences.py  its known differences
+    maskbench.py    those first met on MaskBench (appended to differences.py's list)
 """
 from .engine import XgrammarEngine
 

@@ -444,3 +444,9 @@ def accepts_omitted(d: Divergence) -> bool:
         if not all(session.consume(p) for p in d.prefix) or not session.consume(t):
             return False
     return True
+
+
+# the differences first met on MaskBench (maskbench.py), tried last
+from .maskbench import MASKBENCH_DIFFERENCES  # noqa: E402
+
+KNOWN_DIFFERENCES.extend(MASKBENCH_DIFFERENCES)

@@ -228,6 +228,25 @@ def test_format_regexes():
     assert not k.applies(_obj({"type": "string"}, '"2024-02-', only_b=[ord("3")]))
 
 
+def test_format_regexes_email():
+    k = known()["format-regexes"]
+    email = {"type": "string", "format": "email"}
+    assert k.applies(_obj(email, '"a@', only_r=[ord("[")]))  # an address literal (MaskBench o36641)
+    assert k.applies(_obj(email, '"a@b.c', only_r=[ord('"')]))  # a one-character label after a dot
+    assert not k.applies(_obj(email, '"a@', only_r=[ord("b")]))
+
+
+def test_multipleof_unread():
+    k = known()["multipleof-unread"]
+    half = {"type": "number", "multipleOf": 0.5}
+    assert k.applies(_obj(half, "1.", only_b=[ord("2")]))
+    assert not k.applies(_obj(half, "1.", only_b=[ord("a")]))
+    assert not k.applies(_obj(dict(half, type="integer", multipleOf=2), "1", only_b=[ord("2")]))  # enforced
+    wide = {"type": "integer", "multipleOf": 2, "minimum": 0, "maximum": 10000}  # 10,001 integers: unread
+    assert k.applies(_obj(wide, "1", only_b=[ord("1")]))
+    assert not k.applies(_obj(dict(wide, maximum=9999), "1", only_b=[ord("1")]))
+
+
 def test_pattern_keys_only():
     k = known()["pattern-keys-only"]
     s = GrammarSpec("json_schema", schema={"type": "object", "patternProperties": {"^_": {}}})
