@@ -360,6 +360,9 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ['"2024-02-28"'], ["json-string", "format"]),
     ("xgrammar-email-address-literal", GrammarSpec("json_schema", schema={"type": "string", "format": "email"}),
      ("bytes",), ['"a@b.cd"'], ["json-string", "format"]),
+    ("xgrammar-required-outside-properties", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a", "b"]}), ("bytes",),
+     ['{"a":1,"b":2}'], ["json"]),
     ("xgrammar-multipleof-unread", GrammarSpec("json_schema", schema={"type": "number", "multipleOf": 0.5}),
      ("bytes",), ["1.5"], ["numbers"]),
     ("kbnf-complement-over-bytes", GrammarSpec("ebnf", "start ::= #e'(a|b)+c' #ex'ab' '\\n';\n",

@@ -1,6 +1,9 @@
 """xgrammar 0.2.9's known differences first met on MaskBench (docs/maskbench.md), kept
 apart from differences.py, which appends them to its list (tried last).
 
+`required-outside-properties`: a `required` name that `properties` does not name is not
+required (the predicate reads the schema without it).
+
 `multipleof-unread`: xgrammar enforces `multipleOf` only on integers, with an integral
 divisor of at most 1024, and, where the integer is bounded, bounded on both sides with at
 most 10,000 integers between (cpp/json_schema_converter.cc, ParseInteger and ParseNumber:
@@ -17,7 +20,7 @@ left out.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from refimpl import MaskrefError
 
@@ -73,27 +76,36 @@ def read_multiples(schema: Any) -> Any:
     return rewrite_schemas(schema, read)
 
 
-_READ: Dict[str, SchemaReading] = {}
+def read_required(schema: Any) -> Any:
+    """The schema with the `required` names that `properties` does not name left out.
+
+    >>> read_required({"type": "object", "properties": {"a": {}}, "required": ["a", "b"]})["required"]
+    ['a']
+    """
+    def read(s: Dict[str, Any]) -> Dict[str, Any]:
+        required, named = s.get("required"), s.get("properties")
+        if not isinstance(required, list) or not required:
+            return s
+        named = named if isinstance(named, dict) else {}
+        if all(n in named for n in required):
+            return s
+        return dict(s, required=[n for n in required if n in named])
+    return rewrite_schemas(schema, read)
 
 
-@MASKBENCH_DIFFERENCES.declare(
-    "multipleof-unread", "peer-bug",
-    "xgrammar 0.2.9 ignores `multipleOf` (it warns so) on numbers, on integers with a divisor "
-    "that is not an integer or above 1024, and on integers bounded on one side or over more "
-    "than 10,000 integers: {\"type\": \"number\", \"multipleOf\": 0.01} allows 1.001 "
-    "(docs/findings.md, X19)",
-    cites=('JSON Schema 2020-12 Validation §6.2.1 multipleOf: valid if the division by the value is an '
-           'integer (https://json-schema.org/draft/2020-12/json-schema-validation)'))
-def multipleof_unread(d: Divergence) -> bool:
-    """A JSON schema with a `multipleOf` xgrammar leaves out, on which it answers every
-    differing token as refimpl does on the schema without it."""
-    if d.grammar.kind != "json_schema" or "multipleOf" not in d.grammar.source:
+_READ: Dict[Tuple[str, str], SchemaReading] = {}
+
+
+def _answers_as(d: Divergence, name: str, rewrite: Callable[[Any], Any]) -> bool:
+    """Does xgrammar answer every differing token as refimpl does on the schema as
+    `rewrite` reads it (named `name`, for the cache)?"""
+    if d.grammar.kind != "json_schema":
         return False
-    key = d.grammar.key()
+    key = (name, d.grammar.key())
     if key not in _READ:
         if len(_READ) > 16:
             _READ.clear()
-        read = read_multiples(d.grammar.schema)
+        read = rewrite(d.grammar.schema)
         grammar = None
         if read != d.grammar.schema:
             try:
@@ -102,3 +114,30 @@ def multipleof_unread(d: Divergence) -> bool:
                 grammar = None
         _READ[key] = SchemaReading(d.grammar, read, grammar)
     return answers_as_read(d, _READ[key])
+
+
+@MASKBENCH_DIFFERENCES.declare(
+    "multipleof-unread", "peer-bug",
+    "xgrammar 0.2.9 ignores `multipleOf` (it warns so) on numbers, on integers with a divisor "
+    "that is not an integer or above 1024, and on integers bounded on one side or over more "
+    "than 10,000 integers: {\"type\": \"number\", \"multipleOf\": 0.01} allows 1.001 "
+    "(docs/findings.md, X12)",
+    cites=('JSON Schema 2020-12 Validation §6.2.1 multipleOf: valid if the division by the value is an '
+           'integer (https://json-schema.org/draft/2020-12/json-schema-validation)'))
+def multipleof_unread(d: Divergence) -> bool:
+    """A JSON schema with a `multipleOf` xgrammar leaves out, on which it answers every
+    differing token as refimpl does on the schema without it."""
+    return "multipleOf" in (d.grammar.source or "") and _answers_as(d, "multipleOf", read_multiples)
+
+
+@MASKBENCH_DIFFERENCES.declare(
+    "required-outside-properties", "peer-bug",
+    "xgrammar 0.2.9 ignores a `required` name that `properties` does not name: "
+    "{\"type\": \"object\", \"properties\": {\"a\": {}}, \"required\": [\"a\", \"b\"]} "
+    "allows {\"a\": 1} (docs/findings.md, X12)",
+    cites=('JSON Schema 2020-12 Validation §6.5.3 required: every name listed is a property of the object '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
+def required_outside_properties(d: Divergence) -> bool:
+    """A JSON schema with such a name, on which xgrammar answers every differing token as
+    refimpl does on the schema without it."""
+    return "required" in (d.grammar.source or "") and _answers_as(d, "required", read_required)

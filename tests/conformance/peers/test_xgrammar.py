@@ -247,6 +247,14 @@ def test_multipleof_unread():
     assert not k.applies(_obj(dict(wide, maximum=9999), "1", only_b=[ord("1")]))
 
 
+def test_required_outside_properties():
+    k = known()["required-outside-properties"]
+    s = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a", "b"]}
+    assert k.applies(_obj(s, '{"a":1', only_b=[ord("}")]))  # Github_hard o84348: `b` not required
+    assert not k.applies(_obj(s, '{"a":1', only_b=[ord("]")]))
+    assert not k.applies(_obj(dict(s, required=["a"]), '{"a":1', only_b=[ord("}")]))
+
+
 def test_pattern_keys_only():
     k = known()["pattern-keys-only"]
     s = GrammarSpec("json_schema", schema={"type": "object", "patternProperties": {"^_": {}}})
