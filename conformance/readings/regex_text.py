@@ -29,7 +29,11 @@ def write_out_classes(pattern: str, classes: Dict[str, str], flat: bool = False,
     Python's `re`, interegular's, xgrammar's) and written for one where they do (Rust's):
     `[`, `&` and `~` in a class are escaped (no nested class, no set operation), and a `]`
     outside a class, a literal there, is escaped too. With `dot`, a `.` outside a class
-    is written `dot`."""
+    is written `dot`.
+
+    >>> write_out_classes(r"a.[.]\\.", {}, dot="[^x]")
+    'a[^x][.]\\\\.'
+    """
     out: List[str] = []
     i, in_class = 0, False
     while i < len(pattern):

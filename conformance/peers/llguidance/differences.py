@@ -10,17 +10,17 @@ Matcher (`Divergence.replay`), or with a Matcher that reads tokens llguidance's 
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Set
 
 from refimpl import Grammar, Matcher
 from refimpl.recognition.lexer import DEAD
 
-from ...differences import AFTER_EOS, KnownDifferences
+from ...differences import AFTER_EOS, KnownDifferences, answers_as
 from ...divergence import Divergence, compiled
 from ...readings.json_schemas import NUMBER_BOUNDS, schemas
 from ...readings.json_text import decoded_chars, puts
 from ...vectors import GrammarSpec
-from .reading import LlguidanceReading, OneLess, OneMore, explained_by, llguidance_view, replay
+from .reading import LlguidanceReading, OneLess, OneMore, explained_by, llguidance_view, replay, with_formats, with_rust_patterns
 
 KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS)
 
@@ -491,7 +491,9 @@ _ECMA_VS_RUST = frozenset("\r\u2028\u2029\u0085\ufeff")
     "meanings (docs/jsonschema.md, differences from llguidance, 5)")
 def ecma_classes(d: Divergence) -> bool:
     r"""A pattern of the schema has `.` or `\s`/`\S`, and each differing token (either
-    side) writes, in a string, a character the two dialects read differently."""
+    side) writes, in a string, a character the two dialects read differently; or each ends
+    inside a character, and llguidance answers them as refimpl does on the schema whose
+    patterns have Rust's `.` and `\s` (`with_rust_patterns`)."""
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or not (d.only_engine or d.only_refimpl):
         return False
     if not any(re.search(r"(?<!\\)(?:\\\\)*(?:\.|\\[sS])", p) for p in _patterns(d.grammar.schema)):
@@ -500,5 +502,100 @@ def ecma_classes(d: Divergence) -> bool:
     for t in d.only_engine + d.only_refimpl:
         added = [ch for ch, end in decoded_chars(text + d.vocab.tokens[t]) if end > len(text)]
         if not any(ch in _ECMA_VS_RUST for ch in added):
-            return False
-    return True
+            break
+    else:
+        return True
+    # a token that ends inside a character (the first bytes of U+FEFF, say): llguidance
+    # answers as refimpl does with the patterns read with Rust's `.` and `\s`
+    return all(_ends_inside_character(text + d.vocab.tokens[t]) for t in d.differing()) and \
+        _answers_as_read(d, with_rust_patterns(d.grammar.schema))
+
+
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _ends_inside_character(data: bytes) -> bool:
+    """Does UTF-8 data end with the first bytes of a character (and nothing else wrong)?"""
+    try:
+        data[-8:].lstrip(_CONTINUATION).decode("utf-8")
+        return False
+    except UnicodeDecodeError as e:
+        return e.reason == "unexpected end of data"
+
+
+def _answers_as_read(d: Divergence, schema: Any) -> bool:
+    """Does llguidance answer on every differing token as refimpl does on `schema` (the
+    vector's schema as llguidance reads it; None: no such reading)?"""
+    if schema is None:
+        return False
+    return answers_as(d, compiled(GrammarSpec("json_schema", schema=schema, options=d.grammar.options)))
+
+
+def _as_its_formats(d: Divergence, names: Set[str]) -> bool:
+    """A JSON schema with some of the formats `names`, on which llguidance answers every
+    differing token as refimpl does when they are llguidance's regexes (reading.FORMATS)."""
+    if d.grammar.kind != "json_schema":
+        return False
+    used = names & {node["format"] for node in schemas(d.grammar.schema) if isinstance(node.get("format"), str)}
+    return bool(used) and _answers_as_read(d, with_formats(d.grammar.schema, used))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "email-dot-string-only", "peer-bug",
+    "llguidance 1.9.1's `email` format takes dot-string local parts and IPv4 address literals "
+    "only: a quoted local part (\"a b\"@example.com, or any string that begins with an escaped "
+    "quote) and an IPv6 literal (a@[IPv6:::1]) are refused, though RFC 5321's Mailbox has "
+    "both; maskref allows them (docs/findings.md, L19)",
+    cites=('JSON Schema 2020-12 Validation §7.3.2 email: the "Mailbox" ABNF rule of RFC 5321 §4.1.2 '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 5321 §4.1.2 (Local-part = '
+           'Dot-string / Quoted-string) and §4.1.3 (IPv6-address-literal) '
+           '(https://www.rfc-editor.org/rfc/rfc5321#section-4.1.2)'))
+def email_dot_string_only(d: Divergence) -> bool:
+    """A schema with an `email` format, on which llguidance answers every differing token
+    as refimpl does when `email` is llguidance's regex (FORMATS)."""
+    return _as_its_formats(d, {"email"})
+
+
+@KNOWN_DIFFERENCES.declare(
+    "leap-day-and-second", "peer-bug",
+    "llguidance 1.9.1's `date`, `time` and `date-time` formats take February 29 in every year "
+    "(2021-02-29) and a leap second at any minute (08:38:60Z); RFC 3339 has February 29 in "
+    "leap years only and a leap second at 23:59 UTC only, as maskref (docs/jsonschema.md, "
+    "differences from llguidance, 1; docs/findings.md, L20)",
+    cites=('JSON Schema 2020-12 Validation §7.3.1 date-time, date, time: RFC 3339 §5.6 '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 3339 §5.7 (date-mday by month '
+           'and year, a leap second at the end of a UTC day) and Appendix C (leap years) '
+           '(https://www.rfc-editor.org/rfc/rfc3339#section-5.7)'))
+def leap_day_and_second(d: Divergence) -> bool:
+    """A schema with a `date`, `time` or `date-time` format, on which llguidance answers
+    every differing token as refimpl does when those formats are llguidance's regexes."""
+    return _as_its_formats(d, {"date", "time", "date-time"})
+
+
+@KNOWN_DIFFERENCES.declare(
+    "hostname-any-length", "peer-bug",
+    "llguidance 1.9.1's `hostname` format has no bound on the name's length: a name of more "
+    "than 253 characters passes; RFC 1123 (with RFC 1034's 255 octets) bounds it, and maskref "
+    "does (docs/jsonschema.md, differences from llguidance, 2; docs/findings.md, L21)",
+    cites=('JSON Schema 2020-12 Validation §7.3.3 hostname: RFC 1123 §2.1 '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 1123 §2.1 (host names up to '
+           '255 characters, as RFC 1034 §3.1 counts them) (https://www.rfc-editor.org/rfc/rfc1123#section-2.1)'))
+def hostname_any_length(d: Divergence) -> bool:
+    """A schema with a `hostname` format, on which llguidance answers every differing token
+    as refimpl does when `hostname` is llguidance's regex (after `hostname-hyphens`, so
+    what remains is the length)."""
+    return _as_its_formats(d, {"hostname"})
+
+
+@KNOWN_DIFFERENCES.declare(
+    "ipv6-without-ipv4-tail", "peer-bug",
+    "llguidance 1.9.1's `ipv6` format has none of the forms that end in an IPv4 address "
+    "(::ffff:1.2.3.4, ::1.2.3.4), which RFC 4291 §2.2 allows; maskref allows them "
+    "(docs/findings.md, L21)",
+    cites=('JSON Schema 2020-12 Validation §7.3.4 ipv6: RFC 4291 §2.2 '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 4291 §2.2 form 3 '
+           '(x:x:x:x:x:x:d.d.d.d) (https://www.rfc-editor.org/rfc/rfc4291#section-2.2)'))
+def ipv6_without_ipv4_tail(d: Divergence) -> bool:
+    """A schema with an `ipv6` format, on which llguidance answers every differing token
+    as refimpl does when `ipv6` is llguidance's regex."""
+    return _as_its_formats(d, {"ipv6"})

@@ -9,18 +9,22 @@ divergence's prefix (`replay`), also reading tokens as llguidance does
 (`LlguidanceReading`: EOS before token lexemes, one token lexeme per token, complete
 stop="" lexemes; `OneMore`, `OneLess`: token budgets counted one more or one less), and
 whether it then answers the differing tokens as llguidance did (`explained_by`,
-`llguidance_view`).
+`llguidance_view`); and a JSON schema as llguidance reads its formats (`with_formats`:
+`FORMATS`, its regexes where they are not maskref's) and its patterns (`with_rust_patterns`:
+`.` and `\\s` with Rust's meanings).
 """
 from __future__ import annotations
 
 import copy
 import json
-from typing import Any, List, Optional, Tuple
+from typing import Any, Collection, Dict, List, Optional, Tuple
 
 from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
 from refimpl.recognition.lexer import DEAD
 
 from ...divergence import Divergence
+from ...readings.json_schemas import rewrite_schemas
+from ...readings.regex_text import write_out_classes
 from ...vectors import GrammarSpec, NotSupported
 
 HEAD = '%llguidance {"no_forcing": true}\n'
@@ -182,3 +186,89 @@ def llguidance_view(m: Optional[Matcher], d: Divergence) -> bool:
         return (d.error is None and d.refused is None and all(t in mask and t not in eos for t in d.only_engine)
                 and all(t not in mask or t in eos for t in d.only_refimpl))
     return explained_by(m, d)
+
+
+# ------------------------------------------------------------------ formats and patterns
+
+_ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_DATE = ("[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+         "|02-(?:0[1-9]|1[0-9]|2[0-9]))")
+_TIME = "(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]+)?(?:[zZ]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+
+_H16 = "[0-9A-Fa-f]{1,4}"
+_H16S = "(?:%s:%s)" % (_H16, _H16)  # where RFC 4291 also allows an IPv4 address
+_IPV6 = "|".join([
+    "(?:%s:){7}%s" % (_H16, _H16),
+    "::(?:%s:){0,5}%s" % (_H16, _H16S),
+    "(?:%s)?::(?:%s:){0,4}%s" % (_H16, _H16, _H16S),
+] + ["(?:(?:%s:){0,%d}%s)?::(?:%s:){0,%d}%s" % (_H16, n, _H16, _H16, 3 - n, _H16S) for n in (1, 2)] + [
+    "(?:(?:%s:){0,3}%s)?::%s:%s" % (_H16, _H16, _H16, _H16S),
+    "(?:(?:%s:){0,4}%s)?::%s" % (_H16, _H16, _H16S),
+    "(?:(?:%s:){0,5}%s)?::%s" % (_H16, _H16, _H16),
+    "(?:(?:%s:){0,6}%s)?::" % (_H16, _H16),
+])
+
+#: llguidance 1.9.1's format regexes (parser/src/json/formats.rs) where they are not maskref's,
+#: as ECMA-262 patterns of the decoded string: `email` with dot-string local parts and IPv4
+#: literals only (no quoted local part, no IPv6 literal); `date` with February 29 in every
+#: year; `time` with a leap second at any minute; `hostname` of any length, its labels any
+#: LDH string; `ipv6` without the forms that end in an IPv4 address
+FORMATS = {
+    "hostname": "{0}(?:\\.{0})*".format("[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"),
+    "ipv6": _IPV6,
+    "email": "%s+(?:\\.%s+)*@(?:%s(?:\\.%s)*|\\[(?:%s\\.){3}%s\\])" % (_ATEXT, _ATEXT, _LABEL, _LABEL, _OCTET, _OCTET),
+    "date": _DATE,
+    "time": _TIME,
+    "date-time": "%s[tT]%s" % (_DATE, _TIME),
+}
+
+
+def with_formats(schema: Any, names: Collection[str]) -> Any:
+    """The schema with each `format` among `names` read as llguidance's regex (FORMATS):
+    the format left out, its regex added as a pattern (through allOf where the schema
+    object has a pattern already).
+
+    >>> d = with_formats({"properties": {"d": {"format": "date", "pattern": "1"}}}, ["date"])["properties"]["d"]
+    >>> sorted(d), d["allOf"] == [{"pattern": "^(?:%s)$" % FORMATS["date"]}]
+    (['allOf', 'pattern'], True)
+    """
+    def read(node: Dict[str, Any]) -> Dict[str, Any]:
+        name = node.get("format")
+        if not isinstance(name, str) or name not in names:
+            return node
+        node = {k: v for k, v in node.items() if k != "format"}
+        pattern = "^(?:%s)$" % FORMATS[name]
+        if "pattern" in node:
+            node["allOf"] = list(node.get("allOf", [])) + [{"pattern": pattern}]
+        else:
+            node["pattern"] = pattern
+        return node
+    return rewrite_schemas(schema, read)
+
+
+#: `\\s` as Rust's regex reads it (Unicode White_Space: U+0085, no U+FEFF), a class body
+RUST_SPACE = "\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+
+
+def with_rust_patterns(schema: Any) -> Optional[Any]:
+    """The schema with its patterns (`pattern`, the keys of `patternProperties`) read as
+    llguidance reads them, with Rust's `.` (all but \\n) and `\\s`; None where one cannot
+    be written so (`\\S` inside a class)."""
+    failed: List[str] = []
+
+    def rust(pattern: str) -> str:
+        out = write_out_classes(pattern, {"s": RUST_SPACE}, dot="[^\\n]")
+        if out is None:
+            failed.append(pattern)
+        return out or pattern
+
+    def read(node: Dict[str, Any]) -> Dict[str, Any]:
+        if isinstance(node.get("pattern"), str):
+            node["pattern"] = rust(node["pattern"])
+        if isinstance(node.get("patternProperties"), dict):
+            node["patternProperties"] = {rust(k): v for k, v in node["patternProperties"].items()}
+        return node
+    out = rewrite_schemas(schema, read)
+    return None if failed else out

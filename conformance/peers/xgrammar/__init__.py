@@ -10,6 +10,7 @@ torch; not in CI).
                     compile_json_schema's defaults (strict mode), and strict mode's difference
     converted.py    XgrammarCppEngine, the engine `xgrammar.cpp`: a JSON schema as llama.cpp's
                     converter writes it in GBNF (MaskBench's XGrammar.cpp), its differences
+    maskbench.py    those first met on MaskBench (appended to differences.py's list)
 """
 from .engine import XgrammarEngine
 

@@ -286,10 +286,8 @@ def reading_explains(reading: str) -> Callable[[Divergence], bool]:
     def applies(d: Divergence) -> bool:
         if d.grammar.kind != "json_schema" or d.error is not None or d.refused is not None:
             return False
-        alone = schema_reading(d.grammar, (reading,))
-        if alone.grammar is None:
-            return False
-        if answers_as_read(d, alone):
+        alone = schema_reading(d.grammar, (reading,))  # no grammar: alone, it changes nothing
+        if alone.grammar is not None and answers_as_read(d, alone):
             return True
         i = READINGS.index(reading)
         return i > 0 and answers_as_read(d, schema_reading(d.grammar, READINGS[:i + 1])) and not answers_as_read(
@@ -457,3 +455,9 @@ def accepts_omitted(d: Divergence, strict_mode: bool = False) -> bool:
         if not all(session.consume(p) for p in d.prefix) or not session.consume(t):
             return False
     return True
+
+
+# the differences first met on MaskBench (maskbench.py), tried last
+from .maskbench import MASKBENCH_DIFFERENCES  # noqa: E402
+
+KNOWN_DIFFERENCES.extend(MASKBENCH_DIFFERENCES)

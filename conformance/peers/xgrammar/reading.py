@@ -137,6 +137,11 @@ _FORMAT_REGEX = {
     "hostname": r"^([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$",
     "uuid": r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$",
     "ipv4": r"^((25[0-5]|2[0-4]\d|[01]?\d?\d)\.){3}(25[0-5]|2[0-4]\d|[01]?\d?\d)$",
+    # a domain of labels, those after a dot of two characters at least, and no address
+    # literal; the quoted local part as maskref's (xgrammar's regex reads the JSON text, its
+    # quoted pairs JSON escapes: not restated)
+    "email": r'^([\w!#$%&\'*+/=?^`{|}~-]+(\.[\w!#$%&\'*+/=?^`{|}~-]+)*|"([\x20\x21\x23-\x5B\x5D-\x7E]|\\[\x20-\x7E])*")'
+             r"@[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9][-A-Za-z0-9]*[A-Za-z0-9])*$",
 }
 
 

@@ -132,6 +132,12 @@ LLGUIDANCE_FINDINGS = {
     "findings/llguidance-escape-in-negated-class/bytes/0": "escape-in-negated-class",
     "findings/llguidance-ecma-dot/bytes/0": "ecma-dot-and-space",
     "findings/llguidance-ecma-dot/bytes/1": "ecma-dot-and-space",
+    "findings/llguidance-ecma-space-partial/bytes/0": "ecma-dot-and-space",
+    "findings/llguidance-email-quoted/bytes/0": "email-dot-string-only",
+    "findings/llguidance-hostname-length/bytes/0": "hostname-any-length",
+    "findings/llguidance-ipv6-ipv4-tail/bytes/0": "ipv6-without-ipv4-tail",
+    "findings/llguidance-leap-day-and-second/bytes/0": "leap-day-and-second",
+    "findings/llguidance-leap-day-and-second/bytes/1": "leap-day-and-second",
     "tokens/max-tokens-first-byte/special/0": "max-tokens-row-count",
     "tokens/max-tokens-row-start/bytes/0": "max-tokens-row-count",
     "tokens/max-tokens-dead/special/0": "max-tokens-dead",
@@ -255,3 +261,96 @@ def test_llguidance_ecma_dot_and_space():
     assert ECMA_CLASSES.applies(Divergence(space, b, list(b'"\xef\xbb'), 3, [], [0xBF]))  # U+FEFF: ECMA only
     literal = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^a\\.b$"})
     assert not ECMA_CLASSES.applies(Divergence(literal, b, escape, 2, [ord("r")], []))
+
+
+def test_llguidance_ecma_space_before_a_whole_character():
+    """U+FEFF (EF BB BF) is ECMA's white space, not Rust's: refimpl alone allows its first
+    byte where \\s may come, and nothing else starts with it there."""
+    ECMA_CLASSES = KNOWN_DIFFERENCES.named("ecma-dot-and-space")
+
+    b = load_builtin("bytes")
+    space = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[\\w\\s-]+$"})
+    assert ECMA_CLASSES.applies(Divergence(space, b, [ord('"')], 1, [], [0xEF]))
+    assert not ECMA_CLASSES.applies(Divergence(space, b, [ord('"')], 1, [], [0xE3]))  # U+3000: both
+    assert not ECMA_CLASSES.applies(Divergence(space, b, [ord('"')], 1, [0xEF], []))  # the other way round
+    words = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[\\w-]+$"})
+    assert not ECMA_CLASSES.applies(Divergence(words, b, [ord('"')], 1, [], [0xEF]))
+
+
+def test_llguidance_email_dot_string_only():
+    EMAIL = KNOWN_DIFFERENCES.named("email-dot-string-only")
+
+    b = load_builtin("bytes")
+    email = GrammarSpec("json_schema", schema={"properties": {"e": {"type": "string", "format": "email"}}})
+    quote = [ord(c) for c in '{"e":"']
+    assert EMAIL.applies(Divergence(email, b, quote, 6, [], [ord("\\")]))  # \" begins a quoted local part
+    assert not EMAIL.applies(Divergence(email, b, quote, 6, [], [ord("a")]))  # llguidance takes a
+    assert not EMAIL.applies(Divergence(email, b, quote, 6, [ord("\\")], []))
+    literal = [ord(c) for c in '{"e":"a@[']
+    assert EMAIL.applies(Divergence(email, b, literal, 9, [], [ord("I")]))  # IPv6:
+    assert not EMAIL.applies(Divergence(email, b, literal, 9, [], [ord("1")]))  # IPv4: both
+    plain = GrammarSpec("json_schema", schema={"properties": {"e": {"type": "string"}}})
+    assert not EMAIL.applies(Divergence(plain, b, quote, 6, [], [ord("\\")]))
+
+
+def test_llguidance_leap_day_and_second():
+    LEAP = KNOWN_DIFFERENCES.named("leap-day-and-second")
+
+    b = load_builtin("bytes")
+    time = GrammarSpec("json_schema", schema={"type": "string", "format": "time"})
+    leap = [ord(c) for c in '"08:38:60']
+    assert LEAP.applies(Divergence(time, b, leap, 9, [ord("Z"), ord("z")], []))
+    assert not LEAP.applies(Divergence(time, b, leap, 9, [ord("Z"), ord("x")], []))
+    date = GrammarSpec("json_schema", schema={"type": "string", "format": "date", "maxLength": 10})
+    feb = [ord(c) for c in '"2021-02-2']
+    assert LEAP.applies(Divergence(date, b, feb, 10, [ord("9")], []))
+    assert not LEAP.applies(Divergence(date, b, [ord(c) for c in '"2021-02-3'], 10, [ord("0")], []))
+    other = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[0-9:]*$"})
+    assert not LEAP.applies(Divergence(other, b, leap, 9, [ord("Z")], []))
+
+
+def test_llguidance_hostname_any_length_and_ipv6_without_ipv4_tail():
+    k = _differences()
+    b = load_builtin("bytes")
+    host = GrammarSpec("json_schema", schema={"type": "string", "format": "hostname"})
+    long_name = [ord(c) for c in '"' + ("a" * 62 + ".") * 4 + "a"]  # 253 characters
+    assert k["hostname-any-length"].applies(Divergence(host, b, long_name, 254, [ord("a")], []))
+    assert k["hostname-any-length"].applies(Divergence(host, b, long_name, 254, [ord("."), ord("-")], []))
+    assert not k["hostname-any-length"].applies(Divergence(host, b, long_name, 254, [ord("_")], []))
+    ipv6 = GrammarSpec("json_schema", schema={"type": "string", "format": "ipv6"})
+    one = [ord(c) for c in '"::1']
+    assert k["ipv6-without-ipv4-tail"].applies(Divergence(ipv6, b, one, 4, [], [ord(".")]))
+    assert not k["ipv6-without-ipv4-tail"].applies(Divergence(ipv6, b, one, 4, [], [ord(":")]))
+    assert not k["hostname-any-length"].applies(Divergence(ipv6, b, one, 4, [], [ord(".")]))
+
+
+# strings on which llguidance's format regexes and maskref's differ, or nearly so
+FORMAT_SAMPLES = {
+    "email": ["a.b@c-d.e", '"a b"@c', "a@[IPv6:::1]", "a@[1.2.3.4]", "a@[1.2.3.256]", "a..b@c", "a@b-", "~@x"],
+    "date": ["2020-02-29", "2021-02-29", "1900-02-29", "2020-02-30", "2020-04-31", "2020-13-01"],
+    "time": ["23:59:60Z", "08:38:60Z", "08:38:60+08:39", "12:00:00.5z", "12:00:00", "24:00:00Z"],
+    "date-time": ["2021-02-29t08:38:60Z", "2020-01-01T00:00:00+05:30", "2020-01-01 00:00:00Z"],
+    "hostname": ["a-b.c", "ab--c", "xn--abc", ("a" * 62 + ".") * 4 + "ab", "a" * 64, "a."],
+    "ipv6": ["::ffff:1.2.3.4", "::1.2.3.4", "1:2:3:4:5:6:7:8", "1::8", "1:2:3:4:5:6:7::", "::", "1:2::3::4"],
+}
+
+
+@needs_llguidance
+@pytest.mark.parametrize("name", sorted(FORMAT_SAMPLES))
+def test_llguidance_reading_of_formats_is_its_own(name):
+    """reading.FORMATS (the predicates' reading of llguidance's formats) accepts exactly what
+    llguidance does, on strings near the differences."""
+    import json
+
+    from conformance.peers.llguidance.reading import FORMATS, grammar_text, with_formats
+
+    b = load_builtin("bytes")
+    tok = llguidance_adapter.tokenizer(b)
+    schema = {"type": "string", "format": name}
+    read = Grammar.from_json_schema(with_formats(schema, FORMATS))
+    for s in FORMAT_SAMPLES[name]:
+        text = json.dumps(s).encode()
+        m = llguidance.LLMatcher(tok, grammar_text(GrammarSpec("json_schema", schema=schema)))
+        theirs = all(m.consume_token(x) for x in text) and m.consume_token(256) and not m.is_error()
+        ours = Matcher(read, b).consume_tokens(list(text) + [256])
+        assert theirs == ours, (name, s)

@@ -205,6 +205,16 @@ def test_untyped_keywords_unread():
                               only_b=[ord("x")]))
 
 
+def test_a_reading_that_only_completes_another():
+    """Alone, untyped-any changes nothing in a typed schema; after one-keyword (only oneOf
+    read) its options are untyped and read as any value (MaskBench, Github_easy o68296)."""
+    k = known()["untyped-keywords-unread"]
+    s = {"type": "object", "properties": {"a": {"type": "string"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}
+    assert k.applies(_obj(s, '{"', only_b=[ord("x")]))  # refimpl: the key must be a or b
+    assert not k.applies(_obj(s, '{"', only_r=[ord("a")]))
+    assert not k.applies(_obj(dict(s, oneOf=[{"type": "object", "required": ["a"]}]), '{"', only_b=[ord("x")]))
+
+
 def test_reading_with_string_spelling():
     """A token that needs both the reading and xgrammar's own spelling of strings."""
     k = known()["untyped-keywords-unread"]
@@ -221,6 +231,33 @@ def test_format_regexes():
     assert k.applies(_obj(uri, '"http', only_r=[ord("2")]))  # a scheme with a digit
     assert not k.applies(_obj(uri, '"http', only_r=[ord("s")]))
     assert not k.applies(_obj({"type": "string"}, '"2024-02-', only_b=[ord("3")]))
+
+
+def test_format_regexes_email():
+    k = known()["format-regexes"]
+    email = {"type": "string", "format": "email"}
+    assert k.applies(_obj(email, '"a@', only_r=[ord("[")]))  # an address literal (MaskBench o36641)
+    assert k.applies(_obj(email, '"a@b.c', only_r=[ord('"')]))  # a one-character label after a dot
+    assert not k.applies(_obj(email, '"a@', only_r=[ord("b")]))
+
+
+def test_multipleof_unread():
+    k = known()["multipleof-unread"]
+    half = {"type": "number", "multipleOf": 0.5}
+    assert k.applies(_obj(half, "1.", only_b=[ord("2")]))
+    assert not k.applies(_obj(half, "1.", only_b=[ord("a")]))
+    assert not k.applies(_obj(dict(half, type="integer", multipleOf=2), "1", only_b=[ord("2")]))  # enforced
+    wide = {"type": "integer", "multipleOf": 2, "minimum": 0, "maximum": 10000}  # 10,001 integers: unread
+    assert k.applies(_obj(wide, "1", only_b=[ord("1")]))
+    assert not k.applies(_obj(dict(wide, maximum=9999), "1", only_b=[ord("1")]))
+
+
+def test_required_outside_properties():
+    k = known()["required-outside-properties"]
+    s = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a", "b"]}
+    assert k.applies(_obj(s, '{"a":1', only_b=[ord("}")]))  # Github_hard o84348: `b` not required
+    assert not k.applies(_obj(s, '{"a":1', only_b=[ord("]")]))
+    assert not k.applies(_obj(dict(s, required=["a"]), '{"a":1', only_b=[ord("}")]))
 
 
 def test_pattern_keys_only():
