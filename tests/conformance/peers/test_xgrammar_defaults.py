@@ -139,3 +139,16 @@ def test_default_configuration_refuses_an_extra_property():
         masks[engine.name] = ids_of(session.mask())
     assert ord(",") in masks["xgrammar"] and ord(",") not in masks["xgrammar-default"]
     assert ord("}") in masks["xgrammar"] and ord("}") in masks["xgrammar-default"]
+
+
+def test_strict_mode_with_a_keyword_xgrammar_leaves_out():
+    # closed by strict mode, "b" can never be written: refimpl's reading of the closed schema
+    # has no object; xgrammar also leaves out the `required` name outside `properties`
+    # (required-outside-properties), so it ends the object after "a"
+    schema = dict(OBJECT, required=["a", "b"])
+    assert STRICT.applies(divergence(schema, '{"a":1', only_engine=ids("}"), only_refimpl=ids(",")))
+    # allowing "," too is not what the closed reading answers
+    assert not STRICT.applies(divergence(schema, '{"a":1', only_engine=ids("}")))
+    # nor is a schema strict mode does not close
+    assert not STRICT.applies(divergence(dict(schema, additionalProperties=True), '{"a":1',
+                                         only_engine=ids("}"), only_refimpl=ids(",")))
