@@ -27,7 +27,7 @@ from .containment import Contained, Limits
 from .divergence import Divergence
 from .engine import Engine, Session
 from .registry import get_engine
-from .vectors import FormatError, GrammarSpec, NotSupported, Vector, suite_files, token_text
+from .vectors import FormatError, GrammarSpec, NotSupported, Vector, suite_lines, token_text
 
 STATUSES = ("agree", "known", "disagree", "unsupported")
 
@@ -511,7 +511,7 @@ class Suite:
     def __init__(self, path: str) -> None:
         self.lines: List[str] = []
         self.data: List[Dict[str, Any]] = []
-        for name, lineno, line in _numbered_lines(path):
+        for name, lineno, line in suite_lines(path):
             try:
                 data = json.loads(line)
                 Vector.from_json(data)
@@ -523,21 +523,8 @@ class Suite:
             self.data.append({"id": str(data["id"]), "tags": data.get("tags", [])})
 
 
-def _numbered_lines(suite: str) -> Iterator[Tuple[str, int, str]]:
-    for name in suite_files(suite):
-        with open(name, "rb") as f:
-            for lineno, raw in enumerate(f, 1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise FormatError("%s:%d: not UTF-8 text (byte 0x%02X at column %d)" % (
-                        name, lineno, raw[e.start], e.start + 1)) from None
-                if line.strip() and not line.lstrip().startswith("#"):
-                    yield name, lineno, line
-
-
 def raw_lines(suite: str) -> List[str]:
-    return [line for _, _, line in _numbered_lines(suite)]
+    return [line for _, _, line in suite_lines(suite)]
 
 
 def run_suite(engine: Engine, suite: str, out_dir: str, jobs: Optional[int] = 1, quiet: bool = False,

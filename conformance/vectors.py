@@ -506,8 +506,9 @@ def suite_files(path: str) -> List[str]:
     raise FormatError("no suite at %s" % path)
 
 
-def read_vectors(path: str) -> Iterator[Tuple[str, int, Vector]]:
-    """(file, line number, vector) for every vector of a suite file or directory."""
+def suite_lines(path: str) -> Iterator[Tuple[str, int, str]]:
+    """(file, line number, line) for every vector line of a suite file or directory
+    (blank lines and # comments left out); a line that is not UTF-8 is a FormatError."""
     for name in suite_files(path):
         with open(name, "rb") as f:
             for lineno, raw in enumerate(f, 1):
@@ -516,16 +517,21 @@ def read_vectors(path: str) -> Iterator[Tuple[str, int, Vector]]:
                 except UnicodeDecodeError as e:
                     raise FormatError("%s:%d: not UTF-8 text (byte 0x%02X at column %d)" % (
                         name, lineno, raw[e.start], e.start + 1)) from None
-                if not line.strip() or line.lstrip().startswith("#"):
-                    continue
-                try:
-                    data = json.loads(line)
-                except ValueError as e:
-                    raise FormatError("%s:%d: not JSON: %s" % (name, lineno, e)) from None
-                try:
-                    yield name, lineno, Vector.from_json(data)
-                except FormatError as e:
-                    raise FormatError("%s:%d: %s" % (name, lineno, e)) from None
+                if line.strip() and not line.lstrip().startswith("#"):
+                    yield name, lineno, line
+
+
+def read_vectors(path: str) -> Iterator[Tuple[str, int, Vector]]:
+    """(file, line number, vector) for every vector of a suite file or directory."""
+    for name, lineno, line in suite_lines(path):
+        try:
+            data = json.loads(line)
+        except ValueError as e:
+            raise FormatError("%s:%d: not JSON: %s" % (name, lineno, e)) from None
+        try:
+            yield name, lineno, Vector.from_json(data)
+        except FormatError as e:
+            raise FormatError("%s:%d: %s" % (name, lineno, e)) from None
 
 
 def write_vectors(path: str, vectors: Iterable[Vector]) -> int:

@@ -1,9 +1,9 @@
 """The scoreboard page (`python -m conformance report`) in a real browser: headless
 Chromium driven by selenium, as tests/showing/test_page_browser.py drives the explain page.
 
-The page is built from the committed results (results/) and, for the sections those do
-not cover yet (MaskBench, SchemaStore), from made-up records (tests/support/scoreboard.py),
-then opened from a file: URL. Checked: the tables hold a row per engine, every SVG plot
+The page is built from the committed results (results/: the default suite, MaskBench,
+SchemaStore) and from made-up records (tests/support/scoreboard.py: every outcome), then
+opened from a file: URL. Checked: the tables hold a row per engine, every SVG plot
 lays out with a non-empty box (and its bars too), the console holds no error, and the
 page loads nothing but itself.
 
@@ -19,16 +19,10 @@ import pytest
 
 from conformance import report
 from tests.conformance.test_report import ENGINES, RESULTS
-from tests.showing.test_page_browser import _find, _missing, _unavailable
-from tests.support import scoreboard
+from tests.support import browser, scoreboard
 
-if _missing() is not None:
-    _unavailable(_missing(), module_level=True)
+browser.require()
 
-from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import WebDriverException  # noqa: E402
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 #: every element's laid-out box, by plot: the plot's own and its drawn shapes'
@@ -56,21 +50,8 @@ def pages(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def driver():
-    options = Options()
-    options.binary_location = _find("chromium", "chromium-browser", "google-chrome")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000", "--hide-scrollbars", "--force-device-scale-factor=1"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        d = webdriver.Chrome(service=Service(_find("chromedriver")), options=options)
-    except WebDriverException as e:
-        _unavailable("Chromium did not start: %s" % str(e).strip().splitlines()[0])
-    d.set_page_load_timeout(30)
-    try:
+    with browser.chromium() as d:
         yield d
-    finally:
-        d.quit()
 
 
 def opened(d, path):
@@ -99,7 +80,8 @@ def test_the_page_of_the_committed_results(driver, pages):
     d = opened(driver, pages[0])
     assert rows(d, "matrix") == sorted(ENGINES, key=report._order)
     assert rows(d, "totals") == rows(d, "matrix")
-    check_plots(d, ["default-outcomes", "default-kinds", "default-seconds"])
+    check_plots(d, ["default-outcomes", "default-kinds", "default-seconds", "maskbench-outcomes", "maskbench-ttfm",
+                    "maskbench-tbm", "schemastore-outcomes"])
     bars = d.find_elements(By.CSS_SELECTOR, 'svg[data-plot="default-outcomes"] text.label')
     assert [b.text for b in bars] == rows(d, "matrix")
     target = os.environ.get("MASKREF_SCREENSHOT_SCOREBOARD")

@@ -16,55 +16,21 @@ one in the README: MASKREF_SCREENSHOT=docs/explain-screenshot.png python -m pyte
 tests/showing/test_page_browser.py
 """
 import os
-import shutil
 
 import pytest
 
 from refimpl import Grammar, Vocabulary
 from refimpl.showing import explain, svg
 from refimpl.showing import page as page_mod
+from tests.support import browser
 from tests.support.grammars import JSONISH
 
 PREFIX = '{"a": [1'
 
 
-def _find(*names):
-    for name in names:
-        path = shutil.which(name)
-        if path is not None:
-            return path
-    return None
+browser.require()
 
-
-def _missing():
-    """Why no browser test can run here, or None."""
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install selenium, or the test extra)"
-    if _find("chromium", "chromium-browser", "google-chrome") is None:
-        return "no Chromium (apt-get install chromium)"
-    if _find("chromedriver") is None:
-        return "no chromedriver (apt-get install chromium-driver)"
-    return None
-
-
-def _unavailable(reason, module_level=False):
-    """Skip, printing why — or fail where MASKREF_REQUIRE_BROWSER=1."""
-    if os.environ.get("MASKREF_REQUIRE_BROWSER") == "1":
-        pytest.fail("%s — and MASKREF_REQUIRE_BROWSER=1 requires it" % reason, pytrace=False)
-    print("skipping the browser test: %s" % reason)
-    pytest.skip(reason, allow_module_level=module_level)
-
-
-if _missing() is not None:
-    _unavailable(_missing(), module_level=True)
-
-from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver import ActionChains  # noqa: E402
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
@@ -80,22 +46,9 @@ def explained():
 def driver(explained, tmp_path_factory):
     path = tmp_path_factory.mktemp("explain") / "page.html"
     path.write_text(page_mod.render(explained), encoding="utf-8")
-    options = Options()
-    options.binary_location = _find("chromium", "chromium-browser", "google-chrome")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000", "--hide-scrollbars", "--force-device-scale-factor=1"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    try:
-        d = webdriver.Chrome(service=Service(_find("chromedriver")), options=options)
-    except WebDriverException as e:
-        _unavailable("Chromium did not start: %s" % str(e).strip().splitlines()[0])
-    d.set_page_load_timeout(30)
-    try:
+    with browser.chromium() as d:
         d.get(path.as_uri())
         yield d
-    finally:
-        d.quit()
 
 
 @pytest.fixture(autouse=True)
