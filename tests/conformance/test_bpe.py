@@ -22,6 +22,7 @@ TEXTS = ['{"name": "Ann", "age": 3}', '{"a":[1,2,-3.5e10],"b":null}', "  spaces\
 def test_gpt2_known_ids() -> None:
     e = Encoder(load_builtin("gpt2"))
     assert e.encode("Hello world") == [15496, 995]
+    assert e.encode('{"name": "Hello world"}') == [4895, 3672, 1298, 366, 15496, 995, 20662]  # bpe.Encoder's docstring
     assert load_builtin("gpt2").decode(e.encode(TEXTS[3])) == TEXTS[3].encode("utf-8")
 
 
