@@ -340,6 +340,11 @@ def schema_of(rec: Record) -> str:
     return "/".join(rec["id"].split("/")[:3])
 
 
+def vocab_of(rec: Record) -> str:
+    """The vocabulary a MaskBench vector is on (its id's last part)."""
+    return str(rec["id"]).rsplit("/", 1)[-1]
+
+
 def subset_of(rec: Record) -> str:
     tags: Sequence[str] = rec.get("tags") or []
     return tags[1] if len(tags) > 1 else str(rec["id"]).split("/")[1]
@@ -352,7 +357,7 @@ def maskbench_summary(records: Sequence[Record]) -> List[Dict[str, Any]]:
 
     groups: Dict[Tuple[str, str], List[Record]] = collections.defaultdict(list)
     for r in records:
-        vocab = str(r["id"]).rsplit("/", 1)[-1]
+        vocab = vocab_of(r)
         groups[(vocab, subset_of(r))].append(r)
         groups[(vocab, "all")].append(r)
     rows = []
@@ -397,7 +402,7 @@ def maskbench_cost_table(board: Board) -> Table:
     for e in board.engines:
         by_vocab: Dict[str, List[Record]] = collections.defaultdict(list)
         for r in board.records[e]:
-            by_vocab[str(r["id"]).rsplit("/", 1)[-1]].append(r)
+            by_vocab[vocab_of(r)].append(r)
         rows += [_cost_row(e, vocab, recs) for vocab, recs in sorted(by_vocab.items())]
     return Table(["engine", "vocabulary", "schemas", "vectors", "seconds", "seconds per schema", "slowest vector (s)",
                   "all %s schemas on %d cores" % ("{:,}".format(MASKBENCH_SCHEMAS), CORES)], rows, "maskbench-cost")
@@ -434,15 +439,19 @@ def outcome_table(board: Board, by_subset: bool = False) -> Table:
 # ------------------------------------------------------------------------------- plots
 
 
+def _svg_head(kind: str, key: str, width: int, height: int, title: str) -> List[str]:
+    """A plot's opening tag (class, data-plot key, size) and its title, as drawn text too."""
+    return ['<svg class="plot %s" data-plot="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+            'viewBox="0 0 %d %d" role="img"><title>%s</title>' % (kind, key, width, height, width, height, xml_text(title)),
+            '<text x="0" y="16" class="title">%s</text>' % xml_text(title)]
+
+
 def stacked_bars(bars: Sequence[Tuple[str, collections.Counter]], title: str, key: str) -> str:
     """Horizontal bars, one per (label, outcome counts), each the share of its vectors
     per outcome (the counts written on the segments wide enough, all in the tooltips)."""
     label_w, bar_w, row_h, top = 260, 560, 22, 30
     h = top + row_h * len(bars) + 40
-    out = ['<svg class="plot stacked" data-plot="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-           'viewBox="0 0 %d %d" role="img"><title>%s</title>' % (key, label_w + bar_w + 50, h, label_w + bar_w + 50, h,
-                                                                xml_text(title))]
-    out.append('<text x="0" y="16" class="title">%s</text>' % xml_text(title))
+    out = _svg_head("stacked", key, label_w + bar_w + 50, h, title)
     for i, (label, c) in enumerate(bars):
         y = top + i * row_h
         total = sum(c[o] for o in OUTCOMES) or 1
@@ -476,10 +485,7 @@ def distributions(series: Sequence[Tuple[str, Sequence[float]]], title: str, key
     series = [(label, vals) for label, vals in series if vals]
     label_w, plot_w, row_h, top = 260, 560, 24, 30
     h = top + row_h * len(series) + 40
-    out = ['<svg class="plot dist" data-plot="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-           'viewBox="0 0 %d %d" role="img"><title>%s</title>' % (key, label_w + plot_w + 50, h, label_w + plot_w + 50, h,
-                                                                xml_text(title))]
-    out.append('<text x="0" y="16" class="title">%s</text>' % xml_text(title))
+    out = _svg_head("dist", key, label_w + plot_w + 50, h, title)
     every = [v for _, vals in series for v in vals if v > 0]
     if not every:
         return "".join(out) + "</svg>"
