@@ -26,9 +26,9 @@ class Target:
 
 
 def _collect() -> Dict[str, Target]:
-    from . import grammars  # noqa: F401  (each module lists its targets in TARGETS)
+    from . import grammars, schemas  # noqa: F401  (each module lists its targets in TARGETS)
     found: Dict[str, Target] = {}
-    for module in (grammars,):
+    for module in (grammars, schemas):
         for target in module.TARGETS:
             assert target.name not in found, target.name
             found[target.name] = target
