@@ -23,6 +23,10 @@ class Limits:
     relevance_fuel: int = 10_000
     #: largest counted repetition bound {n,m} in a pattern
     repeat_bound: int = 100_000
+    #: digits of one number in a JSON schema, in plain decimal text (1e400: 401; a
+    #: double needs at most 309, or 325 for 5e-324): bounds compile to regexes linear in
+    #: them, and Python writes ints of at most 4,300 digits as text
+    number_digits: int = 1_000
     #: Earley items in one row
     items_per_row: int = 100_000
     #: Earley rows (lexemes scanned) in one parse

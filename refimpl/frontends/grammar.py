@@ -94,8 +94,8 @@ class Grammar:
         """
         from .jsonschema import json_schema_to_ir
 
-        schema, source = _with_source(schema)
-        result = json_schema_to_ir(schema, limits=limits, **options)
+        result = json_schema_to_ir(schema, limits=limits, **options)  # read and checked first
+        _, source = _with_source(schema)
         grammar = cls(result.ir, "json_schema", source, options)
         grammar.ignored_keywords = list(result.ignored)
         return grammar

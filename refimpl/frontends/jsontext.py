@@ -4,7 +4,7 @@ JSON schemas arrive as text (`Grammar.from_json_schema`), inside Lark grammars (
 {...}`, `%llguidance {...}`) and in grammar options. Python's json module recurses on
 nesting depth, so a 10,000-deep schema would raise RecursionError; this reader keeps an
 explicit stack. Numbers with a fraction or an exponent become `Decimal`, so a bound like
-`0.1` stays exact (a float would not).
+`0.1` stays exact (a float would not); so do integers of more than 4,300 digits.
 
 >>> read_json('xx {"a": [1, 2.50, true, null]} yy', 3)
 ({'a': [1, Decimal('2.50'), True, None]}, 31)
@@ -24,6 +24,9 @@ __all__ = ["JsonTextError", "dumps", "read_json"]
 _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _WS_RE = re.compile(r"[ \t\n\r]*")
 _LITERALS = (("true", True), ("false", False), ("null", None))
+#: longer integers stay Decimal: CPython refuses int(text) past 4,300 digits (and takes
+#: quadratic time: a million digits, minutes), a Decimal reads them in linear time
+_INT_DIGITS = 4300
 
 #: an open container on the reader's stack, and the key pending in it (objects only)
 _Open = Tuple[Union[Dict[str, Any], List[Any]], Optional[str]]
@@ -96,7 +99,8 @@ def _read_scalar_or_open(text: str, pos: int, stack: List[_Open]) -> Tuple[Any, 
     m = _NUMBER_RE.match(text, pos)
     if m and m.end() > pos:
         tok = m.group()
-        number = Decimal(tok) if ("." in tok or "e" in tok or "E" in tok) else int(tok)
+        exact = "." in tok or "e" in tok or "E" in tok or len(tok) > _INT_DIGITS
+        number = Decimal(tok) if exact else int(tok)
         return number, m.end(), False
     for word, literal in _LITERALS:
         if text.startswith(word, pos):

@@ -175,13 +175,13 @@ def compiler_for(schema: Any, *, limits: Limits = DEFAULT_LIMITS, **options: Any
     """The compiler of `schema` (a dict or JSON text) into a new GrammarIR, its components
     made and nothing compiled yet: to try one component on a schema (the examples of
     the components' modules do)."""
-    schema, opts = prepare(schema, None, None, options)
+    schema, opts = prepare(schema, limits, None, None, options)
     return Compiler(GrammarIR(ExprSet(limits), limits), Subschemas(schema), opts, 0)
 
 
 def json_whitespace(es: ExprSet, schema: Any, **options: Any) -> Optional[int]:
     """The %ignore expression the schema's options give JSON whitespace (None: none)."""
-    _, opts = prepare(schema, None, None, options)
+    _, opts = prepare(schema, es.limits, None, None, options)
     return whitespace(es, opts)
 
 
@@ -207,7 +207,7 @@ def json_schema_to_ir(schema: Any, *, ir: Optional[GrammarIR] = None, lexeme_cla
     >>> print(r.ir.to_text(), end="")
     json: number'|string'
     """
-    schema, opts = prepare(schema, defaults, overrides, options)
+    schema, opts = prepare(schema, ir.limits if ir is not None else limits, defaults, overrides, options)
     own = ir is None
     if ir is None:
         ir = GrammarIR(ExprSet(limits), limits)

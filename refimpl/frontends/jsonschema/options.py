@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from ...errors import RegexError, SchemaError
+from ...limits import Limits
 from ...regex import ExprSet, compile_pattern
-from .values import escape_pointer, read_json_text
+from .values import escape_pointer, schema_value
 
 #: llguidance's `x-guidance` options and their defaults (docs/json_schema.md there).
 DEFAULT_OPTIONS: Dict[str, Any] = {
@@ -84,12 +85,10 @@ def whitespace(es: ExprSet, options: Dict[str, Any]) -> Optional[int]:
     return w
 
 
-def prepare(schema: Any, defaults: Optional[Dict[str, Any]], overrides: Optional[Dict[str, Any]],
-             options: Dict[str, Any]) -> Tuple[Any, Dict[str, Any]]:
-    if isinstance(schema, bytes):
-        schema = schema.decode("utf-8")
-    if isinstance(schema, str):
-        schema = read_json_text(schema)
+def prepare(schema: Any, limits: Limits, defaults: Optional[Dict[str, Any]], overrides: Optional[Dict[str, Any]],
+            options: Dict[str, Any]) -> Tuple[Any, Dict[str, Any]]:
+    """The schema's value (values.schema_value: read, checked) and its options merged."""
+    schema = schema_value(schema, limits)
     opts = dict(DEFAULT_OPTIONS)
     merge_options(opts, defaults, "")
     merge_options(opts, options, "")

@@ -1,18 +1,113 @@
-"""JSON values as the schema compiler sees them: a whole JSON text parsed
-(`read_json_text`), the JSON type of a Python value, exact Decimals for schema numbers
-and their canonical text, JSON pointer tokens and short displays for messages."""
+"""JSON values as the schema compiler sees them: a schema given as text, UTF-8 bytes or
+a Python value, read and checked (`schema_value`), the JSON type of a Python value, exact
+Decimals for schema numbers and their canonical text, JSON pointer tokens and short
+displays for messages."""
 from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
+from typing import Any, List, Set, Tuple
 
-from ...errors import SchemaError
+from ...errors import LimitError, SchemaError
+from ...limits import Limits
 from ..jsontext import JsonTextError, read_json
 
 
+def schema_value(schema: Any, limits: Limits) -> Any:
+    """The JSON value of a schema given as a value, JSON text or UTF-8 bytes, checked
+    by `check_value`.
+
+    >>> schema_value(b'{"maximum": 1e3}', Limits())
+    {'maximum': Decimal('1E+3')}
+    """
+    if isinstance(schema, (bytes, bytearray)):
+        try:
+            schema = bytes(schema).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise SchemaError("invalid JSON: not UTF-8 text: byte 0x%02X at offset %d" % (schema[e.start], e.start)) from None
+    if isinstance(schema, str):
+        schema = read_json_text(schema)
+    check_value(schema, limits)
+    return schema
+
+
+def check_value(value: Any, limits: Limits) -> None:
+    """SchemaError at its pointer for what no JSON text holds — a key that is not a
+    string, a value that is not null, a bool, a finite number, a string, a list or a
+    dict (a tuple, a set, bytes, NaN), a container that holds itself — and LimitError
+    (`number_digits`) for a number whose plain decimal text is longer than the limit
+    (1e400 has 401 digits: every bound compiles to regexes linear in the digits, and
+    Python converts ints of at most 4,300 digits to text). Built Python values reach
+    the compiler too, so this is checked once, here, without recursion; a container
+    shared by two places is read once.
+
+    >>> check_value({"enum": [1, ("a",)]}, Limits())
+    Traceback (most recent call last):
+    ...
+    refimpl.errors.SchemaError: not a JSON value (a tuple: use a list): ('a',) at /enum/1
+    """
+    done: Set[int] = set()  # containers read through
+    open_: Set[int] = set()  # containers being read (one met again holds itself)
+    stack: List[Tuple[Any, Tuple[str, ...], bool]] = [(value, (), False)]
+    while stack:
+        x, where, leaving = stack.pop()
+        if leaving:
+            open_.discard(id(x))
+            done.add(id(x))
+        elif isinstance(x, (dict, list)):
+            if id(x) in open_:
+                raise SchemaError("the value holds itself (a cycle: JSON has none)", _pointer(where))
+            if id(x) in done:
+                continue
+            open_.add(id(x))
+            stack.append((x, where, True))
+            if isinstance(x, dict):
+                for k, v in x.items():
+                    if not isinstance(k, str):
+                        raise SchemaError("keys must be strings, got %r" % (k,), _pointer(where))
+                    stack.append((v, where + (k,), False))
+            else:
+                stack.extend((v, where + (str(i),), False) for i, v in enumerate(x))
+        elif is_number(x):
+            _check_number(x, where, limits)
+        elif not (x is None or isinstance(x, (bool, str))):
+            kind = "a tuple: use a list" if isinstance(x, tuple) else type(x).__name__
+            raise SchemaError("not a JSON value (%s): %s" % (kind, short_repr(x)), _pointer(where))
+
+
+def _check_number(x: Any, where: Tuple[str, ...], limits: Limits) -> None:
+    if isinstance(x, int):
+        if x.bit_length() * 0.30103 > limits.number_digits + 1:  # log10(2): surely too long
+            digits = int(x.bit_length() * 0.30103)
+        else:
+            digits = len(Decimal(x).as_tuple().digits)
+    else:
+        if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))) or (
+                isinstance(x, Decimal) and not x.is_finite()):
+            raise SchemaError("numbers must be finite, got %s" % x, _pointer(where))
+        _, coefficient, exponent = to_decimal(x).as_tuple()
+        assert isinstance(exponent, int)
+        digits = max(len(coefficient) + exponent, 1) + max(-exponent, 0)
+    if digits > limits.number_digits:
+        raise LimitError("number_digits", limits.number_digits,
+                         "a number of %d digits at %s" % (digits, _pointer(where) or "/"))
+
+
+def _pointer(where: Tuple[str, ...]) -> str:
+    return "".join("/" + escape_pointer(t) for t in where)
+
+
+def short_repr(x: Any, limit: int = 60) -> str:
+    try:
+        text = repr(x)
+    except Exception:  # a repr that fails or recurses is the value's own
+        text = "<%s>" % type(x).__name__
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def read_json_text(text: str) -> Any:
-    """A whole JSON text (see jsontext.read_json); SchemaError if it is not one.
+    """A whole JSON text (see jsontext.read_json); SchemaError if it is not one (the
+    offset in the message).
 
     >>> read_json_text('{"a": [1, 2.50, true, null]}')
     {'a': [1, Decimal('2.50'), True, None]}
