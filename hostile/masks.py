@@ -11,6 +11,7 @@ each step.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import List, Optional, Sequence
 
 from refimpl import Grammar, Mask, Matcher, Vocabulary, naive_mask
@@ -56,9 +57,13 @@ def check_masks(grammar: Grammar, along: bytes = b"", choices: Sequence[int] = (
             t = along[step]
         else:
             t = allowed[choices[step % len(choices)] % len(allowed)] if choices else allowed[0]
-        if not check(lambda t=t: m.consume(t) and definition.consume(t)):
+        if not check(partial(_consume_both, m, definition, t)):
             raise Violation("mask after %r allows byte %d, consume refuses it" % (bytes(path), t))
         path.append(t)
+
+
+def _consume_both(m: Matcher, definition: Matcher, t: int) -> bool:
+    return m.consume(t) and definition.consume(t)
 
 
 def _by_consume(m: Matcher) -> Mask:

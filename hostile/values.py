@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import struct
 from decimal import Decimal, InvalidOperation
-from typing import Any, List
+from typing import Any, List, Tuple
 
 # the tags (a tag byte is read modulo their number)
 NULL, TRUE, FALSE, SMALL, INT, POWER, FLOAT, DECIMAL, STRING, WORD, LIST, TUPLE, OBJECT, SHARED, SPECIAL, NEST = range(16)
@@ -98,7 +98,7 @@ class Reader:
 
 
 #: what a SPECIAL tag names by one byte: values where JSON's go that JSON has no text for
-SPECIALS = (
+SPECIALS: Tuple[Any, ...] = (
     float("nan"), float("inf"), float("-inf"), -0.0, 1e308, 5e-324, 2.0 ** 63, 1e16 + 1, 0.1,
     Decimal("NaN"), Decimal("Infinity"), Decimal("-0"), Decimal("1E+999999"), Decimal("1E-999999"),
     Decimal("sNaN"), 2 ** 64, -(2 ** 63), b"bytes", bytearray(b"x"), set(), frozenset(["a"]), 1j, Ellipsis,
@@ -310,4 +310,5 @@ def _text(s: str, out: bytearray) -> None:
 
 
 _WORD_INDEX = {w: i for i, w in enumerate(WORDS)}
+
 

@@ -28,6 +28,7 @@ import enum
 import json
 import typing
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
@@ -83,7 +84,7 @@ def verify(grammar: Grammar, schema: Any, instances: List[Any], choices: bytes, 
     if not exact or not _plain(schema):
         return
     for instance, text in zip(instances, texts):
-        accepted = check(lambda text=text: _accepts(grammar, text.encode("utf-8")))
+        accepted = check(partial(_accepts, grammar, text.encode("utf-8")))
         if accepted and _valid(schema, instance) is False:
             raise Violation("the grammar accepts %s, which the schema does not allow" % text[:200])
 
@@ -136,7 +137,7 @@ def _valid(schema: Any, instance: Any) -> Optional[bool]:
     """Whether jsonschema (draft 2020-12, formats as annotations) finds `instance`
     valid; None when it cannot tell (an error of its own, or more than 2 s)."""
     try:
-        import jsonschema
+        import jsonschema  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - the test and fuzz extras install it
         raise ImportError("the json-schema targets check instances with jsonschema: pip install jsonschema") from None
     try:
@@ -335,7 +336,7 @@ class TypeReader:
         if kind == "Tuple":
             typing_form = r.byte() % 2
             items = tuple(self.read(depth + 1) for _ in range(r.byte() % 4))
-            return typing.Tuple[items] if typing_form else tuple[items]
+            return typing.Tuple[items] if typing_form else tuple[items]  # type: ignore[valid-type]
         if kind in ("Dict", "dict"):
             key = str if r.byte() % 4 else self.read(depth + 1)
             value = self.read(depth + 1)
@@ -387,18 +388,18 @@ def _make_class(name: str, how: str, fields: List[Tuple[str, Any]], r: values.Re
     fields (duplicate or invalid names are the user's own mistake, not maskref's input)."""
     try:
         if how.startswith("dataclass"):
-            seen = {}
+            seen: Dict[str, Any] = {}
             for f, t in fields:
                 seen.setdefault(f, t)
             spec = [(f, t, dataclasses.field(default=None)) if how.endswith("(defaults)") else (f, t)
                     for f, t in seen.items()]
             return dataclasses.make_dataclass(name, spec)
         if how.startswith("TypedDict"):
-            return typing.TypedDict(name, dict(fields), total=not how.endswith("(total=False)"))  # type: ignore[operator]
+            return typing.TypedDict(name, dict(fields), total=not how.endswith("(total=False)"))  # type: ignore
         if how == "NamedTuple":
-            return typing.NamedTuple(name, fields)  # type: ignore[misc]
+            return typing.NamedTuple(name, fields)
         members = {f or "_": values.decode_from(r) for f, _ in fields} or {"a": values.decode_from(r)}
-        return enum.Enum(name, members)  # type: ignore[misc]
+        return enum.Enum(name, members)
     except (ValueError, TypeError, AttributeError, SyntaxError):
         return dataclasses.make_dataclass(name, [])
 
@@ -476,8 +477,16 @@ def _schema_literals(path: Path) -> Iterator[Any]:
                 value = ast.literal_eval(node)
             except (ValueError, SyntaxError, TypeError, RecursionError):
                 continue
-            if all(isinstance(k, str) for k in value) and keywords & set(value):
+            if all(isinstance(k, str) for k in value) and keywords & set(value) and _is_json(value):
                 yield value
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
 
 
 TARGETS = [

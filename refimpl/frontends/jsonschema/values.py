@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any, List, Set, Tuple
+from typing import Any, List, NamedTuple, Set, Tuple
 
 from ...errors import LimitError, SchemaError
 from ...limits import Limits
@@ -46,36 +46,65 @@ def check_value(value: Any, limits: Limits) -> None:
     ...
     refimpl.errors.SchemaError: not a JSON value (a tuple: use a list): ('a',) at /enum/1
     """
-    done: Set[int] = set()  # containers read through
-    open_: Set[int] = set()  # containers being read (one met again holds itself)
-    stack: List[Tuple[Any, Tuple[str, ...], bool]] = [(value, (), False)]
+    if not isinstance(value, (dict, list)):
+        _check_scalar(value, [], -1, limits)
+        return
+    bits = 3 * limits.number_digits  # an int of at most this many bits has few enough digits (2^3 < 10)
+    floats = limits.number_digits >= 325  # a finite float has at most 325 (5e-324)
+    seen: Set[int] = {id(value)}  # containers read (a container met again: shared, or a cycle)
+    places: List[Tuple[int, str, Any]] = [(-1, "", value)]  # (parent place, token, container)
+    stack = [0]
     while stack:
-        x, where, leaving = stack.pop()
-        if leaving:
-            open_.discard(id(x))
-            done.add(id(x))
-        elif isinstance(x, (dict, list)):
-            if id(x) in open_:
-                raise SchemaError("the value holds itself (a cycle: JSON has none)", _pointer(where))
-            if id(x) in done:
+        place = stack.pop()
+        container = places[place][2]
+        is_dict = isinstance(container, dict)
+        for k, v in (container.items() if is_dict else enumerate(container)):
+            if is_dict and not isinstance(k, str):
+                raise SchemaError("keys must be strings, got %s" % short_repr(k), _pointer(places, place))
+            if isinstance(v, str) or v is None or v is True or v is False:
                 continue
-            open_.add(id(x))
-            stack.append((x, where, True))
-            if isinstance(x, dict):
-                for k, v in x.items():
-                    if not isinstance(k, str):
-                        raise SchemaError("keys must be strings, got %r" % (k,), _pointer(where))
-                    stack.append((v, where + (k,), False))
+            if type(v) is int and v.bit_length() <= bits or type(v) is float and floats and v - v == 0:
+                continue  # the common numbers, at once
+            if isinstance(v, (dict, list)):
+                places.append((place, str(k), v))
+                if id(v) in seen:
+                    if _holds(places, place, v):
+                        raise SchemaError("the value holds itself (a cycle: JSON has none)",
+                                          _pointer(places, len(places) - 1))
+                    continue  # shared: read once
+                seen.add(id(v))
+                stack.append(len(places) - 1)
             else:
-                stack.extend((v, where + (str(i),), False) for i, v in enumerate(x))
-        elif is_number(x):
-            _check_number(x, where, limits)
-        elif not (x is None or isinstance(x, (bool, str))):
-            kind = "a tuple: use a list" if isinstance(x, tuple) else type(x).__name__
-            raise SchemaError("not a JSON value (%s): %s" % (kind, short_repr(x)), _pointer(where))
+                _check_scalar(v, places, place, limits, str(k))
 
 
-def _check_number(x: Any, where: Tuple[str, ...], limits: Limits) -> None:
+def _holds(places: List[Tuple[int, str, Any]], place: int, container: Any) -> bool:
+    """Whether `container` is the one at `place` or holds it (a cycle)."""
+    while place >= 0:
+        if places[place][2] is container:
+            return True
+        place = places[place][0]
+    return False
+
+
+def _check_scalar(x: Any, places: List[Tuple[int, str, Any]], place: int, limits: Limits, token: str = "") -> None:
+    if is_number(x):
+        _check_number(x, _Where(places, place, token), limits)
+    elif not (x is None or isinstance(x, (bool, str))):
+        kind = "a tuple: use a list" if isinstance(x, tuple) else type(x).__name__
+        raise SchemaError("not a JSON value (%s): %s" % (kind, short_repr(x)), _pointer(places, place, token))
+
+
+class _Where(NamedTuple):
+    places: List[Tuple[int, str, Any]]
+    place: int
+    token: str
+
+    def __str__(self) -> str:
+        return _pointer(self.places, self.place, self.token)
+
+
+def _check_number(x: Any, where: Any, limits: Limits) -> None:
     if isinstance(x, int):
         if x.bit_length() * 0.30103 > limits.number_digits + 1:  # log10(2): surely too long
             digits = int(x.bit_length() * 0.30103)
@@ -84,17 +113,22 @@ def _check_number(x: Any, where: Tuple[str, ...], limits: Limits) -> None:
     else:
         if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))) or (
                 isinstance(x, Decimal) and not x.is_finite()):
-            raise SchemaError("numbers must be finite, got %s" % x, _pointer(where))
+            raise SchemaError("numbers must be finite, got %s" % x, str(where))
         _, coefficient, exponent = to_decimal(x).as_tuple()
         assert isinstance(exponent, int)
         digits = max(len(coefficient) + exponent, 1) + max(-exponent, 0)
     if digits > limits.number_digits:
         raise LimitError("number_digits", limits.number_digits,
-                         "a number of %d digits at %s" % (digits, _pointer(where) or "/"))
+                         "a number of %d digits at %s" % (digits, str(where) or "/"))
 
 
-def _pointer(where: Tuple[str, ...]) -> str:
-    return "".join("/" + escape_pointer(t) for t in where)
+def _pointer(places: List[Tuple[int, str, Any]], place: int, token: str = "") -> str:
+    """The JSON pointer of a place of check_value (and its member `token`)."""
+    tokens = [escape_pointer(token)] if token else []
+    while place > 0:
+        place, t, _ = places[place]
+        tokens.append(escape_pointer(t))
+    return "".join("/" + t for t in reversed(tokens))
 
 
 def short_repr(x: Any, limit: int = 60) -> str:

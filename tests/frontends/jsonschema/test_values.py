@@ -1,13 +1,15 @@
 """JSON values (refimpl/frontends/jsonschema/values.py): a schema given as JSON text is
-read with exact decimals, and malformed text is a SchemaError; numbers' canonical text."""
+read with exact decimals, and malformed text is a SchemaError; a value no JSON text holds
+is a SchemaError at its place, a number too long a LimitError; numbers' canonical text."""
 from decimal import Decimal
 
 import pytest
 
-from refimpl import Grammar
+from refimpl import Grammar, LimitError, Limits
 from refimpl.errors import SchemaError
 from refimpl.frontends.jsonschema import read_json_text
 from refimpl.frontends.jsonschema.values import escape_pointer, json_type, number_text
+from refimpl.frontends.jsontext import read_json
 from tests.support.text_outcome import outcome
 
 
@@ -40,3 +42,52 @@ def test_canonical_number_texts_types_and_pointers():
     assert [json_type(x) for x in (None, True, 1, 1.5, "s", [], {})] == [
         "null", "boolean", "number", "number", "string", "array", "object"]
     assert escape_pointer("a/b~c") == "a~1b~0c"
+
+
+def _cycle():
+    c = {"type": "array"}
+    c["items"] = [c]
+    return {"properties": {"a": c}}
+
+
+@pytest.mark.parametrize("schema, pointer, message", [
+    ({1: {}}, "", "keys must be strings, got 1"),
+    ({"properties": {1: {}}}, "/properties", "keys must be strings"),
+    ({"type": ("string",)}, "/type", r"not a JSON value \(a tuple: use a list\)"),
+    ({"const": [1, {b"x"}]}, "/const/1", r"not a JSON value \(set\)"),
+    ({"anyOf": [{"minimum": float("nan")}]}, "/anyOf/0/minimum", "numbers must be finite, got nan"),
+    ({"maximum": Decimal("-Infinity")}, "/maximum", "numbers must be finite"),
+    (_cycle(), "/properties/a/items/0", "the value holds itself"),
+    (b'{"type": "string", "pattern": "\xff"}', "", "not UTF-8 text: byte 0xFF at offset 31"),
+])
+def test_values_no_json_text_holds_are_schema_errors_at_their_place(schema, pointer, message):
+    """Found by fuzzing (hostile/targets/schemas.py): these raised AttributeError or
+    UnicodeDecodeError, or looped (a cycle), or named "/" for the place."""
+    with pytest.raises(SchemaError, match=message) as e:
+        Grammar.from_json_schema(schema)
+    assert e.value.pointer == pointer
+
+
+def test_a_container_shared_by_two_places_is_fine():
+    s = {"type": "integer", "minimum": 0}
+    g = Grammar.from_json_schema({"type": "array", "prefixItems": [s, s], "items": s})
+    assert accepts(g, "[1,2,3]") and not accepts(g, "[1,-2]")
+
+
+@pytest.mark.parametrize("schema", [
+    '{"minimum": 1e999999999}',  # hung: int() of a billion-digit Decimal
+    '{"exclusiveMaximum": 1e-50000, "minimum": 0}',  # hung: 50,000 fraction digits
+    '{"multipleOf": 1e-999999999}',  # ZeroDivisionError
+    '{"maxLength": ' + "1" * 4301 + "}",  # ValueError: int(text) past 4,300 digits
+    {"const": 10 ** 5000},  # ValueError: str(int) past 4,300 digits
+])
+def test_numbers_longer_than_the_limit_are_limit_errors(schema):
+    with pytest.raises(LimitError) as e:
+        Grammar.from_json_schema(schema)
+    assert e.value.limit == "number_digits"
+
+
+def test_long_numbers_within_a_raised_limit_compile():
+    g = Grammar.from_json_schema({"type": "integer", "minimum": 10 ** 1500}, limits=Limits(number_digits=2000))
+    assert accepts(g, "1" + "0" * 1500) and not accepts(g, "9" * 1500)
+    assert read_json("1" * 5000)[0] == Decimal("1" * 5000)  # past int()'s 4,300 digits: a Decimal
