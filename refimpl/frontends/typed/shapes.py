@@ -153,7 +153,10 @@ class _Analysis:
                 markers += (_Marker(m, self.tokens, False),)
             t = t.__origin__
         if isinstance(t, str):
-            t = ForwardRef(t)
+            try:
+                t = ForwardRef(t)
+            except SyntaxError as e:  # typing compiles the text at once: "List[" is no expression
+                raise UnsupportedTypeError("a forward reference that is not an expression (%s)" % e, t, path) from None
         if isinstance(t, ForwardRef):
             return self._forward(t, path, markers, globalns)
         if _is_class_shape(t):
@@ -312,6 +315,8 @@ class _Analysis:
         except NameError as e:
             raise UnsupportedTypeError("cannot resolve a forward reference (%s; pass localns= for names that are not "
                                        "module globals)" % e, t, path) from None
+        except SyntaxError as e:  # an annotation "List[" (typing compiles the text)
+            raise UnsupportedTypeError("a type annotation that is not an expression (%s)" % e, t, path) from None
 
 
 def _why_unsupported(t: Any, origin: Any) -> str:

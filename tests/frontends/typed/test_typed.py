@@ -22,7 +22,7 @@ import random
 import re
 import sys
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from typing import Annotated, Any, Callable, Dict, FrozenSet, List, Literal, NamedTuple, Optional, Tuple, TypedDict, Union
 
 import pytest
@@ -694,6 +694,8 @@ class Bad:
     (Annotated[Point, Range(ge=0)], "$", "Range(ge=0, gt=None, le=None, lt=None) does not apply"),
     (Annotated[Optional[bool], Range(ge=0)], "$", "Range(ge=0, gt=None, le=None, lt=None) constrains number"),
     (Literal[b"x"], "$", "a literal value b'x' is not a JSON scalar"),
+    ("List[", "$", "a forward reference that is not an expression"),  # SyntaxError before (fuzzing)
+    (make_dataclass("Half", [("x", "List[")]), "Half", "a type annotation that is not an expression"),
 ])
 def test_unsupported_types_are_named_with_their_place(t: Any, path: str, message: str) -> None:
     with pytest.raises(UnsupportedTypeError) as info:
