@@ -51,9 +51,9 @@ INSTANCES = 4
 # -- what a compiled grammar is checked for ------------------------------------------------
 
 
-def _typed_error_named(e: BaseException) -> bool:
+def _typed_error_named(e: BaseException, schema: Any) -> bool:
     if isinstance(e, SchemaError):
-        return e.pointer == "" or e.pointer.startswith("/")
+        return e.pointer == "" or e.pointer.startswith("/") and _resolves(schema, e.pointer)
     if isinstance(e, LimitError):
         return bool(e.limit)
     if isinstance(e, UnsupportedTypeError):
@@ -61,14 +61,32 @@ def _typed_error_named(e: BaseException) -> bool:
     return True
 
 
-def build(call: Any) -> Optional[Grammar]:
+def _resolves(schema: Any, pointer: str) -> bool:
+    """Whether a JSON pointer leads into the schema (its last token may name a keyword
+    the schema lacks); True when the schema is not at hand (None)."""
+    if schema is None:
+        return True
+    tokens = pointer[1:].split("/")
+    for i, token in enumerate(tokens):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(schema, dict) and token in schema:
+            schema = schema[token]
+        elif isinstance(schema, list) and token.isdigit() and int(token) < len(schema):
+            schema = schema[int(token)]
+        else:
+            return i == len(tokens) - 1
+    return True
+
+
+def build(call: Any, schema: Any = None) -> Optional[Grammar]:
     """`check(call)`, with what each typed error must name: a SchemaError's pointer is a
-    JSON pointer, a LimitError names its limit, an UnsupportedTypeError its place."""
+    JSON pointer into `schema` (when given), a LimitError names its limit, an
+    UnsupportedTypeError its place."""
     def named() -> Any:
         try:
             return call()
         except MaskrefError as e:
-            if not _typed_error_named(e):
+            if not _typed_error_named(e, schema):
                 raise Violation("%s without its place: %s" % (type(e).__name__, e)) from e
             raise
 
@@ -163,12 +181,10 @@ def _exact(grammar: Grammar, options: Dict[str, Any]) -> bool:
 def run_text(data: bytes) -> None:
     """The schema's text (bytes before the first NUL), then instances' texts."""
     head, _, rest = data.partition(b"\0")
-    grammar = build(lambda: Grammar.from_json_schema(head))
+    schema = _read(head)
+    grammar = build(lambda: Grammar.from_json_schema(head), schema)
     if grammar is None:
         return
-    from refimpl.frontends.jsonschema.values import read_json_text
-
-    schema = read_json_text(head.decode("utf-8"))
     instances = []
     for part in rest.split(b"\0")[:INSTANCES] if rest else []:
         try:
@@ -177,6 +193,16 @@ def run_text(data: bytes) -> None:
             continue
     guidance = schema.get("x-guidance") if isinstance(schema, dict) else None
     verify(grammar, schema, instances, data[-4:], _exact(grammar, guidance if isinstance(guidance, dict) else {}))
+
+
+def _read(text: bytes) -> Any:
+    """The schema's value as maskref reads it, or None if it is not JSON text."""
+    from refimpl.frontends.jsonschema.values import read_json_text
+
+    try:
+        return read_json_text(text.decode("utf-8"))
+    except (UnicodeDecodeError, SchemaError):
+        return None
 
 
 def seeds_text() -> Iterator[bytes]:
@@ -200,7 +226,7 @@ def run_value(data: bytes) -> None:
     r = values.Reader(data)
     schema = values.decode_from(r)
     instances = [values.decode_from(r) for _ in range(INSTANCES) if not r.exhausted]
-    grammar = build(lambda: Grammar.from_json_schema(schema))
+    grammar = build(lambda: Grammar.from_json_schema(schema), schema)
     if grammar is None:
         return
     guidance = schema.get("x-guidance") if isinstance(schema, dict) else None
@@ -243,7 +269,7 @@ def run_options(data: bytes) -> None:
         keywords.pop(k, None)
     if layers["x-guidance"] is not None:
         schema["x-guidance"] = layers["x-guidance"]
-    grammar = build(lambda: _from_json_schema(schema, layers["defaults"], layers["overrides"], keywords))
+    grammar = build(lambda: _from_json_schema(schema, layers["defaults"], layers["overrides"], keywords), schema)
     if grammar is None:
         return
     verify(grammar, schema, [], data[-4:], False)
