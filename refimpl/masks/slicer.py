@@ -33,7 +33,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..recognition.lexer import Lexer
 from ..regex import ExprSet, LazyDFA, compile_pattern
-from ..regex.relevance import prefixes_contain
+from ..regex.relevance import is_contained, prefixes_contain
 from ..tokens.trie import TokenTrie
 from ..tokens.vocab import Vocabulary
 
@@ -141,6 +141,12 @@ class SliceOracle:
         self.lexer = lexer
         es = lexer.es
         self.exprs = [compile_pattern(es, p) for p in slicer.patterns]  # one per slice but the final
+        # the slices whose language holds slice i's (`{1,10}` is in `{1,30}` and in `+`):
+        # where a lexeme keeps every token of a larger slice alive, it keeps slice i's too,
+        # and the search for i (seconds for a lexeme of `\p{Letter}` keys) is not made
+        larger = [[j for j, b in enumerate(self.exprs) if j != i and is_contained(es, a, b) is True]
+                  for i, a in enumerate(self.exprs)]
+        self.larger = [sorted(js, key=lambda j: len(larger[j])) for js in larger]  # the largest first
         self._cache: Dict[int, Tuple[bool, ...]] = {}
 
     def certain(self, state: int) -> Tuple[bool, ...]:
@@ -152,9 +158,12 @@ class SliceOracle:
             if lexer.possible[state] & lexer.lazy_mask:
                 answer = tuple(False for _ in self.exprs)
             else:
-                answer = tuple(
-                    any(prefixes_contain(lexer.es, e, lexeme_expr) is True for _, lexeme_expr in pairs)
-                    for e in self.exprs
-                )
+                answer = tuple(self._certain(i, [lexeme_expr for _, lexeme_expr in pairs]) for i in range(len(self.exprs)))
             self._cache[state] = answer
         return answer
+
+    def _certain(self, i: int, lexemes: List[int]) -> bool:
+        """Does one of the live lexemes keep every token of slice i alive?"""
+        es = self.lexer.es
+        return any(any(prefixes_contain(es, self.exprs[j], x) is True for j in self.larger[i])
+                   or prefixes_contain(es, self.exprs[i], x) is True for x in lexemes)
