@@ -9,6 +9,7 @@ from typing import Any, Dict, NamedTuple, Optional, Tuple
 from ...errors import RegexError, SchemaError
 from ...limits import Limits
 from ...regex import ExprSet, compile_pattern
+from ...regex.reader import read_pattern
 from .values import escape_pointer, schema_value
 
 #: llguidance's `x-guidance` options and their defaults (docs/json_schema.md there).
@@ -58,6 +59,8 @@ def merge_options(base: Dict[str, Any], extra: Any, where: str) -> None:
         if not ok:
             raise SchemaError("option '%s' has a value of the wrong type: %r" % (key, value),
                               where + "/" + key if where else "")
+        if key in ("item_separator", "key_separator", "whitespace_pattern") and value is not None:
+            _check_regex(key, value, where)
         if key == "json_allowed_escapes":
             if value is None:
                 value = DEFAULT_OPTIONS[key]
@@ -66,6 +69,17 @@ def merge_options(base: Dict[str, Any], extra: Any, where: str) -> None:
                 raise SchemaError("invalid escape character in allowed_escapes: %s" % bad[0],
                                   where + "/" + key if where else "")
         base[key] = value
+
+
+def _check_regex(key: str, pattern: str, where: str) -> None:
+    """A regex option read where its layer gives it, so a malformed one is named there
+    (`/x-guidance/item_separator` in the schema; "" for `defaults`, keyword arguments,
+    `overrides`: the message names the option)."""
+    try:
+        read_pattern(pattern)
+    except RegexError as e:
+        what = "whitespace_pattern" if key == "whitespace_pattern" else "%s regex" % key
+        raise SchemaError("invalid %s %r: %s" % (what, pattern, e.message), where + "/" + key if where else "") from None
 
 
 def whitespace(es: ExprSet, options: Dict[str, Any]) -> Optional[int]:

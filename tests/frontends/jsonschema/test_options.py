@@ -36,3 +36,21 @@ def test_options_whitespace_and_separators():
         Grammar.from_json_schema(schema, color=True)
     with pytest.raises(SchemaError, match="invalid escape character"):
         Grammar.from_json_schema(schema, json_allowed_escapes="nx")
+
+
+@pytest.mark.parametrize("layer, pointer", [
+    ({"x-guidance": {"whitespace_pattern": "("}}, "/x-guidance/whitespace_pattern"),
+    ({"defaults": {"whitespace_pattern": "("}}, ""),
+    ({"overrides": {"item_separator": "[a"}}, ""),
+    ({"key_separator": "\udcff"}, ""),
+])
+def test_a_malformed_regex_option_is_named_where_its_layer_gives_it(layer, pointer):
+    """An option from `defaults`, a keyword argument or `overrides` is not in the schema:
+    its error pointed at /x-guidance/... all the same (found by the json-schema-options
+    fuzz target)."""
+    schema = {"type": "array"}
+    schema.update((k, v) for k, v in layer.items() if k == "x-guidance")
+    options = {k: v for k, v in layer.items() if k != "x-guidance"}
+    with pytest.raises(SchemaError) as e:
+        Grammar.from_json_schema(schema, **options)
+    assert e.value.pointer == pointer and "invalid" in e.value.message
