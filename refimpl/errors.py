@@ -6,7 +6,8 @@ a pathological input that would take unbounded work raises `LimitError` naming t
 """
 from __future__ import annotations
 
-from typing import Optional
+import reprlib
+from typing import Any, Optional
 
 
 class MaskrefError(Exception):
@@ -25,6 +26,21 @@ def caret_line(text: str, offset: int) -> str:
     if end < 0:
         end = len(text)
     return text[start:end] + "\n" + " " * (offset - start) + "^"
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """A user's value in a message: its repr, cut short, nested at most a few levels
+    (a deep list would exhaust the recursion limit), and a stand-in where repr fails
+    (an int of more than 4,300 digits).
+
+    >>> shown([[[[[[[[1]]]]]]]]), shown(10 ** 5000), shown("x" * 100, 10)
+    ('[[[[[[[...]]]]]]]', '<int>', "'xxxxxx...")
+    """
+    try:
+        text = reprlib.repr(value)
+    except Exception:  # noqa: BLE001 -- the value's own repr failed (ValueError, RecursionError, ...)
+        text = "<%s>" % type(value).__name__
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class RegexError(MaskrefError, ValueError):

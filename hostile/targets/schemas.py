@@ -435,7 +435,7 @@ def run_type(data: bytes) -> None:
     reader = TypeReader(data)
     try:
         t = reader.read()
-    except (TypeError, ValueError, SyntaxError, RecursionError):  # typing refuses the construct: not maskref's input
+    except (TypeError, ValueError, SyntaxError, AttributeError, RecursionError):  # typing refuses it: not maskref's input
         return
     grammar = build(lambda: Grammar.from_type(t, localns=reader.localns))
     if grammar is not None:

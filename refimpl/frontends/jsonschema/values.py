@@ -8,7 +8,7 @@ import json
 from decimal import Decimal
 from typing import Any, List, NamedTuple, Set, Tuple
 
-from ...errors import LimitError, SchemaError
+from ...errors import LimitError, SchemaError, shown
 from ...limits import Limits
 from ..jsontext import JsonTextError, read_json
 
@@ -60,7 +60,7 @@ def check_value(value: Any, limits: Limits) -> None:
         is_dict = isinstance(container, dict)
         for k, v in (container.items() if is_dict else enumerate(container)):
             if is_dict and not isinstance(k, str):
-                raise SchemaError("keys must be strings, got %s" % short_repr(k), _pointer(places, place))
+                raise SchemaError("keys must be strings, got %s" % shown(k), _pointer(places, place))
             if isinstance(v, str) or v is None or v is True or v is False:
                 continue
             if type(v) is int and v.bit_length() <= bits or type(v) is float and floats and v - v == 0:
@@ -92,7 +92,7 @@ def _check_scalar(x: Any, places: List[Tuple[int, str, Any]], place: int, limits
         _check_number(x, _Where(places, place, token), limits)
     elif not (x is None or isinstance(x, (bool, str))):
         kind = "a tuple: use a list" if isinstance(x, tuple) else type(x).__name__
-        raise SchemaError("not a JSON value (%s): %s" % (kind, short_repr(x)), _pointer(places, place, token))
+        raise SchemaError("not a JSON value (%s): %s" % (kind, shown(x)), _pointer(places, place, token))
 
 
 class _Where(NamedTuple):
@@ -129,14 +129,6 @@ def _pointer(places: List[Tuple[int, str, Any]], place: int, token: str = "") ->
         place, t, _ = places[place]
         tokens.append(escape_pointer(t))
     return "".join("/" + t for t in reversed(tokens))
-
-
-def short_repr(x: Any, limit: int = 60) -> str:
-    try:
-        text = repr(x)
-    except Exception:  # a repr that fails or recurses is the value's own
-        text = "<%s>" % type(x).__name__
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def read_json_text(text: str) -> Any:

@@ -45,6 +45,6 @@ def _type_name(t: Any) -> str:
         return t.__qualname__
     try:
         text = repr(t).replace("typing.", "")
-    except RecursionError:  # typing's repr recurses on depth
+    except (RecursionError, ValueError):  # typing's repr recurses on depth; an int past 4,300 digits has none
         text = "%s[...]" % getattr(getattr(t, "__origin__", None), "__name__", type(t).__name__)
     return text if len(text) <= 80 else text[:77] + "..."

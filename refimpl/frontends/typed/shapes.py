@@ -35,6 +35,7 @@ import types
 import typing
 from typing import Any, Dict, ForwardRef, List, NamedTuple, Optional, Set, Tuple
 
+from ...errors import shown
 from .errors import UnsupportedTypeError, _type_name
 from .markers import MARKERS
 
@@ -148,7 +149,7 @@ class _Analysis:
         while typing.get_origin(t) is typing.Annotated:
             for m in t.__metadata__:
                 if not isinstance(m, MARKERS):
-                    raise UnsupportedTypeError("Annotated metadata %r is not a maskref marker" % (m,), t, path)
+                    raise UnsupportedTypeError("Annotated metadata %s is not a maskref marker" % shown(m), t, path)
                 self.tokens += 1
                 markers += (_Marker(m, self.tokens, False),)
             t = t.__origin__
@@ -364,4 +365,5 @@ def _json_of_literal(v: Any, t: Any, path: str) -> Any:
         return v
     if isinstance(v, float) and v == v and v not in (float("inf"), float("-inf")):
         return v
-    raise UnsupportedTypeError("a literal value %r is not a JSON scalar (str, int, float, bool or None)" % (v,), t, path)
+    raise UnsupportedTypeError("a literal value %s is not a JSON scalar (str, int, float, bool or None)" % shown(v), t,
+                               path)

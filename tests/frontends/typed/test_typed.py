@@ -671,6 +671,13 @@ def test_deep_values_and_types_do_not_recurse() -> None:
 
 # -- what has no grammar -------------------------------------------------------------------
 
+def _deep_list(depth: int = 100_000) -> List[Any]:
+    out: List[Any] = []
+    for _ in range(depth):
+        out = [out]
+    return out
+
+
 @dataclass
 class Bad:
     ok: int
@@ -695,6 +702,8 @@ class Bad:
     (Annotated[Optional[bool], Range(ge=0)], "$", "Range(ge=0, gt=None, le=None, lt=None) constrains number"),
     (Literal[b"x"], "$", "a literal value b'x' is not a JSON scalar"),
     ("List[", "$", "a forward reference that is not an expression"),  # SyntaxError before (fuzzing)
+    (Literal[(_deep_list(),)], "$", "a literal value [[[[[[[...]]]]]]] is not"),  # RecursionError before (fuzzing)
+    (Annotated[int, 10 ** 5000], "$", "Annotated metadata <int> is not a maskref marker"),  # ValueError before
     (make_dataclass("Half", [("x", "List[")]), "Half", "a type annotation that is not an expression"),
 ])
 def test_unsupported_types_are_named_with_their_place(t: Any, path: str, message: str) -> None:
