@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any, List, NamedTuple, Set, Tuple
+from typing import Any, Callable, List, Set, Tuple
 
 from ...errors import LimitError, SchemaError, shown
 from ...limits import Limits
@@ -89,22 +89,15 @@ def _holds(places: List[Tuple[int, str, Any]], place: int, container: Any) -> bo
 
 def _check_scalar(x: Any, places: List[Tuple[int, str, Any]], place: int, limits: Limits, token: str = "") -> None:
     if is_number(x):
-        _check_number(x, _Where(places, place, token), limits)
+        _check_number(x, lambda: _pointer(places, place, token), limits)
     elif not (x is None or isinstance(x, (bool, str))):
         kind = "a tuple: use a list" if isinstance(x, tuple) else type(x).__name__
         raise SchemaError("not a JSON value (%s): %s" % (kind, shown(x)), _pointer(places, place, token))
 
 
-class _Where(NamedTuple):
-    places: List[Tuple[int, str, Any]]
-    place: int
-    token: str
-
-    def __str__(self) -> str:
-        return _pointer(self.places, self.place, self.token)
-
-
-def _check_number(x: Any, where: Any, limits: Limits) -> None:
+def _check_number(x: Any, where: Callable[[], str], limits: Limits) -> None:
+    """SchemaError unless x is finite, LimitError if its plain text is too long; `where`
+    makes its pointer (only for the message)."""
     if isinstance(x, int):
         if x.bit_length() * 0.30103 > limits.number_digits + 1:  # log10(2): surely too long
             digits = int(x.bit_length() * 0.30103)
@@ -113,13 +106,13 @@ def _check_number(x: Any, where: Any, limits: Limits) -> None:
     else:
         if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))) or (
                 isinstance(x, Decimal) and not x.is_finite()):
-            raise SchemaError("numbers must be finite, got %s" % x, str(where))
+            raise SchemaError("numbers must be finite, got %s" % x, where())
         _, coefficient, exponent = to_decimal(x).as_tuple()
         assert isinstance(exponent, int)
         digits = max(len(coefficient) + exponent, 1) + max(-exponent, 0)
     if digits > limits.number_digits:
         raise LimitError("number_digits", limits.number_digits,
-                         "a number of %d digits at %s" % (digits, str(where) or "/"))
+                         "a number of %d digits at %s" % (digits, where() or "/"))
 
 
 def _pointer(places: List[Tuple[int, str, Any]], place: int, token: str = "") -> str:
