@@ -39,3 +39,16 @@ def test_values_decode_any_bytes_and_read_back_what_encode_wrote():
         values.decode(bytes((n * 7 + i * 13) % 256 for i in range(n % 40)))
     deep = values.decode(bytes([values.NEST, 0xEA, 0x60, 1, values.NULL]))  # 60,000 `items` deep
     assert isinstance(deep, dict) and "items" in deep
+
+
+def test_a_false_positive_is_a_violation():
+    """The acceptance check can fail: a grammar of any JSON value, held against a schema
+    of strings, accepts the instance 5, which jsonschema finds invalid."""
+    from hostile.property import Violation
+    from hostile.targets.schemas import verify
+    from refimpl import Grammar
+
+    anything = Grammar.from_json_schema({})
+    verify(anything, {"type": "string"}, ["x"], b"", True)  # a valid instance: no complaint
+    with pytest.raises(Violation, match="accepts 5"):
+        verify(anything, {"type": "string"}, ["x", 5], b"", True)
