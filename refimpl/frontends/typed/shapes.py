@@ -156,8 +156,9 @@ class _Analysis:
         if isinstance(t, str):
             try:
                 t = ForwardRef(t)
-            except SyntaxError as e:  # typing compiles the text at once: "List[" is no expression
-                raise UnsupportedTypeError("a forward reference that is not an expression (%s)" % e, t, path) from None
+            except Exception as e:  # typing compiles the text at once: "List[" (SyntaxError), "" (IndexError)
+                raise UnsupportedTypeError("a forward reference that is not an expression (%s: %s)" % (
+                    type(e).__name__, e), t, path) from None
         if isinstance(t, ForwardRef):
             return self._forward(t, path, markers, globalns)
         if _is_class_shape(t):

@@ -702,6 +702,7 @@ class Bad:
     (Annotated[Optional[bool], Range(ge=0)], "$", "Range(ge=0, gt=None, le=None, lt=None) constrains number"),
     (Literal[b"x"], "$", "a literal value b'x' is not a JSON scalar"),
     ("List[", "$", "a forward reference that is not an expression"),  # SyntaxError before (fuzzing)
+    ("", "$", "a forward reference that is not an expression"),  # IndexError before (fuzzing)
     (Literal[(_deep_list(),)], "$", "a literal value [[[[[[[...]]]]]]] is not"),  # RecursionError before (fuzzing)
     (Annotated[int, 10 ** 5000], "$", "Annotated metadata <int> is not a maskref marker"),  # ValueError before
     (make_dataclass("Half", [("x", "List[")]), "Half", "a type annotation that is not an expression"),
