@@ -7,7 +7,7 @@ is still a value: the fuzzer explores *structures*, not mostly-invalid text. The
 reaches what JSON text cannot: Python's odd values where JSON's go (NaN, infinities,
 -0.0, huge ints, Decimals of any exponent, bools where numbers go, lone surrogates),
 tuples, non-string keys, values no JSON holds (bytes, sets), shared containers and
-cycles, and deep nesting at a few bytes for any depth. `encode(value)` writes a JSON
+cycles, and deep nesting (up to MAX_DEPTH) at a few bytes. `encode(value)` writes a JSON
 value in the same format, so the seeds (schemas from the tests and the docs) are bytes
 the fuzzer mutates. The format is fixed (a kept regression input must decode the same
 forever): the tags and `WORDS` are only ever appended to.
@@ -29,6 +29,9 @@ from typing import Any, List, Tuple
 # the tags (a tag byte is read modulo their number)
 NULL, TRUE, FALSE, SMALL, INT, POWER, FLOAT, DECIMAL, STRING, WORD, LIST, TUPLE, OBJECT, SHARED, SPECIAL, NEST = range(16)
 TAGS = 16
+#: the deepest a NEST tag nests (twice the 10,000 levels docs/jsonschema.md promises; more
+#: only makes the fuzzer slow: a decoded value is built in Python)
+MAX_DEPTH = 20_000
 
 #: the strings a WORD tag names by one byte: JSON schema's keywords, types, formats and
 #: options, and a few names and references (appended to only)
@@ -191,7 +194,7 @@ def _start(r: Reader, made: List[Any], stack: List[_Open]) -> Any:
         stack.append(_Open(tag, value, n))
         return _NO_KEY
     if tag == NEST:
-        depth = r.u16()
+        depth = r.u16() % (MAX_DEPTH + 1)
         stack.append(_Open(NEST, None, depth, r.choice(WRAPPERS)))
         return _NO_KEY
     return _scalar(tag, r, made)
