@@ -133,9 +133,7 @@ class Negations:
         if key in ("minProperties", "maxProperties"):
             self._neg_count(n, key, parts)
         elif key == "required":
-            if not isinstance(x, list):
-                raise SchemaError("required must be an array of strings", p)
-            parts.extend({"properties": {name: False}} for name in x)
+            parts.extend({"properties": {name: False}} for name in _names(x, "required must be an array of strings", p))
         elif key == "properties":
             if not isinstance(x, dict):
                 raise SchemaError("properties must be an object", p)
@@ -147,7 +145,8 @@ class Negations:
                 raise SchemaError("%s must be an object" % key, p)
             for name, dep in x.items():
                 if isinstance(dep, list):
-                    parts.append({"required": [name], "anyOf": [{"properties": {b: False}} for b in dep]})
+                    names = _names(dep, "%s values must be arrays of strings" % key, p)
+                    parts.append({"required": [name], "anyOf": [{"properties": {b: False}} for b in names]})
                 else:
                     parts.append({"required": [name], "not": dep})
         elif key in ("additionalProperties", "patternProperties", "propertyNames", "unevaluatedProperties"):
@@ -156,3 +155,11 @@ class Negations:
             if key != "patternProperties" and trivial(x):
                 return
             raise Unsupported(key, p, NEGATION)
+
+
+def _names(x: Any, message: str, pointer: str) -> List[str]:
+    """A list of property names (`required`, a dependency's), or SchemaError: the negation
+    writes them into schemas of its own."""
+    if not isinstance(x, list) or not all(isinstance(name, str) for name in x):
+        raise SchemaError(message, pointer)
+    return x

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
-from ...errors import RegexError, SchemaError
+from ...errors import RegexError, SchemaError, shown
 from ...limits import Limits
 from ...regex import ExprSet, compile_pattern
 from ...regex.reader import read_pattern
@@ -57,7 +57,7 @@ def merge_options(base: Dict[str, Any], extra: Any, where: str) -> None:
         else:
             ok = isinstance(value, bool)
         if not ok:
-            raise SchemaError("option '%s' has a value of the wrong type: %r" % (key, value),
+            raise SchemaError("option '%s' has a value of the wrong type: %s" % (key, shown(value)),
                               where + "/" + key if where else "")
         if key in ("item_separator", "key_separator", "whitespace_pattern") and value is not None:
             _check_regex(key, value, where)

@@ -17,7 +17,11 @@ def test_literals_and_separators_in_the_json_class():
 
 
 def test_a_separator_that_is_no_regex():
-    c = compiler_for({}, item_separator="(")
+    """Named where its layer gives it: the schema's x-guidance, or no place in the schema
+    (a keyword argument: the message names the option)."""
     with pytest.raises(SchemaError, match="invalid item_separator regex") as e:
-        c.lexemes.separator("item_separator")
+        compiler_for({"x-guidance": {"item_separator": "("}})
     assert e.value.pointer == "/x-guidance/item_separator"
+    with pytest.raises(SchemaError, match="invalid item_separator regex") as e:
+        compiler_for({}, item_separator="(")
+    assert e.value.pointer == ""

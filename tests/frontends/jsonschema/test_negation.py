@@ -4,6 +4,7 @@ subschema, as a new subschema built by De Morgan over its keywords. Checked agai
 original."""
 import pytest
 
+from refimpl import Grammar, SchemaError
 from refimpl.frontends.jsonschema.compilation import Unsupported
 from refimpl.frontends.jsonschema.compiler import compiler_for
 
@@ -73,3 +74,16 @@ def test_what_has_no_expressible_negation(schema, keyword):
         with pytest.raises(Unsupported):
             negation(unsupported, "array")
     assert negation({"patternProperties": {"^a": True}}, "object") is False  # trivial: nothing to negate
+
+
+@pytest.mark.parametrize("schema, pointer", [
+    ({"type": "object", "not": {"required": [1]}}, "/not/required"),
+    ({"type": "object", "oneOf": [{"required": ["a"]}, {"required": [None]}]}, "/oneOf/1/required"),
+    ({"type": "object", "not": {"dependentRequired": {"a": [1]}}}, "/not/dependentRequired"),
+])
+def test_a_negated_list_of_names_must_hold_names(schema, pointer):
+    """A name that is not a string raised AttributeError where the negation wrote it into
+    a schema of its own (found by the json-schema-value fuzz target)."""
+    with pytest.raises(SchemaError, match="arrays? of strings") as e:
+        Grammar.from_json_schema(schema)
+    assert e.value.pointer == pointer
