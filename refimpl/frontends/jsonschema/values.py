@@ -51,12 +51,21 @@ def check_value(value: Any, limits: Limits) -> None:
         return
     bits = 3 * limits.number_digits  # an int of at most this many bits has few enough digits (2^3 < 10)
     floats = limits.number_digits >= 325  # a finite float has at most 325 (5e-324)
-    seen: Set[int] = {id(value)}  # containers read (a container met again: shared, or a cycle)
+    done: Set[int] = set()  # containers read through (met again: shared, read once)
+    open_: Set[int] = set()  # containers being read: the path to here (met again: a cycle)
     places: List[Tuple[int, str, Any]] = [(-1, "", value)]  # (parent place, token, container)
-    stack = [0]
+    stack = [0]  # places to read; ~place: the place's container is read through
     while stack:
         place = stack.pop()
-        container = places[place][2]
+        container = places[~place if place < 0 else place][2]
+        if place < 0:
+            open_.discard(id(container))
+            done.add(id(container))
+            continue
+        if id(container) in done:
+            continue
+        open_.add(id(container))
+        stack.append(~place)
         is_dict = isinstance(container, dict)
         for k, v in (container.items() if is_dict else enumerate(container)):
             if is_dict and not isinstance(k, str):
@@ -66,25 +75,14 @@ def check_value(value: Any, limits: Limits) -> None:
             if type(v) is int and v.bit_length() <= bits or type(v) is float and floats and v - v == 0:
                 continue  # the common numbers, at once
             if isinstance(v, (dict, list)):
+                if id(v) in done:
+                    continue
                 places.append((place, str(k), v))
-                if id(v) in seen:
-                    if _holds(places, place, v):
-                        raise SchemaError("the value holds itself (a cycle: JSON has none)",
-                                          _pointer(places, len(places) - 1))
-                    continue  # shared: read once
-                seen.add(id(v))
+                if id(v) in open_:
+                    raise SchemaError("the value holds itself (a cycle: JSON has none)", _pointer(places, len(places) - 1))
                 stack.append(len(places) - 1)
             else:
                 _check_scalar(v, places, place, limits, str(k))
-
-
-def _holds(places: List[Tuple[int, str, Any]], place: int, container: Any) -> bool:
-    """Whether `container` is the one at `place` or holds it (a cycle)."""
-    while place >= 0:
-        if places[place][2] is container:
-            return True
-        place = places[place][0]
-    return False
 
 
 def _check_scalar(x: Any, places: List[Tuple[int, str, Any]], place: int, limits: Limits, token: str = "") -> None:
