@@ -125,8 +125,9 @@ def _compact(instance: Any) -> Optional[str]:
 
 
 def _plain(value: Any, depth: int = 60) -> bool:
-    """A JSON value as json.loads makes it (finite numbers; str keys; no pattern
-    keyword: ECMA-262's and Python's regexes differ), at most `depth` deep, no cycle."""
+    """A JSON value as json.loads makes it (finite numbers, ints Python can write; str
+    keys; no pattern keyword: ECMA-262's and Python's regexes differ), at most `depth`
+    deep, no cycle."""
     stack = [(value, 0)]
     seen = 0
     while stack:
@@ -146,6 +147,8 @@ def _plain(value: Any, depth: int = 60) -> bool:
         elif isinstance(x, Decimal):
             if not x.is_finite():
                 return False
+        elif isinstance(x, int) and x.bit_length() > 10_000:  # past what Python writes as text (4,300 digits)
+            return False
         elif not (x is None or isinstance(x, (bool, int, str))):
             return False
     return True
@@ -435,7 +438,7 @@ def run_type(data: bytes) -> None:
     reader = TypeReader(data)
     try:
         t = reader.read()
-    except (TypeError, ValueError, SyntaxError, AttributeError, RecursionError):  # typing refuses it: not maskref's input
+    except Exception:  # typing refuses the construct (TypeError, SyntaxError, IndexError, ...): not maskref's input
         return
     grammar = build(lambda: Grammar.from_type(t, localns=reader.localns))
     if grammar is not None:
