@@ -96,12 +96,12 @@ def build(call: Any, schema: Any = None) -> Optional[Grammar]:
 def verify(grammar: Grammar, schema: Any, instances: List[Any], choices: bytes, exact: bool) -> None:
     """The checks of a compiled grammar: masks along the first instance's text, and no
     false positive among the instances when `exact`."""
-    texts = [t for t in (_compact(i) for i in instances) if t is not None]
-    along = texts[0].encode("utf-8", "surrogatepass") if texts else b""
+    pairs = [(i, t) for i, t in ((i, _compact(i)) for i in instances) if t is not None]
+    along = pairs[0][1].encode("utf-8") if pairs else b""
     check_masks(grammar, along, list(choices[:4]) or [0])
     if not exact or not _plain(schema):
         return
-    for instance, text in zip(instances, texts):
+    for instance, text in pairs:
         accepted = check(partial(_accepts, grammar, text.encode("utf-8")))
         if accepted and _valid(schema, instance) is False:
             raise Violation("the grammar accepts %s, which the schema does not allow" % text[:200])

@@ -52,3 +52,13 @@ def test_a_false_positive_is_a_violation():
     verify(anything, {"type": "string"}, ["x"], b"", True)  # a valid instance: no complaint
     with pytest.raises(Violation, match="accepts 5"):
         verify(anything, {"type": "string"}, ["x", 5], b"", True)
+
+
+def test_each_instance_is_judged_with_its_own_text():
+    """An instance with no JSON text (NaN) among others: the next one's text is not
+    checked against it (the fuzzer found that the pairing slipped)."""
+    from hostile.targets.schemas import verify
+    from refimpl import Grammar
+
+    strings = Grammar.from_json_schema({"type": "string"})
+    verify(strings, {"type": "string"}, [float("nan"), "x"], b"", True)
