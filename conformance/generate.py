@@ -46,6 +46,8 @@ REGEXES: List[Tuple[str, str, List[str], List[str]]] = [
     ("email", r"[a-z0-9.]+@[a-z]+\.(com|org)", ["jane.doe@example.org"], ["literals"]),
     ("anything", r"(?s).{0,8}", ["a\nb"], ["eos"]),
     ("key-value", r'\{"[a-z]+": [0-9]+\}', ['{"age": 42}'], ["keys", "numbers"]),
+    # the empty language (Rust's regex compiles it): no token, not even EOS (docs/semantics.md)
+    ("empty-language", r"[^\s\S]", [""], ["empty-language"]),
 ]
 
 JSON_LARK = r"""start: value
@@ -108,6 +110,8 @@ LARK: List[Tuple[str, str, List[str], List[str]]] = [
     ("ignore-once-comment", '%llguidance {"ignore_once": true}\nstart: stmt+\nstmt: NAME "=" NUMBER ";"\n'
                             'NAME: /[a-z]+/\nNUMBER: /[0-9]+/\n%ignore / |\\n|#[a-z ]*\\n/\n',
      ["x = 1;\ny=22;# set y\nz =3;"], ["ignore", "ignore-once"]),
+    # every derivation of start is infinite or needs a terminal that matches nothing
+    ("empty-language", 'start: start "a" | "b" NONE\nNONE: /[^\\s\\S]/\n', [""], ["empty-language"]),
 ]
 
 # (name, GBNF text, sample texts, tags): llama.cpp's grammar language (docs/ebnf.md), whose
@@ -121,6 +125,8 @@ GBNF: List[Tuple[str, str, List[str], List[str]]] = [
     ("classes", 'root ::= [à-ÿ]{2,4} "\\u20AC"? [^a-z\\x00-\\x1F]*\n', ["éüß€ ABC😀"], ["utf8", "negated-class"]),
     ("json", "json.gbnf", ['{"name": "Zoë", "tags": ["a", 1.5e3, true, null]}', '{\n  "a": {}}'],
      ["keys", "strings", "numbers", "escapes"]),
+    # every derivation of root is infinite: the empty language
+    ("empty-language", 'root ::= root "a"\n', [""], ["empty-language"]),
 ]
 
 
@@ -155,6 +161,8 @@ EBNF: List[Tuple[str, str, str, List[str], List[str]]] = [
     ("kbnf-recursive", "kbnf", "(* nested lists *)\nstart ::= list;\nlist ::= '[' [item {',', ' '? item}] ']';\n"
                                "item ::= #\"[0-9]+\" | list;\nitem ::= 'x\\u{e9}';\n",
      ["[1, [22,[]], xé]"], ["recursion", "nesting", "escapes"]),
+    # a start rule that only calls itself: the empty language
+    ("kbnf-empty-language", "kbnf", "start ::= start;\n", [""], ["empty-language"]),
 ]
 
 

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
-from ..errors import GrammarError
 from ..regex.exprs import BYTES, CONCAT, EPSILON_KIND
 from ..regex.relevance import is_empty
 from .ir import GrammarIR, Lexeme, lark_string
@@ -125,8 +124,10 @@ def remove_unproductive(ir: GrammarIR) -> GrammarIR:
     A nonterminal is *productive* if it derives some string of lexemes: some rule of it has
     only productive symbols. A lexeme is productive unless its language is empty. Rules
     using an unproductive symbol can never take part in a derivation, so dropping them
-    keeps the language (`productive_nonterminals` computes them). If the start symbol is unproductive the grammar accepts nothing,
-    which is almost certainly a mistake: GrammarError.
+    keeps the language (`productive_nonterminals` computes them). If the start symbol is
+    unproductive, the grammar's language is empty: every rule of the start symbol goes,
+    and the grammar that is left accepts nothing (its first mask is empty and it never
+    accepts: docs/semantics.md, "The empty language"; `Grammar.is_empty`).
 
     The context-free language is unchanged, but what the lexer sees is not quite: an
     Earley parser predicts into unproductive rules, so before this pass their lexemes
@@ -142,11 +143,6 @@ def remove_unproductive(ir: GrammarIR) -> GrammarIR:
     dead_lexemes = {~sym for _, rhs in ir.rules for sym in rhs if sym < 0}
     dead_lexemes = {i for i in dead_lexemes if _lexeme_is_empty(ir, i)}
     productive = productive_nonterminals(ir.rules, [False] * n, dead_lexemes)
-    if not productive[ir.start]:
-        raise GrammarError(
-            "the start symbol '%s' derives no string (every derivation of it is infinite "
-            "or uses an empty terminal)" % ir.names[ir.start]
-        )
     by_lhs: List[List[Rhs]] = [[] for _ in range(n)]
     for lhs, rhs in ir.rules:
         if all(productive[sym] if sym >= 0 else ~sym not in dead_lexemes for sym in rhs):
@@ -534,8 +530,9 @@ def merge_literals(ir: GrammarIR) -> GrammarIR:
 def simplify(ir: GrammarIR) -> GrammarIR:
     """All the rewrites, in this order, and a new GrammarIR (the input is not changed).
 
-    1. `remove_unproductive` first: it raises if the start symbol derives nothing, and
-       every later pass may assume each nonterminal derives something.
+    1. `remove_unproductive` first: every later pass may assume each nonterminal derives
+       something (if the start symbol derives nothing, no rule is left: the empty
+       language).
     2. `remove_unreachable`, `remove_duplicate_rules`: cheap clean-ups.
     3. Then, until the grammar stops shrinking (a few rounds at most):
        `inline_aliases` (A → B), `inline_single_use`, `merge_equivalent_nonterminals`,

@@ -68,6 +68,8 @@ def _mask(args: argparse.Namespace) -> int:
     forced = m.forced_bytes()
     if forced:
         print("forced     %r" % forced.decode("utf-8", "replace"))
+    if not allowed and not m.is_accepting():
+        print("note       %s" % _dead_end(grammar))
     if args.explain:
         t0 = time.perf_counter()
         m.mask()
@@ -80,6 +82,14 @@ def _mask(args: argparse.Namespace) -> int:
         keys = ("lexer_states", "transitions_computed", "rows", "items", "rows_built", "rows_reused")
         print("stats      " + ", ".join("%s=%d" % (k, m.stats[k]) for k in keys))
     return 0
+
+
+def _dead_end(grammar: "Grammar") -> str:
+    """Why a mask is empty where the text may not end (docs/semantics.md, "The empty
+    language")."""
+    if grammar.is_empty:
+        return "the grammar's language is empty: no text matches it (no token, not even EOS, is ever allowed)"
+    return "a dead end: no token of the vocabulary continues the text, and the text may not end here"
 
 
 def _consume_prefix(m: "Matcher", prefix: str) -> None:
@@ -189,6 +199,10 @@ def _generate(args: argparse.Namespace) -> int:
         grammar = _grammar(args, **layout)
         source = "JSON schema %s" % args.schema if args.schema is not None else "Lark grammar %s" % args.lark
     vocab = _vocabulary(args)
+    if grammar.is_empty:
+        option = next(o for o in ("type", "schema", "lark") if getattr(args, o, None) is not None)
+        raise CommandLineError("--%s %s: the grammar's language is empty (no text matches it): nothing to generate"
+                               % (option, getattr(args, option)))
     model = RandomModel(vocab, seed=args.seed)
     sampler = TopK(args.top_k, seed=args.seed) if args.top_k else greedy
     result = generate(model, Matcher(grammar, vocab), max_tokens=args.max_tokens, sampler=sampler,

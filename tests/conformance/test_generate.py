@@ -57,6 +57,26 @@ def test_new_construct_vectors_are_what_generate_writes():
     assert len(fresh) == 10 and fresh == stored  # (2 + 1 paths) + (1 + 1), on 2 vocabularies
 
 
+def test_empty_language_vectors():
+    """The empty language of each text frontend (docs/semantics.md, "The empty language"):
+    one step, no token allowed, not even EOS, not accepting; what the generator writes;
+    refimpl agrees."""
+    backend = get_engine("refimpl")
+    seen = set()
+    for kind in ("regex", "lark", "gbnf", "ebnf"):
+        for _, _, v in read_vectors(os.path.join(SUITE_DIR, kind + ".jsonl")):
+            if "empty-language" not in v.tags:
+                continue
+            assert v.grammar.compile().is_empty, v.id
+            assert len(v.steps) == 1 and not any(v.steps[0].mask) and not v.steps[0].accepting, v.id
+            assert check_vector(backend, v).status == "agree", v.id
+            seen.add((kind, v.id.split("/")[2]))
+    assert seen == {(k, vocab) for k in ("regex", "lark", "gbnf", "ebnf") for vocab in ("bytes", "gpt2")}
+    fresh = regenerated("REGEXES", ("empty-language",), "regex")
+    stored = {v.id: v.to_line() for _, _, v in read_vectors(REGEX_SUITE) if v.id in fresh}
+    assert len(fresh) == 4 and fresh == stored
+
+
 # the constructs of the tokens group: each tag, and the vocabularies it must be on
 TOKEN_CONSTRUCTS = {
     "special-token": ("bytes", "gpt2", "special"), "token-range": ("bytes", "gpt2", "special"),
