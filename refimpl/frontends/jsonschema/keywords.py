@@ -18,7 +18,7 @@ from ...errors import LimitError, RegexError, SchemaError
 from .compilation import Compilation, Reason
 from .formats import UNSUPPORTED_FORMATS, format_expr, search_expr
 from .languages import intersect, literal_union
-from .numbers import MAX_MULTIPLE_OF_STATES
+from .multiples import ELIMINATED_STATES, TooLarge
 from .values import is_number, number_text, short, to_decimal
 
 
@@ -86,22 +86,33 @@ class ScalarKeywords:
             assert m is not None
             if m <= 0:
                 raise SchemaError("multipleOf must be greater than 0", self.subschemas.pointer(n, "multipleOf"))
-            mult = self.numbers.multiple_of(m, integer_only, MAX_MULTIPLE_OF_STATES)
-            if mult is None and lo is not None and hi is not None:
-                mult = self._multiples_in(m, lo, hi, integer_only)
-            if mult is None:
-                self.comp.unsupported("multipleOf", self.subschemas.pointer(n, "multipleOf"),
-                                      "divisibility by %s needs an automaton of more than %d states"
-                                      % (number_text(m), MAX_MULTIPLE_OF_STATES))
-            else:
+            limit = self.comp.limits.multiple_of_states
+            mult: Optional[int] = None
+            try:
+                mult = self.numbers.multiple_of(m, integer_only, limit)
+            except TooLarge as e:
+                if lo is not None and hi is not None:
+                    mult = self._multiples_in(m, lo, hi, integer_only, limit)
+                if mult is None:
+                    self.comp.unsupported("multipleOf", self.subschemas.pointer(n, "multipleOf"), (
+                        "divisibility by %s needs a remainder automaton of %d states (minimal) turned into a regex "
+                        "by state elimination, which takes at most %d" % (number_text(m), e.at_least,
+                                                                          ELIMINATED_STATES) if e.eliminated else
+                        "divisibility by %s needs an automaton of %s%d states (minimal), more than "
+                        "Limits.multiple_of_states = %d" % (number_text(m), "" if e.exact else "at least ",
+                                                            e.at_least, limit))
+                        + (", and the range holds more than %d multiples" % limit if lo is not None and hi is not None
+                           else ""))
+            if mult is not None:
                 result = intersect(es, result, mult, self.numbers.number)
         return result
 
-    def _multiples_in(self, m: Decimal, lo: Decimal, hi: Decimal, integer: bool) -> Optional[int]:
-        """The canonical texts of the multiples of m in [lo, hi], when there are few."""
+    def _multiples_in(self, m: Decimal, lo: Decimal, hi: Decimal, integer: bool, limit: int) -> Optional[int]:
+        """The canonical texts of the multiples of m in [lo, hi], when there are at most
+        `limit` + 1."""
         first = (lo / m).to_integral_value(rounding="ROUND_CEILING")
         last = (hi / m).to_integral_value(rounding="ROUND_FLOOR")
-        if last - first > MAX_MULTIPLE_OF_STATES:
+        if last - first > limit:
             return None
         texts = []
         k = first
