@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refimpl.errors import GrammarError
 from refimpl.frontends.lark import lark_to_ir
 from refimpl.grammar.ir import GrammarIR
 from refimpl.grammar.repetition import optional, plus, repeat, star

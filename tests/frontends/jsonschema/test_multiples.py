@@ -152,7 +152,11 @@ XGRAMMAR_CASES = [
 @pytest.mark.parametrize("schema, accepted, rejected", XGRAMMAR_CASES)
 def test_xgrammars_integer_multiple_of_cases(schema, accepted, rejected):
     g = Grammar.from_json_schema(schema)
-    accepts = lambda x: (lambda r: r.consume_bytes(str(x).encode()) and r.is_accepting())(Recognizer(g.compiled))
+
+    def accepts(x):
+        r = Recognizer(g.compiled)
+        return r.consume_bytes(str(x).encode()) and r.is_accepting()
+
     assert all(accepts(x) for x in accepted) and not any(accepts(x) for x in rejected)
     lo, hi, m = schema.get("minimum", -30), schema.get("maximum", 30), schema["multipleOf"]
     lo = max(lo, schema.get("exclusiveMinimum", lo - 1) + 1)
