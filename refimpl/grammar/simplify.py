@@ -37,10 +37,12 @@ s: "a"*
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import GrammarError
 from ..regex.exprs import BYTES, CONCAT, EPSILON_KIND
+from ..regex.factoring import left_factored
 from ..regex.relevance import is_empty
 from .ir import GrammarIR, Lexeme, lark_string
 
@@ -531,6 +533,35 @@ def merge_literals(ir: GrammarIR) -> GrammarIR:
     return new
 
 
+def factor_alternations(ir: GrammarIR) -> GrammarIR:
+    """Every lexeme's (and %ignore's) expression with its alternations left-factored
+    (regex/factoring.py): the same languages, so the same lexer and masks, but a
+    20,000-word alternation costs a derivative a trie node's few branches, not 20,000
+    members. Lexemes whose factored expressions are equal become one (`GrammarIR.add`).
+
+    >>> from refimpl.regex import ExprSet, compile_pattern
+    >>> g = GrammarIR(ExprSet())
+    >>> g.start = g.add_nonterminal("start")
+    >>> g.add_rule(g.start, [g.add_lexeme("/abc|abd/", compile_pattern(g.es, "abc|abd"))])
+    >>> factor_alternations(g).lexemes[0].expr == compile_pattern(g.es, "ab[cd]")
+    True
+    """
+    es = ir.es
+    exprs = [left_factored(es, lexeme.expr) for lexeme in ir.lexemes]
+    ignores = {c: left_factored(es, e) for c, e in ir.ignores.items()}
+    if ignores == ir.ignores and all(e == lexeme.expr for e, lexeme in zip(exprs, ir.lexemes)):
+        return ir
+    new = GrammarIR(es, ir.limits)
+    new.names = list(ir.names)
+    new.start = ir.start
+    new.copy_options(ir)
+    new.ignores = ignores
+    symbols = [new.add(replace(lexeme, expr=e)) for lexeme, e in zip(ir.lexemes, exprs)]
+    for lhs, rhs in ir.rules:
+        new.add_rule(lhs, [symbols[~sym] if sym < 0 else sym for sym in rhs])
+    return new
+
+
 def simplify(ir: GrammarIR) -> GrammarIR:
     """All the rewrites, in this order, and a new GrammarIR (the input is not changed).
 
@@ -541,8 +572,10 @@ def simplify(ir: GrammarIR) -> GrammarIR:
        `inline_aliases` (A → B), `inline_single_use`, `merge_equivalent_nonterminals`,
        `remove_duplicate_rules` (merging can make alternatives equal, and equal
        alternatives can make a new alias) and `remove_unreachable`.
-    4. `merge_literals` last, when its (strict) condition holds, because inlining can put
+    4. `merge_literals`, when its (strict) condition holds, because inlining can put
        literals next to each other.
+    5. `factor_alternations` last: the lexemes' expressions in the shape derivatives are
+       cheap on (merge_literals reads literals as chains of bytes, before).
     """
     ir = remove_unproductive(ir)
     ir = remove_unreachable(ir)
@@ -556,4 +589,4 @@ def simplify(ir: GrammarIR) -> GrammarIR:
         ir = remove_unreachable(ir)
         if _size(ir) == before:
             break
-    return merge_literals(ir)
+    return factor_alternations(merge_literals(ir))
