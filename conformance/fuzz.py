@@ -21,10 +21,11 @@ same on any machine (the tests use it).
 
 The time budget covers shrinking: a disagreement is shrunk while the budget lasts
 (hypothesis's time limit for the shrink is set to what is left: `Worker.fail`), and when
-it ends mid-shrink the smallest disagreement found so far is kept, marked as cut short. So a campaign of `seconds` ends within seconds + SHRINK_MARGIN
-(the example running at the deadline, hypothesis's last steps, writing the repros;
-docs/conformance.md, "Differential fuzzing"); the start of the process (imports) comes
-before the budget starts.
+it ends mid-shrink the smallest disagreement found so far is kept, marked as cut short.
+So a campaign of `seconds` ends within seconds + SHRINK_MARGIN (the example running at
+the deadline, writing the repros; docs/conformance.md, "Differential fuzzing"); the start
+of the process (imports) comes before the budget starts.
+
 Distinct disagreements are told apart by a coarse signature (grammar kind; extra or
 missing tokens; EOS-only; partial UTF-8), and each signature is shrunk and written once.
 """
@@ -52,8 +53,8 @@ from .vectors import GRAMMAR_KINDS, GrammarSpec, NotSupported, Vector, ids_of, r
 EXAMPLES_PER_BATCH = 25
 #: how far past its budget a campaign bounded by time may end, shrinking included: the
 #: example running at the deadline (within the default Limits; an engine that hangs is
-#: the containment's business, `run --timeout`), hypothesis's last steps once a shrink is
-#: cut short, and writing the repros. Stated in docs/conformance.md and the CLI help.
+#: the containment's business, `run --timeout`) and writing the repros. Stated in
+#: docs/conformance.md and the CLI help.
 SHRINK_MARGIN = 10
 #: a bound of one shrink's own, in seconds, besides the budget (None: the budget alone;
 #: tools/mutation.py sets 1: a mutant needs a verdict, not a minimal case)
