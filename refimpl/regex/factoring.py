@@ -27,7 +27,7 @@ printer's output compiles back to the same expression (docs/regex.md).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .exprs import AND, BYTES, CONCAT, NOT, OR, REPEAT, ExprSet
 
@@ -58,13 +58,27 @@ def leading_bytes(es: ExprSet, e: int) -> Tuple[List[int], int]:
         e = node[2]
 
 
+def _head(es: ExprSet, e: int) -> Optional[int]:
+    """The byte set e begins with, if e is a byte set or a concatenation that begins with one."""
+    node = es.nodes[e]
+    if node[0] == BYTES:
+        return node[1]
+    if node[0] == CONCAT and es.nodes[node[1]][0] == BYTES:
+        return es.nodes[node[1]][1]
+    return None
+
+
 def _rebuilt(es: ExprSet, e: int, done: Dict[int, int]) -> int:
     """The node e with its children replaced by their factored forms (`done`), and an
     alternation left-factored."""
     node = es.nodes[e]
     kind = node[0]
     if kind == OR:
-        return es.factored(leading_bytes(es, done[c]) for c in node[1])
+        members = [done[c] for c in node[1]]
+        heads = [h for h in (_head(es, m) for m in members) if h is not None]
+        if len(set(heads)) == len(heads):  # no two members begin alike: nothing to share
+            return es.union(*members)
+        return es.factored(leading_bytes(es, m) for m in members)
     if kind == CONCAT:
         return es.concat(done[node[1]], done[node[2]])
     if kind == AND:
