@@ -464,15 +464,15 @@ class ExprSet:
                 stack.extend((child, False) for key, child in node.items() if key > 0)
                 continue
             by_rest: Dict[int, int] = {}  # rest expression -> mask of the leading bytes
-            ends = []
+            ends: List[int] = []
             for key, child in node.items():
                 if key > 0:
                     rest = done[id(child)]
                     by_rest[rest] = by_rest.get(rest, 0) | key
                 else:
                     ends.append(-1 - key)
-            alternatives = [self.concat(self.byte_set(mask), rest) for rest, mask in by_rest.items()]
-            done[id(node)] = self.union(*alternatives, *ends)
+            branches = [self.concat(self.byte_set(mask), rest) for rest, mask in by_rest.items()]
+            done[id(node)] = self.union(*branches, *ends)
         return done[id(root)]
 
     # -- reading expressions ----------------------------------------------------------------
