@@ -2,8 +2,10 @@
 the time to compile it and the first mask of a fresh grammar (a cold lexer: every
 derivative is computed then), per backend, as the grammar is built (its alternations
 left-factored into a trie: refimpl/regex/factoring.py) and, for comparison, as written
-(the simplifier's `factor_alternations` switched off in this process) and as Lark
-literals (`start: "w1" | "w2" | ...`). One run, so the ratios compare like with like:
+(the simplifier's `factor_alternations` switched off in this process); and the same
+words as Lark literals (`start: "w1" | "w2" | ...`), as built (one trie lexeme:
+`merge_literal_alternatives`) and as written (20,000 lexemes). One run, so the ratios
+compare like with like:
 
     python -m benchmarks.alternation                 # 20,000 words, both word lists
     python -m benchmarks.alternation --words 2000 --no-unfactored
@@ -28,7 +30,8 @@ from refimpl.showing.commandline import ArgumentParser, command_line
 from . import common
 
 N = 20_000
-FORMS = ["factored", "as written", "lark literals"]
+FORMS = ["factored", "as written", "lark literals", "lark literals as written"]
+UNFACTORED = ("as written", "lark literals as written")
 
 
 def words(source: str, n: int = N, seed: int = 0) -> List[str]:
@@ -46,23 +49,22 @@ def words(source: str, n: int = N, seed: int = 0) -> List[str]:
 
 @contextlib.contextmanager
 def _unfactored() -> Iterator[None]:
-    """Grammars built as the pattern is written: the simplifier's factoring pass off."""
+    """Grammars built as they are written: the simplifier's passes `factor_alternations`
+    and `merge_literal_alternatives` off."""
     module = importlib.import_module("refimpl.grammar.simplify")
-    saved = module.factor_alternations
-    module.factor_alternations = lambda ir: ir  # type: ignore[assignment]
+    saved = module.factor_alternations, module.merge_literal_alternatives
+    module.factor_alternations = module.merge_literal_alternatives = lambda ir: ir  # type: ignore[assignment]
     try:
         yield
     finally:
-        module.factor_alternations = saved  # type: ignore[assignment]
+        module.factor_alternations, module.merge_literal_alternatives = saved  # type: ignore[assignment]
 
 
 def _grammar(form: str, ws: List[str]) -> Grammar:
-    if form == "lark literals":
-        return Grammar.from_lark("start: " + " | ".join('"%s"' % w for w in ws))
-    if form == "as written":
-        with _unfactored():
-            return Grammar.from_regex("|".join(ws))
-    return Grammar.from_regex("|".join(ws))
+    with _unfactored() if form in UNFACTORED else contextlib.nullcontext():
+        if form.startswith("lark literals"):
+            return Grammar.from_lark("start: " + " | ".join('"%s"' % w for w in ws))
+        return Grammar.from_regex("|".join(ws))
 
 
 def measure(source: str, form: str, backend: str, n: int = N) -> Dict[str, float]:
@@ -97,7 +99,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--words", type=int, default=N, help="words in the alternation (default %(default)s)")
     ap.add_argument("--source", action="append", choices=["random", "gpt2"], help="default: both")
     ap.add_argument("--backend", action="append", choices=["python", "native"], help="default: both")
-    ap.add_argument("--no-unfactored", action="store_true", help="skip the alternation as written (slow)")
+    ap.add_argument("--no-unfactored", action="store_true", help="skip the forms as written (minutes each)")
     args = ap.parse_args(argv)
     info = common.machine()
     print("a %d-word regex alternation on GPT-2 — %s, %s (%s cores), %s"
@@ -105,7 +107,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     print()
     print("| words | form | backend | compile s | first mask s | x factored | next mask s | allowed |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
-    forms = [f for f in FORMS if not (args.no_unfactored and f == "as written")]
+    forms = [f for f in FORMS if not (args.no_unfactored and f in UNFACTORED)]
     for source in args.source or ["random", "gpt2"]:
         for backend in args.backend or ["python", "native"]:
             base = None
