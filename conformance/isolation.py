@@ -40,6 +40,39 @@ class PeerCrash(RuntimeError):
     """The peer's process died (a segmentation fault, an abort) during a call."""
 
 
+#: the kinds of a process fault, as Result.fault records them (conformance/runner.py)
+FAULT_KINDS = ("crash", "timeout", "memory", "malformed")
+
+
+def fault_of(error: BaseException) -> str:
+    """The fault of the engine's process an exception stands for — "crash" (it died:
+    PeerCrash, a worker's WorkerDied), "timeout" (no answer in time: PeerTimeout,
+    WorkerTimeout), "malformed" (a worker's reply that is not one: WorkerGarbage),
+    "memory" (MemoryError) — or "" for an error of the engine itself (a finding like a
+    wrong mask).
+
+    >>> fault_of(PeerTimeout("no answer")), fault_of(PeerCrash("died")), fault_of(ValueError("x"))
+    ('timeout', 'crash', '')
+    """
+    if isinstance(error, PeerCrash):
+        return "crash"
+    if isinstance(error, PeerTimeout):
+        return "timeout"
+    if isinstance(error, MemoryError):
+        return "memory"
+    try:
+        from accel.worker import WorkerDied, WorkerGarbage, WorkerTimeout
+    except ImportError:  # no accel: no worker processes either
+        return ""
+    if isinstance(error, WorkerDied):
+        return "crash"
+    if isinstance(error, WorkerTimeout):
+        return "timeout"
+    if isinstance(error, WorkerGarbage):
+        return "malformed"
+    return ""
+
+
 def timed_out(d: Divergence) -> bool:
     """Is the divergence a call the isolated peer did not answer in time?"""
     return d.error is not None and "PeerTimeout" in d.error
