@@ -82,6 +82,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if contain is None:  # long runs are contained; a plain one checks in its own process(es)
         contain = bool(args.results) or args.ray is not None or args.timeout is not None or args.memory is not None
     limits = Limits(args.timeout or DEFAULT_TIMEOUT, args.memory or DEFAULT_MEMORY_MB) if contain else None
+    engines = [_engine(name) for name in args.engine]  # every setup error before any vector runs, nothing written
     if args.results:
         if args.results.endswith(".gz"):
             raise SetupError("--results %s: runs append to a plain file (.jsonl); compressed ones are only read"
@@ -94,8 +95,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     repros = Repros(args.repros, args.max_repros)
     status = 0
     rows = []
-    for name in args.engine:
-        report = run_suite(_engine(name), args.suite, repros, jobs=1 if args.first else args.jobs, quiet=args.quiet,
+    for engine in engines:
+        report = run_suite(engine, args.suite, repros, jobs=1 if args.first else args.jobs, quiet=args.quiet,
                            first=args.first, results=args.results, limits=limits, ray=args.ray)
         if args.results:
             print("resumed %d of %d vectors from %s" % (report.resumed, report.total()["vectors"], args.results))

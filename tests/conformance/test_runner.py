@@ -51,3 +51,47 @@ def test_the_compliance_matrix_row(tmp_path):
     lark = report.rows["lark"]
     assert cells["lark"].startswith("%d ✓ %d ≈ %d ✗" % (lark["agree"], lark["known"], lark["disagree"]))
     assert lark["disagree"] > 0  # the fault never allows EOS
+
+
+def test_repros_one_per_kind_of_failure_in_a_stated_place(tmp_path, monkeypatch, capsys):
+    """Not a file per disagreement in the current directory: by default a new temporary
+    directory, named in the output, with one repro per kind of failure; --max-repros
+    sets how many, 0 none."""
+    import tempfile
+
+    (tmp_path / "cwd").mkdir()
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    assert main(["run", "--engine", "fault:drop-eos", "--suite", REGEX_SUITE, "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert not os.listdir(tmp_path / "cwd")
+    [made] = os.listdir(tmp_path / "tmp")
+    folder = tmp_path / "tmp" / made / "fault_drop-eos"
+    assert made.startswith("maskref-repros-") and len(os.listdir(folder)) == 2  # one repro: .txt and .jsonl
+    failing = sum(1 for line in out.splitlines() if line.startswith("  DISAGREE"))
+    assert "repros: 1 written to %s (at most 1 per kind of failure" % folder in out
+    assert "55 failures without one" in out and failing == 20  # (the table shows 20 of the 56)
+    assert main(["run", "--engine", "fault:drop-eos", "--suite", REGEX_SUITE, "--quiet", "--max-repros", "0"]) == 1
+    assert "repros: none written (--max-repros 0); 56 failures without one" in capsys.readouterr().out
+    assert len(os.listdir(tmp_path / "tmp")) == 1  # no directory made for none
+    mine = tmp_path / "mine"
+    assert main(["run", "--engine", "fault:drop-eos", "--suite", REGEX_SUITE, "--quiet", "--repros", str(mine),
+                 "--max-repros", "3"]) == 1
+    assert len(os.listdir(mine / "fault_drop-eos")) == 6
+
+
+def test_progress_says_done_of_all_and_the_time_left():
+    import io
+
+    from conformance.runner import Progress
+
+    stream = io.StringIO()  # not a terminal: a line now and then, once the run has lasted 2 s
+    progress = Progress("run x", total=4, stream=stream)
+    progress.step("0 disagreeing")
+    assert stream.getvalue() == ""  # a short run shows nothing
+    progress.t0 -= 30
+    progress.last -= 30  # as if 30 s had passed
+    progress.step("1 disagreeing")
+    line = stream.getvalue()
+    assert line.startswith("run x: 2/4 vectors, 1 disagreeing, about ") and " left, " in line
