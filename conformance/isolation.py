@@ -61,10 +61,10 @@ def fault_of(error: BaseException) -> str:
     if isinstance(error, MemoryError):
         return "memory"
     try:
-        from accel.worker import WorkerDied, WorkerGarbage, WorkerTimeout
+        from accel.worker import WorkerDied, WorkerGarbage, WorkerTimeout, WorkerUnavailable
     except ImportError:  # no accel: no worker processes either
         return ""
-    if isinstance(error, WorkerDied):
+    if isinstance(error, (WorkerDied, WorkerUnavailable)):  # (unavailable: a fresh worker could not be run)
         return "crash"
     if isinstance(error, WorkerTimeout):
         return "timeout"

@@ -38,8 +38,9 @@ class Result:
     """The outcome of one vector against one engine (plain data: it crosses processes and
     is stored, one JSON line each, by conformance/results.py).
 
-    Besides the status: `fault` names a contained failure of the engine's process
-    ("crash", "timeout", "memory"; "" for none); `under` and `over` count the compared
+    Besides the status: `fault` names a failure of the engine's process during the
+    vector ("crash", "timeout", "memory", "malformed": isolation.fault_of; "" for none),
+    its status "disagree" (counted apart: Report.faults) or "known" when declared; `under` and `over` count the compared
     steps whose mask differed from refimpl's, known differences included: under, the
     engine allowed a token refimpl refuses (output can leave the grammar); over, the
     engine refused a token refimpl allows (valid outputs cut off). A step can be both.
