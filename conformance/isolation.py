@@ -22,7 +22,7 @@ import os
 import signal
 import sys
 import time
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from refimpl import Grammar, Vocabulary
 
@@ -54,23 +54,14 @@ def fault_of(error: BaseException) -> str:
     >>> fault_of(PeerTimeout("no answer")), fault_of(PeerCrash("died")), fault_of(ValueError("x"))
     ('timeout', 'crash', '')
     """
-    if isinstance(error, PeerCrash):
-        return "crash"
-    if isinstance(error, PeerTimeout):
-        return "timeout"
-    if isinstance(error, MemoryError):
-        return "memory"
+    kinds: List[Tuple[Any, str]] = [(PeerCrash, "crash"), (PeerTimeout, "timeout"), (MemoryError, "memory")]
     try:
         from accel.worker import WorkerDied, WorkerGarbage, WorkerTimeout, WorkerUnavailable
     except ImportError:  # no accel: no worker processes either
-        return ""
-    if isinstance(error, (WorkerDied, WorkerUnavailable)):  # (unavailable: a fresh worker could not be run)
-        return "crash"
-    if isinstance(error, WorkerTimeout):
-        return "timeout"
-    if isinstance(error, WorkerGarbage):
-        return "malformed"
-    return ""
+        pass
+    else:  # (unavailable: a fresh worker that could not be run)
+        kinds += [((WorkerDied, WorkerUnavailable), "crash"), (WorkerTimeout, "timeout"), (WorkerGarbage, "malformed")]
+    return next((kind for cls, kind in kinds if isinstance(error, cls)), "")
 
 
 def timed_out(d: Divergence) -> bool:
