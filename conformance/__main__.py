@@ -4,8 +4,9 @@ An engine under test is named with --engine (--backend is its older name, still 
 
 Exit status: 0 every vector agrees (known differences aside), 1 some disagreement or a
 fault of the engine's process during a vector (a crash, a time-out, a malformed reply),
-2 a usage or setup error (unknown or unavailable engine, a worker that cannot start,
-missing or malformed suite).
+2 a usage or setup error (unknown or unavailable engine, a cmd: worker that cannot start —
+that exits, answers garbage, or does not answer its hello within 60 s,
+$MASKREF_WORKER_STARTUP_TIMEOUT —, missing or malformed suite), said before any vector runs.
 
 Repros (run, fuzz) go to --repros DIR, else to a new directory in the system's temporary
 directory, named in the output; run writes at most --max-repros (default 1) per kind of
