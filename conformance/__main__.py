@@ -35,6 +35,7 @@ from refimpl.showing.commandline import (
 
 from .containment import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 from .engine import Engine
+from .fuzz import SHRINK_MARGIN
 from .generate import GROUPS, SUITE_DIR
 from .registry import UnknownEngine, engine_names, get_engine
 from .vectors import FormatError
@@ -330,7 +331,9 @@ def _main(argv: Optional[List[str]] = None) -> int:
 
     p = sub.add_parser("fuzz", help="differential fuzzing against refimpl")
     p.add_argument("--engine", "--backend", dest="engine", required=True, help=engines_help + older)
-    p.add_argument("--seconds", type=positive_float, help="time budget (default 60, unless --batches is given)")
+    p.add_argument("--seconds", type=positive_float, help="time budget, shrinking included: the campaign ends within "
+                   "N + %d s (the example running at the deadline; a shrink the budget cuts short keeps the smallest "
+                   "case so far and says so) (default 60, unless --batches is given)" % SHRINK_MARGIN)
     p.add_argument("--batches", type=positive_int, help="work budget: batches of examples per job, the same campaign on any "
                    "machine (with --seconds, whichever comes first)")
     p.add_argument("--seed", type=int, default=0, help="campaign seed (default 0): same seed, same examples")
@@ -346,7 +349,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
                    help="mixed (default), small, slices, gpt2, bytes, special, multi-eos, escapes, unicode")
     p.add_argument("--steps", type=positive_int, default=8, help="masks compared per example (default 8)")
     p.add_argument("--first", action="store_true", help="stop at the first disagreement")
-    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+                   help="no progress line (shown on standard error when it is a terminal, after 2 s)")
     p.set_defaults(run=cmd_fuzz)
 
     p = sub.add_parser("engines", aliases=["backends"], help="list engines and whether they are usable here "

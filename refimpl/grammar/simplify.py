@@ -37,10 +37,12 @@ s: "a"*
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import GrammarError
 from ..regex.exprs import BYTES, CONCAT, EPSILON_KIND
+from ..regex.factoring import left_factored
 from ..regex.relevance import is_empty
 from .ir import GrammarIR, Lexeme, lark_string
 
@@ -531,6 +533,100 @@ def merge_literals(ir: GrammarIR) -> GrammarIR:
     return new
 
 
+#: how many one-literal alternatives of one nonterminal `merge_literal_alternatives`
+#: makes one lexeme (fewer cost little as lexemes, and keep their own names in explain)
+LITERAL_ALTERNATIVES = 16
+
+
+def merge_literal_alternatives(ir: GrammarIR, at_least: Optional[int] = None) -> GrammarIR:
+    """`A: "w1" | "w2" | ... | "wn"` (n >= `at_least` alternatives, LITERAL_ALTERNATIVES by
+    default, that are each one plain literal lexeme of one lexeme class) becomes `A: L`
+    with one lexeme L matching any wi,
+    built as a trie (`ExprSet.words`). 20,000 literal lexemes would put 20,000 (lexeme,
+    expression) pairs in the lexer's start state and 20,000 items in an Earley row; L is one
+    of each, and its derivatives look at one trie node.
+
+    The byte language and the masks are kept: a greedy lexer over the lexemes a row allows
+    extends while one of them is alive and ends where one matches, which depends only on
+    the union of their languages; a matched wi completes A, and so does L matching wi.
+    Only plain lexemes (greedy, no tokens, stops or budgets) of one class are merged, so
+    %ignore between lexemes is unchanged; other alternatives of A stay as they are.
+
+    >>> from refimpl.regex import ExprSet
+    >>> g = GrammarIR(ExprSet())
+    >>> g.start = g.add_nonterminal("start")
+    >>> for w in ("ab", "ac", "b"):
+    ...     g.add_rule(g.start, [g.add_lexeme('"%s"' % w, g.es.literal(w.encode()))])
+    >>> print(merge_literal_alternatives(g, at_least=3).to_text())
+    start: ("ab" | "ac" | "b")
+    <BLANKLINE>
+    >>> trie = g.es.words([[1 << b for b in w] for w in (b"ab", b"ac", b"b")])
+    >>> merge_literal_alternatives(g, at_least=3).lexemes[0].expr == trie
+    True
+    """
+    merged: Dict[int, Dict[int, List[bytes]]] = {}  # lhs -> lexeme class -> words
+    for lhs, rhs in ir.rules:
+        if len(rhs) == 1 and rhs[0] < 0:
+            lexeme = ir.lexemes[~rhs[0]]
+            word = _literal_bytes(ir, lexeme.expr)
+            if word and lexeme == Lexeme(lexeme.name, lexeme.expr, lexeme_class=lexeme.lexeme_class):
+                merged.setdefault(lhs, {}).setdefault(lexeme.lexeme_class, []).append(word)
+    least = LITERAL_ALTERNATIVES if at_least is None else at_least
+    groups = {(lhs, c): words for lhs, by_class in merged.items() for c, words in by_class.items()
+              if len(words) >= least}
+    if not groups:
+        return ir
+    new = GrammarIR(ir.es, ir.limits)
+    new.names = list(ir.names)
+    new.start = ir.start
+    new.copy_options(ir)
+    done = set()
+    for lhs, rhs in ir.rules:
+        lexeme = ir.lexemes[~rhs[0]] if len(rhs) == 1 and rhs[0] < 0 else None
+        key = (lhs, lexeme.lexeme_class) if lexeme is not None else None
+        if key in groups and _literal_bytes(ir, lexeme.expr) and lexeme == Lexeme(
+                lexeme.name, lexeme.expr, lexeme_class=lexeme.lexeme_class):
+            if key not in done:
+                done.add(key)
+                words = groups[key]
+                name = " | ".join([lark_string(w.decode("utf-8", "backslashreplace")) for w in words[:3]]
+                                  + (["... %d literals" % len(words)] if len(words) > 3 else []))
+                expr = ir.es.words([1 << b for b in w] for w in words)
+                new.add_rule(lhs, [new.add(Lexeme("(%s)" % name, expr, lexeme_class=lexeme.lexeme_class))])
+            continue
+        new.add_rule(lhs, [new.add(ir.lexemes[~sym]) if sym < 0 else sym for sym in rhs])
+    return new
+
+
+def factor_alternations(ir: GrammarIR) -> GrammarIR:
+    """Every lexeme's (and %ignore's) expression with its alternations left-factored
+    (regex/factoring.py): the same languages, so the same lexer and masks, but a
+    20,000-word alternation costs a derivative a trie node's few branches, not 20,000
+    members. Lexemes whose factored expressions are equal become one (`GrammarIR.add`).
+
+    >>> from refimpl.regex import ExprSet, compile_pattern
+    >>> g = GrammarIR(ExprSet())
+    >>> g.start = g.add_nonterminal("start")
+    >>> g.add_rule(g.start, [g.add_lexeme("/abc|abd/", compile_pattern(g.es, "abc|abd"))])
+    >>> factor_alternations(g).lexemes[0].expr == compile_pattern(g.es, "ab[cd]")
+    True
+    """
+    es = ir.es
+    exprs = [left_factored(es, lexeme.expr) for lexeme in ir.lexemes]
+    ignores = {c: left_factored(es, e) for c, e in ir.ignores.items()}
+    if ignores == ir.ignores and all(e == lexeme.expr for e, lexeme in zip(exprs, ir.lexemes)):
+        return ir
+    new = GrammarIR(es, ir.limits)
+    new.names = list(ir.names)
+    new.start = ir.start
+    new.copy_options(ir)
+    new.ignores = ignores
+    symbols = [new.add(replace(lexeme, expr=e)) for lexeme, e in zip(ir.lexemes, exprs)]
+    for lhs, rhs in ir.rules:
+        new.add_rule(lhs, [symbols[~sym] if sym < 0 else sym for sym in rhs])
+    return new
+
+
 def simplify(ir: GrammarIR) -> GrammarIR:
     """All the rewrites, in this order, and a new GrammarIR (the input is not changed).
 
@@ -541,8 +637,11 @@ def simplify(ir: GrammarIR) -> GrammarIR:
        `inline_aliases` (A → B), `inline_single_use`, `merge_equivalent_nonterminals`,
        `remove_duplicate_rules` (merging can make alternatives equal, and equal
        alternatives can make a new alias) and `remove_unreachable`.
-    4. `merge_literals` last, when its (strict) condition holds, because inlining can put
+    4. `merge_literals`, when its (strict) condition holds, because inlining can put
        literals next to each other.
+    5. `merge_literal_alternatives` (many one-literal alternatives as one lexeme) and
+       `factor_alternations` last: the lexemes' expressions in the shape derivatives are
+       cheap on (merge_literals reads literals as chains of bytes, before).
     """
     ir = remove_unproductive(ir)
     ir = remove_unreachable(ir)
@@ -556,4 +655,4 @@ def simplify(ir: GrammarIR) -> GrammarIR:
         ir = remove_unreachable(ir)
         if _size(ir) == before:
             break
-    return merge_literals(ir)
+    return factor_alternations(merge_literal_alternatives(merge_literals(ir)))

@@ -139,3 +139,56 @@ def test_merge_literals_condition() -> None:
     assert len(kept.lexemes) == 3
 
 
+
+
+# ================================================= many literal alternatives as one lexeme
+
+_words = st.lists(st.text("abc", min_size=1, max_size=3), min_size=2, max_size=8, unique=True)
+_contexts = [
+    'start: a\na: {}',
+    'start: a "x" a | "ab" a\na: {}',
+    'start: (a | B)+\na: {}\nB: /b[bc]*/',
+    'start: a a\na: {} | "c" a\n%ignore " "',
+    'start: a?\na: {}\nb: "zz" | a',
+]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(_words, st.sampled_from(_contexts), st.lists(st.integers(0, 100), max_size=4))
+def test_merged_literal_alternatives_give_the_naive_masks(words, context, choices):
+    """The grammar with the alternatives merged (at 2 and more) has the masks of the same
+    grammar without the merge, by the naive definition, along random paths."""
+    import importlib
+
+    from refimpl import Grammar, Matcher, Vocabulary, naive_mask
+
+    module = importlib.import_module("refimpl.grammar.simplify")
+    text = context.format(" | ".join('"%s"' % w for w in words))
+    vocab = Vocabulary.from_bytes([b"a", b"b", b"c", b"ab", b"bc", b"x", b" ", b"abc", b"ca", b"cab", b"zz", b""])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "merge_literal_alternatives", lambda ir: ir)
+        plain = Grammar.from_lark(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "LITERAL_ALTERNATIVES", 2)
+        merged = Grammar.from_lark(text)
+    assert any(lx.name.startswith("(") for lx in merged.ir.lexemes), merged.ir.to_text()
+    m = Matcher(merged, vocab)
+    path = []
+    for choice in choices:
+        mask = m.mask()
+        assert mask == naive_mask(plain, vocab, path), (text, path)
+        allowed = [t for t in mask.allowed() if t not in vocab.eos_token_ids]
+        if not allowed:
+            break
+        t = allowed[choice % len(allowed)]
+        assert m.consume(t)
+        path.append(t)
+
+
+def test_literal_alternatives_are_merged_from_sixteen_on():
+    words = ["w%02d" % i for i in range(16)]
+    g = lark_to_ir("start: " + " | ".join('"%s"' % w for w in words[:15]))
+    assert len(simplify(g).lexemes) == 15
+    g = lark_to_ir("start: " + " | ".join('"%s"' % w for w in words))
+    (lexeme,) = simplify(g).lexemes
+    assert lexeme.name == '("w00" | "w01" | "w02" | ... 16 literals)'
