@@ -313,8 +313,9 @@ def _main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--jobs", type=positive_int, help="worker processes (default 1); with --ray, the local cluster's CPUs "
                    "(default: all)")
     p.add_argument("--first", action="store_true", help="stop at the first disagreement or fault")
-    p.add_argument("--quiet", action="store_true", help="no progress line (on stderr: vectors done of all, "
-                   "disagreements so far, time left; shown on a terminal, or in a log after 2 s)")
+    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress line (on "
+                   "standard error: vectors done of all, disagreements so far, time left; on a terminal after 2 s, "
+                   "in a log a line every 10 s)")
     p.add_argument("--matrix", action="store_true", help="then the compliance matrix's rows, in Markdown")
     p.add_argument("--results", metavar="FILE", help="append each vector's result to FILE (JSON lines) as it completes; "
                    "the vectors FILE already holds for the engine are not checked again (a stopped run resumes)")

@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple, Union
 
-from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
+from refimpl import Grammar, MaskrefError, Matcher, Vocabulary, progress
 
 from . import results as stored
 from .compare import Path, StepOutcome, allows, compare_step
@@ -506,25 +506,20 @@ def matrix_row(report: Report) -> str:
 
 
 class Progress:
-    """A progress line on stderr: on a terminal, one line rewritten in place every half
-    second (from half a second on); elsewhere (a log, a pipe), a line every 10 s once the
-    run has lasted 2 s. With a `total`, `step` counts what is done and the line says
-    done / total and the time left at the rate so far (`time_left`)."""
+    """A progress line on stderr for runs longer than a couple of seconds."""
 
-    def __init__(self, label: str, total: Optional[int] = None, stream: Optional[TextIO] = None,
-                 unit: str = "vectors") -> None:
-        self.label, self.total, self.unit = label, total, unit
+    def __init__(self, label: str, total: Optional[int] = None, stream: Optional[TextIO] = None) -> None:
+        self.label, self.total = label, total
         self.stream = stream or sys.stderr
         self.t0 = time.monotonic()
         self.last = self.t0
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.shown = False
-        self.count = 0
 
     def update(self, text: str, force: bool = False) -> None:
         now = time.monotonic()
-        interval, delay = (0.5, 0.5) if self.tty else (10.0, 2.0)
-        if not force and (now - self.t0 < delay or now - self.last < interval):
+        interval = 0.5 if self.tty else 10.0
+        if not force and (now - self.t0 < 2.0 or now - self.last < interval):
             return
         self.last = now
         line = "%s: %s, %.0f s" % (self.label, text, now - self.t0)
@@ -535,17 +530,27 @@ class Progress:
         self.stream.flush()
         self.shown = True
 
-    def step(self, text: str = "") -> None:
-        """One more done (of `total`); `text` says what else to show (disagreements so far)."""
-        self.count += 1
-        head = "%d/%s %s" % (self.count, "?" if self.total is None else self.total, self.unit)
-        left = time_left(self.count, self.total, time.monotonic() - self.t0)
-        self.update(", ".join(part for part in (head, text, "" if left is None else "about %s left" % left) if part))
-
     def done(self) -> None:
         if self.shown and self.tty:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def progress_note(report: Report, done: int, total: int, elapsed: float) -> str:
+    """What the progress line of a run says besides its count (refimpl/progress.py draws
+    it): the disagreements and faults so far, and the time left at the rate so far.
+
+    >>> report = Report(get_engine("refimpl"))
+    >>> progress_note(report, 10, 40, 6.0)
+    '0 disagreeing · about 18 s left'
+    """
+    left = time_left(done, total, elapsed)
+    parts = ["%d disagreeing" % len(report.disagreements)]
+    if report.faults:
+        parts.append("%d faults" % len(report.faults))
+    if left is not None:
+        parts.append("about %s left" % left)
+    return " · ".join(parts)
 
 
 def time_left(done: int, total: Optional[int], elapsed: float) -> Optional[str]:
@@ -563,6 +568,9 @@ def time_left(done: int, total: Optional[int], elapsed: float) -> Optional[str]:
 
 # ------------------------------------------------------------------------------- running
 
+
+#: on a standard error that is not a terminal (a log), a progress line every so many seconds
+LOG_EVERY = 10.0
 
 #: a vector's outcome as the check backends give it: its JSON line, its result, its wall time
 Checked = Tuple[str, Result, float]
@@ -684,7 +692,6 @@ def run_suite(engine: Engine, suite: str, out_dir: Union[str, Repros, None] = No
             report.resumed += 1
     version = _safe_version(engine) if results is not None else ""
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    progress = Progress("run %s" % engine.name, total=len(pending), stream=stream)
     checked: Iterator[Checked]
     if ray is not None:
         from .cluster import map_unordered
@@ -694,24 +701,23 @@ def run_suite(engine: Engine, suite: str, out_dir: Union[str, Repros, None] = No
         checked = _check_here(engine, pending, limits)
     else:
         checked = _check_in_processes(engine, pending, jobs or 1, limits)
-    for line, r, seconds in ([] if first and report.failures() else checked):
-        if r.status == "disagree":
-            r.repro = repros.write(engine, Vector.from_json(json.loads(line)), r)
-            report.count_repro(r.repro)
-        if results is not None:
-            stored.append(results, dict(r.to_json(), engine=engine.name, version=version, digest=digests[line],
-                                        tags=tags[line], seconds=round(seconds, 6), date=today))
-        report.add(r)
-        if not quiet:
-            progress.step("%d disagreeing%s" % (len(report.disagreements),
-                                                ", %d faults" % len(report.faults) if report.faults else ""))
-        if first and report.failures():
-            break
+    t0 = time.monotonic()
+    with progress.shown(enabled=not quiet, stream=stream, lines_every=LOG_EVERY), \
+            progress.task("run %s" % engine.name, total=len(pending)) as task:
+        for line, r, seconds in ([] if first and report.failures() else checked):
+            if r.status == "disagree":
+                r.repro = repros.write(engine, Vector.from_json(json.loads(line)), r)
+                report.count_repro(r.repro)
+            if results is not None:
+                stored.append(results, dict(r.to_json(), engine=engine.name, version=version, digest=digests[line],
+                                            tags=tags[line], seconds=round(seconds, 6), date=today))
+            report.add(r)
+            task.advance(note=progress_note(report, task.done + 1, len(pending), time.monotonic() - t0))
+            if first and report.failures():
+                break
     close = getattr(checked, "close", None)
     if close is not None:  # a generator stopped early: its pool or cluster ends now
         close()
-    if not quiet:
-        progress.done()
     return report
 
 

@@ -81,17 +81,16 @@ def test_repros_one_per_kind_of_failure_in_a_stated_place(tmp_path, monkeypatch,
     assert len(os.listdir(mine / "fault_drop-eos")) == 6
 
 
-def test_progress_says_done_of_all_and_the_time_left():
-    import io
+def test_progress_says_the_failures_so_far_and_the_time_left():
+    """The run's progress line (refimpl/progress.py draws it: `run ENGINE · 212/588 ·
+    <this note> · 5 s`)."""
+    from conformance.runner import Report, Result, progress_note
 
-    from conformance.runner import Progress
-
-    stream = io.StringIO()  # not a terminal: a line now and then, once the run has lasted 2 s
-    progress = Progress("run x", total=4, stream=stream)
-    progress.step("0 disagreeing")
-    assert stream.getvalue() == ""  # a short run shows nothing
-    progress.t0 -= 30
-    progress.last -= 30  # as if 30 s had passed
-    progress.step("1 disagreeing")
-    line = stream.getvalue()
-    assert line.startswith("run x: 2/4 vectors, 1 disagreeing, about ") and " left, " in line
+    report = Report(get_engine("refimpl"))
+    assert progress_note(report, 0, 588, 0.5) == "0 disagreeing"  # no rate yet: no time left
+    crash = Result("v", "regex", "disagree", divergence={"step": 0})
+    crash.fault = "crash"
+    report.add(crash)
+    report.add(Result("w", "regex", "disagree", divergence={"step": 1}))
+    assert progress_note(report, 2, 588, 1.0) == "1 disagreeing · 1 faults · about 5 min left"
+    assert progress_note(report, 2, 5000, 1.0) == "1 disagreeing · 1 faults · about 42 min left"
