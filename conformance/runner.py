@@ -410,7 +410,7 @@ class Report:
             lines.append("  unsupported: ... %d more reasons" % (len(self.reasons) - 6))
         if self.faults:
             kinds = collections.Counter(r.fault for r in self.faults)
-            lines.append("  faults of the engine's process: %s (each a crash of that vector, not a disagreement)"
+            lines.append("  faults of the engine's process: %s (each a fault of that vector, not a disagreement)"
                          % ", ".join("%d %s" % (n, f) for f, n in sorted(kinds.items())))
         for label, results in (("DISAGREE", self.disagreements), ("FAULT", self.faults)):
             for r in results[:20]:
