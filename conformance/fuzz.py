@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # hypothesis is needed only to fuzz
 from .compare import Path, compare_step
 from .divergence import Divergence
 from .engine import Engine, Session
+from .isolation import fault_of
 from .registry import get_engine
 from .runner import GrammarCache, divergence_data, write_repro
 from .vectors import GRAMMAR_KINDS, GrammarSpec, NotSupported, Vector, ids_of, record
@@ -202,6 +203,10 @@ class Worker:
             return
         try:
             self.walk(ref, session, path, data)
+        except Exception as e:  # noqa: BLE001 - a fault of the engine's process in the API check ends the example
+            if not fault_of(e):
+                raise
+            self.fail(path.divergence(error="%s: %s" % (type(e).__name__, e)))
         finally:
             try:
                 session.close()

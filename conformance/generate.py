@@ -115,7 +115,7 @@ LARK: List[Tuple[str, str, List[str], List[str]]] = [
 ]
 
 # (name, GBNF text, sample texts, tags): llama.cpp's grammar language (docs/ebnf.md), whose
-# lexemes the compiler chooses; json.gbnf is llama.cpp's (MIT), as tests/data holds it
+# lexemes the compiler chooses; json.gbnf is llama.cpp's (MIT: conformance/data/README.md)
 GBNF: List[Tuple[str, str, List[str], List[str]]] = [
     ("arithmetic", 'root ::= expr\nexpr ::= term (("+" | "-") term)*\nterm ::= factor (("*" | "/") factor)*\n'
                    'factor ::= [0-9]+ | "(" expr ")"\n', ["(1+23)*4-5"], ["recursion", "numbers"]),
@@ -132,10 +132,10 @@ GBNF: List[Tuple[str, str, List[str], List[str]]] = [
 
 # (name, dialect, EBNF text, sample texts, tags): other engines' EBNF (docs/ebnf.md), read by
 # Grammar.from_ebnf(text, dialect=...); names begin with the dialect. xgrammar's JSON
-# grammar is its own (tests/python/test_grammar_matcher_ebnf.py, Apache-2.0), as tests/data
-# holds it: a string is a right-recursive rule, one character at a time
+# grammar is its own (tests/python/test_grammar_matcher_ebnf.py, Apache-2.0:
+# conformance/data/README.md): a string is a right-recursive rule, one character at a time
 EBNF: List[Tuple[str, str, str, List[str], List[str]]] = [
-    ("xgrammar-json", "xgrammar", "xgrammar:test_json_accept", ['[-1.5e3, {"é\\n": [true, null]}]'],
+    ("xgrammar-json", "xgrammar", "xgrammar_json.ebnf", ['[-1.5e3, {"é\\n": [true, null]}]'],
      ["recursion", "strings", "numbers", "escapes"]),
     # a lookahead assertion (= ...) ends the key rule; a rule body over two lines
     ("xgrammar-lookahead", "xgrammar", 'root ::= pair ("," pair)*\npair ::= key "=" value\nkey ::= [a-z_]+ (= "=")\n'
@@ -166,20 +166,18 @@ EBNF: List[Tuple[str, str, str, List[str], List[str]]] = [
 ]
 
 
-def _data_text(text: str) -> str:
-    """The grammar text; "json.gbnf" (llama.cpp's) and "xgrammar:<test name>" (xgrammar's)
-    are read from the test data (generation runs in a checkout)."""
-    if text != "json.gbnf" and not text.startswith("xgrammar:"):
-        return text
-    import json
+#: the grammar texts that are copies of other engines' files (conformance/data/README.md),
+#: shipped with the package so that `generate` works from an installed copy
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
-    path = os.path.join(os.path.dirname(__file__), os.pardir, "tests", "data", "grammar_cases.json")
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    if text == "json.gbnf":
-        return next(c["grammar"] for c in data["compile_cases"] if c["source"] == "grammars/json.gbnf")
-    test = "(%s)" % text.split(":", 1)[1]
-    return next(c["grammar"] for c in data["cases"] if c["format"] == "xgrammar" and c["source"].endswith(test))
+
+def _data_text(text: str) -> str:
+    """The grammar text; a file name (`json.gbnf`, llama.cpp's; `xgrammar_json.ebnf`,
+    xgrammar's) is read from DATA_DIR."""
+    if "\n" in text or not text.endswith((".gbnf", ".ebnf")):
+        return text
+    with open(os.path.join(DATA_DIR, text), encoding="utf-8") as f:
+        return f.read()
 
 
 # (name, schema, options, sample texts, tags)

@@ -19,8 +19,8 @@ where the stacked bars put it:
     over         an undeclared difference where the engine refused only tokens refimpl
                  allows, or refused a token of its own mask (valid output cut off)
     unsupported  the engine cannot run the grammar or vocabulary
-    fault        the engine's process crashed, timed out or ran out of memory, or it
-                 raised an error (contained)
+    fault        the engine's process crashed, timed out, ran out of memory or answered
+                 something that is not a reply (Result.fault), or the engine raised an error
 
 >>> outcome({"status": "disagree", "divergence": {"only_engine": [3], "only_refimpl": []}})
 'under'
@@ -45,6 +45,7 @@ from refimpl.html import xml_text
 from . import results
 from .differences import KnownDifference
 from .engine import Engine
+from .isolation import FAULT_KINDS
 from .runner import MATRIX_KINDS, Report, Result, matrix_header, matrix_row
 
 Record = Dict[str, Any]
@@ -288,7 +289,7 @@ def totals_table(board: Board) -> Table:
         recs = board.records[e]
         c = counts(recs)
         steps = _steps_counted(recs)
-        faults = ", ".join("%d %s" % (c["fault:" + f], f) for f in ("crash", "timeout", "memory") if c["fault:" + f])
+        faults = ", ".join("%d %s" % (c["fault:" + f], f) for f in FAULT_KINDS if c["fault:" + f])
         rows.append([e, str(c["vectors"]), _thousands(c["steps"]), str(c["agree"]), str(c["known"]),
                      str(c["status:disagree"]), str(c["under"]), str(c["over"]), str(c["unsupported"]),
                      _thousands(c["under_steps"]) if steps else "—", _thousands(c["over_steps"]) if steps else "—",
