@@ -560,13 +560,21 @@ def merge_literal_alternatives(ir: GrammarIR, at_least: Optional[int] = None) ->
     >>> merge_literal_alternatives(g, at_least=3).lexemes[0].expr == trie
     True
     """
+    def plain_literal(rhs: Sequence[int]) -> Tuple[Optional[Lexeme], bytes]:
+        """The rule's only symbol and its word, when it is a greedy literal lexeme with no
+        other option; else (None, b"")."""
+        if len(rhs) != 1 or rhs[0] >= 0:
+            return None, b""
+        lexeme = ir.lexemes[~rhs[0]]
+        word = _literal_bytes(ir, lexeme.expr)
+        plain = lexeme == Lexeme(lexeme.name, lexeme.expr, lexeme_class=lexeme.lexeme_class)
+        return (lexeme, word) if plain and word else (None, b"")
+
     merged: Dict[int, Dict[int, List[bytes]]] = {}  # lhs -> lexeme class -> words
     for lhs, rhs in ir.rules:
-        if len(rhs) == 1 and rhs[0] < 0:
-            lexeme = ir.lexemes[~rhs[0]]
-            word = _literal_bytes(ir, lexeme.expr)
-            if word and lexeme == Lexeme(lexeme.name, lexeme.expr, lexeme_class=lexeme.lexeme_class):
-                merged.setdefault(lhs, {}).setdefault(lexeme.lexeme_class, []).append(word)
+        lexeme, word = plain_literal(rhs)
+        if lexeme is not None:
+            merged.setdefault(lhs, {}).setdefault(lexeme.lexeme_class, []).append(word)
     least = LITERAL_ALTERNATIVES if at_least is None else at_least
     groups = {(lhs, c): words for lhs, by_class in merged.items() for c, words in by_class.items()
               if len(words) >= least}
@@ -578,10 +586,9 @@ def merge_literal_alternatives(ir: GrammarIR, at_least: Optional[int] = None) ->
     new.copy_options(ir)
     done = set()
     for lhs, rhs in ir.rules:
-        lexeme = ir.lexemes[~rhs[0]] if len(rhs) == 1 and rhs[0] < 0 else None
+        lexeme, _ = plain_literal(rhs)
         key = (lhs, lexeme.lexeme_class) if lexeme is not None else None
-        if key in groups and _literal_bytes(ir, lexeme.expr) and lexeme == Lexeme(
-                lexeme.name, lexeme.expr, lexeme_class=lexeme.lexeme_class):
+        if lexeme is not None and key in groups:
             if key not in done:
                 done.add(key)
                 words = groups[key]
