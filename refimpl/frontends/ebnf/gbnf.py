@@ -207,14 +207,14 @@ class GbnfParser(Reader):
                 raise self.error("expecting ']>' to end the token <[%d]>" % token_id)
             self.pos += 2
             return Token(start, TokenSpec(self.text[start:self.pos], ranges=((token_id, token_id),), negated=negated,
-                                          no_eos=True, offset=start))
+                                          no_eos=True, offset=start, source=self.text))
         end = self.text.find(">", open_at)
         if end < 0:
             raise self.error("expecting '>' to end the token", open_at)
         self.pos = end + 1
         text = self.text[open_at:self.pos]
         return Token(start, TokenSpec(self.text[start:self.pos], name=text, negated=negated, text_too=True, no_eos=True,
-                                      offset=start))
+                                      offset=start, source=self.text))
 
     def postfix(self, items: List[Node], nested: bool) -> None:
         """Apply `*`, `+`, `?` or `{...}` to the last item."""

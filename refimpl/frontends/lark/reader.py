@@ -498,14 +498,14 @@ class Reader:
         `<[5]>`, `<[1-3,7]>` (inclusive ranges), `<[^...]>` (every other id), `<[*]>`."""
         text = tok.value
         if not (text.startswith("<[") and text.endswith("]>")):
-            return TokenSpec(text, name=text, offset=tok.offset)
+            return TokenSpec(text, name=text, offset=tok.offset, source=self.text)
         body = text[2:-2]
         negated = body.startswith("^")
         body = body[1:] if negated else body
         if body == "*":
             if negated:
                 raise self.error("negated wildcard token <[^*]> is not supported", tok)
-            return TokenSpec(text, any=True, offset=tok.offset)
+            return TokenSpec(text, any=True, offset=tok.offset, source=self.text)
         if "*" in body:
             raise self.error("wildcard token range '*' must not contain additional tokens", tok)
         ranges = []
@@ -521,7 +521,7 @@ class Reader:
             ranges.append((lo, hi))
         if not ranges:
             raise self.error("empty token range", tok)
-        return TokenSpec(text, ranges=tuple(ranges), negated=negated, offset=tok.offset)
+        return TokenSpec(text, ranges=tuple(ranges), negated=negated, offset=tok.offset, source=self.text)
 
     def _nested_lark(self, tok: Token) -> NestedLark:
         """`%lark { items }` after its `%lark` token: the tokens up to the matching `}`
