@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Tuple
 
-from ...errors import GrammarError
+from ...errors import GrammarError, scalar_text
 from .ast import Alt, Node, Ref, Seq, children
 
 
@@ -13,7 +13,7 @@ class Reader:
     """A position in a grammar's text, with errors placed at it."""
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        self.text = scalar_text(text)
         self.pos = 0
 
     def error(self, message: str, offset: Optional[int] = None) -> GrammarError:

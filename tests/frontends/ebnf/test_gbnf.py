@@ -73,6 +73,8 @@ def test_json_gbnf_keeps_strings_and_numbers_whole():
     ('root ::= "a"\n  "b"', "expecting a rule name", (2, 3)),
     ('x ::= "a"', "no rule 'root'", None),
     ('root ::= <[12', "expecting ']>'", (1, 14)),
+    ('root ::= "a\udc80"', "lone surrogate U+DC80", (1, 12)),
+    ('root ::= <\udc80>', "lone surrogate U+DC80", (1, 11)),
 ])
 def test_errors(text, message, where):
     with pytest.raises(GrammarError) as info:

@@ -125,6 +125,7 @@ def test_reading(text, accepted, refused):
     ("start ::= except!(A); A ::= B; B ::= 'b';", "alternatives of non-empty strings", (1, 19)),
     ("start ::= except!('a', );", "expected the number of bytes", (1, 24)),
     ("", "the grammar has no rules", (1, 1)),
+    ("start ::= 'a\udc80';", "lone surrogate U+DC80", (1, 13)),
 ])
 def test_errors(text, message, where):
     with pytest.raises(GrammarError) as e:

@@ -93,6 +93,10 @@ MALFORMED: List[Tuple[str, str, Optional[int], Optional[int]]] = [
     ('start: "a"\n  | "b" )', "unmatched ')'", 2, 9),
     ('start: a\na: START\nSTART: "x" | B', "undefined symbol 'B'", 3, 14),
     ('%import common\nstart: "a"', "expected %import common.NAME", 1, 15),
+    # a lone surrogate (bytes that are not UTF-8, read with surrogateescape), anywhere
+    ('start: "a\udc80"', "lone surrogate U+DC80", 1, 10),
+    ('start: <\ud800>', "lone surrogate U+D800", 1, 9),
+    ('start: "a" // \udcff', "lone surrogate U+DCFF", 1, 15),
 ]
 
 
