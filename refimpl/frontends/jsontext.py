@@ -19,7 +19,7 @@ import re
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-__all__ = ["JsonTextError", "dumps", "read_json"]
+__all__ = ["JsonTextError", "dumps", "read_json", "read_whole_json"]
 
 _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _WS_RE = re.compile(r"[ \t\n\r]*")
@@ -76,6 +76,22 @@ def read_json(text: str, pos: int = 0) -> Tuple[Any, int]:
                 continue
             raise JsonTextError("unexpected end of text" if pos >= len(text)
                                 else "expected ',' or '%s'" % close, pos)
+
+
+def read_whole_json(text: str) -> Any:
+    """The JSON value that is the whole of `text` (whitespace around it allowed).
+    Raises JsonTextError.
+
+    >>> read_whole_json(' [1] x')
+    Traceback (most recent call last):
+      ...
+    refimpl.frontends.jsontext.JsonTextError: extra data after the JSON value at offset 5
+    """
+    value, end = read_json(text)
+    end = _skip(text, end)
+    if end < len(text):
+        raise JsonTextError("extra data after the JSON value", end)
+    return value
 
 
 def _read_scalar_or_open(text: str, pos: int, stack: List[_Open]) -> Tuple[Any, int, bool]:
