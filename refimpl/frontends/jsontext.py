@@ -19,6 +19,8 @@ import re
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, Union
 
+from .digits import int_of_text
+
 __all__ = ["JsonTextError", "dumps", "read_json", "read_whole_json"]
 
 _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -112,7 +114,7 @@ def _read_scalar_or_open(text: str, pos: int, stack: List[_Open]) -> Tuple[Any, 
     m = _NUMBER_RE.match(text, pos)
     if m and m.end() > pos:
         tok = m.group()
-        number = Decimal(tok) if ("." in tok or "e" in tok or "E" in tok) else int(tok)
+        number = Decimal(tok) if ("." in tok or "e" in tok or "E" in tok) else int_of_text(tok)
         return number, m.end(), False
     for word, literal in _LITERALS:
         if text.startswith(word, pos):

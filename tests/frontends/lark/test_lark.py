@@ -97,6 +97,11 @@ MALFORMED: List[Tuple[str, str, Optional[int], Optional[int]]] = [
     ('start: "a\udc80"', "lone surrogate U+DC80", 1, 10),
     ('start: <\ud800>', "lone surrogate U+D800", 1, 9),
     ('start: "a" // \udcff', "lone surrogate U+DCFF", 1, 15),
+    # numbers: ASCII digits, at most 18 of them (not int()'s 4,300-digit ValueError)
+    ("start: <[%s]>" % ("9" * 5000), "number too large: 99999999... has 5000 digits", 1, 8),
+    ('start: "a"{%s}' % ("9" * 19), "number too large", 1, 12),
+    ('start: x\nx[max_tokens=%s]: "a"' % ("9" * 5000), "number too large", 2, 14),
+    ("start: <[\u00b2]>", "invalid token range: \u00b2", 1, 8),
 ]
 
 
@@ -109,6 +114,12 @@ def test_malformed(grammar: str, message: str, line: Optional[int], column: Opti
     assert (err.line, err.column) == (line, column), str(err)
     if line is not None:
         assert "^" in str(err)  # the caret line
+
+
+def test_a_json_number_of_any_length_is_read() -> None:
+    """JSON numbers are exact, past int()'s 4,300 digits; this one is then over a bound."""
+    with pytest.raises(LimitError, match="repeat_bound"):
+        lark_to_ir('start: %%json {"type": "string", "maxLength": 1%s}' % ("0" * 5000))
 
 
 def test_malformed_table_is_large() -> None:
