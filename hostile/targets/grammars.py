@@ -41,6 +41,7 @@ STEPS = 3
 UNPOSITIONED = re.compile("|".join([
     r"the start symbol '.*' derives no string",        # grammar/simplify.py: nothing productive
     r"rule 'start' is not defined",                    # lark: no start rule
+    r"the grammar has no rule '.*' \(the start rule\)",  # GBNF, EBNF: no start rule (an empty text)
     r"the grammar has no start symbol",
     # llguidance's top-level object: its shape, named by field and grammar number
     r"the top-level grammar (must be|needs|field)",
@@ -74,7 +75,7 @@ def run_grammar(build: Callable[[str], Any], data: bytes) -> None:
     found = check(lambda: _masks(_built(build, text), zlib.crc32(data)))
     for path, got, want in found or ():
         if got != want:
-            raise Violation("after %s the Matcher allows %s, naive_mask %s"
+            raise Violation("after %r the Matcher allows %s, naive_mask %s"
                             % (bytes(path), got.allowed(), want.allowed()))
 
 
@@ -95,15 +96,15 @@ def _built(build: Callable[[str], Any], text: str) -> Any:
 
 
 def _vocabulary() -> Any:
-    global _VOCAB
-    if _VOCAB is None:
+    """The 256 one-byte tokens and EOS, made once."""
+    if not _VOCAB:
         from conformance.vectors import byte_vocabulary
 
-        _VOCAB = byte_vocabulary()
-    return _VOCAB
+        _VOCAB.append(byte_vocabulary())
+    return _VOCAB[0]
 
 
-_VOCAB = None
+_VOCAB: List[Any] = []
 
 
 def _masks(grammar: Optional[Any], seed: int) -> List[Tuple[List[int], Any, Any]]:
@@ -126,7 +127,7 @@ def _masks(grammar: Optional[Any], seed: int) -> List[Tuple[List[int], Any, Any]
             break
         token = tokens[(seed >> (8 * step)) % len(tokens)]
         if not matcher.consume(token):
-            raise Violation("after %s the Matcher refuses %r, which its mask allows" % (bytes(path), bytes([token])))
+            raise Violation("after %r the Matcher refuses %r, which its mask allows" % (bytes(path), bytes([token])))
         path.append(token)
     return found
 
@@ -226,9 +227,9 @@ def _arguments(source: str, calls: Sequence[str]) -> Iterator[Any]:
             value = _literal(node.value, {})
             if value is not None:
                 bound[node.targets[0].id] = value
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.args and _called(node.func) in calls:
-            value = _literal(node.args[0], bound)
+    for call in ast.walk(tree):
+        if isinstance(call, ast.Call) and call.args and _called(call.func) in calls:
+            value = _literal(call.args[0], bound)
             if value is not None:
                 yield value
 
