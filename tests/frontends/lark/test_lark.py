@@ -102,6 +102,9 @@ MALFORMED: List[Tuple[str, str, Optional[int], Optional[int]]] = [
     ('start: "a"{%s}' % ("9" * 19), "number too large", 1, 12),
     ('start: x\nx[max_tokens=%s]: "a"' % ("9" * 5000), "number too large", 2, 14),
     ("start: <[\u00b2]>", "invalid token range: \u00b2", 1, 8),
+    # JSON may write a lone surrogate as an escape
+    ('start: %regex {"substring_words": "a \\udc80"}', "lone surrogate U+DC80 in substring_words", 1, 8),
+    ('start: %regex {"substring_chunks": ["a", "\\ud800"]}', "lone surrogate U+D800 in substring_chunks", 1, 8),
 ]
 
 
