@@ -143,8 +143,11 @@ class KbnfParser(Reader):
         if self.peek() in "'\"":
             return Literal(start, self.string())
         if self.peek() == "#":
-            prefix = next(p for p in _PREFIXES if self.text.startswith(p, self.pos) and
-                          self.text[self.pos + len(p):self.pos + len(p) + 1] in ("'", '"'))
+            prefix = next((p for p in _PREFIXES if self.text.startswith(p, self.pos) and
+                           self.text[self.pos + len(p):self.pos + len(p) + 1] in ("'", '"')), None)
+            if prefix is None:
+                raise self.error("expected a quote after #, #e, #ex or #substrs (a regex #\"...\", #e\"...\", "
+                                 "#ex\"...\" or substrings #substrs\"...\")")
             self.pos += len(prefix)
             body = self.string()
             if prefix == "#substrs":
