@@ -128,6 +128,7 @@ def test_reading(text, accepted, refused):
     ("start ::= 'a\udc80';", "lone surrogate U+DC80", (1, 13)),
     ("start ::= #e\n'a';", "expected a quote after #, #e, #ex or #substrs", (1, 11)),
     ("start ::= #x'a';", "expected a quote after #", (1, 11)),
+    ("s::=except!(", "expected a string or a rule name in except!", (1, 13)),
     ("start ::= except!('a', %s);" % ("9" * 5000), "number too large", (1, 24)),
 ])
 def test_errors(text, message, where):
