@@ -38,6 +38,7 @@ import gzip
 import json
 import os
 import re
+import zlib
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..errors import VocabularyError
@@ -347,17 +348,26 @@ def type_name(obj: Any) -> str:
 
 
 def read_json(path: str) -> Any:
+    """The JSON value in the file at `path` (gzip-compressed if it ends in .gz); a
+    VocabularyError naming the file if it cannot be read, or is not JSON."""
     try:
         opener = gzip.open if path.endswith(".gz") else open
         with opener(path, "rt", encoding="utf-8") as f:
             text = f.read()
-        if not text.strip():
-            raise VocabularyError("cannot read %s: the file is empty" % path)
-        return json.loads(text)
-    except OSError as e:
+    except OSError as e:  # BadGzipFile among them
         raise VocabularyError("cannot read %s: %s" % (path, e.strerror or e)) from None
-    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+    except (EOFError, zlib.error) as e:  # a gzip stream cut short, or corrupted
+        raise VocabularyError("cannot read %s: a damaged gzip file: %s" % (path, e)) from None
+    except UnicodeDecodeError as e:
+        raise VocabularyError("cannot read %s: not UTF-8 text: %s" % (path, e)) from None
+    if not text.strip():
+        raise VocabularyError("cannot read %s: the file is empty" % path)
+    try:
+        return json.loads(text)
+    except ValueError as e:  # JSONDecodeError
         raise VocabularyError("cannot read %s: not JSON: %s" % (path, e)) from None
+    except RecursionError:
+        raise VocabularyError("cannot read %s: JSON nested too deeply for Python's json module" % path) from None
 
 
 def check_id(i: Any, what: str, where: str) -> None:
