@@ -106,6 +106,11 @@ class WorkerProcess:
             if self.dead is None:
                 self.kill("its hello failed")
             raise
+        problem = protocol.hello_problem(self.hello)
+        if problem is not None:
+            self.kill("it answered garbage")
+            raise WorkerGarbage("worker `%s` sent %s: %s" % (self.command, problem, _summary(self.hello)),
+                                command=self.command, stderr=self.stderr_tail())
         if self.hello.get("protocol") != PROTOCOL_VERSION:
             self.kill("wrong protocol version")
             raise WorkerUnsupported(

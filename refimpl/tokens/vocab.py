@@ -30,7 +30,7 @@ import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import VocabularyError
-from .huggingface import check_id, read_huggingface, read_json, read_tokenizer_json, read_tokenizer_json_file, type_name
+from .huggingface import check_id, check_text, read_huggingface, read_json, read_tokenizer_json, read_tokenizer_json_file, type_name
 from .trie import TokenTrie
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -227,7 +227,8 @@ class Vocabulary:
                 if s["rank"] >= n_special or not isinstance(s["token_str"], str):
                     raise VocabularyError("%s: special_tokens[%d] must have a rank below %d and a token_str text"
                                           % (path, k, n_special))
-                tokens[s["rank"]] = s["token_str"].encode("utf-8", "surrogatepass")
+                check_text(s["token_str"], "special_tokens[%d].token_str" % k, path)
+                tokens[s["rank"]] = s["token_str"].encode("utf-8")
                 by_text[s["token_str"]] = s["rank"]
             for k, entry in enumerate(data["vocab"][: size - n_special]):
                 check_id(entry["rank"], "vocab[%d].rank" % k, path)
