@@ -175,6 +175,26 @@ def test_malformed_tiktoken_and_tekken(tmp_path):
         Vocabulary.load(str(path))
 
 
+def test_tekken_ids_are_checked(tmp_path):
+    """A Tekken file's ranks and sizes are token ids (a negative rank once wrapped round
+    to the last token); EOS is `</s>`, else id 2 only where it is a special token."""
+    path = tmp_path / "tekken.json"
+    vocab = [{"rank": -1, "token_bytes": "YQ=="}]
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 3, "default_vocab_size": 5}, "vocab": vocab}))
+    with pytest.raises(VocabularyError, match=r"tekken.json: vocab\[0\].rank must be a token id .* not -1"):
+        Vocabulary.load(str(path))
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 3, "default_vocab_size": 10 ** 12}, "vocab": []}))
+    with pytest.raises(VocabularyError, match="tekken.json: config.default_vocab_size must be a token id"):
+        Vocabulary.load(str(path))
+    specials = [{"rank": 3, "token_str": "<s>"}]
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 3}, "vocab": [], "special_tokens": specials}))
+    with pytest.raises(VocabularyError, match=r"tekken.json: special_tokens\[0\] must have a rank below 3"):
+        Vocabulary.load(str(path))
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 1}, "vocab": vocab[:0] + [
+        {"rank": r, "token_bytes": "YQ=="} for r in range(3)]}))
+    assert Vocabulary.load(str(path)).eos_token_ids == ()  # id 2 is a normal token here
+
+
 def test_no_tokens_and_bad_ids():
     with pytest.raises(VocabularyError, match="has no tokens"):
         Vocabulary.from_bytes([])
