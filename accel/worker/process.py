@@ -232,7 +232,7 @@ class WorkerProcess:
         """The reply line to request `rid`, parsed; garbage kills the process."""
         problem: Optional[str]
         try:
-            reply = json.loads(raw)
+            reply = protocol.load(raw)
         except Exception:
             reply, problem = None, "is not JSON"
         else:

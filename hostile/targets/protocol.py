@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from refimpl import Grammar, Mask, Vocabulary
 from refimpl.errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaError, VocabularyError
+from refimpl.serving.protocol import load
 from refimpl.serving.worker import Worker, serve
 
 from . import Target, scratch
@@ -32,12 +33,6 @@ from ..property import Violation, check
 #: the error types a reply may carry (docs/protocol.md, "Errors"), InternalError aside
 ERROR_TYPES = ("RegexError", "GrammarError", "SchemaError", "LimitError", "VocabularyError", "ValueError",
                "Unsupported", "ProtocolError", "MaskrefError")
-
-
-def _strict(text: str) -> Any:
-    def refuse(constant: str) -> Any:
-        raise ValueError("%s is not JSON" % constant)
-    return json.loads(text, parse_constant=refuse)
 
 
 # -- the server -------------------------------------------------------------------------------
@@ -59,17 +54,17 @@ def _check_reply(line: bytes, raw: bytes) -> None:
     if not raw.endswith(b"\n") or b"\n" in raw[:-1]:
         raise Violation("a reply that is not one line: %r" % raw[:200])
     try:
-        reply = _strict(raw.decode("ascii"))
+        reply = load(raw.decode("ascii"))
     except ValueError as e:
         raise Violation("a reply that is not strict JSON (%s): %r" % (e, raw[:200])) from None
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
         raise Violation("a reply without a boolean ok: %r" % raw[:200])
     try:
-        request = json.loads(line)
-    except Exception:
+        request = load(line)
+    except Exception:  # not JSON: the reply's id is null
         request = None
     rid = request.get("id") if isinstance(request, dict) else None
-    if reply.get("id") != rid and rid == rid:  # (NaN is not equal to itself)
+    if reply.get("id") != rid:
         raise Violation("reply id %r to a request with id %r" % (reply.get("id"), rid))
     if reply["ok"]:
         return

@@ -51,8 +51,27 @@ class BadReply(ValueError):
 
 
 def dump(message: Dict[str, Any]) -> str:
-    """One message as a line of the wire format: compact JSON and a newline."""
-    return json.dumps(message, separators=(",", ":")) + "\n"
+    """One message as a line of the wire format: compact JSON and a newline (ValueError
+    for a number JSON cannot write: NaN, an infinity)."""
+    return json.dumps(message, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+def load(line: Union[str, bytes]) -> Any:
+    """The JSON value of a message line; ValueError if it is not JSON — Python's json
+    module would also read NaN and Infinity, and 1e400 as an infinity, which no JSON
+    reader in another language takes back (RecursionError on absurd nesting)."""
+    return json.loads(line, parse_constant=_not_json, parse_float=_finite)
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError("%s is not JSON" % constant)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError("%s is beyond a double" % text[:40])
+    return value
 
 
 def b64encode(data: bytes) -> str:

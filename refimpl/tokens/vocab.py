@@ -30,7 +30,16 @@ import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import VocabularyError
-from .huggingface import check_id, check_text, read_huggingface, read_json, read_tokenizer_json, read_tokenizer_json_file, type_name
+from .huggingface import (
+    MAX_TOKEN_ID,
+    check_id,
+    check_text,
+    read_huggingface,
+    read_json,
+    read_tokenizer_json,
+    read_tokenizer_json_file,
+    type_name,
+)
 from .trie import TokenTrie
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -53,6 +62,8 @@ class Vocabulary:
         if not self.tokens:
             raise VocabularyError("vocabulary %r has no tokens" % name)
         n = len(self.tokens)
+        if vocab_size is not None and vocab_size > MAX_TOKEN_ID + 1:
+            raise VocabularyError("vocab_size %d: a vocabulary has at most %d ids" % (vocab_size, MAX_TOKEN_ID + 1))
         if vocab_size is not None and vocab_size < n:
             raise VocabularyError(
                 "vocab_size %d is smaller than the vocabulary %r (%d tokens): the logits must cover every token"
