@@ -34,13 +34,12 @@ import contextlib
 import io
 import json
 import os
-import sys
 from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 from refimpl.tokens.vocab import Vocabulary
 
-from . import Target, scratch
 from ..property import Violation, check
+from . import Target, scratch
 from .vectors import SUITE
 
 #: the files of the scratch directory the arguments may name

@@ -17,18 +17,19 @@ of the right types.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import shutil
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from refimpl import Grammar, Mask, Vocabulary
-from refimpl.errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaError, VocabularyError
+from refimpl.errors import GrammarError, LimitError, RegexError, SchemaError, VocabularyError
 from refimpl.serving.protocol import load
 from refimpl.serving.worker import Worker, serve
 
-from . import Target, scratch
 from ..property import Violation, check
+from . import Target, scratch
 
 #: the error types a reply may carry (docs/protocol.md, "Errors"), InternalError aside
 ERROR_TYPES = ("RegexError", "GrammarError", "SchemaError", "LimitError", "VocabularyError", "ValueError",
@@ -174,7 +175,7 @@ def run_client(data: bytes) -> None:
         for name, call, kind in CALLS:
             if matcher.process.dead is not None:
                 break
-            value = check(judged(name, lambda: call(matcher)), typed=typed)
+            value = check(judged(name, functools.partial(call, matcher)), typed=typed)
             if value is not None and not isinstance(value, kind):
                 raise Violation("%s returned a %s" % (name, type(value).__name__))
             if isinstance(value, Mask) and len(value.flags) != len(vocab):

@@ -19,8 +19,8 @@ from typing import Any, Iterator, List, Tuple
 from conformance.results import read_results
 from conformance.vectors import FormatError, bitmask_len, read_vectors
 
-from . import Target, scratch
 from ..property import Violation, check
+from . import Target, scratch
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(_REPO, "conformance", "suite")

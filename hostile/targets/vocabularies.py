@@ -23,8 +23,8 @@ from refimpl.errors import VocabularyError
 from refimpl.tokens.huggingface import _byte_level_decoder
 from refimpl.tokens.vocab import DATA_DIR, Vocabulary
 
-from . import Target, scratch
 from ..property import Violation, check
+from . import Target, scratch
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEST_VOCABS = os.path.join(_REPO, "tests", "data", "vocab")
