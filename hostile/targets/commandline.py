@@ -25,8 +25,9 @@ What is restricted, so that each input stays cheap and harmless (`_refused`, `_b
 - conformance's long commands stop after their arguments and setup are checked: the suite
   run, the fuzz campaign, generating the suite, MaskBench and a bug report's search raise
   `Stopped` instead of running, and so does loading a peer engine (imports of native
-  libraries and torch: seconds) or listing the engines; the default suite is the scratch
-  directory's three vectors.
+  libraries and torch: seconds), an engine `cmd:<program>` whose program exists (the
+  fuzzer's bytes never start a program) or listing the engines; the default suite is the
+  scratch directory's three vectors.
 """
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ import contextlib
 import io
 import json
 import os
+import shlex
+import shutil
 from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 from refimpl.tokens.vocab import Vocabulary
@@ -103,13 +106,13 @@ def _bounded(cwd: str) -> Iterator[None]:
     import conformance.registry
     import conformance.runner
 
-    cheap = {"refimpl", "python", "index", "native", "oracle", "pypy"}
+    cheap = {"refimpl", "python", "index", "native", "oracle"}
     registry_get = conformance.registry.get_engine
     load = Vocabulary.load.__func__  # type: ignore[attr-defined]
 
     def get_engine(name: str) -> Any:
         known = {key for key, _, _ in conformance.registry.REGISTRY if not key.endswith(":")}
-        if conformance.registry.ALIASES.get(name, name) in known - cheap:
+        if conformance.registry.ALIASES.get(name, name) in known - cheap or _runnable(name):
             raise Stopped()
         return registry_get(name)
 
@@ -133,6 +136,18 @@ def _bounded(cwd: str) -> Iterator[None]:
         os.chdir(here)
         for owner, name, value in saved:
             setattr(owner, name, value)
+
+
+def _runnable(name: str) -> bool:
+    """Does the engine name `cmd:...` name a program that is here (which this target never
+    lets a command start: the arguments are the fuzzer's)?"""
+    if not name.startswith("cmd:"):
+        return False
+    try:
+        program = (shlex.split(name[4:]) or [""])[0]
+    except ValueError:  # an unclosed quote: the command line's error
+        return False
+    return bool(program) and shutil.which(program) is not None
 
 
 def _terminal() -> Tuple[io.TextIOWrapper, io.TextIOWrapper]:
