@@ -68,17 +68,21 @@ def _stop(*args: Any, **kw: Any) -> Any:
     raise Stopped()
 
 
+_SUITE_LINES: List[bytes] = []
+
+
 def _workspace() -> str:
-    path = os.path.join(scratch.directory(), "cli")
-    if not os.path.isdir(path):
-        os.makedirs(path)
-        for name, text in FILES.items():
-            with open(os.path.join(path, name), "w", encoding="utf-8") as f:
-                f.write(text)
+    """The scratch directory holding `FILES` and the suite, as new for every input (a
+    command may have written over them: each input runs alone)."""
+    if not _SUITE_LINES:
         with open(os.path.join(SUITE, "regex.jsonl"), "rb") as f:
-            lines = [line for line in f if b'"builtin":"bytes"' in line][:3]
-        with open(os.path.join(path, SUITE_FILE), "wb") as f:
-            f.writelines(lines)
+            _SUITE_LINES.extend([line for line in f if b'"builtin":"bytes"' in line][:3])
+    path = scratch.clear("cli")
+    for name, text in FILES.items():
+        with open(os.path.join(path, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    with open(os.path.join(path, SUITE_FILE), "wb") as f:
+        f.writelines(_SUITE_LINES)
     return path
 
 
