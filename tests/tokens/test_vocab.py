@@ -152,13 +152,27 @@ def test_missing_vocabulary_file(tmp_path):
     ('{"model": {"vocab": {"a": 0}}, "added_tokens": [{"id": "1", "content": "x"}]}', r"added_tokens\[0\].id must be"),
     ('{"model": {"vocab": {"a": 0}}, "added_tokens": [{"id": 1}]}', r"added_tokens\[0\] needs an id and a content"),
     ('{"model": {"type": "WordPiece", "vocab": {"a": 0}}}', "WordPiece tokenizer"),
+    ('{"model": {"vocab": {"\\ud800": 0}}}', r'model.vocab\["\\ud800"\] is not Unicode text \(a lone surrogate U\+D800'),
+    ("[" * 5000, "JSON nested too deeply"),
 ])
 def test_malformed_tokenizer_json(tmp_path, text, problem):
     path = tmp_path / "tokenizer.json"
     path.write_text(text)
     with pytest.raises(VocabularyError, match=problem) as e:
         Vocabulary.load(str(path))
-    assert str(path) in str(e.value)
+    assert str(e.value).count(str(path)) == 1  # named once (an empty file's error was wrapped in another)
+
+
+def test_damaged_gzip(tmp_path):
+    """A .gz vocabulary cut short or corrupted is a VocabularyError naming it."""
+    import gzip
+
+    data = gzip.compress(b'{"tokens_hex": ["61"], "eos_token_id": 0}')
+    path = tmp_path / "v.json.gz"
+    for damaged in (data[:-12], data[:10] + b"\xff" * 8 + data[18:]):
+        path.write_bytes(damaged)
+        with pytest.raises(VocabularyError, match="cannot read .*v.json.gz: "):
+            Vocabulary.load(str(path))
 
 
 def test_malformed_tiktoken_and_tekken(tmp_path):
