@@ -8,7 +8,8 @@ message names the problem — never an `InternalError` (the worker's own bug, wi
 traceback), never the worker dying.
 
 `protocol-client`: the fuzzer's bytes are everything a fake worker writes to its stdout
-(then it exits: a peer that dies mid-reply is a cut last line) while maskref's client
+(then it exits: a peer that dies mid-reply is a cut last line; or, when the bytes start
+with `#hang`, it hangs: the client's deadline ends it) while maskref's client
 (accel/worker) starts it, opens a `WorkerMatcher` and calls every method of the Matcher
 API once. The property: each call returns a value of its type, or raises a `WorkerError`
 naming the worker's command, or the typed refimpl error the worker reported with fields
@@ -20,6 +21,7 @@ import base64
 import functools
 import io
 import json
+import shlex
 import shutil
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -126,6 +128,11 @@ CLIENT_GRAMMAR = "[0-9]+"
 #: seconds the client waits for each reply (a reply is there, or the fake worker has exited)
 CLIENT_TIMEOUT = 5.0
 
+#: an input that starts so is a worker that hangs after its replies (it never exits)
+HANG = b"#hang\n"
+#: seconds the client waits for each reply of a worker that hangs
+HANG_TIMEOUT = 0.5
+
 #: the Matcher API calls, in order, and the type each returns (None: no value)
 CALLS: Tuple[Tuple[str, Callable[[Any], Any], Any], ...] = (
     ("mask", lambda m: m.mask(), Mask),
@@ -148,9 +155,14 @@ def run_client(data: bytes) -> None:
     from accel.worker.errors import WorkerError
     from accel.worker.matcher import start
 
-    path = scratch.write("replies", data)
-    argv = [shutil.which("cat") or "/bin/cat", path]
-    command = " ".join(argv)
+    hang = data.startswith(HANG)
+    path = scratch.write("replies", data[len(HANG):] if hang else data)
+    if hang:  # the worker writes its replies, then answers nothing more
+        argv = [shutil.which("sh") or "/bin/sh", "-c", 'cat "$1"; exec sleep 60', "sh", path]
+    else:
+        argv = [shutil.which("cat") or "/bin/cat", path]
+    command = " ".join(shlex.quote(a) for a in argv)
+    timeout = HANG_TIMEOUT if hang else CLIENT_TIMEOUT
     vocab = Vocabulary.from_bytes(CLIENT_TOKENS, eos_token_id=len(CLIENT_TOKENS) - 1)
     grammar = Grammar.from_regex(CLIENT_GRAMMAR)
     typed = (WorkerError, RegexError, GrammarError, SchemaError, LimitError, VocabularyError, ValueError)
@@ -165,8 +177,7 @@ def run_client(data: bytes) -> None:
         return run
 
     opened = check(judged("start", lambda: start(argv, grammar, vocab, backend="cmd", reuse=False,
-                                                 startup_timeout=CLIENT_TIMEOUT, timeout=CLIENT_TIMEOUT,
-                                                 create_timeout=CLIENT_TIMEOUT)),
+                                                 startup_timeout=timeout, timeout=timeout, create_timeout=timeout)),
                    typed=typed)
     if opened is None:
         return
@@ -249,6 +260,7 @@ def client_seeds() -> Iterator[bytes]:
     yield b"".join(whole)
     yield b"".join(_transcript(_client_requests(False), {"ops": ["hello", "create", "mask", "consume", "close"]}))
     yield b"".join(whole[:4]) + whole[4][: len(whole[4]) // 2]  # dies in the middle of a mask reply
+    yield HANG + b"".join(whole[:5])  # hangs after the mask
     yield b"".join(whole[:3]) + b'{"ok":false,"id":4,"error":{"type":"InternalError","message":"boom"}}\n'
     yield b"".join(whole[:2]) + (b'{"ok":false,"id":3,"error":{"type":"RegexError","message":"bad","detail":"bad",'
                                  b'"pattern":"[0-9]+","offset":1}}\n')
