@@ -29,7 +29,7 @@ from .divergence import Divergence
 from .engine import Engine, Session
 from .isolation import fault_of
 from .registry import get_engine
-from .vectors import FormatError, GrammarSpec, NotSupported, Vector, suite_lines, token_text
+from .vectors import FormatError, GrammarSpec, NotSupported, Vector, json_line, suite_lines, token_text
 
 STATUSES = ("agree", "known", "disagree", "unsupported")
 
@@ -646,12 +646,10 @@ class Suite:
         self.data: List[Dict[str, Any]] = []
         for name, lineno, line in suite_lines(path):
             try:
-                data = json.loads(line)
+                data = json_line(line)
                 Vector.from_json(data)
             except FormatError as e:
                 raise FormatError("%s:%d: %s" % (name, lineno, e)) from None
-            except ValueError as e:
-                raise FormatError("%s:%d: not JSON: %s" % (name, lineno, e)) from None
             self.lines.append(line)
             self.data.append({"id": str(data["id"]), "tags": data.get("tags", [])})
 
