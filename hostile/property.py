@@ -17,7 +17,7 @@ import contextlib
 import signal
 from typing import Any, Callable, Iterator, Tuple, Type, TypeVar
 
-from refimpl.errors import GrammarError, MaskrefError, RegexError, SchemaError
+from refimpl.errors import GrammarError, MaskrefError, RegexError, SchemaError  # noqa: F401 (RegexError: the doctest)
 
 #: the most one input may take, in seconds, within the default Limits (docs/hostile.md)
 SECONDS = 10.0

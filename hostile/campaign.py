@@ -1,0 +1,272 @@
+"""A fuzzing campaign: each target under atheris and libFuzzer in a child process of its
+own (hostile/fuzzer.py), then its final corpus replayed in another (hostile/replay.py) to
+find the slowest input and the peak memory; one results record per target
+(hostile/results.py).
+
+For one target:
+
+1. its seeds are written to a fresh corpus directory (a temporary one);
+2. the fuzzing child runs libFuzzer on it with `-timeout` (the property's SECONDS plus
+   `TIMEOUT_MARGIN`: the property's own alarm ends a slow input first, libFuzzer's ends a
+   child stuck where the alarm cannot reach), `-rss_limit_mb`, `-seed`, and `-runs` or
+   `-max_total_time` — the *budget*. A finding (an input breaking the property) is
+   recorded and fuzzing goes on; a child that libFuzzer itself stops (its timeout, its
+   memory limit, a signal) is a finding too, and a new child goes on with the budget left
+   (at most `RESTARTS` times);
+3. the replay child runs every input of the final corpus once, timed: the slowest input,
+   and the process's peak RSS (the target's alone: one target per process).
+
+The figures: inputs executed and coverage (libFuzzer's `cov`, the edges of the
+instrumented packages' bytecode reached, and `ft`, its finer *features*: edges with hit
+counts) come from libFuzzer's output. Progress goes to stderr every few seconds.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+from .findings import FINDING_PREFIX
+from .lookup import reference
+from .property import SECONDS
+from .replay import seed_inputs
+from .results import commit, keyed, run_digest
+from .targets import Target
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: libFuzzer's -timeout is the property's bound plus this (s): the child's own overhead
+TIMEOUT_MARGIN = 5
+#: libFuzzer's -rss_limit_mb: a child above it is stopped (an out-of-memory finding)
+RSS_LIMIT_MB = 2048
+#: new children after libFuzzer stopped one (the budget left), at most
+RESTARTS = 3
+#: the seconds between two progress lines
+PROGRESS_EVERY = 5.0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long each target is fuzzed: a number of inputs (`runs`: deterministic with a
+    seed, for CI) or of seconds (`seconds`: campaigns)."""
+    runs: Optional[int] = None
+    seconds: Optional[int] = None
+
+    def __str__(self) -> str:
+        return "runs=%d" % self.runs if self.runs is not None else "seconds=%d" % (self.seconds or 0)
+
+    def flags(self, executed: int, elapsed: float) -> List[str]:
+        """libFuzzer's flags for what is left of the budget."""
+        if self.runs is not None:
+            return ["-runs=%d" % max(1, self.runs - executed)]
+        return ["-max_total_time=%d" % max(1, int((self.seconds or 0) - elapsed))]
+
+    def left(self, executed: int, elapsed: float) -> bool:
+        if self.runs is not None:
+            return executed < self.runs
+        return (self.seconds or 0) - elapsed >= 2
+
+
+#: the profiles: ci a short deterministic run (docs/hostile.md), campaign the figures' run
+PROFILES: Dict[str, Budget] = {"ci": Budget(runs=300), "campaign": Budget(seconds=60)}
+
+
+class Say:
+    """Progress on stderr, at most one line every PROGRESS_EVERY seconds (`now`: always)."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet
+        self.last = 0.0
+
+    def __call__(self, text: str, now: bool = False) -> None:
+        t = time.monotonic()
+        if self.quiet or not (now or t - self.last >= PROGRESS_EVERY):
+            return
+        self.last = t
+        sys.stderr.write("hostile: %s\n" % text)
+        sys.stderr.flush()
+
+
+STATUS = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)/")
+STAT = re.compile(r"^stat::(\w+):\s+(\d+)")
+STOPPED = re.compile(r"==\d+== ERROR: libFuzzer: (.*)")
+
+
+class Child:
+    """What one fuzzing child said on stderr: its latest status, final stats, findings,
+    and why libFuzzer stopped it if it did."""
+
+    def __init__(self) -> None:
+        self.executed = self.cov = self.ft = self.corpus = 0
+        self.stats: Dict[str, int] = {}
+        self.findings: List[Dict[str, Any]] = []
+        self.stopped = ""
+
+    def read(self, line: str) -> None:
+        m = STATUS.match(line)
+        if m:
+            self.executed, self.cov, self.ft, self.corpus = (int(g) for g in m.groups())
+        elif line.startswith(FINDING_PREFIX):
+            self.findings.append(json.loads(line[len(FINDING_PREFIX):]))
+        elif STAT.match(line):
+            m = STAT.match(line)
+            assert m is not None
+            self.stats[m.group(1)] = int(m.group(2))
+        elif STOPPED.search(line) and not self.stopped:
+            m = STOPPED.search(line)
+            assert m is not None
+            self.stopped = m.group(1).strip()
+
+
+def environment() -> Dict[str, str]:
+    """The children's environment: the checkout first on the path, a fixed hash seed (the
+    same run for the same -seed)."""
+    path = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=ROOT + (os.pathsep + path if path else ""), PYTHONHASHSEED="0")
+
+
+def _child(command: List[str], cwd: str, log: Any, on_line: Callable[[str], None], wall: Optional[float]) -> int:
+    """Run a child, each stderr line to the log and to on_line; killed after `wall` seconds."""
+    proc = subprocess.Popen(command, cwd=cwd, env=environment(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+    timer = threading.Timer(wall, proc.kill) if wall else None
+    if timer:
+        timer.start()
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            log.write(line)
+            on_line(line.rstrip("\n"))
+        return proc.wait()
+    finally:
+        if timer:
+            timer.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: str, log: Any,
+         say: Say) -> Dict[str, Any]:
+    """Fuzz one target (steps 2 of the module's docstring); the libFuzzer figures."""
+    start = time.monotonic()
+    executed = 0
+    children: List[Child] = []
+    stopped: List[str] = []
+    while budget.left(executed, time.monotonic() - start) and len(children) <= RESTARTS:
+        child = Child()
+        children.append(child)
+        flags = budget.flags(executed, time.monotonic() - start) + [
+            "-seed=%d" % (seed + len(children) - 1), "-timeout=%d" % (int(SECONDS) + TIMEOUT_MARGIN),
+            "-rss_limit_mb=%d" % RSS_LIMIT_MB, "-print_final_stats=1", "-artifact_prefix=%s%s" % (findings_dir, os.sep),
+            corpus]
+        command = [sys.executable, "-m", "hostile.fuzzer", reference(target), ",".join(target.packages),
+                   findings_dir, "--"] + flags
+
+        def on_line(line: str, child: Child = child, before: int = executed) -> None:
+            child.read(line)
+            found = sum(len(c.findings) for c in children)
+            say("%s: %.0f s, %s inputs, cov %d ft %d, corpus %d, %d finding(s)"
+                % (target.name, time.monotonic() - start, "{:,}".format(before + child.executed),
+                   child.cov, child.ft, child.corpus, found))
+
+        wall = None if budget.seconds is None else budget.seconds + 2 * (SECONDS + TIMEOUT_MARGIN) + 60
+        code = _child(command, corpus, log, on_line, wall)
+        executed += child.stats.get("number_of_executed_units", child.executed)
+        if code == 0:
+            break
+        stopped.append(child.stopped or "exit status %d" % code)
+        say("%s: libFuzzer stopped the child (%s)%s" % (target.name, stopped[-1],
+                                                      "; going on" if budget.left(executed, time.monotonic() - start)
+                                                      else ""), now=True)
+    last = children[-1]
+    findings: Dict[str, Dict[str, Any]] = {}
+    for c in children:
+        for f in c.findings:  # the shortest input of each signature
+            if f["signature"] not in findings or f["size"] < findings[f["signature"]]["size"]:
+                findings[f["signature"]] = f
+    for kind in stopped:
+        findings.setdefault("libFuzzer: " + kind, {"signature": "libFuzzer: " + kind})
+    return {"executed": executed, "cov": last.cov, "ft": last.ft, "corpus": last.corpus,
+            "fuzz_rss_mb": max((c.stats.get("peak_rss_mb", 0) for c in children), default=0),
+            "restarts": len(children) - 1, "findings": [findings[s] for s in sorted(findings)],
+            "fuzz_seconds": round(time.monotonic() - start, 1)}
+
+
+def measure(target: Target, corpus: str, log: Any) -> Dict[str, Any]:
+    """Replay the corpus in a child of its own (step 3): its JSON, or {"error": ...}."""
+    command = [sys.executable, "-m", "hostile", "replay", reference(target), "--corpus", corpus, "--no-regressions",
+               "--json"]
+    proc = subprocess.run(command, cwd=corpus, env=environment(), stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, errors="replace")
+    log.write(proc.stderr)
+    try:
+        return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+    except (ValueError, IndexError):
+        return {"error": "the replay child ended with status %d" % proc.returncode}
+
+
+def write_seeds(target: Target, corpus: str) -> int:
+    """The target's seeds as files of the corpus directory; how many."""
+    os.makedirs(corpus, exist_ok=True)
+    seeds = seed_inputs(target)
+    for name, data in seeds:
+        with open(os.path.join(corpus, name), "wb") as f:
+            f.write(data)
+    return len(seeds)
+
+
+def run_target(target: Target, budget: Budget, seed: int, profile: str, findings_root: str,
+               say: Say, keep_corpus: Optional[str] = None) -> Dict[str, Any]:
+    """Fuzz one target and measure its corpus; its results record."""
+    started = time.time()
+    work = tempfile.mkdtemp(prefix="hostile-%s-" % target.name)
+    corpus = os.path.join(work, "corpus")
+    findings_dir = os.path.join(findings_root, target.name)
+    os.makedirs(findings_dir, exist_ok=True)
+    try:
+        seeds = write_seeds(target, corpus)
+        say("%s: %d seeds; fuzzing (%s, seed %d); the child's output in %s"
+            % (target.name, seeds, budget, seed, os.path.join(findings_dir, "libfuzzer.log")), now=True)
+        with open(os.path.join(findings_dir, "libfuzzer.log"), "w", encoding="utf-8") as log:
+            figures = fuzz(target, budget, seed, corpus, findings_dir, log, say)
+            say("%s: replaying the corpus (%d inputs)" % (target.name, len(os.listdir(corpus))), now=True)
+            replayed = measure(target, corpus, log)
+        if keep_corpus:
+            shutil.copytree(corpus, os.path.join(keep_corpus, target.name), dirs_exist_ok=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else ()
+    record: Dict[str, Any] = keyed(target.name, run_digest(target, str(budget), seed))
+    record.update({
+        "entry": target.entry, "profile": profile, "budget": str(budget), "seed": seed, "commit": commit(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
+        "python": "%s %s" % (platform.python_implementation(), platform.python_version()),
+        "atheris": _version("atheris"), "cpus": os.cpu_count(), "load": [round(x, 1) for x in load],
+        "seeds": seeds, "packages": list(target.packages)})
+    record.update(figures)
+    record["replay"] = replayed
+    record["wall_seconds"] = round(time.time() - started, 1)
+    return record
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def findings_root() -> str:
+    """Where findings and the children's logs go unless `--findings` says: the temporary
+    directory's maskref-hostile/ (never the current directory)."""
+    return os.path.join(tempfile.gettempdir(), "maskref-hostile")
