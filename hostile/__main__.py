@@ -6,6 +6,7 @@
                           [--profile ci|campaign] [--findings DIR] [--keep-corpus DIR] [--again]
     python -m hostile report RESULTS ... [--markdown docs/hostile.md]
     python -m hostile replay [TARGET ...] [--corpus DIR] [--no-regressions] [--json]
+    python -m hostile minimise TARGET FILE [--seconds N] [--out DIR]
 
 A TARGET is a name from `list`, or `module:name` for a target another module's TARGETS
 lists. `run` needs atheris (the `fuzz` extra, CPython); `replay` runs anywhere.
@@ -23,7 +24,9 @@ from typing import Any, Dict, List, Optional
 from refimpl.showing.commandline import ArgumentParser, CommandLineError, command_line
 
 from . import campaign, report, results
+from .findings import name_of, record
 from .lookup import select
+from .minimise import minimise, signature_on
 from .replay import files, read_inputs, regression_files, replay
 
 
@@ -71,6 +74,11 @@ def parser() -> ArgumentParser:
     rp.add_argument("--corpus", metavar="DIR", help="also every file of DIR")
     rp.add_argument("--no-regressions", action="store_true", help="leave out hostile/regressions/")
     rp.add_argument("--json", action="store_true", help="one JSON object per target on stdout")
+    m = sub.add_parser("minimise", help="the smallest input that breaks the property as FILE does")
+    m.add_argument("target", metavar="TARGET")
+    m.add_argument("file", metavar="FILE")
+    m.add_argument("--seconds", type=_positive, default=30, help="at most this long (default 30)")
+    m.add_argument("--out", metavar="DIR", help="write the minimised input to DIR/<sha1, 12 hex> (default: FILE's directory)")
     return p
 
 
@@ -126,7 +134,9 @@ def summary(record: Dict[str, Any]) -> str:
     if replayed.get("peak_rss_mb") is not None:
         line += "; peak RSS %.0f MB" % replayed["peak_rss_mb"]
     for f in record["findings"]:
-        line += "\n  finding: %s%s" % (f["signature"], " (%d bytes)" % f["size"] if "size" in f else "")
+        line += "\n  finding: %s%s%s" % (f["signature"], " (%d bytes)" % f["size"] if "size" in f else "",
+                                       ", minimised to %d: %s" % (f["minimised"]["size"], f["minimised"]["input"])
+                                       if "minimised" in f else "")
     return line
 
 
@@ -168,6 +178,23 @@ def do_replay(args: argparse.Namespace) -> int:
     return 1 if broken else 0
 
 
+def do_minimise(args: argparse.Namespace) -> int:
+    [target] = select([args.target])
+    with open(args.file, "rb") as f:
+        data = f.read()
+    sig = signature_on(target, data)
+    if sig is None:
+        raise CommandLineError("%s: %s keeps the property on this input: nothing to minimise" % (args.file, target.name))
+    small = minimise(target, data, args.seconds)
+    out = args.out or os.path.dirname(os.path.abspath(args.file))
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, name_of(small))
+    with open(path, "wb") as f:
+        f.write(small)
+    print(json.dumps(dict(record(sig, small), path=path, was=len(data))))
+    return 0
+
+
 @command_line
 def main(argv: Optional[List[str]] = None) -> int:
     args = parser().parse_args(argv)
@@ -178,6 +205,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return do_run(args)
     if command == "report":
         return do_report(args)
+    if command == "minimise":
+        return do_minimise(args)
     return do_replay(args)
 
 

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
-from .findings import FINDING_PREFIX
+from .findings import FINDING_PREFIX, record
 from .lookup import reference
 from .property import SECONDS
 from .replay import seed_inputs
@@ -50,6 +50,8 @@ TIMEOUT_MARGIN = 5
 RSS_LIMIT_MB = 2048
 #: new children after libFuzzer stopped one (the budget left), at most
 RESTARTS = 3
+#: the seconds spent minimising one finding, at most
+MINIMISE_SECONDS = 20
 #: the seconds between two progress lines
 PROGRESS_EVERY = 5.0
 
@@ -99,6 +101,7 @@ class Say:
 STATUS = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)/")
 STAT = re.compile(r"^stat::(\w+):\s+(\d+)")
 STOPPED = re.compile(r"==\d+== ERROR: libFuzzer: (.*)")
+ARTIFACT = re.compile(r"Test unit written to (.+)$")
 
 
 class Child:
@@ -110,6 +113,7 @@ class Child:
         self.stats: Dict[str, int] = {}
         self.findings: List[Dict[str, Any]] = []
         self.stopped = ""
+        self.artifact = ""
 
     def read(self, line: str) -> None:
         m = STATUS.match(line)
@@ -124,7 +128,11 @@ class Child:
         elif STOPPED.search(line) and not self.stopped:
             m = STOPPED.search(line)
             assert m is not None
-            self.stopped = m.group(1).strip()
+            self.stopped = re.sub(r" after \d+ seconds|\s*\(.*", "", m.group(1).strip())
+        elif ARTIFACT.search(line):
+            m = ARTIFACT.search(line)
+            assert m is not None
+            self.artifact = m.group(1).strip()
 
 
 def environment() -> Dict[str, str]:
@@ -134,16 +142,21 @@ def environment() -> Dict[str, str]:
     return dict(os.environ, PYTHONPATH=ROOT + (os.pathsep + path if path else ""), PYTHONHASHSEED="0")
 
 
-def _child(command: List[str], cwd: str, log: Any, on_line: Callable[[str], None], wall: Optional[float]) -> int:
-    """Run a child, each stderr line to the log and to on_line; killed after `wall` seconds."""
-    proc = subprocess.Popen(command, cwd=cwd, env=environment(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+def _child(command: List[str], cwd: str, log: Any, on_line: Callable[[str], None], wall: Optional[float],
+           stdout: bool = False) -> int:
+    """Run a child, each line of its stderr (or, with `stdout`, of its stdout; stderr then to
+    the log only) to the log and to on_line; killed after `wall` seconds."""
+    proc = subprocess.Popen(command, cwd=cwd, env=environment(), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
+                            stderr=log if stdout else subprocess.PIPE, text=True, errors="replace",
+                            start_new_session=True)
     timer = threading.Timer(wall, proc.kill) if wall else None
     if timer:
         timer.start()
     try:
-        assert proc.stderr is not None
-        for line in proc.stderr:
+        stream = proc.stdout if stdout else proc.stderr
+        assert stream is not None
+        for line in stream:
             log.write(line)
             on_line(line.rstrip("\n"))
         return proc.wait()
@@ -161,7 +174,7 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
     start = time.monotonic()
     executed = 0
     children: List[Child] = []
-    stopped: List[str] = []
+    stopped: List[Child] = []
     while budget.left(executed, time.monotonic() - start) and len(children) <= RESTARTS:
         child = Child()
         children.append(child)
@@ -184,22 +197,50 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
         executed += child.stats.get("number_of_executed_units", child.executed)
         if code == 0:
             break
-        stopped.append(child.stopped or "exit status %d" % code)
-        say("%s: libFuzzer stopped the child (%s)%s" % (target.name, stopped[-1],
+        child.stopped = child.stopped or "exit status %d" % code
+        stopped.append(child)
+        say("%s: libFuzzer stopped the child (%s)%s" % (target.name, child.stopped,
                                                       "; going on" if budget.left(executed, time.monotonic() - start)
-                                                      else ""), now=True)
+                                                      and len(children) <= RESTARTS else ""), now=True)
     last = children[-1]
     findings: Dict[str, Dict[str, Any]] = {}
     for c in children:
         for f in c.findings:  # the shortest input of each signature
             if f["signature"] not in findings or f["size"] < findings[f["signature"]]["size"]:
                 findings[f["signature"]] = f
-    for kind in stopped:
-        findings.setdefault("libFuzzer: " + kind, {"signature": "libFuzzer: " + kind})
+    for c in stopped:  # the input libFuzzer kept (its artifact), if it did
+        sig = "libFuzzer: " + c.stopped
+        if c.artifact and os.path.isfile(c.artifact):
+            with open(c.artifact, "rb") as artifact:
+                data = artifact.read()
+            if sig not in findings or len(data) < findings[sig].get("size", len(data) + 1):
+                findings[sig] = record(sig, data)
+        findings.setdefault(sig, {"signature": sig})
     return {"executed": executed, "cov": last.cov, "ft": last.ft, "corpus": last.corpus,
             "fuzz_rss_mb": max((c.stats.get("peak_rss_mb", 0) for c in children), default=0),
             "restarts": len(children) - 1, "findings": [findings[s] for s in sorted(findings)],
             "fuzz_seconds": round(time.monotonic() - start, 1)}
+
+
+def minimise_findings(target: Target, findings: List[Dict[str, Any]], directory: str, log: Any, say: Say) -> None:
+    """Minimise each finding kept by the fuzzing child (a child process each, at most
+    MINIMISE_SECONDS): its entry gains `minimised` (the input's name, size and bytes).
+    Inputs over the time bound are left as they are (each try would take SECONDS)."""
+    for f in findings:
+        path = os.path.join(directory, f.get("input", ""))
+        if "input" not in f or f["signature"].startswith(("took more than", "libFuzzer:")) or not os.path.isfile(path):
+            continue
+        say("%s: minimising %s (%d bytes)" % (target.name, f["signature"], f["size"]), now=True)
+        command = [sys.executable, "-m", "hostile", "minimise", reference(target), path, "--seconds",
+                   str(MINIMISE_SECONDS)]
+        lines: List[str] = []
+        _child(command, directory, log, lines.append, MINIMISE_SECONDS + 2 * SECONDS + 30, stdout=True)
+        try:
+            small = json.loads(lines[-1])
+        except (ValueError, IndexError):
+            continue
+        if small.get("signature") == f["signature"] and small["size"] < f["size"]:
+            f["minimised"] = {k: small[k] for k in ("input", "size", "hex")}
 
 
 def measure(target: Target, corpus: str, log: Any) -> Dict[str, Any]:
@@ -239,6 +280,8 @@ def run_target(target: Target, budget: Budget, seed: int, profile: str, findings
             % (target.name, seeds, budget, seed, os.path.join(findings_dir, "libfuzzer.log")), now=True)
         with open(os.path.join(findings_dir, "libfuzzer.log"), "w", encoding="utf-8") as log:
             figures = fuzz(target, budget, seed, corpus, findings_dir, log, say)
+            log.flush()
+            minimise_findings(target, figures["findings"], findings_dir, log, say)
             say("%s: replaying the corpus (%d inputs)" % (target.name, len(os.listdir(corpus))), now=True)
             replayed = measure(target, corpus, log)
         if keep_corpus:

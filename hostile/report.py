@@ -90,6 +90,7 @@ def findings_list(latest: Dict[str, Record]) -> str:
     for name, r in latest.items():
         for f in r.get("findings") or ():
             what = "`%s`" % f["signature"]
+            f = f.get("minimised", f)  # the minimised input, where there is one
             if "hex" in f:
                 what += ": %d bytes, `%s` (hex%s)" % (f["size"], f["hex"][:80], "…" if len(f["hex"]) > 80 else "")
             lines.append("- `%s`: %s" % (name, what))

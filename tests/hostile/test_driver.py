@@ -175,3 +175,15 @@ def test_a_stopped_child_does_not_end_the_campaign(tmp_path, monkeypatch, capsys
     assert [f["signature"] for f in aborted["findings"]] == ["libFuzzer: deadly signal"]
     assert aborted["restarts"] == campaign.RESTARTS
     assert regex["findings"] == [] and regex["executed"] == 100 and code == 1
+
+
+def test_minimise_keeps_the_signature(tmp_path, capsys):
+    found = tmp_path / "found"
+    found.write_bytes(b"abc!!def!")
+    assert main(["minimise", PLANTED, str(found), "--out", str(tmp_path / "small")]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["size"], got["hex"], got["was"]) == (2, "2121", 9) and got["signature"].startswith("KeyError at")
+    assert (tmp_path / "small" / name_of(b"!!")).read_bytes() == b"!!"
+    fine = tmp_path / "fine"
+    fine.write_bytes(b"fine")
+    fails(main, capsys, ["minimise", PLANTED, str(fine)], str(fine), "keeps the property")
