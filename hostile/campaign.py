@@ -6,10 +6,9 @@ find the slowest input and the peak memory; one results record per target
 For one target:
 
 1. its seeds are written to a fresh corpus directory (a temporary one);
-2. the fuzzing child runs libFuzzer on it with `-timeout` (the property's SECONDS plus
-   `TIMEOUT_MARGIN`: the property's own alarm ends a slow input first, libFuzzer's ends a
-   child stuck where the alarm cannot reach), `-rss_limit_mb`, `-seed`, and `-runs` or
-   `-max_total_time` — the *budget*. A finding (an input breaking the property) is
+2. the fuzzing child runs libFuzzer on it with `-timeout` (the property's SECONDS: there
+   libFuzzer bounds each input, not the property's own alarm, hostile/property.py's ALARM),
+   `-rss_limit_mb`, `-seed`, and `-runs` or `-max_total_time` — the *budget*. A finding (an input breaking the property) is
    recorded and fuzzing goes on; a child that libFuzzer itself stops (its timeout, its
    memory limit, a signal) is a finding too, and a new child goes on with the budget left
    (at most `RESTARTS` times);
@@ -44,8 +43,6 @@ from .results import commit, keyed, run_digest
 from .targets import Target
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-#: libFuzzer's -timeout is the property's bound plus this (s): the child's own overhead
-TIMEOUT_MARGIN = 5
 #: libFuzzer's -rss_limit_mb: a child above it is stopped (an out-of-memory finding)
 RSS_LIMIT_MB = 2048
 #: new children after libFuzzer stopped one (the budget left), at most
@@ -179,7 +176,7 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
         child = Child()
         children.append(child)
         flags = budget.flags(executed, time.monotonic() - start) + [
-            "-seed=%d" % (seed + len(children) - 1), "-timeout=%d" % (int(SECONDS) + TIMEOUT_MARGIN),
+            "-seed=%d" % (seed + len(children) - 1), "-timeout=%d" % SECONDS,
             "-rss_limit_mb=%d" % RSS_LIMIT_MB, "-print_final_stats=1", "-artifact_prefix=%s%s" % (findings_dir, os.sep),
             corpus]
         command = [sys.executable, "-m", "hostile.fuzzer", reference(target), ",".join(target.packages),
@@ -192,7 +189,7 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
                 % (target.name, time.monotonic() - start, "{:,}".format(before + child.executed),
                    child.cov, child.ft, child.corpus, found))
 
-        wall = None if budget.seconds is None else budget.seconds + 2 * (SECONDS + TIMEOUT_MARGIN) + 60
+        wall = None if budget.seconds is None else budget.seconds + 3 * SECONDS + 60
         code = _child(command, corpus, log, on_line, wall)
         executed += child.stats.get("number_of_executed_units", child.executed)
         if code == 0:

@@ -28,9 +28,12 @@ def main(argv: Optional[List[str]] = None) -> None:
     import atheris
 
     with atheris.instrument_imports(include=[p for p in packages.split(",") if p]):
+        from . import property
         from .findings import FINDING_PREFIX, Findings, record, signature
         from .lookup import resolve
         from .property import Violation
+
+        property.ALARM = False  # libFuzzer's -timeout bounds each input here (property.ALARM)
 
         target = resolve(ref)
         findings = Findings(directory)
