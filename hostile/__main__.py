@@ -2,8 +2,8 @@
 (docs/hostile.md).
 
     python -m hostile list
-    python -m hostile run [TARGET ...] [--seconds N | --runs N] [--seed S] [--results FILE]
-                          [--profile ci|campaign] [--findings DIR] [--keep-corpus DIR] [--again]
+    python -m hostile run [TARGET ...] [--seconds N | --runs N] [--seed S] [--seeds N]
+                          [--results FILE] [--profile ci|campaign] [--findings DIR] [--keep-corpus DIR] [--again]
     python -m hostile report RESULTS ... [--markdown docs/hostile.md]
     python -m hostile replay [TARGET ...] [--corpus DIR] [--no-regressions] [--json]
     python -m hostile minimise TARGET FILE [--seconds N] [--out DIR]
@@ -56,6 +56,8 @@ def parser() -> ArgumentParser:
     budget = r.add_mutually_exclusive_group()
     budget.add_argument("--seconds", type=_positive, help="seconds of fuzzing per target")
     budget.add_argument("--runs", type=_positive, help="inputs per target (deterministic with --seed)")
+    r.add_argument("--seeds", type=_positive, help="start from this many of each target's seeds (a deterministic "
+                                                  "sample; default: the profile's)")
     r.add_argument("--seed", type=_seed, default=None, help="libFuzzer's -seed (default 1)")
     r.add_argument("--profile", choices=sorted(campaign.PROFILES), default="ci",
                    help="ci: %s per target; campaign: %s" % (campaign.PROFILES["ci"], campaign.PROFILES["campaign"]))
@@ -97,7 +99,10 @@ def do_run(a: argparse.Namespace) -> int:
     targets = select(a.targets)
     base = campaign.PROFILES[a.profile]
     seconds, runs = a.seconds, a.runs
-    budget = campaign.Budget(runs=runs) if runs else campaign.Budget(seconds=seconds) if seconds else base
+    if runs or seconds:  # the budget given: every seed, unless --seeds says
+        budget = campaign.Budget(runs=runs, seconds=seconds, seeds=a.seeds)
+    else:
+        budget = campaign.Budget(runs=base.runs, seconds=base.seconds, seeds=a.seeds or base.seeds)
     seed = 1 if a.seed is None else a.seed
     path = a.results
     if path:

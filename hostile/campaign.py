@@ -5,7 +5,8 @@ find the slowest input and the peak memory; one results record per target
 
 For one target:
 
-1. its seeds are written to a fresh corpus directory (a temporary one);
+1. its seeds (or a deterministic sample of them) are written to a fresh corpus directory
+   (a temporary one);
 2. the fuzzing child runs libFuzzer on it with `-timeout` (the property's SECONDS: there
    libFuzzer bounds each input, not the property's own alarm, hostile/property.py's ALARM),
    `-rss_limit_mb`, `-seed`, and `-runs` or `-max_total_time` — the *budget*. A finding (an input breaking the property) is
@@ -56,12 +57,16 @@ PROGRESS_EVERY = 5.0
 @dataclass(frozen=True)
 class Budget:
     """How long each target is fuzzed: a number of inputs (`runs`: deterministic with a
-    seed, for CI) or of seconds (`seconds`: campaigns)."""
+    seed, for CI) or of seconds (`seconds`: campaigns); and from how many of its seeds
+    (`seeds`: a deterministic sample; None: all — libFuzzer runs every seed first, whatever
+    the budget, and a target's seeds can take minutes)."""
     runs: Optional[int] = None
     seconds: Optional[int] = None
+    seeds: Optional[int] = None
 
     def __str__(self) -> str:
-        return "runs=%d" % self.runs if self.runs is not None else "seconds=%d" % (self.seconds or 0)
+        text = "runs=%d" % self.runs if self.runs is not None else "seconds=%d" % (self.seconds or 0)
+        return text + (",seeds=%d" % self.seeds if self.seeds is not None else "")
 
     def flags(self, executed: int, elapsed: float) -> List[str]:
         """libFuzzer's flags for what is left of the budget."""
@@ -76,7 +81,7 @@ class Budget:
 
 
 #: the profiles: ci a short deterministic run (docs/hostile.md), campaign the figures' run
-PROFILES: Dict[str, Budget] = {"ci": Budget(runs=300), "campaign": Budget(seconds=60)}
+PROFILES: Dict[str, Budget] = {"ci": Budget(runs=100, seeds=16), "campaign": Budget(seconds=60)}
 
 
 class Say:
@@ -253,10 +258,11 @@ def measure(target: Target, corpus: str, log: Any) -> Dict[str, Any]:
         return {"error": "the replay child ended with status %d" % proc.returncode}
 
 
-def write_seeds(target: Target, corpus: str) -> int:
-    """The target's seeds as files of the corpus directory; how many."""
+def write_seeds(target: Target, corpus: str, at_most: Optional[int] = None) -> int:
+    """The target's seeds (`at_most` of them: replay.seed_inputs) as files of the corpus
+    directory; how many."""
     os.makedirs(corpus, exist_ok=True)
-    seeds = seed_inputs(target)
+    seeds = seed_inputs(target, at_most)
     for name, data in seeds:
         with open(os.path.join(corpus, name), "wb") as f:
             f.write(data)
@@ -272,7 +278,7 @@ def run_target(target: Target, budget: Budget, seed: int, profile: str, findings
     findings_dir = os.path.join(findings_root, target.name)
     os.makedirs(findings_dir, exist_ok=True)
     try:
-        seeds = write_seeds(target, corpus)
+        seeds = write_seeds(target, corpus, budget.seeds)
         say("%s: %d seeds; fuzzing (%s, seed %d); the child's output in %s"
             % (target.name, seeds, budget, seed, os.path.join(findings_dir, "libfuzzer.log")), now=True)
         with open(os.path.join(findings_dir, "libfuzzer.log"), "w", encoding="utf-8") as log:

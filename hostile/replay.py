@@ -11,6 +11,7 @@ child does).
 from __future__ import annotations
 
 import os
+import random
 import sys
 import time
 from dataclasses import dataclass, field
@@ -98,9 +99,13 @@ def read_inputs(paths: Iterable[str]) -> Iterable[Tuple[str, bytes]]:
             yield os.path.basename(path), f.read()
 
 
-def seed_inputs(target: Target) -> List[Tuple[str, bytes]]:
-    """The target's seeds as (name, bytes), each once."""
+def seed_inputs(target: Target, at_most: Optional[int] = None) -> List[Tuple[str, bytes]]:
+    """The target's seeds as (name, bytes), each once, sorted by name; with `at_most`, a
+    deterministic sample of that many (random.Random(0)) when there are more."""
     seen: Dict[str, bytes] = {}
     for data in target.seeds():
         seen.setdefault(name_of(data), data)
-    return list(seen.items())
+    seeds = sorted(seen.items())
+    if at_most is not None and len(seeds) > at_most:
+        seeds = sorted(random.Random(0).sample(seeds, at_most))
+    return seeds
