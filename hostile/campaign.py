@@ -171,8 +171,9 @@ def _child(command: List[str], cwd: str, log: Any, on_line: Callable[[str], None
 
 
 def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: str, log: Any,
-         say: Say) -> Dict[str, Any]:
-    """Fuzz one target (steps 2 of the module's docstring); the libFuzzer figures."""
+         say: Say, seeds: int = 0) -> Dict[str, Any]:
+    """Fuzz one target (step 2 of the module's docstring) from a corpus of `seeds` inputs;
+    the libFuzzer figures."""
     start = time.monotonic()
     executed = 0
     children: List[Child] = []
@@ -194,7 +195,9 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
                 % (target.name, time.monotonic() - start, "{:,}".format(before + child.executed),
                    child.cov, child.ft, child.corpus, found))
 
-        wall = None if budget.seconds is None else budget.seconds + 3 * SECONDS + 60
+        # a child libFuzzer's watchdog could not stop: killed after the budget, its seeds (run
+        # first, each within SECONDS) and a margin
+        wall = None if budget.seconds is None else budget.seconds + SECONDS * (seeds + 3) + 60
         code = _child(command, corpus, log, on_line, wall)
         executed += child.stats.get("number_of_executed_units", child.executed)
         if code == 0:
@@ -282,7 +285,7 @@ def run_target(target: Target, budget: Budget, seed: int, profile: str, findings
         say("%s: %d seeds; fuzzing (%s, seed %d); the child's output in %s"
             % (target.name, seeds, budget, seed, os.path.join(findings_dir, "libfuzzer.log")), now=True)
         with open(os.path.join(findings_dir, "libfuzzer.log"), "w", encoding="utf-8") as log:
-            figures = fuzz(target, budget, seed, corpus, findings_dir, log, say)
+            figures = fuzz(target, budget, seed, corpus, findings_dir, log, say, seeds)
             log.flush()
             minimise_findings(target, figures["findings"], findings_dir, log, say)
             say("%s: replaying the corpus (%d inputs)" % (target.name, len(os.listdir(corpus))), now=True)
