@@ -73,7 +73,7 @@ def parser() -> ArgumentParser:
     rep.add_argument("--markdown", metavar="PAGE", help="rewrite the figures block of this page (else print it)")
     rp = sub.add_parser("replay", help="the regression inputs (and a corpus) through targets, without atheris")
     rp.add_argument("targets", nargs="*", metavar="TARGET")
-    rp.add_argument("--corpus", metavar="DIR", help="also every file of DIR")
+    rp.add_argument("--corpus", metavar="DIR", action="append", default=[], help="also every file of DIR (repeatable)")
     rp.add_argument("--no-regressions", action="store_true", help="leave out hostile/regressions/")
     rp.add_argument("--json", action="store_true", help="one JSON object per target on stdout")
     m = sub.add_parser("minimise", help="the smallest input that breaks the property as FILE does")
@@ -165,20 +165,20 @@ def do_report(args: argparse.Namespace) -> int:
 
 def do_replay(args: argparse.Namespace) -> int:
     targets = select(args.targets)
-    corpus = args.corpus
-    if corpus and not os.path.isdir(corpus):
-        raise CommandLineError("--corpus %s: no such directory" % corpus)
+    for corpus in args.corpus:
+        if not os.path.isdir(corpus):
+            raise CommandLineError("--corpus %s: no such directory" % corpus)
     broken = 0
     for target in targets:
-        paths = ([] if args.no_regressions else regression_files(target)) + (files(corpus) if corpus else [])
+        paths = ([] if args.no_regressions else regression_files(target)) + [p for c in args.corpus for p in files(c)]
         out = replay(target, read_inputs(paths))
         broken += len(out.violations)
         if args.json:
             print(json.dumps(out.to_json()))
         else:
             print(out.summary())
-            for name, message in out.violations:
-                print("  %s: %s" % (name, message))
+            for v in out.violations:
+                print("  %s: %s" % (v["name"], v["message"]))
         sys.stdout.flush()
     return 1 if broken else 0
 

@@ -7,13 +7,16 @@ For one target:
 
 1. its seeds (or a deterministic sample of them) are written to a fresh corpus directory
    (a temporary one);
-2. the fuzzing child runs libFuzzer on it with `-timeout` (the property's SECONDS: there
-   libFuzzer bounds each input, not the property's own alarm, hostile/property.py's ALARM),
-   `-rss_limit_mb`, `-seed`, and `-runs` or `-max_total_time` — the *budget*. A finding (an input breaking the property) is
+2. the fuzzing child runs libFuzzer on it with `-timeout` (`FUZZ_TIMEOUT`: there
+   libFuzzer bounds each input, not the property's own alarm, hostile/property.py's ALARM;
+   instrumented code is slower, so the bound is 3 x SECONDS), `-rss_limit_mb`, `-seed`, and
+   `-runs` or `-max_total_time` — the *budget*. A finding (an input breaking the property) is
    recorded and fuzzing goes on; a child that libFuzzer itself stops (its timeout, its
    memory limit, a signal) is a finding too, and a new child goes on with the budget left
    (at most `RESTARTS` times);
-3. the replay child runs every input of the final corpus once, timed: the slowest input,
+3. the replay child runs every input of the final corpus once, timed, with the property's
+   own time bound — and the inputs libFuzzer timed out, which are findings only if they
+   take more than SECONDS there too: the slowest input, any input breaking the property,
    and the process's peak RSS (the target's alone: one target per process).
 
 The figures: inputs executed and coverage (libFuzzer's `cov`, the edges of the
@@ -44,6 +47,9 @@ from .results import commit, keyed, run_digest
 from .targets import Target
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: libFuzzer's -timeout (s): the property's bound times the slowdown of atheris's
+#: instrumentation (2-4x measured here); the replay, uninstrumented, checks the bound itself
+FUZZ_TIMEOUT = int(SECONDS * 3)
 #: libFuzzer's -rss_limit_mb: a child above it is stopped (an out-of-memory finding)
 RSS_LIMIT_MB = 2048
 #: new children after libFuzzer stopped one (the budget left), at most
@@ -182,7 +188,7 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
         child = Child()
         children.append(child)
         flags = budget.flags(executed, time.monotonic() - start) + [
-            "-seed=%d" % (seed + len(children) - 1), "-timeout=%d" % SECONDS,
+            "-seed=%d" % (seed + len(children) - 1), "-timeout=%d" % FUZZ_TIMEOUT,
             "-rss_limit_mb=%d" % RSS_LIMIT_MB, "-print_final_stats=1", "-artifact_prefix=%s%s" % (findings_dir, os.sep),
             corpus]
         command = [sys.executable, "-m", "hostile.fuzzer", reference(target), ",".join(target.packages),
@@ -219,7 +225,7 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
             with open(c.artifact, "rb") as artifact:
                 data = artifact.read()
             if sig not in findings or len(data) < findings[sig].get("size", len(data) + 1):
-                findings[sig] = record(sig, data)
+                findings[sig] = dict(record(sig, data), artifact=c.artifact)
         findings.setdefault(sig, {"signature": sig})
     return {"executed": executed, "cov": last.cov, "ft": last.ft, "corpus": last.corpus,
             "fuzz_rss_mb": max((c.stats.get("peak_rss_mb", 0) for c in children), default=0),
@@ -248,17 +254,42 @@ def minimise_findings(target: Target, findings: List[Dict[str, Any]], directory:
             f["minimised"] = {k: small[k] for k in ("input", "size", "hex")}
 
 
-def measure(target: Target, corpus: str, log: Any) -> Dict[str, Any]:
-    """Replay the corpus in a child of its own (step 3): its JSON, or {"error": ...}."""
-    command = [sys.executable, "-m", "hostile", "replay", reference(target), "--corpus", corpus, "--no-regressions",
-               "--json"]
-    proc = subprocess.run(command, cwd=corpus, env=environment(), stdin=subprocess.DEVNULL, capture_output=True,
+def measure(target: Target, corpora: List[str], log: Any) -> Dict[str, Any]:
+    """Replay the corpora in a child of its own (step 3): its JSON, or {"error": ...}."""
+    command = [sys.executable, "-m", "hostile", "replay", reference(target), "--no-regressions", "--json"]
+    for c in corpora:
+        command += ["--corpus", c]
+    proc = subprocess.run(command, cwd=corpora[0], env=environment(), stdin=subprocess.DEVNULL, capture_output=True,
                           text=True, errors="replace")
     log.write(proc.stderr)
     try:
         return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
     except (ValueError, IndexError):
         return {"error": "the replay child ended with status %d" % proc.returncode}
+
+
+TIMEOUT = "libFuzzer: timeout"
+
+
+def confirmed(findings: List[Dict[str, Any]], replayed: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The findings after the replay: an input libFuzzer timed out is a finding only if it
+    broke the property in the replay too (`took more than 10 s` there; else it was slow only
+    under instrumentation: counted in the replay's `slow_when_instrumented`); the replay's
+    violations join, the shortest input of each signature."""
+    violations = replayed.get("violations") or []
+    broke = {v["input"] for v in violations}
+    by_sig: Dict[str, Dict[str, Any]] = {}
+    for f in findings:
+        if f["signature"] == TIMEOUT and "error" not in replayed:  # the replay decides
+            if f.get("input") not in broke:
+                replayed["slow_when_instrumented"] = replayed.get("slow_when_instrumented", 0) + 1
+            continue
+        by_sig[f["signature"]] = {k: v for k, v in f.items() if k != "artifact"}
+    for v in violations:
+        old = by_sig.get(v["signature"])
+        if old is None or v["size"] < old.get("size", v["size"] + 1):
+            by_sig[v["signature"]] = {k: v[k] for k in ("signature", "input", "size", "hex", "message")}
+    return [by_sig[s] for s in sorted(by_sig)]
 
 
 def write_seeds(target: Target, corpus: str, at_most: Optional[int] = None) -> int:
@@ -289,7 +320,13 @@ def run_target(target: Target, budget: Budget, seed: int, profile: str, findings
             log.flush()
             minimise_findings(target, figures["findings"], findings_dir, log, say)
             say("%s: replaying the corpus (%d inputs)" % (target.name, len(os.listdir(corpus))), now=True)
-            replayed = measure(target, corpus, log)
+            slow = os.path.join(work, "slow")  # the inputs libFuzzer timed out
+            os.makedirs(slow)
+            for f in figures["findings"]:
+                if f["signature"] == TIMEOUT and os.path.isfile(f.get("artifact", "")):
+                    shutil.copy(f["artifact"], os.path.join(slow, f["input"]))
+            replayed = measure(target, [corpus, slow], log)
+            figures["findings"] = confirmed(figures["findings"], replayed)
         if keep_corpus:
             shutil.copytree(corpus, os.path.join(keep_corpus, target.name), dirs_exist_ok=True)
     finally:

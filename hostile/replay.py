@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from .findings import head, name_of
+from .findings import head, name_of, record, signature
 from .property import Violation
 from .targets import Target
 
@@ -52,15 +52,16 @@ def regression_files(target: Target) -> List[str]:
 class Replay:
     target: str
     inputs: int = 0
-    #: (input's name, the Violation's message) of each input that broke the property
-    violations: List[Tuple[str, str]] = field(default_factory=list)
+    #: each input that broke the property: findings.record's entry (signature, input, size,
+    #: hex) with its file's `name` and the Violation's `message`
+    violations: List[Dict[str, Any]] = field(default_factory=list)
     slowest_seconds: float = 0.0
     slowest_input: str = ""
     slowest_head: str = ""
     peak_rss_mb: Optional[float] = None
 
     def to_json(self) -> Dict[str, Any]:
-        return {"target": self.target, "inputs": self.inputs, "violations": [list(v) for v in self.violations],
+        return {"target": self.target, "inputs": self.inputs, "violations": self.violations,
                 "slowest": {"seconds": round(self.slowest_seconds, 4), "input": self.slowest_input,
                             "head": self.slowest_head},
                 "peak_rss_mb": self.peak_rss_mb}
@@ -82,7 +83,7 @@ def replay(target: Target, inputs: Iterable[Tuple[str, bytes]]) -> Replay:
         try:
             target.run(data)
         except Violation as v:
-            out.violations.append((name, str(v)))
+            out.violations.append(dict(record(signature(v), data), name=name, message=str(v)[:300]))
         seconds = time.perf_counter() - start
         out.inputs += 1
         if seconds >= out.slowest_seconds:

@@ -187,3 +187,16 @@ def test_minimise_keeps_the_signature(tmp_path, capsys):
     fine = tmp_path / "fine"
     fine.write_bytes(b"fine")
     fails(main, capsys, ["minimise", PLANTED, str(fine)], str(fine), "keeps the property")
+
+
+def test_a_timeout_is_a_finding_only_if_the_replay_confirms_it():
+    slow = {"signature": campaign.TIMEOUT, "input": "aaa", "size": 3, "hex": "7a7a7a", "artifact": "/tmp/x"}
+    other = {"signature": "KeyError at x.py:1 in f", "input": "bbb", "size": 2, "hex": "2121"}
+    replayed = {"violations": [], "slowest": {"seconds": 4.0}}
+    assert campaign.confirmed([slow, other], replayed) == [other] and replayed["slow_when_instrumented"] == 1
+    over = {"signature": "took more than 10 s", "input": "aaa", "size": 3, "hex": "7a7a7a", "name": "aaa",
+            "message": "took more than 10 s"}
+    got = campaign.confirmed([slow, other], {"violations": [over]})
+    assert got == [other, {k: over[k] for k in ("signature", "input", "size", "hex", "message")}]
+    assert campaign.confirmed([slow], {"error": "the replay child ended with status -9"}) == [
+        {k: slow[k] for k in ("signature", "input", "size", "hex")}]
