@@ -82,7 +82,8 @@ def test_budget_flags():
     assert campaign.Budget(runs=300).flags(executed=100, elapsed=9) == ["-runs=200"]
     assert campaign.Budget(seconds=60).flags(executed=100, elapsed=20.5) == ["-max_total_time=39"]
     assert not campaign.Budget(seconds=60).left(executed=0, elapsed=59)
-    assert str(campaign.PROFILES["ci"]) == "runs=100,seeds=16" and str(campaign.PROFILES["campaign"]) == "seconds=60"
+    assert str(campaign.PROFILES["ci"]) == "runs=100,seeds=16"
+    assert str(campaign.PROFILES["campaign"]) == "seconds=60,seeds=64"
 
 
 def test_the_childs_output_read():
