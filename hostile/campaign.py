@@ -177,9 +177,10 @@ def _child(command: List[str], cwd: str, log: Any, on_line: Callable[[str], None
 
 
 def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: str, log: Any,
-         say: Say, seeds: int = 0) -> Dict[str, Any]:
+         say: Say, seeds: int = 0, scratch: str = ".") -> Dict[str, Any]:
     """Fuzz one target (step 2 of the module's docstring) from a corpus of `seeds` inputs;
-    the libFuzzer figures."""
+    the libFuzzer figures. The children run in `scratch` (whatever the entry point writes
+    into its current directory goes there, not into the corpus)."""
     start = time.monotonic()
     executed = 0
     children: List[Child] = []
@@ -204,7 +205,7 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
         # a child libFuzzer's watchdog could not stop: killed after the budget, its seeds (run
         # first, each within SECONDS) and a margin
         wall = None if budget.seconds is None else budget.seconds + SECONDS * (seeds + 3) + 60
-        code = _child(command, corpus, log, on_line, wall)
+        code = _child(command, scratch, log, on_line, wall)
         executed += child.stats.get("number_of_executed_units", child.executed)
         if code == 0:
             break
@@ -233,7 +234,8 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
             "fuzz_seconds": round(time.monotonic() - start, 1)}
 
 
-def minimise_findings(target: Target, findings: List[Dict[str, Any]], directory: str, log: Any, say: Say) -> None:
+def minimise_findings(target: Target, findings: List[Dict[str, Any]], directory: str, log: Any, say: Say,
+                      scratch: str = ".") -> None:
     """Minimise each finding kept by the fuzzing child (a child process each, at most
     MINIMISE_SECONDS): its entry gains `minimised` (the input's name, size and bytes).
     Inputs over the time bound are left as they are (each try would take SECONDS)."""
@@ -245,7 +247,7 @@ def minimise_findings(target: Target, findings: List[Dict[str, Any]], directory:
         command = [sys.executable, "-m", "hostile", "minimise", reference(target), path, "--seconds",
                    str(MINIMISE_SECONDS)]
         lines: List[str] = []
-        _child(command, directory, log, lines.append, MINIMISE_SECONDS + 2 * SECONDS + 30, stdout=True)
+        _child(command, scratch, log, lines.append, MINIMISE_SECONDS + 2 * SECONDS + 30, stdout=True)
         try:
             small = json.loads(lines[-1])
         except (ValueError, IndexError):
@@ -254,12 +256,13 @@ def minimise_findings(target: Target, findings: List[Dict[str, Any]], directory:
             f["minimised"] = {k: small[k] for k in ("input", "size", "hex")}
 
 
-def measure(target: Target, corpora: List[str], log: Any) -> Dict[str, Any]:
-    """Replay the corpora in a child of its own (step 3): its JSON, or {"error": ...}."""
+def measure(target: Target, corpora: List[str], log: Any, scratch: str = ".") -> Dict[str, Any]:
+    """Replay the corpora in a child of its own (step 3), in `scratch`: its JSON, or
+    {"error": ...}."""
     command = [sys.executable, "-m", "hostile", "replay", reference(target), "--no-regressions", "--json"]
     for c in corpora:
         command += ["--corpus", c]
-    proc = subprocess.run(command, cwd=corpora[0], env=environment(), stdin=subprocess.DEVNULL, capture_output=True,
+    proc = subprocess.run(command, cwd=scratch, env=environment(), stdin=subprocess.DEVNULL, capture_output=True,
                           text=True, errors="replace")
     log.write(proc.stderr)
     try:
@@ -309,6 +312,8 @@ def run_target(target: Target, budget: Budget, seed: int, profile: str, findings
     started = time.time()
     work = tempfile.mkdtemp(prefix="hostile-%s-" % target.name)
     corpus = os.path.join(work, "corpus")
+    scratch = os.path.join(work, "cwd")
+    os.makedirs(scratch)
     findings_dir = os.path.join(findings_root, target.name)
     os.makedirs(findings_dir, exist_ok=True)
     try:
@@ -316,16 +321,16 @@ def run_target(target: Target, budget: Budget, seed: int, profile: str, findings
         say("%s: %d seeds; fuzzing (%s, seed %d); the child's output in %s"
             % (target.name, seeds, budget, seed, os.path.join(findings_dir, "libfuzzer.log")), now=True)
         with open(os.path.join(findings_dir, "libfuzzer.log"), "w", encoding="utf-8") as log:
-            figures = fuzz(target, budget, seed, corpus, findings_dir, log, say, seeds)
+            figures = fuzz(target, budget, seed, corpus, findings_dir, log, say, seeds, scratch)
             log.flush()
-            minimise_findings(target, figures["findings"], findings_dir, log, say)
+            minimise_findings(target, figures["findings"], findings_dir, log, say, scratch)
             say("%s: replaying the corpus (%d inputs)" % (target.name, len(os.listdir(corpus))), now=True)
             slow = os.path.join(work, "slow")  # the inputs libFuzzer timed out
             os.makedirs(slow)
             for f in figures["findings"]:
                 if f["signature"] == TIMEOUT and os.path.isfile(f.get("artifact", "")):
                     shutil.copy(f["artifact"], os.path.join(slow, f["input"]))
-            replayed = measure(target, [corpus, slow], log)
+            replayed = measure(target, [corpus, slow], log, scratch)
             figures["findings"] = confirmed(figures["findings"], replayed)
         if keep_corpus:
             shutil.copytree(corpus, os.path.join(keep_corpus, target.name), dirs_exist_ok=True)
