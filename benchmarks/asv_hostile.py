@@ -10,6 +10,7 @@ import tempfile
 
 from hostile import campaign
 from hostile.lookup import registry
+from hostile.progress import Say
 
 TARGETS = sorted(registry())
 BUDGET = campaign.Budget(runs=500, seeds=32)
@@ -23,7 +24,7 @@ class Fuzzing:
     def setup_cache(self):
         if importlib.util.find_spec("atheris") is None:
             return "atheris is not installed: pip install -e '.[fuzz]' (CPython)"
-        say = campaign.Say(quiet=True)
+        say = Say(quiet=True)
         findings = tempfile.mkdtemp(prefix="asv-hostile-")
         return {name: campaign.run_target(target, BUDGET, 1, "asv", findings, say)
                 for name, target in registry().items()}

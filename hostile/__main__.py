@@ -27,6 +27,7 @@ from . import campaign, report, results
 from .findings import name_of, record
 from .lookup import select
 from .minimise import minimise, signature_on
+from .progress import Say
 from .replay import files, read_inputs, regression_files, replay
 
 
@@ -111,7 +112,7 @@ def do_run(a: argparse.Namespace) -> int:
         results.repair(path)
     done = results.done(path) if path and not a.again else set()
     root = os.path.abspath(a.findings or campaign.findings_root())
-    say = campaign.Say(a.quiet)
+    say = Say(a.quiet)
     say("findings and logs in %s" % root, now=True)
     status = 0
     for target in targets:
@@ -171,7 +172,7 @@ def do_replay(args: argparse.Namespace) -> int:
     broken = 0
     for target in targets:
         paths = ([] if args.no_regressions else regression_files(target)) + [p for c in args.corpus for p in files(c)]
-        out = replay(target, read_inputs(paths))
+        out = replay(target, read_inputs(paths), Say())
         broken += len(out.violations)
         if args.json:
             print(json.dumps(out.to_json()))

@@ -41,6 +41,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from .findings import FINDING_PREFIX, record
 from .lookup import reference
+from .progress import Say
 from .property import SECONDS
 from .replay import seed_inputs
 from .results import commit, keyed, run_digest
@@ -56,8 +57,6 @@ RSS_LIMIT_MB = 2048
 RESTARTS = 3
 #: the seconds spent minimising one finding, at most
 MINIMISE_SECONDS = 20
-#: the seconds between two progress lines
-PROGRESS_EVERY = 5.0
 
 
 @dataclass(frozen=True)
@@ -88,22 +87,6 @@ class Budget:
 
 #: the profiles: ci a short deterministic run (docs/hostile.md), campaign the figures' run
 PROFILES: Dict[str, Budget] = {"ci": Budget(runs=100, seeds=16), "campaign": Budget(seconds=60, seeds=64)}
-
-
-class Say:
-    """Progress on stderr, at most one line every PROGRESS_EVERY seconds (`now`: always)."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        self.quiet = quiet
-        self.last = 0.0
-
-    def __call__(self, text: str, now: bool = False) -> None:
-        t = time.monotonic()
-        if self.quiet or not (now or t - self.last >= PROGRESS_EVERY):
-            return
-        self.last = t
-        sys.stderr.write("hostile: %s\n" % text)
-        sys.stderr.flush()
 
 
 STATUS = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)/")
@@ -151,18 +134,19 @@ def environment() -> Dict[str, str]:
 
 
 def _child(command: List[str], cwd: str, log: Any, on_line: Callable[[str], None], wall: Optional[float],
-           stdout: bool = False) -> int:
-    """Run a child, each line of its stderr (or, with `stdout`, of its stdout; stderr then to
-    the log only) to the log and to on_line; killed after `wall` seconds."""
+           stdout: Any = None) -> int:
+    """Run a child, each line of its stderr to the log and to on_line (with `stdout=True`:
+    each line of its stdout, its stderr to the log only; with a file as `stdout`: its stdout
+    there); killed after `wall` seconds."""
     proc = subprocess.Popen(command, cwd=cwd, env=environment(), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
-                            stderr=log if stdout else subprocess.PIPE, text=True, errors="replace",
+                            stdout=subprocess.PIPE if stdout is True else stdout or subprocess.DEVNULL,
+                            stderr=log if stdout is True else subprocess.PIPE, text=True, errors="replace",
                             start_new_session=True)
     timer = threading.Timer(wall, proc.kill) if wall else None
     if timer:
         timer.start()
     try:
-        stream = proc.stdout if stdout else proc.stderr
+        stream = proc.stdout if stdout is True else proc.stderr
         assert stream is not None
         for line in stream:
             log.write(line)
@@ -256,19 +240,22 @@ def minimise_findings(target: Target, findings: List[Dict[str, Any]], directory:
             f["minimised"] = {k: small[k] for k in ("input", "size", "hex")}
 
 
-def measure(target: Target, corpora: List[str], log: Any, scratch: str = ".") -> Dict[str, Any]:
+def measure(target: Target, corpora: List[str], log: Any, say: Say, scratch: str = ".") -> Dict[str, Any]:
     """Replay the corpora in a child of its own (step 3), in `scratch`: its JSON, or
-    {"error": ...}."""
+    {"error": ...}. Its progress lines are said again."""
     command = [sys.executable, "-m", "hostile", "replay", reference(target), "--no-regressions", "--json"]
     for c in corpora:
         command += ["--corpus", c]
-    proc = subprocess.run(command, cwd=scratch, env=environment(), stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, errors="replace")
-    log.write(proc.stderr)
+    out = os.path.join(scratch, "..", "replay.json")
+    with open(out, "w", encoding="utf-8") as stdout:
+        code = _child(command, scratch, log, lambda line: say(line[len("hostile: "):]) if line.startswith("hostile: ")
+                      else None, None, stdout=stdout)
+    with open(out, encoding="utf-8") as f:
+        text = f.read()
     try:
-        return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+        return dict(json.loads(text.strip().splitlines()[-1]))
     except (ValueError, IndexError):
-        return {"error": "the replay child ended with status %d" % proc.returncode}
+        return {"error": "the replay child ended with status %d" % code}
 
 
 TIMEOUT = "libFuzzer: timeout"
@@ -330,7 +317,7 @@ def run_target(target: Target, budget: Budget, seed: int, profile: str, findings
             for f in figures["findings"]:
                 if f["signature"] == TIMEOUT and os.path.isfile(f.get("artifact", "")):
                     shutil.copy(f["artifact"], os.path.join(slow, f["input"]))
-            replayed = measure(target, [corpus, slow], log, scratch)
+            replayed = measure(target, [corpus, slow], log, say, scratch)
             figures["findings"] = confirmed(figures["findings"], replayed)
         if keep_corpus:
             shutil.copytree(corpus, os.path.join(keep_corpus, target.name), dirs_exist_ok=True)

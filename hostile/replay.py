@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from .findings import head, name_of, record, signature
+from .progress import Say
 from .property import Violation
 from .targets import Target
 
@@ -75,10 +76,13 @@ class Replay:
         return line
 
 
-def replay(target: Target, inputs: Iterable[Tuple[str, bytes]]) -> Replay:
-    """Run each (name, bytes) through the target once, timed (see the module's docstring)."""
+def replay(target: Target, inputs: Iterable[Tuple[str, bytes]], say: Optional[Say] = None) -> Replay:
+    """Run each (name, bytes) through the target once, timed (see the module's docstring);
+    progress to `say`."""
     out = Replay(target.name)
     for name, data in inputs:
+        if say is not None:
+            say("%s: replayed %d inputs, %d broke the property" % (target.name, out.inputs, len(out.violations)))
         start = time.perf_counter()
         try:
             target.run(data)
