@@ -17,7 +17,7 @@ import contextlib
 import signal
 from typing import Any, Callable, Iterator, Tuple, Type, TypeVar
 
-from refimpl.errors import GrammarError, MaskrefError, RegexError, SchemaError  # noqa: F401 (RegexError: the doctest)
+from refimpl.errors import GrammarError, MaskrefError, SchemaError
 
 #: the most one input may take, in seconds, within the default Limits (docs/hostile.md)
 SECONDS = 10.0
@@ -65,6 +65,7 @@ def positioned(exc: BaseException) -> bool:
     """Whether a typed error says *where* the problem is: an offset or a line and column
     into the text, a JSON pointer into the schema, or (for other errors) a message at all.
 
+    >>> from refimpl.errors import RegexError
     >>> positioned(RegexError("unclosed group", "a(", 1))
     True
     >>> positioned(GrammarError("no rule 'start'"))
