@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Sequence
 from conformance.report import Table, results_files
 
 from . import results
+from .findings import head
 from .replay import REGRESSIONS, files
 
 Record = Dict[str, Any]
@@ -92,7 +93,7 @@ def findings_list(latest: Dict[str, Record]) -> str:
             what = "`%s`" % f["signature"]
             f = f.get("minimised", f)  # the minimised input, where there is one
             if "hex" in f:
-                what += ": %d bytes, `%s` (hex%s)" % (f["size"], f["hex"][:80], "…" if len(f["hex"]) > 80 else "")
+                what += ": %d bytes, `%s`" % (f["size"], head(bytes.fromhex(f["hex"]), 60).replace("`", "'"))
             lines.append("- `%s`: %s" % (name, what))
     return "\n".join(lines) if lines else "None: every input of every run kept the property."
 
@@ -102,10 +103,11 @@ def runs_line(latest: Dict[str, Record]) -> str:
         return ", ".join(sorted({str(r.get(key, "?")) for r in latest.values()}))
 
     loads = [max(r.get("load") or [0]) for r in latest.values()]
+    dates = sorted(str(r.get("date", "?")) for r in latest.values())
     return ("Runs: %s; budget %s per target, libFuzzer seed %s; commit %s; %s, atheris %s; %s CPU(s), load average "
             "up to %.1f at a target's start (a machine shared with other work: the times are of that machine)."
-            % (one("date"), one("budget"), one("seed"), one("commit"), one("python"), one("atheris"), one("cpus"),
-               max(loads, default=0.0)))
+            % (dates[0] if dates[0] == dates[-1] else "%s to %s" % (dates[0], dates[-1]), one("budget"), one("seed"),
+               one("commit"), one("python"), one("atheris"), one("cpus"), max(loads, default=0.0)))
 
 
 def block(latest: Dict[str, Record]) -> str:
