@@ -95,9 +95,11 @@ def do_list() -> int:
 
 
 def do_run(a: argparse.Namespace) -> int:
+    targets = select(a.targets)
+    if a.results and os.path.isdir(a.results):
+        raise CommandLineError("--results %s is a directory (give a file)" % a.results)
     if importlib.util.find_spec("atheris") is None:
         raise CommandLineError("atheris is not installed (CPython only): pip install maskref[fuzz]")
-    targets = select(a.targets)
     base = campaign.PROFILES[a.profile]
     seconds, runs = a.seconds, a.runs
     if runs or seconds:  # the budget given: every seed, unless --seeds says
@@ -107,8 +109,6 @@ def do_run(a: argparse.Namespace) -> int:
     seed = 1 if a.seed is None else a.seed
     path = a.results
     if path:
-        if os.path.isdir(path):
-            raise CommandLineError("--results %s is a directory (give a file)" % path)
         results.repair(path)
     done = results.done(path) if path and not a.again else set()
     root = os.path.abspath(a.findings or campaign.findings_root())

@@ -50,7 +50,6 @@ def test_without_atheris_run_says_how_to_install_it(monkeypatch, capsys):
 
 
 def test_results_a_directory(tmp_path, capsys):
-    pytest.importorskip("atheris")
     fails(main, capsys, ["run", REGEX, "--results", str(tmp_path)], "--results", "directory")
 
 
