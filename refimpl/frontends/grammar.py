@@ -157,7 +157,8 @@ class Grammar:
 
 def _with_source(value: Any) -> Tuple[Any, str]:
     """A JSON value given as a dict, text or UTF-8 bytes, and its text (the Grammar's
-    source, enough to build it again in a worker)."""
+    source, enough to build it again in a worker). A byte that is not UTF-8 becomes a
+    lone surrogate, which the frontend refuses at its place."""
     if isinstance(value, bytes):
-        value = value.decode("utf-8")
+        value = value.decode("utf-8", "surrogateescape")
     return value, value if isinstance(value, str) else dumps(value)

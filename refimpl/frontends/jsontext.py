@@ -19,7 +19,9 @@ import re
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-__all__ = ["JsonTextError", "dumps", "read_json"]
+from .digits import int_of_text
+
+__all__ = ["JsonTextError", "dumps", "read_json", "read_whole_json"]
 
 _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _WS_RE = re.compile(r"[ \t\n\r]*")
@@ -78,6 +80,22 @@ def read_json(text: str, pos: int = 0) -> Tuple[Any, int]:
                                 else "expected ',' or '%s'" % close, pos)
 
 
+def read_whole_json(text: str) -> Any:
+    """The JSON value that is the whole of `text` (whitespace around it allowed).
+    Raises JsonTextError.
+
+    >>> read_whole_json(' [1] x')
+    Traceback (most recent call last):
+      ...
+    refimpl.frontends.jsontext.JsonTextError: extra data after the JSON value at offset 5
+    """
+    value, end = read_json(text)
+    end = _skip(text, end)
+    if end < len(text):
+        raise JsonTextError("extra data after the JSON value", end)
+    return value
+
+
 def _read_scalar_or_open(text: str, pos: int, stack: List[_Open]) -> Tuple[Any, int, bool]:
     """Read a scalar or an empty container (-> value, end, False), or open a container
     on the stack (-> None, offset of its first member, True)."""
@@ -96,7 +114,7 @@ def _read_scalar_or_open(text: str, pos: int, stack: List[_Open]) -> Tuple[Any, 
     m = _NUMBER_RE.match(text, pos)
     if m and m.end() > pos:
         tok = m.group()
-        number = Decimal(tok) if ("." in tok or "e" in tok or "E" in tok) else int(tok)
+        number = Decimal(tok) if ("." in tok or "e" in tok or "E" in tok) else int_of_text(tok)
         return number, m.end(), False
     for word, literal in _LITERALS:
         if text.startswith(word, pos):

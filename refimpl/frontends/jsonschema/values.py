@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...errors import SchemaError
-from ..jsontext import JsonTextError, read_json
+from ..jsontext import JsonTextError, read_whole_json
 
 
 def read_json_text(text: str) -> Any:
@@ -18,12 +18,9 @@ def read_json_text(text: str) -> Any:
     {'a': [1, Decimal('2.50'), True, None]}
     """
     try:
-        value, end = read_json(text)
-        if text[end:].strip(" \t\n\r"):
-            raise JsonTextError("extra data after the JSON value", end)
+        return read_whole_json(text)
     except JsonTextError as e:
         raise SchemaError("invalid JSON: %s at offset %d" % (e.message, e.offset)) from None
-    return value
 
 
 def escape_pointer(token: str) -> str:

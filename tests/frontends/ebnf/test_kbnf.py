@@ -125,6 +125,11 @@ def test_reading(text, accepted, refused):
     ("start ::= except!(A); A ::= B; B ::= 'b';", "alternatives of non-empty strings", (1, 19)),
     ("start ::= except!('a', );", "expected the number of bytes", (1, 24)),
     ("", "the grammar has no rules", (1, 1)),
+    ("start ::= 'a\udc80';", "lone surrogate U+DC80", (1, 13)),
+    ("start ::= #e\n'a';", "expected a quote after #, #e, #ex or #substrs", (1, 11)),
+    ("start ::= #x'a';", "expected a quote after #", (1, 11)),
+    ("s::=except!(", "expected a string or a rule name in except!", (1, 13)),
+    ("start ::= except!('a', %s);" % ("9" * 5000), "number too large", (1, 24)),
 ])
 def test_errors(text, message, where):
     with pytest.raises(GrammarError) as e:
