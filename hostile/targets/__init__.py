@@ -26,9 +26,9 @@ class Target:
 
 
 def _collect() -> Dict[str, Target]:
-    from . import grammars  # noqa: F401  (each module lists its targets in TARGETS)
+    from . import commandline, grammars, protocol, vectors, vocabularies  # noqa: F401  (each lists TARGETS)
     found: Dict[str, Target] = {}
-    for module in (grammars,):
+    for module in (grammars, vocabularies, vectors, protocol, commandline):
         for target in module.TARGETS:
             assert target.name not in found, target.name
             found[target.name] = target

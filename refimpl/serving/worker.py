@@ -50,6 +50,7 @@ from .protocol import (
     error_reply,
     field,
     int_list,
+    load,
     mask_fields,
 )
 
@@ -110,7 +111,7 @@ class Worker:
         if not line.strip():
             return None
         try:
-            req = json.loads(line)
+            req = load(line)
         except Exception as e:  # ValueError, or RecursionError on absurd nesting
             return dump({"ok": False, "id": None, "error": error_reply(ProtocolError("malformed JSON: %s" % e))})
         reply = self.handle(req)

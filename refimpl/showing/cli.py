@@ -31,9 +31,9 @@ def _regex(args: argparse.Namespace) -> int:
     print("pattern  %s" % args.pattern)
     print("compiled %s  (%d expression nodes)" % (r.to_string(), r.es.size(r.expr)))
     for text in args.texts:
-        data = text.encode("utf-8")
+        data = text.encode("utf-8", "surrogateescape")  # the bytes of the command line, as given
         state = r.dfa.start
-        print("\n%r" % text)
+        print("\n%s" % _show_bytes(data))
         for i, b in enumerate(data):
             state = r.dfa.step(state, b)
             print("  d/d %-6s -> %s" % (_show_byte(b), to_string(r.es, r.dfa.states[state])))
