@@ -21,7 +21,9 @@ For one target:
 
 The figures: inputs executed and coverage (libFuzzer's `cov`, the edges of the
 instrumented packages' bytecode reached, and `ft`, its finer *features*: edges with hit
-counts) come from libFuzzer's output. Progress goes to stderr every few seconds.
+counts) come from libFuzzer's output, with when each last grew (`cov_grew_at`,
+`ft_grew_at`: seconds since the start; a plateau shows as a time well before the end) and
+when the seeds were all run (`seeds_done_at`). Progress goes to stderr every few seconds.
 """
 from __future__ import annotations
 
@@ -169,6 +171,8 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
     executed = 0
     children: List[Child] = []
     stopped: List[Child] = []
+    #: the most edges (cov) and features (ft) seen, and when they last grew (s since start)
+    growth = {"cov": 0, "ft": 0, "cov_at": 0.0, "ft_at": 0.0, "seeds_done_at": None}
     while budget.left(executed, time.monotonic() - start) and len(children) <= RESTARTS:
         child = Child()
         children.append(child)
@@ -181,6 +185,12 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
 
         def on_line(line: str, child: Child = child, before: int = executed) -> None:
             child.read(line)
+            now = round(time.monotonic() - start, 1)
+            for k in ("cov", "ft"):
+                if getattr(child, k) > growth[k]:
+                    growth[k], growth[k + "_at"] = getattr(child, k), now
+            if growth["seeds_done_at"] is None and "INITED" in line:
+                growth["seeds_done_at"] = now
             found = sum(len(c.findings) for c in children)
             say("%s: %.0f s, %s inputs, cov %d ft %d, corpus %d, %d finding(s)"
                 % (target.name, time.monotonic() - start, "{:,}".format(before + child.executed),
@@ -215,7 +225,8 @@ def fuzz(target: Target, budget: Budget, seed: int, corpus: str, findings_dir: s
     return {"executed": executed, "cov": last.cov, "ft": last.ft, "corpus": last.corpus,
             "fuzz_rss_mb": max((c.stats.get("peak_rss_mb", 0) for c in children), default=0),
             "restarts": len(children) - 1, "findings": [findings[s] for s in sorted(findings)],
-            "fuzz_seconds": round(time.monotonic() - start, 1)}
+            "fuzz_seconds": round(time.monotonic() - start, 1), "cov_grew_at": growth["cov_at"],
+            "ft_grew_at": growth["ft_at"], "seeds_done_at": growth["seeds_done_at"]}
 
 
 def minimise_findings(target: Target, findings: List[Dict[str, Any]], directory: str, log: Any, say: Say,

@@ -8,7 +8,8 @@ regeneration from the committed results (results/hostile/). The figures are neve
 by hand.
 
 Per target: its entry point; the inputs executed; the coverage libFuzzer reached (`cov`:
-edges of the instrumented packages' bytecode; `ft`: features, edges with hit counts);
+edges of the instrumented packages' bytecode; `ft`: features, edges with hit counts) and
+when each last grew, in seconds of the run (a plateau: a time well before the end);
 the final corpus; what the run found (inputs breaking the property); the bugs found and
 fixed (the regression inputs committed in hostile/regressions/<target>/, which
 tests/hostile/test_regressions.py replays); the slowest input of the final corpus and its
@@ -62,6 +63,14 @@ def regressions_cell(target: str, docs_to_root: str = "..") -> str:
     return "%d: %s%s" % (len(names), links, " and %d more" % (len(names) - LINKS) if len(names) > LINKS else "")
 
 
+def _coverage(r: Record) -> str:
+    """cov / ft, and when each last grew (of the run's seconds): a plateau shows."""
+    text = "%s / %s" % (_n(r.get("cov")), _n(r.get("ft")))
+    if r.get("cov_grew_at") is not None and r.get("fuzz_seconds"):
+        text += "; last grew at %.0f / %.0f s of %.0f" % (r["cov_grew_at"], r["ft_grew_at"], r["fuzz_seconds"])
+    return text
+
+
 def _slowest(replay: Dict[str, Any]) -> str:
     s = replay.get("slowest") or {}
     if "error" in replay or not s.get("input"):
@@ -80,7 +89,7 @@ def figures_table(latest: Dict[str, Record]) -> Table:
     rows = []
     for name, r in latest.items():
         rows.append(["`%s`" % name, "`%s`" % r["entry"], _n(r.get("executed")),
-                     "%s / %s" % (_n(r.get("cov")), _n(r.get("ft"))), _n(r.get("corpus")),
+                     _coverage(r), _n(r.get("corpus")),
                      str(len(r.get("findings") or ())), regressions_cell(name), _slowest(r.get("replay") or {}),
                      _rss(r)])
     return Table(head, rows)
