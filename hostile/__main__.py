@@ -109,6 +109,7 @@ def do_run(a: argparse.Namespace) -> int:
     seed = 1 if a.seed is None else a.seed
     path = a.results
     if path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)  # before an hour of fuzzing, not after
         results.repair(path)
     done = results.done(path) if path and not a.again else set()
     root = os.path.abspath(a.findings or campaign.findings_root())
