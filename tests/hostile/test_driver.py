@@ -200,3 +200,12 @@ def test_a_timeout_is_a_finding_only_if_the_replay_confirms_it():
     assert got == [other, {k: over[k] for k in ("signature", "input", "size", "hex", "message")}]
     assert campaign.confirmed([slow], {"error": "the replay child ended with status -9"}) == [
         {k: slow[k] for k in ("signature", "input", "size", "hex")}]
+
+
+def test_list_names_every_target_and_its_entry_point(capsys):
+    from hostile.lookup import registry
+
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == sorted(registry())
+    assert all(t.entry in line for t, line in zip((registry()[n] for n in sorted(registry())), lines))
