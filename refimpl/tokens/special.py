@@ -12,7 +12,9 @@ vocabulary lacks is an error then, not a mask that silently allows nothing.
 >>> TokenBinding(Grammar.from_lark("start: <think>").compiled, v)
 Traceback (most recent call last):
   ...
-refimpl.errors.GrammarError: unknown special token <think>: the vocabulary's special tokens are <|eot|>, </s>
+refimpl.errors.GrammarError: unknown special token <think>: the vocabulary's special tokens are <|eot|>, </s> at line 1, column 8
+start: <think>
+       ^
 """
 from __future__ import annotations
 
