@@ -110,6 +110,7 @@ def _bounded(cwd: str) -> Iterator[None]:
     import conformance.maskbench
     import conformance.registry
     import conformance.runner
+    import conformance.vectors
 
     cheap = {"refimpl", "python", "index", "native", "oracle"}
     registry_get = conformance.registry.get_engine
@@ -131,6 +132,7 @@ def _bounded(cwd: str) -> Iterator[None]:
         (cli, "SUITE_DIR", os.path.join(cwd, SUITE_FILE)), (Vocabulary, "load", classmethod(vocabulary)),
     ]
     saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
+    builtins = dict(conformance.vectors._VOCABS)  # a "gpt2" read inside is the bytes one: not kept
     here = os.getcwd()
     try:
         for owner, name, value in patches:
@@ -141,6 +143,8 @@ def _bounded(cwd: str) -> Iterator[None]:
         os.chdir(here)
         for owner, name, value in saved:
             setattr(owner, name, value)
+        conformance.vectors._VOCABS.clear()
+        conformance.vectors._VOCABS.update(builtins)
 
 
 def _runnable(name: str) -> bool:

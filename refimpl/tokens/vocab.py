@@ -221,6 +221,9 @@ class Vocabulary:
             config = data["config"]
             n_special = config["default_num_special_tokens"]
             check_id(n_special, "config.default_num_special_tokens", path)
+            if n_special > TEKKEN_MAX_SPECIAL:
+                raise VocabularyError("%s: default_num_special_tokens %d: more than %d special tokens (Tekken has 1000)"
+                                      % (path, n_special, TEKKEN_MAX_SPECIAL))
             size = config.get("default_vocab_size", n_special + len(data["vocab"]))
             check_id(size, "config.default_vocab_size", path)
             if size < n_special:
@@ -282,6 +285,10 @@ class Vocabulary:
             return cls(*read_tokenizer_json_file(data, path))
         raise VocabularyError("%s: not a format maskref knows (maskref JSON, tokenizer.json, Tekken)" % path)
 
+
+#: the most special tokens a Tekken file may declare (each is a token: a typo's millions
+#: would take gigabytes)
+TEKKEN_MAX_SPECIAL = 1 << 16
 
 #: the special tokens of a Tekken file that names none (files before v7), as mistral-common
 #: names them

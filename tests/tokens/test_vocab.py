@@ -197,6 +197,9 @@ def test_tekken_ids_are_checked(tmp_path):
     path.write_text(json.dumps({"config": {"default_num_special_tokens": 3, "default_vocab_size": 5}, "vocab": vocab}))
     with pytest.raises(VocabularyError, match=r"tekken.json: vocab\[0\].rank must be a token id .* not -1"):
         Vocabulary.load(str(path))
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 2 ** 24 - 1}, "vocab": []}))
+    with pytest.raises(VocabularyError, match="tekken.json: default_num_special_tokens 16777215: more than 65536"):
+        Vocabulary.load(str(path))  # (once 40 s and 2.9 GB)
     path.write_text(json.dumps({"config": {"default_num_special_tokens": 3, "default_vocab_size": 10 ** 12}, "vocab": []}))
     with pytest.raises(VocabularyError, match="tekken.json: config.default_vocab_size must be a token id"):
         Vocabulary.load(str(path))
