@@ -85,12 +85,13 @@ def run_digest(target: Target, budget: str, seed: int) -> str:
 
 
 def commit() -> str:
-    """The checkout's commit (short hash, `+` when tracked files differ from it), or ""."""
+    """The checkout's commit (short hash, `+` when tracked files other than results/ differ
+    from it: a campaign appends to its results file as it goes), or ""."""
     def git(*args: str) -> str:
         return subprocess.run(("git",) + args, cwd=ROOT, capture_output=True, text=True, timeout=30,
                               check=True).stdout.strip()
     try:
         head = git("rev-parse", "--short", "HEAD")
-        return head + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
+        return head + ("+" if git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!results") else "")
     except (OSError, subprocess.SubprocessError):
         return ""
