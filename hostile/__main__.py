@@ -25,9 +25,9 @@ from refimpl.showing.commandline import ArgumentParser, CommandLineError, comman
 
 from . import campaign, report, results
 from .findings import name_of, record
+from .log import Say
 from .lookup import select
 from .minimise import minimise, signature_on
-from .progress import Say
 from .replay import files, read_inputs, regression_files, replay
 
 

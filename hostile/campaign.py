@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from .findings import FINDING_PREFIX, record
+from .log import Say
 from .lookup import reference
-from .progress import Say
 from .property import SECONDS
 from .replay import seed_inputs
 from .results import commit, keyed, run_digest

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from .findings import head, name_of, record, signature
-from .progress import Say
+from .log import Say
 from .property import Violation
 from .targets import Target
 

@@ -1,5 +1,6 @@
-"""Progress on stderr, for anything that takes more than a couple of seconds: a line at
-most every PROGRESS_EVERY seconds (the first one after that long), or at once when asked."""
+"""A campaign's log on stderr: its events at once (a finding, a child stopped), and its
+counts at most every PROGRESS_EVERY seconds — plain lines, for a campaign that runs for
+hours into a file (refimpl/progress.py is the one-line display at a terminal)."""
 from __future__ import annotations
 
 import sys
