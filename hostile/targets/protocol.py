@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from refimpl import Grammar, Mask, Vocabulary
 from refimpl.errors import GrammarError, LimitError, RegexError, SchemaError, VocabularyError
-from refimpl.serving.protocol import load
+from refimpl.serving.protocol import blank, load
 from refimpl.serving.worker import Worker, serve
 
 from ..property import Violation, check
@@ -45,7 +45,7 @@ def run_server(data: bytes) -> None:
     out = io.BytesIO()
     worker = Worker()
     check(lambda: serve(io.BytesIO(data), out, worker), typed=())
-    requests = [line for line in io.BytesIO(data).readlines() if line.strip()]
+    requests = [line for line in io.BytesIO(data).readlines() if not blank(line)]
     replies = out.getvalue().splitlines(keepends=True)
     if len(replies) > len(requests) or (len(replies) < len(requests) and not worker.shutting_down):
         raise Violation("%d replies to %d request lines" % (len(replies), len(requests)))

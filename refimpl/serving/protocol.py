@@ -50,6 +50,19 @@ class BadReply(ValueError):
 # -- framing --------------------------------------------------------------------------------
 
 
+def blank(line: Union[str, bytes]) -> bool:
+    """Whether a line holds nothing but JSON's whitespace (space, tab, CR, LF): not a
+    request, no reply. Other characters Python calls space (\\x1c, \\x0b, U+2028) are
+    a request that is not JSON.
+
+    >>> blank(" \\r\\n"), blank("\\x1c\\n"), blank(b"\\t\\n")
+    (True, False, True)
+    """
+    if isinstance(line, bytes):
+        return not line.strip(b" \t\r\n")
+    return not line.strip(" \t\r\n")
+
+
 def dump(message: Dict[str, Any]) -> str:
     """One message as a line of the wire format: compact JSON and a newline (ValueError
     for a number JSON cannot write: NaN, an infinity)."""

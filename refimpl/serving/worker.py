@@ -46,6 +46,7 @@ from .protocol import (
     Unsupported,
     b64_field,
     b64encode,
+    blank,
     dump,
     error_reply,
     field,
@@ -108,7 +109,7 @@ class Worker:
                 line = line.decode("utf-8")
             except UnicodeDecodeError as e:
                 return dump({"ok": False, "id": None, "error": error_reply(ProtocolError("request is not UTF-8: %s" % e))})
-        if not line.strip():
+        if blank(line):
             return None
         try:
             req = load(line)
