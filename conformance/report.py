@@ -77,14 +77,19 @@ def read_results(path: str) -> List[Record]:
     return results.read_results(path)
 
 
+#: folders of results/ that hold other records than engines' results: the fuzzing
+#: campaigns of maskref's own entry points (`python -m hostile report`, docs/hostile.md)
+OTHER_RECORDS = ("hostile",)
+
+
 def results_files(paths: Sequence[str]) -> List[str]:
     """The results files named: files as given, directories searched (sorted) for
-    *.jsonl and *.jsonl.gz."""
+    *.jsonl and *.jsonl.gz, except the folders of OTHER_RECORDS."""
     out: List[str] = []
     for p in paths:
         if os.path.isdir(p):
-            for folder, dirs, files in sorted(os.walk(p)):
-                dirs.sort()
+            for folder, dirs, files in os.walk(p):  # top-down, in the order dirs is left in
+                dirs[:] = sorted(d for d in dirs if d not in OTHER_RECORDS)
                 out.extend(os.path.join(folder, f) for f in sorted(files) if f.endswith((".jsonl", ".jsonl.gz")))
         else:
             out.append(p)
