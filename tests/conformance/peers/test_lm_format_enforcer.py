@@ -56,6 +56,15 @@ def test_the_suites_vectors(suite):
     assert {"agree", "known"} <= statuses
 
 
+@pytest.mark.parametrize("vector_id", ["findings/xgrammar-required-outside-properties/bytes/0",
+                                       "findings/llguidance-ecma-space-partial/bytes/0"])
+def test_findings_vectors_of_other_peers(vector_id):
+    """E24 and E25: vectors written for other peers' findings differ only as declared."""
+    vector = next(v for _, _, v in read_vectors(str(SUITE / "findings.jsonl")) if v.id == vector_id)
+    result = check_vector(Isolated(LmFormatEnforcerEngine(), timeout=60), vector)
+    assert result.status == "known", result.divergence
+
+
 def test_a_whole_session_through_the_child_process():
     spec = GrammarSpec("regex", "a+1")
     result = check_vector(Isolated(LmFormatEnforcerEngine(), timeout=30),
@@ -117,6 +126,10 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
     ({"type": "array"}, "", [b"\t", b"x"], [], None),
     ({"type": "string"}, '"', [b"\x01"], [], "control-characters-in-strings"),
     ({"type": "string"}, "", [b"\x01"], [], None),
+    # a raw control character is read as its escape: a pattern's \\s takes a raw vertical tab (E25)
+    ({"type": "string", "pattern": "^[\\w\\s-]+$"}, '"a', [b"\x0b", b"\x0c"], [], "control-characters-in-strings"),
+    ({"type": "string", "pattern": "^[\\w\\s-]+$"}, '"a', [b"\x01"], [], None),  # U+0001 is no \\s
+    ({"type": "string", "pattern": "^[a-z]+$"}, '"a', [b"\x0b"], [], None),
     ({"type": "string"}, '"a', [b"\x7f"], [], "json-string-spelling"),
     ({"type": "string"}, '"a\\', [b"/"], [], "json-string-spelling"),  # \/ across two tokens
     ({"type": "string"}, '"a\\u', [b"d"], [], "json-string-spelling"),
@@ -245,6 +258,10 @@ REF_BESIDE = {"type": "object", "$ref": "#/definitions/c", "properties": {"p": {
 EXCLUSIVE = {"type": "object", "required": ["n"], "properties": {"n": {"type": "string"}},
              "oneOf": [{"required": ["i"], "properties": {"i": {"type": "string"}}},
                        {"required": ["v"], "properties": {"v": {"const": False}}}]}
+# `b` is required and no property: lm-format-enforcer offers only "a" and never lets the object end
+UNLISTED = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a", "b"]}
+LISTED = dict(UNLISTED, required=["a"])
+INNER_UNLISTED = {"type": "object", "properties": {"x": UNLISTED, "y": {"type": "object", "properties": {}}}}
 
 
 def test_untyped_subschema():
@@ -283,6 +300,17 @@ def test_untyped_subschema():
     ({"type": "object", "properties": {"r": {}}, "required": ["r"]}, '{"', [b"x"], [], None),  # closed
     (EXCLUSIVE, "", [b" "], [], "json-reading"),  # the reading compiles: its oneOf is an anyOf
     (EXCLUSIVE, "", [b"x"], [], None),
+    # a required name its properties do not name (E24): the object is read as it reads it (the
+    # listed keys, never ending), so whitespace before it is its JSON's; its bug is the comma it
+    # refuses before the required key
+    (UNLISTED, "", [b" ", b"\t"], [], "json-reading"),
+    (UNLISTED, "", [b" ", b"x"], [], None),
+    (UNLISTED, '{"a": 1', [], [b","], "required-outside-properties"),
+    (UNLISTED, '{"a": 1', [b"}"], [b","], None),  # it never lets the object end
+    (LISTED, '{"a": 1', [], [b","], "json-reading"),  # no key left to write: its closed objects
+    (LISTED, '{"a": 1', [], [b"}"], None),  # that object may end
+    (INNER_UNLISTED, '{"x": {"a": 1', [], [b","], "required-outside-properties"),
+    (INNER_UNLISTED, '{"y": {', [], [b"}"], None),  # that object may end
 ])
 def test_json_dispatch_differences(schema, text, only_engine, only_refimpl, expected):
     test_json_differences(schema, text, only_engine, only_refimpl, expected)

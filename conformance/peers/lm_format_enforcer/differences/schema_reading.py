@@ -21,11 +21,40 @@ from ..reading import (
     json_reading_schema,
     open_objects,
     raw_escapes,
+    reading_lark,
+    token_reading,
     token_string,
+    unlisted_required,
 )
 from .raised import parser_raised
 
 KNOWN_DIFFERENCES = KnownDifferences()
+
+
+@KNOWN_DIFFERENCES.declare(
+    "required-outside-properties", "peer-bug",
+    "lm-format-enforcer offers only the keys an object's properties name, and lets the object end only "
+    "once every required key is written: with a required name the properties do not name "
+    "({\"properties\": {\"a\": ...}, \"required\": [\"a\", \"b\"]}) the object can never be finished "
+    "(after {\"a\": 1 neither `,` nor `}`: only more digits and whitespace), where JSON Schema takes `b` "
+    "as an additional property",
+    cites=('JSON Schema 2020-12 Validation §6.5.3 required, and Core §10.3.2.3 additionalProperties (absent: '
+           'any other property is allowed) (https://json-schema.org/draft/2020-12/json-schema-validation, '
+           'https://json-schema.org/draft/2020-12/json-schema-core)'))
+def required_outside_properties(d: Divergence) -> bool:
+    """Some object schema it reads has required names its properties do not name
+    (unlisted_required); its reading (json_reading: only the listed keys, the object never
+    ending) answers every differing token as it did; and a token only refimpl allows goes
+    on to write such a name (refimpl's reading with them listed as properties allows it:
+    the comma before the key, the key)."""
+    if d.grammar.kind != "json_schema" or d.grammar.options or not d.only_refimpl or not any(
+            unlisted_required(s) for s in schemas(json_reading_schema(d.grammar.schema))):
+        return False
+    if not explains(d, json_reading(d)):
+        return False
+    listed = token_reading(d, GrammarSpec("lark", reading_lark(d.grammar.schema, unlisted_listed=True)),
+                           eos_when_dead=True)
+    return any(listed(t) for t in d.only_refimpl)
 
 
 @KNOWN_DIFFERENCES.declare(
