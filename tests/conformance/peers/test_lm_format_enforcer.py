@@ -105,6 +105,9 @@ PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"
 
 # 13 optional properties (13! orders); a schema whose `not` lm-format-enforcer does not read
 MANY = {"type": "object", "properties": {"p%d" % i: {"type": "integer"} for i in range(13)}}
+# items that share one schema (MaskBench's o29394): the first in its order, the second in another
+SHARED = {"type": "array", "items": {"$ref": "#/definitions/o"}, "definitions": {"o": {
+    "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}}}
 NOT = {"type": "object", "properties": {"a": {"type": "integer"}}, "not": {"required": ["a"]}}
 SHORT = {"type": "string", "minLength": 1, "maxLength": 1}
 INTS_OR_BOOLS = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "minItems": 1},
@@ -140,6 +143,9 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
     (MANY, '{"p5": 1, "p', [b"0"], [], "any-key-order"),  # 13! orders: the reordered object alone
     (MANY, '{"p5": 1, "p', [b"5"], [], None),  # p5 is written already
     (MANY, '{"p5": 1, "p', [b"x"], [], None),
+    (SHARED, '[{"a":1,"b":2},{"', [b"b"], [], "any-key-order"),  # each item takes its own order
+    (SHARED, '[{"a":1,"b":2},{"', [b"c"], [], None),
+    (SHARED, '[{"a":1,"b":2},{"b":1,"', [b"b"], [], None),  # b is written already
     (NOT, "", [b" "], [], "json-reading"),  # `not` is not read (nor compiled for refimpl's reading)
     (NOT, "", [b"x"], [], None),
     ({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}, '{"a": 1,',

@@ -156,7 +156,10 @@ def key_order_readings(d: Divergence, t: int, limit: int = 40, raw_strings: bool
     the object the text ends inside are reordered: the keys written so far first, in
     their order, then the key the token writes (where it leaves the object open without
     beginning a key, as `",` does, any property not written), then the others? Every
-    object schema holding those keys is tried, up to `limit` readings (None beyond);
+    object schema holding those keys is tried, up to `limit` readings (None beyond); one
+    that other objects may share (a definition, array items) as a choice of its order and
+    the new one, so that each object takes its own (MaskBench's o29394: the second item
+    of an array);
     on the reading, then (where it does not allow t) on the schema as get_parser
     dispatches it (dispatch_flags: an allOf read as its last part, say, whose keys then
     come in any order — two differences on one token). With `raw_strings`, keys as it
@@ -209,7 +212,13 @@ def _key_orders(d: Divergence, t: int, limit: int, flags: Dict[str, bool]) -> Op
             variant = json_reading_schema(d.grammar.schema, **flags)
             target = list(schemas(variant))[index]
             order = written + [p] + [k for k in target["properties"] if k not in written and k != p]
-            target["properties"] = {k: target["properties"][k] for k in order}
+            reordered = dict(target, properties={k: target["properties"][k] for k in order})
+            if target is variant:
+                variant = reordered
+            else:  # a schema several objects may share ($ref, items): each takes either order
+                original = dict(target)
+                target.clear()
+                target["anyOf"] = [original, reordered]
             reading = json_reading(Divergence(GrammarSpec("json_schema", schema=variant), d.vocab, d.prefix,
                                               d.step, [t], []), **flags)
             if reading is not None and reading(t):
