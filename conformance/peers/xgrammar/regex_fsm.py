@@ -139,14 +139,30 @@ def _times(x: Lang, low: int, high: Optional[int]) -> Lang:
 
 def repeat(p: Part, low: int, high: Optional[int]) -> Part:
     """`x{low,high}` (high None: unbounded), as xgrammar builds it: copies of x in a
-    sequence, a fresh start where low is 0; the first final state is the first copy's
-    that may end, `max(low, 1)`, from which the later copies follow (unbounded: the copy
-    after it loops back to it)."""
+    sequence, a fresh start where low is 0. Bounded, the first final state is that of copy
+    `max(low, 1)`, the later copies after it. Unbounded, copies 1..c (c = max(low - 1, 1))
+    then one more, whose final states loop back by ε to copy c's first final state E, from
+    which x's tail runs before the copy after it comes again: the tail gets in
+    (`^((ac+)?){2,}$` takes `ccc`)."""
     if high == 0:
         return EMPTY
-    later = _star(p.lang) if high is None else _times(p.lang, 0, high - max(low, 1))
-    return Part(_times(p.lang, low, high), None if low == 0 else p.loops, _cat(p.tail, later),
-                p.back if low == 1 else None, p.leaks)
+    if high is not None:
+        later = _times(p.lang, 0, high - max(low, 1))
+        return Part(_times(p.lang, low, high), None if low == 0 else p.loops, _cat(p.tail, later),
+                    p.back if low == 1 else None, p.leaks)
+    c = max(low - 1, 1)
+    again = _star(_cat(p.tail, p.lang))  # at E: its tail, the copy after, back to E
+    if low >= 2:
+        lang = _cat(_times(p.lang, c + 1, c + 1), again)
+        tail = _cat(p.tail, again)  # from the copy after's first final state
+        back = _cat(p.tail, again, p.back) if c == 1 else None
+    else:  # copy 1's final states are final too, E first among them
+        lang = _cat(p.lang, _star(_cat(p.lang, p.tail)), _alt(p.lang, ""))
+        lang = _alt(lang, "") if low == 0 else lang
+        tail = _cat(p.tail, _star(_cat(p.lang, p.tail)), _alt(p.lang, ""))
+        back = _cat(again, p.back) if low == 1 else None
+    loops = None if low == 0 else _alt(p.loops, _cat(p.lang, p.lang, again, p.back) if c == 1 else None)
+    return Part(lang, loops, tail, back, p.leaks or p.tail != "")
 
 
 # ---------------------------------------------------------------------------------- the tree
