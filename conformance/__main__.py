@@ -230,10 +230,12 @@ def cmd_maskbench(args: argparse.Namespace) -> int:
     subsets = sorted({subset_of(s) for s in stems})
     if args.subset and args.subset not in subsets:
         raise SetupError("--subset: no subset %r (known: %s)" % (args.subset, ", ".join(subsets)))
+    if args.summary and not os.path.isdir(os.path.dirname(os.path.abspath(args.summary))):
+        raise SetupError("--summary %s: no such directory" % args.summary)
     opts = Options(args.vocab, args.walks, args.seed, args.max_tokens, args.compile_seconds, args.schema_seconds,
                    args.backend or native_backend())
     try:
-        return main_maskbench(args.corpus, args.out, opts, args.sample, args.subset)
+        return main_maskbench(args.corpus, args.out, opts, args.sample, args.subset, summary=args.summary)
     except UnknownTokenizer as e:
         raise SetupError(str(e)) from None
 
@@ -254,6 +256,8 @@ def add_maskbench(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--compile-seconds", type=positive_int, default=10, help="refimpl's compile budget per schema")
     p.add_argument("--schema-seconds", type=positive_int, default=120, help="recording budget per schema")
     p.add_argument("--backend", help="refimpl's backend for recording (default: native if built, else python)")
+    p.add_argument("--summary", help="also write what was made as the sample's record (JSON), e.g. "
+                   "results/maskbench/gpt2.sample.json: report tables it")
     p.set_defaults(run=cmd_maskbench)
 
 

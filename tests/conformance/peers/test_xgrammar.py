@@ -279,6 +279,22 @@ def test_whole_string_pattern():
     assert not k.applies(Divergence(s, v, [0, 1, 2], 3, [1], [3]))  # it would refuse `a` too
 
 
+def test_optional_group_loops():
+    """X14: `?` on a group whose first item loops (`b+`) lets the group end after that item;
+    on a key's pattern too (patternProperties)."""
+    k = known()["optional-group-loops"]
+    s = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^a(b+c)?$"})
+    assert k.applies(Divergence(s, B, ids('"ab'), 3, [ord('"')], []))  # `ab` ends
+    assert not k.applies(Divergence(s, B, ids('"ab'), 3, [ord("d")], []))  # `abd` it refuses too
+    assert not k.applies(Divergence(s, B, ids('"a'), 2, [ord("c")], []))  # `ac`: b+ wants a b
+    right = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^a(b+c){0,1}$"})
+    assert not k.applies(Divergence(right, B, ids('"ab'), 3, [ord('"')], []))  # {0,1} has a fresh start
+    keys = GrammarSpec("json_schema", schema={"type": "object", "patternProperties": {
+        "^[a-z]([a-z0-9_-]*[a-z])?$": {"type": "boolean"}}, "additionalProperties": False})
+    assert k.applies(Divergence(keys, B, ids('{"ng-'), 5, [ord('"')], []))
+    assert not k.applies(Divergence(keys, B, ids('{"ng-'), 5, [ord("_")], [ord("a")]))
+
+
 def test_pattern_classes_ascii():
     k = known()["pattern-classes-ascii"]
     s = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^a\\s*b$"})
