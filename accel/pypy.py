@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shlex
 import shutil
 import subprocess
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import refimpl
 
@@ -91,11 +92,59 @@ def matcher(grammar: Any, vocab: Any, backend: str = "pypy", **options: Any) -> 
     return start([exe, "-m", "refimpl.serving.worker"], grammar, vocab, backend=backend, env=worker_env(), **options)
 
 
-def command_matcher(grammar: Any, vocab: Any, backend: str = "cmd:", **options: Any) -> WorkerMatcher:
-    """A Matcher in the worker started by the command after "cmd:" (split as a shell would,
-    not run by a shell)."""
+def command_argv(backend: str) -> List[str]:
+    """The program and arguments of a "cmd:<command>" backend (split as a shell would, not
+    run by a shell); ValueError if there is no command or a quote is left open."""
     command = backend[len("cmd:"):] if backend.startswith("cmd:") else backend
     argv = shlex.split(command)
     if not argv:
         raise ValueError('backend "cmd:<command>" needs a command, e.g. "cmd:pypy3 -m refimpl.serving.worker"')
-    return start(argv, grammar, vocab, backend=backend, **options)
+    return argv
+
+
+def command_matcher(grammar: Any, vocab: Any, backend: str = "cmd:", **options: Any) -> WorkerMatcher:
+    """A Matcher in the worker started by the command after "cmd:" (split as a shell would,
+    not run by a shell)."""
+    return start(command_argv(backend), grammar, vocab, backend=backend, **options)
+
+
+def start_problem(backend: str, startup_timeout: Optional[float] = None) -> Optional[str]:
+    """Why the worker of a "cmd:<command>" backend cannot serve, in one line, or None: the
+    worker is started and must answer its hello (the protocol's version) within
+    `startup_timeout` seconds (default: `DEFAULT_STARTUP_TIMEOUT`, which
+    $MASKREF_WORKER_STARTUP_TIMEOUT sets), then is shut down. The line names the command
+    and what happened — it could not be run, exited (with its code), answered garbage, did
+    not answer in time, or speaks another protocol version — and ends with the last lines
+    of its stderr, if it wrote any.
+
+    >>> print(start_problem("cmd:false"))
+    worker `false` exited with code 1 before answering its hello
+    """
+    from .worker import WorkerError, WorkerProcess
+    from .worker import process as worker_process
+
+    try:
+        argv = command_argv(backend)
+    except ValueError as e:
+        return str(e)
+    timeout = worker_process.DEFAULT_STARTUP_TIMEOUT if startup_timeout is None else startup_timeout
+    try:
+        WorkerProcess(argv, startup_timeout=timeout).close()
+    except WorkerError as e:
+        return one_line(e)
+    return None
+
+
+def one_line(error: Any) -> str:
+    """A worker's error (accel.worker.WorkerError) in one line: its message's first line,
+    the request shown only as "its hello" when it was one, then the last lines of the
+    worker's stderr (up to 300 characters, line ends shown as " | ")."""
+    text = str(error).split("\n", 1)[0]
+    text = re.sub(r'did not answer within (\S+ s) \(killed it\); request: \{"op":"hello"[^}]*\}',
+                  r"did not answer its hello within \1 (killed it; $MASKREF_WORKER_STARTUP_TIMEOUT sets the limit)",
+                  text)
+    text = re.sub(r'(answering|answered) \{"op":"hello"[^}]*\}', r"\1 its hello", text)
+    tail = " | ".join(line.strip() for line in (error.stderr or "").strip().splitlines()[-4:] if line.strip())
+    if tail:
+        text += "; its stderr ends: %s" % (tail if len(tail) <= 300 else "..." + tail[-297:])
+    return text

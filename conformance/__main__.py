@@ -2,8 +2,15 @@
 
 An engine under test is named with --engine (--backend is its older name, still read).
 
-Exit status: 0 every vector agrees (known differences aside), 1 some disagreement,
-2 a usage or setup error (unknown or unavailable engine, missing or malformed suite).
+Exit status: 0 every vector agrees (known differences aside), 1 some disagreement or a
+fault of the engine's process during a vector (a crash, a time-out, a malformed reply),
+2 a usage or setup error (unknown or unavailable engine, a cmd: worker that cannot start —
+that exits, answers garbage, or does not answer its hello within 60 s,
+$MASKREF_WORKER_STARTUP_TIMEOUT —, missing or malformed suite), said before any vector runs.
+
+Repros (run, fuzz) go to --repros DIR, else to a new directory in the system's temporary
+directory, named in the output; run writes at most --max-repros (default 1) per kind of
+failure.
 """
 from __future__ import annotations
 
@@ -13,12 +20,14 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from typing import Any, List, Optional
 
 from refimpl.showing.commandline import (
     ArgumentParser,
     CommandLineError,
     command_line,
+    count,
     culprit,
     positive_float,
     positive_int,
@@ -26,11 +35,10 @@ from refimpl.showing.commandline import (
 
 from .containment import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 from .engine import Engine
+from .fuzz import SHRINK_MARGIN
 from .generate import GROUPS, SUITE_DIR
 from .registry import UnknownEngine, engine_names, get_engine
 from .vectors import FormatError
-
-OUT_DEFAULT = "conformance-repros"
 
 
 def _engine(name: str) -> Engine:
@@ -70,32 +78,35 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .containment import Limits
-    from .runner import matrix_header, matrix_row, run_suite
+    from .runner import Repros, matrix_header, matrix_row, run_suite
 
     contain = args.contain
     if contain is None:  # long runs are contained; a plain one checks in its own process(es)
         contain = bool(args.results) or args.ray is not None or args.timeout is not None or args.memory is not None
     limits = Limits(args.timeout or DEFAULT_TIMEOUT, args.memory or DEFAULT_MEMORY_MB) if contain else None
+    engines = [_engine(name) for name in args.engine]  # every setup error before any vector runs, nothing written
     if args.results:
         if args.results.endswith(".gz"):
             raise SetupError("--results %s: runs append to a plain file (.jsonl); compressed ones are only read"
                              % args.results)
         with culprit("--results", args.results):
             open(args.results, "a", encoding="utf-8").close()
+    if args.repros:
+        with culprit("--repros", args.repros):
+            os.makedirs(args.repros, exist_ok=True)
+    repros = Repros(args.repros, args.max_repros)
     status = 0
     rows = []
-    for name in args.engine:
-        report = run_suite(_engine(name), args.suite, args.out, jobs=1 if args.first else args.jobs, quiet=args.quiet,
+    for engine in engines:
+        report = run_suite(engine, args.suite, repros, jobs=1 if args.first else args.jobs, quiet=args.quiet,
                            first=args.first, results=args.results, limits=limits, ray=args.ray)
         if args.results:
             print("resumed %d of %d vectors from %s" % (report.resumed, report.total()["vectors"], args.results))
         print(report.table())
         rows.append(matrix_row(report))
-        if report.disagreements:
+        if report.failures():
             status = 1
-            from .runner import safe_name
-
-            print("  repros in %s" % os.path.join(args.out, safe_name(report.engine.name)))
+            print(report.repro_summary(repros))
     if args.matrix:
         print("\n" + "\n".join([matrix_header()] + rows))
     return status
@@ -123,10 +134,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         raise SetupError("%s can run none of the grammar kinds %s here" % (engine.name, ", ".join(kinds or GRAMMAR_KINDS)))
     del engine  # fuzz() builds its own, in each worker process
     seconds = 60.0 if args.seconds is None and args.batches is None else args.seconds
-    report = fuzz(args.engine, seconds, seed=args.seed, jobs=args.jobs, out_dir=args.out, kinds=kinds,
+    if args.repros:
+        with culprit("--repros", args.repros):
+            os.makedirs(args.repros, exist_ok=True)
+    out = args.repros or tempfile.mkdtemp(prefix="maskref-repros-")
+    report = fuzz(args.engine, seconds, seed=args.seed, jobs=args.jobs, out_dir=out, kinds=kinds,
                   vocab_mode=args.vocab, max_steps=args.steps, first_only=args.first, quiet=args.quiet,
                   batches=args.batches, ray=args.ray)
     print(report.table())
+    if not args.repros and not report.failures:
+        os.rmdir(out)  # the temporary directory made for repros, unused
+    elif report.failures:
+        print("  repros and the minimal cases as vectors (fuzz-vectors.jsonl) in %s" % out)
     return 1 if report.failures else 0
 
 
@@ -211,10 +230,12 @@ def cmd_maskbench(args: argparse.Namespace) -> int:
     subsets = sorted({subset_of(s) for s in stems})
     if args.subset and args.subset not in subsets:
         raise SetupError("--subset: no subset %r (known: %s)" % (args.subset, ", ".join(subsets)))
+    if args.summary and not os.path.isdir(os.path.dirname(os.path.abspath(args.summary))):
+        raise SetupError("--summary %s: no such directory" % args.summary)
     opts = Options(args.vocab, args.walks, args.seed, args.max_tokens, args.compile_seconds, args.schema_seconds,
                    args.backend or native_backend())
     try:
-        return main_maskbench(args.corpus, args.out, opts, args.sample, args.subset)
+        return main_maskbench(args.corpus, args.out, opts, args.sample, args.subset, summary=args.summary)
     except UnknownTokenizer as e:
         raise SetupError(str(e)) from None
 
@@ -235,6 +256,8 @@ def add_maskbench(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--compile-seconds", type=positive_int, default=10, help="refimpl's compile budget per schema")
     p.add_argument("--schema-seconds", type=positive_int, default=120, help="recording budget per schema")
     p.add_argument("--backend", help="refimpl's backend for recording (default: native if built, else python)")
+    p.add_argument("--summary", help="also write what was made as the sample's record (JSON), e.g. "
+                   "results/maskbench/gpt2.sample.json: report tables it")
     p.set_defaults(run=cmd_maskbench)
 
 
@@ -286,11 +309,17 @@ def _main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--engine", "--backend", dest="engine", action="append", required=True,
                    help=engines_help + "; repeatable" + older)
     p.add_argument("--suite", default=SUITE_DIR, help="a .jsonl file or a directory of them (default: the default suite)")
-    p.add_argument("--out", default=OUT_DEFAULT, help="where repros go (default: %s)" % OUT_DEFAULT)
+    p.add_argument("--repros", "--out", dest="repros", metavar="DIR", help="where repros go, DIR/<engine>/<vector>.txt "
+                   "and .jsonl (default: a new directory in the system's temporary directory, named in the output; "
+                   "--out: its older name)")
+    p.add_argument("--max-repros", type=count, default=1, metavar="N", help="repros written per kind of failure (a "
+                   "divergence's signature, or the fault: crash, timeout, ...), default 1; 0: none")
     p.add_argument("--jobs", type=positive_int, help="worker processes (default 1); with --ray, the local cluster's CPUs "
                    "(default: all)")
-    p.add_argument("--first", action="store_true", help="stop at the first disagreement")
-    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--first", action="store_true", help="stop at the first disagreement or fault")
+    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress line (on "
+                   "standard error: vectors done of all, disagreements so far, time left; on a terminal after 2 s, "
+                   "in a log a line every 10 s)")
     p.add_argument("--matrix", action="store_true", help="then the compliance matrix's rows, in Markdown")
     p.add_argument("--results", metavar="FILE", help="append each vector's result to FILE (JSON lines) as it completes; "
                    "the vectors FILE already holds for the engine are not checked again (a stopped run resumes)")
@@ -307,7 +336,9 @@ def _main(argv: Optional[List[str]] = None) -> int:
 
     p = sub.add_parser("fuzz", help="differential fuzzing against refimpl")
     p.add_argument("--engine", "--backend", dest="engine", required=True, help=engines_help + older)
-    p.add_argument("--seconds", type=positive_float, help="time budget (default 60, unless --batches is given)")
+    p.add_argument("--seconds", type=positive_float, help="time budget, shrinking included: the campaign ends within "
+                   "N + %d s (the example running at the deadline; a shrink the budget cuts short keeps the smallest "
+                   "case so far and says so) (default 60, unless --batches is given)" % SHRINK_MARGIN)
     p.add_argument("--batches", type=positive_int, help="work budget: batches of examples per job, the same campaign on any "
                    "machine (with --seconds, whichever comes first)")
     p.add_argument("--seed", type=int, default=0, help="campaign seed (default 0): same seed, same examples")
@@ -315,13 +346,16 @@ def _main(argv: Optional[List[str]] = None) -> int:
                    "seeds seed/0 .. seed/N-1, the same examples in processes or on Ray")
     p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="the workers as tasks on a Ray cluster: a local "
                    "one (no ADDRESS), or a running one's (needs the 'cluster' extra)")
-    p.add_argument("--out", default=OUT_DEFAULT, help="where repros and found vectors go (default: %s)" % OUT_DEFAULT)
+    p.add_argument("--repros", "--out", dest="repros", metavar="DIR", help="where repros and found vectors go "
+                   "(default: a new directory in the system's temporary directory, named in the output; "
+                   "--out: its older name)")
     p.add_argument("--kinds", help="grammar kinds, comma-separated (default: all the engine supports)")
     p.add_argument("--vocab", default="mixed",
                    help="mixed (default), small, slices, gpt2, bytes, special, multi-eos, escapes, unicode")
     p.add_argument("--steps", type=positive_int, default=8, help="masks compared per example (default 8)")
     p.add_argument("--first", action="store_true", help="stop at the first disagreement")
-    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+                   help="no progress line (shown on standard error when it is a terminal, after 2 s)")
     p.set_defaults(run=cmd_fuzz)
 
     p = sub.add_parser("engines", aliases=["backends"], help="list engines and whether they are usable here "

@@ -8,7 +8,9 @@ compare, after every token, `is_accepting()`, `forced_bytes()` and `forced_token
 `fuzz` rolls both back by a drawn number of steps at the end of a path and compares the
 masks (and that rolling back past the start is refused by both).
 
-A difference is a disagreement like a mask's (`Divergence.error` says which call).
+A difference is a disagreement like a mask's (`Divergence.error` says which call). A
+fault of the engine's process (isolation.fault_of: a worker that died, hung or answered
+garbage) is not a difference: it is raised, for the caller to record as that fault.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from typing import Any, Optional
 from refimpl import Matcher
 
 from .engine import Engine, Session
+from .isolation import fault_of
 
 #: the calls compared after every token, in this order
 CALLS = ("is_accepting", "forced_bytes", "forced_tokens")
@@ -49,6 +52,8 @@ def api_difference(ref: Matcher, other: Any) -> Optional[str]:
         try:
             got = getattr(other, name)()
         except Exception as e:  # noqa: BLE001 - a crash is a difference
+            if fault_of(e):  # the process failed: not an answer to compare
+                raise
             return "%s: the engine raised %s: %s" % (name, type(e).__name__, e)
         if _plain(got) != _plain(want):
             return "%s: the engine answers %r, refimpl %r" % (name, _plain(got), _plain(want))
@@ -70,6 +75,8 @@ def refused_difference(ref: Matcher, other: Any) -> Optional[str]:
     try:
         took = other.consume(t)
     except Exception as e:  # noqa: BLE001
+        if fault_of(e):  # the process failed: not an answer to compare
+            raise
         return "consume(%d), a token the mask refuses: the engine raised %s: %s" % (t, type(e).__name__, e)
     if took:
         return "consume(%d): the engine took a token the mask refuses" % t
@@ -89,6 +96,8 @@ def rollback_difference(ref: Matcher, other: Any, n: int) -> Optional[str]:
     try:
         other.rollback(n)
     except Exception as e:  # noqa: BLE001
+        if fault_of(e):  # the process failed: not an answer to compare
+            raise
         return "rollback(%d): the engine raised %s: %s" % (n, type(e).__name__, e)
     ref.rollback(n)
     want, got = ref.mask().to_bytes(), other.mask().to_bytes()
@@ -100,6 +109,8 @@ def rollback_difference(ref: Matcher, other: Any, n: int) -> Optional[str]:
     except ValueError:  # refused as refimpl refuses it (a worker's "ValueError" reply is one)
         return None
     except Exception as e:  # noqa: BLE001
+        if fault_of(e):  # the process failed: not an answer to compare
+            raise
         return "rollback(%d): past the start, the engine raised %s (refimpl: ValueError): %s" % (
             too_far, type(e).__name__, e)
     return "rollback(%d): past the start, the engine did not refuse it" % too_far

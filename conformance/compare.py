@@ -24,6 +24,7 @@ from refimpl import Vocabulary
 from .differences import KnownDifference
 from .divergence import Divergence
 from .engine import Engine, Session
+from .isolation import fault_of
 from .vectors import GrammarSpec, NotSupported, ids_of
 
 
@@ -59,7 +60,8 @@ class StepOutcome:
     """What one step showed. `divergence` is set on a disagreement (the comparison ends),
     `unsupported` when the engine gave up (it ends too), `token` when the path goes on.
     A crash of the engine's mask is a disagreement unless a known difference names it
-    (the comparison ends either way)."""
+    (the comparison ends either way); `fault` says when the error was a fault of the
+    engine's process (isolation.fault_of: "crash", "timeout", "malformed", "memory")."""
 
     def __init__(self) -> None:
         self.compared = False  # the engine gave a mask
@@ -73,6 +75,7 @@ class StepOutcome:
         self.mask_ns = 0  # the time of the engine's mask call (time.perf_counter_ns)
         self.under = False  # the engine's mask allowed a token refimpl's refuses
         self.over = False  # ... refused a token refimpl's allows
+        self.fault = ""  # the engine's process failed (isolation.fault_of), or ""
 
     def explain(self, engine: Engine, d: Divergence) -> bool:
         """Record d as a known difference, or as the disagreement; True if known."""
@@ -97,6 +100,7 @@ def compare_step(engine: Engine, session: Session, path: Path, expected: bytes, 
         out.unsupported = str(e)
         return out
     except Exception as e:  # noqa: BLE001 - any crash of the engine is a finding (unless a known one)
+        out.fault = fault_of(e)
         out.explain(engine, path.divergence(error="mask: %s: %s" % (type(e).__name__, e), accepting=accepting,
                                              note=session.note))
         return out
@@ -117,6 +121,7 @@ def compare_step(engine: Engine, session: Session, path: Path, expected: bytes, 
     try:
         ok = session.consume(t)
     except Exception as e:  # noqa: BLE001
+        out.fault = fault_of(e)
         out.divergence = path.divergence(error="consume: %s: %s" % (type(e).__name__, e), accepting=accepting,
                                          note=session.note)
         return out

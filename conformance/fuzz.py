@@ -18,6 +18,14 @@ with hypothesis seed hash(seed, w, b) and no example database, so the same --see
 the same examples in the same order. A time budget decides how far it gets; a budget of
 batches (`batches`, `--batches`) instead makes the whole campaign, shrinking included, the
 same on any machine (the tests use it).
+
+The time budget covers shrinking: a disagreement is shrunk while the budget lasts
+(hypothesis's time limit for the shrink is set to what is left: `Worker.fail`), and when
+it ends mid-shrink the smallest disagreement found so far is kept, marked as cut short.
+So a campaign of `seconds` ends within seconds + SHRINK_MARGIN (the example running at
+the deadline, writing the repros; docs/conformance.md, "Differential fuzzing"); the start
+of the process (imports) comes before the budget starts.
+
 Distinct disagreements are told apart by a coarse signature (grammar kind; extra or
 missing tokens; EOS-only; partial UTF-8), and each signature is shrunk and written once.
 """
@@ -30,7 +38,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from refimpl import MaskrefError, Matcher, Vocabulary
+from refimpl import MaskrefError, Matcher, Vocabulary, progress
 
 if TYPE_CHECKING:  # hypothesis is needed only to fuzz
     from hypothesis.strategies import DataObject
@@ -38,14 +46,22 @@ if TYPE_CHECKING:  # hypothesis is needed only to fuzz
 from .compare import Path, compare_step
 from .divergence import Divergence
 from .engine import Engine, Session
+from .isolation import fault_of
 from .registry import get_engine
-from .runner import GrammarCache, Progress, divergence_data, write_repro
+from .runner import GrammarCache, divergence_data, write_repro
 from .vectors import GRAMMAR_KINDS, GrammarSpec, NotSupported, Vector, ids_of, record
 
 EXAMPLES_PER_BATCH = 25
-#: the time hypothesis may spend shrinking one failure, in a campaign bounded by time (one
-#: bounded by batches is bounded by hypothesis's count of shrinks only)
-SHRINK_SECONDS = 60
+#: how far past its budget a campaign bounded by time may end, shrinking included: the
+#: example running at the deadline (within the default Limits; an engine that hangs is
+#: the containment's business, `run --timeout`) and writing the repros. Stated in
+#: docs/conformance.md and the CLI help.
+SHRINK_MARGIN = 10
+#: a bound of one shrink's own, in seconds, besides the budget (None: the budget alone;
+#: tools/mutation.py sets 1: a mutant needs a verdict, not a minimal case)
+SHRINK_SECONDS: Optional[float] = None
+#: note of a disagreement whose shrinking the budget cut short (the table and the repro say it)
+CUT_SHORT = "shrinking cut short by the time budget: the smallest case found so far, maybe not minimal"
 
 
 class Disagreement(Exception):
@@ -129,9 +145,10 @@ class Worker:
     failure (a vector and its divergence)."""
 
     def __init__(self, engine_name: str, seconds: Optional[float], seed: int, worker: int, max_steps: int,
-                 batches: Optional[int] = None) -> None:
+                 batches: Optional[int] = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.engine = get_engine(engine_name)
-        self.deadline = None if seconds is None else time.monotonic() + seconds
+        self.clock = clock
+        self.deadline = None if seconds is None else clock() + seconds
         self.max_batches = batches
         self.seed, self.worker, self.max_steps = seed, worker, max_steps
         self.grammars = GrammarCache()
@@ -139,14 +156,29 @@ class Worker:
         self.seen: Set[str] = set()  # signatures found
         self.failures: List[Dict[str, Any]] = []
         self.batches = 0
-        # from a batch's first failure on, examples run even after the deadline (the
-        # shrinker must see them fail)
+        # from a batch's first failure on, hypothesis shrinks it: `shrunk` examples run so
+        # far, `best` the last (so smallest) disagreement seen
         self.shrinking = False
+        self.shrink_ends = float("inf")  # when hypothesis's time limit stops the shrink
+        self.shrunk = 0
+        self.best: Optional[Divergence] = None
+        self.task: Optional[progress.Task] = None  # the progress line's (refimpl/progress.py)
 
     def example(self, drawn: Tuple[GrammarSpec, Vocabulary], data: DataObject) -> None:
         """One hypothesis example: refimpl's Matcher and an engine session along a path of
-        tokens drawn (by `data`) from the tokens both allow."""
-        if self.over_time() and not self.shrinking:
+        tokens drawn (by `data`) from the tokens both allow.
+
+        Examples that hypothesis's shrinker runs after the deadline are not cut (an example
+        that stopped early would make hypothesis call the test flaky): the shrinker's own
+        time limit is set to what is left of the budget when the first disagreement is
+        found (`fail`), so hypothesis stops the shrink at the deadline and reports the
+        smallest disagreement so far."""
+        if self.shrinking:
+            self.shrunk += 1
+            if self.task is not None:
+                self.task.note = "shrinking [%s]: %d examples tried" % (
+                    self.best.signature() if self.best is not None else "", self.shrunk)
+        elif self.over_time():
             return
         spec, vocab = drawn
         self.stats.examples += 1
@@ -171,6 +203,10 @@ class Worker:
             return
         try:
             self.walk(ref, session, path, data)
+        except Exception as e:  # noqa: BLE001 - a fault of the engine's process in the API check ends the example
+            if not fault_of(e):
+                raise
+            self.fail(path.divergence(error="%s: %s" % (type(e).__name__, e)))
         finally:
             try:
                 session.close()
@@ -216,21 +252,42 @@ class Worker:
         """Raise the disagreement unless its kind was already found."""
         if d.signature() in self.seen:
             return
-        self.shrinking = True
+        if not self.shrinking:  # hypothesis shrinks it next, for at most what is left
+            import hypothesis.internal.conjecture.engine as conjecture
+
+            self.shrinking = True
+            now = self.clock()
+            left = [1e9 if self.deadline is None else max(0.0, self.deadline - now)]
+            conjecture.MAX_SHRINKING_SECONDS = limit = min(left + ([] if SHRINK_SECONDS is None else [SHRINK_SECONDS]))
+            self.shrink_ends = now + limit
+        self.best = d
         raise Disagreement(d)
 
     def run(self, kinds: Sequence[str], vocab_mode: str, first_only: bool, examples_per_batch: int,
-            progress: Optional[Progress]) -> Dict[str, Any]:
-        import hypothesis
-        from hypothesis import HealthCheck, Phase, given, settings
+            task: Optional[progress.Task] = None) -> Dict[str, Any]:
+        import hypothesis.internal.conjecture.engine as conjecture
         from hypothesis import strategies as st
-        from hypothesis.errors import HypothesisException
 
         from .strategies import examples
 
         strategies = (examples(kinds, vocab_mode), st.data())
+        self.task = task
+        kept = conjecture.MAX_SHRINKING_SECONDS  # set by `fail` for each shrink
+        try:
+            self._batches(strategies, first_only, examples_per_batch, task)
+        finally:
+            conjecture.MAX_SHRINKING_SECONDS = kept
+        return {"stats": self.stats.to_json(), "failures": self.failures, "batches": self.batches}
+
+    def _batches(self, strategies: Tuple[Any, Any], first_only: bool, examples_per_batch: int,
+                 task: Optional[progress.Task]) -> None:
+        import hypothesis
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis.errors import HypothesisException
+        from hypothesis.reporting import with_reporter
+
         while not self.over_time() and (self.max_batches is None or self.batches < self.max_batches):
-            self.shrinking = False
+            self.shrinking, self.shrunk, self.best, self.shrink_ends = False, 0, None, float("inf")
             s = batch_seed(self.seed, self.worker, self.batches)
             self.batches += 1
             test = settings(
@@ -239,22 +296,22 @@ class Worker:
                 suppress_health_check=list(HealthCheck),
             )(hypothesis.seed(s)(given(*strategies)(self.example)))
             try:
-                test()
+                with with_reporter(_without_slow_shrink_warning):
+                    test()
             except Disagreement as e:
-                self.record(e.divergence)
+                self.record(e.divergence, cut_short=self.clock() >= self.shrink_ends)
                 if first_only:
                     break
             except HypothesisException as e:  # Unsatisfiable and friends: nothing valid was drawn
                 self.stats.unsupported["hypothesis: %s" % type(e).__name__] += 1
-            if progress is not None:
-                progress.update("%d examples, %d steps, %d disagreements"
-                                % (self.stats.examples, self.stats.steps, len(self.failures)))
-        return {"stats": self.stats.to_json(), "failures": self.failures, "batches": self.batches}
+            if task is not None:
+                task.note = "%d examples, %d steps, %d disagreements" % (
+                    self.stats.examples, self.stats.steps, len(self.failures))
 
     def over_time(self) -> bool:
-        return self.deadline is not None and time.monotonic() > self.deadline
+        return self.deadline is not None and self.clock() > self.deadline
 
-    def record(self, d: Divergence) -> None:
+    def record(self, d: Divergence, cut_short: bool = False) -> None:
         """Keep a shrunk disagreement: refimpl's masks along its path, as a vector."""
         sig = d.signature()
         self.seen.add(sig)
@@ -264,27 +321,30 @@ class Worker:
         path = d.prefix + ([d.refused] if d.refused is not None else [])
         vector = record(grammar, d.grammar, d.vocab, path, vid, ["fuzz", sig], "fuzz",
                         "found by: python -m conformance fuzz --engine %s --seed %d" % (name, self.seed))
-        self.failures.append({"signature": sig, "vector": vector.to_line(), "divergence": divergence_data(d)})
+        self.failures.append({"signature": sig, "vector": vector.to_line(), "divergence": divergence_data(d),
+                              "cut_short": cut_short, "shrink_examples": self.shrunk})
+
+
+def _without_slow_shrink_warning(text: str) -> None:
+    """hypothesis's reporter, without the warning it prints when its time limit stops a
+    shrink ("more than five minutes"): here that limit is the campaign's budget, and the
+    report says the shrink was cut short."""
+    from hypothesis.reporting import default
+
+    if "working to shrink" not in text:
+        default(text)
 
 
 def run_worker(engine_name: str, seconds: Optional[float], seed: int, worker: int, kinds: Sequence[str],
                vocab_mode: str, max_steps: int, first_only: bool, examples_per_batch: int = EXAMPLES_PER_BATCH,
-               batches: Optional[int] = None, progress: Optional[Progress] = None) -> Dict[str, Any]:
+               batches: Optional[int] = None, task: Optional[progress.Task] = None,
+               clock: Callable[[], float] = time.monotonic) -> Dict[str, Any]:
     """Fuzz until `seconds` have passed or `batches` batches have run (whichever comes
-    first; one of them is given); returns stats and the minimal failures found."""
-    import hypothesis.internal.conjecture.engine as conjecture
-
+    first; one of them is given), shrinking included (Worker.example); returns stats and
+    the failures found (minimal, or the smallest so far where the budget cut a shrink)."""
     assert seconds is not None or batches is not None, "a campaign needs a budget: seconds or batches"
-    kept = conjecture.MAX_SHRINKING_SECONDS
-    if seconds is not None:
-        conjecture.MAX_SHRINKING_SECONDS = SHRINK_SECONDS  # bound the time spent shrinking one failure
-    else:
-        conjecture.MAX_SHRINKING_SECONDS = 10 ** 9  # no clock: hypothesis's count of shrinks bounds it
-    try:
-        w = Worker(engine_name, seconds, seed, worker, max_steps, batches)
-        return w.run(kinds, vocab_mode, first_only, examples_per_batch, progress)
-    finally:
-        conjecture.MAX_SHRINKING_SECONDS = kept
+    w = Worker(engine_name, seconds, seed, worker, max_steps, batches, clock)
+    return w.run(kinds, vocab_mode, first_only, examples_per_batch, task)
 
 
 #: run_worker's arguments up to `batches`: (engine_name, seconds, seed, worker, kinds,
@@ -320,6 +380,8 @@ class FuzzReport:
         for f in self.failures:
             d = f["divergence"]
             lines.append("  DISAGREE [%s] at step %d -> %s" % (f["signature"], d["step"], f.get("repro", "")))
+            if f.get("cut_short"):
+                lines.append("    (%s, after %d examples)" % (CUT_SHORT, f.get("shrink_examples", 0)))
         return "\n".join(lines)
 
 
@@ -336,7 +398,6 @@ def fuzz(engine_name: str, seconds: Optional[float], seed: int = 0, jobs: Option
     kinds = kinds_for(engine, kinds)
     report = FuzzReport(engine, seconds, seed, jobs or 1)
     t0 = time.monotonic()
-    progress = None if quiet else Progress("fuzz %s" % engine.name)
 
     def args_for(workers: int) -> List[WorkerArgs]:
         report.jobs = workers
@@ -348,7 +409,8 @@ def fuzz(engine_name: str, seconds: Optional[float], seed: int = 0, jobs: Option
 
         results = run_tasks(run_worker, lambda cpus: args_for(jobs or cpus), ray, jobs)
     elif (jobs or 1) <= 1:
-        results = [run_worker(*args_for(1)[0], progress=progress)]
+        with progress.shown(enabled=not quiet), progress.task("fuzz %s" % engine.name) as task:
+            results = [run_worker(*args_for(1)[0], task=task)]
     else:
         import multiprocessing
 
@@ -356,8 +418,6 @@ def fuzz(engine_name: str, seconds: Optional[float], seed: int = 0, jobs: Option
         # is broken (it calls a method it renamed)
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             results = pool.map(_worker_entry, args_for(jobs or 1))
-    if progress is not None:
-        progress.done()
     seen = set()
     for r in results:
         report.stats.merge(r["stats"])
@@ -367,7 +427,8 @@ def fuzz(engine_name: str, seconds: Optional[float], seed: int = 0, jobs: Option
                 continue
             seen.add(f["signature"])
             vector = Vector.from_json(json.loads(f["vector"]))
-            f["repro"] = write_repro(out_dir, engine, vector, f["divergence"])
+            f["repro"] = write_repro(out_dir, engine, vector, f["divergence"],
+                                     CUT_SHORT if f.get("cut_short") else "")
             # the minimal case, as a vector that can join the suite
             with open(os.path.join(os.path.dirname(f["repro"]), "fuzz-vectors.jsonl"), "a", encoding="utf-8") as out:
                 out.write(vector.to_line() + "\n")

@@ -46,6 +46,8 @@ REGEXES: List[Tuple[str, str, List[str], List[str]]] = [
     ("email", r"[a-z0-9.]+@[a-z]+\.(com|org)", ["jane.doe@example.org"], ["literals"]),
     ("anything", r"(?s).{0,8}", ["a\nb"], ["eos"]),
     ("key-value", r'\{"[a-z]+": [0-9]+\}', ['{"age": 42}'], ["keys", "numbers"]),
+    # the empty language (Rust's regex compiles it): no token, not even EOS (docs/semantics.md)
+    ("empty-language", r"[^\s\S]", [""], ["empty-language"]),
 ]
 
 JSON_LARK = r"""start: value
@@ -108,10 +110,12 @@ LARK: List[Tuple[str, str, List[str], List[str]]] = [
     ("ignore-once-comment", '%llguidance {"ignore_once": true}\nstart: stmt+\nstmt: NAME "=" NUMBER ";"\n'
                             'NAME: /[a-z]+/\nNUMBER: /[0-9]+/\n%ignore / |\\n|#[a-z ]*\\n/\n',
      ["x = 1;\ny=22;# set y\nz =3;"], ["ignore", "ignore-once"]),
+    # every derivation of start is infinite or needs a terminal that matches nothing
+    ("empty-language", 'start: start "a" | "b" NONE\nNONE: /[^\\s\\S]/\n', [""], ["empty-language"]),
 ]
 
 # (name, GBNF text, sample texts, tags): llama.cpp's grammar language (docs/ebnf.md), whose
-# lexemes the compiler chooses; json.gbnf is llama.cpp's (MIT), as tests/data holds it
+# lexemes the compiler chooses; json.gbnf is llama.cpp's (MIT: conformance/data/README.md)
 GBNF: List[Tuple[str, str, List[str], List[str]]] = [
     ("arithmetic", 'root ::= expr\nexpr ::= term (("+" | "-") term)*\nterm ::= factor (("*" | "/") factor)*\n'
                    'factor ::= [0-9]+ | "(" expr ")"\n', ["(1+23)*4-5"], ["recursion", "numbers"]),
@@ -121,15 +125,17 @@ GBNF: List[Tuple[str, str, List[str], List[str]]] = [
     ("classes", 'root ::= [à-ÿ]{2,4} "\\u20AC"? [^a-z\\x00-\\x1F]*\n', ["éüß€ ABC😀"], ["utf8", "negated-class"]),
     ("json", "json.gbnf", ['{"name": "Zoë", "tags": ["a", 1.5e3, true, null]}', '{\n  "a": {}}'],
      ["keys", "strings", "numbers", "escapes"]),
+    # every derivation of root is infinite: the empty language
+    ("empty-language", 'root ::= root "a"\n', [""], ["empty-language"]),
 ]
 
 
 # (name, dialect, EBNF text, sample texts, tags): other engines' EBNF (docs/ebnf.md), read by
 # Grammar.from_ebnf(text, dialect=...); names begin with the dialect. xgrammar's JSON
-# grammar is its own (tests/python/test_grammar_matcher_ebnf.py, Apache-2.0), as tests/data
-# holds it: a string is a right-recursive rule, one character at a time
+# grammar is its own (tests/python/test_grammar_matcher_ebnf.py, Apache-2.0:
+# conformance/data/README.md): a string is a right-recursive rule, one character at a time
 EBNF: List[Tuple[str, str, str, List[str], List[str]]] = [
-    ("xgrammar-json", "xgrammar", "xgrammar:test_json_accept", ['[-1.5e3, {"é\\n": [true, null]}]'],
+    ("xgrammar-json", "xgrammar", "xgrammar_json.ebnf", ['[-1.5e3, {"é\\n": [true, null]}]'],
      ["recursion", "strings", "numbers", "escapes"]),
     # a lookahead assertion (= ...) ends the key rule; a rule body over two lines
     ("xgrammar-lookahead", "xgrammar", 'root ::= pair ("," pair)*\npair ::= key "=" value\nkey ::= [a-z_]+ (= "=")\n'
@@ -155,23 +161,23 @@ EBNF: List[Tuple[str, str, str, List[str], List[str]]] = [
     ("kbnf-recursive", "kbnf", "(* nested lists *)\nstart ::= list;\nlist ::= '[' [item {',', ' '? item}] ']';\n"
                                "item ::= #\"[0-9]+\" | list;\nitem ::= 'x\\u{e9}';\n",
      ["[1, [22,[]], xé]"], ["recursion", "nesting", "escapes"]),
+    # a start rule that only calls itself: the empty language
+    ("kbnf-empty-language", "kbnf", "start ::= start;\n", [""], ["empty-language"]),
 ]
 
 
-def _data_text(text: str) -> str:
-    """The grammar text; "json.gbnf" (llama.cpp's) and "xgrammar:<test name>" (xgrammar's)
-    are read from the test data (generation runs in a checkout)."""
-    if text != "json.gbnf" and not text.startswith("xgrammar:"):
-        return text
-    import json
+#: the grammar texts that are copies of other engines' files (conformance/data/README.md),
+#: shipped with the package so that `generate` works from an installed copy
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
-    path = os.path.join(os.path.dirname(__file__), os.pardir, "tests", "data", "grammar_cases.json")
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    if text == "json.gbnf":
-        return next(c["grammar"] for c in data["compile_cases"] if c["source"] == "grammars/json.gbnf")
-    test = "(%s)" % text.split(":", 1)[1]
-    return next(c["grammar"] for c in data["cases"] if c["format"] == "xgrammar" and c["source"].endswith(test))
+
+def _data_text(text: str) -> str:
+    """The grammar text; a file name (`json.gbnf`, llama.cpp's; `xgrammar_json.ebnf`,
+    xgrammar's) is read from DATA_DIR."""
+    if "\n" in text or not text.endswith((".gbnf", ".ebnf")):
+        return text
+    with open(os.path.join(DATA_DIR, text), encoding="utf-8") as f:
+        return f.read()
 
 
 # (name, schema, options, sample texts, tags)

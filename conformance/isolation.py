@@ -22,7 +22,7 @@ import os
 import signal
 import sys
 import time
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from refimpl import Grammar, Vocabulary
 
@@ -38,6 +38,30 @@ class PeerTimeout(RuntimeError):
 
 class PeerCrash(RuntimeError):
     """The peer's process died (a segmentation fault, an abort) during a call."""
+
+
+#: the kinds of a process fault, as Result.fault records them (conformance/runner.py)
+FAULT_KINDS = ("crash", "timeout", "memory", "malformed")
+
+
+def fault_of(error: BaseException) -> str:
+    """The fault of the engine's process an exception stands for — "crash" (it died:
+    PeerCrash, a worker's WorkerDied), "timeout" (no answer in time: PeerTimeout,
+    WorkerTimeout), "malformed" (a worker's reply that is not one: WorkerGarbage),
+    "memory" (MemoryError) — or "" for an error of the engine itself (a finding like a
+    wrong mask).
+
+    >>> fault_of(PeerTimeout("no answer")), fault_of(PeerCrash("died")), fault_of(ValueError("x"))
+    ('timeout', 'crash', '')
+    """
+    kinds: List[Tuple[Any, str]] = [(PeerCrash, "crash"), (PeerTimeout, "timeout"), (MemoryError, "memory")]
+    try:
+        from accel.worker import WorkerDied, WorkerGarbage, WorkerTimeout, WorkerUnavailable
+    except ImportError:  # no accel: no worker processes either
+        pass
+    else:  # (unavailable: a fresh worker that could not be run)
+        kinds += [((WorkerDied, WorkerUnavailable), "crash"), (WorkerTimeout, "timeout"), (WorkerGarbage, "malformed")]
+    return next((kind for cls, kind in kinds if isinstance(error, cls)), "")
 
 
 def timed_out(d: Divergence) -> bool:

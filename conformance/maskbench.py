@@ -22,7 +22,13 @@ all the tokens, so the runner also records the engine's own verdict. A walk samp
 among the tokens refimpl allows, steered toward an end after half its length, so that
 masks are compared on outputs a model could produce, not only on the benchmark's texts.
 
-    python -m conformance maskbench CORPUS --out FILE.jsonl --vocab gpt2 --sample 300 --walks 1
+    python -m conformance maskbench CORPUS --out FILE.jsonl --vocab gpt2 --sample 300 --walks 1 \
+        --summary results/maskbench/gpt2.sample.json
+
+With `--summary`, what the command made is also written as the sample's record (Made's
+`sample_record`: its options, schemas per subset, vectors, masks, skips by reason, time
+and size); `report` makes docs/compliance.md's table of the samples from the committed
+ones (read_sample).
 """
 from __future__ import annotations
 
@@ -231,12 +237,41 @@ class Made:
         #: (e.g. properties in another order than the schema's)
         self.refused_valid: collections.Counter = collections.Counter()
 
+    def sample_record(self, opts: Options, source: str, sample_size: int, subset: Optional[str], seconds: float,
+                      size: int) -> Dict[str, Any]:
+        """What was made, as the sample's record (the `--summary` file): the corpus and
+        the options, then what summary() prints, the time and the file's size."""
+        return {"format": SAMPLE_FORMAT, "version": 1, "source": source, "vocab": opts.vocab,
+                "sample": sample_size, "subset": subset, "seed": opts.seed, "walks": opts.walks,
+                "max_tokens": opts.max_tokens, "compile_seconds": opts.compile_seconds,
+                "schema_seconds": opts.schema_seconds, "backend": opts.backend,
+                "schemas": dict(sorted(self.schemas.items())), "vectors": self.vectors, "masks": self.masks,
+                "skipped": dict(self.skipped.most_common()), "refused_valid": dict(sorted(self.refused_valid.items())),
+                "seconds": round(seconds), "bytes": size}
+
     def summary(self) -> str:
         lines = ["%d schemas, %d vectors, %d masks" % (sum(self.schemas.values()), self.vectors, self.masks)]
         lines += ["  %-16s %5d schemas" % (k, n) for k, n in sorted(self.schemas.items())]
         lines += ["  skipped %4d x %s" % (n, why) for why, n in self.skipped.most_common()]
         lines += ["  valid instances refimpl refuses (%s): %d" % (form, n) for form, n in sorted(self.refused_valid.items())]
         return "\n".join(lines)
+
+
+#: the `format` of a sample's record (Made.sample_record)
+SAMPLE_FORMAT = "maskref-maskbench-sample"
+
+
+def read_sample(path: str) -> Dict[str, Any]:
+    """A sample's record (Made.sample_record) from its file; ValueError naming the file
+    where it is none."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except ValueError as e:
+        raise ValueError("%s: not JSON: %s" % (path, e)) from None
+    if not isinstance(data, dict) or data.get("format") != SAMPLE_FORMAT or data.get("version") != 1:
+        raise ValueError("%s: not a MaskBench sample's record (format %r, version 1)" % (path, SAMPLE_FORMAT))
+    return data
 
 
 def _reason(why: str) -> str:
@@ -297,8 +332,9 @@ def native_backend() -> str:
 
 
 def main_maskbench(corpus_path: str, out: str, opts: Options, sample_size: int = 0, subset: Optional[str] = None,
-                   stream: Optional[TextIO] = None) -> int:
-    """The `maskbench` command: sample the corpus, write the vectors, say what was skipped."""
+                   stream: Optional[TextIO] = None, summary: Optional[str] = None) -> int:
+    """The `maskbench` command: sample the corpus, write the vectors, say what was made
+    and skipped (and write it as the sample's record to `summary`)."""
     from .runner import Progress
     from .vectors import load_builtin
 
@@ -311,8 +347,13 @@ def main_maskbench(corpus_path: str, out: str, opts: Options, sample_size: int =
     with open(out, "w", encoding="utf-8") as f:
         made = generate(corpus, stems, f, opts, vocab, bar.update)
     bar.done()
+    seconds, size = time.monotonic() - t0, os.path.getsize(out)
     print(made.summary(), file=stream)
-    print("%.0f s, %d bytes -> %s" % (time.monotonic() - t0, os.path.getsize(out), out), file=stream)
+    print("%.0f s, %d bytes -> %s" % (seconds, size, out), file=stream)
+    if summary:
+        record = made.sample_record(opts, "%s@%s" % (SOURCE, corpus.commit()[:12]), sample_size, subset, seconds, size)
+        with open(summary, "w", encoding="utf-8") as f:
+            f.write(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     return 0
 
 

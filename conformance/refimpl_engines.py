@@ -42,6 +42,9 @@ class MatcherEngine(Engine):
         self.description = "refimpl's Matcher, backend=%r" % backend
 
     def unavailable_reason(self) -> Optional[str]:
+        """Why the backend cannot run here; a `cmd:` worker is started and must answer its
+        hello (accel.pypy.start_problem: a worker that cannot start is a setup error, found
+        before any vector, not a failure of each)."""
         if self.backend in ("python", "index"):
             return None
         try:
@@ -52,6 +55,11 @@ class MatcherEngine(Engine):
         key = "cmd:<command>" if self.backend.startswith("cmd:") else self.backend
         if key not in reasons:
             return "unknown Matcher backend %r (known: %s)" % (self.backend, ", ".join(sorted(reasons)))
+        if reasons[key] is None and self.backend.startswith("cmd:"):
+            from accel.pypy import start_problem
+
+            problem = start_problem(self.backend)
+            return None if problem is None else "its worker cannot start: %s" % problem
         return reasons[key]
 
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
@@ -61,6 +69,19 @@ class MatcherEngine(Engine):
             return MatcherSession(open_matcher(grammar, vocab, backend=self.backend))
         except NotRegular as e:
             raise NotSupported("no token index: %s" % e) from None
+        except Exception as e:
+            if _worker_unsupported(e):  # a worker without this grammar kind: not a disagreement
+                raise NotSupported(str(e)) from None
+            raise
+
+
+def _worker_unsupported(error: Exception) -> bool:
+    """Is this a worker's refusal of what it does not support (accel.worker.WorkerUnsupported)?"""
+    try:
+        from accel.worker import WorkerUnsupported
+    except ImportError:
+        return False
+    return isinstance(error, WorkerUnsupported)
 
 
 class OracleSession(Session):

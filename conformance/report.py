@@ -19,8 +19,8 @@ where the stacked bars put it:
     over         an undeclared difference where the engine refused only tokens refimpl
                  allows, or refused a token of its own mask (valid output cut off)
     unsupported  the engine cannot run the grammar or vocabulary
-    fault        the engine's process crashed, timed out or ran out of memory, or it
-                 raised an error (contained)
+    fault        the engine's process crashed, timed out, ran out of memory or answered
+                 something that is not a reply (Result.fault), or the engine raised an error
 
 >>> outcome({"status": "disagree", "divergence": {"only_engine": [3], "only_refimpl": []}})
 'under'
@@ -45,6 +45,7 @@ from refimpl.html import xml_text
 from . import results
 from .differences import KnownDifference
 from .engine import Engine
+from .isolation import FAULT_KINDS
 from .runner import MATRIX_KINDS, Report, Result, matrix_header, matrix_row
 
 Record = Dict[str, Any]
@@ -76,26 +77,52 @@ def read_results(path: str) -> List[Record]:
     return results.read_results(path)
 
 
+#: the name a MaskBench sample's record ends in (conformance/maskbench.py, `maskbench --summary`)
+SAMPLE = ".sample.json"
+
+#: folders of results/ that hold other records than engines' results: the fuzzing
+#: campaigns of maskref's own entry points (`python -m hostile report`, docs/hostile.md)
+OTHER_RECORDS = ("hostile",)
+
+
+def _found(folder: str, endings: Tuple[str, ...]) -> List[str]:
+    """The files under a directory (sorted, OTHER_RECORDS' folders left out) whose names end so."""
+    out: List[str] = []
+    for parent, dirs, files in os.walk(folder):  # top-down, in the order dirs is left in
+        dirs[:] = sorted(d for d in dirs if d not in OTHER_RECORDS)
+        out.extend(os.path.join(parent, f) for f in sorted(files) if f.endswith(endings))
+    return out
+
+
 def results_files(paths: Sequence[str]) -> List[str]:
-    """The results files named: files as given, directories searched (sorted) for
-    *.jsonl and *.jsonl.gz."""
+    """The results files named: files as given (but samples' records), directories
+    searched for *.jsonl and *.jsonl.gz."""
     out: List[str] = []
     for p in paths:
         if os.path.isdir(p):
-            for folder, dirs, files in sorted(os.walk(p)):
-                dirs.sort()
-                out.extend(os.path.join(folder, f) for f in sorted(files) if f.endswith((".jsonl", ".jsonl.gz")))
-        else:
+            out.extend(_found(p, (".jsonl", ".jsonl.gz")))
+        elif not p.endswith(SAMPLE):
             out.append(p)
     return out
 
 
-class Source:
-    """The records of one results file, and where they came from."""
+def sample_files(paths: Sequence[str]) -> List[str]:
+    """The MaskBench samples' records named (*.sample.json): files as given, directories
+    searched."""
+    out: List[str] = []
+    for p in paths:
+        out.extend(_found(p, (SAMPLE,)) if os.path.isdir(p) else [p] if p.endswith(SAMPLE) else [])
+    return out
 
-    def __init__(self, path: str, records: List[Record]) -> None:
+
+class Source:
+    """The records of one results file, and where they came from; or, for a MaskBench
+    sample's record (`sample`), none."""
+
+    def __init__(self, path: str, records: List[Record], sample: Optional[Record] = None) -> None:
         self.path = path
         self.records = records
+        self.sample = sample
 
     def shown_path(self) -> str:
         rel = os.path.relpath(self.path)
@@ -103,7 +130,11 @@ class Source:
 
 
 def load(paths: Sequence[str]) -> List[Source]:
-    return [Source(p, read_results(p)) for p in results_files(paths)]
+    """The results files and the samples' records named (a record as a Source of none)."""
+    from .maskbench import read_sample
+
+    return ([Source(p, read_results(p)) for p in results_files(paths)]
+            + [Source(p, [], read_sample(p)) for p in sample_files(paths)])
 
 
 def group_of(rec: Record) -> str:
@@ -288,7 +319,7 @@ def totals_table(board: Board) -> Table:
         recs = board.records[e]
         c = counts(recs)
         steps = _steps_counted(recs)
-        faults = ", ".join("%d %s" % (c["fault:" + f], f) for f in ("crash", "timeout", "memory") if c["fault:" + f])
+        faults = ", ".join("%d %s" % (c["fault:" + f], f) for f in FAULT_KINDS if c["fault:" + f])
         rows.append([e, str(c["vectors"]), _thousands(c["steps"]), str(c["agree"]), str(c["known"]),
                      str(c["status:disagree"]), str(c["under"]), str(c["over"]), str(c["unsupported"]),
                      _thousands(c["under_steps"]) if steps else "—", _thousands(c["over_steps"]) if steps else "—",
@@ -421,6 +452,59 @@ def _minutes(seconds: float) -> str:
     return "%.1f min" % (seconds / 60) if seconds >= 60 else "%.0f s" % seconds
 
 
+def _samples(sources: Sequence[Source]) -> List[Tuple[str, Record]]:
+    return [(s.shown_path(), s.sample) for s in sources if s.sample is not None]
+
+
+def _refused(sample: Record) -> int:
+    """Schemas skipped because refimpl refuses them (a keyword it cannot enforce exactly)."""
+    return sum(n for why, n in sample["skipped"].items() if why.startswith("refimpl: ") and "while recording" not in why)
+
+
+def _slow(sample: Record) -> int:
+    return sum(n for why, n in sample["skipped"].items() if why.startswith("recording takes more than"))
+
+
+def samples_table(sources: Sequence[Source]) -> Table:
+    """The MaskBench samples the vectors were made from, one column each, from their
+    records (`maskbench --summary`, conformance/maskbench.py)."""
+    samples = _samples(sources)
+    head = [""] + ["`--vocab %s --sample %s`%s" % (x["vocab"], x["sample"] or "all",
+                                                   " `--subset %s`" % x["subset"] if x.get("subset") else "")
+                   for _, x in samples]
+
+    def row(label: str, cell: Any) -> List[str]:
+        return [label] + [cell(path, x) for path, x in samples]
+
+    rows = [
+        row("record", lambda path, x: "`%s`" % path),
+        row("corpus", lambda path, x: "`%s`" % x["source"]),
+        row("options", lambda path, x: "`--seed %d --walks %d --max-tokens %d --compile-seconds %d "
+            "--schema-seconds %d --backend %s`" % (x["seed"], x["walks"], x["max_tokens"], x["compile_seconds"],
+                                                   x["schema_seconds"], x["backend"])),
+        row("schemas with vectors", lambda path, x: _thousands(sum(x["schemas"].values()))),
+        row("schemas per subset", lambda path, x: ", ".join("%s %d" % kv for kv in x["schemas"].items())),
+        row("skipped: refimpl refuses the schema (below)", lambda path, x: str(_refused(x))),
+        row("skipped: recording over the budget", lambda path, x: str(_slow(x))),
+        row("skipped: other", lambda path, x: str(sum(x["skipped"].values()) - _refused(x) - _slow(x))),
+        row("vectors / masks", lambda path, x: "%s / %s" % (_thousands(x["vectors"]), _thousands(x["masks"]))),
+        row("valid instances refimpl refuses (text / compact)",
+            lambda path, x: "%d / %d" % (x["refused_valid"].get("text", 0), x["refused_valid"].get("compact", 0))),
+        row("time / file size", lambda path, x: "%s s / %.1f MB" % (_thousands(x["seconds"]), x["bytes"] / 1e6)),
+    ]
+    return Table(head, rows, "maskbench-samples")
+
+
+def skipped_table(sources: Sequence[Source]) -> Table:
+    """The schemas the samples skipped, by reason (as `maskbench` counts them alike)."""
+    samples = _samples(sources)
+    total: collections.Counter = collections.Counter()
+    for _, x in samples:
+        total.update(x["skipped"])
+    rows = [[why] + [str(x["skipped"].get(why, 0)) for _, x in samples] for why, _ in total.most_common()]
+    return Table(["skipped, by reason"] + ["`--vocab %s`" % x["vocab"] for _, x in samples], rows, "maskbench-skipped")
+
+
 def outcome_table(board: Board, by_subset: bool = False) -> Table:
     rows = []
     for e in board.engines:
@@ -539,6 +623,8 @@ def figures(sources: Sequence[Source]) -> Dict[str, str]:
         "default_matrix": matrix_table(default).markdown() if default.engines else "",
         "default_totals": totals_table(default).markdown() if default.engines else "",
         "default_disagreements": _disagreements_markdown(default),
+        "maskbench_samples": "\n\n".join(t.markdown() for t in (samples_table(sources), skipped_table(sources)))
+                             if _samples(sources) else "",
         "maskbench_sources": maskbench.sources_line() or "No MaskBench results given.",
         "maskbench_table": maskbench_table(maskbench, by_subset=False).markdown() if maskbench.engines else "",
         "maskbench_cost": maskbench_cost_table(maskbench).markdown() if maskbench.engines else "",
@@ -609,6 +695,8 @@ def page(sources: Sequence[Source]) -> str:
     else:
         body.append("<p>No results of the default suite given.</p>")
     body.append("<h2 id=\"maskbench\">MaskBench (JSONSchemaBench)</h2>")
+    if _samples(sources):
+        body.append("<h3>The samples</h3>" + samples_table(sources).html() + skipped_table(sources).html())
     if maskbench.engines:
         body.append('<p class="sources">%s</p>' % _inline(maskbench.sources_line()))
         bars = []

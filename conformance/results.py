@@ -32,9 +32,10 @@ import hashlib
 import json
 import os
 import sys
+import zlib
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple, Union
 
-from .vectors import FormatError
+from .vectors import FormatError, utf8_line
 
 Key = Tuple[str, str, str]
 KEY_FIELDS = ("engine", "id", "digest")
@@ -83,23 +84,35 @@ def read_results(paths: Union[str, Iterable[str]],
     were written. A torn last line is passed to on_torn(path, text) and ignored."""
     found: Dict[Key, Dict[str, Any]] = {}
     for path in [paths] if isinstance(paths, str) else paths:
-        opener: Any = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            lines = f.read().split("\n")
+        lines = _read(path).split(b"\n")
         torn = lines.pop()  # after the last newline: "" in a whole file
         if torn and on_torn is not None:
-            on_torn(path, torn)
-        for lineno, line in enumerate(lines, 1):
+            on_torn(path, torn.decode("utf-8", "replace"))
+        for lineno, raw in enumerate(lines, 1):
+            line = utf8_line(path, lineno, raw)
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
                 k = key(record)
-            except (ValueError, KeyError, TypeError) as e:
-                raise FormatError("%s:%d: not a results record (%s)" % (path, lineno, e)) from None
+                hash(k)
+            except (ValueError, KeyError, TypeError, RecursionError) as e:
+                raise FormatError("%s:%d: not a results record (%s: %s)" % (path, lineno, type(e).__name__, e)) from None
             found.pop(k, None)  # the last record of a key wins, in its place
             found[k] = record
     return list(found.values())
+
+
+def _read(path: str) -> bytes:
+    """The bytes of a results file (plain, or gzip-compressed when it ends in .gz)."""
+    if not path.endswith(".gz"):
+        with open(path, "rb") as f:
+            return f.read()
+    try:
+        with gzip.open(path, "rb") as f:
+            return f.read()
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise FormatError("%s: not a whole gzip file (%s)" % (path, e)) from None
 
 
 def done_keys(paths: Union[str, Iterable[str]]) -> Set[Key]:

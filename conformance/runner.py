@@ -14,20 +14,22 @@ import collections
 import datetime
 import json
 import os
+import re
 import shlex
 import sys
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple, Union
 
-from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
+from refimpl import Grammar, MaskrefError, Matcher, Vocabulary, progress
 
 from . import results as stored
 from .compare import Path, StepOutcome, allows, compare_step
 from .containment import Contained, Limits
 from .divergence import Divergence
 from .engine import Engine, Session
+from .isolation import fault_of
 from .registry import get_engine
-from .vectors import FormatError, GrammarSpec, NotSupported, Vector, suite_lines, token_text
+from .vectors import FormatError, GrammarSpec, NotSupported, Vector, json_line, suite_lines, token_text
 
 STATUSES = ("agree", "known", "disagree", "unsupported")
 
@@ -36,8 +38,9 @@ class Result:
     """The outcome of one vector against one engine (plain data: it crosses processes and
     is stored, one JSON line each, by conformance/results.py).
 
-    Besides the status: `fault` names a contained failure of the engine's process
-    ("crash", "timeout", "memory"; "" for none); `under` and `over` count the compared
+    Besides the status: `fault` names a failure of the engine's process during the
+    vector ("crash", "timeout", "memory", "malformed": isolation.fault_of; "" for none),
+    its status "disagree" (counted apart: Report.faults) or "known" when declared; `under` and `over` count the compared
     steps whose mask differed from refimpl's, known differences included: under, the
     engine allowed a token refimpl refuses (output can leave the grammar); over, the
     engine refused a token refimpl allows (valid outputs cut off). A step can be both.
@@ -137,12 +140,7 @@ def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache
         res.status, res.reason = "unsupported", str(e)
         return res
     except Exception as e:  # noqa: BLE001 - any crash of the engine is a finding (unless a known one)
-        d = path.divergence(error="start: %s: %s" % (type(e).__name__, e))
-        known = engine.classify(d)
-        if known is None:
-            res.status, res.divergence = "disagree", divergence_data(d)
-        else:
-            res.status, res.known = "known", [known.name]
+        _ended_by(engine, res, path.divergence(error="start: %s: %s" % (type(e).__name__, e)), fault_of(e))
         return res
     start_ns = session.start_ns if session.start_ns is not None else time.perf_counter_ns() - t0
     try:
@@ -150,12 +148,30 @@ def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache
         if vector.benchmark is not None:
             res.valid = vector.benchmark.valid
             res.accepted = _verdict(engine, session, vector, path.tokens, last, res, grammar)
+    except Exception as e:  # noqa: BLE001 - only a fault of the engine's process, raised by the API check
+        fault = fault_of(e)
+        if not fault:
+            raise
+        _ended_by(engine, res, path.divergence(error="%s: %s" % (type(e).__name__, e)), fault)
     finally:
         try:
             session.close()
         except Exception:  # noqa: BLE001
             pass
     return res
+
+
+def _ended_by(engine: Engine, res: Result, d: Divergence, fault: str) -> None:
+    """Record an error of the engine that ends the vector: the engine's known difference
+    or a disagreement, and the fault of its process it was, if any (res.fault)."""
+    known = engine.classify(d)
+    if known is None:
+        res.status, res.divergence = "disagree", divergence_data(d)
+    else:
+        res.status = "known"
+        if known.name not in res.known:
+            res.known.append(known.name)
+    res.fault = fault
 
 
 def _next_token(t: Optional[int]) -> Callable[[bytes], Optional[int]]:
@@ -194,6 +210,7 @@ def _follow(engine: Engine, session: Session, vector: Vector, path: Path, res: R
         res.steps += out.compared
         res.under += out.under
         res.over += out.over
+        res.fault = res.fault or out.fault
         for k in out.known:
             res.status = "known"
             if k.name not in res.known:
@@ -229,7 +246,9 @@ def _verdict(engine: Engine, session: Session, vector: Vector, done: Sequence[in
     if last is None:
         try:
             fresh = engine.start(vector.grammar, vector.vocab, grammar)
-        except Exception:  # noqa: BLE001
+        except Exception as e:  # noqa: BLE001
+            if fault_of(e):  # the process failed: no verdict (check_vector records the fault)
+                raise
             return False
         try:
             return _reads(fresh, tokens, None, None)
@@ -254,7 +273,9 @@ def _reads(session: Session, tokens: Sequence[int], mask: Optional[bytes], times
             if not allows(mask, t) or not session.consume(t):
                 return False
             mask = None
-    except Exception:  # noqa: BLE001 - an engine that raises on the text refuses it (MaskBench: an error)
+    except Exception as e:  # noqa: BLE001 - an engine that raises on the text refuses it (MaskBench: an error)
+        if fault_of(e):  # the process failed: no verdict (check_vector records the fault)
+            raise
         return False
     return True
 
@@ -324,7 +345,10 @@ def _safe_version(engine: Engine) -> str:
 
 
 class Report:
-    """Counts per grammar kind, the known differences met, the unsupported reasons."""
+    """Counts per grammar kind, the known differences met, the unsupported reasons; the
+    vectors that disagree (a mask, a refused token, an error of the engine) and, apart,
+    those whose engine's process failed (a crash, timeout, memory or malformed reply that
+    no known difference declares: Result.fault)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -332,19 +356,36 @@ class Report:
         self.known: collections.Counter = collections.Counter()
         self.reasons: collections.Counter = collections.Counter()
         self.disagreements: List[Result] = []
+        self.faults: List[Result] = []
         self.resumed = 0  # results read from a results file, not checked again
+        self.repros: List[str] = []  # the repros written (.txt paths), in order
+        self.unwritten = 0  # failures left without a repro (over the cap of their kind)
 
     def add(self, r: Result) -> None:
         row = self.rows.setdefault(r.kind, collections.Counter())
         row["vectors"] += 1
         row["steps"] += r.steps
-        row[r.status] += 1
+        row[r.status] += 1  # (a fault is among "disagree": the matrix counts every undeclared failure)
         for k in r.known:
             self.known[k] += 1
         if r.status == "unsupported":
             self.reasons[r.reason] += 1
-        if r.status == "disagree":
+        if r.status == "disagree" and r.fault:
+            row["fault"] += 1
+            self.faults.append(r)
+        elif r.status == "disagree":
             self.disagreements.append(r)
+
+    def count_repro(self, path: Optional[str]) -> None:
+        """A failure's repro written (its path), or not (None: over the cap)."""
+        if path is None:
+            self.unwritten += 1
+        else:
+            self.repros.append(path)
+
+    def failures(self) -> List[Result]:
+        """The vectors that disagree or whose engine's process failed (undeclared)."""
+        return self.disagreements + self.faults
 
     def total(self) -> collections.Counter:
         out: collections.Counter = collections.Counter()
@@ -355,10 +396,11 @@ class Report:
     def table(self) -> str:
         b = self.engine
         head = "engine %s%s" % (b.name, " (%s)" % _safe_version(b) if _safe_version(b) else "")
-        cols = ("vectors", "steps", "agree", "known", "disagree", "unsupported")
+        cols = ("vectors", "steps", "agree", "known", "disagree", "faults", "unsupported")
         lines = [head, "  %-12s" % "kind" + "".join("%12s" % c for c in cols)]
         for kind, row in list(self.rows.items()) + [("total", self.total())]:
-            lines.append("  %-12s" % kind + "".join("%12d" % row[c] for c in cols))
+            shown = dict(row, disagree=row["disagree"] - row["fault"], faults=row["fault"])
+            lines.append("  %-12s" % kind + "".join("%12d" % shown.get(c, 0) for c in cols))
         for name, n in self.known.most_common():
             k = next((k for k in b.known_differences if k.name == name), None)
             lines.append("  known difference %-22s %4d vectors  (%s)" % (name, n, k.kind if k else "?"))
@@ -366,13 +408,71 @@ class Report:
             lines.append("  unsupported: %4d x %s" % (n, reason[:150]))
         if len(self.reasons) > 6:
             lines.append("  unsupported: ... %d more reasons" % (len(self.reasons) - 6))
-        for r in self.disagreements[:20]:
-            d = r.divergence or {}
-            lines.append("  DISAGREE %s at step %s [%s]%s" % (r.id, d.get("step"), d.get("signature"),
-                                                            "  -> " + r.repro if r.repro else ""))
-        if len(self.disagreements) > 20:
-            lines.append("  ... %d more disagreements" % (len(self.disagreements) - 20))
+        if self.faults:
+            kinds = collections.Counter(r.fault for r in self.faults)
+            lines.append("  faults of the engine's process: %s (each a fault of that vector, not a disagreement)"
+                         % ", ".join("%d %s" % (n, f) for f, n in sorted(kinds.items())))
+        for label, results in (("DISAGREE", self.disagreements), ("FAULT", self.faults)):
+            for r in results[:20]:
+                d = r.divergence or {}
+                error = re.sub(r"worker `[^`]*` ", "the worker ", d.get("error") or "")  # (the engine names it)
+                what = "%s: %s" % (r.fault, _first_line(error, 120)) if r.fault else d.get("signature")
+                lines.append("  %s %s at step %s [%s]%s" % (label, r.id, d.get("step"), what,
+                                                          "  -> " + r.repro if r.repro else ""))
+            if len(results) > 20:
+                lines.append("  ... %d more %s" % (len(results) - 20, "disagreements" if label == "DISAGREE" else "faults"))
         return "\n".join(lines)
+
+    def repro_summary(self, repros: "Repros") -> str:
+        """Where the repros of this run's failures went, how many, how many were not
+        written (over the cap) and how many failures were resumed from a results file."""
+        failures = len(self.failures())
+        if not failures:
+            return ""
+        where = os.path.join(repros.folder or "?", safe_name(self.engine.name))
+        cap = "all" if repros.per_kind is None else "at most %d per kind of failure" % repros.per_kind
+        parts = ["%d written to %s (%s: --max-repros)" % (len(self.repros), where, cap) if self.repros
+                 else "none written" + (" (--max-repros 0)" if repros.per_kind == 0 and self.unwritten else "")]
+        if self.unwritten:
+            parts.append("%d %s without one" % (self.unwritten, "failure" if self.unwritten == 1 else "failures"))
+        resumed = failures - len(self.repros) - self.unwritten
+        if resumed:
+            parts.append("%d resumed from the results file (their records name their repros)" % resumed)
+        shown = ["    " + path for path in self.repros[:3]]
+        if len(self.repros) > 3:
+            shown.append("    ... and %d more" % (len(self.repros) - 3))
+        return "\n".join(["  repros: " + "; ".join(parts)] + shown)
+
+
+def _first_line(text: str, limit: int) -> str:
+    line = text.split("\n", 1)[0]
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+class Repros:
+    """Where a run writes its repros (write_repro), and how many: `folder`, or else a new
+    directory in the system's temporary directory (tempfile.mkdtemp, `maskref-repros-*`),
+    made when the first repro is written; at most `per_kind` repros per engine and kind of
+    failure — the divergence's signature (`regex:missing-eos`, `json_schema:error`) or the
+    fault (`crash`, `timeout`, ...) — all of them if None, none if 0. A run against a
+    broken engine writes a few repros, one for each way it fails, not one per vector."""
+
+    def __init__(self, folder: Optional[str] = None, per_kind: Optional[int] = 1) -> None:
+        self.folder, self.per_kind = folder, per_kind
+        self.written: collections.Counter = collections.Counter()  # (engine, kind) -> repros written
+
+    def write(self, engine: Engine, vector: Vector, r: Result) -> Optional[str]:
+        """The repro of the failing result r (its .txt path), or None over the cap."""
+        assert r.divergence is not None
+        key = (engine.name, r.fault or r.divergence.get("signature") or "")
+        if self.per_kind is not None and self.written[key] >= self.per_kind:
+            return None
+        if self.folder is None:
+            import tempfile
+
+            self.folder = tempfile.mkdtemp(prefix="maskref-repros-")
+        self.written[key] += 1
+        return write_repro(self.folder, engine, vector, r.divergence)
 
 
 #: the compliance matrix's columns: (grammar kind, heading)
@@ -436,8 +536,41 @@ class Progress:
             self.stream.flush()
 
 
+def progress_note(report: Report, done: int, total: int, elapsed: float) -> str:
+    """What the progress line of a run says besides its count (refimpl/progress.py draws
+    it): the disagreements and faults so far, and the time left at the rate so far.
+
+    >>> report = Report(get_engine("refimpl"))
+    >>> progress_note(report, 10, 40, 6.0)
+    '0 disagreeing · about 18 s left'
+    """
+    left = time_left(done, total, elapsed)
+    parts = ["%d disagreeing" % len(report.disagreements)]
+    if report.faults:
+        parts.append("%d faults" % len(report.faults))
+    if left is not None:
+        parts.append("about %s left" % left)
+    return " · ".join(parts)
+
+
+def time_left(done: int, total: Optional[int], elapsed: float) -> Optional[str]:
+    """The time left at the rate so far, rounded for a person (None before the first is done).
+
+    >>> time_left(10, 40, 6.0), time_left(1, 500, 2.0), time_left(0, 5, 1.0), time_left(5, 5, 9.0)
+    ('18 s', '17 min', None, '0 s')
+    """
+    if not done or total is None:
+        return None
+    seconds = elapsed / done * max(total - done, 0)
+    return "%.0f s" % seconds if seconds < 120 else "%.0f min" % (seconds / 60) if seconds < 7200 \
+        else "%.1f h" % (seconds / 3600)
+
+
 # ------------------------------------------------------------------------------- running
 
+
+#: on a standard error that is not a terminal (a log), a progress line every so many seconds
+LOG_EVERY = 10.0
 
 #: a vector's outcome as the check backends give it: its JSON line, its result, its wall time
 Checked = Tuple[str, Result, float]
@@ -513,12 +646,10 @@ class Suite:
         self.data: List[Dict[str, Any]] = []
         for name, lineno, line in suite_lines(path):
             try:
-                data = json.loads(line)
+                data = json_line(line)
                 Vector.from_json(data)
             except FormatError as e:
                 raise FormatError("%s:%d: %s" % (name, lineno, e)) from None
-            except ValueError as e:
-                raise FormatError("%s:%d: not JSON: %s" % (name, lineno, e)) from None
             self.lines.append(line)
             self.data.append({"id": str(data["id"]), "tags": data.get("tags", [])})
 
@@ -527,26 +658,25 @@ def raw_lines(suite: str) -> List[str]:
     return [line for _, _, line in suite_lines(suite)]
 
 
-def run_suite(engine: Engine, suite: str, out_dir: str, jobs: Optional[int] = 1, quiet: bool = False,
-              stream: Optional[TextIO] = None, first: bool = False, results: Optional[str] = None,
-              limits: Optional[Limits] = None, ray: Optional[str] = None) -> Report:
+def run_suite(engine: Engine, suite: str, out_dir: Union[str, Repros, None] = None, jobs: Optional[int] = 1,
+              quiet: bool = False, stream: Optional[TextIO] = None, first: bool = False, results: Optional[str] = None,
+              limits: Optional[Limits] = None, ray: Optional[str] = None, max_repros: Optional[int] = 1) -> Report:
     """Check every vector of `suite`; returns the report (repros already written).
-    first=True stops at the first disagreement (meant for jobs=1: the order is the suite's).
+    first=True stops at the first failure, a disagreement or a fault (meant for jobs=1:
+    the order is the suite's).
 
+    out_dir: where repros go (a folder, or a Repros shared by several runs; None: a new
+    temporary directory, made at the first repro), at most `max_repros` per kind of
+    failure (Repros; None: all).
     results: a results file (conformance/results.py): each vector's record is appended as
     it completes, and the vectors it already holds for this engine (same id and digest)
     are not checked again, their records counted instead (report.resumed of them).
     limits: each vector checked in a child process within them (containment.py).
     ray: the vectors spread over a Ray cluster ("" a local one, of `jobs` CPUs, all the
     machine's if None; else the address of a running one: conformance/cluster.py)."""
+    repros = out_dir if isinstance(out_dir, Repros) else Repros(out_dir, max_repros)
     report = Report(engine)
-    done: Dict[Tuple[str, str, str], Dict[str, Any]] = {}
-    if results is not None:
-        torn = stored.repair(results)
-        if torn and not quiet:
-            (stream or sys.stderr).write("%s: a torn last line cut off (%d characters)\n" % (results, len(torn)))
-        if os.path.exists(results):
-            done = {stored.key(r): r for r in stored.read_results(results, on_torn=None) if r["engine"] == engine.name}
+    done = _stored(engine, results, None if quiet else stream or sys.stderr)
     vectors = Suite(suite)
     digests = {line: stored.digest(line) for line in vectors.lines}
     tags = {line: data["tags"] for line, data in zip(vectors.lines, vectors.data)}
@@ -560,7 +690,6 @@ def run_suite(engine: Engine, suite: str, out_dir: str, jobs: Optional[int] = 1,
             report.resumed += 1
     version = _safe_version(engine) if results is not None else ""
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    progress = Progress("run %s" % engine.name, stream=stream)
     checked: Iterator[Checked]
     if ray is not None:
         from .cluster import map_unordered
@@ -570,25 +699,37 @@ def run_suite(engine: Engine, suite: str, out_dir: str, jobs: Optional[int] = 1,
         checked = _check_here(engine, pending, limits)
     else:
         checked = _check_in_processes(engine, pending, jobs or 1, limits)
-    for line, r, seconds in ([] if first and report.disagreements else checked):
-        if r.status == "disagree":
-            assert r.divergence is not None
-            r.repro = write_repro(out_dir, engine, Vector.from_json(json.loads(line)), r.divergence)
-        if results is not None:
-            stored.append(results, dict(r.to_json(), engine=engine.name, version=version, digest=digests[line],
-                                        tags=tags[line], seconds=round(seconds, 6), date=today))
-        report.add(r)
-        if not quiet:
-            progress.update("%d vectors, %d steps, %d disagreeing"
-                            % (report.total()["vectors"], report.total()["steps"], len(report.disagreements)))
-        if first and report.disagreements:
-            break
+    t0 = time.monotonic()
+    with progress.shown(enabled=not quiet, stream=stream, lines_every=LOG_EVERY), \
+            progress.task("run %s" % engine.name, total=len(pending)) as task:
+        for line, r, seconds in ([] if first and report.failures() else checked):
+            if r.status == "disagree":
+                r.repro = repros.write(engine, Vector.from_json(json.loads(line)), r)
+                report.count_repro(r.repro)
+            if results is not None:
+                stored.append(results, dict(r.to_json(), engine=engine.name, version=version, digest=digests[line],
+                                            tags=tags[line], seconds=round(seconds, 6), date=today))
+            report.add(r)
+            task.advance(note=progress_note(report, task.done + 1, len(pending), time.monotonic() - t0))
+            if first and report.failures():
+                break
     close = getattr(checked, "close", None)
     if close is not None:  # a generator stopped early: its pool or cluster ends now
         close()
-    if not quiet:
-        progress.done()
     return report
+
+
+def _stored(engine: Engine, results: Optional[str], stream: Optional[TextIO]) -> Dict[stored.Key, Dict[str, Any]]:
+    """The records a results file holds for the engine, by key (none without a file); a
+    torn last line is cut off first (said on `stream`, if given)."""
+    if results is None:
+        return {}
+    torn = stored.repair(results)
+    if torn and stream is not None:
+        stream.write("%s: a torn last line cut off (%d characters)\n" % (results, len(torn)))
+    if not os.path.exists(results):
+        return {}
+    return {stored.key(r): r for r in stored.read_results(results, on_torn=None) if r["engine"] == engine.name}
 
 
 def _check_here(engine: Engine, lines: Sequence[str], limits: Optional[Limits]) -> Iterator[Checked]:

@@ -101,15 +101,21 @@ def encode_mask(bitmask: bytes, n_tokens: int, previous: Optional[bytes] = None)
 
 
 def decode_mask(data: Dict[str, Any], n_tokens: int, previous: Optional[bytes] = None) -> bytes:
-    """The bitmask of a stored mask; checks its count and hash."""
+    """The bitmask of a stored mask; checks its ids, size, count and hash (a FormatError
+    says what is wrong)."""
+    if not isinstance(data, dict):
+        raise FormatError("a mask is an object, not %s" % json_type(data))
     if "ids" in data:
-        bits = bitmask_from_ids(data["ids"], n_tokens)
+        ids = data["ids"]
+        if not isinstance(ids, list) or not all(is_id(t, n_tokens) for t in ids):
+            raise FormatError("a mask's ids are token ids from 0 to %d" % (n_tokens - 1))
+        bits = bitmask_from_ids(ids, n_tokens)
     elif "zlib" in data:
-        bits = zlib.decompress(base64.b64decode(data["zlib"]))
+        bits = _inflate(data["zlib"], n_tokens)
     elif "xor" in data:
         if previous is None:
             raise FormatError("an 'xor' mask on the first step")
-        bits = _xor(zlib.decompress(base64.b64decode(data["xor"])), previous)
+        bits = _xor(_inflate(data["xor"], n_tokens), previous)
     else:
         raise FormatError("a mask needs 'ids', 'zlib' or 'xor'")
     if len(bits) != bitmask_len(n_tokens):
@@ -119,6 +125,31 @@ def decode_mask(data: Dict[str, Any], n_tokens: int, previous: Optional[bytes] =
     if "count" in data and count_bits(bits) != data["count"]:
         raise FormatError("mask count mismatch")
     return bits
+
+
+def _inflate(text: Any, n_tokens: int) -> bytes:
+    """A stored bitmask: base64 of its zlib stream, inflated to at most one byte more
+    than the bitmask of n tokens (so a bomb stops there: the size check refuses it)."""
+    try:
+        packed = base64.b64decode(text, validate=True)
+        inflate = zlib.decompressobj()
+        bits = inflate.decompress(packed, bitmask_len(n_tokens) + 1)
+    except (TypeError, ValueError, zlib.error) as e:  # binascii.Error is a ValueError
+        raise FormatError("a mask that is not base64 of a zlib stream (%s)" % e) from None
+    if len(bits) <= bitmask_len(n_tokens) and not inflate.eof:
+        raise FormatError("a mask whose zlib stream is cut short")
+    return bits
+
+
+def is_id(t: Any, n_tokens: int) -> bool:
+    """Is `t` a token id of a vocabulary of n tokens (an integer, not a boolean)?"""
+    return isinstance(t, int) and not isinstance(t, bool) and 0 <= t < n_tokens
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a parsed value, for errors ("a list")."""
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number")
 
 
 # ------------------------------------------------------------------------------- grammars
@@ -405,7 +436,7 @@ class Benchmark:
     def from_json(cls, data: Any, n_tokens: int) -> "Benchmark":
         if not isinstance(data, dict) or not isinstance(data.get("valid"), bool) or not isinstance(data.get("tokens"), list):
             raise FormatError("a benchmark is {\"valid\": true|false, \"tokens\": [...]}")
-        if not all(isinstance(t, int) and 0 <= t < n_tokens for t in data["tokens"]):
+        if not all(is_id(t, n_tokens) for t in data["tokens"]):
             raise FormatError("a benchmark's tokens are ids of the vocabulary")
         return cls(data["valid"], data["tokens"])
 
@@ -457,19 +488,27 @@ class Vector:
         return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, data: Dict[str, Any]) -> "Vector":
+    def from_json(cls, data: Any) -> "Vector":
+        """The vector of a parsed line; a FormatError says what is wrong with it."""
+        if not isinstance(data, dict):
+            raise FormatError("a vector is a JSON object, not %s" % json_type(data))
         if data.get("format") != FORMAT:
             raise FormatError("not a maskref vector (format %r)" % data.get("format"))
         if data.get("version") != VERSION:
             raise FormatError("vector format version %r; this reader knows version %d" % (data.get("version"), VERSION))
+        for name, kind in (("vocab", dict), ("grammar", dict), ("steps", list), ("tags", list)):
+            if name in data and not isinstance(data[name], kind):
+                raise FormatError("a vector's %r is %s, not %s" % (name, json_type(kind()), json_type(data[name])))
         try:
             vocab = vocab_from_json(data["vocab"])
             n = len(vocab)
             steps: List[Step] = []
             for s in data["steps"]:
+                if not isinstance(s, dict):
+                    raise FormatError("a step is an object, not %s" % json_type(s))
                 token = s.get("token")
-                if token is not None and not 0 <= token < n:
-                    raise FormatError("token %r is not in the vocabulary" % token)
+                if token is not None and not is_id(token, n):
+                    raise FormatError("token %r is not in the vocabulary" % (token,))
                 previous = steps[-1].mask if steps else None
                 steps.append(Step(decode_mask(s["mask"], n, previous), bool(s["accepting"]), token))
             if not steps:
@@ -512,24 +551,36 @@ def suite_lines(path: str) -> Iterator[Tuple[str, int, str]]:
     for name in suite_files(path):
         with open(name, "rb") as f:
             for lineno, raw in enumerate(f, 1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise FormatError("%s:%d: not UTF-8 text (byte 0x%02X at column %d)" % (
-                        name, lineno, raw[e.start], e.start + 1)) from None
+                line = utf8_line(name, lineno, raw)
                 if line.strip() and not line.lstrip().startswith("#"):
                     yield name, lineno, line
+
+
+def utf8_line(name: str, lineno: int, raw: bytes) -> str:
+    """Line `lineno` of the file `name`, decoded; a FormatError where it is not UTF-8."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FormatError("%s:%d: not UTF-8 text (byte 0x%02X at column %d)" % (
+            name, lineno, raw[e.start], e.start + 1)) from None
+
+
+def json_line(line: str) -> Any:
+    """The JSON value of a line of a suite; a FormatError if it is not JSON (nested
+    beyond what Python's json module reads among the ways)."""
+    try:
+        return json.loads(line)
+    except ValueError as e:
+        raise FormatError("not JSON: %s" % e) from None
+    except RecursionError:
+        raise FormatError("not JSON this reader takes: nested too deeply") from None
 
 
 def read_vectors(path: str) -> Iterator[Tuple[str, int, Vector]]:
     """(file, line number, vector) for every vector of a suite file or directory."""
     for name, lineno, line in suite_lines(path):
         try:
-            data = json.loads(line)
-        except ValueError as e:
-            raise FormatError("%s:%d: not JSON: %s" % (name, lineno, e)) from None
-        try:
-            yield name, lineno, Vector.from_json(data)
+            yield name, lineno, Vector.from_json(json_line(line))
         except FormatError as e:
             raise FormatError("%s:%d: %s" % (name, lineno, e)) from None
 

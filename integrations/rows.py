@@ -126,6 +126,9 @@ class RowState:
             for t in best:
                 flags[t] = 1
         if flags.find(1) < 0:
+            if self.grammar.is_empty:
+                raise GenerationError("%s: no token is ever allowed: the grammar's language is empty (no text "
+                                      "matches it)" % self.name)
             raise GenerationError(
                 "%s: no token is allowed after %r (the grammar cannot go on, and may not end, here)"
                 % (self.name, self.vocab.decode(self.consumed)[-40:]))

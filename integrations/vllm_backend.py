@@ -114,6 +114,9 @@ class MaskrefBackend(StructuredOutputBackend):
                         stop_token_ids: Optional[Iterable[int]] = None) -> "MaskrefGrammar":
         grammar = grammar_of(request_type, grammar_spec, whitespace_flexible=self.whitespace_flexible,
                              ebnf_dialect=self.ebnf_dialect)
+        if grammar.is_empty:  # its first bitmask would allow nothing: the sampler has no token to pick
+            raise GrammarError("the %s request's grammar has an empty language: no output matches it"
+                               % request_type.name)
         return MaskrefGrammar(grammar, self.vocabulary_for(stop_token_ids), **self.matcher_options)
 
     def vocabulary_for(self, stop_token_ids: Optional[Iterable[int]]) -> Vocabulary:

@@ -6,6 +6,7 @@ a pathological input that would take unbounded work raises `LimitError` naming t
 """
 from __future__ import annotations
 
+import re
 import reprlib
 from typing import Any, Optional
 
@@ -14,8 +15,12 @@ class MaskrefError(Exception):
     """Base class of every error maskref raises on purpose."""
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def caret_line(text: str, offset: int) -> str:
-    """The line of `text` holding `offset`, and a caret under that offset.
+    """The line of `text` holding `offset`, and a caret under that offset (a lone
+    surrogate shown as U+FFFD, so that the message can be printed).
 
     >>> print(caret_line("ab(c", 2))
     ab(c
@@ -25,7 +30,7 @@ def caret_line(text: str, offset: int) -> str:
     end = text.find("\n", offset)
     if end < 0:
         end = len(text)
-    return text[start:end] + "\n" + " " * (offset - start) + "^"
+    return _SURROGATE.sub("\ufffd", text[start:end]) + "\n" + " " * (offset - start) + "^"
 
 
 def shown(value: Any, limit: int = 60) -> str:
@@ -80,6 +85,25 @@ class GrammarError(MaskrefError, ValueError):
                 "%s at line %d, column %d\n%s"
                 % (message, self.line, self.column, caret_line(text, offset))
             )
+
+
+def scalar_text(text: str) -> str:
+    """`text`, if it holds only Unicode scalar values; else a GrammarError at its first
+    lone surrogate. Grammars are matched on UTF-8, which has no surrogates; a Python str
+    holds one when bytes that are not UTF-8 were read with "surrogateescape".
+
+    >>> scalar_text('start: "a\\udc80"')
+    Traceback (most recent call last):
+      ...
+    refimpl.errors.GrammarError: lone surrogate U+DC80 (not a Unicode scalar value: is the text UTF-8?) at line 1, column 10
+    start: "a\ufffd"
+             ^
+    """
+    m = _SURROGATE.search(text)
+    if m:
+        raise GrammarError("lone surrogate U+%04X (not a Unicode scalar value: is the text UTF-8?)"
+                           % ord(m.group()), text, m.start())
+    return text
 
 
 class SchemaError(MaskrefError, ValueError):

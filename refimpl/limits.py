@@ -39,6 +39,10 @@ class Limits:
     #: exact oneOf, if/else, dependencies): a product, exponential in theory
     #: (docs/jsonschema.md, "Bounds"); real schemas need at most a few hundred
     schema_alternatives: int = 500
+    #: states of the minimal divisibility automaton of one JSON schema `multipleOf`
+    #: (docs/jsonschema.md, "Bounds"): it becomes a regex by state elimination, practical
+    #: up to here; beyond, the keyword cannot be enforced (SchemaError, unless lenient)
+    multiple_of_states: int = 400
     #: key regions of one JSON object and the splits leading to them (keys split by the
     #: patternProperties they match: 2^patterns in theory, docs/jsonschema.md, "Bounds")
     property_regions: int = 256

@@ -31,7 +31,7 @@ def test_every_package_and_module_of_refimpl_is_named():
 
 
 def test_every_module_named_exists():
-    modules = {p.name for top in ("refimpl", "accel", "conformance", "integrations", "tests")
+    modules = {p.name for top in ("refimpl", "accel", "conformance", "integrations", "hostile", "tests")
                for p in (ROOT / top).rglob("*.py")} | {p.name for p in (ROOT / "accel").glob("*.c")}
     mentioned = set(re.findall(r"`(?:[\w/]+/)?(\w+\.(?:py|c))`", PAGE))
     assert mentioned and not mentioned - modules, sorted(mentioned - modules)

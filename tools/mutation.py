@@ -10,7 +10,8 @@ a `cmd:` worker (refimpl/serving/worker.py speaks docs/protocol.md) against the 
 in the reference process, finds a disagreement:
 
 1. `python -m conformance run --first` on the default suite (a disagreement, or the worker
-   failing, exits 1: killed by the suite);
+   failing during a vector, exits 1; a worker that cannot even start — a mutant that
+   breaks an import — exits 2 with "its worker cannot start": killed by the suite);
 2. if the suite finds nothing, `python -m conformance fuzz --first --seconds F --seed S`
    (killed by the fuzzer); the fuzzer's shrinking is cut short, since only the verdict
    matters here.
@@ -76,6 +77,8 @@ KILLED_RUN, TIMEOUT_RUN = "killed-run", "timeout-run"
 KILLED_FUZZ, TIMEOUT_FUZZ = "killed-fuzz", "timeout-fuzz"
 SURVIVED, NO_MUTATION, HARNESS_ERROR = "survived", "no-mutation", "harness-error"
 KILLED_BY_RUN = (KILLED_RUN, TIMEOUT_RUN)
+#: what `conformance run` says (exit status 2) of a cmd: worker that cannot start
+WORKER_CANNOT_START = "its worker cannot start"
 KILLED = KILLED_BY_RUN + (KILLED_FUZZ, TIMEOUT_FUZZ)
 
 
@@ -251,12 +254,15 @@ def fuzz_argv(backend: str, seconds: float, seed: int, out: Path, python: str = 
 
 def verdict(run: Optional[Check], fuzz: Optional[Check]) -> str:
     """A mutant's outcome from its checks: run exit 1 (a disagreement, or a worker that
-    fails) kills it, so does a time-out; exit 0 passes it on to the fuzzer, whose exit 1
-    or time-out kills it; exit 0 of both is a survivor. Any other status (2: a setup
-    error of the harness itself) is a harness error, not a verdict.
+    fails during a vector) kills it, so does a time-out, and so does exit 2 for a worker
+    that cannot start (conformance's setup error naming it); exit 0 passes it on to the
+    fuzzer, whose exit 1 or time-out kills it; exit 0 of both is a survivor. Any other
+    status (2: a setup error of the harness itself) is a harness error, not a verdict.
 
     >>> verdict(Check(1, 2.0), None), verdict(Check(None, 99.0), None)
     ('killed-run', 'timeout-run')
+    >>> verdict(Check(2, 1.0, "error: engine cmd:x is unavailable: its worker cannot start: ..."), None)
+    'killed-run'
     >>> verdict(Check(0, 9.0), Check(1, 5.0)), verdict(Check(0, 9.0), Check(0, 60.0)), verdict(Check(2, 1.0), None)
     ('killed-fuzz', 'survived', 'harness-error')
     """
@@ -264,7 +270,7 @@ def verdict(run: Optional[Check], fuzz: Optional[Check]) -> str:
         return NO_MUTATION
     if run.rc is None:
         return TIMEOUT_RUN
-    if run.rc == 1:
+    if run.rc == 1 or (run.rc == 2 and WORKER_CANNOT_START in run.tail):
         return KILLED_RUN
     if run.rc != 0:
         return HARNESS_ERROR

@@ -82,7 +82,7 @@ class WorkerMatcher:
             create_timeout,
             grammar_text=spec["text"],
         )
-        self.session = reply.get("session")
+        self.session = self._checked(protocol.session_from_reply, reply)
         if reply.get("vocab_size") not in (None, len(vocab)):
             raise WorkerGarbage(
                 "worker `%s` built a vocabulary of %r tokens from one of %d"
@@ -109,7 +109,7 @@ class WorkerMatcher:
                     % (proc.command, reply.get("vocab_size"), len(vocab)),
                     command=proc.command,
                 )
-            spec = {"ref": reply["vocabulary_id"]}
+            spec = {"ref": self._checked(protocol.string_from_reply, reply, "vocabulary_id", "load_vocabulary")}
         proc.vocab_specs[vocab] = spec
         return spec
 

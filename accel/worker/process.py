@@ -106,6 +106,11 @@ class WorkerProcess:
             if self.dead is None:
                 self.kill("its hello failed")
             raise
+        problem = protocol.hello_problem(self.hello)
+        if problem is not None:
+            self.kill("it answered garbage")
+            raise WorkerGarbage("worker `%s` sent %s: %s" % (self.command, problem, _summary(self.hello)),
+                                command=self.command, stderr=self.stderr_tail())
         if self.hello.get("protocol") != PROTOCOL_VERSION:
             self.kill("wrong protocol version")
             raise WorkerUnsupported(
@@ -227,7 +232,7 @@ class WorkerProcess:
         """The reply line to request `rid`, parsed; garbage kills the process."""
         problem: Optional[str]
         try:
-            reply = json.loads(raw)
+            reply = protocol.load(raw)
         except Exception:
             reply, problem = None, "is not JSON"
         else:

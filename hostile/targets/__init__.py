@@ -26,9 +26,9 @@ class Target:
 
 
 def _collect() -> Dict[str, Target]:
-    from . import grammars, schemas  # noqa: F401  (each module lists its targets in TARGETS)
+    from . import commandline, grammars, protocol, schemas, vectors, vocabularies  # noqa: F401  (each lists TARGETS)
     found: Dict[str, Target] = {}
-    for module in (grammars, schemas):
+    for module in (grammars, schemas, vocabularies, vectors, protocol, commandline):
         for target in module.TARGETS:
             assert target.name not in found, target.name
             found[target.name] = target

@@ -38,6 +38,7 @@ import random
 from types import MappingProxyType
 from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Sequence
 
+from .. import progress
 from ..masks.matcher import Matcher, MatcherLike
 from .topk import top_k
 
@@ -121,37 +122,39 @@ def generate(model: Model, matcher: MatcherLike, *, max_tokens: int, sampler: Sa
     forced_at: List[int] = []
     calls = 0
     stop = "max_tokens"
-    while len(out) < max_tokens:
-        if fast_forward:
-            forced = matcher.forced_tokens()[: max_tokens - len(out)]
-            if not forced and _only_eos(matcher):
-                forced = [vocab.eos_token_ids[0]] if eos else []
-                if not forced:  # no EOS token: the output simply ends
-                    stop = "eos"
-                    break
-            if forced:
-                for t in forced:
-                    if not matcher.consume(t):
-                        raise AssertionError("a forced token was refused: %d" % t)  # forced_tokens' promise
-                    forced_at.append(len(out))
-                    out.append(t)
-                if _ended(matcher, out[-1], eos):
-                    stop = "eos"
-                    break
-                continue
-        logits = model(list(prompt) + out)
-        calls += 1
-        chosen = sampler(matcher, logits)
-        if chosen is None:
-            stop = "no_token"
-            break
-        t = chosen
-        if not matcher.consume(t):
-            raise ValueError("the sampler chose token %d, which the grammar does not allow here" % t)
-        out.append(t)
-        if _ended(matcher, t, eos):
-            stop = "eos"
-            break
+    with progress.task("generating", total=max_tokens) as shown:  # refimpl/progress.py
+        while len(out) < max_tokens:
+            shown.done = len(out)
+            if fast_forward:
+                forced = matcher.forced_tokens()[: max_tokens - len(out)]
+                if not forced and _only_eos(matcher):
+                    forced = [vocab.eos_token_ids[0]] if eos else []
+                    if not forced:  # no EOS token: the output simply ends
+                        stop = "eos"
+                        break
+                if forced:
+                    for t in forced:
+                        if not matcher.consume(t):
+                            raise AssertionError("a forced token was refused: %d" % t)  # forced_tokens' promise
+                        forced_at.append(len(out))
+                        out.append(t)
+                    if _ended(matcher, out[-1], eos):
+                        stop = "eos"
+                        break
+                    continue
+            logits = model(list(prompt) + out)
+            calls += 1
+            chosen = sampler(matcher, logits)
+            if chosen is None:
+                stop = "no_token"
+                break
+            t = chosen
+            if not matcher.consume(t):
+                raise ValueError("the sampler chose token %d, which the grammar does not allow here" % t)
+            out.append(t)
+            if _ended(matcher, t, eos):
+                stop = "eos"
+                break
     data = vocab.decode(t for t in out if vocab.is_grammar_token(t))
     return Generation(out, data, data.decode("utf-8", "replace"), calls, len(forced_at), forced_at, stop,
                       matcher.is_accepting())

@@ -138,6 +138,24 @@ class Grammar:
         obj, source = _with_source(obj)
         return cls(top_level_to_ir(obj, limits), "llguidance", source)
 
+    @property
+    def is_empty(self) -> bool:
+        """Is the grammar's language empty (no text matches it, not even the empty one)?
+
+        The empty language compiles in every frontend that reads a grammar's text — a
+        regex such as `[^\\s\\S]`, a Lark, GBNF or EBNF start rule that derives no
+        string —; its first mask is empty and it never accepts (docs/semantics.md, "The
+        empty language"). True when simplification proved it: a lexeme built with `&` or
+        `~` whose emptiness needs more than `Limits.relevance_fuel` derivative states
+        counts as non-empty (its masks are still exact).
+
+        >>> Grammar.from_regex(r"[^\\s\\S]").is_empty, Grammar.from_lark('start: start "a"').is_empty
+        (True, True)
+        >>> Grammar.from_regex("").is_empty, Grammar.from_regex(r"a|[^\\s\\S]").is_empty
+        (False, False)
+        """
+        return not self.ir.rules  # simplified: the start symbol has a rule unless it derives nothing
+
     def to_text(self) -> str:
         """The simplified rules, in Lark-like notation."""
         return self.ir.to_text()
@@ -157,7 +175,8 @@ class Grammar:
 
 def _with_source(value: Any) -> Tuple[Any, str]:
     """A JSON value given as a dict, text or UTF-8 bytes, and its text (the Grammar's
-    source, enough to build it again in a worker)."""
+    source, enough to build it again in a worker). A byte that is not UTF-8 becomes a
+    lone surrogate, which the frontend refuses at its place."""
     if isinstance(value, bytes):
-        value = value.decode("utf-8")
+        value = value.decode("utf-8", "surrogateescape")
     return value, value if isinstance(value, str) else dumps(value)

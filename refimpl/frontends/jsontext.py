@@ -19,13 +19,13 @@ import re
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-__all__ = ["JsonTextError", "dumps", "read_json"]
+__all__ = ["JsonTextError", "dumps", "read_json", "read_whole_json"]
 
 _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _WS_RE = re.compile(r"[ \t\n\r]*")
 _LITERALS = (("true", True), ("false", False), ("null", None))
-#: longer integers stay Decimal: CPython refuses int(text) past 4,300 digits (and takes
-#: quadratic time: a million digits, minutes), a Decimal reads them in linear time
+#: longer integers are read as Decimal: CPython refuses int(text) past 4,300 digits, and
+#: building the int takes quadratic time (a million digits: seconds), a Decimal linear time
 _INT_DIGITS = 4300
 
 #: an open container on the reader's stack, and the key pending in it (objects only)
@@ -79,6 +79,22 @@ def read_json(text: str, pos: int = 0) -> Tuple[Any, int]:
                 continue
             raise JsonTextError("unexpected end of text" if pos >= len(text)
                                 else "expected ',' or '%s'" % close, pos)
+
+
+def read_whole_json(text: str) -> Any:
+    """The JSON value that is the whole of `text` (whitespace around it allowed).
+    Raises JsonTextError.
+
+    >>> read_whole_json(' [1] x')
+    Traceback (most recent call last):
+      ...
+    refimpl.frontends.jsontext.JsonTextError: extra data after the JSON value at offset 5
+    """
+    value, end = read_json(text)
+    end = _skip(text, end)
+    if end < len(text):
+        raise JsonTextError("extra data after the JSON value", end)
+    return value
 
 
 def _read_scalar_or_open(text: str, pos: int, stack: List[_Open]) -> Tuple[Any, int, bool]:

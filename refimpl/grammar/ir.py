@@ -62,6 +62,9 @@ class TokenSpec:
     no_eos: bool = False
     #: where the grammar text writes it (-1: unknown), for binding errors; not compared
     offset: int = field(default=-1, compare=False)
+    #: the grammar text `offset` is in ("": unknown; one of several in an llguidance
+    #: object), so that a binding error shows its place; not compared
+    source: str = field(default="", compare=False, repr=False)
 
 
 @dataclass(frozen=True)

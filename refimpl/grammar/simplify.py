@@ -37,10 +37,11 @@ s: "a"*
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
-from ..errors import GrammarError
 from ..regex.exprs import BYTES, CONCAT, EPSILON_KIND
+from ..regex.factoring import left_factored
 from ..regex.relevance import is_empty
 from .ir import GrammarIR, Lexeme, lark_string
 
@@ -125,8 +126,10 @@ def remove_unproductive(ir: GrammarIR) -> GrammarIR:
     A nonterminal is *productive* if it derives some string of lexemes: some rule of it has
     only productive symbols. A lexeme is productive unless its language is empty. Rules
     using an unproductive symbol can never take part in a derivation, so dropping them
-    keeps the language (`productive_nonterminals` computes them). If the start symbol is unproductive the grammar accepts nothing,
-    which is almost certainly a mistake: GrammarError.
+    keeps the language (`productive_nonterminals` computes them). If the start symbol is
+    unproductive, the grammar's language is empty: every rule of the start symbol goes,
+    and the grammar that is left accepts nothing (its first mask is empty and it never
+    accepts: docs/semantics.md, "The empty language"; `Grammar.is_empty`).
 
     The context-free language is unchanged, but what the lexer sees is not quite: an
     Earley parser predicts into unproductive rules, so before this pass their lexemes
@@ -142,11 +145,6 @@ def remove_unproductive(ir: GrammarIR) -> GrammarIR:
     dead_lexemes = {~sym for _, rhs in ir.rules for sym in rhs if sym < 0}
     dead_lexemes = {i for i in dead_lexemes if _lexeme_is_empty(ir, i)}
     productive = productive_nonterminals(ir.rules, [False] * n, dead_lexemes)
-    if not productive[ir.start]:
-        raise GrammarError(
-            "the start symbol '%s' derives no string (every derivation of it is infinite "
-            "or uses an empty terminal)" % ir.names[ir.start]
-        )
     by_lhs: List[List[Rhs]] = [[] for _ in range(n)]
     for lhs, rhs in ir.rules:
         if all(productive[sym] if sym >= 0 else ~sym not in dead_lexemes for sym in rhs):
@@ -531,18 +529,123 @@ def merge_literals(ir: GrammarIR) -> GrammarIR:
     return new
 
 
+#: how many one-literal alternatives of one nonterminal `merge_literal_alternatives`
+#: makes one lexeme (fewer cost little as lexemes, and keep their own names in explain)
+LITERAL_ALTERNATIVES = 16
+
+
+def merge_literal_alternatives(ir: GrammarIR, at_least: Optional[int] = None) -> GrammarIR:
+    """`A: "w1" | "w2" | ... | "wn"` (n >= `at_least` alternatives, LITERAL_ALTERNATIVES by
+    default, that are each one plain literal lexeme of one lexeme class) becomes `A: L`
+    with one lexeme L matching any wi,
+    built as a trie (`ExprSet.words`). 20,000 literal lexemes would put 20,000 (lexeme,
+    expression) pairs in the lexer's start state and 20,000 items in an Earley row; L is one
+    of each, and its derivatives look at one trie node.
+
+    The byte language and the masks are kept: a greedy lexer over the lexemes a row allows
+    extends while one of them is alive and ends where one matches, which depends only on
+    the union of their languages; a matched wi completes A, and so does L matching wi.
+    Only plain lexemes (greedy, no tokens, stops or budgets) of one class are merged, so
+    %ignore between lexemes is unchanged; other alternatives of A stay as they are.
+
+    >>> from refimpl.regex import ExprSet
+    >>> g = GrammarIR(ExprSet())
+    >>> g.start = g.add_nonterminal("start")
+    >>> for w in ("ab", "ac", "b"):
+    ...     g.add_rule(g.start, [g.add_lexeme('"%s"' % w, g.es.literal(w.encode()))])
+    >>> print(merge_literal_alternatives(g, at_least=3).to_text())
+    start: ("ab" | "ac" | "b")
+    <BLANKLINE>
+    >>> trie = g.es.words([[1 << b for b in w] for w in (b"ab", b"ac", b"b")])
+    >>> merge_literal_alternatives(g, at_least=3).lexemes[0].expr == trie
+    True
+    """
+    def plain_literal(rhs: Sequence[int]) -> Tuple[Optional[Lexeme], bytes]:
+        """The rule's only symbol and its word, when it is a greedy literal lexeme with no
+        other option; else (None, b"")."""
+        if len(rhs) != 1 or rhs[0] >= 0:
+            return None, b""
+        lexeme = ir.lexemes[~rhs[0]]
+        word = _literal_bytes(ir, lexeme.expr)
+        plain = lexeme == Lexeme(lexeme.name, lexeme.expr, lexeme_class=lexeme.lexeme_class)
+        return (lexeme, word) if plain and word else (None, b"")
+
+    merged: Dict[int, Dict[int, List[bytes]]] = {}  # lhs -> lexeme class -> words
+    for lhs, rhs in ir.rules:
+        lexeme, word = plain_literal(rhs)
+        if lexeme is not None:
+            merged.setdefault(lhs, {}).setdefault(lexeme.lexeme_class, []).append(word)
+    least = LITERAL_ALTERNATIVES if at_least is None else at_least
+    groups = {(lhs, c): words for lhs, by_class in merged.items() for c, words in by_class.items()
+              if len(words) >= least}
+    if not groups:
+        return ir
+    new = GrammarIR(ir.es, ir.limits)
+    new.names = list(ir.names)
+    new.start = ir.start
+    new.copy_options(ir)
+    done = set()
+    for lhs, rhs in ir.rules:
+        lexeme, _ = plain_literal(rhs)
+        key = (lhs, lexeme.lexeme_class) if lexeme is not None else None
+        if lexeme is not None and key in groups:
+            if key not in done:
+                done.add(key)
+                words = groups[key]
+                name = " | ".join([lark_string(w.decode("utf-8", "backslashreplace")) for w in words[:3]]
+                                  + (["... %d literals" % len(words)] if len(words) > 3 else []))
+                expr = ir.es.words([1 << b for b in w] for w in words)
+                new.add_rule(lhs, [new.add(Lexeme("(%s)" % name, expr, lexeme_class=lexeme.lexeme_class))])
+            continue
+        new.add_rule(lhs, [new.add(ir.lexemes[~sym]) if sym < 0 else sym for sym in rhs])
+    return new
+
+
+def factor_alternations(ir: GrammarIR) -> GrammarIR:
+    """Every lexeme's (and %ignore's) expression with its alternations left-factored
+    (regex/factoring.py): the same languages, so the same lexer and masks, but a
+    20,000-word alternation costs a derivative a trie node's few branches, not 20,000
+    members. Lexemes whose factored expressions are equal become one (`GrammarIR.add`).
+
+    >>> from refimpl.regex import ExprSet, compile_pattern
+    >>> g = GrammarIR(ExprSet())
+    >>> g.start = g.add_nonterminal("start")
+    >>> g.add_rule(g.start, [g.add_lexeme("/abc|abd/", compile_pattern(g.es, "abc|abd"))])
+    >>> factor_alternations(g).lexemes[0].expr == compile_pattern(g.es, "ab[cd]")
+    True
+    """
+    es = ir.es
+    exprs = [left_factored(es, lexeme.expr) for lexeme in ir.lexemes]
+    ignores = {c: left_factored(es, e) for c, e in ir.ignores.items()}
+    if ignores == ir.ignores and all(e == lexeme.expr for e, lexeme in zip(exprs, ir.lexemes)):
+        return ir
+    new = GrammarIR(es, ir.limits)
+    new.names = list(ir.names)
+    new.start = ir.start
+    new.copy_options(ir)
+    new.ignores = ignores
+    symbols = [new.add(replace(lexeme, expr=e)) for lexeme, e in zip(ir.lexemes, exprs)]
+    for lhs, rhs in ir.rules:
+        new.add_rule(lhs, [symbols[~sym] if sym < 0 else sym for sym in rhs])
+    return new
+
+
 def simplify(ir: GrammarIR) -> GrammarIR:
     """All the rewrites, in this order, and a new GrammarIR (the input is not changed).
 
-    1. `remove_unproductive` first: it raises if the start symbol derives nothing, and
-       every later pass may assume each nonterminal derives something.
+    1. `remove_unproductive` first: every later pass may assume each nonterminal derives
+       something (if the start symbol derives nothing, no rule is left: the empty
+       language).
     2. `remove_unreachable`, `remove_duplicate_rules`: cheap clean-ups.
     3. Then, until the grammar stops shrinking (a few rounds at most):
        `inline_aliases` (A → B), `inline_single_use`, `merge_equivalent_nonterminals`,
        `remove_duplicate_rules` (merging can make alternatives equal, and equal
        alternatives can make a new alias) and `remove_unreachable`.
-    4. `merge_literals` last, when its (strict) condition holds, because inlining can put
+    4. `merge_literals`, when its (strict) condition holds, because inlining can put
        literals next to each other.
+    5. `merge_literal_alternatives` (many one-literal alternatives as one lexeme) and
+       `factor_alternations` last: the lexemes' expressions in the shape derivatives are
+       cheap on (merge_literals reads literals as chains of bytes, before).
     """
     ir = remove_unproductive(ir)
     ir = remove_unreachable(ir)
@@ -556,4 +659,4 @@ def simplify(ir: GrammarIR) -> GrammarIR:
         ir = remove_unreachable(ir)
         if _size(ir) == before:
             break
-    return merge_literals(ir)
+    return factor_alternations(merge_literal_alternatives(merge_literals(ir)))

@@ -168,8 +168,7 @@ class _Replay(Tracer):
         self.rec.tracer = self
         self.lexer = self.rec.lexer
         self.vocab = vocab
-        source = grammar.source if isinstance(grammar.source, str) else ""
-        self.binding = TokenBinding(cg.compiled, vocab, source) if vocab is not None else None
+        self.binding = TokenBinding(cg.compiled, vocab) if vocab is not None else None
         self.out = bytearray()  # the text so far (a token read by id: its bytes)
         self.width = 0  # the bytes of the step being read: 1, a token's, 0 when ending
         self.rows: Dict[int, _Row] = {}  # real rows (not an %ignore's copy), by index

@@ -191,9 +191,7 @@ class Matcher:
         self.vocab = vocab
         self.backend = backend
         self.recognizer = Recognizer(grammar.compiled, limits or grammar.limits, token_boundaries=True)
-        # a Lark or GBNF grammar's token offsets are in its one source text
-        text = grammar.source if grammar.kind in ("lark", "gbnf") and isinstance(grammar.source, str) else ""
-        self.tokens = TokenBinding(grammar.compiled, vocab, text)
+        self.tokens = TokenBinding(grammar.compiled, vocab)
         self.lexeme_tokens = 0  # tokens that gave bytes to the pending lexeme (for budgets)
         self.trie = vocab.trie
         patterns = JSON_SLICES if slices is None else tuple(slices)

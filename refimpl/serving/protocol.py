@@ -50,9 +50,41 @@ class BadReply(ValueError):
 # -- framing --------------------------------------------------------------------------------
 
 
+def blank(line: Union[str, bytes]) -> bool:
+    """Whether a line holds nothing but JSON's whitespace (space, tab, CR, LF): not a
+    request, no reply. Other characters Python calls space (\\x1c, \\x0b, U+2028) are
+    a request that is not JSON.
+
+    >>> blank(" \\r\\n"), blank("\\x1c\\n"), blank(b"\\t\\n")
+    (True, False, True)
+    """
+    if isinstance(line, bytes):
+        return not line.strip(b" \t\r\n")
+    return not line.strip(" \t\r\n")
+
+
 def dump(message: Dict[str, Any]) -> str:
-    """One message as a line of the wire format: compact JSON and a newline."""
-    return json.dumps(message, separators=(",", ":")) + "\n"
+    """One message as a line of the wire format: compact JSON and a newline (ValueError
+    for a number JSON cannot write: NaN, an infinity)."""
+    return json.dumps(message, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+def load(line: Union[str, bytes]) -> Any:
+    """The JSON value of a message line; ValueError if it is not JSON — Python's json
+    module would also read NaN and Infinity, and 1e400 as an infinity, which no JSON
+    reader in another language takes back (RecursionError on absurd nesting)."""
+    return json.loads(line, parse_constant=_not_json, parse_float=_finite)
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError("%s is not JSON" % constant)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError("%s is beyond a double" % text[:40])
+    return value
 
 
 def b64encode(data: bytes) -> str:
@@ -64,8 +96,19 @@ def reply_problem(reply: Any, request_id: Any) -> Optional[str]:
     """Why a parsed reply line is not the reply to request `request_id`, or None."""
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
         return 'is not a reply object with a boolean "ok"'
-    if reply.get("id") != request_id:
-        return "answers request id %r, not %r" % (reply.get("id"), request_id)
+    rid = reply.get("id")
+    if rid != request_id or isinstance(rid, bool) != isinstance(request_id, bool):  # true is not 1
+        return "answers request id %r, not %r" % (rid, request_id)
+    return None
+
+
+def hello_problem(reply: Dict[str, Any]) -> Optional[str]:
+    """Why a hello reply's capabilities cannot be read, or None: `ops`, `grammar_kinds`
+    and `vocabularies`, where given, are lists of strings."""
+    for name in ("ops", "grammar_kinds", "vocabularies"):
+        value = reply.get(name)
+        if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            return "a hello reply whose %r is not a list of strings" % name
     return None
 
 
@@ -147,11 +190,11 @@ def count_from_reply(reply: Dict[str, Any], name: str, n_tokens: int) -> int:
     return k
 
 
-def session_from_reply(reply: Dict[str, Any]) -> int:
-    """The session id of a create or clone reply."""
+def session_from_reply(reply: Dict[str, Any]) -> Union[int, float, str]:
+    """The session id of a create or clone reply: a JSON scalar (not null, not a boolean)."""
     session = reply.get("session")
-    if not isinstance(session, int) or isinstance(session, bool):
-        raise BadReply("a session id that is not an integer")
+    if not isinstance(session, (int, float, str)) or isinstance(session, bool):
+        raise BadReply("a session id that is not a number or a string")
     return session
 
 
@@ -241,15 +284,17 @@ def typed_error(err: Dict[str, Any], grammar_text: str = "") -> Optional[Excepti
     InternalError, ...: the client reports those as its own). `grammar_text` is the
     grammar's source, which a GrammarError points into."""
     kind = err.get("type")
-    message = str(err.get("message", "(no message)"))
+    message = err.get("message")
     detail = err.get("detail", message)
+    if not _fields_ok(err, kind) or not isinstance(message, str) or not message.strip() or not isinstance(detail, str):
+        return None  # a malformed error object: the client reports it as the worker's
     if kind == "RegexError":
-        return _typed(RegexError, message, message=detail, pattern=err.get("pattern", ""), offset=err.get("offset"))
+        return _typed(RegexError, message, message=detail, pattern=err.get("pattern") or "", offset=err.get("offset"))
     if kind == "GrammarError":
         return _typed(GrammarError, message, message=detail, text=grammar_text, offset=err.get("offset"),
                       line=err.get("line"), column=err.get("column"))
     if kind == "SchemaError":
-        return _typed(SchemaError, message, message=detail, pointer=err.get("pointer", ""))
+        return _typed(SchemaError, message, message=detail, pointer=err.get("pointer") or "")
     if kind == "LimitError":
         return _typed(LimitError, message, limit=err.get("limit"), value=err.get("value"))
     if kind == "VocabularyError":
@@ -257,6 +302,25 @@ def typed_error(err: Dict[str, Any], grammar_text: str = "") -> Optional[Excepti
     if kind == "ValueError":
         return ValueError(message)
     return None
+
+
+#: the fields of each typed error object, and their JSON types (None: may be absent)
+_OPTIONAL_INT = (int, type(None))
+_ERROR_FIELDS: Dict[str, Tuple[Tuple[str, Any], ...]] = {
+    "RegexError": (("pattern", (str, type(None))), ("offset", int)),
+    "GrammarError": (("offset", _OPTIONAL_INT), ("line", _OPTIONAL_INT), ("column", _OPTIONAL_INT)),
+    "SchemaError": (("pointer", (str, type(None))),),
+    "LimitError": (("limit", str), ("value", int)),
+}
+
+
+def _fields_ok(err: Dict[str, Any], kind: Any) -> bool:
+    """Are a typed error object's fields of their types (a boolean is no number)?"""
+    for name, types in _ERROR_FIELDS.get(kind, ()) if isinstance(kind, str) else ():
+        value = err.get(name)
+        if not isinstance(value, types) or isinstance(value, bool):
+            return False
+    return True
 
 
 def _typed(cls: Type[Exception], full_message: str, **fields: Any) -> Exception:

@@ -46,10 +46,12 @@ from .protocol import (
     Unsupported,
     b64_field,
     b64encode,
+    blank,
     dump,
     error_reply,
     field,
     int_list,
+    load,
     mask_fields,
 )
 
@@ -107,10 +109,10 @@ class Worker:
                 line = line.decode("utf-8")
             except UnicodeDecodeError as e:
                 return dump({"ok": False, "id": None, "error": error_reply(ProtocolError("request is not UTF-8: %s" % e))})
-        if not line.strip():
+        if blank(line):
             return None
         try:
-            req = json.loads(line)
+            req = load(line)
         except Exception as e:  # ValueError, or RecursionError on absurd nesting
             return dump({"ok": False, "id": None, "error": error_reply(ProtocolError("malformed JSON: %s" % e))})
         reply = self.handle(req)

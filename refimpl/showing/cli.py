@@ -1,10 +1,16 @@
-"""The `maskref` command line."""
+"""The `maskref` command line.
+
+Steps that can take a while (compiling a large grammar, loading a vocabulary, the first
+mask on a big vocabulary, generating) show a progress line on standard error when it is a
+terminal and the step has run for 2 seconds (refimpl/progress.py); `--no-progress`
+turns it off, and a redirected or piped standard error never gets it."""
 from __future__ import annotations
 
 import argparse
 import sys
 from typing import TYPE_CHECKING, Any, List, Optional
 
+from .. import progress
 from .commandline import (
     ArgumentParser,
     CommandLineError,
@@ -31,9 +37,9 @@ def _regex(args: argparse.Namespace) -> int:
     print("pattern  %s" % args.pattern)
     print("compiled %s  (%d expression nodes)" % (r.to_string(), r.es.size(r.expr)))
     for text in args.texts:
-        data = text.encode("utf-8")
+        data = text.encode("utf-8", "surrogateescape")  # the bytes of the command line, as given
         state = r.dfa.start
-        print("\n%r" % text)
+        print("\n%s" % _show_bytes(data))
         for i, b in enumerate(data):
             state = r.dfa.step(state, b)
             print("  d/d %-6s -> %s" % (_show_byte(b), to_string(r.es, r.dfa.states[state])))
@@ -48,14 +54,14 @@ def _mask(args: argparse.Namespace) -> int:
     """Print the token mask after a prefix, with a readable sample of allowed tokens."""
     import time
 
-    from ..masks.matcher import Matcher
-
     grammar = _grammar(args)
     vocab = _vocabulary(args)
-    m = Matcher(grammar, vocab)
-    _consume_prefix(m, args.prefix)
+    m = _matcher(grammar, vocab)
+    with progress.task("the prefix"):
+        _consume_prefix(m, args.prefix)
     t0 = time.perf_counter()
-    mask = m.mask()
+    with progress.task("first mask (walking the token trie)"):
+        mask = m.mask()
     seconds = time.perf_counter() - t0
     allowed = mask.allowed()
     print("grammar    %r" % grammar)
@@ -68,6 +74,8 @@ def _mask(args: argparse.Namespace) -> int:
     forced = m.forced_bytes()
     if forced:
         print("forced     %r" % forced.decode("utf-8", "replace"))
+    if not allowed and not m.is_accepting():
+        print("note       %s" % _dead_end(grammar))
     if args.explain:
         t0 = time.perf_counter()
         m.mask()
@@ -80,6 +88,22 @@ def _mask(args: argparse.Namespace) -> int:
         keys = ("lexer_states", "transitions_computed", "rows", "items", "rows_built", "rows_reused")
         print("stats      " + ", ".join("%s=%d" % (k, m.stats[k]) for k in keys))
     return 0
+
+
+def _dead_end(grammar: "Grammar") -> str:
+    """Why a mask is empty where the text may not end (docs/semantics.md, "The empty
+    language")."""
+    if grammar.is_empty:
+        return "the grammar's language is empty: no text matches it (no token, not even EOS, is ever allowed)"
+    return "a dead end: no token of the vocabulary continues the text, and the text may not end here"
+
+
+def _matcher(grammar: "Grammar", vocab: "Vocabulary") -> "Matcher":
+    """A Matcher, its token trie and slices built (shown as a step)."""
+    from ..masks.matcher import Matcher
+
+    with progress.task("preparing the matcher (token trie, slices)"):
+        return Matcher(grammar, vocab)
 
 
 def _consume_prefix(m: "Matcher", prefix: str) -> None:
@@ -109,11 +133,11 @@ def _grammar(args: argparse.Namespace, **layout: Any) -> "Grammar":
     from ..frontends.grammar import Grammar
 
     if getattr(args, "regex", None) is not None:
-        with culprit("--regex", repr(args.regex)):
+        with culprit("--regex", repr(args.regex)), progress.task("compiling the grammar"):
             return Grammar.from_regex(args.regex)
     option = next(o for o in ("lark", "gbnf", "ebnf", "schema") if getattr(args, o, None) is not None)
     path = getattr(args, option)
-    with culprit("--" + option, path):
+    with culprit("--" + option, path), progress.task("compiling the grammar"):
         text = read_text(path)
         if option == "lark":
             return Grammar.from_lark(text)
@@ -128,7 +152,7 @@ def _vocabulary(args: argparse.Namespace) -> "Vocabulary":
     """The vocabulary --vocab names."""
     from ..tokens.vocab import Vocabulary
 
-    with culprit("--vocab", args.vocab):
+    with culprit("--vocab", args.vocab), progress.task("loading the vocabulary"):
         return Vocabulary.load(args.vocab)
 
 
@@ -157,7 +181,8 @@ def _explain(args: argparse.Namespace) -> int:
         tokens = [token_id(vocab, t) for t in args.tokens or ()]
     with culprit("--why"):
         why = [token_id(vocab, int(w) if w.isdigit() else w) for w in args.why]
-    ex = explain(grammar, vocab, text=args.prefix, tokens=tokens, why=why)
+    with progress.task("explaining the masks"):
+        ex = explain(grammar, vocab, text=args.prefix, tokens=tokens, why=why)
     out = {"text": text.render, "dot": dot.render, "html": page.render}[args.format](ex)
     if args.out is None:
         sys.stdout.write(out)
@@ -175,7 +200,6 @@ def _generate(args: argparse.Namespace) -> int:
 
     from ..decoding import ONE_LINE_JSON, RandomModel, TopK, generate, greedy
     from ..frontends.grammar import Grammar
-    from ..masks.matcher import Matcher
     from ..typed import parse
 
     layout = {} if args.flexible_whitespace else ONE_LINE_JSON
@@ -189,9 +213,13 @@ def _generate(args: argparse.Namespace) -> int:
         grammar = _grammar(args, **layout)
         source = "JSON schema %s" % args.schema if args.schema is not None else "Lark grammar %s" % args.lark
     vocab = _vocabulary(args)
+    if grammar.is_empty:
+        option = next(o for o in ("type", "schema", "lark") if getattr(args, o, None) is not None)
+        raise CommandLineError("--%s %s: the grammar's language is empty (no text matches it): nothing to generate"
+                               % (option, getattr(args, option)))
     model = RandomModel(vocab, seed=args.seed)
     sampler = TopK(args.top_k, seed=args.seed) if args.top_k else greedy
-    result = generate(model, Matcher(grammar, vocab), max_tokens=args.max_tokens, sampler=sampler,
+    result = generate(model, _matcher(grammar, vocab), max_tokens=args.max_tokens, sampler=sampler,
                       fast_forward=not args.no_fast_forward)
     print("grammar   %s; vocabulary %s (%d tokens)" % (source, vocab.name, len(vocab)))
     print("model     random (seed %d), %s" % (args.seed, "top-%d sampling" % args.top_k if args.top_k else "greedy"))
@@ -260,6 +288,11 @@ def _run_file(path: str, spec: str) -> object:
     return module
 
 
+def _add_progress(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress line (shown on standard error, when it is a terminal, for steps over 2 s)")
+
+
 def _show_byte(b: int) -> str:
     return repr(chr(b)) if 0x20 <= b < 0x7F else "0x%02X" % b
 
@@ -278,6 +311,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--prefix", default="", help="text already generated")
     p.add_argument("--sample", type=positive_int, default=12, help="how many allowed tokens to show")
     p.add_argument("--explain", action="store_true", help="print the walk statistics")
+    _add_progress(p)
     p.set_defaults(run=_mask)
     p = sub.add_parser("explain", help="step through the masks along a prefix: an HTML page, text or DOT")
     _add_source(p)
@@ -289,6 +323,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--format", choices=["html", "text", "dot"], default="html",
                    help="html: one self-contained page (default); text; dot: the lexer DFA and the trie's top levels")
     p.add_argument("--out", metavar="FILE", help="where to write it (default: standard output)")
+    _add_progress(p)
     p.set_defaults(run=_explain)
     p = sub.add_parser("generate", help="generate text for a grammar with a seeded random model (fast-forward)")
     source = p.add_mutually_exclusive_group(required=True)
@@ -305,9 +340,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--flexible-whitespace", action="store_true",
                    help="--type/--schema: allow any JSON whitespace (default: one layout, so more is forced)")
     p.add_argument("--no-fast-forward", action="store_true", help="call the model for every token")
+    _add_progress(p)
     p.set_defaults(run=_generate)
     args = parser.parse_args(argv)
-    return args.run(args)
+    with progress.shown(enabled=not getattr(args, "no_progress", False)):
+        return args.run(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

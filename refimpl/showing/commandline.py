@@ -26,7 +26,7 @@ import os
 import re
 import sys
 from contextlib import contextmanager
-from typing import Iterator, List, NoReturn, Optional, Protocol, Tuple, Type
+from typing import Any, Iterator, List, NoReturn, Optional, Protocol, Tuple, Type
 
 from ..errors import MaskrefError
 
@@ -64,6 +64,10 @@ def command_line(main: Main, mistakes: Tuple[Type[Exception], ...] = (MaskrefErr
 
     @functools.wraps(main)
     def run(argv: Optional[List[str]] = None) -> int:
+        with _bytes_as_given(sys.stdout):
+            return _run(argv)
+
+    def _run(argv: Optional[List[str]]) -> int:
         try:
             return main(argv)
         except BrokenPipeError:  # the reader of the output went away (`| head`): not a mistake
@@ -80,6 +84,22 @@ def command_line(main: Main, mistakes: Tuple[Type[Exception], ...] = (MaskrefErr
             return 1
 
     return run
+
+
+@contextmanager
+def _bytes_as_given(stream: Any) -> Iterator[None]:
+    """Inside, text from the command line that is not UTF-8 — Python reads those bytes as
+    lone surrogates — is printed on `stream` as the same bytes (a file name in "wrote
+    <file>" is the file's name), where a strict stream would raise UnicodeEncodeError."""
+    errors = getattr(stream, "errors", None)
+    if errors != "strict" or not hasattr(stream, "reconfigure"):
+        yield
+        return
+    stream.reconfigure(errors="surrogateescape")
+    try:
+        yield
+    finally:
+        stream.reconfigure(errors=errors)
 
 
 def _error(message: str) -> int:

@@ -170,10 +170,14 @@ def explain(
     pending: List[int] = [token_id(vocab, t) for t in tokens]
     token: Optional[int] = None
     consumed: List[Consumed] = []
+    if grammar.is_empty:  # every mask is empty: the one step shows it
+        out.stopped = "the grammar's language is empty: no text matches it"
     while True:
         mask = m.mask()
         out.traces.append(tracer.masks[-1])
         out.steps.append(_step(m, tracer.masks[-1], len(out.steps), token, done, consumed, reused_rows, asked, mask.flags))
+        if out.stopped:
+            break
         if tokens:
             if not pending:
                 break

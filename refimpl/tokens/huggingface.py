@@ -38,6 +38,7 @@ import gzip
 import json
 import os
 import re
+import zlib
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..errors import VocabularyError
@@ -219,8 +220,10 @@ def _from_sentencepiece(sp: Any, eos: Optional[int], added: Dict[int, Any], name
 #: the texts an EOS token has in the usual tokenizers, in the order they are looked for
 USUAL_EOS = ("</s>", "<|endoftext|>", "<|end_of_text|>", "<|eot_id|>", "<eos>", "<|im_end|>")
 
-#: the largest token id a vocabulary file may give (a guard against a typo's gigabytes)
-MAX_TOKEN_ID = (1 << 24) - 1
+#: the largest token id a vocabulary file may give: 2^21 ids, eight times the largest
+#: vocabulary in use (Gemma's 262,144), a guard against a typo's gigabytes — 2^24 empty
+#: tokens took 10 s and 300 MB to load from a 37-byte file (found by hostile/, issue 34)
+MAX_TOKEN_ID = (1 << 21) - 1
 
 
 class TokenizerJson:
@@ -278,11 +281,14 @@ def _pieces(vocab: Any, where: str) -> Dict[str, int]:
     if isinstance(vocab, list):
         if not all(isinstance(p, list) and p and isinstance(p[0], str) for p in vocab):
             raise VocabularyError("%s: model.vocab must list [piece, score] pairs" % where)
+        for i, p in enumerate(vocab):
+            check_text(p[0], "model.vocab[%d]" % i, where)
         return {p[0]: i for i, p in enumerate(vocab)}
     if not isinstance(vocab, dict):
         raise VocabularyError("%s: model.vocab must be an object or a list, not a %s" % (where, type(vocab).__name__))
     for piece, i in vocab.items():
         check_id(i, "model.vocab[%s]" % json.dumps(piece), where)
+        check_text(piece, "model.vocab[%s]" % json.dumps(piece), where)
     return dict(vocab)
 
 
@@ -297,6 +303,7 @@ def _added_tokens(added: Any, where: str) -> List[Tuple[int, str, bool]]:
         if not (isinstance(a, dict) and isinstance(a.get("content"), str)):
             raise VocabularyError("%s: added_tokens[%d] needs an id and a content text" % (where, k))
         check_id(a.get("id"), "added_tokens[%d].id" % k, where)
+        check_text(a["content"], "added_tokens[%d].content" % k, where)
         out.append((a["id"], a["content"], bool(a.get("special"))))
     return out
 
@@ -347,19 +354,38 @@ def type_name(obj: Any) -> str:
 
 
 def read_json(path: str) -> Any:
+    """The JSON value in the file at `path` (gzip-compressed if it ends in .gz); a
+    VocabularyError naming the file if it cannot be read, or is not JSON."""
     try:
         opener = gzip.open if path.endswith(".gz") else open
         with opener(path, "rt", encoding="utf-8") as f:
             text = f.read()
-        if not text.strip():
-            raise VocabularyError("cannot read %s: the file is empty" % path)
-        return json.loads(text)
-    except OSError as e:
+    except OSError as e:  # BadGzipFile among them
         raise VocabularyError("cannot read %s: %s" % (path, e.strerror or e)) from None
-    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+    except (EOFError, zlib.error) as e:  # a gzip stream cut short, or corrupted
+        raise VocabularyError("cannot read %s: a damaged gzip file: %s" % (path, e)) from None
+    except UnicodeDecodeError as e:
+        raise VocabularyError("cannot read %s: not UTF-8 text: %s" % (path, e)) from None
+    if not text.strip():
+        raise VocabularyError("cannot read %s: the file is empty" % path)
+    try:
+        return json.loads(text)
+    except ValueError as e:  # JSONDecodeError
         raise VocabularyError("cannot read %s: not JSON: %s" % (path, e)) from None
+    except RecursionError:
+        raise VocabularyError("cannot read %s: JSON nested too deeply for Python's json module" % path) from None
 
 
 def check_id(i: Any, what: str, where: str) -> None:
     if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i <= MAX_TOKEN_ID:
         raise VocabularyError("%s: %s must be a token id (an integer from 0 to %d), not %r" % (where, what, MAX_TOKEN_ID, i))
+
+
+def check_text(text: str, what: str, where: str) -> None:
+    """A token's text from a JSON file must be Unicode text: JSON may escape a lone
+    surrogate (`"\\ud800"`), which has no UTF-8 bytes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise VocabularyError("%s: %s is not Unicode text (a lone surrogate U+%04X at offset %d)"
+                              % (where, what, ord(text[e.start]), e.start)) from None

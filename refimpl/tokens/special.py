@@ -12,7 +12,9 @@ vocabulary lacks is an error then, not a mask that silently allows nothing.
 >>> TokenBinding(Grammar.from_lark("start: <think>").compiled, v)
 Traceback (most recent call last):
   ...
-refimpl.errors.GrammarError: unknown special token <think>: the vocabulary's special tokens are <|eot|>, </s>
+refimpl.errors.GrammarError: unknown special token <think>: the vocabulary's special tokens are <|eot|>, </s> at line 1, column 8
+start: <think>
+       ^
 """
 from __future__ import annotations
 
@@ -26,15 +28,15 @@ from .vocab import Vocabulary
 Ranges = Tuple[Tuple[int, int], ...]  # sorted, disjoint, inclusive
 
 
-def token_ids(spec: TokenSpec, vocab: Vocabulary, text: str = "") -> Ranges:
+def token_ids(spec: TokenSpec, vocab: Vocabulary) -> Ranges:
     """The ids `spec` stands for in `vocab`, as sorted disjoint inclusive ranges; an
-    unknown name or an id out of range is a GrammarError (at its place in `text`, the
-    grammar's text, when given)."""
+    unknown name or an id out of range is a GrammarError (at its place in the grammar's
+    text, when the spec knows it)."""
     try:
         return _token_ids(spec, vocab)
     except GrammarError as e:
-        if text and spec.offset >= 0:
-            raise GrammarError(e.message, text, spec.offset) from None
+        if spec.source and spec.offset >= 0:
+            raise GrammarError(e.message, spec.source, spec.offset) from None
         raise
 
 
@@ -95,11 +97,9 @@ def _merge(ranges: List[Tuple[int, int]]) -> Ranges:
 class TokenBinding:
     """Per token lexeme of a compiled grammar, the token ids it matches in a vocabulary."""
 
-    def __init__(self, grammar: CompiledGrammar, vocab: Vocabulary, text: str = "") -> None:
-        """`text`: the grammar's text, to place binding errors in it (if the token
-        offsets are offsets in that one text)."""
+    def __init__(self, grammar: CompiledGrammar, vocab: Vocabulary) -> None:
         self.ranges: Dict[int, Ranges] = {
-            i: token_ids(lx.tokens, vocab, text) for i, lx in enumerate(grammar.lexemes) if lx.tokens is not None
+            i: token_ids(lx.tokens, vocab) for i, lx in enumerate(grammar.lexemes) if lx.tokens is not None
         }
         self._starts = {i: [lo for lo, _ in r] for i, r in self.ranges.items()}
 

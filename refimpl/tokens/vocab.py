@@ -30,7 +30,16 @@ import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..errors import VocabularyError
-from .huggingface import check_id, read_huggingface, read_json, read_tokenizer_json, read_tokenizer_json_file, type_name
+from .huggingface import (
+    MAX_TOKEN_ID,
+    check_id,
+    check_text,
+    read_huggingface,
+    read_json,
+    read_tokenizer_json,
+    read_tokenizer_json_file,
+    type_name,
+)
 from .trie import TokenTrie
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -53,6 +62,8 @@ class Vocabulary:
         if not self.tokens:
             raise VocabularyError("vocabulary %r has no tokens" % name)
         n = len(self.tokens)
+        if vocab_size is not None and vocab_size > MAX_TOKEN_ID + 1:
+            raise VocabularyError("vocab_size %d: a vocabulary has at most %d ids" % (vocab_size, MAX_TOKEN_ID + 1))
         if vocab_size is not None and vocab_size < n:
             raise VocabularyError(
                 "vocab_size %d is smaller than the vocabulary %r (%d tokens): the logits must cover every token"
@@ -209,22 +220,39 @@ class Vocabulary:
         try:
             config = data["config"]
             n_special = config["default_num_special_tokens"]
+            check_id(n_special, "config.default_num_special_tokens", path)
+            if n_special > TEKKEN_MAX_SPECIAL:
+                raise VocabularyError("%s: default_num_special_tokens %d: more than %d special tokens (Tekken has 1000)"
+                                      % (path, n_special, TEKKEN_MAX_SPECIAL))
             size = config.get("default_vocab_size", n_special + len(data["vocab"]))
+            check_id(size, "config.default_vocab_size", path)
+            if size < n_special:
+                raise VocabularyError("%s: default_vocab_size %d is below default_num_special_tokens %d"
+                                      % (path, size, n_special))
             tokens = [b""] * size
             specials = data.get("special_tokens")
             if specials is None:  # files before v7 name none: mistral-common's names then
                 specials = [{"rank": i, "token_str": text} for i, text in enumerate(TEKKEN_SPECIAL_TOKENS[:n_special])]
             for i in range(n_special):
                 tokens[i] = ("<SPECIAL_%d>" % i).encode()
-            for s in specials:
+            by_text: Dict[str, int] = {}
+            for k, s in enumerate(specials):
+                check_id(s["rank"], "special_tokens[%d].rank" % k, path)
+                if s["rank"] >= n_special or not isinstance(s["token_str"], str):
+                    raise VocabularyError("%s: special_tokens[%d] must have a rank below %d and a token_str text"
+                                          % (path, k, n_special))
+                check_text(s["token_str"], "special_tokens[%d].token_str" % k, path)
                 tokens[s["rank"]] = s["token_str"].encode("utf-8")
-            for entry in data["vocab"][: size - n_special]:
+                by_text[s["token_str"]] = s["rank"]
+            for k, entry in enumerate(data["vocab"][: size - n_special]):
+                check_id(entry["rank"], "vocab[%d].rank" % k, path)
                 tokens[entry["rank"] + n_special] = base64.b64decode(entry["token_bytes"])
-        except (KeyError, TypeError, ValueError, IndexError) as e:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+            if isinstance(e, VocabularyError):
+                raise
             raise VocabularyError("%s is not a Tekken tokenizer: %s" % (path, e)) from None
-        by_text = {s["token_str"]: s["rank"] for s in specials}
-        eos = by_text.get("</s>", 2)
-        return cls(tokens, [eos], range(n_special), "tekken")
+        eos = by_text.get("</s>", 2 if n_special > 2 else None)  # mistral-common's EOS is id 2
+        return cls(tokens, [] if eos is None else [eos], range(n_special), "tekken")
 
     @classmethod
     def load(cls, name_or_path: str) -> "Vocabulary":
@@ -257,6 +285,10 @@ class Vocabulary:
             return cls(*read_tokenizer_json_file(data, path))
         raise VocabularyError("%s: not a format maskref knows (maskref JSON, tokenizer.json, Tekken)" % path)
 
+
+#: the most special tokens a Tekken file may declare (each is a token: a typo's millions
+#: would take gigabytes)
+TEKKEN_MAX_SPECIAL = 1 << 16
 
 #: the special tokens of a Tekken file that names none (files before v7), as mistral-common
 #: names them

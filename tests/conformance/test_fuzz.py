@@ -5,17 +5,18 @@ spreads over jobs; it finds nothing between the Matcher and the naive oracle.
 Every campaign here is bounded by work (a number of batches), not by time: the same
 examples and shrinks on any machine, however loaded.
 """
+import json
 import os
 
 import pytest
 
 from conformance.__main__ import main
 from conformance.faults import FAULTS
-from conformance.fuzz import fuzz
+from conformance.fuzz import Worker, fuzz
 from conformance.registry import get_engine
 from conformance.runner import check_vector
 from conformance.strategies import VOCAB_MODES
-from conformance.vectors import read_vectors
+from conformance.vectors import Vector, read_vectors
 
 #: seed 0 finds each fault within this many batches: drop-eos and utf8-split in the first,
 #: no-pop and slice-last in the third, negated-range in the 25th (a bound, not a target)
@@ -72,3 +73,42 @@ def test_special_is_a_vocabulary_mode(tmp_path):
                   batches=1, examples_per_batch=12)
     assert not report.failures, report.table()
     assert report.stats.steps > 0
+
+
+def test_the_time_budget_cuts_a_shrink_short_and_keeps_the_smallest_case_so_far():
+    """A clock that passes the deadline as the first disagreement is found (no timed
+    assertion: the clock is the test's): nothing is left for shrinking, the campaign ends
+    after hypothesis's first shrink step, and the disagreement is recorded, marked as cut
+    short; without a time budget, the same batch shrinks further to the same kind."""
+    worker = {}
+
+    def clock():
+        w = worker.get("w")
+        return 1e6 if w is not None and w.shrinking else 0.0
+
+    kinds = ("regex", "lark", "json_schema")
+    w = worker["w"] = Worker("fault:utf8-split", 100.0, seed=0, worker=0, max_steps=8, clock=clock)
+    cut = w.run(kinds, "mixed", first_only=True, examples_per_batch=25)
+    assert cut["batches"] == 1 and len(cut["failures"]) == 1
+    f = cut["failures"][0]
+    assert f["cut_short"] and f["divergence"]["signature"] == "regex:extra-partial-utf8"
+    assert f["shrink_examples"] <= 3, f["shrink_examples"]
+    vector = Vector.from_json(json.loads(f["vector"]))  # a disagreement seen, as it replays
+    assert check_vector(get_engine("fault:utf8-split"), vector).status == "disagree"
+    full = Worker("fault:utf8-split", None, seed=0, worker=0, max_steps=8, batches=1).run(
+        kinds, "mixed", first_only=True, examples_per_batch=25)
+    g = full["failures"][0]
+    assert not g["cut_short"] and g["shrink_examples"] > f["shrink_examples"]
+    assert g["divergence"]["signature"] == f["divergence"]["signature"]
+
+
+def test_a_cut_short_shrink_is_said_in_the_table_and_the_repro(tmp_path, monkeypatch):
+    import conformance.fuzz as fuzz_module
+
+    monkeypatch.setattr(fuzz_module, "SHRINK_SECONDS", 0.0)  # a shrink's own bound: none left
+    report = fuzz("fault:drop-eos", None, seed=0, out_dir=str(tmp_path), first_only=True, quiet=True,
+                  kinds=("regex",), batches=1)
+    assert report.failures and report.failures[0]["cut_short"]
+    assert fuzz_module.CUT_SHORT in report.table()
+    with open(report.failures[0]["repro"], encoding="utf-8") as f:
+        assert fuzz_module.CUT_SHORT in f.read()

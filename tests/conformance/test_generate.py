@@ -1,13 +1,21 @@
 """The default suite (conformance/generate.py writes conformance/suite/): the checked-in
 lines are what the generator writes, refimpl agrees with them, and they cover each
 construct they are there for."""
+import fnmatch
 import json
 import os
+import re
+import shutil
+import subprocess
+import sys
 
-from conformance.generate import SUITE_DIR
+import pytest
+
+from conformance.generate import DATA_DIR, SUITE_DIR, _data_text
 from conformance.registry import get_engine
 from conformance.runner import check_vector
 from conformance.vectors import ids_of, read_vectors
+from tests.support.paths import DATA, ROOT
 from tests.support.vectors import regenerated
 
 REGEX_SUITE = os.path.join(SUITE_DIR, "regex.jsonl")
@@ -55,6 +63,26 @@ def test_new_construct_vectors_are_what_generate_writes():
     fresh = regenerated("LARK", ("permutation", "ignore-once"), "lark")
     stored = {v.id: v.to_line() for _, _, v in read_vectors(os.path.join(SUITE_DIR, "lark.jsonl")) if v.id in fresh}
     assert len(fresh) == 10 and fresh == stored  # (2 + 1 paths) + (1 + 1), on 2 vocabularies
+
+
+def test_empty_language_vectors():
+    """The empty language of each text frontend (docs/semantics.md, "The empty language"):
+    one step, no token allowed, not even EOS, not accepting; what the generator writes;
+    refimpl agrees."""
+    backend = get_engine("refimpl")
+    seen = set()
+    for kind in ("regex", "lark", "gbnf", "ebnf"):
+        for _, _, v in read_vectors(os.path.join(SUITE_DIR, kind + ".jsonl")):
+            if "empty-language" not in v.tags:
+                continue
+            assert v.grammar.compile().is_empty, v.id
+            assert len(v.steps) == 1 and not any(v.steps[0].mask) and not v.steps[0].accepting, v.id
+            assert check_vector(backend, v).status == "agree", v.id
+            seen.add((kind, v.id.split("/")[2]))
+    assert seen == {(k, vocab) for k in ("regex", "lark", "gbnf", "ebnf") for vocab in ("bytes", "gpt2")}
+    fresh = regenerated("REGEXES", ("empty-language",), "regex")
+    stored = {v.id: v.to_line() for _, _, v in read_vectors(REGEX_SUITE) if v.id in fresh}
+    assert len(fresh) == 4 and fresh == stored
 
 
 # the constructs of the tokens group: each tag, and the vocabularies it must be on
@@ -119,3 +147,53 @@ def test_blindspot_vectors_are_what_generate_writes_and_cover_each_blind_spot():
     first = quoted.steps[1].mask  # after the opening quote
     assert runs[0] in ids_of(first) and runs[1] not in ids_of(first)  # 10 fit, 11 do not
     assert "same-ends" in by_name and "case-folding" in by_name and "xgrammar-max-tokens" in by_name
+
+
+def test_the_grammars_generate_reads_are_shipped_copies_of_the_test_data():
+    """generate reads llama.cpp's json.gbnf and xgrammar's JSON grammar from
+    conformance/data/, package data (pyproject.toml), exact copies of tests/data's entries."""
+    cases = json.loads((DATA / "grammar_cases.json").read_text(encoding="utf-8"))
+    gbnf = next(c["grammar"] for c in cases["compile_cases"] if c["source"] == "grammars/json.gbnf")
+    ebnf = next(c["grammar"] for c in cases["cases"]
+                if c["format"] == "xgrammar" and c["source"].endswith("(test_json_accept)"))
+    assert _data_text("json.gbnf") == gbnf and _data_text("xgrammar_json.ebnf") == ebnf
+    line = re.search(r"^conformance = (\[.*\])$", (ROOT / "pyproject.toml").read_text(encoding="utf-8"), re.M)
+    globs = json.loads(line.group(1))
+    for name in os.listdir(DATA_DIR):
+        assert any(fnmatch.fnmatch("data/" + name, g) for g in globs), name
+
+
+def _installable() -> bool:
+    probe = "import setuptools, importlib.util; assert importlib.util.find_spec('pip')"
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _installable(), reason="pip and setuptools are needed to install the package")
+def test_generate_runs_from_an_installed_copy(tmp_path):
+    """`pip install` of a copy of the sources (offline: no build isolation, no
+    dependencies; without the optional C extension, CC=false, to be quick), then
+    `generate` in another directory: it reads nothing from the checkout, and writes what
+    the checked-in suite holds; an unknown group is refused."""
+    source, site, out = tmp_path / "source", tmp_path / "site", tmp_path / "suite"
+    source.mkdir()
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    for package in ("refimpl", "accel", "conformance", "integrations"):
+        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    env = dict(os.environ, CC="false", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-compile",
+                    "--target", str(site), str(source)], check=True, env=env, cwd=str(tmp_path), timeout=600,
+                   capture_output=True)
+    shutil.rmtree(source)  # nothing left to read but the installed copy
+    env = dict(os.environ, PYTHONPATH=str(site))
+    run = subprocess.run([sys.executable, "-m", "conformance", "generate", "--only", "gbnf", "--out", str(out)],
+                         env=env, cwd=str(tmp_path), capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert (out / "gbnf.jsonl").read_text(encoding="utf-8") == (ROOT / "conformance" / "suite" / "gbnf.jsonl").read_text(
+        encoding="utf-8")
+    where = subprocess.run([sys.executable, "-c", "import conformance.generate as g; print(g._data_text('xgrammar_json.ebnf'))"],
+                           env=env, cwd=str(tmp_path), capture_output=True, text=True, timeout=120)
+    assert where.stdout == _data_text("xgrammar_json.ebnf") + "\n"
+    wrong = subprocess.run([sys.executable, "-m", "conformance", "generate", "--only", "nonsense"],
+                           env=env, cwd=str(tmp_path), capture_output=True, text=True, timeout=120)
+    assert wrong.returncode == 2 and wrong.stderr.startswith("error: --only: unknown group nonsense (known: regex, ")

@@ -57,8 +57,22 @@ def test_a_panic_is_the_calls_error_and_a_disagreement():
     g = spec.compile()
     result = check_vector(Isolated(StuckBackend("panic"), timeout=5),
                           record(g, spec, vocab, [ord("a"), vocab.eos_token_ids[0]], "x", [], "test"))
-    assert result.status == "disagree"
+    assert result.status == "disagree" and result.fault == ""  # the peer's own error: a finding
     assert "Panic: capacity overflow" in result.divergence["error"]
+
+
+@pytest.mark.parametrize("how, fault", [("crash", "crash"), ("hang", "timeout")])
+def test_a_crash_or_a_hang_is_a_fault_of_the_vector_not_a_disagreement_of_masks(how, fault):
+    from conformance.runner import Report
+
+    vocab, spec = load_builtin("bytes"), GrammarSpec("regex", "a")
+    v = record(spec.compile(), spec, vocab, [ord("a"), vocab.eos_token_ids[0]], "x", [], "test")
+    engine = Isolated(StuckBackend(how), timeout=0.5 if how == "hang" else 30)
+    result = check_vector(engine, v)
+    assert (result.status, result.fault) == ("disagree", fault), result.divergence
+    report = Report(engine)
+    report.add(result)
+    assert report.faults == [result] and not report.disagreements
 
 
 def test_an_isolated_refimpl_agrees():

@@ -9,11 +9,12 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
+from conformance import report
 from conformance.__main__ import main as cli
 from conformance.differences import KnownDifference
 from conformance.engine import Engine, Session
 from conformance.faults import FaultEngine
-from conformance.maskbench import Options, main_maskbench, maskbench_summary, sample, subset_of
+from conformance.maskbench import SOURCE, Options, main_maskbench, maskbench_summary, read_sample, sample, subset_of
 from conformance.refimpl_engines import MatcherEngine, MatcherSession
 from conformance.runner import GrammarCache, check_vector
 from conformance.vectors import GrammarSpec, Vector, bitmask_from_ids, ids_of, load_builtin, read_vectors
@@ -237,8 +238,11 @@ def test_cli(suite: str, tmp_path: Any, capsys: Any) -> None:
     out = str(tmp_path / "one.jsonl")
     root = os.path.dirname(suite)
     assert cli(["maskbench", root, "--out", out, "--sample", "1", "--walks", "0", "--backend", "python",
-                "--subset", "Glaiveai2K"]) == 0
+                "--subset", "Glaiveai2K", "--summary", str(tmp_path / "gpt2.sample.json")]) == 0
     assert "1 schemas, 4 vectors" in capsys.readouterr().err
+    record = read_sample(str(tmp_path / "gpt2.sample.json"))
+    assert (record["sample"], record["subset"], record["walks"], record["backend"]) == (1, "Glaiveai2K", 0, "python")
+    assert (record["schemas"], record["vectors"]) == ({"Glaiveai2K": 1}, 4)
     assert set(_vectors(out)) == {"maskbench/Glaiveai2K/Glaiveai2K---pair/%s/gpt2" % w
                                   for w in ("t0", "t0-compact", "t1", "t1-compact")}
 
@@ -248,3 +252,27 @@ def test_cli_errors(tmp_path: Any, capsys: Any) -> None:
     assert "has no maskbench/data/*.json" in capsys.readouterr().err
     assert cli(["maskbench", str(tmp_path), "--out", "x", "--vocab", "bytes"]) == 2
     assert "--vocab must be one of gpt2, tekken" in capsys.readouterr().err
+
+
+def test_the_sample_record(suite: str, tmp_path: Any, capsys: Any) -> None:
+    """`--summary` writes what the command printed as the sample's record, which report
+    tables (docs/compliance.md's samples); a file that is no record is an error naming it."""
+    root = os.path.dirname(suite)
+    path = tmp_path / "gpt2.sample.json"
+    err = io.StringIO()
+    assert main_maskbench(root, str(tmp_path / "v.jsonl"), Options("gpt2", walks=1, max_tokens=64), stream=err,
+                          summary=str(path)) == 0
+    record = read_sample(str(path))
+    assert (record["vocab"], record["sample"], record["seed"], record["max_tokens"]) == ("gpt2", 0, 0, 64)
+    assert record["schemas"] == {"Github_easy": 1, "Glaiveai2K": 1} and record["vectors"] == 12
+    assert "%d schemas, %d vectors, %d masks" % (2, 12, record["masks"]) in err.getvalue()
+    assert list(record["skipped"].values()) == [1] and "uniqueItems" in list(record["skipped"])[0]
+    assert record["bytes"] == os.path.getsize(tmp_path / "v.jsonl") and record["source"].startswith(SOURCE + "@")
+    rows = {r[0]: r[1:] for r in report.samples_table(report.load([str(path)])).rows}
+    assert rows["schemas with vectors"] == ["2"] and rows["skipped: refimpl refuses the schema (below)"] == ["1"]
+    assert rows["schemas per subset"] == ["Github_easy 1, Glaiveai2K 1"]
+    (tmp_path / "bad.sample.json").write_text('{"format": "other"}')
+    with pytest.raises(ValueError, match="bad.sample.json: not a MaskBench sample"):
+        read_sample(str(tmp_path / "bad.sample.json"))
+    assert cli(["maskbench", root, "--out", str(tmp_path / "w.jsonl"), "--summary", str(tmp_path / "no" / "x.json")]) == 2
+    assert "--summary" in capsys.readouterr().err

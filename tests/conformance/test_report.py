@@ -178,6 +178,15 @@ def test_the_tables_from_made_up_records(tmp_path, monkeypatch):
         "peer-default", "gpt2", "all"]
     outcomes = report.outcome_table(report.Board(sources, "schemastore")).rows
     assert outcomes == [["peer", "2", "1", "1", "0", "0", "0", "0"]]
+    # the MaskBench sample the vectors were made from, from its record
+    samples = {r[0]: r[1] for r in report.samples_table(sources).rows}
+    assert samples["record"] == "`results/gpt2.sample.json`" and samples["schemas with vectors"] == "3"
+    assert samples["schemas per subset"] == "Github_easy 1, Kubernetes 2"
+    assert (samples["skipped: refimpl refuses the schema (below)"], samples["skipped: recording over the budget"],
+            samples["skipped: other"]) == ("1", "1", "0")
+    assert samples["vectors / masks"] == "1,234 / 56,789" and samples["time / file size"] == "4,321 s / 2.5 MB"
+    assert samples["valid instances refimpl refuses (text / compact)"] == "3 / 2"
+    assert [r[1] for r in report.skipped_table(sources).rows] == ["1", "1"]
 
 
 def test_the_page_holds_every_section_and_well_formed_plots(tmp_path, monkeypatch):
@@ -191,6 +200,7 @@ def test_the_page_holds_every_section_and_well_formed_plots(tmp_path, monkeypatc
     assert sorted(set(segments)) == ["agree", "fault", "known", "over", "unsupported"]
     assert "http" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")  # nothing fetched
     assert "<script" not in html
+    assert '<table class="maskbench-samples">' in html and "gpt2.sample.json" in html
 
 
 def test_the_command_writes_the_page_and_the_markdown(tmp_path, capsys, monkeypatch):

@@ -51,3 +51,46 @@ def test_the_compliance_matrix_row(tmp_path):
     lark = report.rows["lark"]
     assert cells["lark"].startswith("%d ✓ %d ≈ %d ✗" % (lark["agree"], lark["known"], lark["disagree"]))
     assert lark["disagree"] > 0  # the fault never allows EOS
+
+
+def test_repros_one_per_kind_of_failure_in_a_stated_place(tmp_path, monkeypatch, capsys):
+    """Not a file per disagreement in the current directory: by default a new temporary
+    directory, named in the output, with one repro per kind of failure; --max-repros
+    sets how many, 0 none."""
+    import tempfile
+
+    (tmp_path / "cwd").mkdir()
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    assert main(["run", "--engine", "fault:drop-eos", "--suite", REGEX_SUITE, "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert not os.listdir(tmp_path / "cwd")
+    [made] = os.listdir(tmp_path / "tmp")
+    folder = tmp_path / "tmp" / made / "fault_drop-eos"
+    assert made.startswith("maskref-repros-") and len(os.listdir(folder)) == 2  # one repro: .txt and .jsonl
+    failing = sum(1 for line in out.splitlines() if line.startswith("  DISAGREE"))
+    assert "repros: 1 written to %s (at most 1 per kind of failure" % folder in out
+    assert "55 failures without one" in out and failing == 20  # (the table shows 20 of the 56)
+    assert main(["run", "--engine", "fault:drop-eos", "--suite", REGEX_SUITE, "--quiet", "--max-repros", "0"]) == 1
+    assert "repros: none written (--max-repros 0); 56 failures without one" in capsys.readouterr().out
+    assert len(os.listdir(tmp_path / "tmp")) == 1  # no directory made for none
+    mine = tmp_path / "mine"
+    assert main(["run", "--engine", "fault:drop-eos", "--suite", REGEX_SUITE, "--quiet", "--repros", str(mine),
+                 "--max-repros", "3"]) == 1
+    assert len(os.listdir(mine / "fault_drop-eos")) == 6
+
+
+def test_progress_says_the_failures_so_far_and_the_time_left():
+    """The run's progress line (refimpl/progress.py draws it: `run ENGINE · 212/588 ·
+    <this note> · 5 s`)."""
+    from conformance.runner import Report, Result, progress_note
+
+    report = Report(get_engine("refimpl"))
+    assert progress_note(report, 0, 588, 0.5) == "0 disagreeing"  # no rate yet: no time left
+    crash = Result("v", "regex", "disagree", divergence={"step": 0})
+    crash.fault = "crash"
+    report.add(crash)
+    report.add(Result("w", "regex", "disagree", divergence={"step": 1}))
+    assert progress_note(report, 2, 588, 1.0) == "1 disagreeing · 1 faults · about 5 min left"
+    assert progress_note(report, 2, 5000, 1.0) == "1 disagreeing · 1 faults · about 42 min left"

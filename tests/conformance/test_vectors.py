@@ -32,6 +32,25 @@ def test_vector_round_trip():
     assert ids_of(again.steps[-1].mask) == []  # after EOS nothing
 
 
+def test_stored_masks_are_bounded():
+    """A stored mask inflates to at most one byte more than its bitmask (a zlib bomb stops
+    there); ids are token ids; broken base64 or zlib is a FormatError, as is any line that
+    is not a vector."""
+    import base64
+    import zlib
+
+    bomb = base64.b64encode(zlib.compress(bytes(10 ** 7))).decode()
+    with pytest.raises(FormatError, match="mask of 37 bytes for 257 tokens"):
+        decode_mask({"zlib": bomb}, 257)
+    for ids in ([-1], [257], [True], [1.5], "1"):
+        with pytest.raises(FormatError, match="a mask's ids are token ids from 0 to 256"):
+            decode_mask({"ids": ids}, 257)
+    with pytest.raises(FormatError, match="not base64 of a zlib stream"):
+        decode_mask({"zlib": "AAAA"}, 257)
+    with pytest.raises(FormatError, match="a vector is a JSON object, not a list"):
+        Vector.from_json([])
+
+
 def test_mask_encodings():
     n = 50_000
     dense = bitmask_from_ids(range(0, n, 2), n)

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refimpl.errors import GrammarError
 from refimpl.frontends.lark import lark_to_ir
 from refimpl.grammar.ir import GrammarIR
 from refimpl.grammar.repetition import optional, plus, repeat, star
@@ -19,6 +18,7 @@ from refimpl.grammar.simplify import (
     inline_single_use,
     merge_equivalent_nonterminals,
     merge_literals,
+    productive_nonterminals,
     remove_unproductive,
     simplify,
 )
@@ -59,13 +59,10 @@ def random_grammars(draw) -> GrammarIR:
 @given(random_grammars())
 def test_simplify_keeps_the_language(ir: GrammarIR) -> None:
     before = bounded_language(ir)
-    try:
-        simplified = simplify(ir)
-    except GrammarError as e:
-        assert "derives no string" in e.message
-        assert before == set()
-        return
+    simplified = simplify(ir)
     assert bounded_language(simplified) == before
+    # the start symbol derives nothing exactly when no rule is left (Grammar.is_empty)
+    assert (not simplified.rules) == (not productive_nonterminals(ir.rules, [False] * len(ir.names))[ir.start])
     # every pass on its own keeps the language too
     base = remove_unproductive(ir)
     for rewrite in (inline_aliases, inline_single_use, merge_equivalent_nonterminals, merge_literals):
@@ -90,11 +87,8 @@ def test_simplify_keeps_the_byte_language_under_the_lexer(ir: GrammarIR) -> None
     merge_literals must not change which byte strings are accepted. The baseline is the
     grammar without unproductive rules, whose removal is a deliberate change for the lexer
     (see remove_unproductive and test_unproductive_rules_matter_to_the_lexer)."""
-    try:
-        simplified = simplify(ir)
-        ir = remove_unproductive(ir)
-    except GrammarError:
-        return
+    simplified = simplify(ir)
+    ir = remove_unproductive(ir)
     for word in WORDS:
         assert recognizer_accepts(ir, word) == recognizer_accepts(simplified, word), word
 
@@ -118,10 +112,13 @@ def test_merge_literals_counterexample_under_the_lexer() -> None:
 
 
 def test_start_deriving_nothing() -> None:
-    with pytest.raises(GrammarError, match="start symbol 'start' derives no string"):
-        simplify(lark_to_ir('start: start "a"'))
-    with pytest.raises(GrammarError, match="derives no string"):
-        simplify(lark_to_ir('start: A\nA: "a" & "b"'))
+    """A start symbol that derives nothing (its derivations are infinite, or use a lexeme
+    whose language is empty) leaves no rule: the empty language, not an error."""
+    for text in ('start: start "a"', 'start: A\nA: "a" & "b"', 'start: A\nA: /[^\\s\\S]/',
+                 'start: x\nx: y "a"\ny: x | "b" x'):
+        simplified = simplify(lark_to_ir(text))
+        assert simplified.rules == [] and simplified.names[simplified.start] == "start", text
+        assert not recognizer_accepts(simplified, b"") and not recognizer_accepts(simplified, b"a")
 
 
 def test_merge_literals_condition() -> None:
@@ -139,3 +136,56 @@ def test_merge_literals_condition() -> None:
     assert len(kept.lexemes) == 3
 
 
+
+
+# ================================================= many literal alternatives as one lexeme
+
+_words = st.lists(st.text("abc", min_size=1, max_size=3), min_size=2, max_size=8, unique=True)
+_contexts = [
+    'start: a\na: {}',
+    'start: a "x" a | "ab" a\na: {}',
+    'start: (a | B)+\na: {}\nB: /b[bc]*/',
+    'start: a a\na: {} | "c" a\n%ignore " "',
+    'start: a?\na: {}\nb: "zz" | a',
+]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(_words, st.sampled_from(_contexts), st.lists(st.integers(0, 100), max_size=4))
+def test_merged_literal_alternatives_give_the_naive_masks(words, context, choices):
+    """The grammar with the alternatives merged (at 2 and more) has the masks of the same
+    grammar without the merge, by the naive definition, along random paths."""
+    import importlib
+
+    from refimpl import Grammar, Matcher, Vocabulary, naive_mask
+
+    module = importlib.import_module("refimpl.grammar.simplify")
+    text = context.format(" | ".join('"%s"' % w for w in words))
+    vocab = Vocabulary.from_bytes([b"a", b"b", b"c", b"ab", b"bc", b"x", b" ", b"abc", b"ca", b"cab", b"zz", b""])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "merge_literal_alternatives", lambda ir: ir)
+        plain = Grammar.from_lark(text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "LITERAL_ALTERNATIVES", 2)
+        merged = Grammar.from_lark(text)
+    assert any(lx.name.startswith("(") for lx in merged.ir.lexemes), merged.ir.to_text()
+    m = Matcher(merged, vocab)
+    path = []
+    for choice in choices:
+        mask = m.mask()
+        assert mask == naive_mask(plain, vocab, path), (text, path)
+        allowed = [t for t in mask.allowed() if t not in vocab.eos_token_ids]
+        if not allowed:
+            break
+        t = allowed[choice % len(allowed)]
+        assert m.consume(t)
+        path.append(t)
+
+
+def test_literal_alternatives_are_merged_from_sixteen_on():
+    words = ["w%02d" % i for i in range(16)]
+    g = lark_to_ir("start: " + " | ".join('"%s"' % w for w in words[:15]))
+    assert len(simplify(g).lexemes) == 15
+    g = lark_to_ir("start: " + " | ".join('"%s"' % w for w in words))
+    (lexeme,) = simplify(g).lexemes
+    assert lexeme.name == '("w00" | "w01" | "w02" | ... 16 literals)'

@@ -109,6 +109,9 @@ def test_a_state_with_no_allowed_token_is_an_error() -> None:
     row.sync([1])  # "a": the grammar needs "b", which no token spells
     with pytest.raises(GenerationError, match=r"no token is allowed after b'a'"):
         row.flags()
+    empty = RowState(Grammar.from_regex(r"a[^\s\S]"), vocab, name="row 2")  # the empty language
+    with pytest.raises(GenerationError, match=r"row 2: no token is ever allowed: the grammar's language is empty"):
+        empty.flags()
 
 
 def test_rows_by_index_by_key_and_per_key_grammars() -> None:

@@ -235,7 +235,8 @@ def test_disable_any_whitespace_gives_compact_json(tokenizer: Any) -> None:
     (StructuredOutputOptions.CHOICE, "[]"),
     (StructuredOutputOptions.CHOICE, "not json"),
     (StructuredOutputOptions.STRUCTURAL_TAG, json.dumps({"structures": [], "triggers": []})),
-], ids=["regex", "schema", "lark", "empty-choice", "bad-choice", "structural-tag"])
+    (StructuredOutputOptions.REGEX, r"[^\s\S]"),
+], ids=["regex", "schema", "lark", "empty-choice", "bad-choice", "structural-tag", "empty-language"])
 def test_a_bad_request_is_a_maskref_error(kind: StructuredOutputOptions, spec: str, backend: MaskrefBackend) -> None:
     from refimpl import MaskrefError
 

@@ -399,7 +399,7 @@ for line in sys.stdin:
 @pytest.mark.parametrize("op, reply, call, message", [
     ("validate", {"valid": 5}, lambda m: m.validate_tokens([0, 0]), "a valid count that is not in 0..2"),
     ("consume", {"consumed": True}, lambda m: m.try_consume_tokens([0]), "a consumed count that is not in 0..1"),
-    ("clone", {"session": "two"}, lambda m: m.clone(), "a session id that is not an integer"),
+    ("clone", {"session": [2]}, lambda m: m.clone(), "a session id that is not a number or a string"),
     ("stop_reason", {"stop_reason": None}, lambda m: m.is_stopped(), "a stop_reason reply without a string"),
 ])
 def test_lifecycle_replies_are_checked(op, reply, call, message):

@@ -51,3 +51,14 @@ def test_a_type_from_a_module_or_a_file_and_its_layout(capsys, monkeypatch):
     main(argv + ["--flexible-whitespace"])
     loose = capsys.readouterr().out.split("text      ", 1)[1].split("\ntokens    ", 1)[0]  # (on several lines)
     assert loose.startswith("{") and re.search(r"\s[,:]|[,:]\s\s|[\n\t]", loose), loose
+
+
+def test_progress_is_never_written_to_a_pipe_and_can_be_turned_off(capsys, monkeypatch):
+    # a display that shows every step at once (no delay), on a standard error that is a pipe
+    from refimpl import progress
+
+    shown = progress.shown
+    monkeypatch.setattr(progress, "shown", lambda enabled=True: shown(enabled, delay=0.0))
+    assert main(["mask", "--regex", "[0-9]+", "--vocab", "bytes"]) == 0
+    assert main(["mask", "--regex", "[0-9]+", "--vocab", "bytes", "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""

@@ -33,6 +33,7 @@ def files(tmp_path):
         "bad.lark": 'start: "a" |\n  | ( "b"\n',
         "bad.gbnf": 'root ::= ( "a"\n',
         "ok.lark": 'start: "a"+\n',
+        "empty.lark": 'start: start "a"\n',
         "empty.json": "",
         "not-a-vocab.json": '{"some": "thing"}',
         "empty-tokenizer.json": json.dumps({"model": {"type": "BPE", "vocab": {}, "merges": []}, "added_tokens": []}),
@@ -226,3 +227,17 @@ def test_as_a_user_runs_it(argv, culprits):
     assert code == 2
     line = error_line(err, *culprits)
     assert err.strip() == line  # nothing else: no usage block, no traceback
+
+
+def test_the_empty_language(capsys, files):
+    """A grammar whose language is empty compiles (docs/semantics.md, "The empty
+    language"): `mask` says why its mask is empty, `explain` stops at its first step
+    saying so, `generate` refuses it with one error line."""
+    assert main(["mask", "--regex", r"[^\s\S]", "--vocab", "bytes"]) == 0
+    out = capsys.readouterr().out
+    assert "allowed    0 tokens\n" in out and "note       the grammar's language is empty" in out
+    assert main(["explain", "--lark", files["empty.lark"], "--vocab", "bytes", "--format", "text", "--prefix", "a"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("== step") == 1 and "stopped     the grammar's language is empty" in out
+    fails(capsys, ["generate", "--lark", files["empty.lark"], "--vocab", "bytes"], "--lark", "empty.lark",
+          "language is empty")

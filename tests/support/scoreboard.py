@@ -42,12 +42,24 @@ RECORDS = [
 ]
 
 
+#: a MaskBench sample's record, as `maskbench --summary` writes it
+SAMPLE = {"format": "maskref-maskbench-sample", "version": 1, "source": "guidance-ai/jsonschemabench@0123456789ab",
+          "vocab": "gpt2", "sample": 5, "subset": None, "seed": 0, "walks": 1, "max_tokens": 256,
+          "compile_seconds": 10, "schema_seconds": 120, "backend": "python",
+          "schemas": {"Github_easy": 1, "Kubernetes": 2}, "vectors": 1234, "masks": 56789,
+          "skipped": {"refimpl: SchemaError: uniqueItems cannot be enforced exactly": 1,
+                      "recording takes more than 120 s": 1}, "refused_valid": {"compact": 2, "text": 3},
+          "seconds": 4321, "bytes": 2500000}
+
+
 def write(tmp_path):
-    """The records as two results files (gzip-compressed and plain); their directory."""
+    """The records as two results files (gzip-compressed and plain) and a sample's record;
+    their directory."""
     folder = tmp_path / "results"
     (folder / "default").mkdir(parents=True)
     write_records(RECORDS[:5], str(folder / "default" / "mixed.jsonl.gz"))
     with open(folder / "other.jsonl", "w") as f:
         for r in RECORDS[5:]:
             f.write(json.dumps(r) + "\n")
+    (folder / "gpt2.sample.json").write_text(json.dumps(SAMPLE))
     return folder

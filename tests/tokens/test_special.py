@@ -123,6 +123,20 @@ def test_unknown_tokens_are_errors_when_a_matcher_is_created(backend):
             open_matcher(grammar, SPECIAL, backend=backend)
 
 
+@pytest.mark.parametrize("build, where", [
+    (lambda: Grammar.from_lark('start: "a"\n  | <[99]>'), (2, 5)),
+    (lambda: Grammar.from_gbnf('root ::= ("a"\n  | <[99]>)'), (2, 5)),
+    (lambda: Grammar.from_ebnf('root ::= "a"\n  | Token(99)'), (2, 5)),
+    (lambda: Grammar.from_ebnf('root ::= TokenTagDispatch((99, r))\nr ::= "a"'), (1, 10)),
+    # an llguidance object: the place is in its Lark grammar, not in the object's JSON
+    (lambda: Grammar.from_llguidance({"grammars": [{"lark_grammar": 'start: "a"\n  | <[99]>'}]}), (2, 5)),
+])
+def test_binding_errors_show_their_place_in_the_grammar_text(build, where):
+    with pytest.raises(GrammarError, match="token range end too large") as e:
+        Matcher(build(), SPECIAL)
+    assert (e.value.line, e.value.column) == where
+
+
 def test_a_text_token_is_no_special_token_name():
     """`<|eot|>` binds special tokens only: a vocabulary where the text is only a text token
     has no such special token."""

@@ -152,13 +152,27 @@ def test_missing_vocabulary_file(tmp_path):
     ('{"model": {"vocab": {"a": 0}}, "added_tokens": [{"id": "1", "content": "x"}]}', r"added_tokens\[0\].id must be"),
     ('{"model": {"vocab": {"a": 0}}, "added_tokens": [{"id": 1}]}', r"added_tokens\[0\] needs an id and a content"),
     ('{"model": {"type": "WordPiece", "vocab": {"a": 0}}}', "WordPiece tokenizer"),
+    ('{"model": {"vocab": {"\\ud800": 0}}}', r'model.vocab\["\\ud800"\] is not Unicode text \(a lone surrogate U\+D800'),
+    ("[" * 5000, "JSON nested too deeply"),
 ])
 def test_malformed_tokenizer_json(tmp_path, text, problem):
     path = tmp_path / "tokenizer.json"
     path.write_text(text)
     with pytest.raises(VocabularyError, match=problem) as e:
         Vocabulary.load(str(path))
-    assert str(path) in str(e.value)
+    assert str(e.value).count(str(path)) == 1  # named once (an empty file's error was wrapped in another)
+
+
+def test_damaged_gzip(tmp_path):
+    """A .gz vocabulary cut short or corrupted is a VocabularyError naming it."""
+    import gzip
+
+    data = gzip.compress(b'{"tokens_hex": ["61"], "eos_token_id": 0}')
+    path = tmp_path / "v.json.gz"
+    for damaged in (data[:-12], data[:10] + b"\xff" * 8 + data[18:]):
+        path.write_bytes(damaged)
+        with pytest.raises(VocabularyError, match="cannot read .*v.json.gz: "):
+            Vocabulary.load(str(path))
 
 
 def test_malformed_tiktoken_and_tekken(tmp_path):
@@ -173,6 +187,29 @@ def test_malformed_tiktoken_and_tekken(tmp_path):
     path.write_text(json.dumps({"config": {"default_num_special_tokens": 3}, "vocab": [{"rank": 0}]}))
     with pytest.raises(VocabularyError, match="tekken.json is not a Tekken tokenizer: 'token_bytes'"):
         Vocabulary.load(str(path))
+
+
+def test_tekken_ids_are_checked(tmp_path):
+    """A Tekken file's ranks and sizes are token ids (a negative rank once wrapped round
+    to the last token); EOS is `</s>`, else id 2 only where it is a special token."""
+    path = tmp_path / "tekken.json"
+    vocab = [{"rank": -1, "token_bytes": "YQ=="}]
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 3, "default_vocab_size": 5}, "vocab": vocab}))
+    with pytest.raises(VocabularyError, match=r"tekken.json: vocab\[0\].rank must be a token id .* not -1"):
+        Vocabulary.load(str(path))
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 2 ** 21 - 1}, "vocab": []}))
+    with pytest.raises(VocabularyError, match="tekken.json: default_num_special_tokens 2097151: more than 65536"):
+        Vocabulary.load(str(path))  # (once 40 s and 2.9 GB)
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 3, "default_vocab_size": 10 ** 12}, "vocab": []}))
+    with pytest.raises(VocabularyError, match="tekken.json: config.default_vocab_size must be a token id"):
+        Vocabulary.load(str(path))
+    specials = [{"rank": 3, "token_str": "<s>"}]
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 3}, "vocab": [], "special_tokens": specials}))
+    with pytest.raises(VocabularyError, match=r"tekken.json: special_tokens\[0\] must have a rank below 3"):
+        Vocabulary.load(str(path))
+    path.write_text(json.dumps({"config": {"default_num_special_tokens": 1}, "vocab": vocab[:0] + [
+        {"rank": r, "token_bytes": "YQ=="} for r in range(3)]}))
+    assert Vocabulary.load(str(path)).eos_token_ids == ()  # id 2 is a normal token here
 
 
 def test_no_tokens_and_bad_ids():

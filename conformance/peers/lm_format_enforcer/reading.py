@@ -416,9 +416,46 @@ def _raw_strings(node: Dict[str, Any]) -> None:
         node["const"] = raw_string(node["const"])
 
 
+#: a property name no text writes: where lm-format-enforcer waits for a required key it
+#: never offers (unlisted_required)
+UNWRITABLE_KEY = "\ue001"
+
+
+def unlisted_required(node: Dict[str, Any]) -> List[str]:
+    """The required names of an object schema with properties that its properties do not
+    name. lm-format-enforcer offers only the listed keys (ObjectParsingState's
+    possible_keys) and lets the object end only once every required key is written
+    (can_end): such an object never ends.
+
+    >>> unlisted_required({"properties": {"a": {}}, "required": ["a", "b"]}), unlisted_required({"required": ["b"]})
+    (['b'], [])
+    """
+    props, required = node.get("properties"), node.get("required")
+    if not isinstance(props, dict) or not isinstance(required, list):
+        return []
+    return [k for k in required if isinstance(k, str) and k not in props]
+
+
+def _unlisted_required(node: Dict[str, Any], how: str) -> None:
+    """The node's unlisted required names (unlisted_required), in place: `dropped` from
+    `required`; `unwritable`, dropped and replaced by UNWRITABLE_KEY, a required property
+    put last; `listed`, each made a property (any value)."""
+    unlisted = unlisted_required(node)
+    if not unlisted or not how:
+        return
+    if how == "listed":
+        node["properties"] = dict(node["properties"], **{k: {} for k in unlisted})
+        return
+    node["required"] = [k for k in node["required"] if k not in unlisted]
+    if how == "unwritable":
+        node["properties"] = dict(node["properties"], **{UNWRITABLE_KEY: {}})
+        node["required"].append(UNWRITABLE_KEY)
+
+
 def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: bool = False,
                         whole_patterns: bool = False, ignored_refs: bool = False, all_of_parts: bool = False,
-                        raw_strings: bool = False) -> Any:
+                        raw_strings: bool = False, unlisted_dropped: bool = False,
+                        unlisted_unwritable: bool = False, unlisted_listed: bool = False) -> Any:
     """The schema as lm-format-enforcer enforces it, for refimpl: oneOf (and with
     `type_lists` type lists, with `whole_patterns` patterns, with `ignored_refs` $refs,
     with `all_of_parts` every allOf) as dispatch_reading gives them; the ignored keywords
@@ -427,7 +464,10 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
     its `required` not read);
     arrays at most 20 items unless maxItems says otherwise or minItems is at least 20;
     with `raw_strings`, property names and string enum and const values as it walks them
-    (raw_string: the text is then read with raw_escapes).
+    (raw_string: the text is then read with raw_escapes); with `unlisted_dropped`,
+    `unlisted_unwritable` or `unlisted_listed`, a closed object's required names that its
+    properties do not name (unlisted_required) dropped, replaced by one required key no
+    text writes, or listed as properties (_unlisted_required).
 
     >>> json_reading_schema({"type": "array", "items": {"type": "integer", "minimum": 0}})
     {'type': 'array', 'items': {'type': 'integer'}, 'maxItems': 20}
@@ -451,6 +491,8 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
             _raw_strings(node)
         if "properties" in node:
             node["additionalProperties"] = False
+            _unlisted_required(node, "dropped" if unlisted_dropped else "unwritable" if unlisted_unwritable
+                               else "listed" if unlisted_listed else "")
         elif node.get("type") == "object":
             if not isinstance(node.get("additionalProperties"), dict):
                 node.pop("additionalProperties", None)
@@ -488,11 +530,20 @@ def json_reading(d: Divergence, **flags: bool) -> Optional[Callable[[int], bool]
     regexes; with `raw_strings`, read by raw_escapes), the schema as json_reading_schema
     gives it (with `flags`), and whitespace as its JsonSchemaParser allows it: up to 12
     of space, tab, newline and carriage return in a row between tokens, before the value
-    and after it."""
+    and after it. An object with required names that its properties do not name
+    (unlisted_required) is read as it reads one: only the listed keys, and it never ends
+    — a token is allowed where refimpl allows it both with those names dropped and with
+    them replaced by a key no text writes (json_reading_schema's unlisted_dropped,
+    unlisted_unwritable)."""
     if d.grammar.kind != "json_schema" or d.grammar.options:
         return None
-    return token_reading(d, GrammarSpec("lark", reading_lark(d.grammar.schema, **flags)), eos_when_dead=True,
-                         read=text_reader(flags.get("raw_strings", False)))
+    read, schema = text_reader(flags.get("raw_strings", False)), d.grammar.schema
+    if not any(unlisted_required(s) for s in schemas(json_reading_schema(schema, **flags))):
+        return token_reading(d, GrammarSpec("lark", reading_lark(schema, **flags)), eos_when_dead=True, read=read)
+    dropped, unwritable = (token_reading(d, GrammarSpec("lark", reading_lark(schema, **dict(flags, **{how: True}))),
+                                         eos_when_dead=True, read=read)
+                           for how in ("unlisted_dropped", "unlisted_unwritable"))
+    return lambda t: dropped(t) and unwritable(t)
 
 
 def text_reader(raw_strings: bool) -> Callable[[str], bytes]:

@@ -39,6 +39,7 @@ from .reading import (
     FORMATS,
     ONE_KEYWORD,
     ONE_OF_ANY,
+    OPTIONAL_GROUPS,
     PATTERN_CLASSES,
     PATTERN_DOT,
     PATTERN_KEYS,
@@ -376,6 +377,19 @@ KNOWN_DIFFERENCES.declare(
     cites=('JSON Schema 2020-12 Validation §6.3.3 pattern: an ECMA-262 regex over the string\'s value, "not '
            'implicitly anchored" (https://json-schema.org/draft/2020-12/json-schema-validation)')
 )(reading_explains(WHOLE_PATTERN))
+
+
+KNOWN_DIFFERENCES.declare(
+    "optional-group-loops", "peer-bug",
+    "in a JSON schema's `pattern` (its `Regex` macro), xgrammar builds `x?` with an ε from x's first "
+    "state to its first final state, and `x+` by looping back to x's first state, neither with a "
+    "fresh state: a loop at the start of an optional group (`b+`, `b*`) or at its end (`(/a*)*`) lets "
+    "the rest of the group be skipped: `^a(b+c)?$` accepts `ab`, `^[a-z]([a-z0-9_-]*[a-z])?$` "
+    "`ng-`, `^/(a+(/a*)*)?$` `//` (docs/findings.md, X14; compile_regex is right)",
+    cites=('JSON Schema 2020-12 Validation §6.3.3 pattern: an ECMA-262 regex over the string\'s value '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation); ECMA-262 §22.2.2.3.1 '
+           'RepeatMatcher (`?` is {0,1}) (https://tc39.es/ecma262/#sec-runtime-semantics-repeatmatcher-abstract-operation)')
+)(reading_explains(OPTIONAL_GROUPS))
 
 
 KNOWN_DIFFERENCES.declare(

@@ -20,6 +20,7 @@ from ...readings.json_schemas import rewrite_schemas
 from ...readings.json_text import respelled
 from ...readings.regex_text import ASCII_CLASSES, write_out_classes
 from ...vectors import GrammarSpec, NotSupported, vocab_hash
+from .regex_fsm import optional_groups
 
 
 def json_options(options: Dict[str, Any]) -> Dict[str, Any]:
@@ -102,12 +103,12 @@ _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
 _UNREAD = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies")
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
 (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, PATTERN_DOT, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
- PATTERN_KEYS, WHOLE_PATTERN, UNREAD) = ("ref-siblings", "untyped", "pattern-classes", "pattern-dot", "one-keyword",
-                                        "allof-any", "oneof-anyof", "untyped-any", "formats", "pattern-keys",
-                                        "whole-pattern", "unread")
+ PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD) = (
+    "ref-siblings", "untyped", "pattern-classes", "pattern-dot", "one-keyword", "allof-any", "oneof-anyof",
+    "untyped-any", "formats", "pattern-keys", "whole-pattern", "optional-groups", "unread")
 #: in the order the predicates add them up (semantic readings first)
 READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, PATTERN_DOT, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY,
-            FORMATS, PATTERN_KEYS, WHOLE_PATTERN, UNREAD)
+            FORMATS, PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD)
 
 
 def _whole_key(pattern: str) -> str:
@@ -145,9 +146,23 @@ _FORMAT_REGEX = {
 }
 
 
+def _optional_groups(pattern: str, whole: bool) -> str:
+    """The pattern with its optional groups as xgrammar's `Regex` macro reads them
+    (regex_fsm.optional_groups), where that reading, which matches the whole text, says
+    what the pattern says otherwise: the pattern is anchored at both ends, or matched
+    whole (`whole`, another reading's)."""
+    read = optional_groups(pattern)
+    anchored = pattern.startswith("^") and pattern.endswith("$") and not pattern.endswith("\\$")
+    return read if read is not None and (anchored or whole) else pattern
+
+
 def _pattern_as_xgrammar(pattern: str, readings: FrozenSet[str]) -> str:
     """A string's pattern as xgrammar reads it, with the given readings, in the ECMA-262
-    syntax maskref reads patterns in."""
+    syntax maskref reads patterns in. Its optional groups (regex_fsm.optional_groups) are
+    read first, on the pattern's own text; the reading matches the whole string, so alone
+    it is taken only for a pattern anchored at both ends."""
+    if OPTIONAL_GROUPS in readings:
+        pattern = _optional_groups(pattern, WHOLE_PATTERN in readings)
     if PATTERN_CLASSES in readings:
         pattern = write_out_classes(pattern, ASCII_CLASSES) or pattern  # its Regex reader's
     if PATTERN_DOT in readings:
@@ -165,6 +180,9 @@ def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
         s = {k: v for k, v in s.items() if k not in _UNREAD}
     if isinstance(s.get("pattern"), str):
         s = dict(s, pattern=_pattern_as_xgrammar(s["pattern"], readings))
+    if OPTIONAL_GROUPS in readings and isinstance(s.get("patternProperties"), dict):
+        s = dict(s, patternProperties={_optional_groups(p, PATTERN_KEYS in readings): v
+                                       for p, v in s["patternProperties"].items()})
     if PATTERN_KEYS in readings and isinstance(s.get("patternProperties"), dict):
         # each pattern matched against the whole key; without properties ("Case 1b" of
         # JSONSchemaConverter) no key but those, whatever additionalProperties says

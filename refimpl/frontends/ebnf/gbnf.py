@@ -37,6 +37,7 @@ from typing import Dict, List, Optional, Tuple
 from ...errors import GrammarError
 from ...grammar.ir import TokenSpec
 from ...regex import unicode as uni
+from ..digits import is_digits
 from .ast import ANY_CHAR, Chars, Literal, Node, Ref, Repeat, Token
 from .reader import Reader, alternatives, undefined_reference
 
@@ -197,24 +198,21 @@ class GbnfParser(Reader):
         open_at = self.pos
         if self.peek(1) == "[":
             self.pos += 2
-            digits_at = self.pos
-            while self.peek().isdigit():
-                self.pos += 1
-            if self.pos == digits_at:
+            token_id = self.digits()
+            if token_id is None:
                 raise self.error("expecting a token id in <[...]>")
-            token_id = int(self.text[digits_at:self.pos])
             if self.text[self.pos:self.pos + 2] != "]>":
                 raise self.error("expecting ']>' to end the token <[%d]>" % token_id)
             self.pos += 2
             return Token(start, TokenSpec(self.text[start:self.pos], ranges=((token_id, token_id),), negated=negated,
-                                          no_eos=True, offset=start))
+                                          no_eos=True, offset=start, source=self.text))
         end = self.text.find(">", open_at)
         if end < 0:
             raise self.error("expecting '>' to end the token", open_at)
         self.pos = end + 1
         text = self.text[open_at:self.pos]
         return Token(start, TokenSpec(self.text[start:self.pos], name=text, negated=negated, text_too=True, no_eos=True,
-                                      offset=start))
+                                      offset=start, source=self.text))
 
     def postfix(self, items: List[Node], nested: bool) -> None:
         """Apply `*`, `+`, `?` or `{...}` to the last item."""
@@ -242,7 +240,7 @@ class GbnfParser(Reader):
         if self.peek() == ",":
             self.pos += 1
             self.space(nested)
-            hi = self.integer() if self.peek().isdigit() else None
+            hi = self.integer() if is_digits(self.peek()) else None
             self.space(nested)
         elif self.peek() != "}":
             raise self.error("expecting ',' or '}' in a repetition")

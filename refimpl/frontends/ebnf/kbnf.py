@@ -140,11 +140,14 @@ class KbnfParser(Reader):
 
     def element(self) -> Node:
         start = self.pos
-        if self.peek() in "'\"":
+        if self.peek() and self.peek() in "'\"":  # ("" is in every string: the end of the text)
             return Literal(start, self.string())
         if self.peek() == "#":
-            prefix = next(p for p in _PREFIXES if self.text.startswith(p, self.pos) and
-                          self.text[self.pos + len(p):self.pos + len(p) + 1] in ("'", '"'))
+            prefix = next((p for p in _PREFIXES if self.text.startswith(p, self.pos) and
+                           self.text[self.pos + len(p):self.pos + len(p) + 1] in ("'", '"')), None)
+            if prefix is None:
+                raise self.error("expected a quote after #, #e, #ex or #substrs (a regex #\"...\", #e\"...\", "
+                                 "#ex\"...\" or substrings #substrs\"...\")")
             self.pos += len(prefix)
             body = self.string()
             if prefix == "#substrs":
@@ -167,7 +170,7 @@ class KbnfParser(Reader):
     def string(self) -> str:
         """A quoted string here, its escapes read."""
         quote = self.peek()
-        if quote not in "'\"":
+        if not quote or quote not in "'\"":
             raise self.error("expected a string in '...' or \"...\"")
         self.pos += 1
         out: List[str] = []
@@ -225,7 +228,7 @@ class KbnfParser(Reader):
         self.pos += 1
         self.blank()
         at = self.pos
-        if self.peek() in "'\"":
+        if self.peek() and self.peek() in "'\"":
             text = self.string()
             if not text:
                 raise self.error("except! needs a non-empty string", at)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Tuple
 
-from ...errors import GrammarError
+from ...errors import GrammarError, scalar_text
+from ..digits import grammar_int, is_digits
 from .ast import Alt, Node, Ref, Seq, children
 
 
@@ -13,7 +14,7 @@ class Reader:
     """A position in a grammar's text, with errors placed at it."""
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        self.text = scalar_text(text)
         self.pos = 0
 
     def error(self, message: str, offset: Optional[int] = None) -> GrammarError:
@@ -53,9 +54,14 @@ class Reader:
     def digits(self) -> Optional[int]:
         """A run of decimal digits here, read; None if there is none."""
         start = self.pos
-        while self.peek().isdigit():
+        while is_digits(self.peek()):
             self.pos += 1
-        return int(self.text[start:self.pos]) if self.pos > start else None
+        if self.pos == start:
+            return None
+        try:
+            return grammar_int(self.text[start:self.pos])
+        except ValueError as e:
+            raise self.error(str(e), start) from None
 
 
 def alternatives(offset: int, alts: List[List[Node]]) -> Node:

@@ -392,7 +392,7 @@ class XgrammarParser(Reader):
                 if not by_token and tag.startswith(excluded):
                     raise self.error("Exclude string must not be a prefix of trigger string: %s" % excluded, start)
         if by_token:
-            return token_tag_dispatch(start, self.text[start:self.pos], pairs, loop[1], excludes)
+            return token_tag_dispatch(start, self.text, self.pos, pairs, loop[1], excludes)
         return tag_dispatch(start, pairs, loop[1], excludes)
 
     def _dispatch_pairs(self, args: List[Value], by_token: bool) -> List[Tuple[Any, str, int]]:
@@ -466,7 +466,7 @@ class XgrammarParser(Reader):
             break
         text = self.text[start:self.pos]
         return Token(start, TokenSpec(text, ranges=tuple((t, t) for t in ids), negated=name == "ExcludeToken",
-                                      offset=start))
+                                      offset=start, source=self.text))
 
 
 def _node(frame: Tuple[int, List[List[Node]]]) -> Node:

@@ -95,13 +95,16 @@ def tag_dispatch(offset: int, pairs: Sequence[Tuple[str, str, int]], loop: bool,
     return _assemble(offset, Pattern(offset, free), dispatches, loop)
 
 
-def token_tag_dispatch(offset: int, text: str, pairs: Sequence[Tuple[int, str, int]], loop: bool,
+def token_tag_dispatch(offset: int, source: str, end: int, pairs: Sequence[Tuple[int, str, int]], loop: bool,
                        excludes: Sequence[int]) -> Node:
-    """The node of `TokenTagDispatch` with (token id, rule name, offset of the rule name) pairs."""
+    """The node of `TokenTagDispatch`, written at source[offset:end], with (token id, rule
+    name, offset of the rule name) pairs."""
+    text = source[offset:end]
     refused = sorted({t for t, _, _ in pairs} | set(excludes))
-    free_spec = (TokenSpec(text, ranges=tuple((t, t) for t in refused), negated=True, offset=offset) if refused
-                 else TokenSpec(text, any=True, offset=offset))
-    dispatches: List[Node] = [Seq(offset, [Token(offset, TokenSpec(text, ranges=((t, t),), offset=offset)),
+    free_spec = (TokenSpec(text, ranges=tuple((t, t) for t in refused), negated=True, offset=offset, source=source)
+                 if refused else TokenSpec(text, any=True, offset=offset, source=source))
+    dispatches: List[Node] = [Seq(offset, [Token(offset, TokenSpec(text, ranges=((t, t),), offset=offset,
+                                                                   source=source)),
                                            Ref(at, rule)]) for t, rule, at in pairs]
     free = Repeat(offset, Token(offset, free_spec), 0, None)
     if loop:

@@ -18,7 +18,7 @@ from ...errors import LimitError, RegexError, SchemaError
 from .compilation import Compilation, Reason
 from .formats import UNSUPPORTED_FORMATS, format_expr, search_expr
 from .languages import intersect, literal_union
-from .numbers import MAX_MULTIPLE_OF_STATES
+from .multiples import ELIMINATED_STATES, TooLarge
 from .values import is_number, number_text, short, to_decimal
 
 
@@ -82,26 +82,42 @@ class ScalarKeywords:
                     "[" if lo_incl else "(", number_text(lo) if lo is not None else "-inf",
                     number_text(hi) if hi is not None else "inf", "]" if hi_incl else ")"), self.subschemas.pointer(n)))
         if "multipleOf" in v:
-            m = self._number(n, v, "multipleOf")
-            assert m is not None
-            if m <= 0:
-                raise SchemaError("multipleOf must be greater than 0", self.subschemas.pointer(n, "multipleOf"))
-            mult = self.numbers.multiple_of(m, integer_only, MAX_MULTIPLE_OF_STATES)
-            if mult is None and lo is not None and hi is not None:
-                mult = self._multiples_in(m, lo, hi, integer_only)
-            if mult is None:
-                self.comp.unsupported("multipleOf", self.subschemas.pointer(n, "multipleOf"),
-                                      "divisibility by %s needs an automaton of more than %d states"
-                                      % (number_text(m), MAX_MULTIPLE_OF_STATES))
-            else:
+            mult = self._multiple_of(n, v, lo, hi, integer_only)
+            if mult is not None:
                 result = intersect(es, result, mult, self.numbers.number)
         return result
 
-    def _multiples_in(self, m: Decimal, lo: Decimal, hi: Decimal, integer: bool) -> Optional[int]:
-        """The canonical texts of the multiples of m in [lo, hi], when there are few."""
+    def _multiple_of(self, n: int, v: Dict[str, Any], lo: Optional[Decimal], hi: Optional[Decimal],
+                     integer_only: bool) -> Optional[int]:
+        """The number texts of the multiples of node n's `multipleOf` (within lo..hi when
+        the automaton is too large and the range holds few); None: not enforced (lenient)."""
+        m = self._number(n, v, "multipleOf")
+        assert m is not None
+        if m <= 0:
+            raise SchemaError("multipleOf must be greater than 0", self.subschemas.pointer(n, "multipleOf"))
+        limit = self.comp.limits.multiple_of_states
+        try:
+            return self.numbers.multiple_of(m, integer_only, limit)
+        except TooLarge as e:
+            if lo is not None and hi is not None:
+                listed = self._multiples_in(m, lo, hi, integer_only, limit)
+                if listed is not None:
+                    return listed
+            self.comp.unsupported("multipleOf", self.subschemas.pointer(n, "multipleOf"), (
+                "divisibility by %s needs a remainder automaton of %d states (minimal) turned into a regex "
+                "by state elimination, which takes at most %d" % (number_text(m), e.at_least, ELIMINATED_STATES)
+                if e.eliminated else
+                "divisibility by %s needs an automaton of %s%d states (minimal), more than "
+                "Limits.multiple_of_states = %d" % (number_text(m), "" if e.exact else "at least ", e.at_least, limit))
+                + (", and the range holds more than %d multiples" % limit if lo is not None and hi is not None else ""))
+            return None
+
+    def _multiples_in(self, m: Decimal, lo: Decimal, hi: Decimal, integer: bool, limit: int) -> Optional[int]:
+        """The canonical texts of the multiples of m in [lo, hi], when there are at most
+        `limit` + 1."""
         first = (lo / m).to_integral_value(rounding="ROUND_CEILING")
         last = (hi / m).to_integral_value(rounding="ROUND_FLOOR")
-        if last - first > MAX_MULTIPLE_OF_STATES:
+        if last - first > limit:
             return None
         texts = []
         k = first

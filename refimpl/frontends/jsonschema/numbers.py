@@ -6,12 +6,12 @@ automaton (multiples.py)."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Tuple, Union
 
 from ...errors import LimitError
 from ...limits import Limits
 from ...regex import ExprSet, compile_pattern
-from .multiples import coefficient, gcd, multiple_regex
+from .multiples import TooLarge, coefficient, gcd, multiple_regex
 
 
 class Numbers:
@@ -31,7 +31,7 @@ class Numbers:
         self.decimal = c(es, r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
         self.number = c(es, r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
         self.canonical = c(es, r"0|-?[1-9][0-9]*|-?(?:0|[1-9][0-9]*)\.[0-9]*[1-9]")
-        self._multiples: Dict[Tuple[int, int, bool], int] = {}
+        self._multiples: Dict[Tuple[int, int, bool], Union[int, TooLarge]] = {}
 
     def lit(self, s: str) -> int:
         return self.es.literal(s.encode())
@@ -198,22 +198,25 @@ class Numbers:
             parts.append(es.concat(self.lit("-"), self._nonnegative(nlo, nlo_incl, nhi, lo_incl, integer, limits)))
         return es.union(*parts)
 
-    def multiple_of(self, m: Decimal, integer: bool, max_states: int) -> Optional[int]:
+    def multiple_of(self, m: Decimal, integer: bool, max_states: int) -> int:
         """Plain decimal texts whose value is a multiple of m > 0, with at most as many
-        fraction digits as m has (integers only if `integer`); None when the
-        divisibility automaton has more than `max_states` states (it is converted to a
-        regex by state elimination)."""
+        fraction digits as m has (integers only if `integer`). Raises TooLarge when the
+        minimal divisibility automaton has more than `max_states` states (it is converted
+        to a regex by state elimination: multiples.py)."""
         c, k = coefficient(m)
         if integer:  # multiples of m among the integers: multiples of lcm(m, 1)
             c = c // gcd(c, 10 ** k)
             k = 0
-        n_states = c * (k + 3) + 2
-        if n_states > max_states:
-            return None
         key = (c, k, integer)
         got = self._multiples.get(key)
         if got is None:  # one divisor in many places (a font weight: 0.7 s each before)
-            got = self._multiples[key] = multiple_regex(self.es, c, k, integer)
+            try:
+                got = multiple_regex(self.es, c, k, integer, max_states)
+            except TooLarge as e:
+                got = e
+            self._multiples[key] = got
+        if isinstance(got, TooLarge):
+            raise got
         return got
 
 
@@ -234,8 +237,3 @@ def split_decimal(d: Decimal) -> Tuple[int, str]:
         return i, ""
     s = format(frac.normalize(), "f")  # "0.0125"
     return i, s.split(".")[1].rstrip("0")
-
-#: multipleOf compiles to a divisibility automaton of about c*(k+3) states for
-#: m = c*10^-k; state elimination turns it into a regex, which is practical up to here
-#: (this is a bound on what is supported, not on work: larger ones raise SchemaError)
-MAX_MULTIPLE_OF_STATES = 400

@@ -10,7 +10,7 @@ from typing import Any, Callable, List, Set, Tuple
 
 from ...errors import LimitError, SchemaError, shown
 from ...limits import Limits
-from ..jsontext import JsonTextError, read_json
+from ..jsontext import JsonTextError, read_whole_json
 
 
 def schema_value(schema: Any, limits: Limits) -> Any:
@@ -130,12 +130,9 @@ def read_json_text(text: str) -> Any:
     {'a': [1, Decimal('2.50'), True, None]}
     """
     try:
-        value, end = read_json(text)
-        if text[end:].strip(" \t\n\r"):
-            raise JsonTextError("extra data after the JSON value", end)
+        return read_whole_json(text)
     except JsonTextError as e:
         raise SchemaError("invalid JSON: %s at offset %d" % (e.message, e.offset)) from None
-    return value
 
 
 def escape_pointer(token: str) -> str:

@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...errors import GrammarError, LimitError
 from ...limits import Limits
+from ..digits import int_of_text, is_digits
 from .ast import Alt, And, Cond, Definition, Item, Name, Node, Not, Repeat, Seq, fold
 from .scanner import Token
 
@@ -128,8 +129,8 @@ class ParamSyntax:
         tok = self.p.peek()
         if tok.kind == "HEX":
             value = int(tok.value[2:], 16)
-        elif tok.kind == "NUMBER" and tok.value.isdigit():
-            value = int(tok.value)
+        elif tok.kind == "NUMBER" and is_digits(tok.value):
+            value = int_of_text(tok.value)
         else:
             raise self.p.error("expected %s (a number), found %s" % (what, tok.describe()), tok)
         if value > MASK64:

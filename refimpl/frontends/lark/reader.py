@@ -16,6 +16,7 @@ from typing import List, Optional, Sequence, Tuple
 from ...errors import GrammarError, LimitError
 from ...grammar.ir import TokenSpec, lark_string
 from ...limits import Limits
+from ..digits import grammar_int, is_digits
 from .ast import (
     Alt,
     And,
@@ -265,10 +266,10 @@ class Reader:
             tok = self.expect("NUMBER", "expected a number after %s=" % key.value)
             if key.value == "temperature":
                 options.temperature = float(tok.value)
-            elif not tok.value.isdigit():
+            elif not is_digits(tok.value):
                 raise self.error("max_tokens must be a whole number, not %s" % tok.value, tok)
             else:
-                options.max_tokens = int(tok.value)
+                options.max_tokens = self._count(tok.value, tok)
 
     def _option_string(self) -> str:
         tok = self.expect("STRING", "expected a string")
@@ -498,14 +499,14 @@ class Reader:
         `<[5]>`, `<[1-3,7]>` (inclusive ranges), `<[^...]>` (every other id), `<[*]>`."""
         text = tok.value
         if not (text.startswith("<[") and text.endswith("]>")):
-            return TokenSpec(text, name=text, offset=tok.offset)
+            return TokenSpec(text, name=text, offset=tok.offset, source=self.text)
         body = text[2:-2]
         negated = body.startswith("^")
         body = body[1:] if negated else body
         if body == "*":
             if negated:
                 raise self.error("negated wildcard token <[^*]> is not supported", tok)
-            return TokenSpec(text, any=True, offset=tok.offset)
+            return TokenSpec(text, any=True, offset=tok.offset, source=self.text)
         if "*" in body:
             raise self.error("wildcard token range '*' must not contain additional tokens", tok)
         ranges = []
@@ -513,15 +514,15 @@ class Reader:
             ends = [e.strip() for e in part.split("-")]
             if len(ends) == 1 and not ends[0]:
                 continue
-            if len(ends) > 2 or not all(e.isdigit() for e in ends):
+            if len(ends) > 2 or not all(is_digits(e) for e in ends):
                 raise self.error("invalid token range: %s (expected ids such as <[5]> or <[5-9,12]>)" % part, tok)
-            lo, hi = int(ends[0]), int(ends[-1])
+            lo, hi = self._count(ends[0], tok), self._count(ends[-1], tok)
             if lo > hi:
                 raise self.error("invalid token range: %s" % part, tok)
             ranges.append((lo, hi))
         if not ranges:
             raise self.error("empty token range", tok)
-        return TokenSpec(text, ranges=tuple(ranges), negated=negated, offset=tok.offset)
+        return TokenSpec(text, ranges=tuple(ranges), negated=negated, offset=tok.offset, source=self.text)
 
     def _nested_lark(self, tok: Token) -> NestedLark:
         """`%lark { items }` after its `%lark` token: the tokens up to the matching `}`
@@ -606,10 +607,16 @@ class Reader:
 
     def _integer(self) -> int:
         tok = self.expect("NUMBER", "expected a number")
+        if not is_digits(tok.value.lstrip("+-")):
+            raise self.error("expected an integer, found %s" % tok.value, tok)
+        return (-1 if tok.value.startswith("-") else 1) * self._count(tok.value.lstrip("+-"), tok)
+
+    def _count(self, text: str, tok: Token) -> int:
+        """A count or an id written at `tok` (digits.grammar_int)."""
         try:
-            return int(tok.value)
-        except ValueError:
-            raise self.error("expected an integer, found %s" % tok.value, tok) from None
+            return grammar_int(text)
+        except ValueError as e:
+            raise self.error(str(e), tok) from None
 
     def _range(self, op: Token, node: Node, lo: int, hi: Optional[int]) -> Node:
         """Check the bounds of a counted repetition (llguidance's messages)."""

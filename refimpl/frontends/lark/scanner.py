@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, List, Tuple
 
-from ...errors import GrammarError
+from ...errors import GrammarError, scalar_text
 from ...grammar.ir import lark_string
 from ..jsontext import JsonTextError, read_json
 
@@ -86,7 +86,7 @@ def scan(text: str) -> List[Token]:
     here and kept in the DIRECTIVE token.
     """
     tokens: List[Token] = []
-    i, n = 0, len(text)
+    i, n = 0, len(scalar_text(text))
     while i < n:
         c = text[i]
         if c in " \t":

@@ -26,16 +26,16 @@ True
 """
 from __future__ import annotations
 
-import json
 from collections import deque
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ...errors import GrammarError, SchemaError
+from ...errors import GrammarError, SchemaError, scalar_text
 from ...grammar.ir import GrammarIR
 from ...grammar.simplify import productive_nonterminals
 from ...limits import DEFAULT_LIMITS, Limits
 from ...regex import ExprSet
+from ..jsontext import JsonTextError, read_whole_json
 from .ast import GrammarRef, Item, NestedLark, Node
 from .compiler import Compiler
 from .parametric import expand
@@ -237,11 +237,13 @@ def top_level_to_ir(obj: Any, limits: Limits = DEFAULT_LIMITS) -> GrammarIR:
     `@name` refers to. Fields other than llguidance's are errors naming them (llguidance
     ignores them), and so is a "max_tokens" that is not null (not supported here).
     """
-    if isinstance(obj, (bytes, str)):
+    if isinstance(obj, bytes):
+        obj = obj.decode("utf-8", "surrogateescape")  # a byte that is not UTF-8: an error at its place
+    if isinstance(obj, str):
         try:
-            obj = json.loads(obj)
-        except ValueError as e:
-            raise GrammarError("the top-level grammar is not valid JSON: %s" % e) from None
+            obj = read_whole_json(scalar_text(obj))
+        except JsonTextError as e:
+            raise GrammarError("the top-level grammar is not valid JSON: %s" % e.message, obj, e.offset) from None
     if not isinstance(obj, dict):
         raise GrammarError("the top-level grammar must be a JSON object with a \"grammars\" list")
     unknown = sorted(set(obj) - set(TOP_LEVEL_FIELDS))

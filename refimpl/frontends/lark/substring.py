@@ -36,12 +36,16 @@ def substring_chunks(text: str, offset: int, spec: Any) -> List[str]:
     if key == "substring_chunks":
         if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
             raise fail("substring_chunks must be a list of strings")
-        return list(value)
-    if not isinstance(value, str):
+    elif not isinstance(value, str):
         raise fail("%s must be a string" % key)
-    if key == "substring_chars":
-        return list(value)
-    return chunk_into_words(value)
+    chars = "".join(value)
+    try:
+        chars.encode("utf-8")
+    except UnicodeEncodeError as e:  # JSON may write "\ud800"; UTF-8 has no surrogates
+        raise fail("lone surrogate U+%04X in %s (not a Unicode scalar value)" % (ord(chars[e.start]), key)) from None
+    if key == "substring_words":
+        return chunk_into_words(value)
+    return list(value)
 
 
 @functools.lru_cache(maxsize=None)

@@ -8,7 +8,7 @@
 Modules: shapes.py (a type as a graph of shapes: the one analysis the others read),
 schema.py (shapes -> JSON schema), markers.py, reader.py (JSON text as a token tree with
 offsets), leaves.py (scalar texts through the frontend's lexemes), parse.py, dump.py,
-digits.py (integers of any length), errors.py (UnsupportedTypeError, ParseError).
+errors.py (UnsupportedTypeError, ParseError); integers of any length: ../digits.py.
 """
 from .dump import to_json
 from .errors import ParseError, UnsupportedTypeError

@@ -27,9 +27,9 @@ import enum
 import math
 from typing import Any, List, Tuple
 
+from ..digits import text_of_int
 from ..jsonschema.values import number_text
 from ..jsontext import json_string
-from .digits import text_of_int
 
 
 def to_json(value: Any, *, separators: Tuple[str, str] = (", ", ": ")) -> str:

@@ -36,7 +36,7 @@ import json
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from .digits import int_of_text
+from ..digits import int_of_text
 from .errors import ParseError
 from .leaves import Leaves
 from .reader import Node, read_tree

@@ -27,6 +27,7 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from ... import progress
 from ...frontends.grammar import Grammar
 from ...regex.dfa import DEAD, LazyDFA
 from ...tokens.vocab import Vocabulary
@@ -103,12 +104,14 @@ def build_index(grammar: Grammar, vocab: Vocabulary, steps: Steps = ALL_STEPS) -
         _parallel_rows(builder, rows)
     else:
         todo = [dfa.start]
-        while todo:
-            s = todo.pop()
-            if s not in rows:
-                check_size(rows, dfa.es.limits.index_states)
-                rows[s], targets = builder.row(s)
-                todo.extend(t for t in targets if t not in rows)
+        with progress.task("token index (states)") as shown:  # refimpl/progress.py
+            while todo:
+                s = todo.pop()
+                if s not in rows:
+                    check_size(rows, dfa.es.limits.index_states)
+                    rows[s], targets = builder.row(s)
+                    todo.extend(t for t in targets if t not in rows)
+                    shown.advance()
     return TokenIndex(dfa, dfa.start, rows, len(vocab), vocab.eos_token_ids)
 
 

@@ -56,6 +56,15 @@ def test_the_suites_vectors(suite):
     assert {"agree", "known"} <= statuses
 
 
+@pytest.mark.parametrize("vector_id", ["findings/xgrammar-required-outside-properties/bytes/0",
+                                       "findings/llguidance-ecma-space-partial/bytes/0"])
+def test_findings_vectors_of_other_peers(vector_id):
+    """E24 and E25: vectors written for other peers' findings differ only as declared."""
+    vector = next(v for _, _, v in read_vectors(str(SUITE / "findings.jsonl")) if v.id == vector_id)
+    result = check_vector(Isolated(LmFormatEnforcerEngine(), timeout=60), vector)
+    assert result.status == "known", result.divergence
+
+
 def test_a_whole_session_through_the_child_process():
     spec = GrammarSpec("regex", "a+1")
     result = check_vector(Isolated(LmFormatEnforcerEngine(), timeout=30),
@@ -96,6 +105,9 @@ PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"
 
 # 13 optional properties (13! orders); a schema whose `not` lm-format-enforcer does not read
 MANY = {"type": "object", "properties": {"p%d" % i: {"type": "integer"} for i in range(13)}}
+# items that share one schema (MaskBench's o29394): the first in its order, the second in another
+SHARED = {"type": "array", "items": {"$ref": "#/definitions/o"}, "definitions": {"o": {
+    "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}}}
 NOT = {"type": "object", "properties": {"a": {"type": "integer"}}, "not": {"required": ["a"]}}
 SHORT = {"type": "string", "minLength": 1, "maxLength": 1}
 INTS_OR_BOOLS = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "minItems": 1},
@@ -117,6 +129,10 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
     ({"type": "array"}, "", [b"\t", b"x"], [], None),
     ({"type": "string"}, '"', [b"\x01"], [], "control-characters-in-strings"),
     ({"type": "string"}, "", [b"\x01"], [], None),
+    # a raw control character is read as its escape: a pattern's \\s takes a raw vertical tab (E25)
+    ({"type": "string", "pattern": "^[\\w\\s-]+$"}, '"a', [b"\x0b", b"\x0c"], [], "control-characters-in-strings"),
+    ({"type": "string", "pattern": "^[\\w\\s-]+$"}, '"a', [b"\x01"], [], None),  # U+0001 is no \\s
+    ({"type": "string", "pattern": "^[a-z]+$"}, '"a', [b"\x0b"], [], None),
     ({"type": "string"}, '"a', [b"\x7f"], [], "json-string-spelling"),
     ({"type": "string"}, '"a\\', [b"/"], [], "json-string-spelling"),  # \/ across two tokens
     ({"type": "string"}, '"a\\u', [b"d"], [], "json-string-spelling"),
@@ -127,6 +143,9 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
     (MANY, '{"p5": 1, "p', [b"0"], [], "any-key-order"),  # 13! orders: the reordered object alone
     (MANY, '{"p5": 1, "p', [b"5"], [], None),  # p5 is written already
     (MANY, '{"p5": 1, "p', [b"x"], [], None),
+    (SHARED, '[{"a":1,"b":2},{"', [b"b"], [], "any-key-order"),  # each item takes its own order
+    (SHARED, '[{"a":1,"b":2},{"', [b"c"], [], None),
+    (SHARED, '[{"a":1,"b":2},{"b":1,"', [b"b"], [], None),  # b is written already
     (NOT, "", [b" "], [], "json-reading"),  # `not` is not read (nor compiled for refimpl's reading)
     (NOT, "", [b"x"], [], None),
     ({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}, '{"a": 1,',
@@ -245,6 +264,10 @@ REF_BESIDE = {"type": "object", "$ref": "#/definitions/c", "properties": {"p": {
 EXCLUSIVE = {"type": "object", "required": ["n"], "properties": {"n": {"type": "string"}},
              "oneOf": [{"required": ["i"], "properties": {"i": {"type": "string"}}},
                        {"required": ["v"], "properties": {"v": {"const": False}}}]}
+# `b` is required and no property: lm-format-enforcer offers only "a" and never lets the object end
+UNLISTED = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a", "b"]}
+LISTED = dict(UNLISTED, required=["a"])
+INNER_UNLISTED = {"type": "object", "properties": {"x": UNLISTED, "y": {"type": "object", "properties": {}}}}
 
 
 def test_untyped_subschema():
@@ -283,6 +306,17 @@ def test_untyped_subschema():
     ({"type": "object", "properties": {"r": {}}, "required": ["r"]}, '{"', [b"x"], [], None),  # closed
     (EXCLUSIVE, "", [b" "], [], "json-reading"),  # the reading compiles: its oneOf is an anyOf
     (EXCLUSIVE, "", [b"x"], [], None),
+    # a required name its properties do not name (E24): the object is read as it reads it (the
+    # listed keys, never ending), so whitespace before it is its JSON's; its bug is the comma it
+    # refuses before the required key
+    (UNLISTED, "", [b" ", b"\t"], [], "json-reading"),
+    (UNLISTED, "", [b" ", b"x"], [], None),
+    (UNLISTED, '{"a": 1', [], [b","], "required-outside-properties"),
+    (UNLISTED, '{"a": 1', [b"}"], [b","], None),  # it never lets the object end
+    (LISTED, '{"a": 1', [], [b","], "json-reading"),  # no key left to write: its closed objects
+    (LISTED, '{"a": 1', [], [b"}"], None),  # that object may end
+    (INNER_UNLISTED, '{"x": {"a": 1', [], [b","], "required-outside-properties"),
+    (INNER_UNLISTED, '{"y": {', [], [b"}"], None),  # that object may end
 ])
 def test_json_dispatch_differences(schema, text, only_engine, only_refimpl, expected):
     test_json_differences(schema, text, only_engine, only_refimpl, expected)

@@ -73,6 +73,12 @@ def test_json_gbnf_keeps_strings_and_numbers_whole():
     ('root ::= "a"\n  "b"', "expecting a rule name", (2, 3)),
     ('x ::= "a"', "no rule 'root'", None),
     ('root ::= <[12', "expecting ']>'", (1, 14)),
+    ('root ::= "a\udc80"', "lone surrogate U+DC80", (1, 12)),
+    ('root ::= <\udc80>', "lone surrogate U+DC80", (1, 11)),
+    ('root ::= "a"{%s}' % ("9" * 5000), "number too large", (1, 14)),
+    ('root ::= <[%s]>' % ("9" * 19), "number too large", (1, 12)),
+    ('root ::= "a"{\u00b2}', "expecting an integer", (1, 14)),
+    ('root ::= <[\u0663]>', "expecting a token id", (1, 12)),
 ])
 def test_errors(text, message, where):
     with pytest.raises(GrammarError) as info:

@@ -85,6 +85,9 @@ def test_token_macros():
     ('root ::= Regex("(?s).")', "Unsupported group modifier '(?s'", (1, 10)),
     ('root ::= Regex("\\\\uD800")', "not a Unicode scalar value", (1, 10)),
     ('root ::= "\\q"', "Invalid escape sequence \\q", (1, 11)),
+    ('root ::= "a\udc80"', "lone surrogate U+DC80", (1, 12)),
+    ('root ::= Token(%s)' % ("9" * 5000), "number too large", (1, 16)),
+    ('root ::= "a"{\u00b2}', "Expect integer", (1, 14)),
 ])
 def test_errors(text, message, where):
     with pytest.raises(GrammarError) as info:

@@ -93,6 +93,18 @@ MALFORMED: List[Tuple[str, str, Optional[int], Optional[int]]] = [
     ('start: "a"\n  | "b" )', "unmatched ')'", 2, 9),
     ('start: a\na: START\nSTART: "x" | B', "undefined symbol 'B'", 3, 14),
     ('%import common\nstart: "a"', "expected %import common.NAME", 1, 15),
+    # a lone surrogate (bytes that are not UTF-8, read with surrogateescape), anywhere
+    ('start: "a\udc80"', "lone surrogate U+DC80", 1, 10),
+    ('start: <\ud800>', "lone surrogate U+D800", 1, 9),
+    ('start: "a" // \udcff', "lone surrogate U+DCFF", 1, 15),
+    # numbers: ASCII digits, at most 18 of them (not int()'s 4,300-digit ValueError)
+    ("start: <[%s]>" % ("9" * 5000), "number too large: 99999999... has 5000 digits", 1, 8),
+    ('start: "a"{%s}' % ("9" * 19), "number too large", 1, 12),
+    ('start: x\nx[max_tokens=%s]: "a"' % ("9" * 5000), "number too large", 2, 14),
+    ("start: <[\u00b2]>", "invalid token range: \u00b2", 1, 8),
+    # JSON may write a lone surrogate as an escape
+    ('start: %regex {"substring_words": "a \\udc80"}', "lone surrogate U+DC80 in substring_words", 1, 8),
+    ('start: %regex {"substring_chunks": ["a", "\\ud800"]}', "lone surrogate U+D800 in substring_chunks", 1, 8),
 ]
 
 
@@ -105,6 +117,12 @@ def test_malformed(grammar: str, message: str, line: Optional[int], column: Opti
     assert (err.line, err.column) == (line, column), str(err)
     if line is not None:
         assert "^" in str(err)  # the caret line
+
+
+def test_a_json_number_of_any_length_is_read() -> None:
+    """JSON numbers are exact, past int()'s 4,300 digits; this one is then over a bound."""
+    with pytest.raises(LimitError, match="repeat_bound"):
+        lark_to_ir('start: %%json {"type": "string", "maxLength": 1%s}' % ("0" * 5000))
 
 
 def test_malformed_table_is_large() -> None:

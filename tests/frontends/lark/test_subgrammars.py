@@ -162,6 +162,19 @@ def test_top_level_errors(obj, message):
         Grammar.from_llguidance(obj)
 
 
+@pytest.mark.parametrize("text, message, where", [
+    ('{"grammars": [\n  {"lark_grammar": "start: \\"a\\""},]}', "not valid JSON", (2, 36)),
+    ('{"grammars": []} []', "extra data after the JSON value", (1, 18)),
+    ('{"grammars": "\udc80"}', r"lone surrogate U\+DC80", (1, 15)),
+    (b'{"grammars": "\xff"}', r"lone surrogate U\+DCFF", (1, 15)),  # bytes that are not UTF-8
+    ("[" * 100_000, "unexpected end of text", (1, 100_001)),  # deep nesting: no RecursionError
+])
+def test_top_level_text_errors_have_their_place(text, message, where):
+    with pytest.raises(GrammarError, match=message) as info:
+        Grammar.from_llguidance(text)
+    assert (info.value.line, info.value.column) == where
+
+
 def test_errors_in_a_listed_grammar_have_its_line_and_column():
     with pytest.raises(GrammarError) as info:
         Grammar.from_llguidance({"grammars": [{"lark_grammar": 'start: "a"\n  @nope'}]})

@@ -125,8 +125,8 @@ def dispatched_reading(schema: Any, general_escapes: bool = False) -> GrammarSpe
 
 def _allowed_with(d: Divergence, find: Callable[[str], bool], replace: Callable[[str], str]) -> bool:
     """Only lm-format-enforcer allows the differing tokens; each one's string satisfies
-    `find`, and refimpl on lm-format-enforcer's reading allows it rewritten by `replace`
-    (what it holds replaced by é, which only a JSON string takes), on dispatched_reading."""
+    `find`, and refimpl on lm-format-enforcer's reading (dispatched_reading) allows it
+    rewritten by `replace`."""
     if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.grammar.options:
         return False
     if d.error is not None or d.refused is not None or d.after_eos:
@@ -147,9 +147,12 @@ def _allowed_with(d: Divergence, find: Callable[[str], bool], replace: Callable[
     cites=('RFC 8259 (JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be '
            'escaped (https://www.rfc-editor.org/rfc/rfc8259)'))
 def control_characters(d: Divergence) -> bool:
-    """Tokens holding U+0000-U+001F, allowed by refimpl's reading with them as é."""
+    """Tokens holding U+0000-U+001F, allowed by refimpl's reading with each written as
+    JSON's escape `\\u00XX`: the same character in the string's value, so a pattern, an
+    enum or a length reads it as lm-format-enforcer does (`^[\\w\\s-]+$` takes a raw
+    vertical tab; outside a string the escape is no JSON either)."""
     return _allowed_with(d, lambda s: any(c < " " for c in s),
-                         lambda s: "".join("\u00e9" if c < " " else c for c in s))
+                         lambda s: "".join("\\u%04x" % ord(c) if c < " " else c for c in s))
 
 
 @KNOWN_DIFFERENCES.declare(

@@ -21,11 +21,40 @@ from ..reading import (
     json_reading_schema,
     open_objects,
     raw_escapes,
+    reading_lark,
+    token_reading,
     token_string,
+    unlisted_required,
 )
 from .raised import parser_raised
 
 KNOWN_DIFFERENCES = KnownDifferences()
+
+
+@KNOWN_DIFFERENCES.declare(
+    "required-outside-properties", "peer-bug",
+    "lm-format-enforcer offers only the keys an object's properties name, and lets the object end only "
+    "once every required key is written: with a required name the properties do not name "
+    "({\"properties\": {\"a\": ...}, \"required\": [\"a\", \"b\"]}) the object can never be finished "
+    "(after {\"a\": 1 neither `,` nor `}`: only more digits and whitespace), where JSON Schema takes `b` "
+    "as an additional property",
+    cites=('JSON Schema 2020-12 Validation §6.5.3 required, and Core §10.3.2.3 additionalProperties (absent: '
+           'any other property is allowed) (https://json-schema.org/draft/2020-12/json-schema-validation, '
+           'https://json-schema.org/draft/2020-12/json-schema-core)'))
+def required_outside_properties(d: Divergence) -> bool:
+    """Some object schema it reads has required names its properties do not name
+    (unlisted_required); its reading (json_reading: only the listed keys, the object never
+    ending) answers every differing token as it did; and a token only refimpl allows goes
+    on to write such a name (refimpl's reading with them listed as properties allows it:
+    the comma before the key, the key)."""
+    if d.grammar.kind != "json_schema" or d.grammar.options or not d.only_refimpl or not any(
+            unlisted_required(s) for s in schemas(json_reading_schema(d.grammar.schema))):
+        return False
+    if not explains(d, json_reading(d)):
+        return False
+    listed = token_reading(d, GrammarSpec("lark", reading_lark(d.grammar.schema, unlisted_listed=True)),
+                           eos_when_dead=True)
+    return any(listed(t) for t in d.only_refimpl)
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -127,7 +156,10 @@ def key_order_readings(d: Divergence, t: int, limit: int = 40, raw_strings: bool
     the object the text ends inside are reordered: the keys written so far first, in
     their order, then the key the token writes (where it leaves the object open without
     beginning a key, as `",` does, any property not written), then the others? Every
-    object schema holding those keys is tried, up to `limit` readings (None beyond);
+    object schema holding those keys is tried, up to `limit` readings (None beyond); one
+    that other objects may share (a definition, array items) as a choice of its order and
+    the new one, so that each object takes its own (MaskBench's o29394: the second item
+    of an array);
     on the reading, then (where it does not allow t) on the schema as get_parser
     dispatches it (dispatch_flags: an allOf read as its last part, say, whose keys then
     come in any order — two differences on one token). With `raw_strings`, keys as it
@@ -180,7 +212,13 @@ def _key_orders(d: Divergence, t: int, limit: int, flags: Dict[str, bool]) -> Op
             variant = json_reading_schema(d.grammar.schema, **flags)
             target = list(schemas(variant))[index]
             order = written + [p] + [k for k in target["properties"] if k not in written and k != p]
-            target["properties"] = {k: target["properties"][k] for k in order}
+            reordered = dict(target, properties={k: target["properties"][k] for k in order})
+            if target is variant:
+                variant = reordered
+            else:  # a schema several objects may share ($ref, items): each takes either order
+                original = dict(target)
+                target.clear()
+                target["anyOf"] = [original, reordered]
             reading = json_reading(Divergence(GrammarSpec("json_schema", schema=variant), d.vocab, d.prefix,
                                               d.step, [t], []), **flags)
             if reading is not None and reading(t):

@@ -5,6 +5,11 @@ CPython (3.11, and 3.9 security releases; PyPy too) refuses `int(s)` and `str(i)
 integer the grammar accepts may be longer; this converts in chunks of 1,000 digits, each
 within the limit, without touching the interpreter-wide setting.
 
+A count or an id written in a grammar (a repetition, a token id, a budget) is read by
+`grammar_int`: ASCII digits only (`str.isdigit` is true of "²", which `int` refuses, and
+of other scripts' digits), and at most `GRAMMAR_DIGITS` of them — every bound is far
+below, and a longer number is refused where it is written rather than printed whole.
+
 >>> n = int_of_text("-" + "12" * 3000)
 >>> text_of_int(n) == "-" + "12" * 3000, text_of_int(0), int_of_text("-0")
 (True, '0', 0)
@@ -13,6 +18,37 @@ from __future__ import annotations
 
 _CHUNK = 1000
 _BASE = 10 ** _CHUNK
+
+
+#: the most digits of a count or an id a grammar writes
+GRAMMAR_DIGITS = 18
+
+
+def is_digits(text: str) -> bool:
+    """Is `text` one or more ASCII decimal digits?
+
+    >>> is_digits("12"), is_digits(""), is_digits("\u00b2"), is_digits("\u0663")
+    (True, False, False, False)
+    """
+    return text.isascii() and text.isdigit()
+
+
+def grammar_int(text: str) -> int:
+    """The int of a count or an id a grammar writes; ValueError (the reader's message)
+    unless `text` is 1 to GRAMMAR_DIGITS ASCII digits.
+
+    >>> grammar_int("0042")
+    42
+    >>> grammar_int("9" * 30)
+    Traceback (most recent call last):
+      ...
+    ValueError: number too large: 99999999... has 30 digits (at most 18)
+    """
+    if not is_digits(text):
+        raise ValueError("expected a number, found %r" % text[:20])
+    if len(text) > GRAMMAR_DIGITS:
+        raise ValueError("number too large: %s... has %d digits (at most %d)" % (text[:8], len(text), GRAMMAR_DIGITS))
+    return int(text)
 
 
 def int_of_text(text: str) -> int:
