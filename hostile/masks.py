@@ -37,7 +37,9 @@ def check_masks(grammar: Grammar, along: bytes = b"", choices: Sequence[int] = (
     those the `choices` pick among the allowed ones. Each mask is one call of the
     property (`check`): a typed error (a limit met) ends the walk."""
     vocab = byte_vocabulary()
-    m = Matcher(grammar, vocab)
+    m = check(lambda: Matcher(grammar, vocab))  # binding to the vocabulary may fail: a special token's id
+    if m is None:
+        return
     definition = Matcher(grammar, vocab, slices=())
     path: List[int] = []
     following = True
