@@ -1,4 +1,4 @@
-"""Integers to and from decimal text of any length.
+"""Numbers to and from decimal text of any length.
 
 CPython (3.11, and 3.9 security releases; PyPy too) refuses `int(s)` and `str(i)` past
 4,300 digits by default, a guard against quadratic work on untrusted input. A JSON
@@ -13,8 +13,15 @@ below, and a longer number is refused where it is written rather than printed wh
 >>> n = int_of_text("-" + "12" * 3000)
 >>> text_of_int(n) == "-" + "12" * 3000, text_of_int(0), int_of_text("-0")
 (True, '0', 0)
+
+A JSON number's exact value is a Decimal (`decimal_of_text`), built from its digits:
+PyPy's pure-Python decimal reads a text through `int()`, so `Decimal(text)` stops at
+4,300 digits there.
 """
 from __future__ import annotations
+
+import re
+from decimal import Decimal
 
 _CHUNK = 1000
 _BASE = 10 ** _CHUNK
@@ -60,6 +67,25 @@ def int_of_text(text: str) -> int:
     for i in range(head, len(digits), _CHUNK):
         value = value * _BASE + int(digits[i:i + _CHUNK])
     return -value if negative else value
+
+
+_NUMERAL = re.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?\Z")
+
+
+def decimal_of_text(text: str) -> Decimal:
+    """The exact Decimal of a JSON number's text, of any length (`Decimal(text)`, also on
+    PyPy); ValueError if it is not one.
+
+    >>> decimal_of_text("-2.50e3"), decimal_of_text("1" * 5000).adjusted()
+    (Decimal('-2.50E+3'), 4999)
+    """
+    m = _NUMERAL.match(text)
+    if m is None:
+        raise ValueError("not a JSON number: %r" % text[:20])
+    sign, whole, fraction, exponent = m.groups()
+    fraction = fraction or ""
+    digits = tuple(b - 48 for b in (whole + fraction).encode("ascii"))
+    return Decimal((1 if sign else 0, digits, (int_of_text(exponent.lstrip("+")) if exponent else 0) - len(fraction)))
 
 
 def text_of_int(value: int) -> str:

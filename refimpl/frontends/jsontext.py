@@ -19,6 +19,8 @@ import re
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, Union
 
+from .digits import decimal_of_text
+
 __all__ = ["JsonTextError", "dumps", "read_json", "read_whole_json"]
 
 _NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -26,6 +28,7 @@ _WS_RE = re.compile(r"[ \t\n\r]*")
 _LITERALS = (("true", True), ("false", False), ("null", None))
 #: longer integers are read as Decimal: CPython refuses int(text) past 4,300 digits, and
 #: building the int takes quadratic time (a million digits: seconds), a Decimal linear time
+#: (digits.decimal_of_text: PyPy's Decimal(text) goes through int())
 _INT_DIGITS = 4300
 
 #: an open container on the reader's stack, and the key pending in it (objects only)
@@ -116,7 +119,7 @@ def _read_scalar_or_open(text: str, pos: int, stack: List[_Open]) -> Tuple[Any, 
     if m and m.end() > pos:
         tok = m.group()
         exact = "." in tok or "e" in tok or "E" in tok or len(tok) > _INT_DIGITS
-        number = Decimal(tok) if exact else int(tok)
+        number = decimal_of_text(tok) if exact else int(tok)
         return number, m.end(), False
     for word, literal in _LITERALS:
         if text.startswith(word, pos):

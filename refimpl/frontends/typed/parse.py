@@ -36,7 +36,7 @@ import json
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from ..digits import int_of_text
+from ..digits import decimal_of_text, int_of_text
 from .errors import ParseError
 from .leaves import Leaves
 from .reader import Node, read_tree
@@ -330,7 +330,7 @@ def _scalar(j: Node) -> Any:
     if j.kind == "string":
         return _string(j.raw)
     if j.kind == "number":
-        return Decimal(j.raw)
+        return decimal_of_text(j.raw)
     return {"true": True, "false": False, "null": None}[j.raw]
 
 

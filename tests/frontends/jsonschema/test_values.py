@@ -90,4 +90,5 @@ def test_numbers_longer_than_the_limit_are_limit_errors(schema):
 def test_long_numbers_within_a_raised_limit_compile():
     g = Grammar.from_json_schema({"type": "integer", "minimum": 10 ** 1500}, limits=Limits(number_digits=2000))
     assert accepts(g, "1" + "0" * 1500) and not accepts(g, "9" * 1500)
-    assert read_json("1" * 5000)[0] == Decimal("1" * 5000)  # past int()'s 4,300 digits: a Decimal
+    # past int()'s 4,300 digits: a Decimal (built from its digits: PyPy's Decimal(text) stops there)
+    assert read_json("1" * 5000)[0] == Decimal((0, (1,) * 5000, 0))
