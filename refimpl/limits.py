@@ -27,6 +27,10 @@ class Limits:
     #: double needs at most 309, or 325 for 5e-324): bounds compile to regexes linear in
     #: them, and Python writes ints of at most 4,300 digits as text
     number_digits: int = 1_000
+    #: objects and arrays nested in one another in one JSON schema (every value in it:
+    #: subschemas, `const`, `enum`): real schemas nest a few dozen levels; 2,000 compile
+    #: in about a second (docs/jsonschema.md, "Bounds")
+    schema_depth: int = 2_000
     #: Earley items in one row
     items_per_row: int = 100_000
     #: Earley rows (lexemes scanned) in one parse

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from refimpl import Grammar, Matcher, Vocabulary, naive_mask
+from refimpl import Grammar, Limits, Matcher, Vocabulary, naive_mask
 from refimpl.errors import GrammarError, SchemaError
 from refimpl.frontends.jsonschema import json_schema_to_ir
 from refimpl.recognition.recognizer import Recognizer
@@ -168,18 +168,27 @@ DEEP = {
 }
 
 
+#: deeper than the default Limits.schema_depth takes (test_values.py): here the compiler's
+#: own loops are under test, without recursion
+DEEP_LIMITS = Limits(schema_depth=3 * N)
+
+
 class _Compiled:
     """A grammar compiled from the IR without simplification (simplify.py has its own
     deep-input tests; skipping it keeps these quick)."""
 
     def __init__(self, schema):
-        self.compiled = json_schema_to_ir(schema).ir.compile()
+        self.compiled = json_schema_to_ir(schema, limits=DEEP_LIMITS).ir.compile()
+
+
+def _deep_grammar(schema):
+    return Grammar.from_json_schema(schema, limits=DEEP_LIMITS)
 
 
 @pytest.mark.parametrize("kind", sorted(DEEP))
 def test_deep_schemas_do_not_recurse(kind):
     schema = nested(DEEP[kind], N, {"type": "integer"})
-    make = _Compiled if kind in ("properties", "items") else Grammar.from_json_schema
+    make = _Compiled if kind in ("properties", "items") else _deep_grammar
     g = call_with_shallow_stack(make, schema)
     if kind == "properties":
         assert accepts(g, '{"a":' * 3 + "1" + "}" * 3) is False  # needs all 10,000 levels
@@ -197,7 +206,7 @@ def test_deep_schema_as_text_and_a_long_ref_chain():
     assert accepts(g, "[[[]]]") and not accepts(g, '[["x"]]')
     defs = {"d%d" % i: {"$ref": "#/$defs/d%d" % (i + 1)} for i in range(N)}
     defs["d%d" % N] = {"type": "string", "maxLength": 2}
-    g = call_with_shallow_stack(Grammar.from_json_schema, {"$defs": defs, "$ref": "#/$defs/d0"})
+    g = call_with_shallow_stack(_deep_grammar, {"$defs": defs, "$ref": "#/$defs/d0"})
     assert accepts(g, '"ab"') and not accepts(g, '"abc"')
 
 

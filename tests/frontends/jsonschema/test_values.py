@@ -92,3 +92,23 @@ def test_long_numbers_within_a_raised_limit_compile():
     assert accepts(g, "1" + "0" * 1500) and not accepts(g, "9" * 1500)
     # past int()'s 4,300 digits: a Decimal (built from its digits: PyPy's Decimal(text) stops there)
     assert read_json("1" * 5000)[0] == Decimal((0, (1,) * 5000, 0))
+
+
+def nested_properties(levels):
+    schema = {}
+    for _ in range(levels):
+        schema = {"properties": {"a": schema}}
+    return schema
+
+
+def test_a_schema_nested_deeper_than_the_limit_is_refused_where_it_goes_too_deep():
+    """Every level costs the compiler rules and time (64,000 levels of properties: 45 s):
+    Limits.schema_depth stops it, naming the place; within a raised limit it compiles."""
+    deepest = r"/properties/a/properties/a/.* \.\.\. .*/a/properties"  # the pointer, cut short
+    with pytest.raises(LimitError, match=r"schema_depth=2000 .*nested 2001 levels deep at " + deepest):
+        Grammar.from_json_schema(nested_properties(1000))
+    with pytest.raises(LimitError, match="schema_depth=10"):
+        Grammar.from_json_schema({"const": [[[[[[[[[[[1]]]]]]]]]]]}, limits=Limits(schema_depth=10))
+    assert accepts(Grammar.from_json_schema(nested_properties(3), limits=Limits(schema_depth=7)), '{"a": {"a": {}}}')
+    with pytest.raises(LimitError, match="schema_depth=6"):
+        Grammar.from_json_schema(nested_properties(3), limits=Limits(schema_depth=6))

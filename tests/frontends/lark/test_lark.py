@@ -407,8 +407,10 @@ def test_pathological_errors_are_grammar_errors() -> None:
     with pytest.raises(GrammarError, match="terminal A0 is recursive"):
         call_with_shallow_stack(lark_to_ir, recursive)
     deep_json = "start: %json " + "[" * N + "]" * N
-    with pytest.raises(GrammarError, match="failed to compile JSON schema: schema must be an object or boolean"):
+    with pytest.raises(LimitError, match="schema_depth"):
         call_with_shallow_stack(lark_to_ir, deep_json)
+    with pytest.raises(GrammarError, match="failed to compile JSON schema: schema must be an object or boolean"):
+        call_with_shallow_stack(lambda text: lark_to_ir(text, limits=Limits(schema_depth=2 * N)), deep_json)
     with pytest.raises(GrammarError, match="unclosed"):
         call_with_shallow_stack(lark_to_ir, "start: " + "(" * N + '"a"')
 
