@@ -112,7 +112,8 @@ def test_unfinished_sentence_needs_a_sentence():
 @needs_kbnf
 def test_the_suites_kbnf_vectors():
     """Every kbnf vector of the default suite agrees with kbnf, or differs only as declared
-    (GPT-2 among them: the mask-omits-accepted-token bug shows there)."""
+    (GPT-2 among them: the mask-omits-accepted-token bug shows there); the empty
+    language's, which kbnf refuses ("the grammar after simplification is empty"), aside."""
     suite = SUITE / "ebnf.jsonl"
     engine, seen = _isolated_kbnf(60), 0
     for _, _, vector in read_vectors(str(suite)):
@@ -120,5 +121,8 @@ def test_the_suites_kbnf_vectors():
             continue
         seen += 1
         result = check_vector(engine, vector)
+        if "empty-language" in vector.tags:  # kbnf refuses to compile a grammar that derives nothing
+            assert result.status == "unsupported" and "is empty" in (result.reason or ""), (vector.id, result.reason)
+            continue
         assert result.status in ("agree", "known"), (vector.id, result.divergence)
     assert seen >= 20
