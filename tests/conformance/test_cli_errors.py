@@ -49,7 +49,7 @@ def test_suite_files(capsys, tmp_path):
     fails(capsys, ["show", str(binary)], "binary.jsonl:2", "not UTF-8", "0xFF")
     deep = tmp_path / "deep.jsonl"
     deep.write_text("[" * 5000 + "]" * 5000 + "\n")
-    fails(capsys, ["run", "--engine", "refimpl", "--suite", str(deep)], "deep.jsonl:1", "nested too deeply")
+    fails(capsys, ["run", "--engine", "refimpl", "--suite", str(deep)], "deep.jsonl:1")  # PyPy's json reads it: "not an object"
     folder = tmp_path / "suite"
     (folder / "a-directory.jsonl").mkdir(parents=True)
     fails(capsys, ["show", str(folder)], "a-directory.jsonl", "directory")

@@ -98,7 +98,8 @@ def test_the_time_budget_cuts_a_shrink_short_and_keeps_the_smallest_case_so_far(
     full = Worker("fault:utf8-split", None, seed=0, worker=0, max_steps=8, batches=1).run(
         kinds, "mixed", first_only=True, examples_per_batch=25)
     g = full["failures"][0]
-    assert not g["cut_short"] and g["shrink_examples"] > f["shrink_examples"]
+    # at least as far (on PyPy the first failing example can be minimal already)
+    assert not g["cut_short"] and g["shrink_examples"] >= f["shrink_examples"]
     assert g["divergence"]["signature"] == f["divergence"]["signature"]
 
 

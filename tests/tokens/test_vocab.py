@@ -153,7 +153,7 @@ def test_missing_vocabulary_file(tmp_path):
     ('{"model": {"vocab": {"a": 0}}, "added_tokens": [{"id": 1}]}', r"added_tokens\[0\] needs an id and a content"),
     ('{"model": {"type": "WordPiece", "vocab": {"a": 0}}}', "WordPiece tokenizer"),
     ('{"model": {"vocab": {"\\ud800": 0}}}', r'model.vocab\["\\ud800"\] is not Unicode text \(a lone surrogate U\+D800'),
-    ("[" * 5000, "JSON nested too deeply"),
+    ("[" * 5000, "JSON nested too deeply|not JSON"),  # PyPy's json module reads any depth: then "not JSON"
 ])
 def test_malformed_tokenizer_json(tmp_path, text, problem):
     path = tmp_path / "tokenizer.json"
