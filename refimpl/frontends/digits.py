@@ -69,7 +69,8 @@ def int_of_text(text: str) -> int:
     return -value if negative else value
 
 
-_NUMERAL = re.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?\Z")
+#: a JSON number: its sign, integer part, fraction and exponent (RFC 8259)
+JSON_NUMBER = re.compile(r"(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?")
 
 
 def decimal_of_text(text: str) -> Decimal:
@@ -79,7 +80,7 @@ def decimal_of_text(text: str) -> Decimal:
     >>> decimal_of_text("-2.50e3"), decimal_of_text("1" * 5000).adjusted()
     (Decimal('-2.50E+3'), 4999)
     """
-    m = _NUMERAL.match(text)
+    m = JSON_NUMBER.fullmatch(text)
     if m is None:
         raise ValueError("not a JSON number: %r" % text[:20])
     sign, whole, fraction, exponent = m.groups()

@@ -19,11 +19,10 @@ import re
 from decimal import Decimal
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from .digits import decimal_of_text
+from .digits import JSON_NUMBER, decimal_of_text
 
 __all__ = ["JsonTextError", "dumps", "read_json", "read_whole_json"]
 
-_NUMBER_RE = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _WS_RE = re.compile(r"[ \t\n\r]*")
 _LITERALS = (("true", True), ("false", False), ("null", None))
 #: longer integers are read as Decimal: CPython refuses int(text) past 4,300 digits, and
@@ -115,7 +114,7 @@ def _read_scalar_or_open(text: str, pos: int, stack: List[_Open]) -> Tuple[Any, 
         return None, (_read_key(text, start, stack) if c == "{" else start), True
     if c == '"':
         return _read_string(text, pos) + (False,)
-    m = _NUMBER_RE.match(text, pos)
+    m = JSON_NUMBER.match(text, pos)
     if m and m.end() > pos:
         tok = m.group()
         exact = "." in tok or "e" in tok or "E" in tok or len(tok) > _INT_DIGITS
