@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import time
 from typing import Any, Callable, Iterator, Optional, Tuple, Type, TypeVar
 
 from refimpl.errors import GrammarError, MaskrefError, SchemaError
@@ -44,13 +45,19 @@ ALARM = True
 @contextlib.contextmanager
 def deadline(seconds: float) -> Iterator[None]:
     """Interrupt the block with `Overtime` after `seconds` of wall time (main thread, POSIX;
-    nothing when ALARM is off)."""
+    nothing when ALARM is off).
+
+    A SIGALRM that arrives before the time is up is a stale one and is ignored: an earlier
+    deadline's alarm can ring just as that deadline ends, and PyPy runs a signal's Python
+    handler later, when the next deadline's handler is in place."""
     if not ALARM:
         yield
         return
+    start = time.monotonic()
 
     def ring(signum: int, frame: Any) -> None:
-        raise Overtime()
+        if time.monotonic() - start >= seconds * 0.999:
+            raise Overtime()
 
     previous = signal.signal(signal.SIGALRM, ring)
     signal.setitimer(signal.ITIMER_REAL, seconds)

@@ -12,7 +12,7 @@ import pytest
 from hostile import campaign, report, results
 from hostile.__main__ import main
 from hostile.findings import name_of, signature
-from hostile.property import Violation, check
+from hostile.property import Violation, check, deadline
 from refimpl.errors import GrammarError
 from tests.support.cli import fails
 
@@ -75,6 +75,17 @@ def test_signature_says_what_and_where():
         check(lambda: (_ for _ in ()).throw(GrammarError("no rule 'start'")))
     assert signature(v.value).startswith("GrammarError without a position at tests/hostile/test_driver.py:")
     assert signature(Violation("took more than 10 s")) == "took more than 10 s"
+
+
+def test_a_deadline_rings_on_time_and_ignores_a_stale_alarm():
+    import signal
+    import time
+
+    with deadline(60):  # an earlier deadline's alarm, delivered late: not this one's
+        os.kill(os.getpid(), signal.SIGALRM)
+        time.sleep(0.05)
+    with pytest.raises(Violation, match="took more than 0.2 s"):
+        check(lambda: time.sleep(5), seconds=0.2)
 
 
 def test_budget_flags():
