@@ -59,15 +59,36 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-#: module groups -> paths (relative to the repository) of the files mutated
-GROUPS: Dict[str, Tuple[str, ...]] = {
-    "regex": ("refimpl/regex",),
-    "lexer": ("refimpl/recognition/lexer.py",),
-    "earley": ("refimpl/recognition/earley.py",),
-    "tokens": ("refimpl/tokens", "refimpl/masks/walk.py", "refimpl/masks/slicer.py"),
-    "matcher": ("refimpl/masks/matcher.py",),
-    "recognizer": ("refimpl/recognition/recognizer.py",),
+#: the module groups of each campaign family -> paths (relative to the repository) of the
+#: files mutated. `engine` is issue 20's (the engine core), `frontends` issue 35's (where the
+#: grammars' meaning is made, and the token index and caches); a file belongs to one group
+#: of a family (slicer.py and special.py are in `tokens` of one, their own group of the other).
+FAMILIES: Dict[str, Dict[str, Tuple[str, ...]]] = {
+    "engine": {
+        "regex": ("refimpl/regex",),
+        "lexer": ("refimpl/recognition/lexer.py",),
+        "earley": ("refimpl/recognition/earley.py",),
+        "tokens": ("refimpl/tokens", "refimpl/masks/walk.py", "refimpl/masks/slicer.py"),
+        "matcher": ("refimpl/masks/matcher.py",),
+        "recognizer": ("refimpl/recognition/recognizer.py",),
+    },
+    "frontends": {
+        "jsonschema": ("refimpl/frontends/jsonschema", "refimpl/frontends/jsontext.py", "refimpl/frontends/digits.py"),
+        "lark": ("refimpl/frontends/lark",),
+        "ebnf": ("refimpl/frontends/ebnf",),
+        "typed": ("refimpl/frontends/typed",),
+        "simplify": ("refimpl/grammar",),
+        "index": ("refimpl/masks/index",),
+        "caches": ("refimpl/recognition/compaction.py", "refimpl/masks/maskcache.py"),
+        "special": ("refimpl/tokens/special.py",),
+        "slicer": ("refimpl/masks/slicer.py",),
+    },
 }
+#: the default family's groups
+GROUPS = FAMILIES["engine"]
+#: the worker's options for a group whose code only a non-default Matcher runs
+#: (refimpl/serving/worker.py): the token index, and the mask cache with its compaction
+WORKER_OPTIONS: Dict[str, str] = {"index": "--backend index", "caches": "--mask-cache"}
 #: generated data, not code: mutating a table entry tests the table, not the oracle
 EXCLUDED = ("refimpl/regex/unicode_data.py",)
 REVIEW_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutation_review.json")
@@ -90,31 +111,49 @@ class Mutant:
     operator: str
     occurrence: int
     line: int = 0
+    group: str = ""
 
     @property
     def key(self) -> str:
         return "%s:%s:%d" % (self.path, self.operator.split("/")[-1], self.occurrence)
 
-    @property
-    def group(self) -> str:
-        return group_of(self.path)
 
+def group_of(path: str, groups: Dict[str, Tuple[str, ...]] = GROUPS) -> str:
+    """The group of `groups` that holds the file.
 
-def group_of(path: str) -> str:
-    for name, prefixes in GROUPS.items():
+    >>> group_of("refimpl/masks/slicer.py"), group_of("refimpl/masks/slicer.py", FAMILIES["frontends"])
+    ('tokens', 'slicer')
+    """
+    for name, prefixes in groups.items():
         if any(path == p or path.startswith(p + "/") for p in prefixes):
             return name
     raise ValueError("%s is in no module group" % path)
 
 
+def chosen_groups(spec: str) -> Dict[str, Tuple[str, ...]]:
+    """`--groups`: a family's name (all its groups) or group names of one family, comma-separated.
+
+    >>> list(chosen_groups("lark,ebnf")), len(chosen_groups("frontends"))
+    (['lark', 'ebnf'], 9)
+    """
+    if spec in FAMILIES:
+        return dict(FAMILIES[spec])
+    names = spec.split(",")
+    for family in FAMILIES.values():
+        if all(n in family for n in names):
+            return {n: family[n] for n in names}
+    raise SystemExit("--groups %r: expected a family (%s) or groups of one family (%s)" % (
+        spec, ", ".join(FAMILIES), "; ".join(", ".join(f) for f in FAMILIES.values())))
+
+
 # ----------------------------------------------------------------------------- mutants
 
 
-def module_files(root: Path, groups: Sequence[str]) -> List[str]:
+def module_files(root: Path, groups: Dict[str, Tuple[str, ...]]) -> List[str]:
     """The files mutated, relative to `root`, sorted."""
     out = []
     for g in groups:
-        for prefix in GROUPS[g]:
+        for prefix in groups[g]:
             p = root / prefix
             files = sorted(p.rglob("*.py")) if p.is_dir() else [p]
             out += [f.relative_to(root).as_posix() for f in files if "__pycache__" not in f.parts]
@@ -129,9 +168,9 @@ def operators() -> List[Tuple[str, Any]]:
             if not plugins.get_operator(n).arguments()]
 
 
-def enumerate_mutants(root: Path, files: Sequence[str]) -> List[Mutant]:
+def enumerate_mutants(root: Path, files: Sequence[str], groups: Dict[str, Tuple[str, ...]] = GROUPS) -> List[Mutant]:
     """Every mutant of the files: (path, operator, occurrence), numbered as cosmic-ray's
-    MutationVisitor counts them (so `mutate` finds the same place)."""
+    MutationVisitor counts them (so `mutate` finds the same place), in its group of `groups`."""
     from cosmic_ray.ast import ast_nodes, get_ast_from_path  # type: ignore[import-untyped]
 
     out = []
@@ -139,11 +178,12 @@ def enumerate_mutants(root: Path, files: Sequence[str]) -> List[Mutant]:
     for path in files:
         tree = get_ast_from_path(root / path)
         nodes = list(ast_nodes(tree))
+        group = group_of(path, groups)
         for name, op in ops:
             occurrence = 0
             for node in nodes:
                 for start, _end in op.mutation_positions(node):
-                    out.append(Mutant(path, name, occurrence, start[0]))
+                    out.append(Mutant(path, name, occurrence, start[0], group))
                     occurrence += 1
     return sorted(out)
 
@@ -170,13 +210,17 @@ def allocate(counts: Dict[str, int], size: int) -> Dict[str, int]:
     return share
 
 
-def sample(mutants: Sequence[Mutant], size: int, seed: int) -> List[Mutant]:
+def sample(mutants: Sequence[Mutant], size: int, seed: int, per_group: Optional[int] = None) -> List[Mutant]:
     """A deterministic, stratified sample: per group, random.Random(seed, group) draws its
-    share of the group's (sorted) mutants."""
+    share of the group's (sorted) mutants — `allocate`'s square-root share of `size`, or
+    `per_group` each (so that every group's score has the same confidence)."""
     by_group: Dict[str, List[Mutant]] = {}
     for m in sorted(mutants):
         by_group.setdefault(m.group, []).append(m)
-    share = allocate({g: len(ms) for g, ms in sorted(by_group.items())}, size)
+    if per_group is not None:
+        share = {g: min(per_group, len(ms)) for g, ms in by_group.items()}
+    else:
+        share = allocate({g: len(ms) for g, ms in sorted(by_group.items())}, size)
     out = []
     for g, ms in sorted(by_group.items()):
         out += random.Random("%d/%s" % (seed, g)).sample(ms, share[g])
@@ -230,11 +274,12 @@ def run_check(argv: Sequence[str], cwd: Path, timeout: float, nice: int = 15) ->
     return Check(proc.returncode, time.monotonic() - t0, "\n".join(out.strip().splitlines()[-6:]))
 
 
-def worker_backend(mutant_dir: Path, python: str = sys.executable) -> str:
+def worker_backend(mutant_dir: Path, python: str = sys.executable, options: str = "") -> str:
     """The `cmd:` backend running refimpl from `mutant_dir`: `python -m` puts its working
     directory first on sys.path, so the worker started there (env -C) imports the
-    mutated copy, whatever the reference process imports."""
-    return "cmd:env -C %s PYTHONDONTWRITEBYTECODE=1 %s -m refimpl.serving.worker" % (mutant_dir, python)
+    mutated copy, whatever the reference process imports. `options`: the worker's."""
+    return ("cmd:env -C %s PYTHONDONTWRITEBYTECODE=1 %s -m refimpl.serving.worker %s"
+            % (mutant_dir, python, options)).rstrip()
 
 
 def run_argv(backend: str, out: Path, python: str = sys.executable, suite: Optional[str] = None) -> List[str]:
@@ -289,11 +334,12 @@ class Campaign:
     """A clone with the reference refimpl and a mutable copy; mutants applied one at a time."""
 
     def __init__(self, clone: Path, out: Path, fuzz_seconds: float, seed: int, python: str = sys.executable,
-                 run_timeout: Optional[float] = None, nice: int = 15, suite: Optional[str] = None) -> None:
+                 run_timeout: Optional[float] = None, nice: int = 15, suite: Optional[str] = None,
+                 worker_options: str = "") -> None:
         self.clone, self.out, self.fuzz_seconds, self.seed = clone, out, fuzz_seconds, seed
         self.python, self.nice, self.suite = python, nice, suite
         self.mutant_dir = clone / ".mutant"
-        self.backend = worker_backend(self.mutant_dir, python)
+        self.backend = worker_backend(self.mutant_dir, python, worker_options)
         self.run_timeout = run_timeout
         self.repros = out / "repros"
 
@@ -428,8 +474,25 @@ def scores(results: Iterable[Dict[str, Any]], review: Sequence[Dict[str, str]]) 
         n = s["non_equivalent"] or 1
         s["run_score"] = round(100.0 * s["killed_run"] / n, 1)
         s["score"] = round(100.0 * s["killed"] / n, 1)
+        s["run_interval"] = interval(s["killed_run"], s["non_equivalent"])
+        s["interval"] = interval(s["killed"], s["non_equivalent"])
         s["strict_score"] = round(100.0 * s["killed"] / ((s["non_equivalent"] + s["display"]) or 1), 1)
     return dict(sorted(out.items(), key=lambda kv: (kv[0] == "total", kv[0])))
+
+
+def interval(k: int, n: int, z: float = 1.96) -> Tuple[float, float]:
+    """The Wilson score interval (95% for z = 1.96) of a proportion k/n, in percent: the
+    confidence a group's score has with n mutants scored.
+
+    >>> interval(12, 12), interval(9, 10)
+    ((75.7, 100.0), (59.6, 98.2))
+    """
+    if n == 0:
+        return (0.0, 100.0)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (round(100 * max(0.0, centre - half), 1), round(100 * min(1.0, centre + half), 1))
 
 
 def markdown(meta: Dict[str, Any], results: Sequence[Dict[str, Any]], review: Sequence[Dict[str, str]]) -> str:
@@ -490,7 +553,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--sample", type=int, default=200, help="mutants drawn (default 200)")
     p.add_argument("--seed", type=int, default=0, help="sample and fuzz seed (default 0)")
     p.add_argument("--fuzz-seconds", type=float, default=60.0, help="fuzz budget per run survivor (default 60; 0: none)")
-    p.add_argument("--groups", default=",".join(GROUPS), help="module groups (default: %s)" % ",".join(GROUPS))
+    p.add_argument("--groups", default="engine",
+                   help="a family of module groups (%s; default engine) or groups of one family, comma-separated: %s"
+                        % (", ".join(FAMILIES), "; ".join("%s: %s" % (f, ",".join(g)) for f, g in FAMILIES.items())))
+    p.add_argument("--per-group", type=int, metavar="N",
+                   help="draw N mutants of each group (instead of --sample's square-root shares)")
+    p.add_argument("--table", metavar="CAMPAIGN",
+                   help="print the per-group table of a campaign folder (one results folder per group, as "
+                        "--out made them) and, with --docs, write it into the page's block; nothing is run")
+    p.add_argument("--docs", metavar="PAGE", help="with --table: the Markdown page whose block to rewrite")
     p.add_argument("--source", default=str(Path(__file__).resolve().parent.parent), help="repository to clone")
     p.add_argument("--rev", default="HEAD", help="commit of the source for conformance (default HEAD)")
     p.add_argument("--refimpl-rev", help="commit whose refimpl/ is mutated (default: --rev)")
@@ -511,6 +582,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--test-equivalent", action="store_true",
                    help="run and fuzz also the mutants tools/mutation_review.json calls equivalent (default: skip)")
     args = p.parse_args(argv)
+    if args.table:
+        return write_table(Path(args.table), Path(args.docs) if args.docs else None)
 
     out, clone = Path(args.out), Path(args.clone)
     out.mkdir(parents=True, exist_ok=True)
@@ -523,12 +596,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     "fuzz_seconds": args.fuzz_seconds, "sample": args.sample}
         else:
             meta = json.loads(meta_path.read_text())
-        groups = args.groups.split(",")
-        population = enumerate_mutants(clone, module_files(clone, groups))
-        chosen = sample(population, args.sample, args.seed)
+        groups = chosen_groups(args.groups)
+        population = enumerate_mutants(clone, module_files(clone, groups), groups)
+        chosen = sample(population, args.sample, args.seed, args.per_group)
+        meta["groups"], meta["per_group"] = args.groups, args.per_group
         meta["population"] = len(population)
         meta["population_by_group"] = {g: sum(1 for m in population if m.group == g) for g in groups}
-        campaign = Campaign(clone, out, args.fuzz_seconds, args.seed, nice=args.nice)
+        options = " ".join(sorted({WORKER_OPTIONS[g] for g in groups if g in WORKER_OPTIONS}))
+        campaign = Campaign(clone, out, args.fuzz_seconds, args.seed, nice=args.nice, worker_options=options)
+        meta["worker_options"] = options
         meta["baseline_seconds"] = round(campaign.baseline(), 1)
         meta_path.write_text(json.dumps(meta, indent=1))
         done = _read_results(results_path) if args.resume or args.phase == "fuzz" else {}
@@ -564,6 +640,75 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     (out / "report.md").write_text(markdown(meta, results, review))
     print(markdown(meta, results, review).split("\n## ")[0])
     return 0
+
+
+# ----------------------------------------------------------------------------- the docs' table
+
+TABLE_HEAD = ("| group | mutants (of) | equivalent (display only) | killed by the suite | killed by suite + fuzz "
+              "| suite score [95%] | suite + fuzz score [95%] | time |\n|---|---|---|---|---|---|---|---|")
+
+
+def table(campaign: Path, review: Optional[Sequence[Dict[str, str]]] = None) -> str:
+    """The per-group table of a campaign: one row per results folder under `campaign`
+    (one per group, each made by one command), the Wilson intervals of the scores, and the
+    time its checks took on the machine that ran them (the baseline run included)."""
+    review = load_review() if review is None else review
+    rows, everything = [TABLE_HEAD], []
+    total_seconds = 0.0
+    for folder in sorted(p for p in campaign.iterdir() if (p / "results.jsonl").exists()):
+        meta = json.loads((folder / "meta.json").read_text())
+        results = list(_read_results(folder / "results.jsonl").values())
+        everything += results
+        seconds = meta.get("baseline_seconds", 0.0) + sum(
+            r.get(k, {}).get("seconds", 0.0) for r in results for k in ("run", "fuzz") if not r.get("carried"))
+        total_seconds += seconds
+        for g, x in scores(results, review).items():
+            if g != "total":
+                rows.append(_row(g, x, meta.get("population_by_group", {}).get(g), seconds))
+    if everything:
+        rows.append(_row("**total**", scores(everything, review)["total"], None, total_seconds))
+    return "\n".join(rows)
+
+
+def _row(name: str, x: Dict[str, Any], population: Optional[int], seconds: float) -> str:
+    ne = x["non_equivalent"]
+    return "| %s | %d%s | %d (%d) | %d/%d | %d/%d | %.1f%% [%.0f–%.0f] | %.1f%% [%.0f–%.0f] | %d min |" % (
+        name, x["mutants"] - x["void"], " (%d)" % population if population else "", x["equivalent"], x["display"],
+        x["killed_run"], ne, x["killed"], ne, x["run_score"], x["run_interval"][0], x["run_interval"][1],
+        x["score"], x["interval"][0], x["interval"][1], round(seconds / 60))
+
+
+def write_table(campaign: Path, page: Optional[Path]) -> int:
+    """Print the table; with `page`, rewrite its block `<!-- BEGIN mutation NAME -->` ...
+    `<!-- END mutation NAME -->` (NAME: the campaign folder's name)."""
+    if not campaign.is_dir():
+        print("error: --table %s: not a folder" % campaign, file=sys.stderr)
+        return 2
+    text = table(campaign)
+    print(text)
+    if page is None:
+        return 0
+    begin, end = "<!-- BEGIN mutation %s -->" % campaign.name, "<!-- END mutation %s -->" % campaign.name
+    try:
+        doc = page.read_text(encoding="utf-8")
+    except OSError as e:
+        print("error: --docs %s: %s" % (page, e.strerror), file=sys.stderr)
+        return 2
+    if begin not in doc or end not in doc:
+        print("error: --docs %s: no block %s ... %s" % (page, begin, end), file=sys.stderr)
+        return 2
+    head, rest = doc.split(begin, 1)
+    page.write_text(head + begin + "\n" + text + "\n" + end + rest.split(end, 1)[1], encoding="utf-8")
+    return 0
+
+
+def block(page: Path, name: str) -> Optional[str]:
+    """The text of a page's generated block for campaign `name` (None if it has none)."""
+    doc = page.read_text(encoding="utf-8")
+    begin, end = "<!-- BEGIN mutation %s -->\n" % name, "\n<!-- END mutation %s -->" % name
+    if begin not in doc:
+        return None
+    return doc.split(begin, 1)[1].split(end, 1)[0]
 
 
 def _read_results(path: Path) -> Dict[str, Dict[str, Any]]:

@@ -2,6 +2,7 @@
 
     python -m refimpl.serving.worker          # CPython
     pypy3 -m refimpl.serving.worker           # the same engine under PyPy (accel.pypy runs this)
+    python -m refimpl.serving.worker --backend index --mask-cache   # the Matcher's other paths
 
 One request per line in, one reply per line out, in order (docs/protocol.md is the full
 specification, written for anyone implementing the protocol in another language so that
@@ -38,6 +39,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ..frontends.grammar import Grammar
 from ..limits import Limits
+from ..masks.index import NotRegular
 from ..masks.matcher import Matcher
 from ..tokens.vocab import EMBEDDED, Vocabulary, VocabularyError
 from .protocol import (
@@ -72,7 +74,10 @@ class Worker:
     the wire format (None for a blank line). Neither raises on any input.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, backend: str = "python", mask_cache: bool = False) -> None:
+        #: the sessions' Matcher options: backend "index" (regular grammars only; another is
+        #: unsupported) and the mask cache — so that a client reaches those paths too
+        self.backend, self.mask_cache = backend, mask_cache
         self.sessions: Dict[int, Matcher] = {}
         self.vocabularies: Dict[str, Vocabulary] = {}  # "v1", ... -> vocabulary
         self._vocab_by_key: Dict[str, str] = {}  # canonical spec -> "v1"
@@ -176,7 +181,11 @@ class Worker:
         if options:
             raise Unsupported("unknown session option(s): %s" % ", ".join(sorted(options)))
         grammar = self._grammar(field(req, "grammar", dict), limits)
-        matcher = Matcher(grammar, vocab, limits=limits, slices=slices)
+        try:
+            matcher = Matcher(grammar, vocab, limits=limits, slices=slices, backend=self.backend,
+                              mask_cache=self.mask_cache)
+        except NotRegular as e:
+            raise Unsupported("no token index (this worker runs backend 'index'): %s" % e) from None
         self._last_session += 1
         self.sessions[self._last_session] = matcher
         return {"session": self._last_session, "vocab_size": len(vocab), "eos_token_ids": list(vocab.eos_token_ids)}
@@ -377,20 +386,34 @@ def serve(stdin: Any, stdout: Any, worker: Optional[Worker] = None) -> int:
     return 0
 
 
+USAGE = """usage: python -m refimpl.serving.worker [--backend python|index] [--mask-cache]
+Speaks the maskref worker protocol (JSON lines on stdin/stdout; docs/protocol.md).
+  --backend index   answer masks from a token index (regular grammars; others are unsupported)
+  --mask-cache      keep masks by (lexer state, compacted Earley sets) across a grammar's sessions
+"""
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args:
-        if args[0] in ("-h", "--help"):
-            sys.stderr.write("usage: python -m refimpl.serving.worker\n"
-                             "Speaks the maskref worker protocol (JSON lines on stdin/stdout; docs/protocol.md).\n")
+    args = list(sys.argv[1:] if argv is None else argv)
+    backend, mask_cache = "python", False
+    while args:
+        a = args.pop(0)
+        if a in ("-h", "--help"):
+            sys.stderr.write(USAGE)
             return 0
-        sys.stderr.write("error: the worker takes no arguments, not %r (it speaks the maskref worker protocol "
-                         "on stdin/stdout: docs/protocol.md)\n" % args[0])
-        return 2
+        if a == "--mask-cache":
+            mask_cache = True
+        elif a == "--backend" and args and args[0] in ("python", "index"):
+            backend = args.pop(0)
+        else:
+            sys.stderr.write("error: unknown worker argument %r (it takes only --backend python|index and "
+                             "--mask-cache, and speaks the maskref worker protocol on stdin/stdout: "
+                             "docs/protocol.md)\n" % a)
+            return 2
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must never corrupt the protocol stream
     try:
-        return serve(sys.stdin.buffer, out)
+        return serve(sys.stdin.buffer, out, Worker(backend, mask_cache))
     except KeyboardInterrupt:
         return 130
 

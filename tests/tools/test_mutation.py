@@ -35,7 +35,7 @@ def _population():
     out = []
     for g, paths in files.items():
         for i in range(sizes[g]):
-            out.append(mutation.Mutant(paths[i % len(paths)], "core/AddNot", i, i + 1))
+            out.append(mutation.Mutant(paths[i % len(paths)], "core/AddNot", i, i + 1, g))
     return out
 
 
@@ -49,13 +49,21 @@ def test_the_sample_is_deterministic_and_stratified():
     assert all(n >= 5 for n in by_group.values()), by_group
     assert by_group["regex"] < 100 * 900 // len(pop)
     assert by_group["regex"] > by_group["lexer"] > by_group["recognizer"]
+    even = mutation.sample(pop, 0, seed=3, per_group=12)
+    assert {g: sum(1 for m in even if m.group == g) for g in mutation.GROUPS} == {g: 12 for g in mutation.GROUPS}
 
 
 def test_groups_and_keys():
     m = mutation.Mutant("refimpl/masks/walk.py", "core/ReplaceTrueWithFalse", 4, 10)
-    assert m.group == "tokens" and m.key == "refimpl/masks/walk.py:ReplaceTrueWithFalse:4"
+    assert mutation.group_of(m.path) == "tokens" and m.key == "refimpl/masks/walk.py:ReplaceTrueWithFalse:4"
     with pytest.raises(ValueError):
         mutation.group_of("refimpl/frontends/lark/reader.py")
+    frontends = mutation.FAMILIES["frontends"]
+    assert mutation.group_of("refimpl/frontends/lark/reader.py", frontends) == "lark"
+    assert mutation.group_of("refimpl/tokens/special.py", frontends) == "special"
+    assert mutation.group_of("refimpl/tokens/special.py") == "tokens"
+    with pytest.raises(SystemExit, match="expected a family"):
+        mutation.chosen_groups("lark,regex")  # not of one family
     assert mutation.changed_lines("a = 1\nb = 2\n", "a = 1\nb = 3\n") == ("b = 2", "b = 3")
 
 
