@@ -127,3 +127,36 @@ def test_a_hand_made_mutant_is_killed_and_a_harmless_one_survives(campaign):
     s = mutation.scores([killed, kept], review)["total"]
     assert (s["killed"], s["equivalent"], s["missed"], s["score"]) == (1, 1, 0, 100.0)
     assert mutation.verdict(mutation.Check(None, 1.0), None) == "timeout-run"
+
+
+def test_the_docs_tables_are_generated_from_the_checked_in_results():
+    """Each `<!-- BEGIN mutation NAME -->` block of docs/conformance.md is what
+    `tools/mutation.py --table results/mutation/NAME` prints (so a new result or a new
+    review entry makes the page stale, and this test says so)."""
+    import re
+
+    page = ROOT / "docs" / "conformance.md"
+    names = re.findall(r"<!-- BEGIN mutation (\S+) -->", page.read_text(encoding="utf-8"))
+    assert names
+    for name in names:
+        folder = ROOT / "results" / "mutation" / name
+        assert folder.is_dir(), folder
+        assert mutation.block(page, name) == mutation.table(folder), (
+            "docs/conformance.md is stale: python tools/mutation.py --table %s --docs docs/conformance.md"
+            % folder.relative_to(ROOT))
+
+
+def test_the_table_counts_a_campaign_folder(tmp_path):
+    group = tmp_path / "frontends-s0" / "lark"
+    group.mkdir(parents=True)
+    (group / "meta.json").write_text(json.dumps({"baseline_seconds": 60.0, "population_by_group": {"lark": 500}}))
+    rows = [{"key": "k%d" % i, "group": "lark", "path": "p", "operator": "o", "before": str(i), "after": "x",
+             "outcome": o, "run": {"rc": 0, "seconds": 30.0}} for i, o in enumerate(
+                 ["killed-run", "killed-run", "killed-fuzz", "survived"])]
+    (group / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = mutation.table(tmp_path / "frontends-s0", review=[])
+    assert "| lark | 4 (500) | 0 (0) | 2/4 | 3/4 | 50.0% [15–85] | 75.0% [30–95] | 3 min |" in text, text
+    page = tmp_path / "page.md"
+    page.write_text("x\n<!-- BEGIN mutation frontends-s0 -->\nold\n<!-- END mutation frontends-s0 -->\ny\n")
+    assert mutation.write_table(tmp_path / "frontends-s0", page) == 0
+    assert mutation.block(page, "frontends-s0") == text and page.read_text().endswith("\ny\n")
