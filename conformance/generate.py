@@ -766,6 +766,14 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # a negated list of token ranges, one inside another, starting at an even id
     ("negated-token-list", GrammarSpec("lark", 'start: "a" <[^100-122,104-105]> "b"\n'), ("bytes", "special"),
      [["a", Tok(65), "b"], ["a", Tok(99), "b"]], ["token-range", "negation"]),
+    # a list of token ranges, the third overlapping the second: the merge keeps the first
+    # range apart (found by issue 35's mutation sample: `out[-1]` made `out[0]`)
+    ("token-list-overlap", GrammarSpec("lark", 'start: "a" <[97-98,100-101,101-103]> "b"\n'), ("bytes",),
+     [["a", Tok(100), "b"], ["a", Tok(103), "b"]], ["token-range"]),
+    # GBNF's negated token: any token but that one, and never an EOS (llama.cpp decides the
+    # end of generation before the grammar; issue 35's mutation sample)
+    ("gbnf-negated-token", GrammarSpec("gbnf", 'root ::= "a" !<[98]> "c"\n'), ("bytes", "special"),
+     [["a", Tok(120), "c"], ["a", Tok(99), "c"]], ["token-range", "negation", "eos"]),
     # more than 256 forced bytes, the last forced token one that may extend (`a` of `ab`)
     ("long-forced", GrammarSpec("regex", "a{300}b?"), (_with_eos([b"a", b"b", b"ab"], "ab"),), ["a" * 299, "a" * 300],
      ["forced"]),
