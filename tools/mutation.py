@@ -662,20 +662,29 @@ def table(campaign: Path, review: Optional[Sequence[Dict[str, str]]] = None) -> 
         seconds = meta.get("baseline_seconds", 0.0) + sum(
             r.get(k, {}).get("seconds", 0.0) for r in results for k in ("run", "fuzz") if not r.get("carried"))
         total_seconds += seconds
+        fuzzed = _fuzzed(results, review)
         for g, x in scores(results, review).items():
             if g != "total":
-                rows.append(_row(g, x, meta.get("population_by_group", {}).get(g), seconds))
+                rows.append(_row(g, x, meta.get("population_by_group", {}).get(g), seconds, fuzzed))
     if everything:
-        rows.append(_row("**total**", scores(everything, review)["total"], None, total_seconds))
+        rows.append(_row("**total**", scores(everything, review)["total"], None, total_seconds,
+                         _fuzzed(everything, review)))
     return "\n".join(rows)
 
 
-def _row(name: str, x: Dict[str, Any], population: Optional[int], seconds: float) -> str:
+def _fuzzed(results: Sequence[Dict[str, Any]], review: Sequence[Dict[str, str]]) -> bool:
+    """Whether every missed survivor was also fuzzed (else the suite + fuzz score is not measured)."""
+    return all("fuzz" in r for r in results if classify(r, review) == "missed")
+
+
+def _row(name: str, x: Dict[str, Any], population: Optional[int], seconds: float, fuzzed: bool = True) -> str:
     ne = x["non_equivalent"]
-    return "| %s | %d%s | %d (%d) | %d/%d | %d/%d | %.1f%% [%.0f–%.0f] | %.1f%% [%.0f–%.0f] | %d min |" % (
+    both = ("%d/%d" % (x["killed"], ne), "%.1f%% [%.0f–%.0f]" % (x["score"], x["interval"][0], x["interval"][1])
+            ) if fuzzed else ("fuzz not run", "")
+    return "| %s | %d%s | %d (%d) | %d/%d | %s | %.1f%% [%.0f–%.0f] | %s | %d min |" % (
         name, x["mutants"] - x["void"], " (%d)" % population if population else "", x["equivalent"], x["display"],
-        x["killed_run"], ne, x["killed"], ne, x["run_score"], x["run_interval"][0], x["run_interval"][1],
-        x["score"], x["interval"][0], x["interval"][1], round(seconds / 60))
+        x["killed_run"], ne, both[0], x["run_score"], x["run_interval"][0], x["run_interval"][1], both[1],
+        round(seconds / 60))
 
 
 def write_table(campaign: Path, page: Optional[Path]) -> int:

@@ -155,7 +155,11 @@ def test_the_table_counts_a_campaign_folder(tmp_path):
                  ["killed-run", "killed-run", "killed-fuzz", "survived"])]
     (group / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     text = mutation.table(tmp_path / "frontends-s0", review=[])
-    assert "| lark | 4 (500) | 0 (0) | 2/4 | 3/4 | 50.0% [15–85] | 75.0% [30–95] | 3 min |" in text, text
+    assert "| lark | 4 (500) | 0 (0) | 2/4 | fuzz not run | 50.0% [15–85] |  | 3 min |" in text, text
+    rows[2]["fuzz"], rows[3]["fuzz"] = {"rc": 1, "seconds": 5.0}, {"rc": 0, "seconds": 60.0}
+    (group / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = mutation.table(tmp_path / "frontends-s0", review=[])
+    assert "| lark | 4 (500) | 0 (0) | 2/4 | 3/4 | 50.0% [15–85] | 75.0% [30–95] | 4 min |" in text, text
     page = tmp_path / "page.md"
     page.write_text("x\n<!-- BEGIN mutation frontends-s0 -->\nold\n<!-- END mutation frontends-s0 -->\ny\n")
     assert mutation.write_table(tmp_path / "frontends-s0", page) == 0
