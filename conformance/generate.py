@@ -775,6 +775,11 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # end of generation before the grammar; issue 35's mutation sample)
     ("gbnf-negated-token", GrammarSpec("gbnf", 'root ::= "a" !<[98]> "c"\n'), ("bytes", "special"),
      [["a", Tok(120), "c"], ["a", Tok(99), "c"]], ["token-range", "negation", "eos"]),
+    # xgrammar's Regex macro, its own dialect (xgrammar_regex.py): a non-capturing group, a
+    # lookahead (ε), ASCII \\d, flags and json_string (no vector read it before issue 35)
+    ("xgrammar-regex", GrammarSpec("ebnf", 'root ::= Regex("(?:ab)+\\\\d{2}(?=z)") "z" Regex("[a.]+", flags="i") "!" '
+                                           'Regex("[^\\"]*", json_string=true)\n', options={"dialect": "xgrammar"}),
+     ("bytes", "gpt2"), ["abab12zAa.!xy", "ab12za!"], ["regex", "xgrammar"]),
     # more than 256 forced bytes, the last forced token one that may extend (`a` of `ab`)
     ("long-forced", GrammarSpec("regex", "a{300}b?"), (_with_eos([b"a", b"b", b"ab"], "ab"),), ["a" * 299, "a" * 300],
      ["forced"]),
