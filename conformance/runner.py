@@ -29,7 +29,7 @@ from .divergence import Divergence
 from .engine import Engine, Session
 from .isolation import fault_of
 from .registry import get_engine
-from .vectors import FormatError, GrammarSpec, NotSupported, Vector, json_line, suite_lines, token_text
+from .vectors import FormatError, GrammarSpec, NotSupported, Refused, Vector, error_fields, json_line, suite_lines, token_text
 
 STATUSES = ("agree", "known", "disagree", "unsupported")
 
@@ -125,6 +125,8 @@ def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache
     if spec.kind not in engine.kinds:
         res.status, res.reason = "unsupported", "%s has no %s grammars" % (engine.name, spec.kind)
         return res
+    if vector.error is not None:
+        return _check_refusal(engine, vector, res)
     grammar = None
     if engine.uses_refimpl:
         try:
@@ -159,6 +161,58 @@ def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache
         except Exception:  # noqa: BLE001
             pass
     return res
+
+
+#: the error of a divergence in which the engine took a grammar refimpl refuses
+ACCEPTS_REFUSED = "accepts a grammar refimpl refuses"
+
+
+def _check_refusal(engine: Engine, vector: Vector, res: Result) -> Result:
+    """An error vector (refimpl refuses its grammar): the engine must refuse it too. Any
+    error at its start is a refusal (`res.reason` keeps its first line), except that an
+    engine that cannot run the grammar at all (NotSupported, not `Refused`: a dialect or
+    vocabulary it lacks) is unsupported, and a fault of its process is a fault. Engines
+    built on refimpl (`uses_refimpl`: its backends, `cmd:` workers, whose typed errors
+    come back as refimpl's) must refuse with refimpl's error: the same class and
+    position (vectors.error_fields), so a TypeError, or an offset one off, disagrees. An
+    engine that starts a session accepts the grammar: a disagreement."""
+    path = Path(vector.grammar, vector.vocab)
+    want = vector.error or {}
+    try:
+        session = engine.start(vector.grammar, vector.vocab, None)
+    except NotSupported as e:
+        if isinstance(e, Refused):
+            res.reason = _first_line(str(e), 200)
+        else:
+            res.status, res.reason = "unsupported", str(e)
+        return res
+    except Exception as e:  # noqa: BLE001 - a refusal; compared with refimpl's where the engine is refimpl's
+        fault = fault_of(e)
+        got = error_fields(e)
+        if fault:
+            _ended_by(engine, res, path.divergence(error="start: %s: %s" % (type(e).__name__, e)), fault)
+        elif engine.uses_refimpl and got != want:
+            _ended_by(engine, res, path.divergence(error="refuses the grammar with %s, refimpl with %s: %s" % (
+                _shown_error(got), _shown_error(want), _first_line(str(e), 200))), "")
+        else:
+            res.reason = "%s: %s" % (type(e).__name__, _first_line(str(e), 200))
+        return res
+    try:
+        session.close()
+    except Exception:  # noqa: BLE001
+        pass
+    _ended_by(engine, res, path.divergence(error="%s: %s" % (ACCEPTS_REFUSED, _shown_error(want))), "")
+    return res
+
+
+def _shown_error(fields: Dict[str, Any]) -> str:
+    """An error's fields readably: `GrammarError (offset 9, line 1, column 10)`.
+
+    >>> _shown_error({"type": "SchemaError", "pointer": "/type"}), _shown_error({"type": "TypeError"})
+    ('SchemaError (pointer /type)', 'TypeError')
+    """
+    rest = ", ".join("%s %s" % (k, "null" if v is None else v) for k, v in fields.items() if k != "type")
+    return "%s (%s)" % (fields.get("type"), rest) if rest else str(fields.get("type"))
 
 
 def _ended_by(engine: Engine, res: Result, d: Divergence, fault: str) -> None:
