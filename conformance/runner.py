@@ -192,8 +192,10 @@ def _check_refusal(engine: Engine, vector: Vector, res: Result) -> Result:
         if fault:
             _ended_by(engine, res, path.divergence(error="start: %s: %s" % (type(e).__name__, e)), fault)
         elif engine.uses_refimpl and got != want:
+            remote = getattr(e, "error", None)  # a worker's error reply that is no refimpl error: its own message
+            said = remote.get("message") if isinstance(remote, dict) and remote.get("message") else str(e)
             _ended_by(engine, res, path.divergence(error="refuses the grammar with %s, refimpl with %s: %s" % (
-                _shown_error(got), _shown_error(want), _first_line(str(e), 200))), "")
+                _shown_error(got), _shown_error(want), _first_line(str(said), 200))), "")
         else:
             res.reason = "%s: %s" % (type(e).__name__, _first_line(str(e), 200))
         return res
@@ -366,11 +368,16 @@ def write_repro(out_dir: str, engine: Engine, vector: Vector, d: Dict[str, Any],
         "engine       %s%s" % (engine.name, " (%s)" % engine.version() if _safe_version(engine) else ""),
         "vector       %s" % vector.id,
         "grammar      %s" % vector.grammar.describe(),
-        "vocabulary   %s (%d tokens, EOS %s)" % (vector.vocab.name, len(vocab), list(vocab.eos_token_ids)),
-        "path         %s" % show_tokens(vocab, prefix, limit=64),
-        "text so far  %s" % json.dumps(text.decode("utf-8", "backslashreplace"), ensure_ascii=False),
-        "diverges at  step %d (after %d tokens)" % (step, len(prefix)),
     ]
+    if vector.error is not None:  # an error vector: no path, the grammar itself
+        lines.append("expected     refimpl refuses the grammar: %s" % _shown_error(vector.error))
+    else:
+        lines += [
+            "vocabulary   %s (%d tokens, EOS %s)" % (vector.vocab.name, len(vocab), list(vocab.eos_token_ids)),
+            "path         %s" % show_tokens(vocab, prefix, limit=64),
+            "text so far  %s" % json.dumps(text.decode("utf-8", "backslashreplace"), ensure_ascii=False),
+            "diverges at  step %d (after %d tokens)" % (step, len(prefix)),
+        ]
     if d.get("error"):
         lines.append("error        %s" % d["error"])
     elif d.get("refused") is not None:
