@@ -25,6 +25,7 @@ from refimpl import Grammar, MaskrefError, Matcher, Vocabulary, progress
 from . import results as stored
 from .compare import Path, StepOutcome, allows, compare_step
 from .containment import Contained, Limits
+from .differences import ACCEPTS_REFUSED
 from .divergence import Divergence
 from .engine import Engine, Session
 from .isolation import fault_of
@@ -161,10 +162,6 @@ def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache
         except Exception:  # noqa: BLE001
             pass
     return res
-
-
-#: the error of a divergence in which the engine took a grammar refimpl refuses
-ACCEPTS_REFUSED = "accepts a grammar refimpl refuses"
 
 
 def _check_refusal(engine: Engine, vector: Vector, res: Result) -> Result:

@@ -17,7 +17,7 @@ from typing import Optional
 
 from refimpl import Grammar, Vocabulary
 
-from ...differences import KnownDifferences, Predicate
+from ...differences import LENIENT_SCHEMA, KnownDifferences, Predicate
 from ...divergence import Divergence
 from ...engine import Session
 from ...readings.converted_schemas import JSON_SPACE, answers_as_converted, converted_gbnf, raw_controls_converted
@@ -40,7 +40,7 @@ def on_converted(applies: Predicate, d: Divergence) -> bool:
                               d.error, d.refused, d.accepting, d.note))
 
 
-CONVERTED_KNOWN_DIFFERENCES = KnownDifferences()
+CONVERTED_KNOWN_DIFFERENCES = KnownDifferences(LENIENT_SCHEMA)
 
 
 @CONVERTED_KNOWN_DIFFERENCES.declare(
