@@ -201,6 +201,8 @@ def _check_refusal(engine: Engine, vector: Vector, res: Result) -> Result:
     except Exception:  # noqa: BLE001
         pass
     _ended_by(engine, res, path.divergence(error="%s: %s" % (ACCEPTS_REFUSED, _shown_error(want))), "")
+    if res.divergence is not None:  # what should be refused is allowed: under-constrained
+        res.divergence["direction"] = "under"
     return res
 
 
