@@ -55,3 +55,11 @@ def test_positions_are_recorded():
     assert errors["invalid/regex/unclosed-group"] == {"type": "RegexError", "offset": 1}
     assert errors["invalid/json_schema/negative-min-length"] == {"type": "SchemaError", "pointer": "/minLength"}
     assert all(e.get("offset") is not None for i, e in errors.items() if e["type"] == "RegexError")
+
+
+def test_show_says_the_error(capsys):
+    from conformance.__main__ import main
+
+    assert main(["show", INVALID_SUITE, "--id", "invalid/regex/unclosed-group"]) == 0
+    out = capsys.readouterr().out
+    assert 'regex "a(b"' in out and "refused  type RegexError, offset 1" in out and "step" not in out
