@@ -200,10 +200,15 @@ def _check_refusal(engine: Engine, vector: Vector, res: Result) -> Result:
         session.close()
     except Exception:  # noqa: BLE001
         pass
-    _ended_by(engine, res, path.divergence(error="%s: %s" % (ACCEPTS_REFUSED, _shown_error(want))), "")
+    _ended_by(engine, res, accepts_refused(path, vector), "")
     if res.divergence is not None:  # what should be refused is allowed: under-constrained
         res.divergence["direction"] = "under"
     return res
+
+
+def accepts_refused(path: Path, vector: Vector) -> Divergence:
+    """The divergence of an engine that started a session on an error vector's grammar."""
+    return path.divergence(error="%s: %s" % (ACCEPTS_REFUSED, _shown_error(vector.error or {})))
 
 
 def _shown_error(fields: Dict[str, Any]) -> str:

@@ -142,6 +142,10 @@ def test_an_error_vector_passes_an_engine_that_refuses_its_grammar(tmp_path):
         "refuses the grammar with GrammarError (offset 8, line 1, column 9), refimpl with GrammarError (offset 9")
     typed = check_vector(_Refusing(TypeError("unsupported operand"), uses_refimpl=True).engine, v)
     assert typed.status == "disagree" and "refuses the grammar with TypeError, refimpl" in typed.divergence["error"]
+    from conformance.bugreport import divergences  # what a bug report looks for: the same one divergence
+
+    assert [d.error for d in divergences(_Refusing(None).engine, v)] == [accepted.divergence["error"]]
+    assert list(divergences(_Refusing(Refused("peer: bad regex")).engine, v)) == []
     text = open(write_repro(str(tmp_path), _Refusing(None).engine, v, accepted.divergence), encoding="utf-8").read()
     assert "start: /a(/" in text and "expected     refimpl refuses the grammar: GrammarError (offset 9" in text
     assert "path " not in text
