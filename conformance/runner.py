@@ -2,9 +2,12 @@
 differences from disagreements, and write a repro for every disagreement.
 
 A vector's status is one of
-    agree        every mask equal, every token of the path consumed
+    agree        every mask equal, every token of the path consumed (an error vector: the
+                 engine refused its grammar, as refimpl does: _check_refusal)
     known        masks differ only by the engine's declared known differences
     disagree     a difference no known difference explains, a token refused, or an error
+                 (an error vector: the engine accepted its grammar, or, built on refimpl,
+                 refused it with another error)
     unsupported  the engine cannot run the grammar or vocabulary (with the reason)
 and the run's exit status is 0 (no disagreement), 1 (some) or 2 (usage or setup error).
 """
