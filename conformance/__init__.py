@@ -40,6 +40,7 @@ Modules and packages, one concept each (docs/conformance.md is the full story):
     blindspots.py       strategies for what mutation testing found no vector for
     fuzz.py             the fuzz loop: mask-guided paths, shrinking, seeds, worker processes
     generate.py         the default suite's grammars, sample texts and paths
+    invalid.py          grammars every engine must refuse: the invalid group's error vectors
     bugreport.py        a peer bug's minimal case as a standalone script of the peer's public API
     maskbench.py        JSONSchemaBench's schemas and instances as vectors; MaskBench's figures
     corpus.py           a corpus of schemas from a checkout or a bare git directory

@@ -170,6 +170,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         print("%s  (%s:%d)" % (v.id, file, lineno))
         print("  grammar  %s" % v.grammar.describe().replace("\n", "\n  "))
         print("  vocab    %s, %d tokens" % (v.vocab.name, len(v.vocab)))
+        if v.error is not None:  # an error vector: its step is only for older readers
+            print("  refused  %s" % ", ".join("%s %s" % (k, v.error[k]) for k in v.error))
+            continue
         from .vectors import ids_of
 
         for i, s in enumerate(v.steps):

@@ -37,7 +37,7 @@ from .differences import KnownDifference, _explain
 from .divergence import Divergence
 from .engine import Engine
 from .generate import SUITE_DIR
-from .runner import _next_token
+from .runner import _next_token, accepts_refused
 from .vectors import NotSupported, Vector, ids_of, read_vectors, record
 
 FINDINGS_SUITE = os.path.join(SUITE_DIR, "findings.jsonl")
@@ -230,6 +230,13 @@ def divergences(engine: Engine, vector: Vector) -> Iterator[Divergence]:
     if spec.kind not in engine.kinds:
         return
     path = Path(spec, vocab)
+    if vector.error is not None:  # an error vector: refusing is agreeing, starting is the one divergence
+        try:
+            engine.start(spec, vocab, None).close()
+        except Exception:  # noqa: BLE001 - the engine refused the grammar, as refimpl does
+            return
+        yield accepts_refused(path, vector)
+        return
     try:
         grammar = spec.compile() if engine.uses_refimpl else None
         session = engine.start(spec, vocab, grammar)

@@ -24,6 +24,7 @@ difference several peers share (`AFTER_EOS`).
 """
 from __future__ import annotations
 
+import re
 from typing import Callable, Dict, List, Optional, Sequence, TypeVar
 
 from refimpl import Grammar
@@ -167,4 +168,51 @@ AFTER_EOS = KnownDifference(
     "after EOS has been consumed the peer keeps allowing EOS (its matcher is 'stopped'); "
     "maskref's mask after EOS is empty",
     only_eos_after_eos,
+)
+
+
+# -- error vectors: grammars refimpl refuses that a peer reads ------------------------------
+
+#: the error of a divergence in which the engine took a grammar refimpl refuses (an error
+#: vector's: runner.check_vector), followed by refimpl's error (`SchemaError (pointer /x)`)
+ACCEPTS_REFUSED = "accepts a grammar refimpl refuses"
+
+
+def accepted_refused(d: Divergence) -> Optional[str]:
+    """refimpl's error (as shown) where the divergence is an engine accepting a grammar
+    refimpl refuses, else None."""
+    if d.error is None or not d.error.startswith(ACCEPTS_REFUSED + ": "):
+        return None
+    return d.error[len(ACCEPTS_REFUSED) + 2:]
+
+
+#: the JSON-schema keywords whose value JSON Schema restricts (a non-negative integer, a
+#: number, a positive number, an array, a non-empty array, a schema, a string)
+VALUE_KEYWORDS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minimum",
+                  "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "required", "enum", "allOf",
+                  "anyOf", "oneOf", "additionalProperties", "items", "pattern")
+
+
+def keyword_value_refused(d: Divergence) -> bool:
+    """Did the engine read a JSON schema that refimpl refuses for the value of one of
+    VALUE_KEYWORDS (its SchemaError's pointer ends at that keyword)?
+
+    >>> from conformance.vectors import GrammarSpec, load_builtin
+    >>> spec = GrammarSpec("json_schema", schema={"type": "string", "minLength": -1})
+    >>> d = Divergence(spec, load_builtin("bytes"), [], 0, [], [], error=ACCEPTS_REFUSED + ": SchemaError (pointer /minLength)")
+    >>> keyword_value_refused(d)
+    True
+    """
+    shown = accepted_refused(d)
+    m = re.match(r"SchemaError \(pointer (\S*)\)$", shown or "")
+    return d.grammar.kind == "json_schema" and m is not None and m.group(1).rsplit("/", 1)[-1] in VALUE_KEYWORDS
+
+
+LENIENT_SCHEMA = KnownDifference(
+    "lenient-schema-values", "semantic",
+    "the peer reads a JSON schema in which a keyword has a value JSON Schema does not allow (a "
+    "negative minLength, a string for maxItems or minimum, multipleOf 0, an empty allOf, ...), "
+    "ignoring the keyword or reading it as it can; refimpl refuses the schema (SchemaError at the "
+    "keyword: the invalid group's error vectors)",
+    keyword_value_refused,
 )

@@ -599,6 +599,11 @@ def _show(sample: Sample) -> str:
     return " ".join(repr(p) if isinstance(p, str) else "<token %s>" % (p.which,) for p in sample)
 
 
+#: grammars every engine must refuse (conformance/invalid.py): error vectors (added apart
+#: from GROUPS' own line, hence the ignore: mypy typed GROUPS as a tuple of eight)
+GROUPS += ("invalid",)  # type: ignore[assignment]
+
+
 def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
              seed: int = 0) -> Dict[str, List[Vector]]:
     """The default suite's vectors, by group (a grammar kind, `tokens` or `findings`)."""
@@ -616,6 +621,10 @@ def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
             path = random_path(Matcher(grammar, vocab), vocab, rng, max_len=10 if vname == "bytes" else 6)
             vid = "%s/%s/%s/random" % (kind, name, vname)
             out.setdefault(kind, []).append(record(grammar, spec, vocab, path, vid, tags + ["random"], "generate"))
+    if "invalid" in kinds:
+        from .invalid import invalid_vectors
+
+        out["invalid"] = list(invalid_vectors())
     if "tokens" in kinds:
         out["tokens"] = list(token_vectors(seed))
     if "findings" in kinds:

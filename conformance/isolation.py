@@ -29,7 +29,7 @@ from refimpl import Grammar, Vocabulary
 from .differences import KnownDifference
 from .divergence import Divergence
 from .engine import Engine, Session
-from .vectors import GrammarSpec, NotSupported
+from .vectors import GrammarSpec, NotSupported, Refused
 
 
 class PeerTimeout(RuntimeError):
@@ -77,14 +77,15 @@ def crashed(d: Divergence, during: str = "") -> bool:
 
 def _serve(engine: Engine, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar], conn: Any) -> None:
     """The child: start the session, then answer (op, arg) requests until told to stop.
-    An answer is ("ok", value), ("unsupported", message) or ("error", "Type: message");
+    An answer is ("ok", value), ("unsupported", message), ("refused", message: the
+    engine refuses the grammar, vectors.Refused) or ("error", "Type: message");
     the start's value is its time (ns), a call's (value, note, its time in ns)."""
     try:
         t0 = time.perf_counter_ns()
         session = engine.start(spec, vocab, grammar)
         conn.send(("ok", time.perf_counter_ns() - t0))
     except NotSupported as e:
-        conn.send(("unsupported", str(e)))
+        conn.send(("refused" if isinstance(e, Refused) else "unsupported", str(e)))
         return
     except BaseException as e:  # noqa: BLE001 - reported as the call's error (a Rust panic is a BaseException)
         conn.send(("error", "%s: %s" % (type(e).__name__, e)))
@@ -179,6 +180,8 @@ class IsolatedSession(Session):
             raise PeerCrash("the peer's process died during %s (exit code %s)" % (what, self.process.exitcode)) from None
         if status == "unsupported":
             raise NotSupported(value)
+        if status == "refused":
+            raise Refused(value)
         if status == "error":
             raise RuntimeError(value)
         return value

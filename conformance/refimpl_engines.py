@@ -6,9 +6,10 @@ masks computed another way: docs/backends.md), and the naive oracle.
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
+from refimpl.limits import DEFAULT_LIMITS
 from refimpl.masks.index import NotRegular
 
 from .engine import Engine, Session
@@ -63,16 +64,34 @@ class MatcherEngine(Engine):
         return reasons[key]
 
     def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
-        if grammar is None:
-            grammar = spec.compile()
+        """A session of the backend; without `grammar` (an error vector's, which refimpl
+        refuses here), a process backend's worker is sent the grammar's text to compile
+        itself (and refuse: its typed error is raised here as refimpl's), an in-process
+        backend compiles it here."""
+        chosen: Any = grammar
+        if chosen is None:
+            chosen = spec.compile() if self.backend in ("python", "index", "native") else GrammarText(spec)
         try:
-            return MatcherSession(open_matcher(grammar, vocab, backend=self.backend))
+            return MatcherSession(open_matcher(chosen, vocab, backend=self.backend))
         except NotRegular as e:
             raise NotSupported("no token index: %s" % e) from None
         except Exception as e:
             if _worker_unsupported(e):  # a worker without this grammar kind: not a disagreement
                 raise NotSupported(str(e)) from None
             raise
+
+
+class GrammarText:
+    """A grammar as its text, not compiled: what a worker is sent (accel/worker/specs.py
+    reads `kind`, `source`, `options` and `limits`), so that the worker compiles it."""
+
+    def __init__(self, spec: GrammarSpec) -> None:
+        self.kind, self.source = spec.kind, spec.source
+        self.options: Dict[str, Any] = dict(spec.options)
+        self.limits = DEFAULT_LIMITS
+
+    def __repr__(self) -> str:
+        return "GrammarText(%s)" % self.kind
 
 
 def _worker_unsupported(error: Exception) -> bool:

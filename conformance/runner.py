@@ -2,9 +2,12 @@
 differences from disagreements, and write a repro for every disagreement.
 
 A vector's status is one of
-    agree        every mask equal, every token of the path consumed
+    agree        every mask equal, every token of the path consumed (an error vector: the
+                 engine refused its grammar, as refimpl does: _check_refusal)
     known        masks differ only by the engine's declared known differences
     disagree     a difference no known difference explains, a token refused, or an error
+                 (an error vector: the engine accepted its grammar, or, built on refimpl,
+                 refused it with another error)
     unsupported  the engine cannot run the grammar or vocabulary (with the reason)
 and the run's exit status is 0 (no disagreement), 1 (some) or 2 (usage or setup error).
 """
@@ -25,11 +28,12 @@ from refimpl import Grammar, MaskrefError, Matcher, Vocabulary, progress
 from . import results as stored
 from .compare import Path, StepOutcome, allows, compare_step
 from .containment import Contained, Limits
+from .differences import ACCEPTS_REFUSED
 from .divergence import Divergence
 from .engine import Engine, Session
 from .isolation import fault_of
 from .registry import get_engine
-from .vectors import FormatError, GrammarSpec, NotSupported, Vector, json_line, suite_lines, token_text
+from .vectors import FormatError, GrammarSpec, NotSupported, Refused, Vector, error_fields, json_line, suite_lines, token_text
 
 STATUSES = ("agree", "known", "disagree", "unsupported")
 
@@ -125,6 +129,8 @@ def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache
     if spec.kind not in engine.kinds:
         res.status, res.reason = "unsupported", "%s has no %s grammars" % (engine.name, spec.kind)
         return res
+    if vector.error is not None:
+        return _check_refusal(engine, vector, res)
     grammar = None
     if engine.uses_refimpl:
         try:
@@ -159,6 +165,63 @@ def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache
         except Exception:  # noqa: BLE001
             pass
     return res
+
+
+def _check_refusal(engine: Engine, vector: Vector, res: Result) -> Result:
+    """An error vector (refimpl refuses its grammar): the engine must refuse it too. Any
+    error at its start is a refusal (`res.reason` keeps its first line), except that an
+    engine that cannot run the grammar at all (NotSupported, not `Refused`: a dialect or
+    vocabulary it lacks) is unsupported, and a fault of its process is a fault. Engines
+    built on refimpl (`uses_refimpl`: its backends, `cmd:` workers, whose typed errors
+    come back as refimpl's) must refuse with refimpl's error: the same class and
+    position (vectors.error_fields), so a TypeError, or an offset one off, disagrees. An
+    engine that starts a session accepts the grammar: a disagreement."""
+    path = Path(vector.grammar, vector.vocab)
+    want = vector.error or {}
+    try:
+        session = engine.start(vector.grammar, vector.vocab, None)
+    except NotSupported as e:
+        if isinstance(e, Refused):
+            res.reason = _first_line(str(e), 200)
+        else:
+            res.status, res.reason = "unsupported", str(e)
+        return res
+    except Exception as e:  # noqa: BLE001 - a refusal; compared with refimpl's where the engine is refimpl's
+        fault = fault_of(e)
+        got = error_fields(e)
+        if fault:
+            _ended_by(engine, res, path.divergence(error="start: %s: %s" % (type(e).__name__, e)), fault)
+        elif engine.uses_refimpl and got != want:
+            remote = getattr(e, "error", None)  # a worker's error reply that is no refimpl error: its own message
+            said = remote.get("message") if isinstance(remote, dict) and remote.get("message") else str(e)
+            _ended_by(engine, res, path.divergence(error="refuses the grammar with %s, refimpl with %s: %s" % (
+                _shown_error(got), _shown_error(want), _first_line(str(said), 200))), "")
+        else:
+            res.reason = "%s: %s" % (type(e).__name__, _first_line(str(e), 200))
+        return res
+    try:
+        session.close()
+    except Exception:  # noqa: BLE001
+        pass
+    _ended_by(engine, res, accepts_refused(path, vector), "")
+    if res.divergence is not None:  # what should be refused is allowed: under-constrained
+        res.divergence["direction"] = "under"
+    return res
+
+
+def accepts_refused(path: Path, vector: Vector) -> Divergence:
+    """The divergence of an engine that started a session on an error vector's grammar."""
+    return path.divergence(error="%s: %s" % (ACCEPTS_REFUSED, _shown_error(vector.error or {})))
+
+
+def _shown_error(fields: Dict[str, Any]) -> str:
+    """An error's fields readably: `GrammarError (offset 9, line 1, column 10)`.
+
+    >>> _shown_error({"type": "SchemaError", "pointer": "/type"}), _shown_error({"type": "TypeError"})
+    ('SchemaError (pointer /type)', 'TypeError')
+    """
+    rest = ", ".join("%s %s" % (k, "null" if v is None else v) for k, v in fields.items() if k != "type")
+    return "%s (%s)" % (fields.get("type"), rest) if rest else str(fields.get("type"))
 
 
 def _ended_by(engine: Engine, res: Result, d: Divergence, fault: str) -> None:
@@ -312,11 +375,16 @@ def write_repro(out_dir: str, engine: Engine, vector: Vector, d: Dict[str, Any],
         "engine       %s%s" % (engine.name, " (%s)" % engine.version() if _safe_version(engine) else ""),
         "vector       %s" % vector.id,
         "grammar      %s" % vector.grammar.describe(),
-        "vocabulary   %s (%d tokens, EOS %s)" % (vector.vocab.name, len(vocab), list(vocab.eos_token_ids)),
-        "path         %s" % show_tokens(vocab, prefix, limit=64),
-        "text so far  %s" % json.dumps(text.decode("utf-8", "backslashreplace"), ensure_ascii=False),
-        "diverges at  step %d (after %d tokens)" % (step, len(prefix)),
     ]
+    if vector.error is not None:  # an error vector: no path, the grammar itself
+        lines.append("expected     refimpl refuses the grammar: %s" % _shown_error(vector.error))
+    else:
+        lines += [
+            "vocabulary   %s (%d tokens, EOS %s)" % (vector.vocab.name, len(vocab), list(vocab.eos_token_ids)),
+            "path         %s" % show_tokens(vocab, prefix, limit=64),
+            "text so far  %s" % json.dumps(text.decode("utf-8", "backslashreplace"), ensure_ascii=False),
+            "diverges at  step %d (after %d tokens)" % (step, len(prefix)),
+        ]
     if d.get("error"):
         lines.append("error        %s" % d["error"])
     elif d.get("refused") is not None:

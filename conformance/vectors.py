@@ -251,6 +251,15 @@ class NotSupported(Exception):
     """A backend cannot run this grammar or vocabulary here (the vector counts as unsupported)."""
 
 
+class Refused(NotSupported):
+    """The engine refuses the grammar: its own compiler reports it malformed (or beyond
+    what it supports: the engine cannot tell the two apart). On a vector refimpl
+    compiles this is unsupported, like NotSupported; on an error vector (refimpl
+    refuses the grammar too) it is the agreement. An adapter raises NotSupported, not
+    this, where it does not even try the grammar (a dialect, option or vocabulary it
+    lacks)."""
+
+
 # ------------------------------------------------------------------------------- vocabularies
 
 
@@ -443,11 +452,12 @@ class Benchmark:
 
 class Vector:
     """A grammar, a vocabulary and the expected masks along a token path (and, for a
-    benchmark's test, its label and whole text: `Benchmark`)."""
+    benchmark's test, its label and whole text: `Benchmark`); or, with `error`, a grammar
+    refimpl refuses and the error it raises (`error_fields`: an error vector)."""
 
     def __init__(self, id: str, grammar: GrammarSpec, vocab: Vocabulary, steps: List[Step],
                  tags: Sequence[str] = (), origin: str = "", note: str = "",
-                 benchmark: Optional[Benchmark] = None) -> None:
+                 benchmark: Optional[Benchmark] = None, error: Optional[Dict[str, Any]] = None) -> None:
         self.id = id
         self.grammar = grammar
         self.vocab = vocab
@@ -456,6 +466,7 @@ class Vector:
         self.origin = origin
         self.note = note
         self.benchmark = benchmark
+        self.error = error
 
     @property
     def path(self) -> List[int]:
@@ -482,6 +493,8 @@ class Vector:
             out["note"] = self.note
         if self.benchmark is not None:
             out["benchmark"] = self.benchmark.to_json()
+        if self.error is not None:
+            out["error"] = self.error
         return out
 
     def to_line(self) -> str:
@@ -496,7 +509,7 @@ class Vector:
             raise FormatError("not a maskref vector (format %r)" % data.get("format"))
         if data.get("version") != VERSION:
             raise FormatError("vector format version %r; this reader knows version %d" % (data.get("version"), VERSION))
-        for name, kind in (("vocab", dict), ("grammar", dict), ("steps", list), ("tags", list)):
+        for name, kind in (("vocab", dict), ("grammar", dict), ("steps", list), ("tags", list), ("error", dict)):
             if name in data and not isinstance(data[name], kind):
                 raise FormatError("a vector's %r is %s, not %s" % (name, json_type(kind()), json_type(data[name])))
         try:
@@ -511,11 +524,12 @@ class Vector:
                     raise FormatError("token %r is not in the vocabulary" % (token,))
                 previous = steps[-1].mask if steps else None
                 steps.append(Step(decode_mask(s["mask"], n, previous), bool(s["accepting"]), token))
+            error = _error_from_json(data["error"]) if "error" in data else None
             if not steps:
                 raise FormatError("a vector needs at least one step")
             bench = Benchmark.from_json(data["benchmark"], n) if "benchmark" in data else None
             return cls(str(data["id"]), GrammarSpec.from_json(data["grammar"]), vocab, steps,
-                       data.get("tags", ()), data.get("origin", ""), data.get("note", ""), bench)
+                       data.get("tags", ()), data.get("origin", ""), data.get("note", ""), bench, error)
         except (KeyError, TypeError) as e:
             raise FormatError("malformed vector: %r" % e) from None
 
@@ -523,7 +537,76 @@ class Vector:
         """The vector's first `upto + 1` steps (the last one consumes nothing)."""
         steps = [Step(s.mask, s.accepting, s.token) for s in self.steps[: upto + 1]]
         steps[-1].token = None
-        return Vector(self.id, self.grammar, self.vocab, steps, self.tags, self.origin, self.note, self.benchmark)
+        return Vector(self.id, self.grammar, self.vocab, steps, self.tags, self.origin, self.note, self.benchmark,
+                      self.error)
+
+
+# ------------------------------------------------------------------------------- error vectors
+
+#: the fields of refimpl's typed errors an error vector records, by error class
+ERROR_FIELDS = {"RegexError": ("offset",), "GrammarError": ("offset", "line", "column"),
+                "SchemaError": ("pointer",), "LimitError": ("limit",)}
+
+
+def error_fields(error: BaseException) -> Dict[str, Any]:
+    """What an error vector records of an error: the name of its class and, for refimpl's
+    typed errors, where it is (ERROR_FIELDS: a RegexError's offset into the pattern, a
+    GrammarError's offset, line and column in the grammar text or null, a SchemaError's
+    JSON pointer, a LimitError's limit). A worker's typed error reply is raised as the
+    same class with the same fields (refimpl.serving.protocol.typed_error), so two
+    engines built on refimpl refuse alike iff these are equal.
+
+    >>> from refimpl import Grammar, RegexError
+    >>> try:
+    ...     Grammar.from_lark('start: /a(/')
+    ... except Exception as e:
+    ...     error_fields(e)
+    {'type': 'GrammarError', 'offset': 9, 'line': 1, 'column': 10}
+    >>> error_fields(TypeError("unsupported operand"))
+    {'type': 'TypeError'}
+    """
+    name = type(error).__name__
+    out: Dict[str, Any] = {"type": name}
+    for field in ERROR_FIELDS.get(name, ()):
+        out[field] = getattr(error, field, None)
+    return out
+
+
+def _error_from_json(data: Dict[str, Any]) -> Dict[str, Any]:
+    """An error vector's `error`, checked: a type name, and the fields of its class
+    (ERROR_FIELDS) as refimpl gives them (an integer or null; a pointer a string)."""
+    kind = data.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise FormatError("an error vector's 'error' names the error's 'type' (e.g. \"GrammarError\")")
+    for field in ERROR_FIELDS.get(kind, ()):
+        value = data.get(field)
+        ok = isinstance(value, str) if field in ("pointer", "limit") else (
+            value is None or (isinstance(value, int) and not isinstance(value, bool)))
+        if not ok:
+            raise FormatError("an error vector's %s has %r %r" % (kind, field, value))
+    return {k: data[k] for k in ("type",) + ERROR_FIELDS.get(kind, ())}
+
+
+def refused(spec: GrammarSpec, vocab: Vocabulary, id: str, tags: Sequence[str] = (), origin: str = "",
+            note: str = "") -> Vector:
+    """The error vector of a grammar refimpl refuses: its error (error_fields) as refimpl
+    raises it now, and the one step a reader that predates `error` reads (the empty mask,
+    not accepting). An AssertionError if refimpl compiles the grammar.
+
+    >>> v = refused(GrammarSpec("regex", "a{2,1}"), byte_vocabulary(), "example")
+    >>> v.error, len(v.steps), ids_of(v.steps[0].mask)
+    ({'type': 'RegexError', 'offset': 1}, 1, [])
+    """
+    from refimpl import MaskrefError
+
+    try:
+        spec.compile()
+    except MaskrefError as e:
+        error = error_fields(e)
+    else:
+        raise AssertionError("refimpl compiles the grammar of %s: %s" % (id, spec.describe()))
+    step = Step(bitmask_from_ids((), len(vocab)), False, None)
+    return Vector(id, spec, vocab, [step], tags, origin, note, error=error)
 
 
 def token_text(vocab: Vocabulary, t: int) -> str:

@@ -17,7 +17,7 @@ from typing import Optional
 
 from ..differences import answers_as
 from ..divergence import Divergence, compiled
-from ..vectors import GrammarSpec, NotSupported
+from ..vectors import GrammarSpec, NotSupported, Refused
 from .json_text import puts, raw_control_in_string
 
 #: JSON's whitespace (space, tab, line feed, carriage return, any amount) as the body of
@@ -56,8 +56,8 @@ def _converted(schema: str) -> str:
     try:
         return json_schema_to_gbnf(schema)
     except Exception as e:  # noqa: BLE001 - the converter raises what it meets
-        raise NotSupported("llama.cpp's converter cannot convert the schema: %s: %s"
-                           % (type(e).__name__, str(e).splitlines()[0][:160] if str(e) else "")) from e
+        raise Refused("llama.cpp's converter cannot convert the schema: %s: %s"
+                      % (type(e).__name__, str(e).splitlines()[0][:160] if str(e) else "")) from e
 
 
 def answers_as_converted(d: Divergence, space: Optional[str] = None) -> bool:

@@ -108,3 +108,26 @@ def test_isolated_sessions_work_in_pool_workers():
     peer still forks its sessions there."""
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         assert pool.map(_isolated_answers, [0]) == [(True, False)]
+
+
+class RefusingBackend(Engine):
+    name = "refusing"
+    kinds = ("regex",)
+
+    def __init__(self, error):
+        self.error = error
+
+    def start(self, spec, vocab, grammar=None):
+        raise self.error
+
+
+def test_a_refusal_crosses_the_process_as_a_refusal():
+    """A peer's Refused (its compiler refused the grammar) stays one from the child: on an
+    error vector it agrees; a plain NotSupported stays unsupported."""
+    from conformance.vectors import NotSupported, Refused, refused
+
+    v = refused(GrammarSpec("regex", "a(b"), load_builtin("bytes"), "x")
+    with pytest.raises(Refused, match="bad group"):
+        Isolated(RefusingBackend(Refused("bad group")), timeout=5).start(v.grammar, v.vocab)
+    assert check_vector(Isolated(RefusingBackend(Refused("bad group")), timeout=5), v).status == "agree"
+    assert check_vector(Isolated(RefusingBackend(NotSupported("no regex")), timeout=5), v).status == "unsupported"

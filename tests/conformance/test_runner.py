@@ -94,3 +94,58 @@ def test_progress_says_the_failures_so_far_and_the_time_left():
     report.add(Result("w", "regex", "disagree", divergence={"step": 1}))
     assert progress_note(report, 2, 588, 1.0) == "1 disagreeing · 1 faults · about 5 min left"
     assert progress_note(report, 2, 5000, 1.0) == "1 disagreeing · 1 faults · about 42 min left"
+
+
+class _Refusing:
+    """An engine whose start raises `error` (or, None, returns a session)."""
+
+    def __init__(self, error, uses_refimpl=False):
+        from conformance.engine import Engine, Session
+
+        class Fake(Engine):
+            name = "fake"
+
+            def start(self, spec, vocab, grammar=None):
+                if error is not None:
+                    raise error
+                return Session()
+
+        self.engine = Fake()
+        self.engine.uses_refimpl = uses_refimpl
+
+
+def test_an_error_vector_passes_an_engine_that_refuses_its_grammar(tmp_path):
+    """Any error at the start is a refusal (a peer's Refused, or what it raises), a
+    NotSupported that is not one is unsupported, a session is a disagreement (under:
+    what should be refused is allowed); refimpl's engines must raise refimpl's error
+    at refimpl's position (an offset one off, or a TypeError, disagrees)."""
+    from conformance.runner import write_repro
+    from conformance.vectors import GrammarSpec, NotSupported, Refused, byte_vocabulary, refused
+    from refimpl import GrammarError
+
+    spec = GrammarSpec("lark", "start: /a(/\n")
+    v = refused(spec, byte_vocabulary(), "test/bad-regex")
+    assert v.error == {"type": "GrammarError", "offset": 9, "line": 1, "column": 10}
+    assert check_vector(get_engine("refimpl"), v).status == "agree"
+    assert check_vector(get_engine("oracle"), v).status == "agree"
+    assert check_vector(_Refusing(Refused("peer: bad regex")).engine, v).status == "agree"
+    assert check_vector(_Refusing(RuntimeError("peer: bad regex")).engine, v).reason == "RuntimeError: peer: bad regex"
+    assert check_vector(_Refusing(NotSupported("peer: no Lark")).engine, v).status == "unsupported"
+    accepted = check_vector(_Refusing(None).engine, v)
+    assert accepted.status == "disagree" and accepted.divergence["direction"] == "under"
+    assert accepted.divergence["error"] == (
+        "accepts a grammar refimpl refuses: GrammarError (offset 9, line 1, column 10)")
+    one_off = GrammarError("invalid regex", spec.source, 8)
+    assert check_vector(_Refusing(one_off).engine, v).status == "agree"  # a peer: any error
+    wrong = check_vector(_Refusing(one_off, uses_refimpl=True).engine, v)
+    assert wrong.status == "disagree" and wrong.divergence["error"].startswith(
+        "refuses the grammar with GrammarError (offset 8, line 1, column 9), refimpl with GrammarError (offset 9")
+    typed = check_vector(_Refusing(TypeError("unsupported operand"), uses_refimpl=True).engine, v)
+    assert typed.status == "disagree" and "refuses the grammar with TypeError, refimpl" in typed.divergence["error"]
+    from conformance.bugreport import divergences  # what a bug report looks for: the same one divergence
+
+    assert [d.error for d in divergences(_Refusing(None).engine, v)] == [accepted.divergence["error"]]
+    assert list(divergences(_Refusing(Refused("peer: bad regex")).engine, v)) == []
+    text = open(write_repro(str(tmp_path), _Refusing(None).engine, v, accepted.divergence), encoding="utf-8").read()
+    assert "start: /a(/" in text and "expected     refimpl refuses the grammar: GrammarError (offset 9" in text
+    assert "path " not in text

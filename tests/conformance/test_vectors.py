@@ -87,3 +87,23 @@ def test_special_vocabulary_round_trips():
     line = Vector.from_json(json.loads(vector.to_line()))
     assert line.path == vector.path and [s.mask for s in line.steps] == [s.mask for s in vector.steps]
     assert ids_of(line.steps[0].mask) == [think] and line.steps[-1].accepting
+
+
+def test_error_vectors_round_trip_and_stay_readable_without_their_error():
+    """An error vector records refimpl's error (its class and position) and one step, the
+    empty mask: a reader that predates `error` (it ignores the field) still reads it, as
+    the grammar of an empty language. A malformed `error` is refused."""
+    from conformance.vectors import byte_vocabulary, refused
+
+    v = refused(GrammarSpec("json_schema", schema={"type": "strin"}), byte_vocabulary(), "test/unknown-type")
+    data = json.loads(v.to_line())
+    assert data["error"] == {"type": "SchemaError", "pointer": "/type"} and v.error == data["error"]
+    assert Vector.from_json(data).error == v.error
+    old = Vector.from_json({k: x for k, x in data.items() if k != "error"})  # what an older reader keeps
+    assert old.error is None and len(old.steps) == 1 and ids_of(old.steps[0].mask) == [] and not old.steps[0].accepting
+    for bad in ({"type": 5}, {}, {"type": "RegexError", "offset": "1"}, {"type": "SchemaError"},
+                {"type": "GrammarError", "offset": True, "line": 1, "column": 1}):
+        with pytest.raises(FormatError, match="error"):
+            Vector.from_json(dict(data, error=bad))
+    with pytest.raises(AssertionError, match="compiles"):
+        refused(GrammarSpec("regex", "a+"), byte_vocabulary(), "test/valid")

@@ -96,16 +96,19 @@ def test_the_checked_in_review_is_well_formed():
 
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory):
-    """A clone made of a copy of refimpl and this checkout's conformance, a one-vector suite
-    (a regex whose path ends with EOS), and the unmutated copy checked once."""
+    """A clone made of a copy of refimpl and this checkout's conformance, a two-vector suite
+    (a regex whose path ends with EOS; a Lark grammar refimpl refuses), and the unmutated
+    copy checked once."""
     clone = tmp_path_factory.mktemp("clone")
     shutil.copytree(str(ROOT / "refimpl"), str(clone / "refimpl"), ignore=shutil.ignore_patterns("__pycache__"))
     os.symlink(str(ROOT / "conformance"), str(clone / "conformance"))
-    from conformance.vectors import GrammarSpec, byte_vocabulary, record, write_vectors
+    from conformance.vectors import GrammarSpec, byte_vocabulary, record, refused, write_vectors
 
     spec = GrammarSpec("regex", "(ab)+")
     suite = clone / "suite.jsonl"
-    write_vectors(str(suite), [record(spec.compile(), spec, byte_vocabulary(), list(b"abab") + [256], "tiny/0")])
+    bad_regex = GrammarSpec("lark", "start: /a(/\n")  # an error vector: the `invalid` group's invalid/lark/bad-regex
+    write_vectors(str(suite), [record(spec.compile(), spec, byte_vocabulary(), list(b"abab") + [256], "tiny/0"),
+                               refused(bad_regex, byte_vocabulary(), "tiny/bad-regex")])
     c = mutation.Campaign(clone, clone / "out", fuzz_seconds=0, seed=0, nice=0, suite=str(suite), run_timeout=120)
     c.baseline()
     return c
@@ -127,6 +130,20 @@ def test_a_hand_made_mutant_is_killed_and_a_harmless_one_survives(campaign):
     s = mutation.scores([killed, kept], review)["total"]
     assert (s["killed"], s["equivalent"], s["missed"], s["score"]) == (1, 1, 0, 100.0)
     assert mutation.verdict(mutation.Check(None, 1.0), None) == "timeout-run"
+
+
+def test_an_error_vector_kills_a_mutant_that_misplaces_an_error(campaign):
+    """Issue 35's survivor of the lark group: an invalid regex inside a Lark grammar
+    reported one byte off (reader.py, `tok.offset + 1` made `+ 0`). The worker still
+    refuses the grammar, but not at refimpl's position: the error vector kills it."""
+    path = "refimpl/frontends/lark/reader.py"
+    source = (campaign.clone / path).read_text(encoding="utf-8")
+    before = "RegexLit(tok.offset, pattern, flags, tok.offset + 1)"
+    assert source.count(before) == 1
+    m = mutation.Mutant(path, "core/NumberReplacer", 0, 1, "lark")
+    killed = campaign.check_source(m, source.replace(before, before.replace("+ 1", "+ 0")), fuzz=False)
+    assert killed["outcome"] == "killed-run" and killed["run"]["rc"] == 1, killed
+    assert "tiny/bad-regex" in killed["run"]["tail"], killed
 
 
 def test_the_docs_tables_are_generated_from_the_checked_in_results():

@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 from refimpl import Vocabulary
 
 from ...engine import Session
-from ...vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
+from ...vectors import GrammarSpec, Refused, bitmask_from_ids, bitmask_len, vocab_hash
 from .reading import check_dialect
 
 _VOCABULARIES: Dict[str, Any] = {}
@@ -71,5 +71,5 @@ def start(spec: GrammarSpec, vocab: Vocabulary) -> KbnfSession:
     try:
         engine = kbnf.Engine(spec.source, vocabulary(vocab))
     except Exception as e:  # kbnf raises plain exceptions for grammars it refuses
-        raise NotSupported("kbnf cannot compile the grammar: %s" % str(e).splitlines()[0][:160]) from e
+        raise Refused("kbnf cannot compile the grammar: %s" % str(e).splitlines()[0][:160]) from e
     return KbnfSession(engine, vocab)

@@ -11,7 +11,7 @@ from refimpl.frontends.ebnf.compiler import compile_rules
 from refimpl.frontends.ebnf.gbnf import read_rules as gbnf_rules
 from refimpl.regex import ExprSet
 
-from ...differences import AFTER_EOS, KnownDifferences, answers_as
+from ...differences import AFTER_EOS, LENIENT_SCHEMA, KnownDifferences, answers_as
 from ...divergence import Divergence, compiled, utf8_prefix
 from ...isolation import timed_out
 from ...readings.converted_schemas import answers_as_converted, raw_controls_converted
@@ -20,7 +20,7 @@ from ...vectors import GrammarSpec, NotSupported
 from .reading import gbnf_of, root_of
 from .session import model
 
-KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS)
+KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS, LENIENT_SCHEMA)
 
 
 @KNOWN_DIFFERENCES.declare(

@@ -18,7 +18,7 @@ from refimpl import Vocabulary
 
 from ...engine import Session
 from ...readings.byte_level import byte_level_text
-from ...vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
+from ...vectors import GrammarSpec, NotSupported, Refused, bitmask_from_ids, bitmask_len, vocab_hash
 from .reading import gbnf_of, root_of
 
 _MODELS: Dict[str, Any] = {}
@@ -118,5 +118,5 @@ def start(spec: GrammarSpec, vocab: Vocabulary, space: Optional[str] = None) -> 
     root = root_of(spec)
     sampler = llama_cpp.llama_sampler_init_grammar(lvocab, text.encode(), root.encode())
     if not sampler:
-        raise NotSupported("llama.cpp refuses the grammar (llama_sampler_init_grammar returned NULL)")
+        raise Refused("llama.cpp refuses the grammar (llama_sampler_init_grammar returned NULL)")
     return LlamaSession(sampler, len(vocab), set(vocab.eos_token_ids))

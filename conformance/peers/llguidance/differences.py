@@ -15,14 +15,23 @@ from typing import Any, Dict, Iterator, List, Optional, Set
 from refimpl import Grammar, Matcher
 from refimpl.recognition.lexer import DEAD
 
-from ...differences import AFTER_EOS, KnownDifferences, answers_as
+from ...differences import AFTER_EOS, LENIENT_SCHEMA, KnownDifferences, accepted_refused, answers_as
 from ...divergence import Divergence, compiled
 from ...readings.json_schemas import NUMBER_BOUNDS, schemas
 from ...readings.json_text import decoded_chars, puts
 from ...vectors import GrammarSpec
 from .reading import LlguidanceReading, OneLess, OneMore, explained_by, llguidance_view, replay, with_formats, with_rust_patterns
 
-KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS)
+KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS, LENIENT_SCHEMA)
+
+
+@KNOWN_DIFFERENCES.declare(
+    "regex-trailing-backslash", "semantic",
+    "a regex ending in a lone backslash (`ab\\`) is read without it: llguidance.regex_to_lark, "
+    "through which the adapter hands llguidance a regex, drops it (returns `ab`); refimpl refuses "
+    "the pattern (an incomplete escape). Likely a bug of regex_to_lark, not filed yet")
+def regex_trailing_backslash(d: Divergence) -> bool:
+    return d.grammar.kind == "regex" and accepted_refused(d) is not None and str(d.grammar.source).endswith("\\")
 
 
 # ----------------------------------------------------------------------------- rules and lexing

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from refimpl import Vocabulary
 
 from ...engine import Session
-from ...vectors import GrammarSpec, NotSupported, bitmask_len, vocab_hash
+from ...vectors import GrammarSpec, NotSupported, Refused, bitmask_len, vocab_hash
 from .reading import grammar_text
 
 
@@ -113,5 +113,5 @@ def start(spec: GrammarSpec, vocab: Vocabulary) -> LlguidanceSession:
 
     m = llguidance.LLMatcher(cached_tokenizer(vocab), grammar_text(spec), log_level=0)
     if m.is_error():
-        raise NotSupported("llguidance rejects the grammar: %s" % m.get_error().splitlines()[0][:200])
+        raise Refused("llguidance rejects the grammar: %s" % m.get_error().splitlines()[0][:200])
     return LlguidanceSession(m, len(vocab))

@@ -29,7 +29,7 @@ from typing import Any, Dict, List, Sequence
 from refimpl import Vocabulary
 
 from ...engine import Session
-from ...vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
+from ...vectors import GrammarSpec, NotSupported, Refused, bitmask_from_ids, bitmask_len, vocab_hash
 from .reading import decoded_text, token_string
 
 KINDS = ("regex", "json_schema")
@@ -130,7 +130,7 @@ def parser(spec: GrammarSpec) -> Any:
     except NotSupported:
         raise
     except Exception as e:  # interegular's and pydantic's errors for what they cannot read
-        raise NotSupported("lm-format-enforcer cannot compile the %s: %s: %s" % (
+        raise Refused("lm-format-enforcer cannot compile the %s: %s: %s" % (
             spec.kind, type(e).__name__, str(e).splitlines()[0][:160] if str(e) else "")) from e
     raise NotSupported("lm-format-enforcer has no %s grammars" % spec.kind)
 

@@ -6,12 +6,12 @@ from typing import Optional
 
 from refimpl import Grammar
 
-from ...differences import KnownDifferences, all_differing, answers_as
+from ...differences import LENIENT_SCHEMA, KnownDifferences, all_differing, answers_as
 from ...divergence import Divergence, compiled
 from ...vectors import GrammarSpec
 from .reading import effective_regex
 
-KNOWN_DIFFERENCES = KnownDifferences()
+KNOWN_DIFFERENCES = KnownDifferences(LENIENT_SCHEMA)
 
 
 @KNOWN_DIFFERENCES.declare(

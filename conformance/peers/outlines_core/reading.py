@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ...vectors import GrammarSpec, NotSupported
+from ...vectors import GrammarSpec, NotSupported, Refused
 
 #: JSON's whitespace (RFC 8259: space, tab, line feed, carriage return), any amount: the
 #: whitespace of the configuration `outlines-core-spec`
@@ -33,7 +33,7 @@ def regex_of(spec: GrammarSpec, whitespace: Optional[str] = None) -> str:
         try:
             return build_regex_from_schema(json.dumps(spec.schema), ws)
         except Exception as e:
-            raise NotSupported("outlines-core cannot compile the schema: %s" % str(e).splitlines()[0][:200]) from e
+            raise Refused("outlines-core cannot compile the schema: %s" % str(e).splitlines()[0][:200]) from e
     raise NotSupported("outlines-core has no Lark grammars")
 
 

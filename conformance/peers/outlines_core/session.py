@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional
 from refimpl import Vocabulary
 
 from ...engine import Session
-from ...vectors import GrammarSpec, NotSupported, bitmask_from_ids, bitmask_len, vocab_hash
+from ...vectors import GrammarSpec, NotSupported, Refused, bitmask_from_ids, bitmask_len, vocab_hash
 from .reading import regex_of
 
 _VOCABULARIES: Dict[str, Any] = {}
@@ -82,7 +82,7 @@ def start(spec: GrammarSpec, vocab: Vocabulary, whitespace: Optional[str] = None
             index = outlines_core.Index(regex, vocabulary(vocab))
         except Exception as e:
             # e.g. a state no token can leave ("the vocabulary is incompatible")
-            raise NotSupported("outlines-core cannot build the index: %s" % str(e).splitlines()[0][:160]) from e
+            raise Refused("outlines-core cannot build the index: %s" % str(e).splitlines()[0][:160]) from e
         if len(_INDEXES) > 64:
             _INDEXES.clear()
         _INDEXES[key] = index

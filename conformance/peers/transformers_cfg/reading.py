@@ -20,7 +20,7 @@ from refimpl.regex import unicode as uni
 
 from ...divergence import Divergence, compiled
 from ...readings.grammar_shapes import Rewrite, has_cycle, let_unproductive_rules_stop, rewrite
-from ...vectors import GrammarSpec, NotSupported
+from ...vectors import GrammarSpec, NotSupported, Refused
 
 Rules = Dict[str, Node]
 
@@ -275,5 +275,5 @@ def tcfg_parse(source: str) -> Any:
         while rest:
             rest = parse_rule(state, rest)
     except (RuntimeError, ValueError, IndexError) as e:
-        raise NotSupported("transformers-cfg cannot parse the grammar: %s" % str(e).splitlines()[0][:160]) from e
+        raise Refused("transformers-cfg cannot parse the grammar: %s" % str(e).splitlines()[0][:160]) from e
     return state

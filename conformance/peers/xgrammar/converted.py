@@ -17,7 +17,7 @@ from typing import Optional
 
 from refimpl import Grammar, Vocabulary
 
-from ...differences import KnownDifferences, Predicate
+from ...differences import LENIENT_SCHEMA, KnownDifferences, Predicate
 from ...divergence import Divergence
 from ...engine import Session
 from ...readings.converted_schemas import JSON_SPACE, answers_as_converted, converted_gbnf, raw_controls_converted
@@ -60,8 +60,9 @@ def converted_schema(d: Divergence) -> bool:
     return answers_as_converted(d, JSON_SPACE)
 
 
+# (lenient-schema-values is about the schema itself, not its reading: asked of the schema)
 CONVERTED_KNOWN_DIFFERENCES.extend(KNOWN_DIFFERENCES.replacing(
-    {k.applies: functools.partial(on_converted, k.applies) for k in KNOWN_DIFFERENCES}))
+    {k.applies: functools.partial(on_converted, k.applies) for k in KNOWN_DIFFERENCES if k is not LENIENT_SCHEMA}))
 
 
 class XgrammarCppEngine(XgrammarEngine):

@@ -12,7 +12,7 @@ from typing import Any, Dict
 from refimpl import Vocabulary
 
 from ...engine import Session
-from ...vectors import GrammarSpec, NotSupported, bitmask_len, vocab_hash
+from ...vectors import GrammarSpec, NotSupported, Refused, bitmask_len, vocab_hash
 from .reading import json_options
 
 KINDS = ("regex", "json_schema", "ebnf", "gbnf")
@@ -83,5 +83,5 @@ def start(spec: GrammarSpec, vocab: Vocabulary, strict_mode: bool = False) -> Xg
     except Exception as e:
         # xgrammar's messages begin "[hh:mm:ss] file.cc:line: "; the rest names the problem
         message = re.sub(r"^\[[0-9:]+\] \S+:[0-9]+: ", "", str(e).splitlines()[0])
-        raise NotSupported("xgrammar cannot compile the grammar: %s" % message[:160]) from e
+        raise Refused("xgrammar cannot compile the grammar: %s" % message[:160]) from e
     return XgrammarSession(xgr.GrammarMatcher(compiled, terminate_without_stop_token=False), len(vocab))

@@ -8,6 +8,7 @@ written in docs/semantics.md —, the default suite differs only by known differ
 each of llguidance's findings has its vector. Without it: each known difference's
 predicate recognises its case and not a near miss.
 """
+import os
 import random
 
 import pytest
@@ -354,3 +355,18 @@ def test_llguidance_reading_of_formats_is_its_own(name):
         theirs = all(m.consume_token(x) for x in text) and m.consume_token(256) and not m.is_error()
         ours = Matcher(read, b).consume_tokens(list(text) + [256])
         assert theirs == ours, (name, s)
+
+
+@needs_llguidance
+def test_llguidance_on_grammars_refimpl_refuses():
+    """The invalid group: llguidance refuses the Lark grammars (the parametric rules'
+    errors among them); it reads a regex's trailing backslash away and two schemas with
+    invalid keyword values, as declared."""
+    backend = get_engine("llguidance")
+    want = {"invalid/lark/param-condition-comma": ("agree", []), "invalid/lark/bad-regex": ("agree", []),
+            "invalid/regex/trailing-backslash": ("known", ["regex-trailing-backslash"]),
+            "invalid/json_schema/empty-all-of": ("known", ["lenient-schema-values"]),
+            "invalid/json_schema/unknown-type": ("agree", [])}
+    found = {v.id: (lambda r: (r.status, r.known))(check_vector(backend, v))
+             for _, _, v in read_vectors(os.path.join(SUITE_DIR, "invalid.jsonl")) if v.id in want}
+    assert found == want

@@ -3,7 +3,7 @@ strings and regexes as interegular does (E9, E21: semantic; E22: interegular's c
 folding, a bug), tried first."""
 from __future__ import annotations
 
-from ....differences import KnownDifferences, all_differing
+from ....differences import KnownDifferences, accepted_refused, all_differing
 from ....divergence import Divergence, valid_utf8
 from ..reading import explains, regex_reading
 
@@ -80,3 +80,11 @@ def case_folding(d: Divergence) -> bool:
     Rust's."""
     return (d.grammar.kind == "regex" and explains(d, regex_reading(d, syntax=True))
             and not explains(d, regex_reading(d, syntax=True, rust_folding=True)))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "regex-group-names", "semantic",
+    "interegular, lm-format-enforcer's regex reader, ignores the names of groups: two groups of "
+    "one name (`(?P<x>a)(?P<x>b)`) are read; refimpl refuses them (as Rust's and Python's regex do)")
+def regex_group_names(d: Divergence) -> bool:
+    return d.grammar.kind == "regex" and accepted_refused(d) is not None and "(?P<" in str(d.grammar.source)

@@ -1,0 +1,175 @@
+"""Invalid grammars: the `invalid` group of the default suite, grammars every engine of
+their dialect must refuse (error vectors: docs/conformance.md, "Vectors").
+
+Each is a plain syntax error of its format — an unclosed group, a missing `::=`, an
+undefined rule, a keyword's value of the wrong type —, not an extension of the dialect
+that a peer may legitimately read. refimpl refuses each; the error it raises (its class
+and position) is recorded when the group is generated (`vectors.refused`), never written
+by hand, so that an engine built on refimpl (a `cmd:` worker running a mutated copy,
+tools/mutation.py) that refuses with another error, or at another position, disagrees.
+
+Where a peer reads one of these grammars after all, that is either a finding declared
+as a known difference of the peer (conformance/peers/<peer>/differences.py), or, when
+the peer's dialect allows it, the grammar is left out of this list (docs/conformance.md
+says which).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from .vectors import GrammarSpec, Vector, byte_vocabulary, refused
+
+#: (name, the grammar, what is wrong with it): by grammar kind; the vector's id is
+#: invalid/<kind>/<name> (an ebnf grammar's kind is its dialect: invalid/kbnf/<name>)
+REGEX: List[Tuple[str, str, str]] = [
+    ("unclosed-group", "a(b", "a group opened and never closed"),
+    ("unopened-group", "ab)", "a ')' that closes no group"),
+    ("unclosed-class", "[a-z", "a class opened and never closed"),
+    ("reversed-range", "[z-a]", "a class range whose end comes before its start"),
+    ("reversed-repetition", "a{3,1}", "a counted repetition whose maximum is below its minimum"),
+    ("unclosed-repetition", "a{2", "a counted repetition without its '}'"),
+    ("nothing-to-repeat", "*a", "a repetition operator with nothing before it"),
+    ("repeat-alternation", "a|*", "a repetition operator at the start of an alternative"),
+    ("trailing-backslash", "ab\\", "a backslash that escapes nothing"),
+    ("unknown-escape", "a\\qb", "an escape that is no escape of the syntax"),
+    ("bad-hex-escape", "\\xZZ", "a hexadecimal escape without hexadecimal digits"),
+    ("unknown-property", "\\p{Vowel}", "a Unicode property that does not exist"),
+    ("unclosed-flags", "(?i", "a flag group opened and never closed"),
+    ("unknown-flag", "(?Q)a", "a flag that does not exist"),
+    ("unclosed-group-name", "(?P<name", "a named group whose name is not closed"),
+    ("empty-group-name", "(?P<>a)", "a named group with an empty name"),
+    ("duplicate-group-name", "(?P<x>a)(?P<x>b)", "two groups of the same name"),
+    ("class-range-of-class", "[a-\\d]", "a class range that ends in a class"),
+]
+
+LARK: List[Tuple[str, str, str]] = [
+    ("unclosed-string", 'start: "ab\n', "a string literal that does not end"),
+    ("unclosed-regex", "start: /ab\n", "a regex literal that does not end"),
+    ("bad-regex", "start: /a(/\n", "a regex literal that is no regex (reported at its offset in the grammar)"),
+    ("bad-regex-terminal", 'start: "x" A\nA: /[a-/\n', "a terminal's regex that is no regex"),
+    ("undefined-rule", 'start: "a" item\n', "a rule that is never defined"),
+    ("undefined-terminal", 'start: "a" ITEM\n', "a terminal that is never defined"),
+    ("no-start", 'item: "a"\n', "no rule `start`"),
+    ("missing-colon", 'start "a"\n', "a rule without ':'"),
+    ("unclosed-paren", 'start: ("a" | "b"\n', "a group opened and never closed"),
+    ("unopened-paren", 'start: "a" | "b")\n', "a ')' that closes no group"),
+    ("unclosed-bracket", 'start: ["a" "b"\n', "an optional group opened and never closed"),
+    ("terminal-uses-rule", 'start: A\nA: "x" b\nb: "y"\n', "a terminal whose definition names a rule"),
+    ("recursive-terminal", 'start: A\nA: "a" A | "b"\n', "a terminal defined by itself"),
+    ("unknown-directive", '%frobnicate x\nstart: "a"\n', "a directive that does not exist"),
+    ("unknown-rule-option", 'start: x\nx[colour=1]: "a"\n', "a rule option that does not exist"),
+    ("bad-max-tokens", 'start: x\nx[max_tokens=many]: /a+/\n', "a max_tokens that is not a number"),
+    ("unknown-import", '%import common.NO_SUCH_TERMINAL\nstart: NO_SUCH_TERMINAL\n',
+     "an import of a terminal the common library does not have"),
+    ("reversed-repetition", 'start: "a"{3,1}\n', "a counted repetition whose maximum is below its minimum"),
+    ("reversed-token-range", 'start: <[9-2]>\n', "a token range whose end comes before its start"),
+    # parametric rules (refimpl/frontends/lark/parametric.py)
+    ("param-condition-comma", 'start: x::0\nx::_: "a" %if and(bit_clear(0) bit_clear(1))\n      | "b"\n',
+     "and(c, c) without the ',' between its conditions"),
+    ("param-unused", 'start: x::1\nx::_: "a"\n', "a parametric rule whose body does not use its parameter"),
+    ("param-needed", 'start: x\nx: "a" y::_\ny::_: "b" %if bit_clear(0)\n',
+     "a rule that is not parametric but uses a parameter"),
+    ("param-start", 'start::_: "a" %if bit_clear(0)\n', "a parametric start rule (no parameter is given)"),
+    ("param-unknown-condition", 'start: x::0\nx::_: "a" %if sunny(0)\n', "a condition that does not exist"),
+    ("param-unclosed-condition", 'start: x::0\nx::_: "a" %if not(bit_clear(0)\n', "not(c without its ')'"),
+    ("param-unknown-expression", 'start: x::0\nx::_: "a" x::grow(1) %if bit_clear(0) | "b"\n',
+     "a parameter expression that does not exist"),
+]
+
+GBNF: List[Tuple[str, str, str]] = [
+    ("unclosed-literal", 'root ::= "ab\n', "a literal that does not end"),
+    ("missing-define", 'root "a"\n', "a rule without '::='"),
+    ("undefined-rule", 'root ::= "a" item\n', "a rule that is never defined"),
+    ("no-root", 'item ::= "a"\n', "no rule `root`"),
+    ("unclosed-group", 'root ::= ("a" | "b"\n', "a group opened and never closed"),
+    ("unopened-group", 'root ::= "a" | "b")\n', "a ')' that closes no group"),
+    ("unclosed-class", 'root ::= [a-z\n', "a character class opened and never closed"),
+    ("nothing-to-repeat", 'root ::= * "a"\n', "a repetition operator with nothing before it"),
+    ("reversed-repetition", 'root ::= "a"{3,1}\n', "a counted repetition whose maximum is below its minimum"),
+    ("unclosed-repetition", 'root ::= "a"{2\n', "a counted repetition without its '}'"),
+    ("bad-escape", 'root ::= "\\q"\n', "an escape that GBNF does not have"),
+    ("bad-hex-escape", 'root ::= "\\xZZ"\n', "a hexadecimal escape without hexadecimal digits"),
+]
+
+XGRAMMAR: List[Tuple[str, str, str]] = [
+    ("unclosed-literal", 'root ::= "ab\n', "a literal that does not end"),
+    ("missing-define", 'root "a"\n', "a rule without '::='"),
+    ("undefined-rule", 'root ::= "a" item\n', "a rule that is never defined"),
+    ("no-root", 'item ::= "a"\n', "no rule `root`"),
+    ("unclosed-group", 'root ::= ("a" | "b"\n', "a group opened and never closed"),
+    ("unopened-group", 'root ::= "a" | "b")\n', "a ')' that closes no group"),
+    ("unclosed-class", 'root ::= [a-z\n', "a character class opened and never closed"),
+    ("nothing-to-repeat", 'root ::= * "a"\n', "a repetition operator with nothing before it"),
+    ("reversed-repetition", 'root ::= "a"{3,1}\n', "a counted repetition whose maximum is below its minimum"),
+    ("bad-escape", 'root ::= "\\q"\n', "an escape that the dialect does not have"),
+    ("unclosed-lookahead", 'root ::= "a" (= "b"\n', "a lookahead assertion opened and never closed"),
+    ("unknown-function", 'root ::= Frobnicate("a")\n', "a macro that does not exist"),
+]
+
+KBNF: List[Tuple[str, str, str]] = [
+    ("missing-semicolon", 'start ::= "a"\n', "a rule without its ';'"),
+    ("unclosed-literal", 'start ::= "ab;\n', "a literal that does not end"),
+    ("missing-define", 'start "a";\n', "a rule without '::='"),
+    ("undefined-rule", 'start ::= "a" item;\n', "a nonterminal that is never defined"),
+    ("no-start", 'item ::= "a";\n', "no rule `start`"),
+    ("unclosed-group", 'start ::= ("a" | "b";\n', "a group opened and never closed"),
+    ("unclosed-option", 'start ::= ["a";\n', "an option [x] opened and never closed"),
+    ("unclosed-repeat", 'start ::= {"a";\n', "a repetition {x} opened and never closed"),
+    ("bad-regex", 'start ::= #"a(";\n', "a regex terminal that is no regex"),
+    ("unclosed-regex", 'start ::= #"a;\n', "a regex terminal that does not end"),
+]
+
+JSON_SCHEMA: List[Tuple[str, Any, str]] = [
+    ("unknown-type", {"type": "strin"}, "a type that JSON Schema does not have"),
+    ("type-not-a-name", {"type": 5}, "a type that is a number"),
+    ("types-not-names", {"type": ["string", 5]}, "a list of types with a number among them"),
+    ("negative-min-length", {"type": "string", "minLength": -1}, "a negative minLength"),
+    ("fractional-max-length", {"type": "string", "maxLength": 2.5}, "a maxLength that is no integer"),
+    ("text-max-items", {"type": "array", "maxItems": "3"}, "a maxItems that is a string"),
+    ("negative-min-properties", {"type": "object", "minProperties": -2}, "a negative minProperties"),
+    ("text-minimum", {"type": "number", "minimum": "1"}, "a minimum that is a string"),
+    ("zero-multiple-of", {"type": "integer", "multipleOf": 0}, "a multipleOf that is not positive"),
+    ("negative-multiple-of", {"type": "number", "multipleOf": -2}, "a negative multipleOf"),
+    ("unclosed-pattern-group", {"type": "string", "pattern": "a(b"}, "a pattern that is no ECMA regex: '(' unclosed"),
+    ("unclosed-pattern-class", {"type": "string", "pattern": "[a-"}, "a pattern that is no ECMA regex: '[' unclosed"),
+    ("pattern-nothing-to-repeat", {"type": "string", "pattern": "*a"}, "a pattern that is no ECMA regex: '*' first"),
+    ("pattern-not-text", {"type": "string", "pattern": 5}, "a pattern that is a number"),
+    ("missing-ref", {"$ref": "#/$defs/missing", "$defs": {"present": {"type": "string"}}},
+     "a $ref to a definition that does not exist"),
+    ("ref-not-text", {"$ref": 5}, "a $ref that is a number"),
+    ("properties-not-object", {"type": "object", "properties": ["a", "b"]}, "properties given as a list"),
+    ("property-schema-not-schema", {"type": "object", "properties": {"a": 5}}, "a property whose schema is a number"),
+    ("required-not-list", {"type": "object", "required": "a"}, "required given as a string"),
+    ("enum-not-list", {"enum": "a"}, "enum given as a string"),
+    ("items-not-schema", {"type": "array", "items": 5}, "items whose schema is a number"),
+    ("empty-all-of", {"allOf": []}, "an allOf with no schema (it must have at least one)"),
+    ("any-of-not-list", {"anyOf": {"type": "string"}}, "an anyOf that is an object"),
+    ("additional-properties-not-schema", {"type": "object", "additionalProperties": 5},
+     "additionalProperties whose schema is a number"),
+    ("schema-not-object", 5, "a schema that is a number (a schema is an object or a boolean)"),
+]
+
+#: the tables above: (vector kind, grammar kind, dialect option or None, table)
+TABLES: List[Tuple[str, str, Optional[str], List[Tuple[str, Any, str]]]] = [
+    ("regex", "regex", None, REGEX), ("lark", "lark", None, LARK), ("gbnf", "gbnf", None, GBNF),
+    ("xgrammar", "ebnf", "xgrammar", XGRAMMAR), ("kbnf", "ebnf", "kbnf", KBNF),
+    ("json_schema", "json_schema", None, JSON_SCHEMA),
+]
+
+
+def spec_of(kind: str, dialect: Optional[str], grammar: Any) -> GrammarSpec:
+    """The grammar spec of a table's entry."""
+    if kind == "json_schema":
+        return GrammarSpec(kind, schema=grammar)
+    options: Optional[Dict[str, Any]] = {"dialect": dialect} if dialect else None
+    return GrammarSpec(kind, grammar, options=options)
+
+
+def invalid_vectors() -> Iterator[Vector]:
+    """The `invalid` group: one error vector per grammar of the tables, on the byte
+    vocabulary (a refusal does not depend on the vocabulary), refimpl's error recorded."""
+    vocab = byte_vocabulary()
+    for name, kind, dialect, table in TABLES:
+        for short, grammar, note in table:
+            yield refused(spec_of(kind, dialect, grammar), vocab, "invalid/%s/%s" % (name, short), ["invalid", name],
+                          "generate", note)
