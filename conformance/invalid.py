@@ -104,6 +104,8 @@ XGRAMMAR: List[Tuple[str, str, str]] = [
     ("bad-escape", 'root ::= "\\q"\n', "an escape that the dialect does not have"),
     ("unclosed-lookahead", 'root ::= "a" (= "b"\n', "a lookahead assertion opened and never closed"),
     ("unknown-function", 'root ::= Frobnicate("a")\n', "a macro that does not exist"),
+    ("regex-bad-count", 'root ::= Regex("a{x}")\n', "a Regex macro whose repetition count is no number"),
+    ("regex-bad-upper-count", 'root ::= Regex("a{2,x}")\n', "a Regex macro whose repetition's maximum is no number"),
 ]
 
 KBNF: List[Tuple[str, str, str]] = [
