@@ -106,6 +106,8 @@ XGRAMMAR: List[Tuple[str, str, str]] = [
     ("unknown-function", 'root ::= Frobnicate("a")\n', "a macro that does not exist"),
     ("regex-bad-count", 'root ::= Regex("a{x}")\n', "a Regex macro whose repetition count is no number"),
     ("regex-bad-upper-count", 'root ::= Regex("a{2,x}")\n', "a Regex macro whose repetition's maximum is no number"),
+    ("regex-reversed-count", 'root ::= Regex("a{3,1}")\n', "a Regex macro whose repetition's maximum is below its minimum"),
+    ("regex-count-separator", 'root ::= Regex("a{2+}")\n', "a Regex macro whose repetition bounds are not separated by ','"),
 ]
 
 KBNF: List[Tuple[str, str, str]] = [
