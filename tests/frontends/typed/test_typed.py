@@ -706,6 +706,7 @@ class Bad:
     (Literal[(_deep_list(),)], "$", "a literal value [[[[[[[...]]]]]]] is not"),  # RecursionError before (fuzzing)
     (Annotated[int, 10 ** 5000], "$", "Annotated metadata <int> is not a maskref marker"),  # ValueError before
     (make_dataclass("Half", [("x", "List[")]), "Half", "a type annotation that is not an expression"),
+    (make_dataclass("Init", [("x", int), ("y", dataclasses.InitVar[int])]), "Init.y", "an InitVar field"),
 ])
 def test_unsupported_types_are_named_with_their_place(t: Any, path: str, message: str) -> None:
     with pytest.raises(UnsupportedTypeError) as info:
