@@ -18,7 +18,7 @@ vector ids are `types/<name>/<vocabulary>/<i>`.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from typing import Annotated, Any, Dict, List, Literal, NamedTuple, Optional, Tuple, TypedDict, Union
 
 from refimpl.typed import EcmaPattern, Format, Length, MultipleOf, Range
@@ -112,8 +112,13 @@ class Link:
     next: Optional[Link] = None
 
 
-#: a recursive alias (a forward reference to itself), used as a field type
-Json = Union[int, str, List["Json"]]
+@dataclass
+class Tag:
+    name: str
+
+
+#: a recursive alias (a forward reference to itself, and one to a class), used as a field type
+Json = Union[int, str, "Tag", List["Json"]]
 
 
 @dataclass
@@ -140,6 +145,17 @@ class Reading:
     ratio: Annotated[float, Range(gt=0, lt=1.5)]
 
 
+@dataclass
+class Event:
+    """A Literal of one value (a const), an Enum default."""
+
+    kind: Literal["event"]
+    level: Level = Level.LOW
+
+
+#: a dataclass with the same name as the NamedTuple Pair: `$defs` names them apart
+OtherPair = make_dataclass("Pair", [("left", int), ("right", int)])
+
 ID = '"123e4567-e89b-12d3-a456-426614174000"'
 
 TYPES: List[Tuple[str, Any, str, List[Any], List[str], List[str]]] = [
@@ -148,7 +164,8 @@ TYPES: List[Tuple[str, Any, str, List[Any], List[str], List[str]]] = [
      [Character("Aria", 27, Metadata(Class.MAGE, 12, ["fire", "ice"]))],
      ['{"name": "Aria", "age": 300, "metadata": {"role": "mage", "level": 1}}',
       '{"name": "Aria", "metadata": {"role": "mage", "level": 1}}',
-      '{"name": "Aria", "age": 1, "metadata": {"role": "rogue", "level": 1}}'],
+      '{"name": "Aria", "age": 1, "metadata": {"role": "rogue", "level": 1}}',
+      '{"name": "Aria", "age": 1, "metadata": {role: "mage", "level": 1}}'],
      ["dataclass", "enum", "range", "length"]),
     ("defaults", Config, "dataclass Config: fields with defaults, an Optional[float]",
      [Config("a"), Config("b", 5, 1.5)], ['{"name": "a", "timeout": 2, "retries": 1}', '{"name": "a", "extra": 1}'],
@@ -173,8 +190,9 @@ TYPES: List[Tuple[str, Any, str, List[Any], List[str], List[str]]] = [
     ("float-or-int", List[Union[float, int]], "List[Union[float, int]]: an int alternative wins on an integer text",
      [[3, 2.5, -0.0]], [], ["union", "numbers"]),
     ("str-or-list", Union[str, List[int]], "Union[str, List[int]]", ["x", [1, 2]], ['["x"]'], ["union"]),
-    ("optional-range", List[Annotated[Optional[int], Range(ge=0)]],
-     "List[Annotated[Optional[int], Range(ge=0)]]: a marker on a union", [[0, None, 12]], ["[-1]"],
+    ("optional-range", List[Union[str, Annotated[Optional[int], Range(ge=0)]]],
+     "List[Union[str, Annotated[Optional[int], Range(ge=0)]]]: a marker on a union, in a union",
+     [["a", 0, None, 12]], ["[-1]"],
      ["union", "range"]),
     ("bounded-list", Annotated[List[Annotated[int, Range(ge=0, lt=100)]], Length(1, 3)],
      "Annotated[List[Annotated[int, Range(ge=0, lt=100)]], Length(1, 3)]", [[0, 99]],
@@ -189,8 +207,8 @@ TYPES: List[Tuple[str, Any, str, List[Any], List[str], List[str]]] = [
      ["recursion", "dataclass"]),
     ("linked-list", Link, "dataclass Link(value: str, next: Optional[Link] = None)",
      [Link("a", Link("b", Link("c")))], ['{"value": "a", "next": {"next": null}}'], ["recursion", "optional"]),
-    ("recursive-alias", Doc, "dataclass Doc(body: Json), Json = Union[int, str, List['Json']]",
-     [Doc([1, "two", [3, []]]), Doc(4)], ['{"body": [1.5]}'], ["recursion", "union"]),
+    ("recursive-alias", Doc, "dataclass Doc(body: Json), Json = Union[int, str, 'Tag', List['Json']]",
+     [Doc([1, "two", Tag("x"), [3, []]]), Doc(4)], ['{"body": [1.5]}'], ["recursion", "union"]),
     ("strings", Annotated[str, Length(max=12)], "Annotated[str, Length(max=12)]: escapes and UTF-8",
      ['say "hi"\n\t\\', "Zoë\x7f😀\x01"], ['"abcdefghijklm"', '"\\/"'], ["strings", "escapes", "utf8", "length"]),
     ("scalars", Tuple[bool, None, int, float, str], "Tuple[bool, None, int, float, str]",
@@ -208,4 +226,11 @@ TYPES: List[Tuple[str, Any, str, List[Any], List[str], List[str]]] = [
     ("keyword-twice", Annotated[int, Range(ge=0), Range(ge=5, le=10)],
      "Annotated[int, Range(ge=0), Range(ge=5, le=10)]: a keyword twice (allOf)", [5], ["4", "11"],
      ["range", "all-of"]),
+    ("const", Event, "dataclass Event: a Literal['event'] (one value), an Enum default", [Event("event")],
+     ['{"kind": "other"}'], ["literal", "enum", "dataclass", "defaults"]),
+    ("same-names", Tuple[Pair, OtherPair], "Tuple[Pair, OtherPair]: a NamedTuple and a dataclass both named Pair",
+     [(Pair("a", 1.5), OtherPair(1, 2))], ['[["a", 1.5], {"left": 1}]'], ["namedtuple", "dataclass", "tuple"]),
+    ("marker-over-class", Annotated[Union[Config, str], Length(max=5)],
+     "Annotated[Union[Config, str], Length(max=5)]: a union's marker passes the class by", [Config("a"), "short"],
+     ['"longer"'], ["union", "length", "dataclass"]),
 ]
