@@ -13,6 +13,10 @@ max_tokens, lazy, temperature, capture), on the byte vocabulary, GPT-2 and the s
 vocabulary (conformance/vectors.py); a sample is then a list of pieces: text to spell,
 and tokens given by special-token text or id (`Tok`), EOS among them.
 
+The `types` group (`type_vectors`) holds the JSON schemas of Python types
+(conformance/python_types.py, docs/types.md) along their values' texts and refused
+texts, with refimpl.typed's parse and to_json checked and recorded in the notes.
+
 JSON-schema grammars are recorded only when refimpl has `Grammar.from_json_schema`;
 re-running `python -m conformance generate` later adds them.
 """
