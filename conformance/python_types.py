@@ -88,7 +88,7 @@ class Movie(TypedDict, total=False):
 
 class Address(TypedDict):
     street: str
-    zip: Annotated[str, EcmaPattern("^[0-9]{5}$")]
+    zip: Annotated[str, EcmaPattern("^[0-9]{5}$"), Length(5, 5)]
 
 
 class Pair(NamedTuple):
@@ -168,13 +168,14 @@ TYPES: List[Tuple[str, Any, str, List[Any], List[str], List[str]]] = [
       '{"name": "Aria", "age": 1, "metadata": {role: "mage", "level": 1}}'],
      ["dataclass", "enum", "range", "length"]),
     ("defaults", Config, "dataclass Config: fields with defaults, an Optional[float]",
-     [Config("a"), Config("b", 5, 1.5)], ['{"name": "a", "timeout": 2, "retries": 1}', '{"name": "a", "extra": 1}'],
+     [Config("a"), Config("b", 5, 1.5)],
+     ['{"name": "a", "timeout": 2, "retries": 1}', '{"name": "a", "extra": 1}', '{"name": "a", "retries": 1'],
      ["dataclass", "defaults", "optional"]),
     ("init-false", Rect, "dataclass Rect: a field(init=False) set by __post_init__", [Rect(2, 3)],
      ['{"w": 2, "h": 3, "area": 6}'], ["dataclass"]),
     ("typeddict-partial", Movie, "TypedDict Movie, total=False, with an exclusive minimum",
      [{"title": "Metropolis", "year": 1927}, {}], ['{"year": 1887}'], ["typeddict", "range"]),
-    ("typeddict", Address, "TypedDict Address (total) with an EcmaPattern",
+    ("typeddict", Address, "TypedDict Address (total) with an EcmaPattern and Length(5, 5)",
      [{"street": "1 Rue de l'Église", "zip": "75001"}],
      ['{"street": "x", "zip": "7500a"}'], ["typeddict", "pattern"]),
     ("namedtuple", Pair, "NamedTuple Pair(key: str, value: float)", [Pair("n", -2.0)], ['["pi"]'], ["namedtuple"]),
@@ -194,9 +195,10 @@ TYPES: List[Tuple[str, Any, str, List[Any], List[str], List[str]]] = [
      "List[Union[str, Annotated[Optional[int], Range(ge=0)]]]: a marker on a union, in a union",
      [["a", 0, None, 12]], ["[-1]"],
      ["union", "range"]),
-    ("bounded-list", Annotated[List[Annotated[int, Range(ge=0, lt=100)]], Length(1, 3)],
-     "Annotated[List[Annotated[int, Range(ge=0, lt=100)]], Length(1, 3)]", [[0, 99]],
-     ["[]", "[1, 2, 3, 4]"], ["list", "length", "range"]),
+    ("bounded-list", Annotated[List[Annotated[int, Range(ge=0, lt=100), MultipleOf(33)]], Length(1, 3)],
+     "Annotated[List[Annotated[int, Range(ge=0, lt=100), MultipleOf(33)]], Length(1, 3)]: a name of 81 "
+     "characters in parse's errors, cut short", [[0, 99]],
+     ["[]", "[0, 33, 66, 99]"], ["list", "length", "range"]),
     ("fixed-tuple", Tuple[int, str, bool], "Tuple[int, str, bool]", [(1, "a", False)],
      ['[1, "a"]', '[1, "a", true, 2]'], ["tuple"]),
     ("empty-tuple", Tuple[()], "Tuple[()]", [()], ["[1]"], ["tuple"]),

@@ -701,6 +701,7 @@ class Bad:
     (Annotated[Point, Range(ge=0)], "$", "Range(ge=0, gt=None, le=None, lt=None) does not apply"),
     (Annotated[Optional[bool], Range(ge=0)], "$", "Range(ge=0, gt=None, le=None, lt=None) constrains number"),
     (Literal[b"x"], "$", "a literal value b'x' is not a JSON scalar"),
+    (Literal[float("nan")], "$", "a literal value nan is not a JSON scalar"),
     ("List[", "$", "a forward reference that is not an expression"),  # SyntaxError before (fuzzing)
     ("", "$", "a forward reference that is not an expression"),  # IndexError before (fuzzing)
     (Literal[(_deep_list(),)], "$", "a literal value [[[[[[[...]]]]]]] is not"),  # RecursionError before (fuzzing)
