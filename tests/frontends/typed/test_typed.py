@@ -719,7 +719,7 @@ def test_unsupported_types_are_named_with_their_place(t: Any, path: str, message
 
 def test_markers_check_their_arguments() -> None:
     for make in (lambda: Range(), lambda: Range(ge="1"), lambda: Length(3, 2), lambda: Length(-1),
-                 lambda: MultipleOf(0), lambda: Range(le=float("nan"))):
+                 lambda: MultipleOf(0), lambda: Range(le=float("nan")), lambda: Format(1), lambda: EcmaPattern(None)):
         with pytest.raises(ValueError):
             make()
 
