@@ -13,6 +13,10 @@ max_tokens, lazy, temperature, capture), on the byte vocabulary, GPT-2 and the s
 vocabulary (conformance/vectors.py); a sample is then a list of pieces: text to spell,
 and tokens given by special-token text or id (`Tok`), EOS among them.
 
+The `types` group (`type_vectors`) holds the JSON schemas of Python types
+(conformance/python_types.py, docs/types.md) along their values' texts and refused
+texts, with refimpl.typed's parse and to_json checked and recorded in the notes.
+
 JSON-schema grammars are recorded only when refimpl has `Grammar.from_json_schema`;
 re-running `python -m conformance generate` later adds them.
 """
@@ -558,7 +562,7 @@ def entries(kinds: Sequence[str]) -> Iterator[Tuple[str, str, GrammarSpec, List[
             yield "ebnf", name, GrammarSpec("ebnf", _data_text(text), options={"dialect": dialect}), texts, tags
 
 
-GROUPS = ("regex", "lark", "json_schema", "gbnf", "ebnf", "tokens", "findings", "blindspots")
+GROUPS = ("regex", "lark", "json_schema", "gbnf", "ebnf", "tokens", "findings", "blindspots", "types")
 
 
 def eot_text(vocab: Vocabulary) -> str:
@@ -631,6 +635,8 @@ def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
         out["findings"] = list(finding_vectors())
     if "blindspots" in kinds:
         out["blindspots"] = list(blindspot_vectors(seed))
+    if "types" in kinds:
+        out["types"] = list(type_vectors())
     return out
 
 
@@ -826,3 +832,52 @@ def blindspot_vectors(seed: int = 0) -> Iterator[Vector]:
             path = random_path(Matcher(grammar, vocab), vocab, rng, max_len=10 if vocab.name != "gpt2" else 6)
             yield record(grammar, spec, vocab, path, "blindspots/%s/%s/random" % (name, vocab.name), tags + ["random"],
                          "generate")
+
+
+#: the types on GPT-2 too (their first value): all samples are on the byte vocabulary
+TYPES_ON_GPT2 = ("character", "dict")
+
+
+def type_vectors() -> Iterator[Vector]:
+    """The `types` group: for each conformance/python_types.py entry, json_schema vectors
+    of `json_schema_of(T)` along the texts `to_json` writes of its values — each checked to
+    parse back to an equal value that `to_json` writes as the same text, the value's repr
+    in the note — then along the longest allowed prefix of each refused text (the grammar
+    must refuse it, and parse too: its error in the note). A change to the typed frontend
+    (schema, parse, to_json) changes these lines or stops generation."""
+    from refimpl.typed import ParseError, json_schema_of, parse, to_json
+
+    from .python_types import TYPES
+
+    for name, t, description, values, refused, tags in TYPES:
+        spec = GrammarSpec("json_schema", schema=json_schema_of(t))
+        grammar = spec.compile()
+        samples = []
+        for i, value in enumerate(values):
+            text = to_json(value)
+            parsed = parse(t, text)
+            if parsed != value or to_json(parsed) != text:
+                raise ValueError("types/%s: %r parses to %r, written %r" % (name, text, parsed, to_json(parsed)))
+            on_gpt2 = i == 0 and name in TYPES_ON_GPT2
+            samples.append((text, True, "parse gives %r" % (parsed,), ("bytes", "gpt2") if on_gpt2 else ("bytes",)))
+        for text in refused:
+            try:
+                parse(t, text)
+            except ParseError as e:
+                error = "parse refuses it: %s at byte %d (%s)" % (e.message, e.offset, e.path)
+            else:
+                raise ValueError("types/%s: parse accepts the refused text %r" % (name, text))
+            samples.append((text, False, error, ("bytes",)))
+        for i, (text, accepted, what, vocabs) in enumerate(samples):
+            for vname in vocabs:
+                vocab = load_builtin(vname)
+                m = Matcher(grammar, vocab)
+                if accepted:
+                    path = spell(m, vocab, text)
+                else:
+                    path, rest = spell_prefix(m, vocab, text.encode("utf-8"))
+                    if not rest and m.is_accepting():
+                        raise ValueError("types/%s: the grammar accepts the refused text %r" % (name, text))
+                note = "%s: %s %r; %s" % (description, "spells" if accepted else "refused", text, what)
+                yield record(grammar, spec, vocab, path, "types/%s/%s/%d" % (name, vname, i),
+                             tags + ["accepted" if accepted else "refused"], "generate", note)

@@ -82,7 +82,8 @@ SAMPLE = ".sample.json"
 
 #: folders of results/ that hold other records than engines' results: the fuzzing
 #: campaigns of maskref's own entry points (`python -m hostile report`, docs/hostile.md)
-OTHER_RECORDS = ("hostile",)
+#: and the mutation campaigns (tools/mutation.py)
+OTHER_RECORDS = ("hostile", "mutation")
 
 
 def _found(folder: str, endings: Tuple[str, ...]) -> List[str]:

@@ -89,6 +89,12 @@ GROUPS = FAMILIES["engine"]
 #: the worker's options for a group whose code only a non-default Matcher runs
 #: (refimpl/serving/worker.py): the token index, and the mask cache with its compaction
 WORKER_OPTIONS: Dict[str, str] = {"index": "--backend index", "caches": "--mask-cache"}
+#: the groups whose code no worker runs (no grammar kind of the protocol comes from a Python
+#: type), each with the suite group that pins it: a mutant of one is judged by regenerating
+#: that group with the mutated refimpl (`conformance generate --only GROUP`) and comparing
+#: it with the checked-in file — killed (`killed-run`, the reason in its run's tail) when
+#: they differ or generation fails, `timeout-run` when it runs past its time
+REGENERATED: Dict[str, str] = {"typed": "types"}
 #: generated data, not code: mutating a table entry tests the table, not the oracle
 EXCLUDED = ("refimpl/regex/unicode_data.py",)
 REVIEW_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutation_review.json")
@@ -297,6 +303,33 @@ def fuzz_argv(backend: str, seconds: float, seed: int, out: Path, python: str = 
             "--first", "--quiet", "--out", str(out)]
 
 
+def generate_argv(group: str, out: Path, python: str = sys.executable) -> List[str]:
+    """`conformance generate --only GROUP --out OUT`, writing no bytecode (run in the
+    mutant's directory: a cached .pyc must not outlive its mutant)."""
+    return ["env", "PYTHONDONTWRITEBYTECODE=1", python, "-m", "conformance", "generate", "--only", group,
+            "--out", str(out)]
+
+
+def first_difference(fresh: Path, stored: Path) -> Optional[str]:
+    """None if the two suite files are equal, else where they first differ (line and id).
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); a, b = d / "a.jsonl", d / "b.jsonl"
+    >>> _ = a.write_text('{"id": "x/0"}\\n{"id": "x/1", "note": "1"}\\n'); _ = b.write_text('{"id": "x/0"}\\n')
+    >>> first_difference(a, a), first_difference(a, b), first_difference(b, a)
+    (None, 'line 2 (x/1) is not in the checked-in file', 'line 2 (x/1) is missing')
+    """
+    new, old = fresh.read_text(encoding="utf-8").splitlines(), stored.read_text(encoding="utf-8").splitlines()
+    for i in range(max(len(new), len(old))):
+        a, b = (new[i] if i < len(new) else None), (old[i] if i < len(old) else None)
+        if a != b:
+            shown = json.loads(a if a is not None else b).get("id", "?")  # type: ignore[arg-type]
+            what = "differs" if a is not None and b is not None else "is missing" if a is None else \
+                "is not in the checked-in file"
+            return "line %d (%s) %s" % (i + 1, shown, what)
+    return None
+
+
 def verdict(run: Optional[Check], fuzz: Optional[Check]) -> str:
     """A mutant's outcome from its checks: run exit 1 (a disagreement, or a worker that
     fails during a vector) kills it, so does a time-out, and so does exit 2 for a worker
@@ -331,34 +364,79 @@ def verdict(run: Optional[Check], fuzz: Optional[Check]) -> str:
 
 
 class Campaign:
-    """A clone with the reference refimpl and a mutable copy; mutants applied one at a time."""
+    """A clone with the reference refimpl and a mutable copy; mutants applied one at a time.
+    A mutant's check depends on its group (`suite_check`): the suite through the worker, or
+    for a group of REGENERATED its suite group regenerated. `groups`: the groups whose
+    checks `baseline` makes ready (default: the suite's only)."""
 
     def __init__(self, clone: Path, out: Path, fuzz_seconds: float, seed: int, python: str = sys.executable,
                  run_timeout: Optional[float] = None, nice: int = 15, suite: Optional[str] = None,
-                 worker_options: str = "") -> None:
+                 worker_options: str = "", groups: Iterable[str] = ()) -> None:
         self.clone, self.out, self.fuzz_seconds, self.seed = clone, out, fuzz_seconds, seed
         self.python, self.nice, self.suite = python, nice, suite
         self.mutant_dir = clone / ".mutant"
         self.backend = worker_backend(self.mutant_dir, python, worker_options)
         self.run_timeout = run_timeout
         self.repros = out / "repros"
+        self.groups = list(groups)
+        #: the time limit of each regenerated suite group's check (set by `baseline`)
+        self.generate_timeouts: Dict[str, float] = {}
 
     def reset_copy(self) -> None:
-        """`.mutant/refimpl` = the clone's refimpl."""
+        """`.mutant/refimpl` = the clone's refimpl; `.mutant/conformance` a link to the
+        clone's (so that `python -m conformance` started in `.mutant` runs the clone's
+        conformance on the copy's refimpl)."""
         shutil.rmtree(self.mutant_dir, ignore_errors=True)
         shutil.copytree(self.clone / "refimpl", self.mutant_dir / "refimpl",
                         ignore=shutil.ignore_patterns("__pycache__"))
+        os.symlink(str((self.clone / "conformance").absolute()), str(self.mutant_dir / "conformance"))
 
     def baseline(self) -> float:
-        """The unmutated copy must agree with the whole suite; returns the run's seconds
-        (the time limits are multiples of it)."""
+        """The unmutated copy must agree with the whole suite, and regenerate each suite
+        group of REGENERATED among `groups` as checked in; returns the checks' seconds
+        (the time limits are multiples of each)."""
         self.reset_copy()
-        c = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone, 900, self.nice)
+        regenerated = sorted({REGENERATED[g] for g in self.groups if g in REGENERATED})
+        seconds = 0.0
+        if not self.groups or any(g not in REGENERATED for g in self.groups):
+            c = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone, 900, self.nice)
+            if c.rc != 0:
+                raise SystemExit("the unmutated worker does not agree with the suite (exit %s):\n%s" % (c.rc, c.tail))
+            if self.run_timeout is None:
+                self.run_timeout = max(90.0, 6 * c.seconds)
+            seconds += c.seconds
+        for group in regenerated:
+            c = self.regenerate(group, 900)
+            if c.rc != 0:
+                raise SystemExit("the unmutated refimpl does not regenerate %s as checked in:\n%s" % (group, c.tail))
+            self.generate_timeouts[group] = max(60.0, 6 * c.seconds)
+            seconds += c.seconds
+        return seconds
+
+    def regenerate(self, group: str, timeout: float) -> Check:
+        """`conformance generate --only GROUP` with the copy's refimpl, compared with the
+        clone's checked-in file: exit 0 when equal; 1 when it differs or generation
+        fails (the tail says which, and where); None past `timeout`."""
+        out = self.clone / ".regenerated"
+        shutil.rmtree(out, ignore_errors=True)
+        c = run_check(generate_argv(group, out, self.python), self.mutant_dir, timeout, self.nice)
+        if c.rc is None:
+            return c
         if c.rc != 0:
-            raise SystemExit("the unmutated worker does not agree with the suite (exit %s):\n%s" % (c.rc, c.tail))
-        if self.run_timeout is None:
-            self.run_timeout = max(90.0, 6 * c.seconds)
-        return c.seconds
+            return Check(1, c.seconds, "generate --only %s failed (exit %d):\n%s" % (group, c.rc, c.tail))
+        where = first_difference(out / (group + ".jsonl"), self.clone / "conformance" / "suite" / (group + ".jsonl"))
+        if where is not None:
+            return Check(1, c.seconds, "%s.jsonl regenerated differs: %s" % (group, where))
+        return Check(0, c.seconds, "%s.jsonl regenerated as checked in" % group)
+
+    def suite_check(self, group: str) -> Check:
+        """The check of a mutant of `group` with the copy as it is now: `conformance run`
+        through the worker, or for a group of REGENERATED its suite group regenerated."""
+        if group in REGENERATED:
+            return self.regenerate(REGENERATED[group], self.generate_timeouts.get(REGENERATED[group], 600.0))
+        assert self.run_timeout is not None
+        return run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone,
+                         self.run_timeout, self.nice)
 
     def check(self, mutant: Mutant, fuzz: bool = True, run: Optional[Check] = None) -> Dict[str, Any]:
         """Apply `mutant` to the copy (cosmic-ray), run the checks, restore the copy's file."""
@@ -379,14 +457,14 @@ class Campaign:
             return result
         result["before"], result["after"] = changed_lines(original, mutated)
         target.write_text(mutated, encoding="utf-8")
+        if mutant.group in REGENERATED:
+            result["check"] = "generate --only %s" % REGENERATED[mutant.group]
         try:
-            assert self.run_timeout is not None
             if run is None:
-                run = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone,
-                                self.run_timeout, self.nice)
+                run = self.suite_check(mutant.group)
             result["run"] = dataclasses.asdict(run)
             f = None
-            if run.rc == 0 and fuzz and self.fuzz_seconds > 0:
+            if run.rc == 0 and fuzz and self.fuzz_seconds > 0 and mutant.group not in REGENERATED:
                 argv = fuzz_argv(self.backend, self.fuzz_seconds, self.seed, self.repros, self.python)
                 f = run_check(argv, self.clone, self.fuzz_seconds + 120, self.nice)
                 result["fuzz"] = dataclasses.asdict(f)
@@ -603,7 +681,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         meta["population"] = len(population)
         meta["population_by_group"] = {g: sum(1 for m in population if m.group == g) for g in groups}
         options = " ".join(sorted({WORKER_OPTIONS[g] for g in groups if g in WORKER_OPTIONS}))
-        campaign = Campaign(clone, out, args.fuzz_seconds, args.seed, nice=args.nice, worker_options=options)
+        campaign = Campaign(clone, out, args.fuzz_seconds, args.seed, nice=args.nice, worker_options=options,
+                            groups=groups)
         meta["worker_options"] = options
         meta["baseline_seconds"] = round(campaign.baseline(), 1)
         meta_path.write_text(json.dumps(meta, indent=1))

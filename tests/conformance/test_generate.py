@@ -202,3 +202,59 @@ def test_generate_runs_from_an_installed_copy(tmp_path):
     wrong = subprocess.run([sys.executable, "-m", "conformance", "generate", "--only", "nonsense"],
                            env=env, cwd=str(tmp_path), capture_output=True, text=True, timeout=120)
     assert wrong.returncode == 2 and wrong.stderr.startswith("error: --only: unknown group nonsense (known: regex, ")
+
+
+TYPES_SUITE = os.path.join(SUITE_DIR, "types.jsonl")
+
+
+def test_type_vectors_are_what_generate_writes(monkeypatch):
+    """The `types` group: regenerated entries (a nested dataclass on two vocabularies, a
+    recursive class, numbers with markers, strings, a dict) equal the checked-in lines."""
+    from conformance import python_types
+
+    names = ("character", "tree", "numbers", "strings", "dict")
+    monkeypatch.setattr(python_types, "TYPES", [e for e in python_types.TYPES if e[0] in names])
+    fresh = {v.id: v.to_line() for v in generate_group("types")}
+    stored = {v.id: v.to_line() for _, _, v in read_vectors(TYPES_SUITE) if v.id.split("/")[1] in names}
+    assert len(fresh) == 5 + 2 + 5 + 4 + 2 + 2 and fresh == stored  # + character and dict on GPT-2
+
+
+def generate_group(group):
+    from conformance import generate
+
+    return generate.generate(kinds=[group])[group]
+
+
+def test_type_vectors_cover_the_typed_frontend_and_pin_parse():
+    """Every entry of python_types.TYPES has vectors whose schema is json_schema_of(T); the
+    accepted texts are to_json's, their notes hold parse's value; the refused ones stop
+    where the grammar refuses, their notes hold parse's error; refimpl agrees; the tags
+    cover the typed frontend's features (docs/types.md)."""
+    from conformance.python_types import TYPES
+    from refimpl.typed import json_schema_of, parse, to_json
+
+    backend = get_engine("refimpl")
+    by_name = {}
+    for _, _, v in read_vectors(TYPES_SUITE):
+        by_name.setdefault(v.id.split("/")[1], []).append(v)
+        assert check_vector(backend, v).status == "agree", v.id
+    assert [e[0] for e in TYPES] == list(by_name)
+    tags = set()
+    for name, t, description, values, refused, entry_tags in TYPES:
+        vectors = by_name[name]
+        tags.update(entry_tags)
+        assert all(v.grammar.kind == "json_schema" and v.grammar.schema == json_schema_of(t) for v in vectors)
+        accepted = [v for v in vectors if "accepted" in v.tags and v.vocab.name == "bytes"]
+        assert [bytes(b for t_ in v.path[:-1] for b in v.vocab.tokens[t_]).decode() for v in accepted] == [
+            to_json(x) for x in values]
+        for v, x in zip(accepted, values):
+            assert v.steps[-2].accepting and v.note.startswith(description) and v.note.endswith(
+                "parse gives %r" % (parse(t, to_json(x)),))
+        rejected = [v for v in vectors if "refused" in v.tags]
+        assert len(rejected) == len(refused)
+        for v, text in zip(rejected, refused):
+            spelled = bytes(b for t_ in v.path for b in v.vocab.tokens[t_])
+            assert text.encode().startswith(spelled) and "parse refuses it: " in v.note
+            assert not v.steps[-1].accepting or spelled != text.encode()
+    assert {"dataclass", "defaults", "optional", "typeddict", "namedtuple", "enum", "literal", "union", "list", "tuple",
+            "dict", "recursion", "range", "multiple-of", "length", "pattern", "formats", "all-of"} <= tags

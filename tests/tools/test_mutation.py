@@ -181,3 +181,31 @@ def test_the_table_counts_a_campaign_folder(tmp_path):
     page.write_text("x\n<!-- BEGIN mutation frontends-s0 -->\nold\n<!-- END mutation frontends-s0 -->\ny\n")
     assert mutation.write_table(tmp_path / "frontends-s0", page) == 0
     assert mutation.block(page, "frontends-s0") == text and page.read_text().endswith("\ny\n")
+
+
+def test_a_hand_made_typed_mutant_is_killed_by_regenerating_the_types_group(campaign):
+    """refimpl/frontends/typed runs in no worker: its mutants are judged by regenerating
+    the `types` suite group with the mutated copy (run in `.mutant`, with a `conformance`
+    link) and comparing it with the checked-in file. parse's message for a missing key
+    changed: the notes differ, killed; a ParseError that is no longer raised: generation
+    fails, killed; a comment: the same file, a survivor, and no fuzzing."""
+    c = mutation.Campaign(campaign.clone, campaign.clone / "out-typed", fuzz_seconds=30, seed=0, nice=0,
+                          groups=["typed"])
+    c.baseline()
+    assert c.generate_timeouts["types"] >= 60 and os.path.islink(c.mutant_dir / "conformance")
+    path = "refimpl/frontends/typed/parse.py"
+    source = (c.clone / path).read_text(encoding="utf-8")
+    m = mutation.Mutant(path, "core/ReplaceBinaryOperator_Add_Sub", 0, 1, "typed")
+    message = source.replace('"missing key %s before %s (%s)"', '"missing key %s before %s [%s]"')
+    assert message != source
+    killed = c.check_source(m, message)
+    assert killed["outcome"] == "killed-run" and killed["check"] == "generate --only types", killed
+    assert killed["run"]["tail"].startswith("types.jsonl regenerated differs: line ") and "types/" in killed["run"]["tail"]
+    assert (c.mutant_dir / path).read_text(encoding="utf-8") == source  # restored
+    raising = "    if not ok:\n        offset, message, node = value\n"
+    lenient = source.replace(raising, raising.replace("not ok", "False"))
+    assert lenient != source
+    failed = c.check_source(m, lenient)
+    assert failed["outcome"] == "killed-run" and "generate --only types failed (exit 1)" in failed["run"]["tail"], failed
+    kept = c.check_source(m, source + "\n# a comment\n")
+    assert kept["outcome"] == "survived" and "fuzz" not in kept and kept["run"]["rc"] == 0, kept

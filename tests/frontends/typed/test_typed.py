@@ -701,11 +701,13 @@ class Bad:
     (Annotated[Point, Range(ge=0)], "$", "Range(ge=0, gt=None, le=None, lt=None) does not apply"),
     (Annotated[Optional[bool], Range(ge=0)], "$", "Range(ge=0, gt=None, le=None, lt=None) constrains number"),
     (Literal[b"x"], "$", "a literal value b'x' is not a JSON scalar"),
+    (Literal[float("nan")], "$", "a literal value nan is not a JSON scalar"),
     ("List[", "$", "a forward reference that is not an expression"),  # SyntaxError before (fuzzing)
     ("", "$", "a forward reference that is not an expression"),  # IndexError before (fuzzing)
     (Literal[(_deep_list(),)], "$", "a literal value [[[[[[[...]]]]]]] is not"),  # RecursionError before (fuzzing)
     (Annotated[int, 10 ** 5000], "$", "Annotated metadata <int> is not a maskref marker"),  # ValueError before
     (make_dataclass("Half", [("x", "List[")]), "Half", "a type annotation that is not an expression"),
+    (make_dataclass("Init", [("x", int), ("y", dataclasses.InitVar[int])]), "Init.y", "an InitVar field"),
 ])
 def test_unsupported_types_are_named_with_their_place(t: Any, path: str, message: str) -> None:
     with pytest.raises(UnsupportedTypeError) as info:
@@ -717,7 +719,7 @@ def test_unsupported_types_are_named_with_their_place(t: Any, path: str, message
 
 def test_markers_check_their_arguments() -> None:
     for make in (lambda: Range(), lambda: Range(ge="1"), lambda: Length(3, 2), lambda: Length(-1),
-                 lambda: MultipleOf(0), lambda: Range(le=float("nan"))):
+                 lambda: MultipleOf(0), lambda: Range(le=float("nan")), lambda: Format(1), lambda: EcmaPattern(None)):
         with pytest.raises(ValueError):
             make()
 
