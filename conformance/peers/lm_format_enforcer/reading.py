@@ -462,7 +462,8 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
     dropped; an object with `properties` closed (it offers no other key), one without
     open to any key (with `additionalProperties` as their schema when it is a schema,
     its `required` not read);
-    arrays at most 20 items unless maxItems says otherwise or minItems is at least 20;
+    arrays at most 20 items unless maxItems says otherwise or minItems is at least 20,
+    prefixItems not read, nor `items: false` or `maxItems: 0`;
     with `raw_strings`, property names and string enum and const values as it walks them
     (raw_string: the text is then read with raw_escapes); with `unlisted_dropped`,
     `unlisted_unwritable` or `unlisted_listed`, a closed object's required names that its
@@ -471,6 +472,8 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
 
     >>> json_reading_schema({"type": "array", "items": {"type": "integer", "minimum": 0}})
     {'type': 'array', 'items': {'type': 'integer'}, 'maxItems': 20}
+    >>> json_reading_schema({"type": "array", "prefixItems": [{"type": "integer"}], "items": False})
+    {'type': 'array', 'maxItems': 20}
     >>> json_reading_schema({"properties": {"format": {"format": "date"}}})
     {'properties': {'format': {}}, 'additionalProperties': False}
     """
@@ -499,6 +502,13 @@ def json_reading_schema(schema: Any, one_of_objects: bool = False, type_lists: b
             # its keys come in any order, the required ones checked at `}` (refimpl, as
             # llguidance, would want required keys without a schema first): not read
             node.pop("required", None)
+        # tuples are not read: prefixItems dropped, `items: false` and `maxItems: 0` too (a
+        # false value is read as no value)
+        node.pop("prefixItems", None)
+        if node.get("items") is False:
+            node.pop("items")
+        if node.get("maxItems") == 0:
+            node.pop("maxItems")
         if node.get("type") == "array" and "maxItems" not in node and node.get("minItems", 0) < MAX_ARRAY:
             node["maxItems"] = MAX_ARRAY
         for k, v in node.items():

@@ -4,6 +4,7 @@ dispatches a schema (E12, E13, E17, E19, E20) and its key order; each predicate 
 that refimpl on that reading (reading.py) explain the differing tokens."""
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Optional
 
 from refimpl.errors import GrammarError
@@ -63,10 +64,26 @@ def required_outside_properties(d: Divergence) -> bool:
     "before and after the value; minimum, maximum, exclusiveMinimum/Maximum, multipleOf, format, "
     "min/maxProperties and uniqueItems not enforced; objects with properties closed, objects without "
     "open whatever additionalProperties says; arrays of at most 20 items unless the schema bounds "
-    "them; the differing tokens are exactly those refimpl answers differently on that reading "
+    "them; no tuples (prefixItems, `items: false` and `maxItems: 0` not read); the differing tokens are exactly those refimpl answers differently on that reading "
     "(json_reading)")
 def json_reading_explains(d: Divergence) -> bool:
     return explains(d, json_reading(d))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "literal-items-count", "peer-bug",
+    "lm-format-enforcer counts an array's `true`, `false` or `null` item more than once toward "
+    "minItems in some places: with {\"type\": \"array\", \"minItems\": 3} it lets `[true, 1` and "
+    "`[null, null` end with `]` (found by the `types` group, 2026-11-28)")
+def literal_items_count(d: Divergence) -> bool:
+    """Only the peer allows a token that ends an array (`]` first), the text so far holds
+    an item true, false or null, and some subschema has a minItems."""
+    if d.grammar.kind != "json_schema" or d.only_refimpl or not d.only_engine or d.error is not None:
+        return False
+    if not all(d.vocab.tokens[t].lstrip(b" \t\n\r").startswith(b"]") for t in d.only_engine):
+        return False
+    return (re.search(r"[\[,]\s*(true|false|null)\s*,", d.text().decode("utf-8", "replace")) is not None
+            and any(isinstance(x, dict) and "minItems" in x for x in schemas(d.grammar.schema)))
 
 
 def _dispatch_explains(d: Divergence, flag: str) -> bool:
