@@ -786,6 +786,24 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # `out[-1]` made `out[0]` in special.py's merge)
     ("token-list-overlap", GrammarSpec("lark", 'start: "a" <[97-98,100-105,101-102]> "b"\n'), ("bytes",),
      [["a", Tok(104), "b"], ["a", Tok(100), "b"]], ["token-range"]),
+    # arrays counting the items that match `contains` up to an odd maxContains (no vector had
+    # maxContains; issue 35's mutation sample: the count's cap `mx + 1` made `mx ^ 1`)
+    ("contains-counted", GrammarSpec("json_schema", schema={
+        "type": "array", "contains": {"type": "integer"}, "minContains": 1, "maxContains": 3}),
+     ("bytes", "gpt2"), ['[1,2,3,4.5]', '["a",1]'], ["arrays", "contains"]),
+    # oneOf: object alternatives that overlap (an object with an integer `a` and a string
+    # `b` matches both, so neither may take it), and alternatives told apart by a
+    # property's container type (disjoint.py's proof through the array and object
+    # profiles); issue 35's mutation sample
+    ("one-of-overlap", GrammarSpec("json_schema", schema={"oneOf": [
+        {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+        {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}]}),
+     ("bytes", "gpt2"), ['{"a": 1, "b": 5}', '{"b": "x"}'], ["one-of", "objects"]),
+    ("one-of-container-types", GrammarSpec("json_schema", schema={"oneOf": [
+        {"type": "object", "properties": {"p": {"type": "array"}}, "required": ["p"]},
+        {"type": "object", "properties": {"p": {"type": "object", "properties": {"q": {"type": "integer"}}}},
+         "required": ["p"]}]}),
+     ("bytes", "gpt2"), ['{"p": []}', '{"p": {"q": 1}}'], ["one-of", "objects"]),
     # GBNF's negated token: any token but that one, and never an EOS (llama.cpp decides the
     # end of generation before the grammar; issue 35's mutation sample)
     ("gbnf-negated-token", GrammarSpec("gbnf", 'root ::= "a" !<[98]> "c"\n'), ("bytes", "special"),
