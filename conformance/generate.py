@@ -804,6 +804,10 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
         {"type": "object", "properties": {"p": {"type": "object", "properties": {"q": {"type": "integer"}}}},
          "required": ["p"]}]}),
      ("bytes", "gpt2"), ['{"p": []}', '{"p": {"q": 1}}'], ["one-of", "objects"]),
+    # multipleOf a decimal whose divisor keeps a factor of 10's (2.5: 7.5 and 12.5 are
+    # multiples; issue 35's mutation sample: multiples.py's key of an integer-part state)
+    ("multiple-of-fraction", GrammarSpec("json_schema", schema={"type": "number", "multipleOf": 2.5}),
+     ("bytes", "gpt2"), ["7.5", "12.5", "10"], ["numbers", "multiple-of"]),
     # GBNF's negated token: any token but that one, and never an EOS (llama.cpp decides the
     # end of generation before the grammar; issue 35's mutation sample)
     ("gbnf-negated-token", GrammarSpec("gbnf", 'root ::= "a" !<[98]> "c"\n'), ("bytes", "special"),
