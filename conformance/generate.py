@@ -808,6 +808,16 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # multiples; issue 35's mutation sample: multiples.py's key of an integer-part state)
     ("multiple-of-fraction", GrammarSpec("json_schema", schema={"type": "number", "multipleOf": 2.5}),
      ("bytes", "gpt2"), ["7.5", "12.5", "10"], ["numbers", "multiple-of"]),
+    # a rule of 16 or more literal alternatives, merged into one lexeme (simplify.py's
+    # merge_literal_alternatives; no vector had one: issue 35's mutation sample)
+    ("many-literals", GrammarSpec("lark", 'start: colour (", " colour)* "."\ncolour: ' + " | ".join(
+        '"%s"' % w for w in "red orange yellow green blue indigo violet black white grey brown pink cyan magenta "
+                            "olive navy teal".split()) + "\n"),
+     ("bytes", "gpt2"), ["teal, red, navy.", "olive."], ["literals", "alternation"]),
+    # a counted repetition of a rule, {m,n} and {m,} with m > 0 (repetition.py's general
+    # case; no vector had one: issue 35's mutation sample)
+    ("rule-repetition", GrammarSpec("lark", 'start: pair{2,3} "." | pair{4,} "!"\npair: "(" ("x" | pair) ")"\n'),
+     ("bytes", "gpt2"), ["(x)((x))(x).", "(x)(x)(x)(x)(x)!"], ["repetition"]),
     # GBNF's negated token: any token but that one, and never an EOS (llama.cpp decides the
     # end of generation before the grammar; issue 35's mutation sample)
     ("gbnf-negated-token", GrammarSpec("gbnf", 'root ::= "a" !<[98]> "c"\n'), ("bytes", "special"),
