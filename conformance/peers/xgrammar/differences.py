@@ -452,11 +452,13 @@ def key_without_escapes(d: Divergence) -> bool:
 KNOWN_DIFFERENCES.declare(
     "keywords-unread", "peer-bug",
     "xgrammar does not read `not`, `if`/`then`/`else`, `dependentRequired` and `dependentSchemas` "
-    "(it warns so) nor draft 4's `dependencies` (silently): with `if` a property's const, `then` "
-    "restricting another, every value of the other is allowed",
+    "(it warns so) nor draft 4's `dependencies` (silently), nor `contains`, `minContains` and "
+    "`maxContains` (without strict mode): with `if` a property's const, `then` restricting another, every "
+    "value of the other is allowed",
     cites=('JSON Schema 2020-12 Core §10.2.2 if/then/else, §10.2.2.4 dependentSchemas, §10.2.1.4 not '
            '(https://json-schema.org/draft/2020-12/json-schema-core); JSON Schema 2020-12 Validation §6.5.4 '
-           'dependentRequired (https://json-schema.org/draft/2020-12/json-schema-validation)')
+           'dependentRequired, §6.4.4-5 minContains/maxContains '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)')
 )(reading_explains(UNREAD))
 
 

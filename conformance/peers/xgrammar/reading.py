@@ -99,8 +99,10 @@ _KEPT = frozenset(("$schema", "$id", "id", "$anchor", "$comment", "title", "desc
 _OBJECT_KEYWORDS = ("properties", "additionalProperties", "unevaluatedProperties")
 _ARRAY_KEYWORDS = ("items", "prefixItems", "unevaluatedItems")
 #: keywords xgrammar does not read: it warns of the first six (SchemaParser::Parse's
-#: WarnUnsupportedKeywords) and silently ignores draft 4's `dependencies`
-_UNREAD = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies")
+#: WarnUnsupportedKeywords) and silently ignores draft 4's `dependencies`, and, without strict
+#: mode, `contains`, `minContains` and `maxContains`
+_UNREAD = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies", "contains",
+           "minContains", "maxContains")
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
 (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, PATTERN_DOT, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
  PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD) = (
