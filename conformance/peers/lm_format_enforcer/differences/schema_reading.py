@@ -64,8 +64,8 @@ def required_outside_properties(d: Divergence) -> bool:
     "before and after the value; minimum, maximum, exclusiveMinimum/Maximum, multipleOf, format, "
     "min/maxProperties and uniqueItems not enforced; objects with properties closed, objects without "
     "open whatever additionalProperties says; arrays of at most 20 items unless the schema bounds "
-    "them; no tuples (prefixItems, `items: false` and `maxItems: 0` not read); the differing tokens are exactly those refimpl answers differently on that reading "
-    "(json_reading)")
+    "them; no tuples (prefixItems, `items: false` and `maxItems: 0` not read); the differing tokens "
+    "are exactly those refimpl answers differently on that reading (json_reading)")
 def json_reading_explains(d: Divergence) -> bool:
     return explains(d, json_reading(d))
 
