@@ -41,6 +41,7 @@ Modules and packages, one concept each (docs/conformance.md is the full story):
     fuzz.py             the fuzz loop: mask-guided paths, shrinking, seeds, worker processes
     generate.py         the default suite's grammars, sample texts and paths
     invalid.py          grammars every engine must refuse: the invalid group's error vectors
+    python_types.py     the Python types of the types group (their JSON schemas, parse and to_json)
     bugreport.py        a peer bug's minimal case as a standalone script of the peer's public API
     maskbench.py        JSONSchemaBench's schemas and instances as vectors; MaskBench's figures
     corpus.py           a corpus of schemas from a checkout or a bare git directory
