@@ -3,7 +3,9 @@
 value of the type (`ParseError`, with the byte offset and what was expected there)."""
 from __future__ import annotations
 
-from typing import Any
+import sys
+from types import FrameType
+from typing import Any, Optional
 
 from ...errors import MaskrefError, caret_line
 
@@ -44,7 +46,27 @@ def _type_name(t: Any) -> str:
     if isinstance(t, type) and not getattr(t, "__args__", None):
         return t.__qualname__
     try:
-        text = repr(t).replace("typing.", "")
+        text = _shallow_repr(t).replace("typing.", "")
     except (RecursionError, ValueError):  # typing's repr recurses on depth; an int past 4,300 digits has none
         text = "%s[...]" % getattr(getattr(t, "__origin__", None), "__name__", type(t).__name__)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+#: the frames typing's repr may use for a type's name (a deeper or cyclic type is cut short)
+REPR_FRAMES = 200
+
+
+def _shallow_repr(t: Any) -> str:
+    """repr(t) within REPR_FRAMES frames of the caller's: typing's repr recurses with the
+    type's depth (forever on a cyclic one), and its cost grows faster than the depth, so
+    it must not run to a recursion limit a program has raised (PyPy: minutes at 10,000)."""
+    depth = 0
+    frame: Optional[FrameType] = sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(min(limit, depth + REPR_FRAMES))
+    try:
+        return repr(t)
+    finally:
+        sys.setrecursionlimit(limit)

@@ -777,3 +777,22 @@ def test_pydantic_models_through_their_schema():
     assert parse(Checked, '{"n": 2}') == Checked(n=2)
     with pytest.raises(ParseError, match="pydantic refused it"):
         parse(Checked, '{"n": 3}')
+
+
+def test_a_cyclic_types_name_is_cut_short_whatever_the_recursion_limit():
+    """typing's repr of a type that contains itself recurses to the recursion limit, at a
+    cost that grows faster than the depth: the error's name of it stops within
+    REPR_FRAMES frames, even where a program raised the limit (and leaves the limit as it was)."""
+    import sys
+
+    from refimpl.frontends.typed.errors import _type_name
+
+    t = List[int]
+    t.__args__ = (t, t)  # a type that contains itself, twice
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        assert _type_name(t) == "list[...]"
+        assert sys.getrecursionlimit() == 100_000
+    finally:
+        sys.setrecursionlimit(old)
