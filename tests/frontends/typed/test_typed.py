@@ -787,8 +787,9 @@ def test_a_cyclic_types_name_is_cut_short_whatever_the_recursion_limit():
 
     from refimpl.frontends.typed.errors import _type_name
 
-    t = List[int]
+    t = List[int].copy_with((int,))  # a new alias: List[int] itself is typing's cached object
     t.__args__ = (t, t)  # a type that contains itself, twice
+    assert List[int].__args__ == (int,)
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(100_000)
     try:
