@@ -766,6 +766,11 @@ def _row(name: str, x: Dict[str, Any], population: Optional[int], seconds: float
         round(seconds / 60))
 
 
+def markers(name: str) -> Tuple[str, str]:
+    """The comments that open and close a page's generated block for campaign `name`."""
+    return "<!-- BEGIN mutation %s -->" % name, "<!-- END mutation %s -->" % name
+
+
 def write_table(campaign: Path, page: Optional[Path]) -> int:
     """Print the table; with `page`, rewrite its block `<!-- BEGIN mutation NAME -->` ...
     `<!-- END mutation NAME -->` (NAME: the campaign folder's name)."""
@@ -776,7 +781,7 @@ def write_table(campaign: Path, page: Optional[Path]) -> int:
     print(text)
     if page is None:
         return 0
-    begin, end = "<!-- BEGIN mutation %s -->" % campaign.name, "<!-- END mutation %s -->" % campaign.name
+    begin, end = markers(campaign.name)
     try:
         doc = page.read_text(encoding="utf-8")
     except OSError as e:
@@ -793,7 +798,8 @@ def write_table(campaign: Path, page: Optional[Path]) -> int:
 def block(page: Path, name: str) -> Optional[str]:
     """The text of a page's generated block for campaign `name` (None if it has none)."""
     doc = page.read_text(encoding="utf-8")
-    begin, end = "<!-- BEGIN mutation %s -->\n" % name, "\n<!-- END mutation %s -->" % name
+    begin, end = markers(name)
+    begin, end = begin + "\n", "\n" + end
     if begin not in doc:
         return None
     return doc.split(begin, 1)[1].split(end, 1)[0]
