@@ -191,11 +191,14 @@ def accepted_refused(d: Divergence) -> Optional[str]:
 VALUE_KEYWORDS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minimum",
                   "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "required", "enum", "allOf",
                   "anyOf", "oneOf", "additionalProperties", "items", "pattern")
+#: ... and those whose value maps names to restricted values (a list of names or a schema)
+NAMED_VALUE_KEYWORDS = ("dependencies",)
 
 
 def keyword_value_refused(d: Divergence) -> bool:
     """Did the engine read a JSON schema that refimpl refuses for the value of one of
-    VALUE_KEYWORDS (its SchemaError's pointer ends at that keyword)?
+    VALUE_KEYWORDS (its SchemaError's pointer ends at that keyword), or for a named value
+    of one of NAMED_VALUE_KEYWORDS (the pointer ends at the keyword and a name)?
 
     >>> from conformance.vectors import GrammarSpec, load_builtin
     >>> spec = GrammarSpec("json_schema", schema={"type": "string", "minLength": -1})
@@ -205,13 +208,17 @@ def keyword_value_refused(d: Divergence) -> bool:
     """
     shown = accepted_refused(d)
     m = re.match(r"SchemaError \(pointer (\S*)\)$", shown or "")
-    return d.grammar.kind == "json_schema" and m is not None and m.group(1).rsplit("/", 1)[-1] in VALUE_KEYWORDS
+    if d.grammar.kind != "json_schema" or m is None:
+        return False
+    parts = m.group(1).split("/")
+    return parts[-1] in VALUE_KEYWORDS or (len(parts) > 2 and parts[-2] in NAMED_VALUE_KEYWORDS)
 
 
 LENIENT_SCHEMA = KnownDifference(
     "lenient-schema-values", "semantic",
     "the peer reads a JSON schema in which a keyword has a value JSON Schema does not allow (a "
-    "negative minLength, a string for maxItems or minimum, multipleOf 0, an empty allOf, ...), "
+    "negative minLength, a string for maxItems or minimum, multipleOf 0, an empty allOf, a "
+    "dependencies value that is neither a list nor a schema, ...), "
     "ignoring the keyword or reading it as it can; refimpl refuses the schema (SchemaError at the "
     "keyword: the invalid group's error vectors)",
     keyword_value_refused,

@@ -150,6 +150,8 @@ JSON_SCHEMA: List[Tuple[str, Any, str]] = [
     ("any-of-not-list", {"anyOf": {"type": "string"}}, "an anyOf that is an object"),
     ("additional-properties-not-schema", {"type": "object", "additionalProperties": 5},
      "additionalProperties whose schema is a number"),
+    ("dependency-not-schema", {"type": "object", "dependencies": {"a": 5}},
+     "a dependencies value that is neither a list of names nor a schema"),
     ("schema-not-object", 5, "a schema that is a number (a schema is an object or a boolean)"),
 ]
 

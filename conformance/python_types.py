@@ -236,3 +236,11 @@ TYPES: List[Tuple[str, Any, str, List[Any], List[str], List[str]]] = [
      "Annotated[Union[Config, str], Length(max=5)]: a union's marker passes the class by", [Config("a"), "short"],
      ['"longer"'], ["union", "length", "dataclass"]),
 ]
+
+#: values of an entry's shape that `to_json` refuses (no JSON form: a key that is not a
+#: str, a complex, NaN, a lone surrogate), by entry name: its first vector's note keeps
+#: each ValueError's message, so `to_json`'s refusals are pinned as its output is
+UNWRITABLE: Dict[str, List[Any]] = {
+    "dict": [{1: [2]}, {"a": [2j]}],
+    "scalars": [(True, None, 1, float("nan"), "x"), (True, None, 1, 0.5, "\ud800")],
+}

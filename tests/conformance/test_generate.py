@@ -227,11 +227,19 @@ def generate_group(group):
 
 def test_type_vectors_cover_the_typed_frontend_and_pin_parse():
     """Every entry of python_types.TYPES has vectors whose schema is json_schema_of(T); the
-    accepted texts are to_json's, their notes hold parse's value; the refused ones stop
+    accepted texts are to_json's, their notes hold parse's value (the first also
+    to_json's refusals of UNWRITABLE's values); the refused ones stop
     where the grammar refuses, their notes hold parse's error; refimpl agrees; the tags
     cover the typed frontend's features (docs/types.md)."""
-    from conformance.python_types import TYPES
+    from conformance.python_types import TYPES, UNWRITABLE
     from refimpl.typed import json_schema_of, parse, to_json
+
+    def _refusal(value):
+        with pytest.raises(ValueError) as e:
+            to_json(value)
+        return str(e.value)
+
+    assert set(UNWRITABLE) <= {e[0] for e in TYPES}
 
     backend = get_engine("refimpl")
     by_name = {}
@@ -247,9 +255,10 @@ def test_type_vectors_cover_the_typed_frontend_and_pin_parse():
         accepted = [v for v in vectors if "accepted" in v.tags and v.vocab.name == "bytes"]
         assert [bytes(b for t_ in v.path[:-1] for b in v.vocab.tokens[t_]).decode() for v in accepted] == [
             to_json(x) for x in values]
-        for v, x in zip(accepted, values):
+        for i, (v, x) in enumerate(zip(accepted, values)):
+            refusals = "".join("; to_json refuses %r: %s" % (u, _refusal(u)) for u in UNWRITABLE.get(name, ()) if i == 0)
             assert v.steps[-2].accepting and v.note.startswith(description) and v.note.endswith(
-                "parse gives %r" % (parse(t, to_json(x)),))
+                "parse gives %r%s" % (parse(t, to_json(x)), refusals))
         rejected = [v for v in vectors if "refused" in v.tags]
         assert len(rejected) == len(refused)
         for v, text in zip(rejected, refused):

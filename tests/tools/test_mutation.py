@@ -209,3 +209,23 @@ def test_a_hand_made_typed_mutant_is_killed_by_regenerating_the_types_group(camp
     assert failed["outcome"] == "killed-run" and "generate --only types failed (exit 1)" in failed["run"]["tail"], failed
     kept = c.check_source(m, source + "\n# a comment\n")
     assert kept["outcome"] == "survived" and "fuzz" not in kept and kept["run"]["rc"] == 0, kept
+
+
+def test_a_jsonschema_mutant_the_suite_misses_is_judged_by_regenerating_types_too(campaign):
+    """digits.py serves refimpl.typed's parse too: a mutant of the `jsonschema` group that
+    the (here two-vector) suite does not find is then judged by regenerating `types`. A
+    negative integer read as positive stops generation (a value of types/scalars no longer
+    parses back), killed there; a comment survives both checks."""
+    c = mutation.Campaign(campaign.clone, campaign.clone / "out-jsonschema", fuzz_seconds=0, seed=0, nice=0,
+                          suite=campaign.suite, run_timeout=120, groups=["jsonschema"])
+    c.baseline()
+    path = "refimpl/frontends/digits.py"
+    source = (c.clone / path).read_text(encoding="utf-8")
+    m = mutation.Mutant(path, "core/AddNot", 0, 1, "jsonschema")
+    positive = source.replace("return -value if negative else value", "return value")
+    assert positive != source
+    killed = c.check_source(m, positive)
+    assert killed["outcome"] == "killed-run" and killed["check"] == "run, then generate --only types", killed
+    assert killed["run"]["tail"].startswith("generate --only types failed (exit 1)"), killed["run"]["tail"]
+    kept = c.check_source(m, source + "\n# a comment\n")
+    assert kept["outcome"] == "survived" and kept["run"]["tail"].endswith("\ntypes.jsonl regenerated as checked in"), kept

@@ -19,7 +19,7 @@ from typing import Any, Callable, List
 from refimpl.regex import ExprSet
 
 from ...differences import AFTER_EOS, LENIENT_SCHEMA, KnownDifferences, accepted_refused, all_differing, answers_as
-from ...divergence import Divergence, compiled
+from ...divergence import Divergence, compiled, utf8_prefix
 from ...isolation import crashed, timed_out
 from ...readings.grammar_shapes import has_cycle, rule_edges
 from ...readings.json_schemas import NUMBER_BOUNDS, schemas
@@ -66,6 +66,21 @@ KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS, LENIENT_SCHEMA)
     "`\\q` is the letter q, `\\xZZ` the text xZZ; refimpl reads Rust's syntax, where both are errors")
 def regex_identity_escapes(d: Divergence) -> bool:
     return d.grammar.kind == "regex" and (accepted_refused(d) or "").startswith("RegexError")
+
+
+@KNOWN_DIFFERENCES.declare(
+    "tag-dispatch-bytes", "semantic",
+    "xgrammar's TagDispatch reads its free text as bytes: it allows a token after which the text is "
+    "not UTF-8 (a lone continuation byte, F5-FF); maskref's free text is Unicode text, as every other "
+    "part of a grammar (refimpl/frontends/ebnf/xgrammar_dispatch.py, docs/ebnf.md)")
+def tag_dispatch_bytes(d: Divergence) -> bool:
+    """A TagDispatch grammar where every differing token is one of xgrammar's after which
+    the text cannot be UTF-8."""
+    text = d.text()
+    return (d.grammar.kind == "ebnf" and "TagDispatch(" in (d.grammar.source or "") and d.error is None
+            and d.refused is None and not d.only_refimpl and bool(d.only_engine)
+            and all(not utf8_prefix(text + d.vocab.tokens[t]) for t in d.only_engine))
+
 
 JSON_WHITESPACE = b" \n\r\t"
 

@@ -135,7 +135,7 @@ class Subschemas:
                 elif key == "dependencies":  # its values may be arrays of names: those are not schemas
                     if isinstance(child, dict):
                         children.extend((c, k + "/" + escape_pointer(name)) for name, c in child.items()
-                                        if isinstance(c, (dict, bool)))
+                                        if not isinstance(c, list))
                 elif key in SUBSCHEMA_KEYWORDS.named:
                     if not isinstance(child, dict):
                         raise SchemaError("%s must be an object" % key, self.pointer(n, key))
