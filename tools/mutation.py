@@ -57,7 +57,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 #: the module groups of each campaign family -> paths (relative to the repository) of the
 #: files mutated. `engine` is issue 20's (the engine core), `frontends` issue 35's (where the
@@ -669,6 +669,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--only", metavar="KEYS",
                    help="mutant keys, comma-separated: check these; take every other result from --carry as it is "
                         "(a lower bound: a new vector can only kill more)")
+    p.add_argument("--exclude", metavar="CAMPAIGN", action="append", default=[],
+                   help="a campaign folder (results.jsonl files below it) whose mutants are left out of the "
+                        "population: a held-out sample draws none that an earlier, working sample drew "
+                        "(repeatable; matched by key, file:operator:occurrence)")
     p.add_argument("--test-equivalent", action="store_true",
                    help="run and fuzz also the mutants tools/mutation_review.json calls equivalent (default: skip)")
     args = p.parse_args(argv)
@@ -688,9 +692,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             meta = json.loads(meta_path.read_text())
         groups = chosen_groups(args.groups)
         population = enumerate_mutants(clone, module_files(clone, groups), groups)
+        seen = drawn_before(args.exclude)
+        population = [m for m in population if m.key not in seen]
         chosen = sample(population, args.sample, args.seed, args.per_group)
         meta["groups"], meta["per_group"] = args.groups, args.per_group
         meta["population"] = len(population)
+        if args.exclude:
+            meta["excluded"] = sorted(args.exclude)
         meta["population_by_group"] = {g: sum(1 for m in population if m.group == g) for g in groups}
         options = " ".join(sorted({WORKER_OPTIONS[g] for g in groups if g in WORKER_OPTIONS}))
         campaign = Campaign(clone, out, args.fuzz_seconds, args.seed, nice=args.nice, worker_options=options,
@@ -817,6 +825,13 @@ def block(page: Path, name: str) -> Optional[str]:
     if begin not in doc:
         return None
     return doc.split(begin, 1)[1].split(end, 1)[0]
+
+
+def drawn_before(campaigns: Iterable[str]) -> Set[str]:
+    """The keys of the mutants of earlier campaigns (every results.jsonl below each folder),
+    which `--exclude` leaves out of a new sample."""
+    return {key for folder in campaigns for f in sorted(Path(folder).glob("**/results.jsonl"))
+            for key in _read_results(f)}
 
 
 def _read_results(path: Path) -> Dict[str, Dict[str, Any]]:

@@ -229,3 +229,13 @@ def test_a_jsonschema_mutant_the_suite_misses_is_judged_by_regenerating_types_to
     assert killed["run"]["tail"].startswith("generate --only types failed (exit 1)"), killed["run"]["tail"]
     kept = c.check_source(m, source + "\n# a comment\n")
     assert kept["outcome"] == "survived" and kept["run"]["tail"].endswith("\ntypes.jsonl regenerated as checked in"), kept
+
+
+def test_a_held_out_sample_leaves_out_the_mutants_drawn_before(tmp_path):
+    """`--exclude`: the keys of every results.jsonl below a campaign folder."""
+    for group, keys in (("lark", ["a.py:X:0", "a.py:X:1"]), ("ebnf", ["b.py:Y:3"])):
+        (tmp_path / "old" / group).mkdir(parents=True)
+        (tmp_path / "old" / group / "results.jsonl").write_text(
+            "".join(json.dumps({"key": k, "outcome": "survived"}) + "\n" for k in keys))
+    assert mutation.drawn_before([str(tmp_path / "old")]) == {"a.py:X:0", "a.py:X:1", "b.py:Y:3"}
+    assert mutation.drawn_before([]) == set()
