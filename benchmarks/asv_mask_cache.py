@@ -12,8 +12,10 @@ class MaskCache:
     def setup_cache(self):
         return mask_cache.measure()
 
-    def track_mask_ms_after_first_element(self, cache, backend):
-        if cache.get(backend) is None:
+    def setup(self, cache, backend):
+        if cache.get(backend) is None:  # asv skips a benchmark whose setup raises this
             raise NotImplementedError("%s is not available here" % backend)
+
+    def track_mask_ms_after_first_element(self, cache, backend):
         return cache[backend]
     track_mask_ms_after_first_element.unit = "ms"

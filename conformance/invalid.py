@@ -45,6 +45,7 @@ REGEX: List[Tuple[str, str, str]] = [
 LARK: List[Tuple[str, str, str]] = [
     ("unclosed-string", 'start: "ab\n', "a string literal that does not end"),
     ("unclosed-regex", "start: /ab\n", "a regex literal that does not end"),
+    ("trailing-backslash", 'start: "ab\\', "a string literal that ends the grammar with a backslash"),
     ("bad-regex", "start: /a(/\n", "a regex literal that is no regex (reported at its offset in the grammar)"),
     ("bad-regex-terminal", 'start: "x" A\nA: /[a-/\n', "a terminal's regex that is no regex"),
     ("undefined-rule", 'start: "a" item\n', "a rule that is never defined"),
@@ -102,6 +103,7 @@ XGRAMMAR: List[Tuple[str, str, str]] = [
     ("nothing-to-repeat", 'root ::= * "a"\n', "a repetition operator with nothing before it"),
     ("reversed-repetition", 'root ::= "a"{3,1}\n', "a counted repetition whose maximum is below its minimum"),
     ("bad-escape", 'root ::= "\\q"\n', "an escape that the dialect does not have"),
+    ("bad-escape-then-hex", 'root ::= "\\qa{-1}"\n', "an escape that the dialect does not have, hex digits after it"),
     ("unclosed-lookahead", 'root ::= "a" (= "b"\n', "a lookahead assertion opened and never closed"),
     ("unknown-function", 'root ::= Frobnicate("a")\n', "a macro that does not exist"),
     ("regex-bad-count", 'root ::= Regex("a{x}")\n', "a Regex macro whose repetition count is no number"),
@@ -120,6 +122,7 @@ KBNF: List[Tuple[str, str, str]] = [
     ("unclosed-option", 'start ::= ["a";\n', "an option [x] opened and never closed"),
     ("unclosed-repeat", 'start ::= {"a";\n', "a repetition {x} opened and never closed"),
     ("bad-regex", 'start ::= #"a(";\n', "a regex terminal that is no regex"),
+    ("surrogate-escape", 'start ::= "\\uD800";\n', "a \\u escape of a UTF-16 surrogate, which is no Unicode scalar value"),
     ("unclosed-regex", 'start ::= #"a;\n', "a regex terminal that does not end"),
 ]
 
