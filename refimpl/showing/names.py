@@ -4,16 +4,19 @@ conformance suite and error messages read them); only the pictures rename.
 
 - JSON schema: a value nonterminal is named after its schema's JSON pointer,
   `json/properties/a` → `<value at /properties/a>`, `json{}` → `<object at />`, its
-  layout's states after what they hold (`json{}@2+` → `<object at / from property 2,
-  after a member>`); a lexeme whose type is restricted, `string'` → `<constrained string>`.
+  layout's states after what they hold (`json{}@2+` → `<object at / after 2 named
+  properties, a comma next>`); a lexeme whose type is restricted, `string'` →
+  `<constrained string>`.
 - EBNF and GBNF: a helper rule the reader made for a group (`_2`, `_2*`) is named after
   the rule it comes from and its rank there: `root.1`, `root.1*` (names the readers never
   give: a rule's name has no dot).
 - Every other name (Lark's, a regex's) is shown as it is.
 
 >>> rename = namer("json_schema", [])
->>> rename("json"), rename("json{}@2+"), rename("string'"), rename("null|number'|string'")
-('<value at />', '<object at / from property 2, after a member>', '<constrained string>', '<null or constrained number or constrained string>')
+>>> rename("json"), rename("json{}@2+"), rename("string'")
+('<value at />', '<object at / after 2 named properties, a comma next>', '<constrained string>')
+>>> rename("null|number'|string'")
+'<null or constrained number or constrained string>'
 >>> rename("json/properties/tags@1"), rename("json[]…/items/0,*"), rename('"{"')
 ('<value at /properties/tags from item 1>', '<array at …/items/0: a comma and an item>', '"{"')
 >>> from refimpl import Grammar
@@ -58,14 +61,14 @@ def _json_name(name: str) -> str:
         return name
     if alternative:
         out += " (alternative %s)" % alternative[1:]
-    item = "property" if brackets == "{}" else "item"
     prime = ""
     for s in _STATE.finditer(states):
         whole, k, more = s.group(0), s.group(1), s.group(2)
-        if k is not None:
-            out += " from %s %s" % (item, k)
+        if k is not None:  # a layout's state: the named properties passed, or the items read
+            out += (" after %s named %s" % (k, "property" if k == "1" else "properties") if brackets == "{}"
+                    else " from item %s" % k)
             if more == "+":
-                out += ", after a member"
+                out += ", a comma next"
             elif more:
                 out += ", counts %s" % more
         elif whole == ",*":

@@ -6,8 +6,8 @@ but the first hidden; the script shows one section at a time (the Previous / Nex
 buttons, the arrow keys, Home and End, the tokens of the prefix). What grows with the
 steps is written once: the vocabulary's token texts and, per step, the mask as run
 lengths and the trie's first level as numbers (`data`), read by the script, which paints
-the page's one trie grid for the step shown; an Earley row drawn in an earlier step is a
-reference the script replaces by a copy.
+the page's one trie grid for the step shown; an Earley row or a DFA picture drawn in an
+earlier step is a reference the script replaces by a copy.
 
 "Why is this token refused?" answers any token of the vocabulary, by id or exact text:
 where the page explains the refusal (the near misses and the `--why` tokens each section
@@ -67,13 +67,17 @@ def render(ex: Explanation, command: Optional[Sequence[str]] = None) -> str:
     g = ex.grammar
     source = g.source.strip("\n")
     summary = grammar_summary(g)
-    rows: Dict[str, str] = {}  # a row's markup -> the id of the first one drawn (the others refer to it)
+    shared: Dict[str, str] = {}  # a part's markup -> the id of the first one drawn (the others refer to it)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<title>maskref explain: %s</title>" % esc(_short(summary, 60)),
         "<style>%s</style></head><body>" % CSS,
+        # the DFA pictures' arrowhead, defined once in a picture always laid out (one in a
+        # hidden section would not draw)
+        '<svg xmlns="http://www.w3.org/2000/svg" class="defs" width="0" height="0" aria-hidden="true" '
+        'style="position:absolute"><defs>%s</defs></svg>' % svg.arrow("dfa"),
         '<header class="top"><h1>How a mask is computed, step by step</h1>',
         '<dl class="facts"><dt>grammar</dt><dd><span class="kind">%s</span> ' % esc(g.kind),
         '<details class="source"><summary><code class="summary">%s</code></summary><pre>%s</pre></details></dd>'
@@ -85,7 +89,7 @@ def render(ex: Explanation, command: Optional[Sequence[str]] = None) -> str:
         '<div class="layout"><main>',
     ]
     for step in steps:
-        parts.append(_section(ex, step, rows))
+        parts.append(_section(ex, step, shared))
     if ex.stopped:
         parts.append('<p class="stopped"><b>Stopped:</b> %s</p>' % esc(ex.stopped))
     parts.append("</main>")
@@ -100,18 +104,21 @@ def data(ex: Explanation, command: Optional[Sequence[str]]) -> Dict[str, Any]:
     """What the page's script reads, written once for the page: the vocabulary's token
     texts; per step, the mask as run lengths (refused, allowed, refused, ...: a handful
     of numbers where few tokens are allowed or refused) and the trie's first level as the
-    walk left it (per first byte: tokens, refused, taken whole, why skipped)."""
+    walk left it (per first byte: tokens, refused, taken whole, why skipped), each written
+    once and named by its index where a later step has the same."""
     vocab = ex.vocab
     reasons = list(svg.SHORT)
     steps = []
+    masks: List[object] = []  # the distinct masks (a step names its own by index)
+    grids: List[object] = []
     for s in ex.steps:
         trace = ex.traces[s.index]
         cells = svg.first_bytes(trace.tries, [(k.trie, k.node, k.why) for k in trace.skips],
                                 [(k.trie, k.node) for k in trace.wholes])
-        steps.append({"mask": runs(s.flags), "walked": bool(trace.tries) and not trace.cached,
-                      "cells": [[c.byte, c.tokens, c.refused, c.whole,
-                                 reasons.index(c.skipped_here) + 1 if c.skipped_here in reasons else 0]
-                                for c in cells]})
+        steps.append({"mask": _index(runs(s.flags), masks), "walked": bool(trace.tries) and not trace.cached,
+                      "cells": _index([[c.byte, c.tokens, c.refused, c.whole,
+                                        reasons.index(c.skipped_here) + 1 if c.skipped_here in reasons else 0]
+                                       for c in cells], grids)})
     return {
         "command": None if command is None else " ".join(shlex.quote(a) for a in command),
         "tokens": [show(t) for t in vocab.tokens],
@@ -120,8 +127,17 @@ def data(ex: Explanation, command: Optional[Sequence[str]]) -> Dict[str, Any]:
         "inexact": [t for t, b in enumerate(vocab.tokens) if show(b).encode("utf-8") != b],
         "eos": list(vocab.eos_token_ids),
         "reasons": [svg.SHORT[r] for r in reasons],
+        "masks": masks,
+        "grids": grids,
         "steps": steps,
     }
+
+
+def _index(value: object, values: List[object]) -> int:
+    """The index of `value` in `values`, appended if new (masks and grids come back)."""
+    if value not in values:
+        values.append(value)
+    return values.index(value)
 
 
 def runs(flags: bytes) -> List[int]:
@@ -198,7 +214,7 @@ def _aside() -> str:
             % (svg.legend(), svg.ALLOWED, svg.REFUSED))
 
 
-def _section(ex: Explanation, s: StepView, drawn: Dict[str, str]) -> str:
+def _section(ex: Explanation, s: StepView, shared: Dict[str, str]) -> str:
     prev = ex.steps[s.index - 1].text if s.index > 0 else ""
     hidden = "" if s.index == 0 else " hidden"
     out = ['<section class="step" id="step-%d" data-step="%d" data-token="%s" data-allowed="%d"%s>'
@@ -213,14 +229,15 @@ def _section(ex: Explanation, s: StepView, drawn: Dict[str, str]) -> str:
     # the lexer and the parser, then the DFA
     out.append('<div class="row2"><div class="card lexer"><h3>Through the lexer</h3>%s</div>' % _lexer(s))
     out.append('<div class="card parser"><h3>The Earley rows</h3><div class="rows">%s</div></div></div>'
-               % "".join(_shared(_row(r), drawn) for r in s.rows))
+               % "".join(_shared(_row(r), shared) for r in s.rows))
     d = s.dfa
     drawn = "" if d.total_states <= len(d.states) else " (%d drawn)" % len(d.states)
     now = "the current state (%d) is filled" % d.current if d.current > 0 else "the lexer is dead (not drawn)"
     out.append('<div class="card dfa-card"><h3>The lazy lexer DFA so far</h3>'
                '<p class="note">%d states%s, %d transitions computed; %s. Hover an edge or a state for its '
                'full label.</p><div class="scroll">%s</div></div>'
-               % (d.total_states, drawn, d.transitions, now, svg.dfa(d, key="dfa%d" % s.index)))
+               % (d.total_states, drawn, d.transitions, now,
+                  _shared('<div class="dfa-pic">%s</div>' % svg.dfa(d, defs=False), shared)))
     # the mask and the walk
     trace = ex.traces[s.index] if s.index < len(ex.traces) else None
     out.append('<div class="row2"><div class="card mask">%s</div>' % _mask(s))
@@ -233,15 +250,15 @@ def _section(ex: Explanation, s: StepView, drawn: Dict[str, str]) -> str:
     return "\n".join(out)
 
 
-def _shared(row: str, drawn: Dict[str, str]) -> str:
-    """A row drawn once on the page: the first time with an id, after that a reference to
-    it, which the script replaces by a copy when it shows the step (an Earley row stays
-    the same for many steps)."""
-    ref = drawn.get(row)
+def _shared(part: str, shared: Dict[str, str]) -> str:
+    """A part (a `<div>`) drawn once on the page: the first time with an id, after that a
+    reference to it, which the script replaces by a copy when it shows the step (an Earley
+    row stays the same for many steps; a DFA picture comes back when the lexer does)."""
+    ref = shared.get(part)
     if ref is not None:
-        return '<div class="erow-ref" data-ref="%s"></div>' % ref
-    ref = drawn[row] = "row-%d" % len(drawn)
-    return '<div id="%s"%s' % (ref, row[len("<div"):])
+        return '<div class="ref" data-ref="%s"></div>' % ref
+    ref = shared[part] = "shared-%d" % len(shared)
+    return '<div id="%s"%s' % (ref, part[len("<div"):])
 
 
 def _text_so_far(prev: str, text: str) -> str:
@@ -499,9 +516,9 @@ JS = r"""
     });
   }
 
-  // the rows drawn once on the page: a step's references replaced by copies
+  // the parts drawn once on the page (rows, DFA pictures): a step's references replaced by copies
   function expand(section) {
-    Array.prototype.forEach.call(section.querySelectorAll(".erow-ref"), function (ref) {
+    Array.prototype.forEach.call(section.querySelectorAll(".ref"), function (ref) {
       var copy = document.getElementById(ref.getAttribute("data-ref")).cloneNode(true);
       copy.removeAttribute("id");
       ref.parentNode.replaceChild(copy, ref);
@@ -523,7 +540,7 @@ JS = r"""
 
   function paint(i) {
     var step = D.steps[i], cells = {};
-    step.cells.forEach(function (c) { cells[c[0]] = c; });
+    D.grids[step.cells].forEach(function (c) { cells[c[0]] = c; });
     Array.prototype.forEach.call(grid.querySelectorAll("g.first-byte"), function (g) {
       var b = parseInt(g.getAttribute("data-byte"), 10), c = cells[b];
       var rect = g.querySelector("rect"), text = g.querySelector("text"), title = g.querySelector("title");
@@ -581,7 +598,7 @@ JS = r"""
   }
 
   function allowedAt(i, t) {
-    var runs = D.steps[i].mask, end = 0;
+    var runs = D.masks[D.steps[i].mask], end = 0;
     for (var k = 0; k < runs.length; k++) {
       end += runs[k];
       if (t < end) { return k % 2 === 1; }

@@ -282,7 +282,6 @@ def _longest_allowed(m: Matcher, flags: bytearray, rest: bytes) -> Optional[int]
 def _step(m: Matcher, trace: MaskTrace, index: int, token: Optional[int], text: bytes, consumed: List[Consumed],
           reused_rows: Dict[int, bool], asked: List[int], flags: bytearray) -> StepView:
     rec, vocab = m.recognizer, m.vocab
-    lexer = rec.lexer
     allowed = [t for t in range(len(flags)) if flags[t]]
     stride = max(1, len(allowed) // SAMPLE)
     forced = m.forced_bytes()
@@ -330,7 +329,6 @@ def _scan_text(m: Matcher, scan: Scanned) -> str:
 
 
 def _byte_view(m: Matcher, e: Consumed) -> ByteView:
-    lexer = m.recognizer.lexer
     return ByteView(
         byte=show_byte(e.byte),
         before=pairs(m, e.before),

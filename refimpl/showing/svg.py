@@ -143,11 +143,18 @@ def _rows(where: Dict[int, Tuple[int, int]]) -> Dict[int, float]:
     return {i: (tallest - heights[c]) / 2 + r for i, (c, r) in where.items()}
 
 
-def dfa(view: DfaView, key: str = "dfa") -> str:
+def arrow(key: str) -> str:
+    """The arrowhead marker of the DFA's edges, `url(#<key>-arrow)`."""
+    return ('<marker id="%s-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="%s"/></marker>' % (key, INK))
+
+
+def dfa(view: DfaView, key: str = "dfa", defs: bool = True) -> str:
     """The lexer DFA as an SVG graph: states as circles (start states as rounded boxes),
     accepting ones double-circled, the current one filled; an edge per (state, target),
-    labelled by its byte class; each state's lexemes under it. `key` makes the ids in the
-    picture unique on a page that holds several."""
+    labelled by its byte class; each state's lexemes under it. `key` names the arrowhead
+    (`arrow(key)`), which the picture defines unless `defs` is False (a page that holds
+    several defines it once)."""
     where = layout(view)
     columns = max((c for c, _ in where.values()), default=0) + 1
     heights: Dict[int, int] = {}
@@ -163,9 +170,9 @@ def dfa(view: DfaView, key: str = "dfa") -> str:
         return MARGIN + 20 + c * COL_W, MARGIN + 10 + offset + r * ROW_H
 
     out = ['<svg xmlns="http://www.w3.org/2000/svg" class="dfa" width="%d" height="%d" viewBox="0 0 %d %d" '
-           'role="img" aria-label="the lexer DFA built so far">' % (width, height, width, height),
-           '<defs><marker id="%s-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-           'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="%s"/></marker></defs>' % (key, INK)]
+           'role="img" aria-label="the lexer DFA built so far">' % (width, height, width, height)]
+    if defs:
+        out.append("<defs>%s</defs>" % arrow(key))
     pairs = {(a, b) for a, b, _ in view.edges}
     drawn = [(a, b, label) for a, b, label in view.edges if a in where and b in where]
     # labels of the edges out of a state spread along them, so that a fan does not pile them up

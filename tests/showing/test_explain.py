@@ -11,6 +11,7 @@
 """
 import os
 import re
+import shlex
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -34,7 +35,7 @@ from tests.support.grammars import (
     vocabulary,
 )
 from tests.support.page import read_page
-from tests.support.paths import DATA
+from tests.support.paths import DATA, ROOT
 
 SNAPSHOTS = os.path.join(DATA, "explain")
 
@@ -299,3 +300,22 @@ def test_jupyter_reprs():
     out = m._repr_html_()
     assert "NUMBER" in out and "[value → &quot;[&quot; • (value" in out and "tokens allowed" in out
     assert "<svg" in m.mask()._repr_html_()
+
+
+def test_the_documented_explain_commands_run(tmp_path, monkeypatch, capsys):
+    """docs/explain.md's `maskref explain` lines, from the repository's root, each output
+    into a temporary folder; a DOT file is one graph (what `dot -Tsvg` reads)."""
+    page = (ROOT / "docs" / "explain.md").read_text(encoding="utf-8")
+    block = page.split("<!-- tests/showing/test_explain.py runs the maskref lines", 1)[1]
+    body = re.search(r"```sh\n(.*?)```", block, re.DOTALL).group(1)
+    commands = [shlex.split(line, comments=True) for line in body.splitlines() if line.startswith("maskref explain")]
+    assert len(commands) == 4
+    monkeypatch.chdir(ROOT)
+    for argv in commands:
+        out = argv.index("--out") + 1
+        argv[out] = str(tmp_path / argv[out])
+        assert main(argv[1:]) == 0, argv
+        written = open(argv[out], encoding="utf-8").read()
+        if "dot" in argv:
+            assert written.count("digraph") == 1 and written.isascii()
+    assert "dot -Tsvg dfa.dot" in body and "--graph dfa --out dfa.dot" in body

@@ -146,6 +146,17 @@ def test_forced_bytes_shown(explained, tree):
             assert cards[0].find("code").text() == plain(s.forced_bytes)
 
 
+def dfa_pictures(page):
+    """Each step's DFA picture (the SVG text), references to one drawn before resolved."""
+    by_id = dict(re.findall(r'<div id="(shared-\d+)" class="dfa-pic">(<svg.*?</svg>)</div>', page, re.S))
+    out = []
+    for card in re.findall(r'<div class="card dfa-card">.*?<div class="scroll">(.*?)</div></div>', page, re.S):
+        ref = re.fullmatch(r'<div class="ref" data-ref="(shared-\d+)"></div>', card)
+        own = re.fullmatch(r'<div id="shared-\d+" class="dfa-pic">(.*)', card, re.S)
+        out.append(by_id[ref.group(1)] if ref else own.group(1))
+    return out
+
+
 def test_every_svg_is_well_formed_xml(page, explained):
     svgs = re.findall(r"<svg\b.*?</svg>", page, re.S)
     kinds = {}
@@ -154,11 +165,16 @@ def test_every_svg_is_well_formed_xml(page, explained):
         assert root.tag == SVG_NS + "svg"
         kinds[root.get("class")] = kinds.get(root.get("class"), 0) + 1
     n = len(explained.steps)
-    assert kinds["dfa"] == n and kinds["trie"] == 1 and kinds["legend-dfa"] == 1  # one grid, painted per step
+    assert kinds["trie"] == 1 and kinds["legend-dfa"] == 1 and kinds["defs"] == 1  # one grid, painted per step
+    assert kinds["dfa"] == len(set(dfa_pictures(page))) and len(dfa_pictures(page)) == n  # each picture once
+    # their arrowhead is defined once, outside the sections (in a hidden one it would not draw)
+    assert page.count('id="dfa-arrow"') == 1 and page.index('id="dfa-arrow"') < page.index('<section class="step"')
+    assert 'url(#dfa-arrow)' in page
 
 
 def test_dfa_picture_matches_the_view(explained, page):
-    pictures = [ET.fromstring(t) for t in re.findall(r'<svg[^>]*class="dfa".*?</svg>', page, re.S)]
+    pictures = [ET.fromstring(t) for t in dfa_pictures(page)]
+    assert len(pictures) == len(explained.steps)
     for s, pic in zip(explained.steps, pictures):
         states = [g for g in pic.iter(SVG_NS + "g") if "state" in g.get("class", "").split()]
         assert [int(g.get("data-state")) for g in states] == [x[0] for x in s.dfa.states]
@@ -211,7 +227,8 @@ def test_the_trie_grid_counts_the_mask(explained, page):
     grammar has no special tokens, EOS or slices); the page's data holds those counts."""
     data = script_data(page)
     reasons = data["reasons"]
-    for s, t, d in zip(explained.steps, explained.traces, data["steps"]):
+    for s, t, step in zip(explained.steps, explained.traces, data["steps"]):
+        d = {"cells": data["grids"][step["cells"]]}
         cells = svg.first_bytes(t.tries, [(k.trie, k.node, k.why) for k in t.skips], [(k.trie, k.node) for k in t.wholes])
         assert sum(c.tokens for c in cells) == sum(1 for x in range(len(explained.vocab))
                                                    if explained.vocab.is_grammar_token(x))
@@ -232,7 +249,8 @@ def decode_runs(runs):
 def test_the_data_holds_every_mask_and_the_vocabulary_once(explained, page, vocab):
     """What the why-box answers from: each step's mask (as runs), every token's text."""
     data = script_data(page)
-    assert [decode_runs(d["mask"]) for d in data["steps"]] == [s.flags for s in explained.steps]
+    assert [decode_runs(data["masks"][d["mask"]]) for d in data["steps"]] == [s.flags for s in explained.steps]
+    assert len(data["masks"]) == len({s.flags for s in explained.steps})  # each mask once
     assert data["tokens"] == [t.decode("utf-8", "backslashreplace") for t in vocab.tokens]
     assert data["inexact"] == [vocab.tokens.index(b"\xa9")]  # not UTF-8: asked for by id
     assert data["command"] is None  # rendered from Python: the page says how to ask there
@@ -254,10 +272,12 @@ def test_the_page_knows_its_command_line(tmp_path):
 
 def test_rows_are_written_once(explained, page):
     """An Earley row that stays the same from step to step is drawn once, then referred to."""
-    drawn = re.findall(r'<div id="(row-\d+)" class="erow', page)
-    refs = re.findall(r'<div class="erow-ref" data-ref="(row-\d+)">', page)
-    assert refs and set(refs) <= set(drawn) and len(drawn) == len(set(drawn))
-    assert len(drawn) + len(refs) == sum(len(s.rows) for s in explained.steps)
+    rows = re.findall(r'<div id="(shared-\d+)" class="erow', page)
+    refs = re.findall(r'<div class="ref" data-ref="(shared-\d+)">', page)
+    row_refs = [r for r in refs if r in rows]
+    assert row_refs and len(rows) == len(set(rows))
+    assert len(rows) + len(row_refs) == sum(len(s.rows) for s in explained.steps)
+    assert len(refs) - len(row_refs) == len(explained.steps) - len(set(dfa_pictures(page)))
 
 
 def test_the_page_grows_gently_with_the_steps():
