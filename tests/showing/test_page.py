@@ -4,7 +4,7 @@ The page is parsed with html.parser into a small tree, and what it shows is comp
 the Explanation it was drawn from: one section a step, the token, the Earley items, the
 mask count, the refusals; every <svg> is well-formed XML; nothing is fetched from a
 network; every text from the vocabulary is escaped. The browser test
-(test_explain_browser.py) checks the script that switches the steps.
+(test_page_browser.py) checks the script that switches the steps.
 """
 import json
 import re
