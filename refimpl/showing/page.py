@@ -609,7 +609,9 @@ JS = r"""
   // how to ask the command line (or Python) why token t is refused
   function howToAsk(t) {
     var text = D.tokens[t];
-    var byId = special.has(t) || inexact.has(t) || /^\d+$/.test(text);
+    // by id where the text would not do: digits (an id to --why), a leading "-" (an option
+    // to argparse), not UTF-8 (escaped above), a special token (read by id)
+    var byId = special.has(t) || inexact.has(t) || /^\d+$/.test(text) || text.charAt(0) === "-";
     var arg = byId ? String(t) : "'" + text.replace(/'/g, "'\\''") + "'";
     if (D.command === null) {
       return "explain(grammar, vocab, ..., why=[" + t + "])";

@@ -251,3 +251,45 @@ def test_console_errors_are_seen(driver):
     driver.execute_script("console.error('maskref probe')")
     logged = driver.get_log("browser")
     assert any("maskref probe" in e["message"] and e["level"] == "SEVERE" for e in logged), logged
+
+
+def test_why_box_gives_the_command_line(driver, explained, tmp_path):
+    """Rendered with its command line (as `maskref explain --out` does), the page answers a
+    refused token it did not explain with that command and `--why '<token>'`, quoted for
+    a POSIX shell (a token with a quote in it); a token whose text is digits or begins
+    with "-" by its id (`--why 12` would mean id 12, `--why -x` an option); a refused EOS
+    with its reason."""
+    import shlex
+
+    command = ["maskref", "explain", "--lark", "it's a grammar.lark", "--vocab", "gpt2", "--prefix", PREFIX]
+    path = tmp_path / "with-command.html"
+    path.write_text(page_mod.render(explained, command=command), encoding="utf-8")
+    back = driver.current_url
+    driver.get(path.as_uri() + "#step-2")
+    try:
+        ex, vocab, i = explained, explained.vocab, 2
+        check_step(driver, ex, i)
+        explained_here = {f.token for f in ex.steps[i].refusals}
+
+        def refused(test):
+            return next(t for t in range(len(vocab)) if not ex.steps[i].flags[t] and vocab.is_grammar_token(t)
+                        and t not in explained_here and vocab.tokens[t].decode("utf-8", "replace").encode() == vocab.tokens[t]
+                        and test(vocab.tokens[t].decode()))
+
+        box, result = driver.find_element(By.ID, "why-input"), driver.find_element(By.ID, "why-result")
+        quoted = refused(lambda text: "'" in text and not text.isdigit())
+        digits = refused(str.isdigit)
+        dash = refused(lambda text: text.startswith("-"))  # `--why -x` would be an option
+        # (digits typed in the box are an id, so the digits token is typed as its id)
+        for typed, arg in ((vocab.tokens[quoted].decode(), vocab.tokens[quoted].decode()), (str(digits), str(digits)),
+                           (vocab.tokens[dash].decode(), str(dash))):
+            box.clear()
+            box.send_keys(typed)
+            got = shlex.split(result.find_element(By.CSS_SELECTOR, ".why-command").text)
+            assert got == command + ["--format", "text", "--why", arg], got
+        if not ex.steps[i].eos:
+            box.clear()
+            box.send_keys(str(vocab.eos_token_id))
+            assert "EOS, and the input may not end here" in result.text
+    finally:
+        driver.get(back)
