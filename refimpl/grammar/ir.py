@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import GrammarError, LimitError
 from ..limits import DEFAULT_LIMITS, Limits
@@ -324,8 +324,8 @@ class CompiledGrammar:
             return self.lexemes[sym - self.n_nonterminals].name
         return self.names[sym]
 
-    def item_to_string(self, pos: int, origin: int) -> str:
-        """An item in the usual notation: [A → α • β, origin]."""
+    def item_to_string(self, pos: int, origin: int, rename: Callable[[str], str] = str) -> str:
+        """An item in the usual notation: [A → α • β, origin] (each name as `rename` shows it)."""
         begin = self.rule_start[pos]
         syms = []
         p = begin
@@ -334,6 +334,6 @@ class CompiledGrammar:
                 syms.append("•")
             if self.dot_symbol[p] == COMPLETE:
                 break
-            syms.append(self.symbol_name(self.dot_symbol[p]))
+            syms.append(rename(self.symbol_name(self.dot_symbol[p])))
             p += 1
-        return "[%s → %s, %d]" % (self.names[self.lhs[pos]], " ".join(syms), origin)
+        return "[%s → %s, %d]" % (rename(self.names[self.lhs[pos]]), " ".join(syms), origin)

@@ -42,7 +42,7 @@ states above `top` (the walk's own, which it leaves before pushing there again).
 """
 from __future__ import annotations
 
-from typing import Dict, Generic, List, Optional, Type, TypeVar
+from typing import Callable, Dict, Generic, List, Optional, Type, TypeVar
 
 from ..errors import LimitError
 from ..grammar.ir import COMPLETE, CompiledGrammar
@@ -253,8 +253,8 @@ class Parser(Generic[R]):
 
     # -- teaching traces ------------------------------------------------------------------
 
-    def item_to_string(self, item: int) -> str:
-        return self.g.item_to_string(item & self.mask, item >> self.shift)
+    def item_to_string(self, item: int, rename: Callable[[str], str] = str) -> str:
+        return self.g.item_to_string(item & self.mask, item >> self.shift, rename)
 
     def row_to_string(self, j: int) -> str:
         row = self.rows[j]

@@ -183,7 +183,14 @@ def _explain(args: argparse.Namespace) -> int:
         why = [token_id(vocab, int(w) if w.isdigit() else w) for w in args.why]
     with progress.task("explaining the masks"):
         ex = explain(grammar, vocab, text=args.prefix, tokens=tokens, why=why)
-    out = {"text": text.render, "dot": dot.render, "html": page.render}[args.format](ex)
+    if args.graph is not None and args.format != "dot":
+        raise CommandLineError("--graph %s: only with --format dot (the page and the text show both)" % args.graph)
+    if args.format == "dot":
+        out = dot.render(ex, args.graph or "dfa")
+    elif args.format == "text":
+        out = text.render(ex)
+    else:
+        out = page.render(ex, command=_explain_command(args))
     if args.out is None:
         sys.stdout.write(out)
     else:
@@ -191,6 +198,23 @@ def _explain(args: argparse.Namespace) -> int:
             f.write(out)
         print("wrote %s (%d steps%s)" % (args.out, len(ex.steps), "; " + ex.stopped if ex.stopped else ""))
     return 1 if ex.stopped else 0
+
+
+def _explain_command(args: argparse.Namespace) -> List[str]:
+    """The `maskref explain` arguments that make this explanation again (the grammar, the
+    vocabulary, the prefix or the tokens), for the page to show how to ask `--why`."""
+    option = next(o for o in ("regex", "lark", "schema", "gbnf", "ebnf") if getattr(args, o) is not None)
+    argv = ["maskref", "explain", "--" + option, getattr(args, option)]
+    if option == "ebnf" and args.dialect != "xgrammar":
+        argv += ["--dialect", args.dialect]
+    if args.root is not None:
+        argv += ["--root", args.root]
+    argv += ["--vocab", args.vocab]
+    if args.tokens:
+        argv += ["--tokens"] + [str(t) for t in args.tokens]
+    elif args.prefix:
+        argv += ["--prefix", args.prefix]
+    return argv
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -321,7 +345,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--why", type=utf8_text, nargs="+", default=[], metavar="TOKEN",
                    help="tokens (ids or exact texts) whose refusal to explain at every step")
     p.add_argument("--format", choices=["html", "text", "dot"], default="html",
-                   help="html: one self-contained page (default); text; dot: the lexer DFA and the trie's top levels")
+                   help="html: one self-contained page (default); text; dot: a Graphviz graph (--graph)")
+    p.add_argument("--graph", choices=["dfa", "trie"],
+                   help="--format dot: the lexer's DFA (dfa, the default) or the token trie's top levels (trie)")
     p.add_argument("--out", metavar="FILE", help="where to write it (default: standard output)")
     _add_progress(p)
     p.set_defaults(run=_explain)

@@ -1,5 +1,10 @@
-"""`maskref explain --format dot`: Graphviz pictures of the lexer's lazy DFA and of the
-token trie's top levels after the last step (render with `dot -Tsvg`).
+"""`maskref explain --format dot`: a Graphviz picture of the lexer's lazy DFA or of the
+token trie's top levels after the last step — one graph per output (`--graph dfa`, the
+default, or `--graph trie`), so `dot -Tsvg walk.dot > walk.svg` draws it.
+
+Labels are ASCII, so they render in Graphviz's default fonts: a byte is itself when it is
+printable ASCII other than the space, else `\\xNN` (the space is `\\x20`); any other
+character of a label (of a lexeme's name) is `\\xNN` or `\\uNNNN`.
 
 The DFA: the states built so far (the dead state left out), accepting ones double-circled,
 start states (fresh: no byte of a lexeme read) boxed, the current state filled; an edge
@@ -11,7 +16,7 @@ the walk's own events (refimpl/trace.py), not recomputed.
 >>> from refimpl import Grammar, Vocabulary
 >>> from refimpl.showing import explain
 >>> ex = explain(Grammar.from_regex("ab*"), Vocabulary.from_bytes([b"a", b"b", b"ab"]), text="a")
->>> print(render(ex))    # after "a": only "b" (id 1); "a" and "ab" die at their byte "a"
+>>> print(render(ex))    # the DFA after "a"
 digraph lexer_dfa {
   rankdir=LR;
   node [fontname="monospace"];
@@ -21,6 +26,8 @@ digraph lexer_dfa {
   s1 -> s2 [label="a"];
   s2 -> s2 [label="b"];
 }
+<BLANKLINE>
+>>> print(render(ex, "trie"))    # after "a": only "b" (id 1); "a" and "ab" die at their byte "a"
 digraph token_trie {
   rankdir=LR;
   node [fontname="monospace", shape=box];
@@ -38,19 +45,40 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from .steps import Explanation, dfa_view, show_byte
+from .steps import Explanation, byte_class, dfa_view
 
 DFA_STATES = 200
 FANOUT = 24
 DEPTH = 2
+GRAPHS = ("dfa", "trie")  # what `render` can draw, `--graph`'s choices
+
+
+def ascii_byte(b: int) -> str:
+    """A byte in a DOT label: itself if printable ASCII other than the space, else \\xNN.
+
+    >>> ascii_byte(0x61), ascii_byte(0x20), ascii_byte(0xE9)
+    ('a', '\\\\x20', '\\\\xe9')
+    """
+    return chr(b) if 0x21 <= b < 0x7F else "\\x%02x" % b
+
+
+def ascii_text(text: str) -> str:
+    """Text in a DOT label: characters outside printable ASCII as \\xNN or \\uNNNN (a line
+    break stays one: Graphviz draws it)."""
+    return "".join(ch if " " <= ch < "\x7f" or ch == "\n" else "\\x%02x" % ord(ch) if ord(ch) < 0x100
+                   else "\\u%04x" % ord(ch) if ord(ch) < 0x10000 else "\\U%08x" % ord(ch) for ch in text)
 
 
 def _quote(text: str) -> str:
+    text = ascii_text(text)
     return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-def render(ex: Explanation) -> str:
-    return lexer_dfa(ex) + token_trie(ex)
+def render(ex: Explanation, graph: str = "dfa") -> str:
+    """One graph: the lexer's DFA ("dfa") or the trie's top levels ("trie")."""
+    if graph not in GRAPHS:
+        raise ValueError("no graph %r: %s" % (graph, " or ".join(GRAPHS)))
+    return lexer_dfa(ex) if graph == "dfa" else token_trie(ex)
 
 
 def lexer_dfa(ex: Explanation) -> str:
@@ -62,7 +90,7 @@ def lexer_dfa(ex: Explanation) -> str:
         if s == d.current:
             attrs.append('style=filled, fillcolor="#ffe08a"')
         lines.append("  s%d [%s];" % (s, ", ".join(attrs)))
-    lines.extend("  s%d -> s%d [label=%s];" % (a, b, _quote(label)) for a, b, label in d.edges)
+    lines.extend("  s%d -> s%d [label=%s];" % (a, b, _quote(byte_class(bs, ascii_byte))) for a, b, bs in d.edge_bytes)
     if d.total_states > len(d.states):
         lines.append("  // %d more states not drawn" % (d.total_states - len(d.states)))
     lines.append("}")
@@ -97,7 +125,7 @@ def token_trie(ex: Explanation) -> str:
         children.sort()
         for _, c, c_colour in children[:FANOUT]:
             tokens = trie.tokens_at(c)
-            label = show_byte(trie.byte[c]) + ("\n%s" % ",".join(map(str, tokens[:3])) if tokens else "")
+            label = ascii_byte(trie.byte[c]) + ("\n%s" % ",".join(map(str, tokens[:3])) if tokens else "")
             lines.append('  n%d [label=%s, color="%s", fontcolor="%s"];' % (c, _quote(label), c_colour, c_colour))
             lines.append("  n%d -> n%d;" % (node, c))
         if len(children) > FANOUT:

@@ -2,11 +2,21 @@
 
 One file, nothing fetched: inline CSS, inline SVG (svg.py) and a little vanilla JavaScript.
 Every step is rendered here, in Python, as a `<section class="step" data-step="i">`, all
-but the first hidden; the script only shows one section at a time (the Previous / Next
-buttons, the arrow keys, Home and End, the tokens of the prefix) and answers "why is this
-token refused?" from the refusals each section holds. So what the page says can be tested
-without a browser (tests/showing/test_page.py), and the browser test
-(tests/showing/test_page_browser.py) checks the switching.
+but the first hidden; the script shows one section at a time (the Previous / Next
+buttons, the arrow keys, Home and End, the tokens of the prefix). What grows with the
+steps is written once: the vocabulary's token texts and, per step, the mask as run
+lengths and the trie's first level as numbers (`data`), read by the script, which paints
+the page's one trie grid for the step shown; an Earley row or a DFA picture drawn in an
+earlier step is a reference the script replaces by a copy.
+
+"Why is this token refused?" answers any token of the vocabulary, by id or exact text:
+where the page explains the refusal (the near misses and the `--why` tokens each section
+holds), that; else whether the step's mask allows it; a refused EOS, why; any other
+refused token, the `maskref explain ... --why` command that explains it (the page's own
+command line, quoted for a POSIX shell); a text that is no token, so. It never gives a
+reason the engine did not compute. So what the page says can be tested without a
+browser (tests/showing/test_page.py), and the browser test
+(tests/showing/test_page_browser.py) checks the script.
 
 Stable hooks for tests and styles: #step-counter, #prev, #next, #first, #last,
 section.step[data-step], .items li, .leo li, .mask-count, .refusals li[data-token],
@@ -19,16 +29,20 @@ control characters; controls are shown as \\n, \\t, \\xNN).
 >>> from refimpl.showing import explain
 >>> vocab = Vocabulary.from_bytes([b"a", b"b", b"ab", b"<&>"], eos_token_id=None)
 >>> page = render(explain(Grammar.from_regex("ab*"), vocab, text="ab", why=["<&>"]))
->>> page.count('<section class="step"'), "<&>" in page, "&lt;&amp;&gt;" in page
+>>> markup, script = page.split("<script>")
+>>> markup.count('<section class="step"'), "<&>" in markup, "&lt;&amp;&gt;" in markup
 (2, False, True)
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
+import json
+import re
+import shlex
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..html import attr, esc, plain, strip
 from . import svg
-from .steps import Explanation, Refusal, RowView, StepView, WalkView
+from .steps import Explanation, Refusal, RowView, StepView, WalkView, grammar_summary, show
 
 LONG_REGEX = 72  # a regex longer than this is folded (<details>)
 SKIP_BYTES = 24  # bytes listed in "skipped by byte" before folding the rest
@@ -44,23 +58,30 @@ def token_chip(token: int, text: str, cls: str = "tok") -> str:
 # -- the page -----------------------------------------------------------------------------
 
 
-def render(ex: Explanation) -> str:
-    """The whole page."""
+def render(ex: Explanation, command: Optional[Sequence[str]] = None) -> str:
+    """The whole page. `command`: the `maskref explain` command line that makes it (without
+    `--why`, `--format` or `--out`), for the page to say how to ask why a token is refused
+    where it did not compute it (None: it says how in Python)."""
     steps = ex.steps
     last = len(steps) - 1
     g = ex.grammar
     source = g.source.strip("\n")
-    first_line = source.splitlines()[0] if source else ""
+    summary = grammar_summary(g)
+    shared: Dict[str, str] = {}  # a part's markup -> the id of the first one drawn (the others refer to it)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        "<title>maskref explain: %s</title>" % esc(_short(first_line, 60)),
+        "<title>maskref explain: %s</title>" % esc(_short(summary, 60)),
         "<style>%s</style></head><body>" % CSS,
+        # the DFA pictures' arrowhead, defined once in a picture always laid out (one in a
+        # hidden section would not draw)
+        '<svg xmlns="http://www.w3.org/2000/svg" class="defs" width="0" height="0" aria-hidden="true" '
+        'style="position:absolute"><defs>%s</defs></svg>' % svg.arrow("dfa"),
         '<header class="top"><h1>How a mask is computed, step by step</h1>',
         '<dl class="facts"><dt>grammar</dt><dd><span class="kind">%s</span> ' % esc(g.kind),
-        '<details class="source"><summary><code>%s</code></summary><pre>%s</pre></details></dd>'
-        % (esc(_short(first_line, 90)), esc(source)),
+        '<details class="source"><summary><code class="summary">%s</code></summary><pre>%s</pre></details></dd>'
+        % (esc(summary), esc(source)),
         "<dt>vocabulary</dt><dd>%s, %d tokens</dd>" % (esc(ex.vocab.name), len(ex.vocab)),
         '<dt>prefix</dt><dd><code class="prefix">%s</code> in %d token%s</dd></dl></header>'
         % (esc(steps[-1].text), last, "" if last == 1 else "s"),
@@ -68,14 +89,87 @@ def render(ex: Explanation) -> str:
         '<div class="layout"><main>',
     ]
     for step in steps:
-        parts.append(_section(ex, step))
+        parts.append(_section(ex, step, shared))
     if ex.stopped:
         parts.append('<p class="stopped"><b>Stopped:</b> %s</p>' % esc(ex.stopped))
     parts.append("</main>")
     parts.append(_aside())
     parts.append("</div>")
-    parts.append("<script>%s</script></body></html>" % JS)
+    parts.append('<div id="trie-grid-holder" hidden>%s</div>' % svg.trie_grid())
+    parts.append("<script>var MASKREF = %s;\n%s</script></body></html>" % (script_json(data(ex, command)), JS))
     return "\n".join(parts) + "\n"
+
+
+def data(ex: Explanation, command: Optional[Sequence[str]]) -> Dict[str, Any]:
+    """What the page's script reads, written once for the page: the vocabulary's token
+    texts; per step, the mask as run lengths (refused, allowed, refused, ...: a handful
+    of numbers where few tokens are allowed or refused) and the trie's first level as the
+    walk left it (per first byte: tokens, refused, taken whole, why skipped), each written
+    once and named by its index where a later step has the same."""
+    vocab = ex.vocab
+    reasons = list(svg.SHORT)
+    steps = []
+    masks: List[object] = []  # the distinct masks (a step names its own by index)
+    grids: List[object] = []
+    for s in ex.steps:
+        trace = ex.traces[s.index]
+        cells = svg.first_bytes(trace.tries, [(k.trie, k.node, k.why) for k in trace.skips],
+                                [(k.trie, k.node) for k in trace.wholes])
+        steps.append({"mask": _index(runs(s.flags), masks), "walked": bool(trace.tries) and not trace.cached,
+                      "cells": _index([[c.byte, c.tokens, c.refused, c.whole,
+                                        reasons.index(c.skipped_here) + 1 if c.skipped_here in reasons else 0]
+                                       for c in cells], grids)})
+    return {
+        "command": None if command is None else " ".join(shlex.quote(a) for a in command),
+        "tokens": [show(t) for t in vocab.tokens],
+        # ids asked by id: read by id (special), or not UTF-8 (their text above is escaped)
+        "special": [t for t in range(len(vocab)) if not vocab.is_grammar_token(t)],
+        "inexact": [t for t, b in enumerate(vocab.tokens) if show(b).encode("utf-8") != b],
+        "eos": list(vocab.eos_token_ids),
+        "reasons": [svg.SHORT[r] for r in reasons],
+        "masks": masks,
+        "grids": grids,
+        "steps": steps,
+    }
+
+
+def _index(value: object, values: List[object]) -> int:
+    """The index of `value` in `values`, appended if new (masks and grids come back)."""
+    if value not in values:
+        values.append(value)
+    return values.index(value)
+
+
+def runs(flags: bytes) -> List[int]:
+    """A mask's 0/1 flags as run lengths, the first of refused tokens (maybe 0).
+
+    >>> runs(bytes([0, 0, 1, 1, 1, 0])), runs(bytes([1, 1]))
+    ([2, 3, 1], [0, 2])
+    """
+    out: List[int] = []
+    want, n = 0, 0
+    for f in flags:
+        if (f != 0) != bool(want):
+            out.append(n)
+            want, n = 1 - want, 0
+        n += 1
+    out.append(n)
+    return out
+
+
+def script_json(value: object) -> str:
+    """JSON for inside a <script>: control characters (C0, DEL, C1) and the line separators
+    escaped, `</` and `<!--` written so that no HTML parser ends the script there.
+
+    >>> script_json(["</script>", "\\x7f\\u2028é"])
+    '["<\\\\/script>","\\\\u007f\\\\u2028é"]'
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = _UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group(0)), text)
+    return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
+
+
+_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029]")
 
 
 def _short(text: str, width: int) -> str:
@@ -120,7 +214,7 @@ def _aside() -> str:
             % (svg.legend(), svg.ALLOWED, svg.REFUSED))
 
 
-def _section(ex: Explanation, s: StepView) -> str:
+def _section(ex: Explanation, s: StepView, shared: Dict[str, str]) -> str:
     prev = ex.steps[s.index - 1].text if s.index > 0 else ""
     hidden = "" if s.index == 0 else " hidden"
     out = ['<section class="step" id="step-%d" data-step="%d" data-token="%s" data-allowed="%d"%s>'
@@ -135,14 +229,15 @@ def _section(ex: Explanation, s: StepView) -> str:
     # the lexer and the parser, then the DFA
     out.append('<div class="row2"><div class="card lexer"><h3>Through the lexer</h3>%s</div>' % _lexer(s))
     out.append('<div class="card parser"><h3>The Earley rows</h3><div class="rows">%s</div></div></div>'
-               % "".join(_row(r) for r in s.rows))
+               % "".join(_shared(_row(r), shared) for r in s.rows))
     d = s.dfa
     drawn = "" if d.total_states <= len(d.states) else " (%d drawn)" % len(d.states)
     now = "the current state (%d) is filled" % d.current if d.current > 0 else "the lexer is dead (not drawn)"
     out.append('<div class="card dfa-card"><h3>The lazy lexer DFA so far</h3>'
                '<p class="note">%d states%s, %d transitions computed; %s. Hover an edge or a state for its '
                'full label.</p><div class="scroll">%s</div></div>'
-               % (d.total_states, drawn, d.transitions, now, svg.dfa(d, key="dfa%d" % s.index)))
+               % (d.total_states, drawn, d.transitions, now,
+                  _shared('<div class="dfa-pic">%s</div>' % svg.dfa(d, defs=False), shared)))
     # the mask and the walk
     trace = ex.traces[s.index] if s.index < len(ex.traces) else None
     out.append('<div class="row2"><div class="card mask">%s</div>' % _mask(s))
@@ -153,6 +248,17 @@ def _section(ex: Explanation, s: StepView) -> str:
                    % (esc(s.forced_bytes), " ".join(token_chip(t, x) for t, x in s.forced_tokens) or "none"))
     out.append("</section>")
     return "\n".join(out)
+
+
+def _shared(part: str, shared: Dict[str, str]) -> str:
+    """A part (a `<div>`) drawn once on the page: the first time with an id, after that a
+    reference to it, which the script replaces by a copy when it shows the step (an Earley
+    row stays the same for many steps; a DFA picture comes back when the lexer does)."""
+    ref = shared.get(part)
+    if ref is not None:
+        return '<div class="ref" data-ref="%s"></div>' % ref
+    ref = shared[part] = "shared-%d" % len(shared)
+    return '<div id="%s"%s' % (ref, part[len("<div"):])
 
 
 def _text_so_far(prev: str, text: str) -> str:
@@ -250,7 +356,7 @@ def _walk(w: WalkView) -> str:
     out = ['<h4>The trie walk</h4><table class="walk">%s</table>' % "".join(
         "<tr><th>%s</th><td>%s</td></tr>" % (k, v) for k, v in rows)]
     if w.skipped_by_byte:
-        chips = ['<span class="bytecount"><code>%s</code> %d</span>' % (esc(svg.glyphs(b)), n) for b, n in w.skipped_by_byte]
+        chips = ["<i>%s</i>%d" % (esc(svg.glyphs(b)), n) for b, n in w.skipped_by_byte]
         head, rest = chips[:SKIP_BYTES], chips[SKIP_BYTES:]
         more = '<details><summary>%d more bytes</summary>%s</details>' % (len(rest), " ".join(rest)) if rest else ""
         out.append('<div class="by-byte"><span class="label">skipped, by byte</span> %s%s</div>' % (" ".join(head), more))
@@ -261,26 +367,25 @@ def _walk(w: WalkView) -> str:
 
 
 def _trie(trace: Optional[object]) -> str:
-    if trace is None:
-        return '<p class="muted">no walk</p>'
-    tries = list(trace.tries)  # type: ignore[attr-defined]
-    walked = bool(tries) and not trace.cached  # type: ignore[attr-defined]
-    cells = svg.first_bytes(tries, [(k.trie, k.node, k.why) for k in trace.skips],  # type: ignore[attr-defined]
-                            [(k.trie, k.node) for k in trace.wholes])  # type: ignore[attr-defined]
-    note = ("Each cell is a first byte; its colour, the share of the tokens beginning with it that the walk "
-            "allowed (red: none, green: all). A dark outline: the walk skipped the byte itself. Hover for counts.")
-    if not walked:
+    """The note; the grid is the page's one (svg.trie_grid), painted for the step by the
+    script from the page's data."""
+    if trace is None or not trace.tries or trace.cached:  # type: ignore[attr-defined]
         note = "No walk ran for this mask (the mask cache answered, or nothing is allowed)."
-    elif trace.slices:  # type: ignore[attr-defined]
-        note += " Tokens of the slices applied whole are not walked, so not drawn."
-    return '<p class="note">%s</p>%s' % (note, svg.trie_grid(cells, walked))
+    else:
+        note = ("Each cell is a first byte; its colour, the share of the tokens beginning with it that the walk "
+                "allowed (red: none, green: all). A dark outline: the walk skipped the byte itself. Hover for counts.")
+        if trace.slices:  # type: ignore[attr-defined]
+            note += " Tokens of the slices applied whole are not walked, so not drawn."
+    return '<p class="note">%s</p><div class="trie-grid"></div>' % note
 
 
 def _refusals(refusals: Sequence[Refusal]) -> str:
     if not refusals:
-        return '<p class="muted">No refusal explained at this step (ask for one with <code>--why TOKEN</code>).</p>'
+        return ('<p class="muted">No refusal explained at this step: type a token in <i>Why is this token '
+                'refused?</i></p>')
     out = ['<p class="note">Near misses (refused tokens beginning like an allowed one) and the tokens '
-           'asked for with <code>--why</code>. Click one to see where it died.</p><ul class="refusals">']
+           'asked for with <code>--why</code>. Click one to see where it died; type any other token in '
+           '<i>Why is this token refused?</i></p><ul class="refusals">']
     for f in refusals:
         out.append('<li data-token="%d" data-text="%s">%s <span class="why-short">%s</span>'
                    '<div class="why-detail" hidden>%s</div></li>'
@@ -368,7 +473,8 @@ border-radius:3px;padding:0 4px}
 .badge.reused{background:#e1ebf8;color:#2f5d9b}.badge.acc{background:#e3f4e8;color:#1f6e43}
 .big{font-size:16px;margin:0 0 4px}.mask-count{font-size:26px;font-weight:700;color:var(--ok)}
 .sample{margin:6px 0;line-height:1.9}
-.bytecount{display:inline-block;background:#fdf3f2;border-radius:3px;padding:0 5px;margin:1px;font-size:12px}
+.by-byte i{font-style:normal;font-family:"DejaVu Sans Mono",Menlo,monospace;background:#fdf3f2;border-radius:3px;
+padding:0 4px;margin:1px 2px 1px 4px;font-size:12px}
 .reasons{margin:6px 0;padding-left:18px;font-size:13px}
 .refusals{list-style:none;padding:0;margin:0}
 .refusals li{padding:3px 6px;border-radius:4px;cursor:pointer}
@@ -378,6 +484,8 @@ border-radius:3px;padding:0 4px}
 .legend p{font-size:13px;margin:6px 0}
 #why-input{width:100%;font:14px "DejaVu Sans Mono",Menlo,monospace;padding:5px 8px;border:1px solid #c9c4b8;border-radius:5px}
 #why-result{margin-top:8px;font-size:14px}
+pre.why-command{white-space:pre-wrap;word-break:break-all;background:#f5f3ee;padding:4px 8px;border-radius:4px;
+font-size:12px;margin:4px 0}
 .death{display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;margin:4px 0}
 .death dt{color:var(--muted)}.death dd{margin:0}
 .stopped{background:#fdf3f2;border:1px solid #e7a9a7;border-radius:6px;padding:8px 12px}
@@ -390,17 +498,81 @@ svg g.first-byte:hover rect{opacity:.8}
 JS = r"""
 (function () {
   "use strict";
+  var D = MASKREF;
   var steps = Array.prototype.slice.call(document.querySelectorAll("section.step"));
   var jumps = Array.prototype.slice.call(document.querySelectorAll("nav .jump"));
   var counter = document.getElementById("step-counter");
   var prev = document.getElementById("prev"), next = document.getElementById("next");
   var first = document.getElementById("first"), last = document.getElementById("last");
   var input = document.getElementById("why-input"), result = document.getElementById("why-result");
+  var grid = document.querySelector("#trie-grid-holder svg");
+  var special = new Set(D.special), inexact = new Set(D.inexact), eos = new Set(D.eos);
+  var byText = null;
   var current = 0;
+
+  function esc(text) {
+    return String(text).replace(/[&<>"]/g, function (c) {
+      return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c];
+    });
+  }
+
+  // the parts drawn once on the page (rows, DFA pictures): a step's references replaced by copies
+  function expand(section) {
+    Array.prototype.forEach.call(section.querySelectorAll(".ref"), function (ref) {
+      var copy = document.getElementById(ref.getAttribute("data-ref")).cloneNode(true);
+      copy.removeAttribute("id");
+      ref.parentNode.replaceChild(copy, ref);
+    });
+  }
+
+  // the trie's first level, painted for step i: red (none allowed) to amber to green (all)
+  function mix(f) {
+    var stops = [[0, [0xd9, 0x53, 0x4f]], [0.5, [0xe0, 0x9b, 0x2d]], [1, [0x3a, 0x9b, 0x5c]]];
+    for (var k = 1; k < stops.length; k++) {
+      if (f <= stops[k][0] || k === stops.length - 1) {
+        var t = Math.min(1, (f - stops[k - 1][0]) / (stops[k][0] - stops[k - 1][0]));
+        return "rgb(" + stops[k][1].map(function (c, j) {
+          return Math.round(stops[k - 1][1][j] + (c - stops[k - 1][1][j]) * t);
+        }).join(",") + ")";
+      }
+    }
+  }
+
+  function paint(i) {
+    var step = D.steps[i], cells = {};
+    D.grids[step.cells].forEach(function (c) { cells[c[0]] = c; });
+    Array.prototype.forEach.call(grid.querySelectorAll("g.first-byte"), function (g) {
+      var b = parseInt(g.getAttribute("data-byte"), 10), c = cells[b];
+      var rect = g.querySelector("rect"), text = g.querySelector("text"), title = g.querySelector("title");
+      rect.removeAttribute("stroke");
+      rect.removeAttribute("stroke-width");
+      if (c === undefined) {
+        rect.setAttribute("fill", "#fafafa");
+        text.setAttribute("visibility", "hidden");
+        title.textContent = "";
+        return;
+      }
+      var allowed = c[1] - c[2];
+      text.removeAttribute("visibility");
+      text.setAttribute("fill", step.walked ? "#fff" : "#2b2b2b");
+      rect.setAttribute("fill", step.walked ? mix(c[1] ? allowed / c[1] : 0) : "#ddd");
+      var hex = (b < 16 ? "0" : "") + b.toString(16).toUpperCase();
+      title.textContent = g.getAttribute("data-name") + " (" + hex + "): " +
+        (step.walked ? allowed + " of " + c[1] + " tokens allowed" : "not walked") +
+        (c[3] ? "; " + c[3] + " taken whole" : "") + (c[4] ? "; skipped here: " + D.reasons[c[4] - 1] : "");
+      if (c[4]) {
+        rect.setAttribute("stroke", "#5a1714");
+        rect.setAttribute("stroke-width", "2");
+      }
+    });
+    steps[i].querySelector(".trie-grid").appendChild(grid);
+  }
 
   function show(i) {
     i = Math.max(0, Math.min(steps.length - 1, i));
     current = i;
+    expand(steps[i]);
+    paint(i);
     steps.forEach(function (s, k) { s.hidden = k !== i; });
     jumps.forEach(function (b, k) { b.classList.toggle("current", k === i); });
     counter.textContent = "step " + i + " of " + (steps.length - 1);
@@ -408,6 +580,47 @@ JS = r"""
     next.disabled = last.disabled = i === steps.length - 1;
     try { history.replaceState(null, "", "#step-" + i); } catch (e) { /* file: pages may refuse */ }
     why();
+  }
+
+  // a token asked for: by id (digits) or by its exact text; -1 if the vocabulary has none
+  function tokenOf(asked) {
+    if (/^\d+$/.test(asked)) {
+      var t = parseInt(asked, 10);
+      return t < D.tokens.length ? t : -1;
+    }
+    if (byText === null) {
+      byText = new Map();
+      D.tokens.forEach(function (x, t) {
+        if (!special.has(t) && !inexact.has(t) && !byText.has(x)) { byText.set(x, t); }
+      });
+    }
+    return byText.has(asked) ? byText.get(asked) : -1;
+  }
+
+  function allowedAt(i, t) {
+    var runs = D.masks[D.steps[i].mask], end = 0;
+    for (var k = 0; k < runs.length; k++) {
+      end += runs[k];
+      if (t < end) { return k % 2 === 1; }
+    }
+    return false;
+  }
+
+  // how to ask the command line (or Python) why token t is refused
+  function howToAsk(t) {
+    var text = D.tokens[t];
+    // by id where the text would not do: digits (an id to --why), a leading "-" (an option
+    // to argparse), not UTF-8 (escaped above), a special token (read by id)
+    var byId = special.has(t) || inexact.has(t) || /^\d+$/.test(text) || text.charAt(0) === "-";
+    var arg = byId ? String(t) : "'" + text.replace(/'/g, "'\\''") + "'";
+    if (D.command === null) {
+      return "explain(grammar, vocab, ..., why=[" + t + "])";
+    }
+    return D.command + " --format text --why " + arg;
+  }
+
+  function chip(t) {
+    return '<span class="tok"><span class="tt">' + esc(D.tokens[t]) + '</span><span class="tid">' + t + "</span></span>";
   }
 
   function why() {
@@ -418,26 +631,32 @@ JS = r"""
       result.innerHTML = '<span class="muted">\u2014</span>';
       return;
     }
-    var byId = /^\d+$/.test(asked);
+    var t = tokenOf(asked);
+    if (t < 0) {
+      result.innerHTML = /^\d+$/.test(asked)
+        ? '<p class="why-none">No token has id ' + esc(asked) + ": the vocabulary's ids are 0 to " +
+          (D.tokens.length - 1) + ".</p>"
+        : '<p class="why-none"><code>' + esc(asked) + "</code> is not a token of the vocabulary: no token's " +
+          "text is exactly it (a text of several tokens? ask for each).</p>";
+      return;
+    }
     var found = null;
     Array.prototype.forEach.call(list, function (li) {
-      if (found === null && (byId ? li.getAttribute("data-token") === asked : li.getAttribute("data-text") === asked)) {
-        found = li;
-      }
+      if (found === null && li.getAttribute("data-token") === String(t)) { found = li; }
     });
     if (found !== null) {
       found.classList.add("picked");
       result.innerHTML = found.querySelector(".why-detail").innerHTML;
       return;
     }
-    var allowed = null;
-    Array.prototype.forEach.call(steps[current].querySelectorAll(".sample .tok"), function (t) {
-      var text = t.querySelector(".tt").textContent.replace(/\u2423/g, " ");
-      if (allowed === null && (byId ? t.getAttribute("data-token") === asked : text === asked)) { allowed = t; }
-    });
-    result.textContent = allowed !== null
-      ? "Allowed at this step (it is in the mask's sample)."
-      : "Not among this step's explained refusals: it may be allowed, or ask for it with maskref explain --why.";
+    if (allowedAt(current, t)) {
+      result.innerHTML = '<p class="why-allowed">' + chip(t) + " is allowed at this step: it is in the mask.</p>";
+    } else if (eos.has(t)) {
+      result.innerHTML = '<p class="why-eos">' + chip(t) + " is refused: EOS, and the input may not end here.</p>";
+    } else {
+      result.innerHTML = '<p class="why-ask">' + chip(t) + " is refused at this step; this page did not " +
+        "compute where it dies. Ask:</p><pre class=\"why-command\">" + esc(howToAsk(t)) + "</pre>";
+    }
   }
 
   prev.addEventListener("click", function () { show(current - 1); });

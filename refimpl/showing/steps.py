@@ -29,9 +29,11 @@ Everything here reads the engine's events and tables; nothing recomputes a mask.
 from __future__ import annotations
 
 import builtins
+import json
 import operator
+import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..errors import VocabularyError
 from ..frontends.grammar import Grammar
@@ -39,6 +41,7 @@ from ..masks.matcher import Matcher
 from ..recognition.lexer import DEAD, GREEDY_ENDS, LAZY_ENDS
 from ..tokens.vocab import Vocabulary
 from ..trace import Consumed, MaskTrace, Scanned, Skipped, Tracer
+from .names import of as display_names
 
 SAMPLE = 12  # allowed tokens shown per step
 REFUSALS = 8  # refused tokens explained per step, besides those asked for
@@ -86,6 +89,7 @@ class DfaView:
     current: int
     total_states: int
     transitions: int  # computed so far (dead ones included)
+    edge_bytes: List[Tuple[int, int, Tuple[int, ...]]] = field(default_factory=list)  # the edges' bytes
 
 
 @dataclass
@@ -205,6 +209,48 @@ def explain(
     return out
 
 
+_RULE = re.compile(r"\s*[?!]?[A-Za-z_][\w.-]*(?:\[[^\]\n]*\])?(?:\{[^}\n]*\})?\s*(?:::=|:(?!:))")
+
+
+def grammar_summary(grammar: Grammar, width: int = 90) -> str:
+    """The grammar in one line: a regex itself; a grammar's first rule (Lark's `name:`, a
+    BNF's `name ::=`: not a comment or a directive); a schema's type and properties.
+
+    >>> grammar_summary(Grammar.from_lark('// numbers\\n%ignore " "\\nstart: N+\\nN: /[0-9]/'))
+    'start: N+'
+    >>> grammar_summary(Grammar.from_json_schema({"title": "P", "properties": {"a": {}, "b": {}}}))
+    "JSON schema 'P': properties a, b"
+    """
+    source = grammar.source
+    if grammar.kind == "regex":
+        line = source
+    elif grammar.kind == "json_schema":
+        line = _schema_summary(source)
+    else:
+        lines = [x.strip() for x in source.splitlines() if x.strip()]
+        line = next((x for x in lines if _RULE.match(x)), lines[0] if lines else "")
+    return line if len(line) <= width else line[:width - 1] + "…"
+
+
+def _schema_summary(source: str) -> str:
+    try:
+        schema = json.loads(source)
+    except ValueError:
+        return " ".join(source.split())
+    if not isinstance(schema, dict):
+        return "JSON schema %s" % source
+    out = "JSON schema"
+    if isinstance(schema.get("title"), str):
+        out += " %r" % schema["title"]
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        out += ": %s" % kind
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and properties:
+        out += "%s properties %s" % (" with" if isinstance(kind, str) else ":", ", ".join(properties))
+    return out
+
+
 def token_id(vocab: Vocabulary, w: Union[str, int]) -> int:
     """A token of `vocab` given by its id or its exact text; VocabularyError if none."""
     if not isinstance(w, str):
@@ -236,7 +282,6 @@ def _longest_allowed(m: Matcher, flags: bytearray, rest: bytes) -> Optional[int]
 def _step(m: Matcher, trace: MaskTrace, index: int, token: Optional[int], text: bytes, consumed: List[Consumed],
           reused_rows: Dict[int, bool], asked: List[int], flags: bytearray) -> StepView:
     rec, vocab = m.recognizer, m.vocab
-    lexer = rec.lexer
     allowed = [t for t in range(len(flags)) if flags[t]]
     stride = max(1, len(allowed) // SAMPLE)
     forced = m.forced_bytes()
@@ -246,7 +291,7 @@ def _step(m: Matcher, trace: MaskTrace, index: int, token: Optional[int], text: 
         token_text=None if token is None else show(vocab.tokens[token]),
         text=show(text),
         bytes=[_byte_view(m, e) for e in consumed],
-        lexer=lexer.pairs(rec.state) if rec.state != DEAD else [],
+        lexer=pairs(m, rec.state),
         lexer_state=rec.state,
         dfa=dfa_view(m, DFA_STATES),
         rows=_rows(m, reused_rows, trace.scans),
@@ -262,9 +307,18 @@ def _step(m: Matcher, trace: MaskTrace, index: int, token: Optional[int], text: 
     )
 
 
+def pairs(m: Matcher, state: int, width: int = 300) -> List[Tuple[str, str]]:
+    """A lexer state's (lexeme, regex) pairs, the lexemes by their readable names (names.py);
+    none for the dead state."""
+    if state == DEAD:
+        return []
+    rename = display_names(m.grammar)
+    return [(rename(name), regex) for name, regex in m.recognizer.lexer.pairs(state, width)]
+
+
 def _names(m: Matcher, lexemes: int) -> str:
-    lexer = m.recognizer.lexer
-    return "|".join(lexer.names[i] for i in range(len(lexer.names)) if lexemes >> i & 1)
+    lexer, rename = m.recognizer.lexer, display_names(m.grammar)
+    return "|".join(rename(lexer.names[i]) for i in range(len(lexer.names)) if lexemes >> i & 1)
 
 
 def _scan_text(m: Matcher, scan: Scanned) -> str:
@@ -275,11 +329,10 @@ def _scan_text(m: Matcher, scan: Scanned) -> str:
 
 
 def _byte_view(m: Matcher, e: Consumed) -> ByteView:
-    lexer = m.recognizer.lexer
     return ByteView(
         byte=show_byte(e.byte),
-        before=lexer.pairs(e.before) if e.before != DEAD else [],
-        after=lexer.pairs(e.after) if e.after != DEAD else [],
+        before=pairs(m, e.before),
+        after=pairs(m, e.after),
         after_state=e.after,
         scanned=[_scan_text(m, s) for s in e.scans],
     )
@@ -288,6 +341,7 @@ def _byte_view(m: Matcher, e: Consumed) -> ByteView:
 def _rows(m: Matcher, reused_rows: Dict[int, bool], scans: List[Scanned]) -> List[RowView]:
     parser = m.recognizer.parser
     symbols = parser.g.names
+    rename = display_names(m.grammar)
     counts: Dict[int, Dict[str, List[int]]] = {}  # row -> lexemes -> [built, reused]
     for s in scans:
         if s.new_top != s.top:
@@ -298,9 +352,9 @@ def _rows(m: Matcher, reused_rows: Dict[int, bool], scans: List[Scanned]) -> Lis
     rows = []
     for j in range(m.recognizer.top):
         row = parser.rows[j]
-        leo = ["%s: %s" % (symbols[sym], parser.item_to_string(item)) for sym, item in sorted(row.leo.items())
-               if item is not None]
-        rows.append(RowView(j, [parser.item_to_string(i) for i in row.items], leo, row.accepting,
+        leo = ["%s: %s" % (rename(symbols[sym]), parser.item_to_string(item, rename))
+               for sym, item in sorted(row.leo.items()) if item is not None]
+        rows.append(RowView(j, [parser.item_to_string(i, rename) for i in row.items], leo, row.accepting,
                             reused_rows.get(j, False), children.get(j, [])))
     return rows
 
@@ -317,10 +371,10 @@ def dfa_view(m: Matcher, limit: int) -> DfaView:
     states = []
     for s in shown:
         fresh, _ = lexer.states[s]
-        label = ", ".join(name for name, _ in lexer.pairs(s, 40)) or "(nothing)"
+        label = ", ".join(name for name, _ in pairs(m, s, 40)) or "(nothing)"
         states.append((s, label, bool(lexer.ends[s] & (GREEDY_ENDS | LAZY_ENDS)), bool(fresh)))
     on = set(shown)
-    edges: List[Tuple[int, int, str]] = []
+    edges: List[Tuple[int, int, Tuple[int, ...]]] = []
     table = lexer.table
     known = 0
     for s in range(1, n):
@@ -331,19 +385,20 @@ def dfa_view(m: Matcher, limit: int) -> DfaView:
                 known += 1
                 if t > 0 and s in on and t in on:
                     by_target.setdefault(t, []).append(b)
-        edges.extend((s, t, byte_class(bs)) for t, bs in sorted(by_target.items()))
-    return DfaView(states, edges, current, n - 1, known)
+        edges.extend((s, t, tuple(bs)) for t, bs in sorted(by_target.items()))
+    return DfaView(states, [(a, b, byte_class(bs)) for a, b, bs in edges], current, n - 1, known, edges)
 
 
-def byte_class(bs: List[int]) -> str:
-    """Sorted bytes as a character class: [0-9a-f], or one byte alone."""
+def byte_class(bs: Sequence[int], name: Callable[[int], str] = show_byte) -> str:
+    """Sorted bytes as a character class: [0-9a-f], or one byte alone; each byte written
+    by `name`."""
     runs: List[List[int]] = []
     for b in bs:
         if runs and runs[-1][1] == b - 1:
             runs[-1][1] = b
         else:
             runs.append([b, b])
-    parts = [show_byte(a) if a == z else "%s-%s" % (show_byte(a), show_byte(z)) for a, z in runs]
+    parts = [name(a) if a == z else "%s-%s" % (name(a), name(z)) for a, z in runs]
     return parts[0] if len(parts) == 1 and runs[0][0] == runs[0][1] else "[%s]" % "".join(parts)
 
 
@@ -412,6 +467,5 @@ def _refusals(m: Matcher, trace: MaskTrace, flags: bytearray, asked: List[int]) 
         if found is None:
             continue
         offset, s = found
-        pairs = m.recognizer.lexer.pairs(s.state) if s.state != DEAD else []
-        out.append(Refusal(t, show(vocab.tokens[t]), offset, show_byte(s.byte), pairs, s.why))
+        out.append(Refusal(t, show(vocab.tokens[t]), offset, show_byte(s.byte), pairs(m, s.state), s.why))
     return out

@@ -143,11 +143,18 @@ def _rows(where: Dict[int, Tuple[int, int]]) -> Dict[int, float]:
     return {i: (tallest - heights[c]) / 2 + r for i, (c, r) in where.items()}
 
 
-def dfa(view: DfaView, key: str = "dfa") -> str:
+def arrow(key: str) -> str:
+    """The arrowhead marker of the DFA's edges, `url(#<key>-arrow)`."""
+    return ('<marker id="%s-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+            'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="%s"/></marker>' % (key, INK))
+
+
+def dfa(view: DfaView, key: str = "dfa", defs: bool = True) -> str:
     """The lexer DFA as an SVG graph: states as circles (start states as rounded boxes),
     accepting ones double-circled, the current one filled; an edge per (state, target),
-    labelled by its byte class; each state's lexemes under it. `key` makes the ids in the
-    picture unique on a page that holds several."""
+    labelled by its byte class; each state's lexemes under it. `key` names the arrowhead
+    (`arrow(key)`), which the picture defines unless `defs` is False (a page that holds
+    several defines it once)."""
     where = layout(view)
     columns = max((c for c, _ in where.values()), default=0) + 1
     heights: Dict[int, int] = {}
@@ -163,9 +170,9 @@ def dfa(view: DfaView, key: str = "dfa") -> str:
         return MARGIN + 20 + c * COL_W, MARGIN + 10 + offset + r * ROW_H
 
     out = ['<svg xmlns="http://www.w3.org/2000/svg" class="dfa" width="%d" height="%d" viewBox="0 0 %d %d" '
-           'role="img" aria-label="the lexer DFA built so far">' % (width, height, width, height),
-           '<defs><marker id="%s-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-           'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="%s"/></marker></defs>' % (key, INK)]
+           'role="img" aria-label="the lexer DFA built so far">' % (width, height, width, height)]
+    if defs:
+        out.append("<defs>%s</defs>" % arrow(key))
     pairs = {(a, b) for a, b, _ in view.edges}
     drawn = [(a, b, label) for a, b, label in view.edges if a in where and b in where]
     # labels of the edges out of a state spread along them, so that a fan does not pile them up
@@ -312,11 +319,12 @@ def _first_level(trie: object) -> List[Tuple[int, int]]:
     return out
 
 
-def trie_grid(cells: Sequence[FirstByte], walked: bool, cell: int = 24) -> str:
-    """The 256 first bytes as a 16×16 grid: a byte no token begins with is blank; the
-    others are coloured from red (every token under it refused) to green (all allowed),
-    outlined dark where the walk skipped the byte itself, grey where no walk ran."""
-    by_byte = {c.byte: c for c in cells}
+def trie_grid(cell: int = 24) -> str:
+    """The 256 first bytes as a 16×16 grid, unpainted: one picture for the whole page,
+    which its script paints for the step shown (page.py's JS, from the step's cells: a byte
+    no token begins with blank; the others from red, every token under it refused, to
+    green, all allowed; outlined dark where the walk skipped the byte itself; grey where
+    no walk ran)."""
     size = 16 * cell + 40
     out = ['<svg xmlns="http://www.w3.org/2000/svg" class="trie" width="%d" height="%d" viewBox="0 0 %d %d" '
            'role="img" aria-label="the trie\'s first level">' % (size, size, size, size)]
@@ -328,23 +336,10 @@ def trie_grid(cells: Sequence[FirstByte], walked: bool, cell: int = 24) -> str:
     out.append('<g font-size="10" text-anchor="middle">')
     for b in range(256):
         x, y = 30 + (b % 16) * cell, 24 + (b // 16) * cell
-        c = by_byte.get(b)
-        if c is None:
-            out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="#fafafa"/>' % (x, y, cell - 1, cell - 1))
-            continue
-        allowed = c.tokens - c.refused
-        if not walked:
-            fill, state = "#ddd", "not walked"
-        else:
-            fill = _mix(allowed / c.tokens if c.tokens else 0.0)
-            state = "%d of %d tokens allowed" % (allowed, c.tokens)
-        why = "; skipped here: %s" % SHORT.get(c.skipped_here, c.skipped_here) if c.skipped_here else ""
-        title = "%s (%02X): %s%s%s" % (show_byte(b), b, state, "; %d taken whole" % c.whole if c.whole else "", why)
-        stroke = ' stroke="#5a1714" stroke-width="2"' if c.skipped_here else ""
-        out.append('<g class="first-byte" data-byte="%d"><title>%s</title><rect x="%d" y="%d" width="%d" height="%d" '
-                   'fill="%s"%s/><text x="%d" y="%d"%s>%s</text></g>'
-                   % (b, xml_text(title), x, y, cell - 1, cell - 1, fill, stroke, x + cell // 2, y + cell // 2 + 3,
-                      ' fill="#fff"' if walked else "", xml_text(glyphs(show_byte(b)) if 0x20 <= b < 0x7F else "%02X" % b)))
+        out.append('<g class="first-byte" data-byte="%d" data-name="%s"><title></title><rect x="%d" y="%d" width="%d" '
+                   'height="%d" fill="#fafafa"/><text x="%d" y="%d">%s</text></g>'
+                   % (b, xml_text(show_byte(b)), x, y, cell - 1, cell - 1, x + cell // 2, y + cell // 2 + 3,
+                      xml_text(glyphs(show_byte(b)) if 0x20 <= b < 0x7F else "%02X" % b)))
     out.append("</g>")
     out.append("</svg>")
     return "".join(out)
@@ -356,16 +351,6 @@ SHORT = {  # the walk's reasons (trace.WHY), shortened for the grid's tooltips
     WHY[1]: "no next lexeme begins with it",
     WHY[-2]: "the parser refuses the lexeme it ends",
 }
-
-
-def _mix(f: float) -> str:
-    """Red at 0, amber half way, green at 1."""
-    stops = [(0.0, (0xD9, 0x53, 0x4F)), (0.5, (0xE0, 0x9B, 0x2D)), (1.0, (0x3A, 0x9B, 0x5C))]
-    for (f0, c0), (f1, c1) in zip(stops, stops[1:]):
-        if f <= f1:
-            t = (f - f0) / (f1 - f0)
-            return "#%02x%02x%02x" % tuple(int(round(a + (b - a) * t)) for a, b in zip(c0, c1))
-    return "#%02x%02x%02x" % stops[-1][1]
 
 
 def bar(part: int, whole: int, colour: str = ALLOWED, width: int = 240, label: Optional[str] = None) -> str:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
-from .steps import Explanation, StepView
+from .steps import Explanation, StepView, grammar_summary
 
 SKIP_BYTES = 10  # bytes shown in the skipped-by-byte count
 
 
 def render(ex: Explanation) -> str:
-    lines = ["grammar     %s %s" % (ex.grammar.kind, _one_line(ex.grammar.source)),
+    lines = ["grammar     %s %s" % (ex.grammar.kind, grammar_summary(ex.grammar, 100)),
              "vocabulary  %d tokens" % len(ex.vocab)]
     for step in ex.steps:
         lines.append("")
@@ -34,11 +34,6 @@ def render(ex: Explanation) -> str:
     if ex.stopped:
         lines.extend(["", "stopped     %s" % ex.stopped])
     return "\n".join(lines) + "\n"
-
-
-def _one_line(source: str, width: int = 100) -> str:
-    text = " ".join(source.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _pairs(pairs: List[Tuple[str, str]]) -> str:

@@ -173,6 +173,8 @@ def test_usage_mistakes(capsys):
     fails(capsys, ["mask", "--vocab", "bytes"], "--regex", "maskref mask --help")
     fails(capsys, ["mask", "--regex", "a", "--lark", "g.lark"], "--lark", "not allowed")
     fails(capsys, ["explain", "--regex", "a", "--format", "pdf"], "--format", "pdf")
+    fails(capsys, ["explain", "--regex", "a", "--format", "dot", "--graph", "both"], "--graph", "both")
+    fails(capsys, ["explain", "--regex", "a", "--vocab", "bytes", "--graph", "trie"], "--graph trie", "--format dot")
 
 
 # -- the handler --------------------------------------------------------------------------------

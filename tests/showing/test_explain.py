@@ -11,6 +11,7 @@
 """
 import os
 import re
+import shlex
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -34,7 +35,7 @@ from tests.support.grammars import (
     vocabulary,
 )
 from tests.support.page import read_page
-from tests.support.paths import DATA
+from tests.support.paths import DATA, ROOT
 
 SNAPSHOTS = os.path.join(DATA, "explain")
 
@@ -200,20 +201,70 @@ def test_refusals_of_special_tokens():
 
 # -- DOT -----------------------------------------------------------------------------------
 
-def test_dot_graphs_are_well_formed():
-    ex = explain(Grammar.from_lark(JSONISH), Vocabulary.load("gpt2"), text='{"a": [1')
-    out = dot.render(ex)
-    graphs = re.findall(r"^digraph (\w+) \{\n(.*?)^\}$", out, re.S | re.M)
-    assert [name for name, _ in graphs] == ["lexer_dfa", "token_trie"]
-    for name, body in graphs:
+def test_dot_is_one_graph_per_output_with_ascii_labels():
+    """`dot -Tsvg` reads one graph a file (a second one is "junk after document element"),
+    and Graphviz's default fonts draw ASCII: bytes as themselves or \\xNN, never ␠.
+    (Graphviz is not installed where this was written: the DOT text is checked here.)"""
+    ex = explain(Grammar.from_lark(JSONISH), Vocabulary.load("gpt2"), text='{"a": [1, "b c')
+    for graph, name in (("dfa", "lexer_dfa"), ("trie", "token_trie")):
+        out = dot.render(ex, graph)
+        graphs = re.findall(r"^digraph (\w+) \{\n(.*?)^\}$", out, re.S | re.M)
+        assert [g for g, _ in graphs] == [name] and out.count("digraph") == 1
+        assert out.isascii() and "\u2420" not in out, graph
+        body = graphs[0][1]
         declared = set(re.findall(r"^  (\w+) \[label=", body, re.M))
         edges = re.findall(r"^  (\w+) -> (\w+)", body, re.M)
         assert edges and all(a in declared | {"n0"} and b in declared for a, b in edges), name
-    # the trie: the children the walk went into come first; the current DFA state filled
-    first = re.search(r'n0 \[label="root"\];\n  n\d+ \[label="(\d)[^"]*", color="(\w+)"', out)
-    assert first and first.group(2) in ("green", "black") and 'fillcolor="#ffe08a"' in out
-    colours = set(re.findall(r'color="(\w+)"', out))
-    assert {"red", "black"} <= colours
+    dfa, trie = dot.render(ex, "dfa"), dot.render(ex, "trie")
+    # the space (inside the string, and %ignore) is \x20 in the labels: written \\x20 in DOT
+    assert '\\\\x20' in dfa and ' ' not in "".join(re.findall(r'label="([^"]*)"\]', dfa.split("->", 1)[1]))
+    assert 'fillcolor="#ffe08a"' in dfa
+    # the trie: the children the walk went into come first
+    trie = dot.render(explain(Grammar.from_lark(JSONISH), Vocabulary.load("gpt2"), text='{"a": [1'), "trie")
+    first = re.search(r'n0 \[label="root"\];\n  n\d+ \[label="[^"]*", color="(\w+)"', trie)
+    assert first and first.group(1) in ("green", "black")
+    assert {"red", "black"} <= set(re.findall(r'color="(\w+)"', trie))
+    with pytest.raises(ValueError):
+        dot.render(ex, "both")
+
+
+def test_dot_labels_escape_what_is_not_ascii():
+    assert dot.ascii_text("é→\n\x00") == "\\xe9\\u2192\n\\x00"
+    assert dot._quote("a\\b\"c\nd") == '"a\\\\b\\"c\\nd"'
+
+
+# -- readable names and the summary ----------------------------------------------------------
+
+def test_json_schema_rules_have_readable_names():
+    schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 5},
+                                               "tags": {"type": "array", "items": {"type": "integer"}}}}
+    ex = explain(Grammar.from_json_schema(schema), Vocabulary.load("bytes"), text='{"name": "a", "tags": [1')
+    items = [i for r in ex.steps[-1].rows for i in r.items]
+    lexemes = [n for s in ex.steps for n, _ in s.lexer]
+    shown = "\n".join(items + lexemes + text.render(ex).splitlines())
+    assert "<constrained string>" in shown and "<value at />" in shown
+    assert re.search(r"<array at [^>]*/properties/tags", shown), shown
+    # no internal name of the frontend is left
+    assert not re.search(r"json(\{\}|\[\])?[@/]|string'|number'|json\{\}|json\[\]", shown), shown
+
+
+def test_ebnf_helpers_are_named_after_their_rule():
+    g = Grammar.from_gbnf('root ::= "[" item ("," item)* "]"\nitem ::= [a-z]+ | "(" root ")"')
+    ex = explain(g, Vocabulary.load("bytes"), text="[a,(b")
+    items = [i for r in ex.steps[-1].rows for i in r.items]
+    assert any("root.1*" in i for i in items) and not any(re.search(r"\b_\d", i) for i in items), items
+
+
+def test_the_summary_is_the_first_rule():
+    lark = Grammar.from_lark('// a comment first\n\n%ignore " "\nstart: "a" b\nb: "b"')
+    assert text.render(explain(lark, Vocabulary.load("bytes"))).splitlines()[0] == 'grammar     lark start: "a" b'
+    gbnf = Grammar.from_gbnf('# digits\nroot ::= [0-9]+ tail\ntail ::= "."')
+    assert text.render(explain(gbnf, Vocabulary.load("bytes"))).splitlines()[0] == "grammar     gbnf root ::= [0-9]+ tail"
+    regex = Grammar.from_regex("[0-9]+")
+    assert text.render(explain(regex, Vocabulary.load("bytes"))).splitlines()[0] == "grammar     regex [0-9]+"
+    schema = Grammar.from_json_schema({"title": "T", "type": "object", "properties": {"a": {}, "b": {}}})
+    assert text.render(explain(schema, Vocabulary.load("bytes"))).splitlines()[0] == (
+        "grammar     json_schema JSON schema 'T': object with properties a, b")
 
 
 # -- the CLI and the reprs -----------------------------------------------------------------
@@ -225,7 +276,10 @@ def test_cli_text_and_dot(tmp_path, capsys):
     out = tmp_path / "dfa.dot"
     assert main(["explain", "--regex", "ab*", "--vocab", "bytes", "--prefix", "a", "--format", "dot",
                  "--out", str(out)]) == 0
-    assert out.read_text().startswith("digraph lexer_dfa {")
+    assert out.read_text().startswith("digraph lexer_dfa {") and out.read_text().count("digraph") == 1
+    assert main(["explain", "--regex", "ab*", "--vocab", "bytes", "--prefix", "a", "--format", "dot",
+                 "--graph", "trie", "--out", str(out)]) == 0
+    assert out.read_text().startswith("digraph token_trie {") and out.read_text().count("digraph") == 1
     assert main(["explain", "--regex", "ab*", "--vocab", "bytes", "--prefix", "ax", "--format", "text"]) == 1
 
 
@@ -246,3 +300,22 @@ def test_jupyter_reprs():
     out = m._repr_html_()
     assert "NUMBER" in out and "[value → &quot;[&quot; • (value" in out and "tokens allowed" in out
     assert "<svg" in m.mask()._repr_html_()
+
+
+def test_the_documented_explain_commands_run(tmp_path, monkeypatch, capsys):
+    """docs/explain.md's `maskref explain` lines, from the repository's root, each output
+    into a temporary folder; a DOT file is one graph (what `dot -Tsvg` reads)."""
+    page = (ROOT / "docs" / "explain.md").read_text(encoding="utf-8")
+    block = page.split("<!-- tests/showing/test_explain.py runs the maskref lines", 1)[1]
+    body = re.search(r"```sh\n(.*?)```", block, re.DOTALL).group(1)
+    commands = [shlex.split(line, comments=True) for line in body.splitlines() if line.startswith("maskref explain")]
+    assert len(commands) == 4
+    monkeypatch.chdir(ROOT)
+    for argv in commands:
+        out = argv.index("--out") + 1
+        argv[out] = str(tmp_path / argv[out])
+        assert main(argv[1:]) == 0, argv
+        written = open(argv[out], encoding="utf-8").read()
+        if "dot" in argv:
+            assert written.count("digraph") == 1 and written.isascii()
+    assert "dot -Tsvg dfa.dot" in body and "--graph dfa --out dfa.dot" in body

@@ -4,9 +4,11 @@ The page is parsed with html.parser into a small tree, and what it shows is comp
 the Explanation it was drawn from: one section a step, the token, the Earley items, the
 mask count, the refusals; every <svg> is well-formed XML; nothing is fetched from a
 network; every text from the vocabulary is escaped. The browser test
-(test_explain_browser.py) checks the script that switches the steps.
+(test_page_browser.py) checks the script that switches the steps.
 """
+import json
 import re
+import shlex
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -19,6 +21,7 @@ from refimpl.showing.cli import main
 from refimpl.showing.steps import DfaView
 from tests.support.grammars import JSONISH
 from tests.support.page import read_page
+from tests.support.paths import ROOT
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -143,6 +146,17 @@ def test_forced_bytes_shown(explained, tree):
             assert cards[0].find("code").text() == plain(s.forced_bytes)
 
 
+def dfa_pictures(page):
+    """Each step's DFA picture (the SVG text), references to one drawn before resolved."""
+    by_id = dict(re.findall(r'<div id="(shared-\d+)" class="dfa-pic">(<svg.*?</svg>)</div>', page, re.S))
+    out = []
+    for card in re.findall(r'<div class="card dfa-card">.*?<div class="scroll">(.*?)</div></div>', page, re.S):
+        ref = re.fullmatch(r'<div class="ref" data-ref="(shared-\d+)"></div>', card)
+        own = re.fullmatch(r'<div id="shared-\d+" class="dfa-pic">(.*)', card, re.S)
+        out.append(by_id[ref.group(1)] if ref else own.group(1))
+    return out
+
+
 def test_every_svg_is_well_formed_xml(page, explained):
     svgs = re.findall(r"<svg\b.*?</svg>", page, re.S)
     kinds = {}
@@ -151,11 +165,16 @@ def test_every_svg_is_well_formed_xml(page, explained):
         assert root.tag == SVG_NS + "svg"
         kinds[root.get("class")] = kinds.get(root.get("class"), 0) + 1
     n = len(explained.steps)
-    assert kinds["dfa"] == n and kinds["trie"] == n and kinds["legend-dfa"] == 1
+    assert kinds["trie"] == 1 and kinds["legend-dfa"] == 1 and kinds["defs"] == 1  # one grid, painted per step
+    assert kinds["dfa"] == len(set(dfa_pictures(page))) and len(dfa_pictures(page)) == n  # each picture once
+    # their arrowhead is defined once, outside the sections (in a hidden one it would not draw)
+    assert page.count('id="dfa-arrow"') == 1 and page.index('id="dfa-arrow"') < page.index('<section class="step"')
+    assert 'url(#dfa-arrow)' in page
 
 
 def test_dfa_picture_matches_the_view(explained, page):
-    pictures = [ET.fromstring(t) for t in re.findall(r'<svg[^>]*class="dfa".*?</svg>', page, re.S)]
+    pictures = [ET.fromstring(t) for t in dfa_pictures(page)]
+    assert len(pictures) == len(explained.steps)
     for s, pic in zip(explained.steps, pictures):
         states = [g for g in pic.iter(SVG_NS + "g") if "state" in g.get("class", "").split()]
         assert [int(g.get("data-state")) for g in states] == [x[0] for x in s.dfa.states]
@@ -195,15 +214,85 @@ def test_tokens_are_escaped(page, tree, vocab):
     assert "</script>" in chips and "\\x00" in chips
 
 
-def test_the_trie_grid_counts_the_mask(explained):
+def script_data(page):
+    """The page's data, as its script reads it (`var MASKREF = {...};`)."""
+    script = page.split("<script>", 1)[1]
+    head = "var MASKREF = "
+    assert script.startswith(head)
+    return json.loads(script[len(head):script.index(";\n")])
+
+
+def test_the_trie_grid_counts_the_mask(explained, page):
     """The first-byte grid reads the walk's skips; the tokens left are the mask (this
-    grammar has no special tokens, EOS or slices)."""
-    for s, t in zip(explained.steps, explained.traces):
+    grammar has no special tokens, EOS or slices); the page's data holds those counts."""
+    data = script_data(page)
+    reasons = data["reasons"]
+    for s, t, step in zip(explained.steps, explained.traces, data["steps"]):
+        d = {"cells": data["grids"][step["cells"]]}
         cells = svg.first_bytes(t.tries, [(k.trie, k.node, k.why) for k in t.skips], [(k.trie, k.node) for k in t.wholes])
         assert sum(c.tokens for c in cells) == sum(1 for x in range(len(explained.vocab))
                                                    if explained.vocab.is_grammar_token(x))
         assert sum(c.tokens - c.refused for c in cells) == s.allowed - s.eos
         assert all(0 <= c.refused <= c.tokens and 0 <= c.whole <= c.tokens - c.refused for c in cells)
+        assert d["cells"] == [[c.byte, c.tokens, c.refused, c.whole,
+                               reasons.index(svg.SHORT[c.skipped_here]) + 1 if c.skipped_here else 0] for c in cells]
+        assert any(c[4] for c in d["cells"]) == any(c.skipped_here for c in cells)
+
+
+def decode_runs(runs):
+    flags = []
+    for k, n in enumerate(runs):
+        flags.extend([k % 2] * n)
+    return bytes(flags)
+
+
+def test_the_data_holds_every_mask_and_the_vocabulary_once(explained, page, vocab):
+    """What the why-box answers from: each step's mask (as runs), every token's text."""
+    data = script_data(page)
+    assert [decode_runs(data["masks"][d["mask"]]) for d in data["steps"]] == [s.flags for s in explained.steps]
+    assert len(data["masks"]) == len({s.flags for s in explained.steps})  # each mask once
+    assert data["tokens"] == [t.decode("utf-8", "backslashreplace") for t in vocab.tokens]
+    assert data["inexact"] == [vocab.tokens.index(b"\xa9")]  # not UTF-8: asked for by id
+    assert data["command"] is None  # rendered from Python: the page says how to ask there
+    # a token's text is in the page's data once, however many steps (b" true" is in no sample)
+    assert page.split("<script>")[1].count('" true"') == 1
+
+
+def test_the_page_knows_its_command_line(tmp_path):
+    """The command that makes the page (to which the why-box adds --why), quoted for a
+    POSIX shell: it splits back into the arguments, and runs."""
+    out = tmp_path / "page.html"
+    regex = "[0-9]+( 'x'\\$ ?!)?"
+    argv = ["explain", "--regex", regex, "--vocab", "bytes", "--prefix", "12 'x'$"]
+    assert main(argv + ["--out", str(out)]) == 0
+    command = script_data(out.read_text(encoding="utf-8"))["command"]
+    assert shlex.split(command) == ["maskref"] + argv
+    assert main(shlex.split(command)[1:] + ["--format", "text", "--why", "'"]) == 0
+
+
+def test_rows_are_written_once(explained, page):
+    """An Earley row that stays the same from step to step is drawn once, then referred to."""
+    rows = re.findall(r'<div id="(shared-\d+)" class="erow', page)
+    refs = re.findall(r'<div class="ref" data-ref="(shared-\d+)">', page)
+    row_refs = [r for r in refs if r in rows]
+    assert row_refs and len(rows) == len(set(rows))
+    assert len(rows) + len(row_refs) == sum(len(s.rows) for s in explained.steps)
+    assert len(refs) - len(row_refs) == len(explained.steps) - len(set(dfa_pictures(page)))
+
+
+def test_the_page_grows_gently_with_the_steps():
+    """On GPT-2, doubling the steps adds per step a small share of the page's fixed part
+    (the vocabulary once, the style and script): not the ~130 kB a step it took when each
+    step drew its own trie grid and rows."""
+    gpt2 = Vocabulary.load("gpt2")
+    grammar = Grammar.from_lark((ROOT / "docs" / "examples" / "jsonish.lark").read_text(encoding="utf-8"))
+    sizes = {}
+    for n in (4, 16):
+        ex = explain(grammar, gpt2, text="[" + ", ".join(str(i) for i in range(1, n + 1)))
+        sizes[len(ex.steps)] = len(page_mod.render(ex).encode("utf-8"))
+    (a, small), (b, large) = sorted(sizes.items())
+    per_step = (large - small) / (b - a)
+    assert per_step < 60_000 and per_step < small / 10, (sizes, per_step)
 
 
 def test_layout_places_every_state_once():

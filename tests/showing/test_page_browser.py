@@ -100,6 +100,19 @@ def check_step(d, ex, i):
     assert state["count"] == [str(step.allowed)]
     assert (state["prev"], state["next"]) == (i > 0, i < len(ex.steps) - 1)
     assert state["current"] == [str(i)]
+    # the page's one trie grid, in the section shown, painted for the step
+    grid = shown(d).find_element(By.CSS_SELECTOR, ".trie-grid svg.trie")
+    titles = d.execute_script(
+        "return Array.prototype.map.call(arguments[0].querySelectorAll('g.first-byte title'), "
+        "function (t) { return t.textContent; });", grid)
+    trace = ex.traces[i]
+    cells = svg.first_bytes(trace.tries, [(k.trie, k.node, k.why) for k in trace.skips],
+                            [(k.trie, k.node) for k in trace.wholes])
+    walked = bool(trace.tries) and not trace.cached
+    for c in cells:
+        assert titles[c.byte].split("): ", 1)[1].startswith(
+            "%d of %d tokens allowed" % (c.tokens - c.refused, c.tokens) if walked else "not walked"), titles[c.byte]
+    assert sum(1 for t in titles if t) == len(cells)
 
 
 def press(d, key):
@@ -164,11 +177,27 @@ def test_why_box_explains_a_refused_token(driver, explained):
     lt = next(f for f in ex.steps[i].refusals if f.text == "<")
     assert lt.why in result.text
     assert result.find_element(By.CSS_SELECTOR, ".offset").text == str(lt.offset)
-    # an allowed token is not among the refusals
+    # an allowed token is not among the refusals: the mask says it is allowed
     allowed_id, _ = ex.steps[i].sample[0]
     box.clear()
     box.send_keys(str(allowed_id))
-    assert "Allowed at this step" in result.text
+    assert "is allowed at this step" in result.text
+    # a refused token the page did not explain: the command that does, for this page
+    vocab = ex.vocab
+    unexplained = next(t for t in range(len(vocab)) if not ex.steps[i].flags[t] and vocab.is_grammar_token(t)
+                       and t not in {f.token for f in ex.steps[i].refusals} and "'" in vocab.tokens[t].decode("utf-8", "replace")
+                       and vocab.tokens[t].decode("utf-8", "replace").encode() == vocab.tokens[t])
+    box.clear()
+    box.send_keys(vocab.tokens[unexplained].decode())
+    assert "is refused at this step; this page did not compute where it dies" in result.text
+    command = result.find_element(By.CSS_SELECTOR, ".why-command").text
+    assert command.startswith("explain(grammar, vocab, ..., why=[%d])" % unexplained)  # made in Python: no command line
+    box.clear()
+    box.send_keys("no such token \u2603")
+    assert "is not a token of the vocabulary" in result.text
+    box.clear()
+    box.send_keys(str(len(vocab)))
+    assert "No token has id %d" % len(vocab) in result.text
     # clicking a refusal asks for it; stepping on keeps the question, answered for the new step
     box.clear()
     items = shown(driver).find_elements(By.CSS_SELECTOR, ".refusals > li")
@@ -222,3 +251,45 @@ def test_console_errors_are_seen(driver):
     driver.execute_script("console.error('maskref probe')")
     logged = driver.get_log("browser")
     assert any("maskref probe" in e["message"] and e["level"] == "SEVERE" for e in logged), logged
+
+
+def test_why_box_gives_the_command_line(driver, explained, tmp_path):
+    """Rendered with its command line (as `maskref explain --out` does), the page answers a
+    refused token it did not explain with that command and `--why '<token>'`, quoted for
+    a POSIX shell (a token with a quote in it); a token whose text is digits or begins
+    with "-" by its id (`--why 12` would mean id 12, `--why -x` an option); a refused EOS
+    with its reason."""
+    import shlex
+
+    command = ["maskref", "explain", "--lark", "it's a grammar.lark", "--vocab", "gpt2", "--prefix", PREFIX]
+    path = tmp_path / "with-command.html"
+    path.write_text(page_mod.render(explained, command=command), encoding="utf-8")
+    back = driver.current_url
+    driver.get(path.as_uri() + "#step-2")
+    try:
+        ex, vocab, i = explained, explained.vocab, 2
+        check_step(driver, ex, i)
+        explained_here = {f.token for f in ex.steps[i].refusals}
+
+        def refused(test):
+            return next(t for t in range(len(vocab)) if not ex.steps[i].flags[t] and vocab.is_grammar_token(t)
+                        and t not in explained_here and vocab.tokens[t].decode("utf-8", "replace").encode() == vocab.tokens[t]
+                        and test(vocab.tokens[t].decode()))
+
+        box, result = driver.find_element(By.ID, "why-input"), driver.find_element(By.ID, "why-result")
+        quoted = refused(lambda text: "'" in text and not text.isdigit())
+        digits = refused(str.isdigit)
+        dash = refused(lambda text: text.startswith("-"))  # `--why -x` would be an option
+        # (digits typed in the box are an id, so the digits token is typed as its id)
+        for typed, arg in ((vocab.tokens[quoted].decode(), vocab.tokens[quoted].decode()), (str(digits), str(digits)),
+                           (vocab.tokens[dash].decode(), str(dash))):
+            box.clear()
+            box.send_keys(typed)
+            got = shlex.split(result.find_element(By.CSS_SELECTOR, ".why-command").text)
+            assert got == command + ["--format", "text", "--why", arg], got
+        if not ex.steps[i].eos:
+            box.clear()
+            box.send_keys(str(vocab.eos_token_id))
+            assert "EOS, and the input may not end here" in result.text
+    finally:
+        driver.get(back)

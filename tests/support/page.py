@@ -74,9 +74,23 @@ class TreeBuilder(HTMLParser):
 
 
 def read_page(page):
-    """The page as a tree of Nodes; fails on unclosed or mismatched tags."""
+    """The page as a tree of Nodes, each reference to a part drawn earlier (`div.ref`: a
+    row, a DFA picture) replaced by a copy of it, as the page's script does; fails on
+    unclosed or mismatched tags and on a reference to nothing."""
     b = TreeBuilder()
     b.feed(page)
     b.close()
     assert b.open is b.root, "unclosed <%s>" % b.open.tag
+    by_id = {n.attrs["id"]: n for n in b.root.find_all() if "id" in n.attrs}
+    for ref in b.root.find_all("div", "ref"):
+        source = by_id[ref.attrs["data-ref"]]
+        copy = _copy(source, ref.parent)
+        del copy.attrs["id"]
+        ref.parent.children[ref.parent.children.index(ref)] = copy
     return b
+
+
+def _copy(node, parent):
+    out = Node(node.tag, node.attrs.items(), parent)
+    out.children = [c if isinstance(c, str) else _copy(c, out) for c in node.children]
+    return out
