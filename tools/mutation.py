@@ -788,9 +788,10 @@ def _row(name: str, x: Dict[str, Any], population: Optional[int], seconds: float
         round(seconds / 60))
 
 
-def markers(name: str) -> Tuple[str, str]:
-    """The comments that open and close a page's generated block for campaign `name`."""
-    return "<!-- BEGIN mutation %s -->" % name, "<!-- END mutation %s -->" % name
+def markers(name: str, kind: str = "mutation") -> Tuple[str, str]:
+    """The comments that open and close a page's generated block `kind` for `name` (a
+    mutation campaign; tools/suite_coverage.py's blocks are of kind `coverage`)."""
+    return "<!-- BEGIN %s %s -->" % (kind, name), "<!-- END %s %s -->" % (kind, name)
 
 
 def write_table(campaign: Path, page: Optional[Path]) -> int:
@@ -801,9 +802,13 @@ def write_table(campaign: Path, page: Optional[Path]) -> int:
         return 2
     text = table(campaign)
     print(text)
-    if page is None:
-        return 0
-    begin, end = markers(campaign.name)
+    return 0 if page is None else write_block(page, markers(campaign.name), text)
+
+
+def write_block(page: Path, marks: Tuple[str, str], text: str) -> int:
+    """Rewrite the page's block between the comments `marks` with `text`; 2 (with the
+    error on standard error) when the page cannot be read or has no such block."""
+    begin, end = marks
     try:
         doc = page.read_text(encoding="utf-8")
     except OSError as e:
@@ -817,10 +822,10 @@ def write_table(campaign: Path, page: Optional[Path]) -> int:
     return 0
 
 
-def block(page: Path, name: str) -> Optional[str]:
-    """The text of a page's generated block for campaign `name` (None if it has none)."""
+def block(page: Path, name: str, kind: str = "mutation") -> Optional[str]:
+    """The text of a page's generated block `kind` for `name` (None if it has none)."""
     doc = page.read_text(encoding="utf-8")
-    begin, end = markers(name)
+    begin, end = markers(name, kind)
     begin, end = begin + "\n", "\n" + end
     if begin not in doc:
         return None
