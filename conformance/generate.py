@@ -870,6 +870,45 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # no Lark vector had a \x or \u escape)
     ("lark-string-escapes", GrammarSpec("lark", 'start: "\\x41\\u00e9" ("\\ud83d\\ude00" | "\\t")+ "."\n'),
      ("bytes", "gpt2"), ["A\u00e9\U0001F600\t.", "A\u00e9\t\t\U0001F600."], ["escapes", "unicode"]),
+    # xgrammar's Regex macro, its escapes and classes: \xHH, \uHHHH, \u{H..}, \cX, class
+    # escapes in a class (\d \W, \b a backspace) and negated (\S), hex ranges, a lazy count
+    # with blanks, a Python named group, a negative lookahead holding a class, ^ and $
+    # (issue 35's line coverage: xgrammar_regex.py's escapes and counts were never read)
+    ("xgrammar-regex-escapes", GrammarSpec("ebnf", 'root ::= Regex("^\\\\x41\\\\u00e9\\\\u{1F600}\\\\cJ[\\\\d\\\\W\\\\x30-\\\\x39\\\\b]'
+                                                   '[^\\\\s]\\\\S{1,2}?\\\\w{ 2 , }(?P<n>a|b)(?!c[)])\\\\.\\\\t$") "!"\n',
+                                           options={"dialect": "xgrammar"}),
+     ("bytes", "gpt2"), ["A\u00e9\U0001F600\n5xy_ab.\t!", "A\u00e9\U0001F600\n-xyzwa.\t!"], ["regex", "xgrammar", "escapes"]),
+    # xgrammar's Regex flags "is" (a dot outside a class that matches a newline, an escaped
+    # dot, a dot in a class, folded case) and "i" alone (issue 35's line coverage)
+    ("xgrammar-regex-flags", GrammarSpec("ebnf", 'root ::= Regex("a.[.]\\\\.b{2}", flags="is") Regex("x.", flags="i")\n',
+                                         options={"dialect": "xgrammar"}),
+     ("bytes", "gpt2"), ["A\n..bBX!", "a...bbx."], ["regex", "xgrammar", "flags"]),
+    # kbnf's EBNF forms: `=` for `::=`, `,` between items, [optional] and {repeated}, a
+    # postfix `?`, a rule defined twice (its alternatives), #e (shortest), #ex (excluding),
+    # #substrs, any! and \x, \u, \u{...} escapes (issue 35's line coverage: kbnf.py)
+    ("kbnf-forms", GrammarSpec("ebnf", '(* c *) start = "a", [ "b" ], { "c" }, x? ;\n'
+                                       'x ::= #e"[0-9]+" | #ex"q" | #substrs"hello" | any! | "\\x41\\u00e9\\u{1F600}\\n";\n'
+                                       'x ::= "z";\n', options={"dialect": "kbnf"}),
+     ("bytes", "gpt2"), ["abcc7", "aell", "aA\u00e9\U0001F600\n"], ["kbnf", "repetition", "escapes"]),
+    # kbnf's except!(rule, n) and except!("text"): any text up to n bytes without a string
+    # of the rule, any text without the string (issue 35's line coverage: kbnf.py)
+    ("kbnf-except", GrammarSpec("ebnf", 'start ::= "<" except!(w, 3) ">" except!("ab") ;\nw ::= "x" | "yy";\n',
+                                options={"dialect": "kbnf"}),
+     ("bytes", "gpt2"), ["<ab>cd", "<>ba"], ["kbnf", "except"]),
+    # llguidance's Lark extensions: %json in a rule, %regex with substring_words,
+    # substring_chunks and substring_chars, a terminal `&` and `~` (intersection,
+    # complement), a counted repetition `~ m..n` (issue 35's line coverage: substring.py)
+    ("lark-substrings", GrammarSpec("lark", 'start: %json {"type": "integer"} " " W "!" N " " R " " C+ "-" S\n'
+                                            'W: %regex {"substring_words": "the quick brown fox"}\n'
+                                            'N: /[a-z]+/ & ~/[a-z]*x[a-z]*/\nR: "ab" ~ 2..3\n'
+                                            'C: %regex {"substring_chunks": ["ab", "cd"]}\n'
+                                            'S: %regex {"substring_chars": "xyz"}\n'),
+     ("bytes", "gpt2"), ["12 quick brown!abc abab cdab-yz", "-3 fox!q ababab ab-x"], ["substring", "lark"]),
+    # Lark's ?rule, !rule, aliases (-> name), [optional], a range "a".."f" and %import
+    # (issue 35's line coverage: reader.py's aliases)
+    ("lark-aliases", GrammarSpec("lark", '?start: item ("," item)* -> items\n!item: LETTER | DIGIT | pair\n'
+                                         'pair: "(" [item] ")" -> p\nLETTER: "a".."f"\n%import common.DIGIT\n'),
+     ("bytes", "gpt2"), ["a,(),(3)", "((f))"], ["lark", "alias"]),
     # more than 256 forced bytes, the last forced token one that may extend (`a` of `ab`)
     ("long-forced", GrammarSpec("regex", "a{300}b?"), (_with_eos([b"a", b"b", b"ab"], "ab"),), ["a" * 299, "a" * 300],
      ["forced"]),

@@ -75,6 +75,9 @@ LARK: List[Tuple[str, str, str]] = [
     ("param-unclosed-condition", 'start: x::0\nx::_: "a" %if not(bit_clear(0)\n', "not(c without its ')'"),
     ("param-unknown-expression", 'start: x::0\nx::_: "a" x::grow(1) %if bit_clear(0) | "b"\n',
      "a parameter expression that does not exist"),
+    # issue 35's line coverage: errors of reader.py that no vector reached
+    ("range-not-single", 'start: "ab".."z"\n', "a range whose start is not a single character"),
+    ("reversed-range", 'start: "z".."a"\n', "a range whose start is above its end"),
 ]
 
 GBNF: List[Tuple[str, str, str]] = [
@@ -90,6 +93,8 @@ GBNF: List[Tuple[str, str, str]] = [
     ("unclosed-repetition", 'root ::= "a"{2\n', "a counted repetition without its '}'"),
     ("bad-escape", 'root ::= "\\q"\n', "an escape that GBNF does not have"),
     ("bad-hex-escape", 'root ::= "\\xZZ"\n', "a hexadecimal escape without hexadecimal digits"),
+    # issue 35's line coverage: an error of gbnf.py that no vector reached
+    ("repetition-not-integer", 'root ::= "a"{x}\n', "a counted repetition whose count is no integer"),
 ]
 
 XGRAMMAR: List[Tuple[str, str, str]] = [
@@ -110,6 +115,14 @@ XGRAMMAR: List[Tuple[str, str, str]] = [
     ("regex-bad-upper-count", 'root ::= Regex("a{2,x}")\n', "a Regex macro whose repetition's maximum is no number"),
     ("regex-reversed-count", 'root ::= Regex("a{3,1}")\n', "a Regex macro whose repetition's maximum is below its minimum"),
     ("regex-count-separator", 'root ::= Regex("a{2+}")\n', "a Regex macro whose repetition bounds are not separated by ','"),
+    # issue 35's line coverage: errors of xgrammar.py that no vector reached
+    ("rule-not-at-line-start", 'root ::= "a" item ::= "b"\n', "a rule that does not begin its line"),
+    ("rule-defined-twice", 'root ::= "a"\nroot ::= "b"\n', "a rule defined twice"),
+    ("lookahead-not-last", 'root ::= "a" (= "b") "c"\n', "a lookahead assertion that does not end its rule"),
+    ("two-repetitions", 'root ::= "a"*+\n', "two repetition operators in a row"),
+    ("bad-repetition-range", 'root ::= "a"{1;2}\n', "a counted repetition without ',' or '}' after its minimum"),
+    ("reversed-class-range", 'root ::= [z-a]\n', "a character class range whose lower bound is above its upper"),
+    ("regex-two-patterns", 'root ::= Regex("a", "b")\n', "a Regex macro with two patterns"),
 ]
 
 KBNF: List[Tuple[str, str, str]] = [
@@ -124,6 +137,10 @@ KBNF: List[Tuple[str, str, str]] = [
     ("bad-regex", 'start ::= #"a(";\n', "a regex terminal that is no regex"),
     ("surrogate-escape", 'start ::= "\\uD800";\n', "a \\u escape of a UTF-16 surrogate, which is no Unicode scalar value"),
     ("unclosed-regex", 'start ::= #"a;\n', "a regex terminal that does not end"),
+    # issue 35's line coverage: errors of kbnf.py that no vector reached
+    ("unterminated-comment", '(* a\nstart ::= "a";\n', "a comment (* that never ends"),
+    ("hash-without-quote", 'start ::= #x"a";\n', "a # not followed by a regex's quote"),
+    ("bad-escape", 'start ::= "\\q";\n', "an escape that kbnf does not have"),
 ]
 
 JSON_SCHEMA: List[Tuple[str, Any, str]] = [
