@@ -138,7 +138,6 @@ KBNF: List[Tuple[str, str, str]] = [
     ("surrogate-escape", 'start ::= "\\uD800";\n', "a \\u escape of a UTF-16 surrogate, which is no Unicode scalar value"),
     ("unclosed-regex", 'start ::= #"a;\n', "a regex terminal that does not end"),
     # issue 35's line coverage: errors of kbnf.py that no vector reached
-    ("unterminated-comment", '(* a\nstart ::= "a";\n', "a comment (* that never ends"),
     ("hash-without-quote", 'start ::= #x"a";\n', "a # not followed by a regex's quote"),
     ("bad-escape", 'start ::= "\\q";\n', "an escape that kbnf does not have"),
 ]
