@@ -911,6 +911,16 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     ("lark-aliases", GrammarSpec("lark", '?start: item ("," item)* -> items\n!item: LETTER | DIGIT | pair\n'
                                          'pair: "(" [item] ")" -> p\nLETTER: "a".."f"\n%import common.DIGIT\n'),
      ("bytes", "gpt2"), ["a,(),(3)", "((f))"], ["lark", "alias"]),
+    # xgrammar's token macros: Token(ids) and TokenTagDispatch((id, rule),
+    # loop_after_dispatch=false): free tokens until the trigger token, then its rule once
+    # (issue 35's line coverage: xgrammar.py's token macros and xgrammar_dispatch.py;
+    # ExcludeToken left out: refimpl lets it take EOS, xgrammar 0.2.9 does not)
+    ("xgrammar-token-dispatch", GrammarSpec("ebnf", 'root ::= "a" Token(3, 4) "b" TokenTagDispatch((5, c), '
+                                                    'loop_after_dispatch=false)\nc ::= "!" Token(0, 1) "."\n',
+                                            options={"dialect": "xgrammar"}),
+     (_with_eos([b"a", b"b", b"c", b"x", b"y", b"<t>", b"!", b"."], "tokens"),),
+     [["a", Tok(3), "b", "c", "c", Tok(5), "!", "a", "."], ["a", Tok(4), "b", Tok(5), "!", "b", "."]],
+     ["xgrammar", "dispatch", "token-range"]),
     # more than 256 forced bytes, the last forced token one that may extend (`a` of `ab`)
     ("long-forced", GrammarSpec("regex", "a{300}b?"), (_with_eos([b"a", b"b", b"ab"], "ab"),), ["a" * 299, "a" * 300],
      ["forced"]),
