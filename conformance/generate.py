@@ -921,6 +921,11 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
      (_with_eos([b"a", b"b", b"c", b"x", b"y", b"<t>", b"!", b"."], "tokens"),),
      [["a", Tok(3), "b", "c", "c", Tok(5), "!", "a", "."], ["a", Tok(4), "b", Tok(5), "!", "b", "."]],
      ["xgrammar", "dispatch", "token-range"]),
+    # xgrammar's Regex \s is ECMAScript's white space (U+00A0, U+2003, U+3000 among it), so
+    # \S refuses them (found by issue 35's line coverage pass: refimpl had an ASCII \s)
+    ("xgrammar-regex-space", GrammarSpec("ebnf", 'root ::= Regex("[a-z]+\\\\s[a-z]+\\\\S")\n',
+                                         options={"dialect": "xgrammar"}),
+     ("bytes", "gpt2"), ["ab\u00a0cd!", "a\u3000b\u00e9", "a\tb."], ["regex", "xgrammar", "unicode"]),
     # more than 256 forced bytes, the last forced token one that may extend (`a` of `ab`)
     ("long-forced", GrammarSpec("regex", "a{300}b?"), (_with_eos([b"a", b"b", b"ab"], "ab"),), ["a" * 299, "a" * 300],
      ["forced"]),

@@ -11,8 +11,10 @@ dialect that is *not* Rust's (refimpl.regex.reader). The differences, each kept 
   boundaries), `\\p \\P` (Unicode properties), `\\k` and `\\1`..`\\9` (backreferences)
   are errors. A surrogate (`\\uD800`) is refused here: maskref's characters are
   Unicode scalar values (xgrammar would match its three-byte CESU form).
-* **Classes.** `\\d \\w \\s` are ASCII: `[0-9]`, `[0-9A-Za-z_]`, `[\\t-\\r ]` (so `\\S`
-  matches U+00A0 and every non-ASCII character). In `[...]` the first unescaped `]`
+* **Classes.** `\\d \\w` are ASCII: `[0-9]`, `[0-9A-Za-z_]`; `\\s` is ECMAScript's white
+  space, `[\\t-\\r ]` and U+00A0, U+1680, U+2000-200A, U+2028-2029, U+202F, U+205F,
+  U+3000, U+FEFF (as xgrammar 0.2.9 matches it; so `\\S` refuses U+00A0, where an ASCII
+  `\\s` would take it: issue 35's line coverage found it). In `[...]` the first unescaped `]`
   closes the class (`[]` and `[^]` are errors: empty), `[` is a plain character, there
   are no set operations or `[:alpha:]`, and a class escape next to `-` leaves the `-`
   literal. A negated class is every scalar value not in it.
@@ -49,7 +51,11 @@ from .ast import ANY_CHAR
 Ranges = Tuple[Tuple[int, int], ...]
 
 _WORD: Ranges = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
-_CLASS_ESCAPES = {"d": ((0x30, 0x39),), "w": _WORD, "s": ((0x09, 0x0D), (0x20, 0x20))}
+#: ECMAScript's WhiteSpace and LineTerminator, as xgrammar reads \s (0.2.9 accepts each of
+#: these, and no other code point of the BMP, for `Regex("\\s")`); \d and \w stay ASCII
+_SPACE: Ranges = ((0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
+                  (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF))
+_CLASS_ESCAPES = {"d": ((0x30, 0x39),), "w": _WORD, "s": _SPACE}
 _SINGLE_ESCAPES = {"n": 0x0A, "t": 0x09, "r": 0x0D, "f": 0x0C, "v": 0x0B, "a": 0x07, "e": 0x1B, "0": 0}
 _HEX = "0123456789abcdefABCDEF"
 _MAX_DIGITS = 9

@@ -124,8 +124,8 @@ def regex(pattern: str, **options: str) -> Grammar:
 
 @pytest.mark.parametrize("pattern, options, accepted, rejected", [
     # escapes: \d \w \s are ASCII; \S takes U+00A0 and any non-ASCII; unknown escapes are the character
-    (r"\d\w\s", {}, ["7_\v", "0a "], ["٣a ", "0é ", "0a\u00a0"]),
-    (r"\S\D\W", {}, ["\u00a0٣é", "aa-"], [" a-", "a1-", "aa_"]),
+    (r"\d\w\s", {}, ["7_\v", "0a ", "0a\u00a0"], ["٣a ", "0é ", "0a\u200b"]),
+    (r"\S\D\W", {}, ["é٣é", "aa-"], [" a-", "\u00a0a-", "a1-", "aa_"]),
     (r"\z\-\q\cJ\x41\u0042\u{1F600}\e\0", {}, ["z-q\nAB😀\x1b\x00"], ["z-q\nAB😀\x1b0"]),
     (r"[\b\d-]", {}, ["\b", "5", "-"], ["b", "a"]),
     # classes: the first ] closes; [ is literal; a class escape next to - leaves it literal
@@ -413,3 +413,15 @@ def test_options_that_change_no_mask_are_metadata():
     g = xg('root ::= "<" r ">"\nr[capture="x", lazy, temperature=0.5, stop_capture="s"] ::= [a-z]+')
     assert g.compiled.metadata == {"r": {"temperature": 0.5, "capture": "x", "stop_capture": "s"}}
     assert xg('root[capture] ::= "a"').compiled.metadata == {"root": {"capture": "root"}}
+
+
+def test_regex_space_is_ecmascripts_white_space():
+    # xgrammar 0.2.9's \s: U+0009-000D, space, U+00A0, U+1680, U+2000-200A, U+2028-2029,
+    # U+202F, U+205F, U+3000, U+FEFF (every BMP code point it accepts); \d and \w stay ASCII
+    spaces = "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2005\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+    g = xg('root ::= Regex("a\\\\sb")')
+    assert [outcome(g, "a%sb" % c) for c in spaces] == ["accept"] * len(spaces)
+    assert [outcome(g, "a%sb" % c) for c in "\x85\u180e\u200b\u2060x"] == ["reject"] * 5
+    g = xg('root ::= Regex("a\\\\S[\\\\d\\\\w]")')
+    assert [outcome(g, t) for t in ("a\u00a0b", "a\u3000b", "axb", "ax\u0663", "axé")] == [
+        "reject", "reject", "accept", "reject", "reject"]
