@@ -676,6 +676,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--test-equivalent", action="store_true",
                    help="run and fuzz also the mutants tools/mutation_review.json calls equivalent (default: skip)")
     args = p.parse_args(argv)
+    for folder in args.exclude:
+        if not Path(folder).is_dir():
+            print("error: --exclude %s: not a folder" % folder, file=sys.stderr)
+            return 2
     if args.table:
         return write_table(Path(args.table), Path(args.docs) if args.docs else None)
 

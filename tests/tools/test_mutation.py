@@ -239,3 +239,9 @@ def test_a_held_out_sample_leaves_out_the_mutants_drawn_before(tmp_path):
             "".join(json.dumps({"key": k, "outcome": "survived"}) + "\n" for k in keys))
     assert mutation.drawn_before([str(tmp_path / "old")]) == {"a.py:X:0", "a.py:X:1", "b.py:Y:3"}
     assert mutation.drawn_before([]) == set()
+
+
+def test_an_exclude_that_is_no_folder_is_an_error(tmp_path, capsys):
+    """A mistyped --exclude would silently exclude nothing: one error line, exit 2."""
+    assert mutation.main(["--exclude", str(tmp_path / "missing"), "--table", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "error: --exclude %s: not a folder\n" % (tmp_path / "missing")
