@@ -47,6 +47,11 @@ class Limits:
     #: (docs/jsonschema.md, "Bounds"): it becomes a regex by state elimination, practical
     #: up to here; beyond, the keyword cannot be enforced (SchemaError, unless lenient)
     multiple_of_states: int = 400
+    #: states of the part of that automaton that state elimination unrolls into one regex
+    #: (the remainder mod c' of an integer divisor c = 2^a·5^b·c', a decimal divisor's
+    #: whole automaton): its regex and derivatives grow fast with the loops (a prime near
+    #: 130 compiled in 15 s, its first GPT-2 mask took 130 s; 397 exceeds `expressions`)
+    eliminated_states: int = 134
     #: key regions of one JSON object and the splits leading to them (keys split by the
     #: patternProperties they match: 2^patterns in theory, docs/jsonschema.md, "Bounds")
     property_regions: int = 256

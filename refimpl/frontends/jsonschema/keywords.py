@@ -18,7 +18,7 @@ from ...errors import LimitError, RegexError, SchemaError
 from .compilation import Compilation, Reason
 from .formats import UNSUPPORTED_FORMATS, format_expr, search_expr
 from .languages import intersect, literal_union
-from .multiples import ELIMINATED_STATES, TooLarge
+from .multiples import TooLarge
 from .values import is_number, number_text, short, to_decimal
 
 
@@ -95,9 +95,9 @@ class ScalarKeywords:
         assert m is not None
         if m <= 0:
             raise SchemaError("multipleOf must be greater than 0", self.subschemas.pointer(n, "multipleOf"))
-        limit = self.comp.limits.multiple_of_states
+        limit, eliminated = self.comp.limits.multiple_of_states, self.comp.limits.eliminated_states
         try:
-            return self.numbers.multiple_of(m, integer_only, limit)
+            return self.numbers.multiple_of(m, integer_only, limit, eliminated)
         except TooLarge as e:
             if lo is not None and hi is not None:
                 listed = self._multiples_in(m, lo, hi, integer_only, limit)
@@ -105,7 +105,7 @@ class ScalarKeywords:
                     return listed
             self.comp.unsupported("multipleOf", self.subschemas.pointer(n, "multipleOf"), (
                 "divisibility by %s needs a remainder automaton of %d states (minimal) turned into a regex "
-                "by state elimination, which takes at most %d" % (number_text(m), e.at_least, ELIMINATED_STATES)
+                "by state elimination, more than Limits.eliminated_states = %d" % (number_text(m), e.at_least, eliminated)
                 if e.eliminated else
                 "divisibility by %s needs an automaton of %s%d states (minimal), more than "
                 "Limits.multiple_of_states = %d" % (number_text(m), "" if e.exact else "at least ", e.at_least, limit))

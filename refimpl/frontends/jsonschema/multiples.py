@@ -78,17 +78,11 @@ class Automaton(NamedTuple):
         return s is not None and self.accepting[s]
 
 
-#: the most states whose loops state elimination turns into one regex: its regex and
-#: the derivatives the lexer takes of it grow fast with them (a prime divisor near 130
-#: compiled in 15 s, its first GPT-2 mask took 130 s; 397, 399 states, exceeds
-#: `Limits.expressions`). The bound the old estimate c·(k+3)+2 <= 400 put on integers.
-ELIMINATED_STATES = 134
-
-
 class TooLarge(Exception):
     """No regex for this divisor: the minimal automaton has more than the limit's states
     (at least `at_least`; exactly, when `exact`), or (`eliminated`) the part of it that
-    state elimination must unroll has `at_least` states, more than ELIMINATED_STATES."""
+    state elimination must unroll has `at_least` states, more than its limit
+    (`Limits.eliminated_states`)."""
 
     def __init__(self, at_least: int, exact: bool, eliminated: bool = False) -> None:
         super().__init__(at_least)
@@ -231,10 +225,12 @@ def _co_reachable(a: Automaton) -> List[bool]:
     return live
 
 
-def multiple_regex(es: ExprSet, c: int, k: int, integer: bool, limit: Optional[int] = None) -> int:
+def multiple_regex(es: ExprSet, c: int, k: int, integer: bool, limit: Optional[int] = None,
+                   eliminated: Optional[int] = None) -> int:
     """The texts `-?(0|[1-9][0-9]*)(\\.[0-9]{1,k})?` whose value x satisfies
     x·10^k ≡ 0 mod c (no fraction if `integer`, k is then 0). TooLarge when the minimal
-    automaton has more than `limit` states.
+    automaton has more than `limit` states, or the part of it that goes through state
+    elimination more than `eliminated`.
 
     A regex by state elimination has derivatives that grow with the automaton's loops
     (the first GPT-2 mask of `multipleOf: 256` took 45 s that way). So an integer
@@ -245,7 +241,7 @@ def multiple_regex(es: ExprSet, c: int, k: int, integer: bool, limit: Optional[i
     a = divisibility_automaton(c, k, k > 0 and not integer, limit)
     c2, c1, tail = split_coprime(c)
     looping = a if k > 0 else divisibility_automaton(c1, 0, False) if c1 > 1 or c2 == 1 else None
-    if looping is not None and looping.size > ELIMINATED_STATES:
+    if looping is not None and eliminated is not None and looping.size > eliminated:
         raise TooLarge(looping.size, True, eliminated=True)
     if k > 0:
         body = _regex_of(es, a)

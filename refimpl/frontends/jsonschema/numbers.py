@@ -198,11 +198,12 @@ class Numbers:
             parts.append(es.concat(self.lit("-"), self._nonnegative(nlo, nlo_incl, nhi, lo_incl, integer, limits)))
         return es.union(*parts)
 
-    def multiple_of(self, m: Decimal, integer: bool, max_states: int) -> int:
+    def multiple_of(self, m: Decimal, integer: bool, max_states: int, max_eliminated: int) -> int:
         """Plain decimal texts whose value is a multiple of m > 0, with at most as many
         fraction digits as m has (integers only if `integer`). Raises TooLarge when the
-        minimal divisibility automaton has more than `max_states` states (it is converted
-        to a regex by state elimination: multiples.py)."""
+        minimal divisibility automaton has more than `max_states` states, or its part
+        converted to a regex by state elimination more than `max_eliminated`
+        (multiples.py)."""
         c, k = coefficient(m)
         if integer:  # multiples of m among the integers: multiples of lcm(m, 1)
             c = c // gcd(c, 10 ** k)
@@ -211,7 +212,7 @@ class Numbers:
         got = self._multiples.get(key)
         if got is None:  # one divisor in many places (a font weight: 0.7 s each before)
             try:
-                got = multiple_regex(self.es, c, k, integer, max_states)
+                got = multiple_regex(self.es, c, k, integer, max_states, max_eliminated)
             except TooLarge as e:
                 got = e
             self._multiples[key] = got

@@ -97,7 +97,7 @@ def test_too_large_is_decided_with_bounded_work():
         divisibility_automaton(1024, 0, False, limit=100)
     assert (info.value.at_least, info.value.exact) == (161, True)
     with pytest.raises(TooLarge) as info:  # 397 is prime: 399 states, all through state elimination
-        multiple_regex(ExprSet(), 397, 0, True, limit=400)
+        multiple_regex(ExprSet(), 397, 0, True, limit=400, eliminated=134)
     assert info.value.eliminated and info.value.at_least == 399
 
 
@@ -171,8 +171,13 @@ def test_refusal_names_the_size_and_the_limit():
     with pytest.raises(SchemaError, match=r"needs an automaton of 161 states \(minimal\), more than "
                                           r"Limits.multiple_of_states = 100"):
         Grammar.from_json_schema({"type": "integer", "multipleOf": 1024}, limits=Limits(multiple_of_states=100))
-    with pytest.raises(SchemaError, match=r"remainder automaton of 399 states"):
+    with pytest.raises(SchemaError, match=r"remainder automaton of 399 states \(minimal\) turned into a regex by "
+                                          r"state elimination, more than Limits.eliminated_states = 134"):
         Grammar.from_json_schema({"type": "integer", "multipleOf": 397})
+    # the part state elimination unrolls has its own limit: 13 (15 states) within the default, not within 10
+    assert Grammar.from_json_schema({"type": "integer", "multipleOf": 13}).compiled is not None
+    with pytest.raises(SchemaError, match=r"remainder automaton of 15 states .* Limits.eliminated_states = 10"):
+        Grammar.from_json_schema({"type": "integer", "multipleOf": 13}, limits=Limits(eliminated_states=10))
     # a range with few multiples is listed instead
     g = Grammar.from_json_schema({"type": "integer", "multipleOf": 397, "minimum": 0, "maximum": 1200})
     assert g.compiled is not None
