@@ -108,8 +108,7 @@ class Arrays:
                 if mn > 0 or mx is not None:
                     counted.append(Contains(c, mn, mx))
         for atom in atoms:
-            v = self.subschemas.value(atom.node)
-            if v.get("uniqueItems") is True and (hi is None or hi > 1):
+            if self.subschemas.flag(atom.node, "uniqueItems") and (hi is None or hi > 1):
                 self.comp.unsupported("uniqueItems", self.subschemas.pointer(atom.node, "uniqueItems"),
                                       "the items of an array being distinct is not a context-free property")
         if hi is not None and lo > hi:

@@ -125,7 +125,7 @@ class Negations:
             if hi is not None:
                 parts.append({"contains": x, "minContains": hi + 1})
         elif ((key == "additionalItems" and isinstance(v.get("items"), list) and not trivial(x))
-              or (key == "uniqueItems" and x is True) or (key == "unevaluatedItems" and not trivial(x))):
+              or (key == "uniqueItems" and self.subschemas.flag(n, key)) or (key == "unevaluatedItems" and not trivial(x))):
             raise Unsupported(key, p, NEGATION)
 
     def _neg_object(self, n: int, v: Dict[str, Any], key: str, x: Any, parts: List[Any]) -> None:

@@ -293,6 +293,13 @@ class Subschemas:
             return int(to_decimal(x))
         raise SchemaError("%s must be a non-negative integer, got %s" % (keyword, short(x)), self.pointer(n, keyword))
 
+    def flag(self, n: int, keyword: str) -> bool:
+        """A boolean keyword of node n (`uniqueItems`); False if absent."""
+        x = self.nodes[n].value.get(keyword, False)
+        if isinstance(x, bool):
+            return x
+        raise SchemaError("%s must be a boolean, got %s" % (keyword, short(x)), self.pointer(n, keyword))
+
     # -- subschemas made by the compiler --------------------------------------------------
 
     def synth(self, value: Any, n: int, what: str) -> int:

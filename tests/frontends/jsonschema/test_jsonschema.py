@@ -93,6 +93,8 @@ def test_examples(schema, good, bad):
     ({"minimum": "3"}, "minimum must be a number", "/minimum"),
     ({"maxItems": -1}, "maxItems must be a non-negative integer", "/maxItems"),
     ({"required": "a"}, "required must be an array of strings", "/required"),
+    ({"type": "array", "uniqueItems": "yes"}, 'uniqueItems must be a boolean, got "yes"', "/uniqueItems"),
+    ({"not": {"uniqueItems": 1}}, "uniqueItems must be a boolean, got 1", "/not/uniqueItems"),
     ({"type": "string", "pattern": "(?<=a)b"}, "pattern cannot be enforced exactly", "/pattern"),
     ({"type": "string", "format": "idn-hostname"}, "format cannot be enforced exactly", "/format"),
     ({"anyOf": []}, "anyOf must be a non-empty array", "/anyOf"),
