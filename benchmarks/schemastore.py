@@ -27,13 +27,13 @@ import json
 import os
 import pstats
 import queue
-import signal
 import subprocess
 import sys
 import threading
 import time
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from conformance.corpus import Slow, deadline
 from refimpl.showing.commandline import (
     ArgumentParser,
     CommandLineError,
@@ -96,14 +96,6 @@ def percentile(values: List[float], p: float) -> float:
 # -- the worker: one schema at a time, under an alarm -----------------------------------
 
 
-class _Alarm(Exception):
-    pass
-
-
-def _on_alarm(signum: int, frame: Any) -> None:
-    raise _Alarm()
-
-
 def _top_functions(profile: cProfile.Profile, n: int = 3) -> List[str]:
     """The n functions of refimpl with the most own time, as "module.function (share%)"."""
     stats = pstats.Stats(profile, stream=io.StringIO())
@@ -124,12 +116,12 @@ def _compile(schema: Any, seconds: float) -> Tuple[Any, str, float]:
     from refimpl import Grammar
     from refimpl.errors import LimitError, SchemaError
 
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     t0 = time.perf_counter()
     try:
-        g = Grammar.from_json_schema(schema)
+        with deadline(seconds):
+            g = Grammar.from_json_schema(schema)
         outcome = "ok"
-    except _Alarm:
+    except Slow:
         g, outcome = None, "timeout"
     except LimitError as e:
         g, outcome = None, "LimitError:" + e.limit
@@ -137,8 +129,6 @@ def _compile(schema: Any, seconds: float) -> Tuple[Any, str, float]:
         g, outcome = None, "SchemaError:" + _schema_error_kind(e)
     except Exception as e:  # an engine bug: reported as such, not hidden
         g, outcome = None, "crash:" + type(e).__name__
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
     return g, outcome, time.perf_counter() - t0
 
 
@@ -157,24 +147,22 @@ def _consume(grammar: Any, data: bytes, seconds: float) -> Tuple[int, float, boo
     from refimpl.errors import MaskrefError
     from refimpl.recognition.recognizer import Recognizer
 
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     read, note, accepted = 0, "", False
     t0 = time.perf_counter()
     try:
-        r = Recognizer(grammar.compiled)
-        step = r.consume_byte
-        for b in data:
-            if not step(b):
-                break
-            read += 1
-        else:
-            accepted = r.is_accepting()
-    except _Alarm:
+        with deadline(seconds):
+            r = Recognizer(grammar.compiled)
+            step = r.consume_byte
+            for b in data:
+                if not step(b):
+                    break
+                read += 1
+            else:
+                accepted = r.is_accepting()
+    except Slow:
         note = "timeout"
     except MaskrefError as e:
         note = type(e).__name__ + ":" + getattr(e, "limit", "")
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
     return read, time.perf_counter() - t0, accepted, note
 
 
@@ -233,7 +221,6 @@ def worker(corpus_root: str, memory_gb: float) -> int:
     except (ImportError, ValueError, OSError):
         pass
     sys.setrecursionlimit(10000)
-    signal.signal(signal.SIGALRM, _on_alarm)
     corpus = _corpus(corpus_root)
     out = sys.stdout
     for line in sys.stdin:

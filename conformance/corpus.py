@@ -5,10 +5,12 @@ this way.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
-from typing import Any, Callable, Dict, Optional, Tuple, TypeVar
+import time
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Type, TypeVar
 
 from refimpl import Grammar, MaskrefError
 
@@ -69,20 +71,33 @@ class Slow(BaseException):
     is, so that no `except Exception` on the way swallows it)."""
 
 
-def _alarm(signum: int, frame: Any) -> None:
-    raise Slow()
+@contextlib.contextmanager
+def deadline(seconds: float, error: Type[BaseException] = Slow) -> Iterator[None]:
+    """Interrupt the block with `error` after `seconds` of wall time (SIGALRM: the main
+    thread of a Unix process; a C call is interrupted only when it returns to Python).
 
+    A SIGALRM that rings before the time is up is a stale one and is ignored: an earlier
+    deadline's alarm can ring just as that deadline ends, and PyPy runs a signal's Python
+    handler later, when the next deadline's handler is in place."""
+    start = time.monotonic()
 
-def within(seconds: int, work: Callable[..., T], *args: Any) -> T:
-    """work(*args), or Slow after `seconds` (SIGALRM: the main thread of a Unix process;
-    a C call is interrupted only when it returns to Python)."""
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(seconds)
+    def ring(signum: int, frame: Any) -> None:
+        if time.monotonic() - start >= seconds * 0.999:
+            raise error()
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        return work(*args)
+        yield
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def within(seconds: float, work: Callable[..., T], *args: Any) -> T:
+    """work(*args), or Slow after `seconds` (`deadline`)."""
+    with deadline(seconds):
+        return work(*args)
 
 
 def compile_within(schema: Any, seconds: int) -> Tuple[Optional[Grammar], str]:

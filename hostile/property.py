@@ -14,10 +14,9 @@ replay.
 from __future__ import annotations
 
 import contextlib
-import signal
-import time
 from typing import Any, Callable, Iterator, Optional, Tuple, Type, TypeVar
 
+from conformance import corpus
 from refimpl.errors import GrammarError, MaskrefError, SchemaError
 
 #: the most one input may take, in seconds, within the default Limits (docs/hostile.md)
@@ -44,28 +43,13 @@ ALARM = True
 
 @contextlib.contextmanager
 def deadline(seconds: float) -> Iterator[None]:
-    """Interrupt the block with `Overtime` after `seconds` of wall time (main thread, POSIX;
-    nothing when ALARM is off).
-
-    A SIGALRM that arrives before the time is up is a stale one and is ignored: an earlier
-    deadline's alarm can ring just as that deadline ends, and PyPy runs a signal's Python
-    handler later, when the next deadline's handler is in place."""
+    """Interrupt the block with `Overtime` after `seconds` of wall time
+    (conformance.corpus.deadline; nothing when ALARM is off)."""
     if not ALARM:
         yield
         return
-    start = time.monotonic()
-
-    def ring(signum: int, frame: Any) -> None:
-        if time.monotonic() - start >= seconds * 0.999:
-            raise Overtime()
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
+    with corpus.deadline(seconds, Overtime):
         yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def positioned(exc: BaseException) -> bool:
