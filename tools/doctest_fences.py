@@ -8,16 +8,9 @@ continuations and the output up to the next blank line — as a `pycon` block, o
 and in the API reference (mkdocstrings renders docstrings with the same extensions). Text
 already in a fenced or indented block is left as it is.
 
->>> lines = ["Text.", ">>> 1 + 1", "2", "", "More text."]
->>> print("\\n".join(fence_doctests(lines)))
-Text.
-<BLANKLINE>
-```pycon
->>> 1 + 1
-2
-```
-<BLANKLINE>
-More text.
+>>> prompt = ">" * 3
+>>> fence_doctests(["Text.", prompt + " 1 + 1", "2", "", "More text."])
+['Text.', '', '```pycon', '>>> 1 + 1', '2', '```', '', '', 'More text.']
 """
 from __future__ import annotations
 
