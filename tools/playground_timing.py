@@ -1,0 +1,73 @@
+"""How long the playground page (docs/playground.md) takes in headless Chromium: until it
+is interactive (Pyodide loaded and refimpl imported), and the first GPT-2 explanation
+(the vocabulary loaded, its trie built, the first mask and the page) — the figures
+docs/playground.md quotes.
+
+    python tools/playground_timing.py [--site DIR] [--runs N]
+
+--site: a built site (`mkdocs build`; default: MASKREF_SITE, else one built now into a
+temporary folder). Each run opens the page afresh in a new browser (nothing cached),
+served from 127.0.0.1. Prints one line per run and the medians. Needs selenium,
+Chromium and chromedriver (the browser tests' requirements: tests/support/browser.py).
+"""
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tests.support import browser, site  # noqa: E402
+
+READY = 'return document.getElementById("maskref-playground").getAttribute("data-state")'
+
+
+RUNS = """var p = window.maskrefPlayground, s = document.getElementById("maskref-playground").dataset.state;
+return s === "failed" || (s === "ready" && p !== undefined && p.timings.runs.length >= arguments[0]);"""
+
+
+def wait_runs(driver, n, timeout=300):
+    """Until the page has shown its n-th explanation (or failed)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: d.execute_script(RUNS, n))
+
+
+def measure(url):
+    """One run: (ms to interactive, ms to load GPT-2, ms of the first GPT-2 explanation)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    with browser.chromium() as d:
+        d.get(url + "playground/")
+        wait_runs(d, 1)  # ready, and the first example explained on bytes
+        assert d.execute_script(READY) == "ready", d.find_element(By.ID, "pg-status").text
+        ready = d.execute_script("return window.maskrefPlayground.timings.ready")
+        Select(d.find_element(By.ID, "pg-vocab")).select_by_value("gpt2")  # the example again, on GPT-2
+        wait_runs(d, 2)
+        run = d.execute_script("var r = window.maskrefPlayground.timings.runs; return r[r.length - 1]")
+        return ready, run["load"], run["run"]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--site", help="a built site (default: MASKREF_SITE, else built now)")
+    p.add_argument("--runs", type=int, default=3)
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.site or site.site_dir(os.path.join(tmp, "site"))
+        with site.serve(folder) as (url, _):
+            rows = []
+            for i in range(args.runs):
+                rows.append(measure(url))
+                print("run %d: interactive after %.0f ms; first GPT-2 explanation: vocabulary %.0f ms, "
+                      "explanation %.0f ms" % ((i + 1,) + rows[-1]), flush=True)
+    ready, load, run = (statistics.median(c) for c in zip(*rows))
+    print("median of %d: interactive %.1f s; first GPT-2 explanation %.1f s (vocabulary and trie %.1f s, "
+          "first mask and page %.1f s)" % (len(rows), ready / 1e3, (load + run) / 1e3, load / 1e3, run / 1e3))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
