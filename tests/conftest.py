@@ -39,3 +39,11 @@ def pytest_configure(config: pytest.Config) -> None:
             importlib.import_module(module)
         except ImportError as e:
             raise pytest.UsageError("MASKREF_REQUIRE_MODULES names %s, which cannot be imported: %s" % (module, e)) from None
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory):
+    """The documentation site, built once per session (or CI's, MASKREF_SITE): tests/support/site.py."""
+    from tests.support.site import built_site as build
+
+    return build(tmp_path_factory)

@@ -5,14 +5,15 @@ docs/playground.md quotes.
 
     python tools/playground_timing.py [--site DIR] [--runs N]
 
---site: a built site (`mkdocs build`; default: MASKREF_SITE, else one built now into a
-temporary folder). Each run opens the page afresh in a new browser (nothing cached),
+--site: a built site (default: MASKREF_SITE, else one built now into a temporary folder
+with the docs extra's generator: tests/support/site.py). Each run opens the page afresh in a new browser (nothing cached),
 served from 127.0.0.1. Prints one line per run and the medians. Needs selenium,
 Chromium and chromedriver (the browser tests' requirements: tests/support/browser.py).
 """
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -23,29 +24,18 @@ from tests.support import browser, site  # noqa: E402
 READY = 'return document.getElementById("maskref-playground").getAttribute("data-state")'
 
 
-RUNS = """var p = window.maskrefPlayground, s = document.getElementById("maskref-playground").dataset.state;
-return s === "failed" || (s === "ready" && p !== undefined && p.timings.runs.length >= arguments[0]);"""
-
-
-def wait_runs(driver, n, timeout=300):
-    """Until the page has shown its n-th explanation (or failed)."""
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: d.execute_script(RUNS, n))
-
-
-def measure(url):
+def measure(url, page):
     """One run: (ms to interactive, ms to load GPT-2, ms of the first GPT-2 explanation)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
     with browser.chromium() as d:
-        d.get(url + "playground/")
-        wait_runs(d, 1)  # ready, and the first example explained on bytes
+        d.get(url + page)
+        site.wait_shown(d, 1)  # ready, and the first example explained on bytes
         assert d.execute_script(READY) == "ready", d.find_element(By.ID, "pg-status").text
         ready = d.execute_script("return window.maskrefPlayground.timings.ready")
         Select(d.find_element(By.ID, "pg-vocab")).select_by_value("gpt2")  # the example again, on GPT-2
-        wait_runs(d, 2)
+        site.wait_shown(d, 2)
         run = d.execute_script("var r = window.maskrefPlayground.timings.runs; return r[r.length - 1]")
         return ready, run["load"], run["run"]
 
@@ -56,11 +46,14 @@ def main(argv=None):
     p.add_argument("--runs", type=int, default=3)
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        folder = args.site or site.site_dir(os.path.join(tmp, "site"))
+        folder = args.site or os.environ.get("MASKREF_SITE")
+        if not folder:
+            folder = os.path.join(tmp, "site")
+            subprocess.run(site.build_command(folder), cwd=str(site.ROOT), check=True)
         with site.serve(folder) as (url, _):
             rows = []
             for i in range(args.runs):
-                rows.append(measure(url))
+                rows.append(measure(url, site.playground_page(folder)))
                 print("run %d: interactive after %.0f ms; first GPT-2 explanation: vocabulary %.0f ms, "
                       "explanation %.0f ms" % ((i + 1,) + rows[-1]), flush=True)
     ready, load, run = (statistics.median(c) for c in zip(*rows))
