@@ -81,7 +81,10 @@ def on_post_page(output, page, config):
     """The playground page's stylesheet and script, linked relative to the page."""
     if page.file.src_uri != PAGE:
         return output
-    from mkdocs.utils import get_relative_url
+    try:
+        from properdocs.utils import get_relative_url
+    except ImportError:  # MkDocs itself
+        from mkdocs.utils import get_relative_url
 
     css = get_relative_url("playground/playground.css", page.url)
     js = get_relative_url("playground/playground.js", page.url)
@@ -94,6 +97,9 @@ def on_post_build(config):
     try:
         vendor(config["site_dir"])
     except PlaygroundError as e:
-        from mkdocs.exceptions import PluginError
+        try:
+            from properdocs.exceptions import PluginError
+        except ImportError:  # MkDocs itself
+            from mkdocs.exceptions import PluginError
 
         raise PluginError("playground: %s" % e) from None

@@ -110,7 +110,7 @@
     args.destroy();
     var t2 = performance.now();
     if (explanation !== null) { explanation.destroy(); }
-    explanation = result.get(0);
+    explanation = result.get(0) || null;  // None (undefined here) where the grammar has an error
     var out = toJs(result.get(1));
     result.destroy();
     state.timings.runs.push({vocab: vocab.value, kind: kind.value, load: t1 - t0, run: t2 - t1,
