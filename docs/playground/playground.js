@@ -129,6 +129,7 @@
       summary.innerHTML = "";
       next.innerHTML = "";
       frame.srcdoc = "";
+      frame.hidden = true;
       setState("ready", "The grammar has an error: fix it and explain again.");
       return;
     }
@@ -146,10 +147,22 @@
         return '<button type="button" class="pg-tok" data-token="' + p[0] + '" title="token ' + p[0] + '">' +
           esc(p[1]).replace(/ /g, "\u2423") + "</button>";
       }).join("");
+    frame.hidden = false;
     frame.srcdoc = out.page;
+    widen();
     state.last = {allowed: out.allowed, text: out.text, tokens: out.steps.slice(1).map(function (s) { return s.token; })};
     setState("ready", "Explained " + steps + " step" + (steps === 1 ? "" : "s") + " on " + vocab.value + ".");
   }
+
+  // the frame as wide as the window (the page's column is narrow for the explanation's two
+  // columns): shifted left to the window's edge, less a margin
+  function widen() {
+    frame.style.marginLeft = "0";
+    var left = frame.getBoundingClientRect().left;
+    frame.style.width = Math.max(320, document.documentElement.clientWidth - 32) + "px";
+    frame.style.marginLeft = (16 - left) + "px";
+  }
+  window.addEventListener("resize", widen);
 
   // the frame's "Why is this token refused?" asks the engine (refimpl/showing/page.py's script)
   frame.addEventListener("load", function () {

@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 from ..errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaError, caret_line
 from ..frontends.grammar import Grammar
 from ..frontends.jsontext import JsonTextError, read_whole_json
-from ..html import esc
+from ..html import esc, plain
 from ..tokens.vocab import Vocabulary
 from . import page
 from .steps import Explanation, explain, grammar_summary, refusal, show, token_id
@@ -107,7 +107,8 @@ def run(kind: str, grammar_text: str, vocab: str, text: str = "", tokens: Sequen
         why: Sequence[Union[str, int]] = ()) -> Tuple[Optional[Explanation], Dict[str, Any]]:
     """Explains the masks along `text` (or `tokens`, when given) for the page: the
     Explanation (for `why`) and the answer, `{"ok": True, "page": ..., "steps": ...,
-    "allowed": ..., "next": ...}`, or `{"ok": False, "error": ...}` (error_view)."""
+    "allowed": ..., "next": ...}` (next: the allowed tokens as (id, text), control
+    characters as escapes), or `{"ok": False, "error": ...}` (error_view)."""
     try:
         g = grammar(kind, grammar_text)
         v = vocabulary(vocab)
@@ -126,7 +127,7 @@ def run(kind: str, grammar_text: str, vocab: str, text: str = "", tokens: Sequen
         "stopped": ex.stopped,
         "allowed": last.allowed,
         "eos": last.eos,
-        "next": [[t, show(v.tokens[t])] for t in allowed if v.is_grammar_token(t)][:ALLOWED],
+        "next": [[t, plain(show(v.tokens[t]))] for t in allowed if v.is_grammar_token(t)][:ALLOWED],
     }
 
 

@@ -28,6 +28,7 @@ def test_the_answer_is_the_matchers_mask_on_gpt2():
     allowed = m.mask().allowed()
     assert out["allowed"] == len(allowed)
     assert [t for t, _ in out["next"]] == [t for t in allowed if v.is_grammar_token(t)][:pg.ALLOWED]
+    assert dict(out["next"])[198] == "\\n"  # "\n", shown as an escape
     assert out["vocab_size"] == len(v) and out["eos"] == m.is_accepting()
 
 
