@@ -57,7 +57,7 @@ def driver():
 def opened(d, path):
     """Open the page; its console must hold no error, and it must have loaded nothing."""
     d.get_log("browser")
-    d.get("file://" + path)
+    browser.open_page(d, "file://" + path)
     errors = [e for e in d.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
     assert errors == []
     assert d.execute_script(LOADED) == []

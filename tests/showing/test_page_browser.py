@@ -11,19 +11,27 @@ unless MASKREF_REQUIRE_BROWSER=1 (CI on CPython, .ci/run), where that is a failu
 Install them: `apt-get install chromium chromium-driver` and `pip install selenium`
 (the `test` extra).
 
-MASKREF_SCREENSHOT=PATH also saves a screenshot of a step in the middle (1400×1000), the
-one in the README: MASKREF_SCREENSHOT=docs/explain-screenshot.png python -m pytest
-tests/showing/test_page_browser.py
+MASKREF_SCREENSHOT=PATH also saves a screenshot (1400×1000) of the page the README's
+`maskref explain` example makes (the same command line, run here), at a step in the middle
+with a refusal asked about — the README's picture:
+MASKREF_SCREENSHOT=docs/explain-screenshot.png python -m pytest tests/showing/test_page_browser.py
+
+Every check waits for the state it reads after a click, a key or a navigation
+(tests/support/browser.py: wait_until, open_page).
 """
 import os
+import re
+import shlex
 
 import pytest
 
 from refimpl import Grammar, Vocabulary
 from refimpl.showing import explain, svg
 from refimpl.showing import page as page_mod
+from refimpl.showing.cli import main as maskref
 from tests.support import browser
 from tests.support.grammars import JSONISH
+from tests.support.paths import ROOT
 
 PREFIX = '{"a": [1'
 
@@ -47,7 +55,7 @@ def driver(explained, tmp_path_factory):
     path = tmp_path_factory.mktemp("explain") / "page.html"
     path.write_text(page_mod.render(explained), encoding="utf-8")
     with browser.chromium() as d:
-        d.get(path.as_uri())
+        browser.open_page(d, path.as_uri())
         yield d
 
 
@@ -93,9 +101,14 @@ def check_step(d, ex, i):
     items, the mask count, which buttons are enabled, the token marked in the timeline
     (read in one script: the sections shown are those the browser lays out)."""
     step = ex.steps[i]
-    state = d.execute_script(STATE)
-    assert state["shown"] == [str(i)]
-    assert state["counter"] == "step %d of %d" % (i, len(ex.steps) - 1)
+    counter = "step %d of %d" % (i, len(ex.steps) - 1)
+
+    def showing(driver):
+        state = driver.execute_script(STATE)
+        return state if state["shown"] == [str(i)] and state["counter"] == counter else None
+
+    state = browser.wait_until(d, showing, "step %d" % i)
+    assert state["counter"] == counter
     assert state["items"] == [item for row in step.rows for item in row.items]
     assert state["count"] == [str(step.allowed)]
     assert (state["prev"], state["next"]) == (i > 0, i < len(ex.steps) - 1)
@@ -117,6 +130,21 @@ def check_step(d, ex, i):
 
 def press(d, key):
     ActionChains(d).send_keys(key).perform()
+
+
+def answers(d, text):
+    """The why-box's answer, once it says `text`."""
+    result = d.find_element(By.ID, "why-result")
+    browser.wait_until(d, lambda driver: text in result.text, "the answer %r" % text)
+    return result
+
+
+def ask(d, typed, text):
+    """Type `typed` in the why-box (after clearing it); the answer, once it says `text`."""
+    box = d.find_element(By.ID, "why-input")
+    box.clear()
+    box.send_keys(typed)
+    return answers(d, text)
 
 
 def test_buttons_step_forward_and_back(driver, explained):
@@ -165,85 +193,97 @@ def test_why_box_explains_a_refused_token(driver, explained):
     driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="%d"]' % i).click()
     check_step(driver, ex, i)
     box = driver.find_element(By.ID, "why-input")
-    box.clear()
-    box.send_keys(str(refusal.token))
-    result = driver.find_element(By.ID, "why-result")
-    assert refusal.why in result.text
+    result = ask(driver, str(refusal.token), refusal.why)
     assert result.find_element(By.CSS_SELECTOR, ".offset").text == str(refusal.offset)
     assert result.find_element(By.CSS_SELECTOR, ".death-byte").text == svg.glyphs(refusal.byte)
     # by its text, too (the "<" asked for with why= is refused at every step)
-    box.clear()
-    box.send_keys("<")
     lt = next(f for f in ex.steps[i].refusals if f.text == "<")
-    assert lt.why in result.text
+    ask(driver, "<", lt.why)
     assert result.find_element(By.CSS_SELECTOR, ".offset").text == str(lt.offset)
     # an allowed token is not among the refusals: the mask says it is allowed
     allowed_id, _ = ex.steps[i].sample[0]
-    box.clear()
-    box.send_keys(str(allowed_id))
-    assert "is allowed at this step" in result.text
+    ask(driver, str(allowed_id), "is allowed at this step")
     # a refused token the page did not explain: the command that does, for this page
     vocab = ex.vocab
     unexplained = next(t for t in range(len(vocab)) if not ex.steps[i].flags[t] and vocab.is_grammar_token(t)
                        and t not in {f.token for f in ex.steps[i].refusals} and "'" in vocab.tokens[t].decode("utf-8", "replace")
                        and vocab.tokens[t].decode("utf-8", "replace").encode() == vocab.tokens[t])
-    box.clear()
-    box.send_keys(vocab.tokens[unexplained].decode())
-    assert "is refused at this step; this page did not compute where it dies" in result.text
+    ask(driver, vocab.tokens[unexplained].decode(), "is refused at this step; this page did not compute where it dies")
     command = result.find_element(By.CSS_SELECTOR, ".why-command").text
     assert command.startswith("explain(grammar, vocab, ..., why=[%d])" % unexplained)  # made in Python: no command line
-    box.clear()
-    box.send_keys("no such token \u2603")
-    assert "is not a token of the vocabulary" in result.text
-    box.clear()
-    box.send_keys(str(len(vocab)))
-    assert "No token has id %d" % len(vocab) in result.text
+    ask(driver, "no such token \u2603", "is not a token of the vocabulary")
+    ask(driver, str(len(vocab)), "No token has id %d" % len(vocab))
     # clicking a refusal asks for it; stepping on keeps the question, answered for the new step
     box.clear()
     items = shown(driver).find_elements(By.CSS_SELECTOR, ".refusals > li")
     items[-1].click()
+    answers(driver, ex.steps[i].refusals[-1].why)
     assert box.get_attribute("value") == str(ex.steps[i].refusals[-1].token)
-    assert ex.steps[i].refusals[-1].why in result.text
-    box.clear()
-    box.send_keys("<")
+    ask(driver, "<", lt.why)
     driver.find_element(By.ID, "prev").click()
+    check_step(driver, ex, i - 1)
     before = next(f for f in ex.steps[i - 1].refusals if f.text == "<")
+    answers(driver, before.why)
     assert result.find_element(By.CSS_SELECTOR, ".offset").text == str(before.offset)
 
 
 def test_the_address_names_the_step(driver, explained):
     """The step shown is in the address (#step-i), and a page opened there shows it."""
     driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="2"]').click()
-    assert driver.current_url.endswith("#step-2")
+    browser.wait_until(driver, lambda d: d.current_url.endswith("#step-2"), "#step-2 in the address")
     url = driver.current_url.split("#")[0]
-    driver.get(url + "#step-3")
-    driver.refresh()
+    # each a new document: a get of the page shown, only its address's step changed, would be
+    # a same-document navigation (no load), and a refresh right after it raced that navigation
+    browser.open_page(driver, url + "#step-3")
     check_step(driver, explained, 3)
-    driver.get(url)
-    driver.refresh()
+    browser.open_page(driver, url)
     check_step(driver, explained, 0)  # no step named: the first
 
 
-def test_screenshot(driver, explained):
-    """A step in the middle with a refusal asked about, for the README
-    (MASKREF_SCREENSHOT=PATH), else only shown."""
-    middle = len(explained.steps) // 2 + 1
-    driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="%d"]' % middle).click()
-    refusals = explained.steps[middle].refusals
-    asked = next((f for f in refusals if f.offset > 0), refusals[0])
-    box = driver.find_element(By.ID, "why-input")
-    box.clear()
-    box.send_keys(asked.text)
-    assert asked.why in driver.find_element(By.ID, "why-result").text
-    driver.find_element(By.TAG_NAME, "h1").click()  # the focus out of the box
-    driver.execute_script("window.scrollTo(0, 0)")
-    check_step(driver, explained, middle)
-    target = os.environ.get("MASKREF_SCREENSHOT")
-    if target:
-        driver.set_window_size(1400, 1000)
-        assert driver.save_screenshot(target)
-        with open(target, "rb") as f:
-            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+def readme_explain_command():
+    """The README's `maskref explain` example that writes a page (--out), as arguments."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(m.group(1) for m in re.finditer(r"(?m)^maskref (explain .*--out .*)$", readme))
+    return shlex.split(line)
+
+
+def test_screenshot(driver, tmp_path, monkeypatch):
+    """The page the README's explain example makes (its very command line, run here), at a
+    step in the middle with a refusal asked about: the README's picture, saved where
+    MASKREF_SCREENSHOT=PATH says, else only shown."""
+    args = readme_explain_command()
+    args[args.index("--out") + 1] = str(tmp_path / "page.html")
+    monkeypatch.chdir(ROOT)  # the README's paths are from the root of the repository
+    assert maskref(args) == 0
+    back = driver.current_url
+    browser.open_page(driver, (tmp_path / "page.html").as_uri())
+    try:
+        steps = len(driver.find_elements(By.CSS_SELECTOR, "section.step"))
+        middle = steps // 2 + 1
+        driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="%d"]' % middle).click()
+        counter = driver.find_element(By.ID, "step-counter")
+        browser.wait_until(driver, lambda d: counter.text == "step %d of %d" % (middle, steps - 1), "step %d" % middle)
+        # a refusal that dies after its first byte, asked about by clicking it
+        refusals = shown(driver).find_elements(By.CSS_SELECTOR, ".refusals > li")
+        assert refusals
+        box, result = driver.find_element(By.ID, "why-input"), driver.find_element(By.ID, "why-result")
+        for item in refusals:
+            token = item.get_attribute("data-token")
+            item.click()
+            browser.wait_until(driver, lambda d, token=token: box.get_attribute("value") == token, "token %s asked" % token)
+            if [o.text for o in result.find_elements(By.CSS_SELECTOR, ".offset")] not in ([], ["0"]):
+                break
+        driver.find_element(By.TAG_NAME, "h1").click()  # the focus out of the box
+        driver.execute_script("window.scrollTo(0, 0)")
+        assert counter.text == "step %d of %d" % (middle, steps - 1)
+        target = os.environ.get("MASKREF_SCREENSHOT")
+        if target:
+            driver.set_window_size(1400, 1000)
+            assert driver.save_screenshot(target)
+            with open(target, "rb") as f:
+                assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    finally:
+        browser.open_page(driver, back)
 
 
 def test_console_errors_are_seen(driver):
@@ -259,13 +299,11 @@ def test_why_box_gives_the_command_line(driver, explained, tmp_path):
     a POSIX shell (a token with a quote in it); a token whose text is digits or begins
     with "-" by its id (`--why 12` would mean id 12, `--why -x` an option); a refused EOS
     with its reason."""
-    import shlex
-
     command = ["maskref", "explain", "--lark", "it's a grammar.lark", "--vocab", "gpt2", "--prefix", PREFIX]
     path = tmp_path / "with-command.html"
     path.write_text(page_mod.render(explained, command=command), encoding="utf-8")
     back = driver.current_url
-    driver.get(path.as_uri())
+    browser.open_page(driver, path.as_uri())
     try:
         ex, vocab, i = explained, explained.vocab, 2
         # by the step's button, not the address: a page opened at #step-2 under load was once
@@ -288,11 +326,10 @@ def test_why_box_gives_the_command_line(driver, explained, tmp_path):
                            (vocab.tokens[dash].decode(), str(dash))):
             box.clear()
             box.send_keys(typed)
-            got = shlex.split(result.find_element(By.CSS_SELECTOR, ".why-command").text)
-            assert got == command + ["--format", "text", "--why", arg], got
+            want = command + ["--format", "text", "--why", arg]
+            browser.wait_until(driver, lambda d, want=want: shlex.split(
+                result.find_element(By.CSS_SELECTOR, ".why-command").text) == want, "the command %r" % want)
         if not ex.steps[i].eos:
-            box.clear()
-            box.send_keys(str(vocab.eos_token_id))
-            assert "EOS, and the input may not end here" in result.text
+            ask(driver, str(vocab.eos_token_id), "EOS, and the input may not end here")
     finally:
-        driver.get(back)
+        browser.open_page(driver, back)

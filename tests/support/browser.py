@@ -1,7 +1,13 @@
 """Headless Chromium for the pages' browser tests (the explain page, the scoreboard),
 driven by selenium: skipped, with the reason printed, where selenium, Chromium or
 chromedriver is missing — unless MASKREF_REQUIRE_BROWSER=1 (CI on CPython, .ci/run),
-where that is a failure."""
+where that is a failure.
+
+A test never reads a page right after a navigation or a click: it waits for the state it
+reads (`wait_until`), and opens a page by `open_page`, a load from a blank page that ends
+when the document is complete — never a `get` or `refresh` of the page already shown,
+whose same-document navigation (the explain page rewrites its address, #step-i) a
+command sent meanwhile could be aborted by ("aborted by navigation")."""
 import contextlib
 import os
 import shutil
@@ -68,3 +74,35 @@ def chromium(network_log=False):
         yield d
     finally:
         d.quit()
+
+
+#: the bound on a wait for a page's state (not a measure: a state that never comes fails)
+WAIT_SECONDS = 30
+
+
+def wait_until(d, condition, what):
+    """condition(d)'s first true value, asked until it comes; a failure naming `what`
+    (and the last value seen) if it does not within WAIT_SECONDS."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    seen = []
+
+    def asked(driver):
+        seen[:] = [condition(driver)]
+        return seen[0]
+
+    try:
+        return WebDriverWait(d, WAIT_SECONDS, poll_frequency=0.05).until(asked)
+    except TimeoutException:
+        pytest.fail("the page never showed %s (last seen: %r)" % (what, seen[0] if seen else None), pytrace=False)
+
+
+def open_page(d, url):
+    """Open url as a new document (from about:blank, so that no same-document navigation is
+    in flight) and wait until it is complete and its scripts have run."""
+    d.get("about:blank")
+    d.get(url)
+    wait_until(d, lambda driver: driver.execute_script(
+        "return document.readyState === 'complete' && location.href.indexOf('about:') !== 0"), "%s loaded" % url)
+    return d
