@@ -7,7 +7,8 @@
 //
 // Hooks for tests: #maskref-playground[data-state] is "loading", "ready", "busy" or
 // "failed"; #pg-allowed holds the last mask's count once a run is shown; #pg-error the
-// grammar's error; window.maskrefPlayground.timings the figures docs/playground.md quotes.
+// grammar's error; #pg-view[data-shown] the number of the run whose explanation the frame
+// has loaded; window.maskrefPlayground.timings the figures docs/playground.md quotes.
 (function () {
   "use strict";
   var base = new URL(".", document.currentScript.src).href;
@@ -148,6 +149,7 @@
           esc(p[1]).replace(/ /g, "\u2423") + "</button>";
       }).join("");
     frame.hidden = false;
+    frame.setAttribute("data-run", String(state.timings.runs.length));
     frame.srcdoc = out.page;
     widen();
     state.last = {allowed: out.allowed, text: out.text, tokens: out.steps.slice(1).map(function (s) { return s.token; })};
@@ -166,6 +168,7 @@
 
   // the frame's "Why is this token refused?" asks the engine (refimpl/showing/page.py's script)
   frame.addEventListener("load", function () {
+    frame.setAttribute("data-shown", frame.getAttribute("data-run"));  // the run whose page is shown
     var w = frame.contentWindow;
     if (w === null || explanation === null) { return; }
     var ex = explanation;

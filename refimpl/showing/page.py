@@ -580,7 +580,9 @@ JS = r"""
     counter.textContent = "step " + i + " of " + (steps.length - 1);
     prev.disabled = first.disabled = i === 0;
     next.disabled = last.disabled = i === steps.length - 1;
-    try { history.replaceState(null, "", "#step-" + i); } catch (e) { /* file: pages may refuse */ }
+    if (window.parent === window) {  // a page in a frame (the playground's) has no address to show
+      try { history.replaceState(null, "", "#step-" + i); } catch (e) { /* file: pages may refuse */ }
+    }
     why();
   }
 

@@ -34,7 +34,7 @@ PREFIX = '{"a": [1'
 browser.require()
 
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def served(tmp_path_factory):
 def driver(served):
     _, page, _ = served
     with browser.chromium(network_log=True) as d:
-        d.get(page)
+        browser.open_page(d, page)
         site.wait_shown(d, 1)  # Pyodide started, refimpl imported, the first example explained
         yield d
 
@@ -119,7 +119,8 @@ def in_frame(d):
     frame = d.find_element(By.ID, "pg-view")
     d.execute_script("arguments[0].scrollIntoView({block: 'start'})", frame)
     d.switch_to.frame(frame)
-    WebDriverWait(d, 30).until(lambda d: d.execute_script("return document.querySelector('section.step') !== null"))
+    browser.wait_until(d, lambda d: d.execute_script("return document.querySelector('section.step') !== null"),
+                       "the explanation in the frame")
     return d
 
 
@@ -143,9 +144,9 @@ def test_a_typed_grammar_and_prefix_give_refimpls_mask(driver):
     # the explanation in the frame, at its last step, says the same
     d = in_frame(driver)
     click(d, d.find_element(By.ID, "last"))
-    WebDriverWait(d, 10).until(lambda d: d.execute_script(
+    browser.wait_until(d, lambda d: d.execute_script(
         "var s = document.querySelector('section.step:not([hidden])'); return s && s.querySelector('.mask-count')"
-        " && s.querySelector('.mask-count').textContent") == str(len(allowed)))
+        " && s.querySelector('.mask-count').textContent") == str(len(allowed)), "the last step's mask count")
 
 
 def test_why_answers_for_a_token_the_page_did_not_explain(driver):
@@ -163,7 +164,7 @@ def test_why_answers_for_a_token_the_page_did_not_explain(driver):
     box.clear()
     box.send_keys(token)
     result = d.find_element(By.ID, "why-result")
-    WebDriverWait(d, 10).until(lambda d: asked.why in result.text)
+    browser.wait_until(d, lambda d: asked.why in result.text, "the refusal of %r" % token)
     assert result.find_element(By.CSS_SELECTOR, ".offset").text == str(asked.offset)
     assert result.find_element(By.CSS_SELECTOR, ".death-byte").text == svg.glyphs(asked.byte)
     assert "did not compute" not in result.text

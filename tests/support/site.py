@@ -90,9 +90,11 @@ def serve(folder):
         server.server_close()
 
 
-# the playground has shown its n-th explanation (arguments[0]), or failed to start
+# the playground has shown its n-th explanation (arguments[0]), its frame loaded (or hidden:
+# a grammar's error), or it failed to start
 SHOWN = """var p = window.maskrefPlayground, s = document.getElementById("maskref-playground").dataset.state;
-return s === "failed" || (s === "ready" && p !== undefined && p.timings.runs.length >= arguments[0]);"""
+var f = document.getElementById("pg-view"), n = p === undefined ? 0 : p.timings.runs.length;
+return s === "failed" || (s === "ready" && n >= arguments[0] && (f.hidden || f.getAttribute("data-shown") === String(n)));"""
 
 
 def wait_shown(driver, n, timeout=300):
