@@ -195,5 +195,10 @@
       if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey || e !== grammar)) { ev.preventDefault(); explain(); }
     });
   });
+  if (location.protocol === "file:") {
+    setState("failed", "The playground needs the site served over HTTP (python -m properdocs serve -f mkdocs.yml, or " +
+             "python -m http.server -d site): a browser does not load WebAssembly from a file: address.");
+    return;
+  }
   start().catch(function (e) { setState("failed", "The playground could not start: " + e.message); throw e; });
 })();
