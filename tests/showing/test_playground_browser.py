@@ -101,8 +101,9 @@ def explain_in_page(d, kind, grammar, vocab, text):
 
 
 def click(d, element):
-    """A click on `element`, scrolled to the middle first (the site's top bar is fixed)."""
-    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    """A click on `element`, scrolled to the middle first (the site's top bar is fixed; its
+    theme scrolls smoothly: here at once)."""
+    d.execute_script("arguments[0].scrollIntoView({block: 'center', behavior: 'instant'})", element)
     element.click()
 
 
@@ -115,13 +116,24 @@ def python_mask(grammar, text=b"", tokens=()):
 
 
 def in_frame(d):
-    """The driver, switched to the explanation's frame once its page is there."""
+    """The driver, switched to the explanation's frame once its page is there, scrolled so
+    that the frame's top is below the site's fixed bar (which would take clicks meant for
+    the frame's own top bar)."""
     frame = d.find_element(By.ID, "pg-view")
-    d.execute_script("arguments[0].scrollIntoView({block: 'start'})", frame)
+    d.execute_script("window.scrollTo({top: arguments[0].getBoundingClientRect().top + window.scrollY - 120, "
+                     "behavior: 'instant'})", frame)
     d.switch_to.frame(frame)
     browser.wait_until(d, lambda d: d.execute_script("return document.querySelector('section.step') !== null"),
                        "the explanation in the frame")
     return d
+
+
+def last_step(d):
+    """In the frame: the explanation's last step shown (its Last button)."""
+    d.find_element(By.ID, "last").click()
+    steps = len(d.find_elements(By.CSS_SELECTOR, "section.step"))
+    browser.wait_until(d, lambda d: d.find_element(By.ID, "step-counter").text == "step %d of %d"
+                       % (steps - 1, steps - 1), "the last step")
 
 
 def test_the_page_started_from_the_site(driver):
@@ -143,7 +155,7 @@ def test_a_typed_grammar_and_prefix_give_refimpls_mask(driver):
     assert driver.find_element(By.CSS_SELECTOR, "#pg-summary .pg-text").text == PREFIX
     # the explanation in the frame, at its last step, says the same
     d = in_frame(driver)
-    click(d, d.find_element(By.ID, "last"))
+    last_step(d)
     browser.wait_until(d, lambda d: d.execute_script(
         "var s = document.querySelector('section.step:not([hidden])'); return s && s.querySelector('.mask-count')"
         " && s.querySelector('.mask-count').textContent") == str(len(allowed)), "the last step's mask count")
@@ -159,7 +171,7 @@ def test_why_answers_for_a_token_the_page_did_not_explain(driver):
     asked = explain(g, v, text=PREFIX, why=[token]).steps[-1].refusals[0]
     assert asked.text == token and asked.byte
     d = in_frame(driver)
-    click(d, d.find_element(By.ID, "last"))
+    last_step(d)
     box = d.find_element(By.ID, "why-input")
     box.clear()
     box.send_keys(token)
