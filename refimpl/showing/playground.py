@@ -8,8 +8,9 @@ allowed tokens, for the learner to click one), or the grammar's error with its l
 column and a caret. `why` then answers, for ANY token and any step of that run, where
 the walk refused it and why (steps.py's `refusal`), drawn as the page draws its own.
 
-Nothing here holds state: `run` returns the Explanation with its answer and `why` takes
-it back (the page's glue keeps it between the two).
+The answers are JSON values (dicts, lists, strings, numbers). Nothing here holds state
+but the vocabularies, loaded once: `run` returns the Explanation with its answer and `why`
+takes it back (the page's glue keeps it between the two).
 
 >>> ex, out = run("regex", "[0-9]+(\\\\.[0-9]+)?", "bytes", text="12.")
 >>> out["ok"], out["allowed"], out["text"], [s["token"] for s in out["steps"]]

@@ -2,6 +2,8 @@
 example compiles and steps through its text; the answer's mask is the Matcher's; `why`
 answers for any token what `explain(..., why=[token])` computes, at any step; grammar
 errors come with their line, column and caret, for every kind."""
+import json
+
 import pytest
 
 from refimpl import Grammar, Matcher, Vocabulary
@@ -17,6 +19,7 @@ def test_every_example_steps_through_its_text(kind):
     assert out["stopped"] == "" and out["text"] == text
     assert len(out["steps"]) == len(text.encode("utf-8")) + 1  # one byte a token
     assert "<section class=\"step\"" in out["page"]
+    assert json.loads(json.dumps(out)) == out  # JSON values, as the page's glue reads them
 
 
 def test_the_answer_is_the_matchers_mask_on_gpt2():
