@@ -232,8 +232,8 @@ def test_the_address_names_the_step(driver, explained):
     driver.find_element(By.CSS_SELECTOR, 'nav .jump[data-step="2"]').click()
     browser.wait_until(driver, lambda d: d.current_url.endswith("#step-2"), "#step-2 in the address")
     url = driver.current_url.split("#")[0]
-    # each a new document: a get of the page shown, only its address's step changed, would be
-    # a same-document navigation (no load), and a refresh right after it raced that navigation
+    # each a new document (browser.open_page): a refresh right after get(url) raced the page's
+    # own rewriting of its address (#step-0) and was aborted by it, now and then
     browser.open_page(driver, url + "#step-3")
     check_step(driver, explained, 3)
     browser.open_page(driver, url)

@@ -5,9 +5,11 @@ where that is a failure.
 
 A test never reads a page right after a navigation or a click: it waits for the state it
 reads (`wait_until`), and opens a page by `open_page`, a load from a blank page that ends
-when the document is complete — never a `get` or `refresh` of the page already shown,
-whose same-document navigation (the explain page rewrites its address, #step-i) a
-command sent meanwhile could be aborted by ("aborted by navigation")."""
+when the document is complete — never a `get` of the page already shown nor a `refresh`.
+The explain page rewrites its address as it loads (history.replaceState to #step-i, a
+same-document navigation); a `refresh` sent right after `get(url)` was aborted by it about
+3 times in 150 on PyPy ("TimeoutException: timeout from aborted by navigation: Not attached
+to an active page", the flake of CI), and `open_page` none in 150."""
 import contextlib
 import os
 import shutil
