@@ -13,8 +13,10 @@ earlier step is a reference the script replaces by a copy.
 where the page explains the refusal (the near misses and the `--why` tokens each section
 holds), that; else whether the step's mask allows it; a refused EOS, why; any other
 refused token, the `maskref explain ... --why` command that explains it (the page's own
-command line, quoted for a POSIX shell); a text that is no token, so. It never gives a
-reason the engine did not compute. So what the page says can be tested without a
+command line, quoted for a POSIX shell) — or, where the page is shown by the site's
+playground (refimpl/showing/playground.py), which sets `window.maskrefWhy`, the refusal
+the engine computes when asked; a text that is no token, so. It never gives a reason the
+engine did not compute. So what the page says can be tested without a
 browser (tests/showing/test_page.py), and the browser test
 (tests/showing/test_page_browser.py) checks the script.
 
@@ -389,12 +391,12 @@ def _refusals(refusals: Sequence[Refusal]) -> str:
     for f in refusals:
         out.append('<li data-token="%d" data-text="%s">%s <span class="why-short">%s</span>'
                    '<div class="why-detail" hidden>%s</div></li>'
-                   % (f.token, attr(f.text), token_chip(f.token, f.text, "tok refused"), esc(f.why), _why_detail(f)))
+                   % (f.token, attr(f.text), token_chip(f.token, f.text, "tok refused"), esc(f.why), why_detail(f)))
     out.append("</ul>")
     return "".join(out)
 
 
-def _why_detail(f: Refusal) -> str:
+def why_detail(f: Refusal) -> str:
     parts = ["<p>%s is refused: %s.</p>" % (token_chip(f.token, f.text), esc(f.why))]
     if f.byte:
         parts.append('<dl class="death"><dt>byte offset</dt><dd class="offset">%d</dd>'
@@ -578,7 +580,9 @@ JS = r"""
     counter.textContent = "step " + i + " of " + (steps.length - 1);
     prev.disabled = first.disabled = i === 0;
     next.disabled = last.disabled = i === steps.length - 1;
-    try { history.replaceState(null, "", "#step-" + i); } catch (e) { /* file: pages may refuse */ }
+    if (window.parent === window) {  // a page in a frame (the playground's) has no address to show
+      try { history.replaceState(null, "", "#step-" + i); } catch (e) { /* file: pages may refuse */ }
+    }
     why();
   }
 
@@ -651,6 +655,10 @@ JS = r"""
     }
     if (allowedAt(current, t)) {
       result.innerHTML = '<p class="why-allowed">' + chip(t) + " is allowed at this step: it is in the mask.</p>";
+    } else if (typeof window.maskrefWhy === "function") {
+      // a page that can ask the engine (the site's playground, which shows this page in a
+      // frame and sets the hook): the refusal computed now, for this step and token
+      result.innerHTML = window.maskrefWhy(current, t);
     } else if (eos.has(t)) {
       result.innerHTML = '<p class="why-eos">' + chip(t) + " is refused: EOS, and the input may not end here.</p>";
     } else {

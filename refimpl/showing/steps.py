@@ -456,16 +456,21 @@ def _refusals(m: Matcher, trace: MaskTrace, flags: bytearray, asked: List[int]) 
     near = [t for t in range(len(flags)) if not flags[t] and vocab.is_grammar_token(t)
             and vocab.tokens[t][:1] in firsts and t not in asked]
     stride = max(1, len(near) // REFUSALS)
-    out = []
-    for t in [t for t in asked if not flags[t]] + near[::stride][:REFUSALS]:
-        if not vocab.is_grammar_token(t):
-            why = ("EOS: the input may not end here" if t in vocab.eos_token_ids
-                   else "a special token: read by id, and no token lexeme may take it here")
-            out.append(Refusal(t, show(vocab.tokens[t]), 0, "", [], why))
-            continue
-        found = death(m, trace, t)
-        if found is None:
-            continue
-        offset, s = found
-        out.append(Refusal(t, show(vocab.tokens[t]), offset, show_byte(s.byte), pairs(m, s.state), s.why))
-    return out
+    found = (refusal(m, trace, t) for t in [t for t in asked if not flags[t]] + near[::stride][:REFUSALS])
+    return [f for f in found if f is not None]
+
+
+def refusal(m: Matcher, trace: MaskTrace, token: int) -> Optional[Refusal]:
+    """Why the mask traced as `trace` refuses `token`: EOS or a special token, so; any
+    other, where the walk skipped it (`death`). None where no walk event covers it (it is
+    allowed, or the mask cache answered)."""
+    vocab = m.vocab
+    if not vocab.is_grammar_token(token):
+        why = ("EOS: the input may not end here" if token in vocab.eos_token_ids
+               else "a special token: read by id, and no token lexeme may take it here")
+        return Refusal(token, show(vocab.tokens[token]), 0, "", [], why)
+    found = death(m, trace, token)
+    if found is None:
+        return None
+    offset, s = found
+    return Refusal(token, show(vocab.tokens[token]), offset, show_byte(s.byte), pairs(m, s.state), s.why)

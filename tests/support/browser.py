@@ -53,8 +53,9 @@ def require():
 
 
 @contextlib.contextmanager
-def chromium():
-    """A headless Chromium, 1400 x 1000, its console logged; quit at the end."""
+def chromium(network_log=False):
+    """A headless Chromium, 1400 x 1000, its console logged (and with network_log, every
+    request it makes: `get_log("performance")`, Chrome's DevTools events); quit at the end."""
     from selenium import webdriver
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.chrome.options import Options
@@ -65,7 +66,7 @@ def chromium():
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--window-size=1400,1000", "--hide-scrollbars", "--force-device-scale-factor=1"):
         options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", dict({"browser": "ALL"}, **({"performance": "ALL"} if network_log else {})))
     try:
         d = webdriver.Chrome(service=Service(_find("chromedriver")), options=options)
     except WebDriverException as e:

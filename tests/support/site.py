@@ -5,11 +5,19 @@ CI builds it once, strictly, into `site/` before the tests and names it in MASKR
 (.ci/run); elsewhere the first test that asks builds it into a temporary folder (once per
 test session), with the generator of the `docs` extra — ProperDocs, the maintained
 continuation of MkDocs, reading mkdocs.yml — and skips where that is not installed
-(unless MASKREF_REQUIRE_MODULES names it: tests/conftest.py)."""
+(unless MASKREF_REQUIRE_MODULES names it: tests/conftest.py).
+
+For the playground's browser test and its timing tool (tools/playground_timing.py): a
+local HTTP server over the site that logs every request (`serve`), and the wait for the
+page's state (`wait_shown`)."""
+import contextlib
+import functools
+import http.server
 import importlib.util
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -50,3 +58,47 @@ def built_site(tmp_path_factory):
                           universal_newlines=True)
     assert done.returncode == 0, "the strict site build failed:\n" + done.stdout
     return site
+
+
+def playground_page(site):
+    """The playground page of a built site (playground.html, or playground/index.html
+    where the site uses directory URLs), relative to the site."""
+    return "playground.html" if (Path(site) / "playground.html").is_file() else "playground/index.html"
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = dict(http.server.SimpleHTTPRequestHandler.extensions_map,
+                          **{".wasm": "application/wasm", ".mjs": "text/javascript", ".js": "text/javascript"})
+
+    def log_message(self, format, *args):  # noqa: A002 -- the base class's name
+        self.server.requests.append((self.command, self.path, args[1] if len(args) > 1 else ""))
+
+
+@contextlib.contextmanager
+def serve(folder):
+    """An HTTP server on 127.0.0.1 over `folder`, in a thread (a page with WebAssembly does
+    not load from a file: URL): yields (its base URL, the requests served so far as
+    (method, path, status))."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(folder)))
+    server.requests = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield "http://127.0.0.1:%d/" % server.server_address[1], server.requests
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# the playground has shown its n-th explanation (arguments[0]), its frame loaded (or hidden:
+# a grammar's error), or it failed to start
+SHOWN = """var p = window.maskrefPlayground, s = document.getElementById("maskref-playground").dataset.state;
+var f = document.getElementById("pg-view"), n = p === undefined ? 0 : p.timings.runs.length;
+return s === "failed" || (s === "ready" && n >= arguments[0] && (f.hidden || f.getAttribute("data-shown") === String(n)));"""
+
+
+def wait_shown(driver, n, timeout=300):
+    """Until the playground page has shown its n-th explanation (or failed to start)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: d.execute_script(SHOWN, n))
