@@ -951,6 +951,25 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
         "type": "object", "additionalProperties": False, "properties": {"p": {"not": {
             "type": "object", "properties": {"q": {"const": 1}}, "required": ["q"], "additionalProperties": True}}}}),
      ("bytes",), ['{"p": {"q": 2}}', '{"p": {}}', '{"p": 5}'], ["not", "objects"]),
+    # ... of properties without required (only where the name is present) and of
+    # dependentRequired; of prefixItems alone (only a non-empty array fails it); of an
+    # exact oneOf (none, or two at once: [0]); of if/then/else (the else side too)
+    ("not-properties", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+        "additionalProperties": False,
+        "not": {"properties": {"a": {"minimum": 5}}, "dependentRequired": {"b": ["a"]}, "additionalProperties": True}}),
+     ("bytes",), ['{"a": 2}', '{"b": "x"}'], ["not", "objects"]),
+    ("not-prefix", GrammarSpec("json_schema", schema={
+        "type": "array", "items": {"type": ["integer", "string"]},
+        "not": {"prefixItems": [{"type": "string"}], "items": True}}),
+     ("bytes",), ['[1, "a"]'], ["not", "arrays"]),
+    ("not-one-of", GrammarSpec("json_schema", schema={
+        "type": "array", "items": True, "not": {"oneOf": [{"maxItems": 1}, {"contains": {"const": 0}}]}}),
+     ("bytes",), ['[0]', '[1, 2]'], ["not", "arrays", "one-of"]),
+    ("not-if", GrammarSpec("json_schema", schema={
+        "type": "array", "items": {"type": ["integer", "string"]},
+        "not": {"if": {"minItems": 2}, "then": {"items": {"type": "integer"}}, "else": {"maxItems": 0}}}),
+     ("bytes",), ['[1]', '[1, "a"]'], ["not", "arrays", "if"]),
     # if/then in an allOf, switched on a property's const (switch.py: the kids whose case
     # the context rules out are skipped); if/then/else of arrays and of objects (negations)
     ("if-then-switch", GrammarSpec("json_schema", schema={
@@ -959,6 +978,12 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
                    "then": {"properties": {"x": {"type": "integer"}}, "required": ["x"]}},
                   {"if": {"properties": {"kind": {"const": "b"}}}, "then": {"properties": {"x": {"type": "string"}}}}]}),
      ("bytes",), ['{"kind": "a", "x": 1}', '{"kind": "b", "x": "s"}', '{"kind": "c", "x": null}'], ["if", "objects"]),
+    # ... on a property that is not required: absent, the `if` holds (its kid is never
+    # skipped), present, one of the strings that fail the `if`
+    ("if-then-optional", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"kind": {"enum": ["b", "c"]}},
+        "allOf": [{"if": {"properties": {"kind": {"const": "a"}}}, "then": {"properties": {"x": {"type": "integer"}}}}]}),
+     ("bytes",), ['{"x": 1}', '{"kind": "b", "x": "s"}'], ["if", "objects"]),
     ("if-else-array", GrammarSpec("json_schema", schema={
         "type": "array", "if": {"contains": {"type": "string"}}, "then": {"maxItems": 2},
         "else": {"items": {"type": "integer"}}}),
@@ -999,6 +1024,19 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
         "type": "object", "properties": {"a": {"type": "integer"}}, "allOf": [{"properties": {"b": {"type": "boolean"}}}],
         "unevaluatedProperties": False}),
      ("bytes",), ['{"a": 1, "b": true}'], ["objects", "unevaluated"]),
+    # unevaluatedItems after prefixItems in place and in an allOf, and contains (its
+    # matches are evaluated); draft 2019's items as a list, with additionalItems
+    ("unevaluated-items", GrammarSpec("json_schema", schema={
+        "type": "array", "prefixItems": [{"type": "integer"}], "allOf": [{"prefixItems": [True, {"type": "string"}]}],
+        "contains": {"const": 5}, "unevaluatedItems": {"type": "boolean"}}),
+     ("bytes",), ['[1, "a", true, 5]', '[5]'], ["arrays", "unevaluated", "contains"]),
+    ("unevaluated-items-scope", GrammarSpec("json_schema", schema={
+        "type": "array", "prefixItems": [True, True, True],
+        "allOf": [{"prefixItems": [True], "unevaluatedItems": {"type": "integer"}}]}),
+     ("bytes",), ['["a", 1, 2]'], ["arrays", "unevaluated"]),
+    ("items-list", GrammarSpec("json_schema", schema={
+        "type": "array", "items": [{"type": "integer"}, {"type": "string"}], "additionalItems": {"type": "boolean"}}),
+     ("bytes",), ['[1, "a", true]', '[2]'], ["arrays"]),
     # contains with minContains 0 (no item need match) and maxContains 1
     ("contains-optional", GrammarSpec("json_schema", schema={
         "type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}, "minContains": 0, "maxContains": 1}),
@@ -1006,9 +1044,18 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # exclusive bounds of integers and numbers, a multipleOf within bounds
     ("exclusive-bounds", GrammarSpec("json_schema", schema={"type": "object", "properties": {
         "a": {"type": "integer", "exclusiveMinimum": -3, "exclusiveMaximum": 12},
-        "b": {"type": "number", "exclusiveMinimum": 0.5, "maximum": 100},
+        "b": {"type": "number", "exclusiveMinimum": 0.85, "maximum": 100},
         "c": {"type": "integer", "multipleOf": 7, "minimum": -20, "maximum": 30}}}),
-     ("bytes",), ['{"a": -2, "b": 0.51, "c": -14}', '{"a": 11, "b": 100, "c": 28}'], ["numbers"]),
+     ("bytes",), ['{"a": -2, "b": 0.9, "c": -14}', '{"a": 11, "b": 100, "c": 28}', '{"b": 0.851}'], ["numbers"]),
+    # draft 4's boolean exclusiveMinimum/exclusiveMaximum; a multipleOf too large for its
+    # remainder automaton, enforced by listing its multiples within the bounds
+    ("draft4-exclusive", GrammarSpec("json_schema", schema={"type": "object", "properties": {
+        "a": {"type": "number", "minimum": 1, "exclusiveMinimum": True, "maximum": 5, "exclusiveMaximum": True},
+        "b": {"type": "integer", "minimum": 1, "exclusiveMinimum": False}}}),
+     ("bytes",), ['{"a": 1.5, "b": 1}', '{"a": 4.99}'], ["numbers"]),
+    ("multiple-listed", GrammarSpec("json_schema", schema={"type": "integer", "multipleOf": 4099, "minimum": 0,
+                                                           "maximum": 20000}),
+     ("bytes",), ['8198', '16396'], ["numbers", "multiple-of"]),
     # more than 256 forced bytes, the last forced token one that may extend (`a` of `ab`)
     ("long-forced", GrammarSpec("regex", "a{300}b?"), (_with_eos([b"a", b"b", b"ab"], "ab"),), ["a" * 299, "a" * 300],
      ["forced"]),
