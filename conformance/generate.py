@@ -926,6 +926,136 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     ("xgrammar-regex-space", GrammarSpec("ebnf", 'root ::= Regex("[a-z]+\\\\s[a-z]+\\\\S")\n',
                                          options={"dialect": "xgrammar"}),
      ("bytes", "gpt2"), ["ab\u00a0cd!", "a\u3000b\u00e9", "a\tb."], ["regex", "xgrammar", "unicode"]),
+    # JSON Schema's `not` of an object: required, properties, minProperties and
+    # dependentRequired, each negated by De Morgan (negation.py's object keywords; issue
+    # 35's line coverage: no vector had a `not` of a container). Objects are closed (or
+    # said open) where xgrammar's strict mode would close them.
+    ("not-object", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+        "additionalProperties": False,
+        "not": {"required": ["a"], "properties": {"a": {"minimum": 5}}, "additionalProperties": True,
+                "minProperties": 2, "dependentRequired": {"b": ["a"]}}}),
+     ("bytes",), ['{"a": 2, "b": "x"}', '{"a": 7}', '{"b": "x"}'], ["not", "objects"]),
+    # ... of an array: prefixItems, contains with maxContains, maxItems negated
+    ("not-array", GrammarSpec("json_schema", schema={
+        "type": "array", "items": True, "not": {"prefixItems": [{"type": "string"}], "items": True,
+                                                "contains": {"const": 1}, "maxContains": 2, "maxItems": 3}}),
+     ("bytes",), ['[1, 1]', '["a", 2, 2]', '["a", 1, 1, 1]'], ["not", "arrays", "contains"]),
+    # ... of applicators inside it (anyOf; oneOf: none or two of its kids)
+    ("not-applicators", GrammarSpec("json_schema", schema={
+        "type": "array", "items": True, "not": {"anyOf": [{"minItems": 2}, {"items": {"type": "string"}}],
+                                                "oneOf": [{"maxItems": 0}, {"contains": {"const": 0}}]}}),
+     ("bytes",), ['[1]', '[0]'], ["not", "arrays", "one-of"]),
+    # ... of a property's value (a `not` below the root: an object, or any other type)
+    ("not-property", GrammarSpec("json_schema", schema={
+        "type": "object", "additionalProperties": False, "properties": {"p": {"not": {
+            "type": "object", "properties": {"q": {"const": 1}}, "required": ["q"], "additionalProperties": True}}}}),
+     ("bytes",), ['{"p": {"q": 2}}', '{"p": {}}', '{"p": 5}'], ["not", "objects"]),
+    # ... of properties without required (only where the name is present) and of
+    # dependentRequired; of prefixItems alone (only a non-empty array fails it); of an
+    # exact oneOf (none, or two at once: [0]); of if/then/else (the else side too)
+    ("not-properties", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+        "additionalProperties": False,
+        "not": {"properties": {"a": {"minimum": 5}}, "dependentRequired": {"b": ["a"]}, "additionalProperties": True}}),
+     ("bytes",), ['{"a": 2}', '{"b": "x"}'], ["not", "objects"]),
+    ("not-prefix", GrammarSpec("json_schema", schema={
+        "type": "array", "items": {"type": ["integer", "string"]},
+        "not": {"prefixItems": [{"type": "string"}], "items": True}}),
+     ("bytes",), ['[1, "a"]'], ["not", "arrays"]),
+    ("not-one-of", GrammarSpec("json_schema", schema={
+        "type": "array", "items": True, "not": {"oneOf": [{"maxItems": 1}, {"contains": {"const": 0}}]}}),
+     ("bytes",), ['[0]', '[1, 2]'], ["not", "arrays", "one-of"]),
+    ("not-if", GrammarSpec("json_schema", schema={
+        "type": "array", "items": {"type": ["integer", "string"]},
+        "not": {"if": {"minItems": 2}, "then": {"items": {"type": "integer"}}, "else": {"maxItems": 0}}}),
+     ("bytes",), ['[1]', '[1, "a"]'], ["not", "arrays", "if"]),
+    # if/then in an allOf, switched on a property's const (switch.py: the kids whose case
+    # the context rules out are skipped); if/then/else of arrays and of objects (negations)
+    ("if-then-switch", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"kind": {"enum": ["a", "b", "c"]}}, "required": ["kind"],
+        "allOf": [{"if": {"properties": {"kind": {"const": "a"}}},
+                   "then": {"properties": {"x": {"type": "integer"}}, "required": ["x"]}},
+                  {"if": {"properties": {"kind": {"const": "b"}}}, "then": {"properties": {"x": {"type": "string"}}}}]}),
+     ("bytes",), ['{"kind": "a", "x": 1}', '{"kind": "b", "x": "s"}', '{"kind": "c", "x": null}'], ["if", "objects"]),
+    # ... on a property that is not required: absent, the `if` holds (its kid is never
+    # skipped), present, one of the strings that fail the `if`
+    ("if-then-optional", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"kind": {"enum": ["b", "c"]}},
+        "allOf": [{"if": {"properties": {"kind": {"const": "a"}}}, "then": {"properties": {"x": {"type": "integer"}}}}]}),
+     ("bytes",), ['{"x": 1}', '{"kind": "b", "x": "s"}'], ["if", "objects"]),
+    ("if-else-array", GrammarSpec("json_schema", schema={
+        "type": "array", "if": {"contains": {"type": "string"}}, "then": {"maxItems": 2},
+        "else": {"items": {"type": "integer"}}}),
+     ("bytes",), ['["a", 1]', '[1, 2, 3]'], ["if", "arrays", "contains"]),
+    ("if-else-object", GrammarSpec("json_schema", schema={
+        "type": "object", "if": {"required": ["a"]}, "then": {"properties": {"b": {"type": "integer"}}},
+        "else": {"required": ["c"]}}),
+     ("bytes",), ['{"b": 2, "a": 1}', '{"c": 1}'], ["if", "objects"]),
+    # oneOf: overlapping arrays (exactly one: an array of two integers matches both);
+    # objects told apart by a property's const/enum and arrays by their first item, each
+    # kind without values of the other's type (no negation needed across types); integer
+    # ranges told apart (scalars)
+    ("one-of-arrays", GrammarSpec("json_schema", schema={"oneOf": [
+        {"type": "array", "items": {"type": "integer"}}, {"type": "array", "minItems": 2}]}),
+     ("bytes",), ['[1]', '["a", "b"]', '[]'], ["one-of", "arrays"]),
+    ("one-of-discriminator", GrammarSpec("json_schema", schema={"oneOf": [
+        {"type": "object", "properties": {"t": {"const": "x"}, "v": {"type": "integer"}}, "required": ["t"],
+         "additionalProperties": False},
+        {"type": "object", "properties": {"t": {"enum": ["y", "z"]}, "v": {"type": "string"}}, "required": ["t"],
+         "additionalProperties": False},
+        {"type": "array", "prefixItems": [{"const": 1}], "minItems": 1, "maxItems": 1, "items": True},
+        {"type": "array", "prefixItems": [{"const": 2}], "items": True}]}),
+     ("bytes",), ['{"t": "x", "v": 1}', '{"t": "z", "v": "q"}', '[1]', '[2, 3]'], ["one-of", "objects", "arrays"]),
+    ("one-of-scalars", GrammarSpec("json_schema", schema={"oneOf": [
+        {"type": "integer", "minimum": 5}, {"type": "integer", "maximum": 3, "minimum": 0}, {"type": "boolean"}]}),
+     ("bytes",), ['7', '2', 'true'], ["one-of", "numbers"]),
+    # dependentSchemas and dependentRequired (the dependent members first: a fixed order)
+    ("dependencies", GrammarSpec("json_schema", schema={
+        "type": "object", "dependentSchemas": {"a": {"required": ["b"]}}, "dependentRequired": {"c": ["d"]}}),
+     ("bytes",), ['{"a": 1, "b": 2}', '{"d": 2, "c": 1}', '{}'], ["dependencies", "objects"]),
+    # patternProperties, additionalProperties, propertyNames and a member count together;
+    # unevaluatedProperties false after an allOf's properties
+    ("pattern-properties", GrammarSpec("json_schema", schema={
+        "type": "object", "patternProperties": {"^x": {"type": "integer"}}, "additionalProperties": {"type": "string"},
+        "propertyNames": {"maxLength": 3}, "minProperties": 1, "maxProperties": 2}),
+     ("bytes",), ['{"x1": 1, "y": "s"}'], ["objects", "pattern-properties"]),
+    ("unevaluated-properties", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"a": {"type": "integer"}}, "allOf": [{"properties": {"b": {"type": "boolean"}}}],
+        "unevaluatedProperties": False}),
+     ("bytes",), ['{"a": 1, "b": true}'], ["objects", "unevaluated"]),
+    # unevaluatedItems after prefixItems in place and in an allOf, and contains (its
+    # matches are evaluated); draft 2019's items as a list, with additionalItems
+    ("unevaluated-items", GrammarSpec("json_schema", schema={
+        "type": "array", "prefixItems": [{"type": "integer"}], "allOf": [{"prefixItems": [True, {"type": "string"}]}],
+        "contains": {"const": 5}, "unevaluatedItems": {"type": "boolean"}}),
+     ("bytes",), ['[1, "a", true, 5]', '[5]'], ["arrays", "unevaluated", "contains"]),
+    ("unevaluated-items-scope", GrammarSpec("json_schema", schema={
+        "type": "array", "prefixItems": [True, True, True],
+        "allOf": [{"prefixItems": [True], "unevaluatedItems": {"type": "integer"}}]}),
+     ("bytes",), ['["a", 1, 2]'], ["arrays", "unevaluated"]),
+    ("items-list", GrammarSpec("json_schema", schema={
+        "type": "array", "items": [{"type": "integer"}, {"type": "string"}], "additionalItems": {"type": "boolean"}}),
+     ("bytes",), ['[1, "a", true]', '[2]'], ["arrays"]),
+    # contains with minContains 0 (no item need match) and maxContains 1
+    ("contains-optional", GrammarSpec("json_schema", schema={
+        "type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}, "minContains": 0, "maxContains": 1}),
+     ("bytes",), ['[1, 7, 2]', '[]'], ["arrays", "contains"]),
+    # exclusive bounds of integers and numbers, a multipleOf within bounds
+    ("exclusive-bounds", GrammarSpec("json_schema", schema={"type": "object", "properties": {
+        "a": {"type": "integer", "exclusiveMinimum": -3, "exclusiveMaximum": 12},
+        "b": {"type": "number", "exclusiveMinimum": 0.85, "maximum": 100},
+        "c": {"type": "integer", "multipleOf": 7, "minimum": -20, "maximum": 30}}}),
+     ("bytes",), ['{"a": -2, "b": 0.9, "c": -14}', '{"a": 11, "b": 100, "c": 28}', '{"b": 0.851}'], ["numbers"]),
+    # draft 4's boolean exclusiveMinimum/exclusiveMaximum; a multipleOf too large for its
+    # remainder automaton, enforced by listing its multiples within the bounds
+    ("draft4-exclusive", GrammarSpec("json_schema", schema={"type": "object", "properties": {
+        "a": {"type": "number", "minimum": 1, "exclusiveMinimum": True, "maximum": 5, "exclusiveMaximum": True},
+        "b": {"type": "integer", "minimum": 1, "exclusiveMinimum": False}}}),
+     ("bytes",), ['{"a": 1.5, "b": 1}', '{"a": 4.99}'], ["numbers"]),
+    ("multiple-listed", GrammarSpec("json_schema", schema={"type": "integer", "multipleOf": 4099, "minimum": 0,
+                                                           "maximum": 20000}),
+     ("bytes",), ['8198', '16396'], ["numbers", "multiple-of"]),
     # more than 256 forced bytes, the last forced token one that may extend (`a` of `ab`)
     ("long-forced", GrammarSpec("regex", "a{300}b?"), (_with_eos([b"a", b"b", b"ab"], "ab"),), ["a" * 299, "a" * 300],
      ["forced"]),

@@ -146,12 +146,10 @@ JSON_SCHEMA: List[Tuple[str, Any, str]] = [
     ("negative-min-length", {"type": "string", "minLength": -1}, "a negative minLength"),
     ("fractional-max-length", {"type": "string", "maxLength": 2.5}, "a maxLength that is no integer"),
     ("text-max-items", {"type": "array", "maxItems": "3"}, "a maxItems that is a string"),
-    ("negative-min-properties", {"type": "object", "minProperties": -2}, "a negative minProperties"),
     ("text-minimum", {"type": "number", "minimum": "1"}, "a minimum that is a string"),
     ("zero-multiple-of", {"type": "integer", "multipleOf": 0}, "a multipleOf that is not positive"),
     ("negative-multiple-of", {"type": "number", "multipleOf": -2}, "a negative multipleOf"),
     ("unclosed-pattern-group", {"type": "string", "pattern": "a(b"}, "a pattern that is no ECMA regex: '(' unclosed"),
-    ("unclosed-pattern-class", {"type": "string", "pattern": "[a-"}, "a pattern that is no ECMA regex: '[' unclosed"),
     ("pattern-nothing-to-repeat", {"type": "string", "pattern": "*a"}, "a pattern that is no ECMA regex: '*' first"),
     ("pattern-not-text", {"type": "string", "pattern": 5}, "a pattern that is a number"),
     ("missing-ref", {"$ref": "#/$defs/missing", "$defs": {"present": {"type": "string"}}},
@@ -169,6 +167,12 @@ JSON_SCHEMA: List[Tuple[str, Any, str]] = [
     ("dependency-not-schema", {"type": "object", "dependencies": {"a": 5}},
      "a dependencies value that is neither a list of names nor a schema"),
     ("schema-not-object", 5, "a schema that is a number (a schema is an object or a boolean)"),
+    # issue 35's line coverage (in place of negative-min-properties and unclosed-pattern-class,
+    # the same checks as negative-min-length and unclosed-pattern-group): an in-place
+    # applicator's list and an enum met first by an exact oneOf's alternatives
+    ("all-of-not-list", {"allOf": {"type": "string"}}, "an allOf that is an object"),
+    ("enum-in-one-of-not-list", {"oneOf": [{"type": "array", "enum": "a"}, {"type": "array"}]},
+     "an enum given as a string, in an alternative of a oneOf"),
 ]
 
 #: the tables above: (vector kind, grammar kind, dialect option or None, table)

@@ -20,7 +20,7 @@ from ...errors import SchemaError
 from .compilation import Atom, Compilation, Unsupported
 from .disjoint import Disjointness
 from .negation import Negations
-from .profiles import PARTIAL, Profiles
+from .profiles import NONE, PARTIAL, Profiles
 from .values import escape_pointer, json_type
 
 
@@ -95,7 +95,9 @@ class Disjunctions:
     def _exactly_one(self, n: int, T: str, inner: Tuple[int, ...]) -> List[List[Atom]]:
         """The alternatives of node n's oneOf: option i is kids[i] and the negation of
         every other kid that is not disjoint from it (a disjoint one is implied false by
-        kid i: no negation is built, disjoint.py). Only when a needed negation is not
+        kid i: no negation is built, disjoint.py; nor for a kid i that allows no T-value:
+        its option is empty anyway, as for the array kid of `oneOf: [an object with
+        additionalProperties, an array]` among objects). Only when a needed negation is not
         expressible does coerce_one_of (or lenient) fall back to anyOf, as llguidance
         always does with that option."""
         k = "oneOf"
@@ -103,6 +105,9 @@ class Disjunctions:
         try:
             options = []
             for i, c in enumerate(kids):
+                if self.profiles.of(c, T) == NONE:
+                    options.append([Atom(c, False, inner)])
+                    continue
                 others = [d for j, d in enumerate(kids) if j != i and not self.disjoint.disjoint(c, d, T)]
                 for d in others:
                     if self.profiles.of(d, T) == PARTIAL:

@@ -7,6 +7,7 @@ from refimpl.errors import SchemaError
 from refimpl.frontends.jsonschema.compiler import compiler_for
 from refimpl.frontends.jsonschema.disjunctions import Disjunction
 from refimpl.frontends.jsonschema.profiles import ALL, PARTIAL
+from tests.support.text_outcome import outcome
 
 
 def alternatives(schema, keyword, T="object", sub=None, **options):
@@ -58,6 +59,19 @@ def test_one_of_negates_only_the_kids_that_may_overlap():
     shown, _ = alternatives({"oneOf": kinds}, "oneOf")
     assert shown == [[("/oneOf/0", False), ("/oneOf/2", True)], [("/oneOf/1", False), ("/oneOf/2", True)],
                      [("/oneOf/2", False), ("/oneOf/0", True), ("/oneOf/1", True)]]
+
+
+def test_one_of_negates_nothing_for_a_kid_without_values_of_the_type():
+    """A kid that allows no T-value has an empty option: no negation is built for it, so
+    one whose negation is not expressible (a closed object) does not make a oneOf of an
+    object and an array inexact (it was refused, found by issue 35's line coverage)."""
+    closed = {"type": "object", "properties": {"t": {"const": "x"}}, "additionalProperties": False}
+    array = {"type": "array", "prefixItems": [{"const": 1}], "items": False}
+    shown, _ = alternatives({"oneOf": [closed, array]}, "oneOf")
+    assert shown == [[("/oneOf/0", False), ("/oneOf/1", True)], [("/oneOf/1", False)]]
+    g = Grammar.from_json_schema({"oneOf": [closed, array]})
+    assert [outcome(g, t) == "accept" for t in ('{"t":"x"}', "[1]", '{"t":"x","u":1}', "[1,1]")] == [
+        True, True, False, False]
 
 
 def test_one_of_is_coerced_to_any_of_only_when_asked():
