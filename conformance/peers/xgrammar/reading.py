@@ -199,7 +199,10 @@ def _one_string_keyword(s: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _is_object_schema(s: Dict[str, Any]) -> bool:
-    types = s.get("type") if isinstance(s.get("type"), list) else [s.get("type")]
+    """Does xgrammar read the schema object as an object's (its `type` has `object`, or it
+    has none and an object keyword)?"""
+    t = s.get("type")
+    types: List[Any] = t if isinstance(t, list) else [t]
     return "object" in types or "type" not in s and any(k in s for k in _OBJECT_KEYWORDS)
 
 
