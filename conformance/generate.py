@@ -375,6 +375,20 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ['{"a":1,"b":2}'], ["json"]),
     ("xgrammar-multipleof-unread", GrammarSpec("json_schema", schema={"type": "number", "multipleOf": 0.5}),
      ("bytes",), ["1.5"], ["numbers"]),
+    # xgrammar 0.2.9 on MaskBench (X14, X15): its optional groups in a pattern, a `required` name
+    # outside `properties` met with one-keyword-per-schema (Github_medium o57539), an object that
+    # must begin with a named property (o85190), a pattern's length unread (Snowplow sp_331)
+    ("xgrammar-optional-group-loops", GrammarSpec("json_schema", schema={"type": "string", "pattern": "^a(b+c)?$"}),
+     ("bytes",), ['"abc"'], ["json-string"]),
+    ("xgrammar-required-in-one-of", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        "additionalProperties": False, "oneOf": [{"type": "object", "required": ["b"]}]}), ("bytes",),
+     ['{"b":1}'], ["json"]),
+    ("xgrammar-named-property-first", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"a": {"type": "integer"}}, "required": ["b"]}), ("bytes",),
+     ['{"b":1}'], ["json"]),
+    ("xgrammar-one-string-keyword", GrammarSpec("json_schema", schema={
+        "type": "string", "pattern": "^a+$", "maxLength": 3}), ("bytes",), ['"aaa"'], ["json-string"]),
     ("kbnf-complement-over-bytes", GrammarSpec("ebnf", "start ::= #e'(a|b)+c' #ex'ab' '\\n';\n",
                                                options={"dialect": "kbnf"}), ("bytes",), ["aaabac\ud7ff\n"], ["utf8"]),
     ("lmfe-type-list", GrammarSpec("json_schema", schema={

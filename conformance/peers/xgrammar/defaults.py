@@ -37,8 +37,8 @@ from ...vectors import GrammarSpec
 from . import session
 from .differences import KNOWN_DIFFERENCES, accepts_omitted
 from .engine import XgrammarEngine
-from .maskbench import read_multiples, read_required
-from .reading import READINGS, SchemaReading, answers_as_read, schema_reading
+from .maskbench import read_multiples
+from .reading import READINGS, SchemaReading, answers_as_read, read_required, schema_reading
 
 #: the keys ComputeCacheKey leaves out: a schema of `type` and these alone is the basic rule
 _ANNOTATIONS = frozenset(("title", "default", "description", "examples", "deprecated", "readOnly", "writeOnly",

@@ -14,7 +14,7 @@ reading of JSON schemas (reading.py), one known difference per way it reads them
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List
+from typing import Any, List
 
 from refimpl.regex import ExprSet
 
@@ -43,15 +43,13 @@ from .reading import (
     PATTERN_CLASSES,
     PATTERN_DOT,
     PATTERN_KEYS,
-    READINGS,
     REF_SIBLINGS,
     UNREAD,
     UNTYPED,
     UNTYPED_ANY,
     WHOLE_PATTERN,
-    answers_as_read,
     character_grammar_rules,
-    schema_reading,
+    reading_explains,
     without_unproductive_rules,
     xgrammar_regex,
 )
@@ -301,22 +299,6 @@ def no_answer_on_left_recursion(d: Divergence) -> bool:
 
 
 # --------------------------------------------------------------- xgrammar's reading of a schema
-
-
-def reading_explains(reading: str) -> Callable[[Divergence], bool]:
-    """The predicate of one reading: the peer answers as refimpl on the schema read with
-    this reading alone; or, readings meeting in one schema, this reading is the one that
-    completes the explanation when they are added in READINGS order."""
-    def applies(d: Divergence) -> bool:
-        if d.grammar.kind != "json_schema" or d.error is not None or d.refused is not None:
-            return False
-        alone = schema_reading(d.grammar, (reading,))  # no grammar: alone, it changes nothing
-        if alone.grammar is not None and answers_as_read(d, alone):
-            return True
-        i = READINGS.index(reading)
-        return i > 0 and answers_as_read(d, schema_reading(d.grammar, READINGS[:i + 1])) and not answers_as_read(
-            d, schema_reading(d.grammar, READINGS[:i]))
-    return applies
 
 
 KNOWN_DIFFERENCES.declare(

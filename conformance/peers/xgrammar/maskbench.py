@@ -2,7 +2,10 @@
 apart from differences.py, which appends them to its list (tried last).
 
 `required-outside-properties`: a `required` name that `properties` does not name is not
-required (the predicate reads the schema without it).
+required; `named-property-first`: a `required` that is not empty lets no property but the
+named ones come first; `one-string-keyword`: a string's format, else its pattern, else its
+lengths, the others unread (readings of the schema, reading.py: REQUIRED, NAMED_FIRST,
+STRING_ONE).
 
 `multipleof-unread`: xgrammar enforces `multipleOf` only on integers, with an integral
 divisor of at most 1024, and, where the integer is bounded, bounded on both sides with at
@@ -28,7 +31,7 @@ from ...differences import KnownDifferences
 from ...divergence import Divergence
 from ...readings.json_schemas import rewrite_schemas
 from ...vectors import GrammarSpec
-from .reading import SchemaReading, answers_as_read
+from .reading import NAMED_FIRST, REQUIRED, STRING_ONE, SchemaReading, answers_as_read, reading_explains
 
 MASKBENCH_DIFFERENCES = KnownDifferences()
 
@@ -76,23 +79,6 @@ def read_multiples(schema: Any) -> Any:
     return rewrite_schemas(schema, read)
 
 
-def read_required(schema: Any) -> Any:
-    """The schema with the `required` names that `properties` does not name left out.
-
-    >>> read_required({"type": "object", "properties": {"a": {}}, "required": ["a", "b"]})["required"]
-    ['a']
-    """
-    def read(s: Dict[str, Any]) -> Dict[str, Any]:
-        required, named = s.get("required"), s.get("properties")
-        if not isinstance(required, list) or not required:
-            return s
-        named = named if isinstance(named, dict) else {}
-        if all(n in named for n in required):
-            return s
-        return dict(s, required=[n for n in required if n in named])
-    return rewrite_schemas(schema, read)
-
-
 _READ: Dict[Tuple[str, str], SchemaReading] = {}
 
 
@@ -130,14 +116,36 @@ def multipleof_unread(d: Divergence) -> bool:
     return "multipleOf" in (d.grammar.source or "") and _answers_as(d, "multipleOf", read_multiples)
 
 
-@MASKBENCH_DIFFERENCES.declare(
+MASKBENCH_DIFFERENCES.declare(
     "required-outside-properties", "peer-bug",
     "xgrammar 0.2.9 ignores a `required` name that `properties` does not name: "
     "{\"type\": \"object\", \"properties\": {\"a\": {}}, \"required\": [\"a\", \"b\"]} "
     "allows {\"a\": 1} (docs/findings.md, X14)",
     cites=('JSON Schema 2020-12 Validation §6.5.3 required: every name listed is a property of the object '
-           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
-def required_outside_properties(d: Divergence) -> bool:
-    """A JSON schema with such a name, on which xgrammar answers every differing token as
-    refimpl does on the schema without it."""
-    return "required" in (d.grammar.source or "") and _answers_as(d, "required", read_required)
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)')
+)(reading_explains(REQUIRED))
+
+
+MASKBENCH_DIFFERENCES.declare(
+    "named-property-first", "peer-bug",
+    "xgrammar 0.2.9 lets an object begin with a property its `properties` do not name only where "
+    "`required` is empty: with `required` naming none of the properties, {\"type\": \"object\", "
+    "\"properties\": {\"a\": {}}, \"required\": [\"b\"]} refuses {\"b\": 1} (after `{\"` only `a`) "
+    "(docs/findings.md, X15)",
+    cites=('JSON Schema 2020-12 Validation §6.5.3 required (every name listed must be a property of the '
+           'object) (https://json-schema.org/draft/2020-12/json-schema-validation) and Core §10.3.2.3 '
+           'additionalProperties (a property `properties` does not name is validated by it, absent: any value) '
+           '(https://json-schema.org/draft/2020-12/json-schema-core); RFC 8259 (JSON) §4 Objects: the names '
+           'of an object are unordered (https://www.rfc-editor.org/rfc/rfc8259)')
+)(reading_explains(NAMED_FIRST))
+
+
+MASKBENCH_DIFFERENCES.declare(
+    "one-string-keyword", "peer-bug",
+    "xgrammar 0.2.9 reads one of a string's keywords: a format it has a regex for, else `pattern`, "
+    "else `minLength`/`maxLength`; the others are ignored: {\"type\": \"string\", \"pattern\": "
+    "\"^a+$\", \"maxLength\": 3} allows \"aaaa\" (docs/findings.md, X15)",
+    cites=("JSON Schema 2020-12 Core §7.6 keywords are applied independently (all of a schema's keywords apply) "
+           '(https://json-schema.org/draft/2020-12/json-schema-core); JSON Schema 2020-12 Validation §6.3.1-6.3.3 '
+           'maxLength, minLength, pattern (https://json-schema.org/draft/2020-12/json-schema-validation)')
+)(reading_explains(STRING_ONE))

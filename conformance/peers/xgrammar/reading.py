@@ -7,7 +7,7 @@ its converter reads it (`schema_reading`, one reading per difference, READINGS).
 """
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from refimpl import Grammar, MaskrefError, Matcher
 from refimpl.frontends.ebnf.ast import Literal, Node, Ref
@@ -105,12 +105,19 @@ _UNREAD = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas",
            "minContains", "maxContains")
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
 (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, PATTERN_DOT, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
- PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD) = (
+ PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD, REQUIRED, NAMED_FIRST, STRING_ONE) = (
     "ref-siblings", "untyped", "pattern-classes", "pattern-dot", "one-keyword", "allof-any", "oneof-anyof",
-    "untyped-any", "formats", "pattern-keys", "whole-pattern", "optional-groups", "unread")
-#: in the order the predicates add them up (semantic readings first)
+    "untyped-any", "formats", "pattern-keys", "whole-pattern", "optional-groups", "unread", "required-outside",
+    "named-first", "one-string-keyword")
+#: in the order the predicates add them up (semantic readings first; those first met on
+#: MaskBench last, as their differences are declared last)
 READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, PATTERN_DOT, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY,
-            FORMATS, PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD)
+            FORMATS, PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD, REQUIRED, NAMED_FIRST, STRING_ONE)
+#: the formats xgrammar has a regex for (JSONSchemaConverter::JSONFormatToRegexPattern): beside
+#: one of them a string's `pattern`, `minLength` and `maxLength` are not read (0.2.9; `iri`
+#: and `regex`, which it has none for, leave them read)
+XGRAMMAR_FORMATS = frozenset(("email", "date", "time", "date-time", "duration", "ipv4", "ipv6", "hostname", "uuid",
+                              "uri", "uri-reference", "uri-template", "json-pointer", "relative-json-pointer"))
 
 
 def _whole_key(pattern: str) -> str:
@@ -175,11 +182,72 @@ def _pattern_as_xgrammar(pattern: str, readings: FrozenSet[str]) -> str:
     return pattern
 
 
+def _one_string_keyword(s: Dict[str, Any]) -> Dict[str, Any]:
+    """A string's keywords as JSONSchemaConverter::GenerateString reads them: a format of
+    XGRAMMAR_FORMATS alone, else a `pattern` alone, else the lengths; the others unread.
+
+    >>> _one_string_keyword({"type": "string", "pattern": "^a+$", "maxLength": 3})
+    {'type': 'string', 'pattern': '^a+$'}
+    """
+    if s.get("format") in XGRAMMAR_FORMATS:
+        unread: Tuple[str, ...] = ("pattern", "minLength", "maxLength")
+    elif "pattern" in s:
+        unread = ("minLength", "maxLength")
+    else:
+        return s
+    return {k: v for k, v in s.items() if k not in unread}
+
+
+def _is_object_schema(s: Dict[str, Any]) -> bool:
+    """Does xgrammar read the schema object as an object's (its `type` has `object`, or it
+    has none and an object keyword)?"""
+    t = s.get("type")
+    types: List[Any] = t if isinstance(t, list) else [t]
+    return "object" in types or "type" not in s and any(k in s for k in _OBJECT_KEYWORDS)
+
+
+def _read_required(s: Dict[str, Any], readings: FrozenSet[str]) -> Dict[str, Any]:
+    """An object schema's `required` as xgrammar reads it (GetPartialRuleForProperties):
+    a name `properties` does not name is not required (REQUIRED), and a `required` that is
+    not empty lets no other property come first (`allow_additional && required.empty()`),
+    so where it names none of the properties, the object begins with one of them: in
+    maskref's layout, where named members come first, it has one of them at least
+    (NAMED_FIRST, written as an `anyOf` of one-name `required`s).
+
+    >>> s = {"type": "object", "properties": {"a": {}, "b": {}}, "required": ["x"]}
+    >>> _read_required(s, frozenset((REQUIRED, NAMED_FIRST)))["required"], _read_required(s, frozenset((NAMED_FIRST,)))["anyOf"]
+    ([], [{'required': ['a']}, {'required': ['b']}])
+    """
+    required, named = s.get("required"), s.get("properties")
+    if not isinstance(required, list) or not required or not _is_object_schema(s):
+        return s
+    named = named if isinstance(named, dict) else {}
+    if NAMED_FIRST in readings and named and not any(n in named for n in required):
+        one_named = [{"required": [n]} for n in named]
+        if "anyOf" in s:
+            s = dict(s, allOf=list(s.get("allOf") or []) + [{"anyOf": one_named}])
+        else:
+            s = dict(s, anyOf=one_named)
+    if REQUIRED in readings and not all(n in named for n in required):
+        s = dict(s, required=[n for n in required if n in named])
+    return s
+
+
 def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
     """One schema object as xgrammar reads it, with the given readings (its subschemas
     already read)."""
+    s = _read_keywords(s, readings)
+    if isinstance(s, dict) and (REQUIRED in readings or NAMED_FIRST in readings):
+        s = _read_required(s, readings)
+    return s
+
+
+def _read_keywords(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
+    """_read_as_xgrammar's readings of a schema object's keywords (all but `required`'s)."""
     if UNREAD in readings and any(k in s for k in _UNREAD):
         s = {k: v for k, v in s.items() if k not in _UNREAD}
+    if STRING_ONE in readings:
+        s = _one_string_keyword(s)
     if isinstance(s.get("pattern"), str):
         s = dict(s, pattern=_pattern_as_xgrammar(s["pattern"], readings))
     if OPTIONAL_GROUPS in readings and isinstance(s.get("patternProperties"), dict):
@@ -297,3 +365,26 @@ def answers_as_read(d: Divergence, reading: SchemaReading) -> bool:
     text = d.text()
     return all(Recognizer(general.compiled, general.limits).consume_bytes(respelled(text + d.vocab.tokens[t]))
                for t in rest)
+
+
+def reading_explains(reading: str) -> Callable[[Divergence], bool]:
+    """The predicate of one reading: the peer answers as refimpl on the schema read with
+    this reading alone; or, readings meeting in one schema, this reading is the one that
+    completes the explanation when they are added in READINGS order."""
+    def applies(d: Divergence) -> bool:
+        if d.grammar.kind != "json_schema" or d.error is not None or d.refused is not None:
+            return False
+        alone = schema_reading(d.grammar, (reading,))  # no grammar: alone, it changes nothing
+        if alone.grammar is not None and answers_as_read(d, alone):
+            return True
+        i = READINGS.index(reading)
+        return i > 0 and answers_as_read(d, schema_reading(d.grammar, READINGS[:i + 1])) and not answers_as_read(
+            d, schema_reading(d.grammar, READINGS[:i]))
+    return applies
+
+
+def read_required(schema: Any) -> Any:
+    """The whole schema with its objects' `required` as xgrammar reads it (REQUIRED and
+    NAMED_FIRST, _read_required)."""
+    both = frozenset((REQUIRED, NAMED_FIRST))
+    return rewrite_schemas(schema, lambda s: _read_required(s, both))

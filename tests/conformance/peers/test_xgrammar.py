@@ -260,6 +260,45 @@ def test_required_outside_properties():
     assert not k.applies(_obj(dict(s, required=["a"]), '{"a":1', only_b=[ord("}")]))
 
 
+def test_required_outside_properties_meets_other_readings():
+    """MaskBench Github_medium o57539: the root is read as its `oneOf` alone
+    (one-keyword-per-schema), whose option requires a name it has no `properties` for: any
+    object; the `required` reading completes the explanation, so it is credited."""
+    k = known()["required-outside-properties"]
+    s = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+         "additionalProperties": False, "oneOf": [{"type": "object", "required": ["b"]}]}
+    assert k.applies(_obj(s, '{"', only_b=[ord("x")]))  # refimpl: a or b
+    assert not known()["one-keyword-per-schema"].applies(_obj(s, '{"', only_b=[ord("x")]))
+    assert not k.applies(_obj(s, '{"', only_b=[0x01]))  # a raw control character: no reading allows it
+
+
+def test_named_property_first():
+    """MaskBench Github_medium o85190: with `required` naming none of the properties, the
+    object must begin with a named one (`{"b": 1}` refused), and `b` is not required."""
+    k = known()["named-property-first"]
+    s = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["b"]}
+    assert k.applies(_obj(s, '{"', only_r=[ord("b")]))  # after `{"` xgrammar: only `a`
+    assert not k.applies(_obj(s, '{"', only_r=[ord("a")]))
+    assert not k.applies(_obj(dict(s, required=["a", "b"]), '{"', only_r=[ord("b")]))  # `a` required: `a` first anyway
+    assert not k.applies(_obj(dict(s, required=[]), '{"', only_r=[ord("b")]))
+    # with one-keyword-per-schema: a named property whose `type` contradicts its `enum`
+    both = {"type": "object", "properties": {"level": {"enum": [1], "type": "string"}}, "required": ["type"]}
+    assert k.applies(_obj(both, '{"', only_b=[ord("l")], only_r=[ord("t")]))
+
+
+def test_one_string_keyword():
+    """Snowplow sp_331 (Tekken): a string's `pattern` beside `maxLength`; a format beside
+    both is read alone too."""
+    k = known()["one-string-keyword"]
+    s = {"type": "string", "pattern": "^a+$", "maxLength": 3}
+    assert k.applies(_obj(s, '"aaa', only_b=[ord("a")]))
+    assert not k.applies(_obj(s, '"aaa', only_r=[ord('"')]))  # the reading lets the string end there too
+    assert not k.applies(_obj(s, '"aaa', only_b=[ord("b")]))
+    assert k.applies(_obj(dict(s, minLength=3, maxLength=5), '"a', only_b=[ord('"')]))
+    assert k.applies(_obj({"type": "string", "format": "uuid", "pattern": "^0"}, '"', only_b=[ord("1")]))
+    assert not k.applies(_obj({"type": "string", "format": "iri", "pattern": "^0"}, '"', only_b=[ord("1")]))
+
+
 def test_pattern_keys_only():
     k = known()["pattern-keys-only"]
     s = GrammarSpec("json_schema", schema={"type": "object", "patternProperties": {"^_": {}}})
