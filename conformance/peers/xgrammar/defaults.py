@@ -141,17 +141,17 @@ def strict_mode(d: Divergence) -> bool:
     if d.grammar.kind != "json_schema" or d.error is not None or d.refused is not None:
         return False
     alone = strict_reading(d.grammar)
-    if alone is None:  # a closing refimpl cannot compile (no object left) may still be read with a bug
-        closed = strict_rewrite(d.grammar.schema)
-        return closed != d.grammar.schema and any(_closed_and_read(d, closed, rewrite)
-                                                  for rewrite in (read_required, read_multiples))
-    if answers_as_read(d, alone):
+    if alone is not None and answers_as_read(d, alone):
         return True
-    read = schema_reading(alone.spec, READINGS)
+    # a closing refimpl cannot compile (no object left) may still be read with xgrammar's readings
+    closed = strict_rewrite(d.grammar.schema) if alone is None else alone.schema
+    if closed == d.grammar.schema:
+        return False
+    read = schema_reading(GrammarSpec(d.grammar.kind, None, closed, d.grammar.options), READINGS)
     if read.grammar is not None and answers_as_read(d, read) \
             and not answers_as_read(d, schema_reading(d.grammar, READINGS)):
         return True
-    return any(_closed_and_read(d, alone.schema, rewrite) for rewrite in (read_required, read_multiples))
+    return any(_closed_and_read(d, closed, rewrite) for rewrite in (read_required, read_multiples))
 
 
 def _closed_and_read(d: Divergence, closed: Any, rewrite: Any) -> bool:
