@@ -940,6 +940,21 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     ("xgrammar-regex-space", GrammarSpec("ebnf", 'root ::= Regex("[a-z]+\\\\s[a-z]+\\\\S")\n',
                                          options={"dialect": "xgrammar"}),
      ("bytes", "gpt2"), ["ab\u00a0cd!", "a\u3000b\u00e9", "a\tb."], ["regex", "xgrammar", "unicode"]),
+    # issue 35's third held-out sample (seed 40): xgrammar's TagDispatch with a tag that ends
+    # another ("ab" and "b"): after "cab" only the longer tag's rule may follow (the state
+    # "ab" hides the "b"; the mutant let "b" dispatch too)
+    ("xgrammar-tag-suffix", GrammarSpec("ebnf", 'root ::= TagDispatch(("ab", x), ("b", y))\nx ::= "1"\ny ::= "2"\n',
+                                        options={"dialect": "xgrammar"}),
+     ("bytes",), ["cab1", "b2ab1"], ["xgrammar", "dispatch"]),
+    # ... a Regex macro's repetition count of two digits, a non-ASCII character after it
+    # (the mutant stopped reading the count at its first digit)
+    ("xgrammar-regex-long-count", GrammarSpec("ebnf", 'root ::= Regex("[ab]{10}\u00e9")\n',
+                                              options={"dialect": "xgrammar"}),
+     ("bytes",), ["ababababab\u00e9"], ["regex", "xgrammar", "repetition"]),
+    # ... Lark's `~` right after an atom in a terminal: a concatenation then a complement
+    # (two letters, a then anything but b), not a counted repetition `~ m`
+    ("lark-concat-complement", GrammarSpec("lark", 'start: T " " T\nT: /[a-c]{2}/ & "a" ~"b"\n'),
+     ("bytes",), ["ac aa"], ["lark", "complement"]),
     # JSON Schema's `not` of an object: required, properties, minProperties and
     # dependentRequired, each negated by De Morgan (negation.py's object keywords; issue
     # 35's line coverage: no vector had a `not` of a container). Objects are closed (or
