@@ -31,7 +31,7 @@ import contextlib
 import functools
 import sys
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional, Type
 
 from refimpl import Matcher
 from refimpl.showing.commandline import ArgumentParser, command_line
@@ -56,7 +56,7 @@ class Clock:
         return call
 
 
-def _timed_matcher(clock: Clock) -> type:
+def _timed_matcher(clock: Clock) -> Type[Matcher]:
     """Matcher with its construction and the calls the fuzzer makes timed as refimpl's."""
 
     class TimedMatcher(Matcher):
@@ -147,7 +147,7 @@ def measure(engine: str = "llguidance", seconds: Optional[float] = 40.0, seed: i
             if profiler is not None:
                 profiler.disable()
     elapsed = time.perf_counter() - t0
-    if profiler is not None:
+    if profiler is not None and profile:
         profiler.dump_stats(profile)
     s = clock.seconds
     split = {
