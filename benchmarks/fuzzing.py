@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import hashlib
 import sys
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Type
@@ -87,6 +88,9 @@ def _worker_class() -> type:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.timing = Clock()
+            #: a digest of the examples drawn (grammar and vocabulary), in order: two runs
+            #: with the same digest ran the same examples
+            self.drawn = hashlib.sha256()
             start = self.engine.start
 
             def timed_start(*a: Any, **kw: Any) -> Any:
@@ -99,6 +103,8 @@ def _worker_class() -> type:
             self.grammars.get = self.timing.timed("refimpl", self.grammars.get)  # type: ignore[method-assign]
 
         def example(self, drawn: Any, data: Any) -> None:
+            spec, vocab = drawn
+            self.drawn.update(spec.key().encode() + b"\0" + b"\1".join(vocab.tokens) + b"\0")
             t0 = time.perf_counter()
             try:
                 super().example(drawn, _TimedDraws(data, self.timing))
@@ -159,20 +165,20 @@ def measure(engine: str = "llguidance", seconds: Optional[float] = 40.0, seed: i
     stats = worker.stats
     return {"engine": engine, "seed": seed, "seconds": seconds, "batches": worker.batches,
             "examples": stats.examples, "invalid": stats.invalid, "masks": stats.steps, "agree": stats.agree,
-            "disagreements": len(worker.failures), "elapsed": elapsed,
+            "disagreements": len(worker.failures), "elapsed": elapsed, "digest": worker.drawn.hexdigest()[:12],
             "examples_per_second": stats.examples / elapsed if elapsed else 0.0,
             "split": split, "share": {k: v / elapsed for k, v in split.items()}}
 
 
 def table(rows: List[Dict[str, Any]]) -> str:
     lines = ["| engine | seed | budget | examples | masks | s | examples/s | "
-             + " | ".join("%s s (%%)" % p for p in PHASES) + " |",
-             "|---|---:|---|---:|---:|---:|---:|" + "---:|" * len(PHASES)]
+             + " | ".join("%s s (%%)" % p for p in PHASES) + " | examples' digest |",
+             "|---|---:|---|---:|---:|---:|---:|" + "---:|" * len(PHASES) + "---|"]
     for r in rows:
         budget = "%g s" % r["seconds"] if r["seconds"] is not None else "%d batches" % r["batches"]
-        lines.append("| %s | %d | %s | %d | %d | %.1f | %.1f | %s |" % (
+        lines.append("| %s | %d | %s | %d | %d | %.1f | %.1f | %s | %s |" % (
             r["engine"], r["seed"], budget, r["examples"], r["masks"], r["elapsed"], r["examples_per_second"],
-            " | ".join("%.1f (%.0f%%)" % (r["split"][p], 100 * r["share"][p]) for p in PHASES)))
+            " | ".join("%.1f (%.0f%%)" % (r["split"][p], 100 * r["share"][p]) for p in PHASES), r["digest"]))
     return "\n".join(lines)
 
 
