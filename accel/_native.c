@@ -577,13 +577,14 @@ step(Walk *w)
     /* walk.py: s = states[d - 1]; b = byte[n]; t = table[s << 8 | b]; if t < 0: t = fill(s, b)
        (0 <= s <= MAX_STATE) */
     const long s = w->states[d - 1];
-    /* walk.py: i = loop_of[s]; if i: (if i < 0: i = loop(s)); the subtree whole, or on */
+    /* walk.py: i = loop_of[s]; k = below[n]; if i and k: (if i < 0: i = loop(s)); the subtree
+       whole, or on */
     if (s >= w->loop_of.len) {
         PyErr_Format(PyExc_IndexError, "lexer state %ld is beyond lexer.loop_of (%zd states)", s, w->loop_of.len);
         return -1;
     }
     long i = ((const int32_t *)w->loop_of.view.buf)[s];
-    if (i != 0) {
+    if (i != 0 && ((const int32_t *)w->below.view.buf)[n] != 0) {
         if (i < 0 && (i = call_loop(w, s)) < 0)
             return -1;
         const int whole = whole_subtree(w, n, s, i);
@@ -707,26 +708,25 @@ fast_run(Walk *w)
                 break;                                  /* malformed: step() says so */
             POP_SCANS(d, last, sp, scan_depths);
         }
-        /* walk.py: s = states[d - 1]; i = loop_of[s]; if i: ... (a subtree whose bytes all
-           loop on s, taken whole; a loop not known yet, an id out of range: step()) */
+        /* walk.py: s = states[d - 1]; i = loop_of[s]; k = below[n]; if i and k: ... (a subtree
+           whose bytes all loop on s, taken whole; a loop not known yet, an id out of range:
+           step()) */
         const size_t s = (size_t)states[d - 1];
         if (UNLIKELY(s >= loop_of_len))
             break;
         const int32_t i = loop_of[s];
-        if (i != 0) {
-            const uint32_t k = (uint32_t)below[n];
+        const uint32_t k = (uint32_t)below[n];
+        if (i != 0 && k != 0) {
             if (UNLIKELY(i < 0))
                 break;
-            if (k != 0) {
-                if (UNLIKELY((size_t)i >= n_escapes || k >= n_sets || s >= ends_len))
-                    break;
-                if (all_loop(set_words, k, escape_words, i) && !(ends[s] & LAZY_ENDS)) {
-                    const Py_ssize_t e = end[n];
-                    if (e <= n || e > size || set_subtree(w, n, e) < 0)
-                        break;                          /* malformed: step() says so */
-                    n = e;
-                    continue;
-                }
+            if (UNLIKELY((size_t)i >= n_escapes || k >= n_sets || s >= ends_len))
+                break;
+            if (all_loop(set_words, k, escape_words, i) && !(ends[s] & LAZY_ENDS)) {
+                const Py_ssize_t e = end[n];
+                if (e <= n || e > size || set_subtree(w, n, e) < 0)
+                    break;                          /* malformed: step() says so */
+                n = e;
+                continue;
             }
         }
         /* walk.py: b = byte[n]; t = table[s << 8 | b] */

@@ -47,13 +47,19 @@ SPECIAL_TEXT_PIECES = [b"a", b"b", b"<", b">", b"<s", b"s>", b"</", b"<s>", b"|"
 SPECIAL_TEXTS = [b"<s>", b"</s>", b"<|eot|>", b"<|end|>", b"<pad>", b"a", b"<think>", b"</think>", b""]
 
 
+# The strategies a composite draws from are made once, not at each draw: hypothesis checks
+# every new strategy object before it draws from it (most of these draws' time), and an
+# equal one draws the same values.
+_SPECIAL_TEXT_LISTS = st.lists(st.lists(st.sampled_from(SPECIAL_TEXT_PIECES), min_size=1, max_size=2).map(b"".join),
+                               min_size=1, max_size=16)
+
+
 @st.composite
 def multi_eos_vocabularies(draw: st.DrawFn) -> Vocabulary:
     """Text tokens, then special tokens (some with the text of an ordinary token, one may
     be empty) mixed in among them; two or three EOS ids among the specials, in any order
     (the first is the primary one)."""
-    text = draw(st.lists(st.lists(st.sampled_from(SPECIAL_TEXT_PIECES), min_size=1, max_size=2).map(b"".join),
-                         min_size=1, max_size=16))
+    text = draw(_SPECIAL_TEXT_LISTS)
     specials = draw(st.lists(st.sampled_from(SPECIAL_TEXTS + text), min_size=2, max_size=5))
     tokens: List[Optional[bytes]] = list(text)
     positions: List[int] = []
@@ -74,6 +80,10 @@ SAFE = b"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 SLICE_LENGTHS = (9, 10, 11, 29, 30, 31)
 
 
+_WHERE = {n: st.sampled_from([None, None, 0, n - 1, 9, 10, 29, 30]) for n in SLICE_LENGTHS}
+_BREAKS = st.sampled_from(b'\\"\n ')
+
+
 @st.composite
 def slice_boundary_tokens(draw: st.DrawFn) -> bytes:
     """A string-safe run of 9-11 or 29-31 bytes, maybe with a backslash, quote or control
@@ -81,19 +91,23 @@ def slice_boundary_tokens(draw: st.DrawFn) -> bytes:
     n = draw(st.sampled_from(SLICE_LENGTHS))
     start = draw(st.integers(0, len(SAFE) - 1))
     run = bytearray((SAFE * 2)[start:start + n])
-    where = draw(st.sampled_from([None, None, 0, n - 1, 9, 10, 29, 30]))
+    where = draw(_WHERE[n])
     if where is not None and where < n:
-        run[where] = draw(st.sampled_from(b'\\"\n '))
+        run[where] = draw(_BREAKS)
     return bytes(run)
+
+
+_ESCAPE_PIECE_LISTS = st.lists(st.lists(st.sampled_from(ESCAPE_PIECES), min_size=1, max_size=3).map(b"".join),
+                               min_size=2, max_size=24)
+_SLICE_RUNS = st.lists(slice_boundary_tokens(), max_size=10)
 
 
 @st.composite
 def escape_vocabularies(draw: st.DrawFn) -> Vocabulary:
     """Pieces of JSON escapes (one to three joined), slice-boundary runs, optionally
     every printable ASCII byte (so a path can always go on), then EOS."""
-    pieces = draw(st.lists(st.lists(st.sampled_from(ESCAPE_PIECES), min_size=1, max_size=3).map(b"".join),
-                           min_size=2, max_size=24))
-    runs = draw(st.lists(slice_boundary_tokens(), max_size=10))
+    pieces = draw(_ESCAPE_PIECE_LISTS)
+    runs = draw(_SLICE_RUNS)
     ascii_ = [bytes([b]) for b in range(0x20, 0x7F)] if draw(st.booleans()) else []
     tokens = ascii_ + pieces + runs + [b"<eos>"]
     return Vocabulary.from_bytes(tokens, eos_token_id=len(tokens) - 1, name="escapes")
@@ -103,6 +117,10 @@ UNICODE_CHARS = ["ſ", "s", "S", "K", "k", "K", "ß", "ẞ", "Σ", "σ", "ς", "
                  "😀", "中", "\u07ff", "\u0800", "\uffff", "\U00010000", "\u0080", "\u007f", "Ω", "Ω"]
 
 
+_CHARACTERS = st.lists(st.sampled_from(UNICODE_CHARS), min_size=1, max_size=2)
+_CUTS = st.sampled_from(["whole", "whole", "head", "tail"])
+
+
 @st.composite
 def unicode_vocabularies(draw: st.DrawFn) -> Vocabulary:
     """Multi-byte characters (case-fold partners, UTF-8 length boundaries), alone, in pairs,
@@ -110,8 +128,8 @@ def unicode_vocabularies(draw: st.DrawFn) -> Vocabulary:
     two characters; then EOS."""
     out = []
     for _ in range(draw(st.integers(2, 24))):
-        text = "".join(draw(st.lists(st.sampled_from(UNICODE_CHARS), min_size=1, max_size=2))).encode("utf-8")
-        cut = draw(st.sampled_from(["whole", "whole", "head", "tail"]))
+        text = "".join(draw(_CHARACTERS)).encode("utf-8")
+        cut = draw(_CUTS)
         if cut != "whole" and len(text) > 1:
             k = draw(st.integers(1, len(text) - 1))
             text = text[:k] if cut == "head" else text[k:]

@@ -132,14 +132,19 @@ def valid_utf8(data: bytes) -> bool:
 _COMPILED: Dict[str, Union[Grammar, Exception]] = {}
 
 
+#: the most grammars `compiled` keeps (it starts again when full)
+COMPILED_KEPT = 256
+
+
 def compiled(spec: GrammarSpec) -> Grammar:
     """refimpl's grammar for a spec, cached (known-difference predicates run once per
-    differing token, often on a variant of the vector's grammar); so is a failure to
-    compile it, raised again (a slow failure is not retried per token)."""
+    differing token, often on a variant of the vector's grammar; the runner's and the
+    fuzzer's grammars are these too: runner.GrammarCache); so is a failure to compile it,
+    raised again (a slow failure is not retried per token)."""
     key = spec.key()
     g = _COMPILED.get(key)
     if g is None:
-        if len(_COMPILED) > 32:
+        if len(_COMPILED) > COMPILED_KEPT:
             _COMPILED.clear()
         try:
             g = _COMPILED[key] = spec.compile()

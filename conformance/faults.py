@@ -33,6 +33,7 @@ from typing import Callable, Dict, Optional
 
 from refimpl import Grammar, Matcher, Vocabulary
 from refimpl.masks.mask import Mask
+from refimpl.masks.slicer import JSON_SLICES
 from refimpl.masks.walk import ParserHooks
 from refimpl.recognition.lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
 from refimpl.tokens.trie import SEVERAL_TOKENS, TokenTrie
@@ -160,6 +161,12 @@ class Utf8Split(Matcher):
 
 
 class SliceLast(Matcher):
+    """Slices on any vocabulary (a Matcher not told its slices slices only large ones:
+    slicer.default_slices), so that the fault is there to find in the fuzzer's small ones."""
+
+    def __init__(self, grammar: Grammar, vocab: Vocabulary) -> None:
+        super().__init__(grammar, vocab, slices=JSON_SLICES)
+
     def mask(self) -> Mask:
         mask = super().mask()
         if self.slicer is None or self._slice_oracle is None or self.eos_consumed:

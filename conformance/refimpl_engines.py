@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional
 from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
 from refimpl.limits import DEFAULT_LIMITS
 from refimpl.masks.index import NotRegular
+from refimpl.masks.slicer import JSON_SLICES
 
 from .engine import Engine, Session
 from .vectors import GrammarSpec, NotSupported, ids_of
@@ -33,7 +34,10 @@ class MatcherSession(Session):
 
 
 class MatcherEngine(Engine):
-    """refimpl's Matcher with one of its backends: python, index, native, pypy, cmd:<command>."""
+    """refimpl's Matcher with one of its backends: python, index, native, pypy, cmd:<command>.
+    Its matchers slice on any vocabulary (JSON_SLICES; a Matcher not told its slices slices
+    only large ones: slicer.default_slices), so that the slicer is judged on the suite's
+    and the fuzzer's small vocabularies too, against refimpl's masks without it."""
 
     uses_refimpl = True
 
@@ -72,7 +76,7 @@ class MatcherEngine(Engine):
         if chosen is None:
             chosen = spec.compile() if self.backend in ("python", "index", "native") else GrammarText(spec)
         try:
-            return MatcherSession(open_matcher(chosen, vocab, backend=self.backend))
+            return MatcherSession(open_matcher(chosen, vocab, backend=self.backend, slices=JSON_SLICES))
         except NotRegular as e:
             raise NotSupported("no token index: %s" % e) from None
         except Exception as e:

@@ -29,7 +29,7 @@ from . import results as stored
 from .compare import Path, StepOutcome, allows, compare_step
 from .containment import Contained, Limits
 from .differences import ACCEPTS_REFUSED
-from .divergence import Divergence
+from .divergence import Divergence, compiled
 from .engine import Engine, Session
 from .isolation import fault_of
 from .registry import get_engine
@@ -101,25 +101,13 @@ def direction(only_engine: Sequence[int], only_refimpl: Sequence[int]) -> str:
 
 
 class GrammarCache:
-    """refimpl's compiled grammars by spec (a Grammar holds no matching state)."""
-
-    def __init__(self) -> None:
-        self._cache: Dict[str, Any] = {}
+    """refimpl's compiled grammars by spec (a Grammar holds no matching state): those of
+    `divergence.compiled`, one cache for the process, so the known differences' predicates
+    that replay refimpl (`Divergence.replay`) find the grammar compiled here instead of
+    compiling it again. A failure to compile is kept and raised again."""
 
     def get(self, spec: GrammarSpec) -> Grammar:
-        key = spec.key()
-        g = self._cache.get(key)
-        if g is None:
-            try:
-                g = spec.compile()
-            except MaskrefError as e:
-                g = e
-            if len(self._cache) > 256:
-                self._cache.clear()
-            self._cache[key] = g
-        if isinstance(g, Exception):
-            raise g
-        return g
+        return compiled(spec)
 
 
 def check_vector(engine: Engine, vector: Vector, grammars: Optional[GrammarCache] = None) -> Result:

@@ -10,9 +10,10 @@ and ids. Token paths are drawn inside the test from the masks (fuzz.py).
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
@@ -89,12 +90,41 @@ OPTION_BODIES = TERMINAL_BODIES + ["/[a-z ]*/", "/[^!]*/"]
 _SPECIAL_NAME = re.compile(r"<[^<>\s]+>")  # a special token's text the Lark syntax can name
 
 
+def vocab_key(vocab: Optional[Vocabulary]) -> Tuple[Any, ...]:
+    """What the grammar strategies read of a vocabulary (token_lexemes): its size, EOS and
+    special ids and the special tokens' texts. Their strategies are kept by it (`_kept`):
+    a strategy is drawn from once per vocabulary drawn, and hypothesis checks every new
+    strategy object before it draws from it (a tenth of a fuzz campaign's time went
+    there); an equal one draws the same values."""
+    if vocab is None:
+        return ()
+    special = sorted(vocab.special_token_ids)
+    return (len(vocab), tuple(vocab.eos_token_ids), tuple(special), tuple(vocab.tokens[t] for t in special))
+
+
+_KEPT: Dict[Tuple[Any, ...], Any] = {}
+
+
+def _kept(key: Tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    """make(), kept by key (at most 256 of them: then it starts again)."""
+    got = _KEPT.get(key)
+    if got is None:
+        if len(_KEPT) > 256:
+            _KEPT.clear()
+        got = _KEPT[key] = make()
+    return got
+
+
 def token_lexemes(vocab: Optional[Vocabulary]) -> List[SearchStrategy[str]]:
     """Token lexemes for `vocab`: its special tokens by text (`<|eot_id|>`), `<[id]>`,
     `<[lo-hi]>`, `<[lo,hi]>`, `<[^lo-hi]>`, `<[^a-b,c-d]>` and `<[*]>`, over ids that matter (the first
     ones, EOS, the special tokens, the last one); none without a vocabulary."""
     if vocab is None:
         return []
+    return _kept(("tokens",) + vocab_key(vocab), lambda: _token_lexemes(vocab))
+
+
+def _token_lexemes(vocab: Vocabulary) -> List[SearchStrategy[str]]:
     n = len(vocab)
     names = sorted(vocab.tokens[t].decode("utf-8", "replace") for t in vocab.special_token_ids)
     names = [x for x in names if _SPECIAL_NAME.fullmatch(x)]
@@ -383,7 +413,12 @@ def ebnf_specs(dialect: str, literals: Sequence[str] = GBNF_LITERALS,
 
 
 def grammar_specs(kinds: Sequence[str], vocab: Optional[Vocabulary] = None) -> SearchStrategy[GrammarSpec]:
-    """Grammars of the given kinds; Lark grammars may use `vocab`'s special tokens and ids."""
+    """Grammars of the given kinds; Lark grammars may use `vocab`'s special tokens and ids
+    (kept per kinds and `vocab_key`)."""
+    return _kept(("specs", tuple(kinds)) + vocab_key(vocab), lambda: _grammar_specs(kinds, vocab))
+
+
+def _grammar_specs(kinds: Sequence[str], vocab: Optional[Vocabulary] = None) -> SearchStrategy[GrammarSpec]:
     options = []
     if "regex" in kinds:
         options.append(regexes.map(lambda r: GrammarSpec("regex", r)))
@@ -429,11 +464,17 @@ def gpt2_slice(start: int, size: int, with_bytes: bool) -> Vocabulary:
     g = load_builtin("gpt2")
     ids = list(range(start, min(start + size, 50256)))
     if with_bytes:
-        singles = [t for t in range(50256) if len(g.tokens[t]) == 1]
-        ids = sorted(set(ids) | set(singles))
+        ids = sorted(set(ids) | set(_gpt2_singles()))
     tokens = [g.tokens[t] for t in ids] + [b"<|endoftext|>"]
     name = "gpt2[%d:%d]%s" % (start, start + size, "+bytes" if with_bytes else "")
     return Vocabulary.from_bytes(tokens, eos_token_id=len(tokens) - 1, name=name)
+
+
+@functools.lru_cache(maxsize=1)
+def _gpt2_singles() -> Tuple[int, ...]:
+    """GPT-2's one-byte tokens."""
+    g = load_builtin("gpt2")
+    return tuple(t for t in range(50256) if len(g.tokens[t]) == 1)
 
 
 gpt2_slices = st.builds(gpt2_slice, st.integers(0, 50000), st.integers(1, 300), st.booleans())

@@ -46,7 +46,7 @@ from .index import TokenIndex, shared_index
 from .mask import Mask
 from .maskcache import MaskCache
 from .reading import BY_ID, BYTES, ENDS_LEXEME, ENDS_OUTPUT, REFUSED, Reading, eos_reading, token_lexemes
-from .slicer import JSON_SLICES, SliceOracle, Slicer
+from .slicer import SliceOracle, Slicer, default_slices
 from .walk import walk
 
 
@@ -194,7 +194,7 @@ class Matcher:
         self.tokens = TokenBinding(grammar.compiled, vocab)
         self.lexeme_tokens = 0  # tokens that gave bytes to the pending lexeme (for budgets)
         self.trie = vocab.trie
-        patterns = JSON_SLICES if slices is None else tuple(slices)
+        patterns = default_slices(vocab) if slices is None else tuple(slices)
         self.slicer = Slicer.of(vocab, patterns) if patterns else None
         self._slice_oracle = SliceOracle.of(self.slicer, self.recognizer.lexer) if self.slicer else None
         self.eos_consumed = False  # EOS consumed (stop_reason "eos")

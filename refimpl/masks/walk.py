@@ -6,7 +6,9 @@ live). At node n, with byte b, from its parent's state (s, top):
 
     all n's subtree reads loops on s    ->  every token in it is allowed: set their bits
       (bytes, or UTF-8 characters; no       from the trie's preorder token list, n = end[n]
-      lazy lexeme ends in s)                (subtrees.py)
+      lazy lexeme ends in s; s's loop is    (subtrees.py)
+      computed the first time it is asked
+      at an inner node: Lexer.loop)
     s' = table[s << 8 | b]             one list index, after warm-up
     s' dead and no lexeme can end in s  ->  skip the subtree: n = end[n]
     s' dead but a lexeme can end in s   ->  it ends before b: the next lexeme starts in
@@ -94,11 +96,11 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
             last = scan_depths[-1]
         s = states[d - 1]
         i = loop_of[s]
-        if i:  # s may loop (-1: not known yet)
+        k = below[n]
+        if i and k:  # s may loop (-1: not known yet), and n is no leaf (its loop is asked only then)
             if i < 0:
                 i = loop(s)
-            k = below[n]
-            if i and k and not byte_sets[k] & escapes[i] and not ends[s] & lazy_ends:
+            if i and not byte_sets[k] & escapes[i] and not ends[s] & lazy_ends:
                 if trace is not None:
                     trace.taken_whole(n, s)
                 for x in subtree_tokens[first[n]:first[end[n]]]:

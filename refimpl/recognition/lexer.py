@@ -4,11 +4,12 @@ A lexer state is a hash-consed tuple of (lexeme index, expression) pairs: the le
 still alive and, for each, the derivative of its regex by the bytes read so far — plus
 one flag, *fresh*, set only on start states (no byte read yet), so that a state tells
 whether a lexeme is pending: a fresh state never ends a lexeme (lexemes are not empty). The
-transition of (state, byte) is the tuple of non-∅ derivatives, computed on first use and
-cached in the flat table `table[state << 8 | byte]` (-1 while unknown), exactly like the
-regex engine's LazyDFA: after warm-up a step is one list index. State 0 is the dead state:
-no lexeme alive, the input went wrong. (A fresh state with no lexemes is not dead: the
-input is fine so far, only nothing more may follow.) A state's start is set by the parser: `start_state(allowed)` holds the
+transition of (state, byte) is the tuple of non-∅ derivatives, computed on first use (for
+every byte of the byte's class at once: `fill`) and cached in the flat table
+`table[state << 8 | byte]` (-1 while unknown), like the regex engine's LazyDFA: after
+warm-up a step is one list index. State 0 is the dead state: no lexeme alive, the input
+went wrong. (A fresh state with no lexemes is not dead: the input is fine so far, only
+nothing more may follow.) A state's start is set by the parser: `start_state(allowed)` holds the
 lexemes the current Earley row allows, so only they are live.
 
 Per state, three bit masks over lexeme indices:
@@ -46,7 +47,7 @@ from typing import Dict, List, Tuple
 
 from ..errors import LimitError
 from ..grammar.ir import CompiledGrammar
-from ..regex.classes import byte_classes, lowest_byte
+from ..regex.classes import byte_classes, class_of, lowest_byte
 from ..regex.derivative import derivative
 from ..regex.exprs import ALL_BYTES, ExprSet
 from ..regex.printer import to_string
@@ -275,11 +276,18 @@ class Lexer:
         return self._add((fresh, kept)) if kept else DEAD
 
     def fill(self, state: int, byte: int) -> int:
-        """Compute and cache the transition of `state` by `byte`."""
+        """Compute and cache the transition of `state` by `byte`, and by every byte of its
+        class (`class_of`: the bytes the state's expressions cannot tell apart have one
+        derivative), so a state costs one derivative per class the walk meets, not per byte."""
         es = self.es
         pairs = self.states[state][1]
         target = self._add((False, self._live(tuple((lx, derivative(es, e, byte)) for lx, e in pairs))))
-        self.table[state << 8 | byte] = target
+        table, base = self.table, state << 8
+        same = class_of(es, [e for _, e in pairs], byte)
+        while same:
+            low = same & -same
+            table[base | low.bit_length() - 1] = target
+            same ^= low
         self.transitions_computed += 1
         return target
 

@@ -14,6 +14,7 @@ possibly finer, and just as sound.)
     refine(masks)           the coarsest partition of the bytes those masks respect
     partition(es, masks)    refine, kept per set of masks (many expressions share one)
     byte_classes(es, e)     partition(byte_sets(e)), kept per expression
+    class_of(es, exprs, b)  the bytes every one of several expressions treats as b
     covered_bytes(es, e)    the bytes some byte set of e holds (without a complement in e,
                             every other byte is dead: its derivative is ∅)
     lowest_byte(mask)       a class's representative
@@ -56,6 +57,23 @@ def partition(es: ExprSet, masks: FrozenSet[int]) -> List[int]:
     if classes is None:
         classes = cache[masks] = refine(masks)
     return classes
+
+
+def class_of(es: ExprSet, exprs: Iterable[int], byte: int) -> int:
+    """The class of `byte` in the partition that every one of the expressions respects
+    (one derivative stands for all its bytes, from each expression): as a mask.
+
+    >>> from refimpl.regex.compiler import compile_pattern
+    >>> from refimpl.regex.exprs import ExprSet
+    >>> es = ExprSet()
+    >>> c = class_of(es, [compile_pattern(es, "[a-z]+"), compile_pattern(es, "[a-f]")], ord("x"))
+    >>> bytes(b for b in range(256) if c >> b & 1)
+    b'ghijklmnopqrstuvwxyz'
+    """
+    sets: FrozenSet[int] = frozenset()
+    for e in exprs:
+        sets |= byte_sets(es, e)
+    return next(c for c in partition(es, sets) if c >> byte & 1)
 
 
 def byte_sets(es: ExprSet, e: int) -> FrozenSet[int]:

@@ -19,10 +19,13 @@ The walk over the AST is iterative (post-order on an explicit stack), and nested
 concatenations, alternations and intersections are flattened into one n-ary call each,
 so `(a(b(c(...))))` 10,000 deep compiles in linear time.  Compiled classes are cached
 per ExprSet (in `es.caches[compile_class]`), since a pattern full of `\\w` or `.` would otherwise
-redo the same work for every occurrence.
+redo the same work for every occurrence; and each class's trie is built once per process,
+in an ExprSet of its own, and copied into every set that needs it (`class_trie`,
+`ExprSet.copy`: every grammar of a fuzz campaign compiles its `\\w` again).
 """
 from __future__ import annotations
 
+import functools
 from typing import Dict, List, Optional, Tuple
 
 from ..limits import Limits
@@ -51,16 +54,27 @@ __all__ = ["compile_ast", "compile_class", "compile_pattern"]
 def compile_class(es: ExprSet, ranges: Ranges) -> int:
     """The expression matching the UTF-8 encoding of any code point in `ranges` (cached
     per ExprSet, in `es.caches[compile_class]`: the printer reads it to print such an
-    expression as its class)."""
+    expression as its class): the class's trie, built once per process (`class_trie`),
+    copied into es."""
     cache: Dict[Ranges, int] = es.caches[compile_class]
     got = cache.get(ranges)
     if got is None:
-        got = cache[ranges] = es.words(
-            [byte_mask(lo, hi) for lo, hi in seq]
-            for first, last in ranges
-            for seq in uni.utf8_sequences(first, last)
-        )
+        got = cache[ranges] = es.copy(*class_trie(ranges))
     return got
+
+
+@functools.lru_cache(maxsize=256)
+def class_trie(ranges: Ranges) -> Tuple[ExprSet, int]:
+    """The class's UTF-8 sequences as a trie (`ExprSet.words`), in an ExprSet of its own,
+    built once per process (kept for the 256 classes used last; read-only): `\\w` costs
+    ~16,000 sequences to build, a few hundred nodes to copy, and every grammar of a fuzz
+    campaign or a server compiles it again."""
+    own = ExprSet()
+    return own, own.words(
+        [byte_mask(lo, hi) for lo, hi in seq]
+        for first, last in ranges
+        for seq in uni.utf8_sequences(first, last)
+    )
 
 
 def _compile_literal(es: ExprSet, node: Literal) -> int:

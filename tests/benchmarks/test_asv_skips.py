@@ -25,7 +25,7 @@ def test_no_benchmark_body_raises_not_implemented_error():
 
 
 def test_an_absent_peer_is_skipped_in_setup():
-    from benchmarks import asv_index, asv_mask_cache, asv_schemastore
+    from benchmarks import asv_fuzzing, asv_index, asv_mask_cache, asv_schemastore
 
     cache = {"compile": {"naive": 1.0, "outlines-core": None}, "mask": {"walk": 2.0}}
     asv_index.IndexCompile().setup(cache, "naive")
@@ -38,3 +38,5 @@ def test_an_absent_peer_is_skipped_in_setup():
     with pytest.raises(NotImplementedError, match="MASKREF_SCHEMASTORE"):
         asv_schemastore.SchemaStoreCounts().setup(None, "ok")
     asv_schemastore.SchemaStore().setup({"compile_p50": 0.1}, "p50")
+    with pytest.raises(NotImplementedError, match="llguidance"):
+        asv_fuzzing.Fuzzing().setup(None, "peer")

@@ -3,6 +3,8 @@
 * `refine(masks)`: two bytes share a class iff every mask holds both or neither;
 * `byte_classes(es, e)`: bytes of one class have the same derivative, from e and from
   the derivatives of e (what makes one representative per class enough);
+* `class_of(es, exprs, b)`: b's class for several expressions at once: its bytes have
+  one derivative from each (the lexer fills a state's transitions class by class);
 * `byte_sets(es, e)`: the masks of the BYTES nodes reachable from e;
 * `covered_bytes(es, e)`: their union; without a complement in e, a byte outside it has
   the derivative ∅ everywhere below e.
@@ -10,7 +12,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refimpl.regex.classes import byte_classes, byte_sets, covered_bytes, lowest_byte, partition, refine
+from refimpl.regex.classes import byte_classes, byte_sets, class_of, covered_bytes, lowest_byte, partition, refine
 from refimpl.regex.derivative import derivative
 from refimpl.regex.exprs import ALL_BYTES, BYTES, ExprSet
 from tests.support.budget import examples
@@ -58,6 +60,19 @@ def test_bytes_of_a_class_have_one_derivative_below_e(t, paths):
         for c in classes:
             members = [b for b in PROBES if c >> b & 1] + [lowest_byte(c)]
             assert len({derivative(es, x, b) for b in members}) == 1, (t, path, bin(c))
+
+
+@settings(max_examples=examples(150))
+@given(st.lists(expr_trees, min_size=1, max_size=3), st.integers(0, 255))
+def test_the_class_of_a_byte_for_several_expressions(trees, b):
+    es = ExprSet()
+    exprs = [build(es, t) for t in trees]
+    c = class_of(es, exprs, b)
+    assert c >> b & 1
+    members = [x for x in range(256) if c >> x & 1]
+    for e in exprs:
+        assert len({derivative(es, e, x) for x in members}) == 1, (trees, b, bin(c))
+        assert any(c & ~k == 0 for k in byte_classes(es, e))  # inside one class of each
 
 
 @settings(max_examples=examples(150))

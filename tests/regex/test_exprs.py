@@ -70,6 +70,20 @@ def test_words_is_the_union_of_its_words(ws):
         assert matches(es, e, w) == (w in ws)
 
 
+@settings(max_examples=examples(200))
+@given(expr_trees, expr_trees)
+def test_a_copy_into_another_set_is_what_that_set_builds(t, other):
+    # the other set holds other expressions first, so its ids differ from the source's;
+    # the copy is the node the set's own smart constructors build (the same normal form)
+    source, es = ExprSet(), ExprSet()
+    build(es, other)
+    e = build(source, t)
+    copied = es.copy(source, e)
+    assert copied == build(es, t), t
+    assert es.nullable(copied) == source.nullable(e) and es.has_boolean[copied] == source.has_boolean[e]
+    assert es.size(copied) == source.size(e)
+
+
 def test_sizes_and_reachable_sets_of_deep_expressions():
     es = ExprSet()
     e = deep_expression(es)
