@@ -871,6 +871,11 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # key of an integer-part state, 10^(g+k) made 10^(g xor k))
     ("multiple-of-twelve-and-a-half", GrammarSpec("json_schema", schema={"type": "number", "multipleOf": 12.5}),
      ("bytes", "gpt2"), ["325", "12.5", "37.5"], ["numbers", "multiple-of"]),
+    # multipleOf 1024: a minimal automaton of 161 states, of which only the remainder mod
+    # c' = 1 goes through state elimination (issue 35's seed-40 sample: the whole automaton
+    # eliminated, refused beyond Limits.eliminated_states)
+    ("multiple-of-1024", GrammarSpec("json_schema", schema={"type": "integer", "multipleOf": 1024}),
+     ("bytes",), ["10240", "-2048", "0"], ["numbers", "multiple-of"]),
     # kbnf comments between rules, not only before the first (issue 35's second held-out
     # sample, seed 39: a comment's end searched for from before its start)
     ("kbnf-comments", GrammarSpec("ebnf", '(* greeting *)\nstart ::= hi name;\n(* a name *)\nname ::= #"[a-z]+";\n'

@@ -145,22 +145,22 @@ _SLICERS: "weakref.WeakKeyDictionary[Vocabulary, Dict[Tuple[str, ...], Slicer]]"
 
 
 @functools.lru_cache(maxsize=64)
-def larger_slices(patterns: Tuple[str, ...]) -> List[List[int]]:
+def larger_slices(patterns: Tuple[str, ...]) -> Tuple[Tuple[int, ...], ...]:
     """For each slice, the slices whose language holds its own (`{1,10}` is in `{1,30}`
     and in `+`), the largest first: where a lexeme keeps every token of a larger slice
     alive, it keeps slice i's too, and the search for i (seconds for a lexeme of
     `\\p{Letter}` keys) is not made. A relation of the patterns alone, so it is proved once
     per list of patterns, in an ExprSet of its own — not once per grammar, where its
-    containment proofs were most of a small grammar's first mask. (Read-only: shared.)
+    containment proofs were most of a small grammar's first mask. (Tuples: it is shared.)
 
     >>> larger_slices(JSON_SLICES)
-    [[], [3, 2], [3], []]
+    ((), (3, 2), (3,), ())
     """
     es = ExprSet()
     exprs = [compile_pattern(es, p) for p in patterns]
     larger = [[j for j, b in enumerate(exprs) if j != i and is_contained(es, a, b) is True]
               for i, a in enumerate(exprs)]
-    return [sorted(js, key=lambda j: len(larger[j])) for js in larger]
+    return tuple(tuple(sorted(js, key=lambda j: len(larger[j]))) for js in larger)
 
 
 class SliceOracle:
