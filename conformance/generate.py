@@ -871,6 +871,13 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # key of an integer-part state, 10^(g+k) made 10^(g xor k))
     ("multiple-of-twelve-and-a-half", GrammarSpec("json_schema", schema={"type": "number", "multipleOf": 12.5}),
      ("bytes", "gpt2"), ["325", "12.5", "37.5"], ["numbers", "multiple-of"]),
+    # two texts of one grammar, run one after the other: with the mask cache (the worker's
+    # --mask-cache, which the mutation campaigns of the caches group use), the second's
+    # masks may come from the first's. A compacted key must follow completions within a row
+    # (compaction.py's _reached): `x b x` then `( x b x )` told apart only there (issue 35's
+    # seed-40 sample)
+    ("cache-after-completion", GrammarSpec("lark", 'start: e\ne: t | e "a" t\nt: f | t "b" f\nf: "x" | "(" e ")"\n'),
+     ("bytes",), ["xbx", "(xbx)"], ["mask-cache", "recursion"]),
     # multipleOf 1024: a minimal automaton of 161 states, of which only the remainder mod
     # c' = 1 goes through state elimination (issue 35's seed-40 sample: the whole automaton
     # eliminated, refused beyond Limits.eliminated_states)
