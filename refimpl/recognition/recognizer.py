@@ -89,6 +89,15 @@ class Recognizer:
         """
         parser, lexer = self.parser, self.lexer
         rows = parser.rows
+        # the common case in short: a row pushed here before for these lexemes (by `push`,
+        # or by `push_copy` for the once-%ignores among them), and the lexer start after it
+        key = lexemes if not lexemes & lexer.skip_mask else lexemes & lexer.once_skip_mask
+        if key and self.tracer is None:
+            row = rows[top - 1].children.get(key)
+            if row is not None and row.lexer_start >= 0:  # type: ignore[attr-defined]
+                parser.rows_reused += 1
+                self.lexemes_ended += 1
+                return row.lexer_start, parser._place(top, row)  # type: ignore[attr-defined,arg-type]
         reused = parser.rows_reused
         if lexemes & lexer.skip_mask:  # %ignore: the parser does not move
             once = lexemes & lexer.once_skip_mask
