@@ -410,12 +410,47 @@ next_state(Walk *w, long s, int b)
     return t < 0 ? call_fill(w, s, b) : t;
 }
 
+/* An attribute name as an interned str, made once per name: each call of the walk reads
+   some twenty attributes (walk.py's local aliases), and PyObject_GetAttrString would make
+   and hash a new str for each, every time (about 1 µs of a mask of 10 µs). The name's C
+   literal is its key (compared by address; a literal never moves). NULL with MemoryError
+   past NAMES names (more than this file uses). */
+#define NAMES 64
+static struct { const char *literal; PyObject *name; } names[NAMES];
+
+static PyObject *
+name_of(const char *literal)
+{
+    int i = 0;
+    for (; i < NAMES && names[i].literal != NULL; i++)
+        if (names[i].literal == literal)
+            return names[i].name;
+    if (i == NAMES) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    PyObject *name = PyUnicode_InternFromString(literal);
+    if (name != NULL) {
+        names[i].name = name;  /* kept for the life of the process */
+        names[i].literal = literal;
+    }
+    return name;
+}
+
+/* obj.literal, a new reference (or NULL with an exception). */
+static PyObject *
+get_attr(PyObject *obj, const char *literal)
+{
+    PyObject *name = name_of(literal);
+    return name == NULL ? NULL : PyObject_GetAttr(obj, name);
+}
+
 /* walk.py: `for x in trie.multi[n]: allowed[x] = 1` (several tokens share node n's bytes). */
 static int
 set_several(Walk *w, Py_ssize_t n)
 {
     if (w->multi == NULL) {
-        w->multi = PyObject_GetAttrString(w->trie, "multi");
+        w->multi = get_attr(w->trie, "multi");
         if (w->multi == NULL)
             return -1;
     }
@@ -811,7 +846,7 @@ static int
 get_array(Array *a, PyObject *obj, const char *attribute, const char *name)
 {
     a->name = name;
-    a->owner = PyObject_GetAttrString(obj, attribute);
+    a->owner = get_attr(obj, attribute);
     return a->owner == NULL ? -1 : 0;
 }
 
@@ -845,14 +880,15 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
         || get_array(&w.table, lexer, "table", "lexer.table") < 0
         || get_array(&w.ends, lexer, "ends", "lexer.ends") < 0)
         goto done;
-    w.fill = PyObject_GetAttrString(lexer, "fill");
+    w.fill = get_attr(lexer, "fill");
     if (w.fill == NULL)
         goto done;
-    w.loop = PyObject_GetAttrString(lexer, "loop");
+    w.loop = get_attr(lexer, "loop");
     if (w.loop == NULL || get_array(&w.loop_of, lexer, "loop_of", "lexer.loop_of") < 0
         || get_array(&w.escape_words, lexer, "escape_words", "lexer.escape_words") < 0)
         goto done;
-    PyObject *sub = PyObject_CallMethod(trie, "subtrees", NULL);
+    PyObject *subtrees = name_of("subtrees");
+    PyObject *sub = subtrees == NULL ? NULL : PyObject_CallMethodNoArgs(trie, subtrees);
     if (sub == NULL)
         goto done;
     int sub_err = get_array(&w.below, sub, "below", "trie.subtrees().below") < 0
@@ -862,8 +898,8 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_DECREF(sub);
     if (sub_err)
         goto done;
-    w.advance = PyObject_GetAttrString(parser, "advance");
-    w.restart = w.advance == NULL ? NULL : PyObject_GetAttrString(parser, "restart");
+    w.advance = get_attr(parser, "advance");
+    w.restart = w.advance == NULL ? NULL : get_attr(parser, "restart");
     if (w.restart == NULL)
         goto done;
     if (!PyCallable_Check(w.advance) || !PyCallable_Check(w.restart)) {
@@ -879,7 +915,7 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
         goto done;
 
     /* walk.py: states = [0] * (trie.max_depth + 1) */
-    PyObject *md = PyObject_GetAttrString(trie, "max_depth");
+    PyObject *md = get_attr(trie, "max_depth");
     if (md == NULL)
         goto done;
     w.max_depth = PyLong_Check(md) ? PyLong_AsLong(md) : -2;
