@@ -378,12 +378,28 @@ as_pair(Walk *w, PyObject *r, const char *state_what, const char *top_what, long
     return 0;
 }
 
+/* callable(a, b[, c]) on C longs, by vectorcall (no format string parsed, no argument
+   tuple built: the hooks are called hundreds of times in some masks). A new reference,
+   or NULL with an exception. */
+static PyObject *
+call_longs(PyObject *callable, long a, Py_ssize_t b, int c, int nargs)
+{
+    PyObject *args[3] = {PyLong_FromLong(a), PyLong_FromSsize_t(b), nargs > 2 ? PyLong_FromLong(c) : NULL};
+    PyObject *r = NULL;
+    if (args[0] != NULL && args[1] != NULL && (nargs < 3 || args[2] != NULL))
+        r = PyObject_Vectorcall(callable, args, (size_t)nargs, NULL);
+    Py_XDECREF(args[0]);
+    Py_XDECREF(args[1]);
+    Py_XDECREF(args[2]);
+    return r;
+}
+
 /* walk.py: `t, top = advance(s, scan_tops[-1], b)`. 0 and (*t, *top), or -1 with an exception. */
 static int
 call_advance(Walk *w, long s, Py_ssize_t top, int b, long *t_out, Py_ssize_t *top_out)
 {
     lexer_release(w);
-    return as_pair(w, PyObject_CallFunction(w->advance, "lni", s, top, b),
+    return as_pair(w, call_longs(w->advance, s, top, b, 3),
                    "advance()'s state", "advance()'s top", t_out, top_out);
 }
 
@@ -394,7 +410,7 @@ call_restart(Walk *w, long s, Py_ssize_t top)
     lexer_release(w);
     long r;
     Py_ssize_t unused;
-    if (as_pair(w, PyObject_CallFunction(w->restart, "ln", s, top),
+    if (as_pair(w, call_longs(w->restart, s, top, 0, 2),
                 "restart()'s state", "restart()'s top", &r, &unused) < 0)
         return -1;
     return r;
