@@ -378,12 +378,28 @@ as_pair(Walk *w, PyObject *r, const char *state_what, const char *top_what, long
     return 0;
 }
 
+/* callable(a, b[, c]) on C longs, by vectorcall (no format string parsed, no argument
+   tuple built: the hooks are called hundreds of times in some masks). A new reference,
+   or NULL with an exception. */
+static PyObject *
+call_longs(PyObject *callable, long a, Py_ssize_t b, int c, int nargs)
+{
+    PyObject *args[3] = {PyLong_FromLong(a), PyLong_FromSsize_t(b), nargs > 2 ? PyLong_FromLong(c) : NULL};
+    PyObject *r = NULL;
+    if (args[0] != NULL && args[1] != NULL && (nargs < 3 || args[2] != NULL))
+        r = PyObject_Vectorcall(callable, args, (size_t)nargs, NULL);
+    Py_XDECREF(args[0]);
+    Py_XDECREF(args[1]);
+    Py_XDECREF(args[2]);
+    return r;
+}
+
 /* walk.py: `t, top = advance(s, scan_tops[-1], b)`. 0 and (*t, *top), or -1 with an exception. */
 static int
 call_advance(Walk *w, long s, Py_ssize_t top, int b, long *t_out, Py_ssize_t *top_out)
 {
     lexer_release(w);
-    return as_pair(w, PyObject_CallFunction(w->advance, "lni", s, top, b),
+    return as_pair(w, call_longs(w->advance, s, top, b, 3),
                    "advance()'s state", "advance()'s top", t_out, top_out);
 }
 
@@ -394,7 +410,7 @@ call_restart(Walk *w, long s, Py_ssize_t top)
     lexer_release(w);
     long r;
     Py_ssize_t unused;
-    if (as_pair(w, PyObject_CallFunction(w->restart, "ln", s, top),
+    if (as_pair(w, call_longs(w->restart, s, top, 0, 2),
                 "restart()'s state", "restart()'s top", &r, &unused) < 0)
         return -1;
     return r;
@@ -410,12 +426,47 @@ next_state(Walk *w, long s, int b)
     return t < 0 ? call_fill(w, s, b) : t;
 }
 
+/* An attribute name as an interned str, made once per name: each call of the walk reads
+   some twenty attributes (walk.py's local aliases), and PyObject_GetAttrString would make
+   and hash a new str for each, every time (about 1 µs of a mask of 10 µs). The name's C
+   literal is its key (compared by address; a literal never moves). NULL with MemoryError
+   past NAMES names (more than this file uses). */
+#define NAMES 64
+static struct { const char *literal; PyObject *name; } names[NAMES];
+
+static PyObject *
+name_of(const char *literal)
+{
+    int i = 0;
+    for (; i < NAMES && names[i].literal != NULL; i++)
+        if (names[i].literal == literal)
+            return names[i].name;
+    if (i == NAMES) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    PyObject *name = PyUnicode_InternFromString(literal);
+    if (name != NULL) {
+        names[i].name = name;  /* kept for the life of the process */
+        names[i].literal = literal;
+    }
+    return name;
+}
+
+/* obj.literal, a new reference (or NULL with an exception). */
+static PyObject *
+get_attr(PyObject *obj, const char *literal)
+{
+    PyObject *name = name_of(literal);
+    return name == NULL ? NULL : PyObject_GetAttr(obj, name);
+}
+
 /* walk.py: `for x in trie.multi[n]: allowed[x] = 1` (several tokens share node n's bytes). */
 static int
 set_several(Walk *w, Py_ssize_t n)
 {
     if (w->multi == NULL) {
-        w->multi = PyObject_GetAttrString(w->trie, "multi");
+        w->multi = get_attr(w->trie, "multi");
         if (w->multi == NULL)
             return -1;
     }
@@ -811,7 +862,7 @@ static int
 get_array(Array *a, PyObject *obj, const char *attribute, const char *name)
 {
     a->name = name;
-    a->owner = PyObject_GetAttrString(obj, attribute);
+    a->owner = get_attr(obj, attribute);
     return a->owner == NULL ? -1 : 0;
 }
 
@@ -845,14 +896,15 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
         || get_array(&w.table, lexer, "table", "lexer.table") < 0
         || get_array(&w.ends, lexer, "ends", "lexer.ends") < 0)
         goto done;
-    w.fill = PyObject_GetAttrString(lexer, "fill");
+    w.fill = get_attr(lexer, "fill");
     if (w.fill == NULL)
         goto done;
-    w.loop = PyObject_GetAttrString(lexer, "loop");
+    w.loop = get_attr(lexer, "loop");
     if (w.loop == NULL || get_array(&w.loop_of, lexer, "loop_of", "lexer.loop_of") < 0
         || get_array(&w.escape_words, lexer, "escape_words", "lexer.escape_words") < 0)
         goto done;
-    PyObject *sub = PyObject_CallMethod(trie, "subtrees", NULL);
+    PyObject *subtrees = name_of("subtrees");
+    PyObject *sub = subtrees == NULL ? NULL : PyObject_CallMethodNoArgs(trie, subtrees);
     if (sub == NULL)
         goto done;
     int sub_err = get_array(&w.below, sub, "below", "trie.subtrees().below") < 0
@@ -862,8 +914,8 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_DECREF(sub);
     if (sub_err)
         goto done;
-    w.advance = PyObject_GetAttrString(parser, "advance");
-    w.restart = w.advance == NULL ? NULL : PyObject_GetAttrString(parser, "restart");
+    w.advance = get_attr(parser, "advance");
+    w.restart = w.advance == NULL ? NULL : get_attr(parser, "restart");
     if (w.restart == NULL)
         goto done;
     if (!PyCallable_Check(w.advance) || !PyCallable_Check(w.restart)) {
@@ -879,7 +931,7 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
         goto done;
 
     /* walk.py: states = [0] * (trie.max_depth + 1) */
-    PyObject *md = PyObject_GetAttrString(trie, "max_depth");
+    PyObject *md = get_attr(trie, "max_depth");
     if (md == NULL)
         goto done;
     w.max_depth = PyLong_Check(md) ? PyLong_AsLong(md) : -2;

@@ -33,6 +33,15 @@ and returns the new top. Nothing else moves: popping is going back to a smaller 
 state stays valid while the rows under it stay, so pushing at `top` invalidates only the
 states above `top` (the walk's own, which it leaves before pushing there again).
 
+The rows are a tree: a row is built from its parent and the rows under the parent, so it
+depends only on the lexemes scanned from row 0 — not on which parser built it. The parsers
+of one grammar therefore share one tree (`RowTree`): a fresh parser starts at the tree's
+row 0 and reuses every row a parser of the grammar built before on the same lexemes — the
+rows of a new request's first mask, as a rule. The tree is shared until it holds
+`SHARED_ITEMS` items; then new parsers start a new tree, and the parsers still on the full
+one drop their committed rows' children again (`forget_children`), so memory stays
+bounded however many requests and however long a generation.
+
 >>> from refimpl.frontends.lark import lark_to_ir
 >>> g = lark_to_ir('start: "a" "b"').compile()
 >>> p = Parser(g)
@@ -42,7 +51,8 @@ states above `top` (the walk's own, which it leaves before pushing there again).
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Generic, List, Optional, Type, TypeVar
+import threading
+from typing import Callable, Dict, Generic, List, Optional, Tuple, Type, TypeVar
 
 from ..errors import LimitError
 from ..grammar.ir import COMPLETE, CompiledGrammar
@@ -65,6 +75,39 @@ class Row:
 
 R = TypeVar("R", bound=Row)
 
+#: a tree of rows is shared by new parsers until it holds this many items in all
+SHARED_ITEMS = 1 << 17
+_CREATING = threading.Lock()
+
+
+class RowTree:
+    """The rows built so far by the parsers of one grammar (with the same row limits, Leo
+    setting and row class), from their common row 0; shared until `full`."""
+
+    def __init__(self, root: Row) -> None:
+        self.root = root
+        self.items = len(root.items)  # in every row built in the tree (a count, not exact under threads)
+        self.full = False
+
+    @classmethod
+    def of(cls, grammar: CompiledGrammar, key: Tuple[object, ...], build: Callable[[], Row]) -> "RowTree":
+        """The grammar's tree for `key` that is not full, made with row 0 `build()` if none."""
+        trees = grammar.shared.setdefault("row_trees", {})
+        assert isinstance(trees, dict)
+        tree = trees.get(key)
+        if tree is None or tree.full:
+            with _CREATING:
+                tree = trees.get(key)
+                if tree is None or tree.full:
+                    tree = trees[key] = cls(build())
+        return tree
+
+    def grown(self, row: Row) -> None:
+        """Count a row added to the tree; the tree is full past SHARED_ITEMS."""
+        self.items += len(row.items)
+        if self.items > SHARED_ITEMS:
+            self.full = True
+
 
 class Parser(Generic[R]):
     """The rows of one parse and the grammar they are over; states are tops (ints).
@@ -85,7 +128,11 @@ class Parser(Generic[R]):
         accept_pos = grammar.rules_of[grammar.start][0] + 1
         self.accept_item = accept_pos  # [S' → S •, 0]
         seeds = [p for p in grammar.rules_of[grammar.start]]
-        self.rows.append(self._build(0, seeds))
+        key = (limits.rows, limits.items_per_row, leo, row)
+        self.tree = RowTree.of(grammar, key, lambda: self._build(0, seeds))
+        if not self.rows_built:  # another parser built row 0
+            self.rows_reused += 1
+        self.rows.append(self.tree.root)  # type: ignore[arg-type]  # a root this key's parsers built
 
     # -- the stack of rows ----------------------------------------------------------------
 
@@ -109,6 +156,7 @@ class Parser(Generic[R]):
                 return 0
             self._check_rows(top)
             row = parent.children[lexemes] = self._build(top, seeds)
+            self.tree.grown(row)
         return self._place(top, row)
 
     def push_copy(self, top: int, skips: int) -> int:
@@ -130,6 +178,7 @@ class Parser(Generic[R]):
             row = parent.children[skips] = self.row(parent.items)
             row.waiting, row.allowed, row.accepting = parent.waiting, parent.allowed, parent.accepting
             self.rows_built += 1
+            self.tree.grown(row)
         return self._place(top, row)
 
     def _check_rows(self, j: int) -> None:
@@ -147,7 +196,10 @@ class Parser(Generic[R]):
 
     def forget_children(self, start: int, stop: int) -> None:
         """Drop the child caches of rows start..stop-1: once input is committed past
-        them, walks no longer push on them (keeps memory flat over long generations)."""
+        them, this parser's walks no longer push on them (keeps memory flat over long
+        generations). While the tree is shared (not full), they stay for the next parsers."""
+        if not self.tree.full:
+            return
         for j in range(max(0, start), stop):
             self.rows[j].children = {}
 

@@ -89,6 +89,19 @@ class Recognizer:
         """
         parser, lexer = self.parser, self.lexer
         rows = parser.rows
+        # the common case in short: a row pushed here before for these lexemes (by `push`,
+        # or by `push_copy` for the once-%ignores among them), and the lexer start after it
+        key = lexemes if not lexemes & lexer.skip_mask else lexemes & lexer.once_skip_mask
+        if key and self.tracer is None:
+            row = rows[top - 1].children.get(key)
+            if row is not None and row.lexer_start >= 0:  # type: ignore[attr-defined]
+                parser.rows_reused += 1
+                self.lexemes_ended += 1
+                if top < len(rows):  # parser._place(top, row), inline: the walk's hot path
+                    rows[top] = row  # type: ignore[call-overload]  # a row this parser's tree built
+                else:
+                    rows.append(row)  # type: ignore[arg-type]
+                return row.lexer_start, top + 1  # type: ignore[attr-defined]
         reused = parser.rows_reused
         if lexemes & lexer.skip_mask:  # %ignore: the parser does not move
             once = lexemes & lexer.once_skip_mask
@@ -118,7 +131,9 @@ class Recognizer:
     def advance(self, state: int, top: int, b: int) -> Tuple[int, int]:
         """The state after byte b from (state, top); (DEAD, _) if b is rejected."""
         lexer = self.lexer
-        t = lexer.step(state, b)
+        t = lexer.table[state << 8 | b]  # lexer.step(state, b), inline: the walk calls advance
+        if t < 0:
+            t = lexer.fill(state, b)
         if t == DEAD:
             start, top = self.restart(state, top)
             if start == DEAD:

@@ -45,6 +45,7 @@ from tests.support.grammars import (  # noqa: E402
     regexes,
     token_lists,
     vocabulary,
+    work,
 )
 from tests.support.paths import DATA
 
@@ -113,7 +114,7 @@ def test_real_vocab_regexes(real_vocab, pattern, slices):
             continue
         mask = nat.mask()
         assert py.mask() == mask
-        assert py.stats == nat.stats
+        assert work(py.stats) == work(nat.stats)
         assert mask.allowed()
         py.rollback(1 if prefix else 0)
         nat.rollback(1 if prefix else 0)
@@ -129,7 +130,7 @@ def test_real_vocab_json(real_vocab, prefix, slices):
     nat = open_matcher(g, real_vocab, backend="native", slices=slices)
     assert py.consume_bytes(prefix) and nat.consume_bytes(prefix)
     assert py.mask() == nat.mask()
-    assert py.stats == nat.stats
+    assert work(py.stats) == work(nat.stats)
 
 
 def test_real_vocab_json_path():

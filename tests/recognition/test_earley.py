@@ -128,6 +128,37 @@ def test_rows_push_and_reuse():
     assert p.push(2, 1 << 2) == 0 and p.rows[2].accepting  # "c" is not expected: nothing placed
 
 
+def test_parsers_of_a_grammar_share_their_rows():
+    g = grammar({"S": ["a S", "b"]}).compile()
+    first, second = Parser(g), Parser(g)
+    a, b = 1 << 0, 1 << 1
+    first.push(first.push(1, a), a)
+    assert second.rows[0] is first.rows[0] and (second.rows_built, second.rows_reused) == (0, 1)
+    assert second.push(second.push(1, a), a) == 3 and second.rows[2] is first.rows[2]
+    assert (second.rows_built, second.rows_reused) == (0, 3)
+    assert second.push(3, b) == 4 and second.rows[3].accepting and second.rows_built == 1
+    assert Parser(g, leo=False).rows[0] is not first.rows[0]  # another Leo setting: another tree
+    assert Parser(g, Limits(rows=10)).rows[0] is not first.rows[0]  # other row limits too
+    first.forget_children(0, 2)  # the tree is shared: committed rows keep their children
+    assert first.rows[0].children
+
+
+def test_a_full_tree_is_no_longer_shared(monkeypatch):
+    from refimpl.recognition import earley
+
+    monkeypatch.setattr(earley, "SHARED_ITEMS", 5)
+    g = grammar({"S": ["a S", "b"]}).compile()
+    first = Parser(g)
+    top = 1
+    while not first.tree.full:
+        top = first.push(top, 1 << 0)
+    second = Parser(g)
+    assert second.rows[0] is not first.rows[0] and second.rows_built == 1  # a new tree
+    first.forget_children(0, top - 1)  # the full tree's parsers forget as before
+    assert not first.rows[0].children
+    assert Parser(g).rows[0] is second.rows[0]
+
+
 def test_trace_shows_items():
     ir = grammar({"S": ["a S", ""]})
     ok, p, top = recognize(ir, "aa")
