@@ -425,27 +425,31 @@ def maskbench_table(board: Board, by_subset: bool = True) -> Table:
 MASKBENCH_SCHEMAS, CORES = 11306, 64
 
 
-def maskbench_cost_table(board: Board) -> Table:
-    """What a run cost per engine: the vectors' wall seconds (the `seconds` of each record,
-    one process each), per schema, and from it the whole benchmark's wall time on CORES
-    cores (every schema of MaskBench, with this sample's vectors per schema, spread
+def maskbench_cost_table(board: Board, sources: Sequence[Source] = ()) -> Table:
+    """What a run cost per engine: the schemas it covers (of the vocabulary's sample, from
+    the samples' records in `sources`), the vectors' wall seconds (the `seconds` of each
+    record, one process each), per schema, and from it the whole benchmark's wall time on
+    CORES cores (every schema of MaskBench, with this sample's vectors per schema, spread
     evenly: a lower bound, as the slowest schema cannot be split)."""
+    sampled = {x["vocab"]: sum(x["schemas"].values()) for _, x in _samples(sources)}
     rows = []
     for e in board.engines:
         by_vocab: Dict[str, List[Record]] = collections.defaultdict(list)
         for r in board.records[e]:
             by_vocab[vocab_of(r)].append(r)
-        rows += [_cost_row(e, vocab, recs) for vocab, recs in sorted(by_vocab.items())]
-    return Table(["engine", "vocabulary", "schemas", "vectors", "seconds", "seconds per schema", "slowest vector (s)",
-                  "all %s schemas on %d cores" % ("{:,}".format(MASKBENCH_SCHEMAS), CORES)], rows, "maskbench-cost")
+        rows += [_cost_row(e, vocab, recs, sampled.get(vocab)) for vocab, recs in sorted(by_vocab.items())]
+    return Table(["engine", "vocabulary", "schemas (of the sample's)", "vectors", "seconds", "seconds per schema",
+                  "slowest vector (s)", "all %s schemas on %d cores" % ("{:,}".format(MASKBENCH_SCHEMAS), CORES)],
+                 rows, "maskbench-cost")
 
 
-def _cost_row(engine: str, vocab: str, recs: List[Record]) -> List[str]:
+def _cost_row(engine: str, vocab: str, recs: List[Record], sampled: Optional[int]) -> List[str]:
     schemas = {schema_of(r) for r in recs}
     seconds = sum(r.get("seconds") or 0.0 for r in recs)
     per_schema = seconds / len(schemas) if schemas else 0.0
     slowest = max((r.get("seconds") or 0.0 for r in recs), default=0.0)
-    return [engine, vocab, str(len(schemas)), str(len(recs)), "%.0f" % seconds, "%.2f" % per_schema,
+    covered = "%d (of %d)" % (len(schemas), sampled) if sampled else str(len(schemas))
+    return [engine, vocab, covered, str(len(recs)), "%.0f" % seconds, "%.2f" % per_schema,
             "%.1f" % slowest, _minutes(per_schema * MASKBENCH_SCHEMAS / CORES)]
 
 
@@ -628,7 +632,7 @@ def figures(sources: Sequence[Source]) -> Dict[str, str]:
                              if _samples(sources) else "",
         "maskbench_sources": maskbench.sources_line() or "No MaskBench results given.",
         "maskbench_table": maskbench_table(maskbench, by_subset=False).markdown() if maskbench.engines else "",
-        "maskbench_cost": maskbench_cost_table(maskbench).markdown() if maskbench.engines else "",
+        "maskbench_cost": maskbench_cost_table(maskbench, sources).markdown() if maskbench.engines else "",
         "schemastore_sources": schemastore.sources_line() or "No SchemaStore results given.",
         "schemastore_table": outcome_table(schemastore).markdown() if schemastore.engines else "",
         "schemastore_disagreements": _disagreements_markdown(schemastore) if schemastore.engines else "",
@@ -708,7 +712,7 @@ def page(sources: Sequence[Source]) -> str:
             bars += [("%s · %s" % (e, s), counts(subsets[s])) for s in sorted(subsets)]
         body.append(stacked_bars(bars, "MaskBench: vectors per outcome, per engine and subset", "maskbench-outcomes"))
         body.append(maskbench_table(maskbench).html())
-        body.append(maskbench_cost_table(maskbench).html())
+        body.append(maskbench_cost_table(maskbench, sources).html())
         body.append(outcome_table(maskbench, by_subset=True).html())
         body.append(distributions([(e, [r["first_mask_us"] for r in maskbench.records[e]
                                         if r.get("first_mask_us") is not None]) for e in maskbench.engines],
