@@ -494,9 +494,9 @@ get_attr(PyObject *obj, const char *literal)
  * of recognizer.py it mirrors; the rows it placed and lexemes it ended are counted as
  * `scan` counts them and handed back once, by `short_path_taken(reused, ended)`.
  *
- * None of this calls Python code (dict and list reads, attribute reads of slots, int
- * operations; a row displaced from the list runs no finaliser), so the lexer's views stay
- * held. */
+ * None of this calls Python code on refimpl's rows and masks (list and dict reads, slots
+ * read, operations on exact ints — anything else is left to the hooks —; a row displaced
+ * from the list runs no finaliser), so the lexer's views stay held. */
 
 /* Ask the parser for its short path, once per walk: 1 if it has one, 0 if not, -1 with
    an exception. */
@@ -522,8 +522,8 @@ short_ready(Walk *w)
     if (r != Py_None) {
         if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 6 || !PyList_Check(PyTuple_GET_ITEM(r, 0))
             || !PyList_Check(PyTuple_GET_ITEM(r, 1)) || !PyList_Check(PyTuple_GET_ITEM(r, 2))
-            || !PyLong_Check(PyTuple_GET_ITEM(r, 3)) || !PyLong_Check(PyTuple_GET_ITEM(r, 4))
-            || !PyLong_Check(PyTuple_GET_ITEM(r, 5))) {
+            || !PyLong_CheckExact(PyTuple_GET_ITEM(r, 3)) || !PyLong_CheckExact(PyTuple_GET_ITEM(r, 4))
+            || !PyLong_CheckExact(PyTuple_GET_ITEM(r, 5))) {
             PyErr_Format(PyExc_TypeError, "parser.short_path() must return None or (rows, greedy_accepting, "
                          "lazy_accepting, skip_mask, once_skip_mask, hidden_mask): three lists and three ints, "
                          "not %.100s", Py_TYPE(r)->tp_name);
@@ -698,6 +698,8 @@ restart_short(Walk *w, long s, Py_ssize_t top, long *start, Py_ssize_t *new_top)
     if (parent == NULL || s >= PyList_GET_SIZE(w->greedy))
         return 0;
     PyObject *ended = PyList_GET_ITEM(w->greedy, s);
+    if (!PyLong_CheckExact(ended))
+        return 0;  /* not refimpl's: Python's */
     const int any = PyObject_IsTrue(ended);
     if (any < 0)
         return -1;
@@ -764,6 +766,8 @@ advance_short(Walk *w, long s, long t, Py_ssize_t top, int b, long *t_out, Py_ss
         if (s >= PyList_GET_SIZE(w->greedy))
             return 0;
         PyObject *ended = PyList_GET_ITEM(w->greedy, s);
+        if (!PyLong_CheckExact(ended))
+            return 0;  /* not refimpl's: Python's */
         const int any = PyObject_IsTrue(ended);
         if (any <= 0) {
             *t_out = DEAD;
@@ -798,6 +802,10 @@ advance_short(Walk *w, long s, long t, Py_ssize_t top, int b, long *t_out, Py_ss
         return 0;
     }
     PyObject *ended = PyList_GET_ITEM(w->lazy, t);
+    if (!PyLong_CheckExact(ended)) {  /* not refimpl's: Python's */
+        Py_XDECREF(row);
+        return 0;
+    }
     const int lazy = PyObject_IsTrue(ended);
     if (lazy < 0) {
         Py_XDECREF(row);
