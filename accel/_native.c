@@ -1135,7 +1135,8 @@ step(Walk *w)
 
 /* walk.py's loop over the nodes that need neither a callback nor a Python object: until
    the end, or until a node where step() is needed (a missing table entry, a lexeme that
-   may end, several tokens, anything out of range). Its locals are loaded once; each
+   may end — unless its restart is known and the next lexeme cannot start with the byte —,
+   several tokens, anything out of range). Its locals are loaded once; each
    rare case costs one unsigned comparison in the common path (a range check folded in:
    (x - lo) as unsigned < (hi - lo) tests lo <= x < hi), and the flag is written
    without a branch (whether a node ends a token is a coin toss the predictor loses). */
@@ -1209,9 +1210,23 @@ fast_run(Walk *w)
         const int32_t t = table[index];
         /* walk.py: if t == 0 or ends[t] & lazy_ends — the common case is 0 < t < len(ends) */
         if ((size_t)((long)t - 1) >= ends_len - 1) {
-            if (t != DEAD || s >= ends_len || (ends[s] & GREEDY_ENDS))
+            if (t != DEAD || s >= ends_len)
                 break;                                  /* fill, advance, or an error */
-            /* walk.py: if t == 0 and not ends[s] & greedy_ends: skip the subtree */
+            if (ends[s] & GREEDY_ENDS) {
+                /* walk.py: r = restarts[-1].get(s, -1) — known (else step() asks restart);
+                   if r != 0: u = table[r << 8 | b] — known (else step() fills); if u == 0:
+                   skip the subtree (else step() calls advance) */
+                long r;
+                if (!memo_get(&w->restarts, (w->serials[sp] << 24 | (uint64_t)s) + 1, &r))
+                    break;
+                if (r != DEAD) {
+                    const size_t r_index = (size_t)r << 8 | byte[n];
+                    if (r_index >= table_len || table[r_index] != DEAD)
+                        break;
+                }
+            }
+            /* walk.py: if u == 0 (t == 0, and no lexeme ends in s, or the next one cannot
+               start with b): skip the subtree */
             const Py_ssize_t e = end[n];
             if (e <= n || e > size)
                 break;                                  /* malformed: step() says so */
