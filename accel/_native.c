@@ -5,9 +5,10 @@
  *
  * The same function as walk.py's `walk`, step for step: the same nodes visited in the
  * same order, the same calls of `lexer.fill`, `lexer.loop`, `parser.advance` and
- * `parser.restart` with the same arguments, the same bits set in `allowed`, the same
- * count returned. Read walk.py first; every block below names the lines of walk.py it
- * implements.
+ * `parser.restart` with the same arguments (those that end on the recogniser's short
+ * path taken in C, with the same effects: below), the same bits set in `allowed`, the
+ * same count returned. Read walk.py first; every block below names the lines of walk.py
+ * (or recognizer.py) it implements.
  *
  * What it reads, through the buffer protocol (no copies):
  *     trie.byte   array('B')   trie.depth  array('H')
@@ -21,7 +22,11 @@
  * for a loop not computed yet,
  * `parser.restart(state, top)` the first time a lexeme ends in a state (per entry of the
  * (depth, top) stack), and `parser.advance(state, top, byte)` where a lexeme ends and the
- * next one may start with the byte.
+ * next one may start with the byte — except where the parser's hook would take
+ * recognizer.py's short path (a row pushed before for the same lexemes, placed again):
+ * with a parser that offers `short_path()` (the Recognizer), the walk does those lines
+ * itself, reading the rows and the lexer's accepting masks ("the parser's hooks, short"
+ * below), and hands the counts back by `parser.short_path_taken(reused, ended)`.
  *
  * Safety. The callbacks may grow lexer.table and lexer.ends (new lexer states), and
  * Python refuses to resize an array while a buffer view of it is held — so the two
@@ -214,6 +219,15 @@ typedef struct {
     Memo restarts;
     /* walk.py: n, size, skipped */
     Py_ssize_t n, size, skipped;
+    /* The recogniser's short path (below, "The parser's hooks, short"): parser.short_path()'s
+       parts, asked the first time a hook is called; short_known is 0 until then, then 1 if
+       the parser has it and -1 if not (a stand-in parser, or a tracer listening). */
+    PyObject *parser;  /* borrowed: the caller holds it for the call */
+    int short_known;
+    PyObject *rows, *greedy, *lazy, *skip_mask, *once_skip_mask, *hidden_mask;
+    int skips, hidden;  /* skip_mask != 0, hidden_mask != 0 */
+    /* what the short path did, handed back by parser.short_path_taken() at the end */
+    Py_ssize_t short_reused, short_ended;
 } Walk;
 
 static void
@@ -250,6 +264,12 @@ walk_free(Walk *w)
     Py_XDECREF(w->advance);
     Py_XDECREF(w->restart);
     Py_XDECREF(w->multi);
+    Py_XDECREF(w->rows);
+    Py_XDECREF(w->greedy);
+    Py_XDECREF(w->lazy);
+    Py_XDECREF(w->skip_mask);
+    Py_XDECREF(w->once_skip_mask);
+    Py_XDECREF(w->hidden_mask);
     PyMem_Free(w->states);
     PyMem_Free(w->scan_depths);
     PyMem_Free(w->scan_tops);
@@ -461,6 +481,408 @@ get_attr(PyObject *obj, const char *literal)
     return name == NULL ? NULL : PyObject_GetAttr(obj, name);
 }
 
+/* ---- the parser's hooks, short --------------------------------------------------------- */
+
+/* Most calls of `advance` and `restart` from a walk end in recognizer.py's short path: the
+ * lexeme ended is scanned onto a row pushed before for the same lexemes (or an %ignore
+ * that pushes nothing), so the hook only places that row and reads its lexer start. A
+ * parser that has `short_path()` (the Recognizer) hands over what those lines read — its
+ * rows, the lexer's greedy_accepting and lazy_accepting, skip_mask, once_skip_mask and
+ * hidden_mask — and the walk takes the short path here, without calling Python; wherever
+ * recognizer.py would leave it (a row to build, a transition to fill, a hidden stop) the
+ * hook is called as before, having changed nothing. Each function below names the lines
+ * of recognizer.py it mirrors; the rows it placed and lexemes it ended are counted as
+ * `scan` counts them and handed back once, by `short_path_taken(reused, ended)`.
+ *
+ * None of this calls Python code on refimpl's rows and masks (list and dict reads, slots
+ * read, operations on exact ints — anything else is left to the hooks —; a row displaced
+ * from the list runs no finaliser), so the lexer's views stay held. */
+
+/* Ask the parser for its short path, once per walk: 1 if it has one, 0 if not, -1 with
+   an exception. */
+static int
+short_ready(Walk *w)
+{
+    if (w->short_known != 0)
+        return w->short_known > 0;
+    w->short_known = -1;
+    lexer_release(w);  /* Python code may run: another thread may grow the lexer */
+    PyObject *hook = get_attr(w->parser, "short_path");
+    PyObject *r = NULL;
+    if (hook != NULL) {
+        r = PyObject_CallNoArgs(hook);
+        Py_DECREF(hook);
+    } else if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();  /* a parser with the two hooks only */
+        r = Py_None;
+        Py_INCREF(r);
+    }
+    if (r == NULL)
+        return -1;
+    if (r != Py_None) {
+        if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 6 || !PyList_Check(PyTuple_GET_ITEM(r, 0))
+            || !PyList_Check(PyTuple_GET_ITEM(r, 1)) || !PyList_Check(PyTuple_GET_ITEM(r, 2))
+            || !PyLong_CheckExact(PyTuple_GET_ITEM(r, 3)) || !PyLong_CheckExact(PyTuple_GET_ITEM(r, 4))
+            || !PyLong_CheckExact(PyTuple_GET_ITEM(r, 5))) {
+            PyErr_Format(PyExc_TypeError, "parser.short_path() must return None or (rows, greedy_accepting, "
+                         "lazy_accepting, skip_mask, once_skip_mask, hidden_mask): three lists and three ints, "
+                         "not %.100s", Py_TYPE(r)->tp_name);
+            Py_DECREF(r);
+            return -1;
+        }
+        PyObject **parts[6] = {&w->rows, &w->greedy, &w->lazy, &w->skip_mask, &w->once_skip_mask, &w->hidden_mask};
+        for (int i = 0; i < 6; i++) {
+            *parts[i] = PyTuple_GET_ITEM(r, i);
+            Py_INCREF(*parts[i]);
+        }
+        w->skips = PyObject_IsTrue(w->skip_mask);
+        w->hidden = PyObject_IsTrue(w->hidden_mask);
+        w->short_known = 1;
+    }
+    Py_DECREF(r);
+    if (lexer_acquire(w) < 0)
+        return -1;
+    return w->short_known > 0;
+}
+
+/* row.lexer_start if it is a lexer state (0 <= s <= MAX_STATE), else -1 (recognizer.py
+   leaves the short path there: -1, "not scanned onto yet"; anything else is Python's to
+   refuse); -2 with an exception. */
+static long
+lexer_start_of(PyObject *row)
+{
+    PyObject *v = get_attr(row, "lexer_start");
+    if (v == NULL)
+        return -2;
+    long s = -1;
+    if (PyLong_Check(v)) {
+        int overflow;
+        s = PyLong_AsLongAndOverflow(v, &overflow);
+        if (s == -1 && PyErr_Occurred()) {
+            Py_DECREF(v);
+            return -2;
+        }
+        if (overflow || s < 0 || s > MAX_STATE)
+            s = -1;
+    }
+    Py_DECREF(v);
+    return s;
+}
+
+/* Is the int `x & y` not 0 (y NULL: is x not 0)? 1, 0, or -1 with an exception. */
+static int
+nonzero_and(PyObject *x, PyObject *y)
+{
+    if (y == NULL)
+        return PyObject_IsTrue(x);
+    PyObject *both = PyNumber_And(x, y);
+    if (both == NULL)
+        return -1;
+    int r = PyObject_IsTrue(both);
+    Py_DECREF(both);
+    return r;
+}
+
+/* rows[top - 1] (borrowed), or NULL (no exception) if top is not in 1..len(rows). */
+static PyObject *
+row_below(const Walk *w, Py_ssize_t top)
+{
+    return top >= 1 && top <= PyList_GET_SIZE(w->rows) ? PyList_GET_ITEM(w->rows, top - 1) : NULL;
+}
+
+/* recognizer.py, Recognizer.scan(lexemes, top) where it takes the short path, as a lookup
+   that changes nothing (scan_place() does the rest) — `parent` is rows[top - 1]:
+
+       key = lexemes if not lexemes & lexer.skip_mask else lexemes & lexer.once_skip_mask
+       if key and self.tracer is None:             (short_path() is None while tracing)
+           row = rows[top - 1].children.get(key)
+           if row is not None and row.lexer_start >= 0:
+               ... return row.lexer_start, top + 1     (the row placed at rows[top])
+       ...
+       if lexemes & lexer.skip_mask:               (an %ignore)
+           once = lexemes & lexer.once_skip_mask
+           if not once:
+               start, new_top = rows[top - 1].lexer_start, top    (nothing placed)
+
+   1 with *start and *row (a new reference to the row to place at rows[top], or NULL for
+   the %ignore that places nothing); 0 where scan goes on to push a row (or meets a lexer
+   start that is not a state: Python's to refuse); -1 with an exception. */
+static int
+scan_lookup(Walk *w, PyObject *parent, PyObject *lexemes, long *start, PyObject **row)
+{
+    PyObject *key = lexemes;
+    Py_INCREF(key);
+    if (w->skips) {
+        const int skip = nonzero_and(lexemes, w->skip_mask);
+        if (skip < 0) {
+            Py_DECREF(key);
+            return -1;
+        }
+        if (skip) {
+            Py_SETREF(key, PyNumber_And(lexemes, w->once_skip_mask));
+            if (key == NULL)
+                return -1;
+        }
+    }
+    const int keyed = PyObject_IsTrue(key);
+    PyObject *found;  /* the row to place, or (the %ignore) the parent */
+    if (keyed < 0) {
+        Py_DECREF(key);
+        return -1;
+    } else if (keyed) {
+        PyObject *children = get_attr(parent, "children");
+        if (children == NULL) {
+            Py_DECREF(key);
+            return -1;
+        }
+        found = PyDict_Check(children) ? PyDict_GetItemWithError(children, key) : NULL;  /* borrowed */
+        Py_XINCREF(found);
+        Py_DECREF(children);
+        Py_DECREF(key);
+        if (found == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+    } else {
+        Py_DECREF(key);
+        found = parent;
+        Py_INCREF(found);
+    }
+    const long s = lexer_start_of(found);
+    if (s < 0 || !keyed) {
+        Py_DECREF(found);
+        found = NULL;
+    }
+    if (s < 0)
+        return s == -2 ? -1 : 0;
+    *start = s;
+    *row = found;
+    return 1;
+}
+
+/* recognizer.py, the rest of scan's short path for a lookup that found `row` (a
+   reference taken over; NULL: the %ignore that places nothing):
+
+       parser.rows_reused += 1; self.lexemes_ended += 1      (counted, handed back at the end)
+       if top < len(rows): rows[top] = row
+       else: rows.append(row)
+
+   0, or -1 with an exception. */
+static int
+scan_place(Walk *w, Py_ssize_t top, PyObject *row)
+{
+    w->short_ended++;
+    if (row == NULL)
+        return 0;
+    w->short_reused++;
+    const Py_ssize_t len = PyList_GET_SIZE(w->rows);
+    if (top < len)
+        return PyList_SetItem(w->rows, top, row);  /* takes the reference */
+    int err = top == len ? PyList_Append(w->rows, row) : -1;
+    if (top != len)
+        PyErr_Format(PyExc_IndexError, "row %zd placed beyond the %zd rows", top, len);
+    Py_DECREF(row);
+    return err;
+}
+
+/* recognizer.py, Recognizer.restart(state, top), where it takes the short path:
+
+       ended = self.lexer.greedy_accepting[state]
+       if not ended: return DEAD, top
+       return self.scan(ended, top)
+
+   1 with *start and *new_top, the row placed; 0 where the hook must be called (nothing
+   changed); -1 with an exception. */
+static int
+restart_short(Walk *w, long s, Py_ssize_t top, long *start, Py_ssize_t *new_top)
+{
+    PyObject *parent = row_below(w, top);
+    if (parent == NULL || s >= PyList_GET_SIZE(w->greedy))
+        return 0;
+    PyObject *ended = PyList_GET_ITEM(w->greedy, s);
+    if (!PyLong_CheckExact(ended))
+        return 0;  /* not refimpl's: Python's */
+    const int any = PyObject_IsTrue(ended);
+    if (any < 0)
+        return -1;
+    if (!any) {
+        *start = DEAD;
+        *new_top = top;
+        return 1;
+    }
+    PyObject *row;
+    const int hit = scan_lookup(w, parent, ended, start, &row);
+    if (hit <= 0)
+        return hit;
+    *new_top = top + (row != NULL);
+    return scan_place(w, top, row) < 0 ? -1 : 1;
+}
+
+/* walk.py: `restart(s, scan_tops[-1])[0]`: the short path, or the hook. The state, or -1
+   with an exception. */
+static long
+call_restart_or_short(Walk *w, long s, Py_ssize_t top)
+{
+    const int ready = short_ready(w);
+    if (ready < 0)
+        return -1;
+    if (ready) {
+        long start;
+        Py_ssize_t new_top;
+        const int hit = restart_short(w, s, top, &start, &new_top);
+        if (hit != 0)
+            return hit < 0 ? -1 : start;
+    }
+    return call_restart(w, s, top);
+}
+
+/* recognizer.py, Recognizer.advance(state, top, b), where it takes the short path; `t`
+   is table[state << 8 | b], which step() has read (filled if it was not):
+
+       t = lexer.table[state << 8 | b]
+       if t == DEAD:
+           start, top = self.restart(state, top)        (restart_short's lines)
+           if start == DEAD: return DEAD, top
+           t = lexer.step(start, b)                     (a missing entry: the hook fills it)
+           if t == DEAD: return DEAD, top
+       ended = lexer.lazy_accepting[t]
+       if ended:
+           start, top = self.scan(ended, top)
+           if ended & self.hidden_mask ...              (a hidden stop: the hook's)
+           return start, top
+       return t, top
+
+   The two scans are looked up first and placed only when both are short, so a miss
+   changes nothing. 1 with *t_out and *top_out; 0 where the hook must be called; -1 with
+   an exception. */
+static int
+advance_short(Walk *w, long s, long t, Py_ssize_t top, int b, long *t_out, Py_ssize_t *top_out)
+{
+    PyObject *parent = row_below(w, top);
+    if (parent == NULL)
+        return 0;
+    PyObject *row = NULL;   /* the restart's scan: the row to place at rows[top] */
+    int restarted = 0;
+    Py_ssize_t after = top;  /* the top after the restart */
+    if (t == DEAD) {
+        if (s >= PyList_GET_SIZE(w->greedy))
+            return 0;
+        PyObject *ended = PyList_GET_ITEM(w->greedy, s);
+        if (!PyLong_CheckExact(ended))
+            return 0;  /* not refimpl's: Python's */
+        const int any = PyObject_IsTrue(ended);
+        if (any <= 0) {
+            *t_out = DEAD;
+            *top_out = top;
+            return any < 0 ? -1 : 1;
+        }
+        long start;
+        const int hit = scan_lookup(w, parent, ended, &start, &row);
+        if (hit <= 0)
+            return hit;
+        restarted = 1;
+        after = top + (row != NULL);
+        if (row != NULL)
+            parent = row;
+        t = DEAD;
+        if (start != DEAD) {
+            const size_t index = (size_t)start << 8 | (size_t)b;
+            t = index < (size_t)w->table.len ? ((const int32_t *)w->table.view.buf)[index] : -1;
+            if (t < 0) {  /* not filled yet: the hook's */
+                Py_XDECREF(row);
+                return 0;
+            }
+        }
+        if (t == DEAD) {
+            *t_out = DEAD;
+            *top_out = after;
+            return scan_place(w, top, row) < 0 ? -1 : 1;
+        }
+    }
+    if (t >= PyList_GET_SIZE(w->lazy)) {
+        Py_XDECREF(row);
+        return 0;
+    }
+    PyObject *ended = PyList_GET_ITEM(w->lazy, t);
+    if (!PyLong_CheckExact(ended)) {  /* not refimpl's: Python's */
+        Py_XDECREF(row);
+        return 0;
+    }
+    const int lazy = PyObject_IsTrue(ended);
+    if (lazy < 0) {
+        Py_XDECREF(row);
+        return -1;
+    }
+    long start = t;
+    PyObject *row2 = NULL;  /* the lazy lexeme's scan: the row to place at rows[after] */
+    Py_ssize_t end_top = after;
+    if (lazy) {
+        if (w->hidden) {
+            const int hidden = nonzero_and(ended, w->hidden_mask);
+            if (hidden != 0) {  /* a hidden stop (the hook's), or an exception */
+                Py_XDECREF(row);
+                return hidden < 0 ? -1 : 0;
+            }
+        }
+        const int hit = scan_lookup(w, parent, ended, &start, &row2);
+        if (hit <= 0) {
+            Py_XDECREF(row);
+            return hit;
+        }
+        end_top = after + (row2 != NULL);
+    }
+    if (restarted && scan_place(w, top, row) < 0) {
+        Py_XDECREF(row2);
+        return -1;
+    }
+    if (lazy && scan_place(w, after, row2) < 0)
+        return -1;
+    *t_out = start;
+    *top_out = end_top;
+    return 1;
+}
+
+/* walk.py: `t, top = advance(s, scan_tops[-1], b)`, where t = table[s << 8 | b] was read:
+   the short path, or the hook. 0 and (*t_out, *top_out), or -1 with an exception. */
+static int
+call_advance_or_short(Walk *w, long s, long t, Py_ssize_t top, int b, long *t_out, Py_ssize_t *top_out)
+{
+    const int ready = short_ready(w);
+    if (ready < 0)
+        return -1;
+    if (ready) {
+        const int hit = advance_short(w, s, t, top, b, t_out, top_out);
+        if (hit != 0)
+            return hit < 0 ? -1 : 0;
+    }
+    return call_advance(w, s, top, b, t_out, top_out);
+}
+
+/* recognizer.py: what the short path counted (`parser.rows_reused += 1`,
+   `self.lexemes_ended += 1`), handed back once: parser.short_path_taken(reused, ended).
+   An exception already raised stays the one raised. 0, or -1 with an exception. */
+static int
+short_taken(Walk *w)
+{
+    if (w->short_reused == 0 && w->short_ended == 0)
+        return 0;
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    lexer_release(w);
+    PyObject *name = name_of("short_path_taken");
+    PyObject *args[3] = {w->parser, PyLong_FromSsize_t(w->short_reused), PyLong_FromSsize_t(w->short_ended)};
+    PyObject *r = NULL;
+    if (name != NULL && args[1] != NULL && args[2] != NULL)
+        r = PyObject_VectorcallMethod(name, args, 3, NULL);
+    Py_XDECREF(args[1]);
+    Py_XDECREF(args[2]);
+    w->short_reused = w->short_ended = 0;
+    Py_XDECREF(r);
+    if (type != NULL) {
+        PyErr_Restore(type, value, traceback);
+        return -1;
+    }
+    return r == NULL ? -1 : 0;
+}
+
 /* walk.py: `for x in trie.multi[n]: allowed[x] = 1` (several tokens share node n's bytes). */
 static int
 set_several(Walk *w, Py_ssize_t n)
@@ -663,7 +1085,7 @@ step(Walk *w)
             const uint64_t key = (w->serials[w->sp] << 24 | (uint64_t)s) + 1;
             long r;
             if (!memo_get(&w->restarts, key, &r)) {
-                r = call_restart(w, s, w->scan_tops[w->sp]);
+                r = call_restart_or_short(w, s, w->scan_tops[w->sp]);
                 if (r < 0 || memo_put(&w->restarts, key, r) < 0)
                     return -1;
             }
@@ -678,7 +1100,7 @@ step(Walk *w)
         }
         /* walk.py: t, top = advance(s, scan_tops[-1], b); if t == 0: skip the subtree */
         Py_ssize_t top;
-        if (call_advance(w, s, w->scan_tops[w->sp], b, &t, &top) < 0)
+        if (call_advance_or_short(w, s, t, w->scan_tops[w->sp], b, &t, &top) < 0)
             return -1;
         if (t == DEAD)
             return skip_subtree(w);
@@ -713,7 +1135,8 @@ step(Walk *w)
 
 /* walk.py's loop over the nodes that need neither a callback nor a Python object: until
    the end, or until a node where step() is needed (a missing table entry, a lexeme that
-   may end, several tokens, anything out of range). Its locals are loaded once; each
+   may end — unless its restart is known and the next lexeme cannot start with the byte —,
+   several tokens, anything out of range). Its locals are loaded once; each
    rare case costs one unsigned comparison in the common path (a range check folded in:
    (x - lo) as unsigned < (hi - lo) tests lo <= x < hi), and the flag is written
    without a branch (whether a node ends a token is a coin toss the predictor loses). */
@@ -787,9 +1210,23 @@ fast_run(Walk *w)
         const int32_t t = table[index];
         /* walk.py: if t == 0 or ends[t] & lazy_ends — the common case is 0 < t < len(ends) */
         if ((size_t)((long)t - 1) >= ends_len - 1) {
-            if (t != DEAD || s >= ends_len || (ends[s] & GREEDY_ENDS))
+            if (t != DEAD || s >= ends_len)
                 break;                                  /* fill, advance, or an error */
-            /* walk.py: if t == 0 and not ends[s] & greedy_ends: skip the subtree */
+            if (ends[s] & GREEDY_ENDS) {
+                /* walk.py: r = restarts[-1].get(s, -1) — known (else step() asks restart);
+                   if r != 0: u = table[r << 8 | b] — known (else step() fills); if u == 0:
+                   skip the subtree (else step() calls advance) */
+                long r;
+                if (!memo_get(&w->restarts, (w->serials[sp] << 24 | (uint64_t)s) + 1, &r))
+                    break;
+                if (r != DEAD) {
+                    const size_t r_index = (size_t)r << 8 | byte[n];
+                    if (r_index >= table_len || table[r_index] != DEAD)
+                        break;
+                }
+            }
+            /* walk.py: if u == 0 (t == 0, and no lexeme ends in s, or the next one cannot
+               start with b): skip the subtree */
             const Py_ssize_t e = end[n];
             if (e <= n || e > size)
                 break;                                  /* malformed: step() says so */
@@ -886,6 +1323,7 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
     memset(&w, 0, sizeof w);
     PyObject *result = NULL;
     w.trie = trie;  /* borrowed: the caller holds it for the call */
+    w.parser = parser;
     w.allowed.owner = allowed;
     Py_INCREF(allowed);
     w.allowed.name = "allowed";
@@ -959,7 +1397,8 @@ native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
         goto done;
 
     Py_ssize_t walked = run(&w, state, top);
-    if (walked != -1 || !PyErr_Occurred())
+    const int failed = walked == -1 && PyErr_Occurred();
+    if (short_taken(&w) == 0 && !failed)
         result = PyLong_FromSsize_t(walked);
 done:
     walk_free(&w);

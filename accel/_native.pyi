@@ -1,13 +1,17 @@
 """Types of the C extension accel._native (accel/_native.c), for the type checker."""
-from typing import Any, Callable, Tuple
+from typing import Any
 
 def walk(
     trie: Any,
     lexer: Any,
-    advance: Callable[[int, int, int], Tuple[int, int]],
+    parser: Any,
     state: int,
     top: int,
     allowed: bytearray,
 ) -> int:
-    """refimpl.masks.walk.walk in C: the same masks, callbacks and count of nodes walked."""
+    """refimpl.masks.walk.walk in C: the same masks, callbacks and count of nodes walked.
+
+    `parser` has `advance` and `restart` (refimpl.masks.walk.ParserHooks); where it also
+    has `short_path()` and `short_path_taken()` (the Recognizer), the hooks' short path
+    (a row pushed before, placed again) is taken in C without calling them."""
     ...

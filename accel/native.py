@@ -2,7 +2,10 @@
 
 `walk` has the signature and the results of refimpl.masks.walk.walk — the same masks,
 the same callbacks into the lexer and the parser, the same count of nodes walked — and
-is checked against it by tests/accel/test_native.py. The extension is built by `pip install`
+is checked against it by tests/accel/test_native.py. One difference: where the parser is
+refimpl's Recognizer and its hook would only place a row pushed before (recognizer.py's
+short path, `Recognizer.short_path`), the C walk does that itself instead of calling the
+hook — the same rows placed, the same counts. The extension is built by `pip install`
 (setup.py) on CPython where a C compiler is found; otherwise this module still imports
 and `unavailable_reason()` says why the backend cannot be used.
 """
@@ -37,5 +40,5 @@ def _unavailable(*args: Any, **kwargs: Any) -> NoReturn:
     raise RuntimeError(_REASON)
 
 
-#: walk(trie, lexer, advance, state, top, allowed) -> nodes walked
+#: walk(trie, lexer, parser, state, top, allowed) -> nodes walked
 walk: Callable[..., int] = _native.walk if _native is not None else _unavailable

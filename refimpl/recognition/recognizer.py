@@ -124,6 +124,25 @@ class Recognizer:
             self.tracer.lexeme_scanned(lexemes, top, new_top, parser.rows_reused != reused)
         return start, new_top
 
+    def short_path(self) -> Optional[Tuple[List[LexedRow], List[int], List[int], int, int, int]]:
+        """What `scan`'s short path reads, with `restart` and `advance` around it, for a
+        walker in another language that takes it without calling back (accel/_native.c,
+        which mirrors those lines): the rows, the lexer's `greedy_accepting` and
+        `lazy_accepting`, `skip_mask`, `once_skip_mask`, and `hidden_mask`. None while a
+        tracer listens (it hears of every scan). Such a walker counts the rows it reused
+        and the lexemes it ended with `short_path_taken`."""
+        if self.tracer is not None:
+            return None
+        lexer = self.lexer
+        return (self.parser.rows, lexer.greedy_accepting, lexer.lazy_accepting, lexer.skip_mask,
+                lexer.once_skip_mask, self.hidden_mask)
+
+    def short_path_taken(self, reused: int, ended: int) -> None:
+        """Count, as `scan` does, what a walker did on the short path (`short_path`): the
+        rows it placed again and the lexemes it ended."""
+        self.parser.rows_reused += reused
+        self.lexemes_ended += ended
+
     def lexer_start(self, top: int) -> int:
         """The lexer state at the start of a lexeme after rows[:top]."""
         return self.parser.rows[top - 1].lexer_start

@@ -140,6 +140,249 @@ def test_real_vocab_json_path():
     compare_path(g, v, [7, 123, 4, 45, 999, 3, 77, 4, 4, 12, 500, 31], slices=None)
 
 
+# -- the recogniser's short path, taken in C ----------------------------------------------
+#
+# Where the Recognizer's `advance`/`restart` would only place a row pushed before (or scan
+# an %ignore that pushes nothing), the C walk does it without calling them
+# (`Recognizer.short_path`): the same rows placed in the same places, the same counts.
+
+
+def counting_hooks(rec):
+    """A list that the recogniser's `advance` and `restart` append their arguments to when
+    called (the walks read the hooks as attributes of the recogniser)."""
+    calls = []
+    advance, restart = rec.advance, rec.restart
+    rec.advance = lambda s, top, b: calls.append((s, top, b)) or advance(s, top, b)
+    rec.restart = lambda s, top: calls.append((s, top)) or restart(s, top)
+    return calls
+
+
+def same_recognizers(py, nat):
+    """The same rows placed (by identity: the matchers of one grammar share their rows,
+    earley.py's RowTree), above the top too, and the same lexemes ended."""
+    a, b = py.recognizer, nat.recognizer
+    assert [id(r) for r in a.parser.rows] == [id(r) for r in b.parser.rows]
+    assert a.lexemes_ended == b.lexemes_ended
+
+
+def test_short_path_calls_no_hook_on_a_repeated_mask():
+    """A second mask in one state (every row it pushes was pushed by the first): the
+    Python walk calls the hooks dozens of times, the C walk not once — the same mask,
+    stats and rows."""
+    v = Vocabulary.load("gpt2")
+    g = Grammar.from_lark(JSONISH)
+    py = open_matcher(g, v, backend="python", slices=[])
+    nat = open_matcher(g, v, backend="native", slices=[])
+    for prefix in (b'{"key": [1, 2', b'{"key": "ab", ', b'{"a": {"b": -1.5 '):
+        assert py.consume_bytes(prefix) and nat.consume_bytes(prefix)
+        assert py.mask() == nat.mask()
+        py_calls, nat_calls = counting_hooks(py.recognizer), counting_hooks(nat.recognizer)
+        flags = []
+        for fn, m in ((python_walk, py), (native_walk, nat)):
+            rec = m.recognizer
+            flags.append(bytearray(len(v)))
+            fn(v.trie, rec.lexer, rec, rec.state, rec.top, flags[-1])
+        assert flags[0] == flags[1]
+        assert work(py.stats) == work(nat.stats)
+        same_recognizers(py, nat)
+        assert py_calls and nat_calls == [], (py_calls, nat_calls)
+        py.reset()
+        nat.reset()
+        del py.recognizer.advance, py.recognizer.restart, nat.recognizer.advance, nat.recognizer.restart
+
+
+def test_short_path_off_while_tracing():
+    """`short_path()` is None while a tracer listens: the tracer hears of every scan."""
+    from refimpl.recognition.recognizer import Recognizer
+    from refimpl.trace import Tracer
+
+    rec = Recognizer(Grammar.from_lark(JSONISH).compiled)
+    rows, greedy, lazy, skips, once, hidden = rec.short_path()
+    assert rows is rec.parser.rows and greedy is rec.lexer.greedy_accepting and skips == rec.lexer.skip_mask
+    rec.tracer = Tracer()
+    assert rec.short_path() is None
+
+
+# Lark grammars where recognizer.py leaves the short path, or takes its rarer branches: an
+# %ignore matched once (a copy of the row pushed), a hidden stop (the hook's), lazy lexemes
+# (a second scan in one advance), an %ignore that pushes nothing.
+SHORT_PATH_GRAMMARS = [
+    '%llguidance {"ignore_once": true}\nstart: "A" (x ",")* x "!"\nx: /[a-b]+/\n%ignore /[ ]{1,2}/',
+    'start: (x ".")+\nx[stop="END"]: /[a-b ]*/',
+    'start: (x y)+\nx[lazy]: /[ab]*b/\ny: "," | " " | "a"',
+    'start: (x | "," | y)+\nx[lazy]: /a+/\ny: /[ab]+/\n%ignore /[ ]+/',
+    'start: x (("," | ", ") x)*\nx: /[a-b]+/ | "END"\n%ignore / /',
+]
+short_path_tokens = st.lists(
+    st.sampled_from(["A", "!", ",", " ", "  ", ", ", "a", "b", "ab", "ba", "bb", "END", "EN", "D", ".", "a.", "b,", "A ",
+                     "b END", "a,b", "ab."]).map(str.encode),
+    min_size=1, max_size=16,
+)
+
+
+@pytest.mark.parametrize("source", SHORT_PATH_GRAMMARS)
+@settings(max_examples=examples(60))
+@given(tokens=short_path_tokens, choices=st.lists(st.integers(0, 1000), max_size=8), slices=slice_lists)
+def test_short_path_paths_equal_the_python_walk(source, tokens, choices, slices):
+    g = Grammar.from_lark(source)
+    vocab = vocabulary(tokens)
+    py = open_matcher(g, vocab, backend="python", slices=slices)
+    nat = open_matcher(g, vocab, backend="native", slices=slices)
+    depth = 0
+    for choice in list(choices) + [None]:
+        a, b = py.mask(), nat.mask()
+        assert a == b
+        assert work(py.stats) == work(nat.stats)
+        same_recognizers(py, nat)
+        if choice is None:
+            break
+        if choice % 5 == 4 and depth:
+            py.rollback(1)
+            nat.rollback(1)
+            depth -= 1
+            continue
+        allowed = [t for t in a.allowed() if t not in vocab.eos_token_ids]
+        if not allowed:
+            break
+        t = allowed[choice % len(allowed)]
+        assert py.consume(t) and nat.consume(t)
+        depth += 1
+
+
+@settings(max_examples=examples(100))
+@given(cfg_grammars(), cfg_tokens, st.lists(st.integers(0, 1000), max_size=8))
+def test_cfg_short_path_places_the_same_rows(ir, tokens, choices):
+    g = cfg_grammar(ir)
+    vocab = vocabulary(tokens)
+    py = open_matcher(g, vocab, backend="python", slices=[])
+    nat = open_matcher(g, vocab, backend="native", slices=[])
+    for choice in list(choices) + [None]:
+        mask = py.mask()
+        assert mask == nat.mask()
+        same_recognizers(py, nat)
+        allowed = [t for t in mask.allowed() if t not in vocab.eos_token_ids]
+        if choice is None or not allowed:
+            break
+        t = allowed[choice % len(allowed)]
+        assert py.consume(t) and nat.consume(t)
+
+
+def test_short_path_hooks_that_misbehave():
+    """A `short_path()` that answers garbage or raises, a `short_path_taken` that raises:
+    the error propagates, and a walk that raises still hands its counts back."""
+    v = Vocabulary.load("gpt2")
+    g = Grammar.from_lark(JSONISH)
+    m = open_matcher(g, v, backend="native", slices=[])
+    assert m.consume_bytes(b'{"key": [1, 2')
+    m.mask()
+    rec = m.recognizer
+    for garbage in ("x", (1, 2), (rec.parser.rows, [], [], 0, 0, "0"), ([], [], [], 0, 0)):
+        rec.short_path = lambda garbage=garbage: garbage
+        with pytest.raises(TypeError):
+            m.mask()
+    rec.short_path = lambda: 1 / 0
+    with pytest.raises(ZeroDivisionError):
+        m.mask()
+    del rec.short_path
+    rec.short_path_taken = lambda reused, ended: [][0]
+    with pytest.raises(IndexError):
+        m.mask()
+
+
+class StandInRow:
+    __slots__ = ("name", "children", "lexer_start")
+
+    def __init__(self, name, lexer_start, children=None):
+        self.name, self.lexer_start, self.children = name, lexer_start, children or {}
+
+
+def stand_in_recognizer(lexer):
+    """recognizer.py's Recognizer (its advance, restart, scan and short path) over the
+    stand-in lexer ab_lexer() and a few rows pushed before: [ab]+ (lexeme 0, greedy in
+    state 2) and c (lexeme 1, lazy in state 3), each lexeme's row after it known."""
+    from types import SimpleNamespace
+
+    from refimpl.recognition.recognizer import Recognizer
+
+    lexer.greedy_accepting, lexer.lazy_accepting = [0, 0, 1, 0], [0, 0, 0, 2]
+    lexer.skip_mask = lexer.once_skip_mask = 0
+    lexer.step = lambda s, b: lexer.table[s << 8 | b] if lexer.table[s << 8 | b] >= 0 else lexer.fill(s, b)
+    after_ab_c = StandInRow("ab c", 1)
+    root = StandInRow("", 1, {1: StandInRow("ab", 1, {2: after_ab_c}), 2: StandInRow("c", 1)})
+    rec = Recognizer.__new__(Recognizer)
+    rec.lexer, rec.parser = lexer, SimpleNamespace(rows=[root], rows_reused=0)
+    rec.tracer, rec.hidden_mask, rec.lexemes_ended = None, 0, 0
+    return rec
+
+
+def test_short_path_against_recognizer_lines():
+    """The C short path against recognizer.py's own lines on hand-made rows: a restart, an
+    advance that restarts and then ends a lazy lexeme (two rows placed), a lazy end
+    alone. The same bits, rows, counts and transitions filled; no hook called from C."""
+    runs = []
+    for fn in (python_walk, native_walk):
+        lexer = ab_lexer()
+        rec = stand_in_recognizer(lexer)
+        calls = counting_hooks(rec)
+        allowed = bytearray(8)
+        walked = fn(small_trie(), lexer, rec, 1, 1, allowed)
+        runs.append((walked, bytes(allowed), lexer.fills, [r.name for r in rec.parser.rows], rec.parser.rows_reused,
+                     rec.lexemes_ended, calls))
+    py, nat = runs
+    assert py[:6] == nat[:6]
+    assert py[3] == ["", "c", "ab c"] and py[4] == py[5] == 4  # rows placed: once by restart, three times by advance
+    assert py[6] and nat[6] == []
+
+
+def test_short_path_counts_handed_back_when_the_walk_raises():
+    """A walk that raises after the short path was taken: the exception propagates, and
+    the counts so far reach the recogniser, as recognizer.py's lines would have counted."""
+
+    class Boom(Exception):
+        pass
+
+    trie = TokenTrie(Vocabulary.from_bytes([b"abc", b"abd"]))
+    counts = []
+    for fn in (python_walk, native_walk):
+        lexer = ab_lexer()
+
+        def fill(s, b, fill=lexer.fill):
+            if (s, b) == (1, 100):  # "abd": d after the restart
+                raise Boom()
+            return fill(s, b)
+
+        lexer.fill = fill
+        rec = stand_in_recognizer(lexer)
+        with pytest.raises(Boom):
+            fn(trie, lexer, rec, 1, 1, bytearray(2))
+        counts.append((rec.parser.rows_reused, rec.lexemes_ended, [r.name for r in rec.parser.rows]))
+    assert counts[0] == counts[1] == (3, 3, ["", "ab", "ab c"])
+
+
+def test_short_path_keeps_no_reference():
+    """Repeated masks on the short path leave no memory behind (rows, keys, counts)."""
+    import tracemalloc
+
+    v = Vocabulary.load("gpt2")
+    m = open_matcher(Grammar.from_lark(JSONISH), v, backend="native", slices=[])
+    assert m.consume_bytes(b'{"key": [1, 2')
+    rows = m.recognizer.parser.rows
+    m.mask()
+    counts = [sys.getrefcount(r) for r in rows]
+    tracemalloc.start()
+    try:
+        for _ in range(20):
+            m.mask()
+        base = tracemalloc.get_traced_memory()[0]
+        for _ in range(200):
+            m.mask()
+        grown = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert [sys.getrefcount(r) for r in rows] == counts
+    assert grown < 30_000, grown
+
+
 # -- direct calls, adversarial inputs -----------------------------------------------------
 
 TOKENS = [b"a", b"ab", b"abc", b"b", b"ba", b"c", b"ab"]  # "ab" twice: trie.multi
