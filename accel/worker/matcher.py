@@ -16,7 +16,7 @@ import time
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, TypeVar
 
 from refimpl.limits import DEFAULT_LIMITS, Limits
-from refimpl.masks.mask import Mask, decode_mask
+from refimpl.masks.mask import Mask
 from refimpl.serving import protocol
 from refimpl.tokens.vocab import Vocabulary
 
@@ -25,6 +25,9 @@ from .process import DEFAULT_CREATE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TI
 from .specs import SENDABLE_KINDS, grammar_spec, is_embedded_gpt2, limits_spec, vocabulary_spec
 
 T = TypeVar("T")
+
+#: the requests that may change a session's state (a mask sent ahead is then dropped)
+_CHANGES_STATE = frozenset({"consume", "consume_bytes", "rollback", "reset", "close"})
 
 class WorkerMatcher:
     """A Matcher whose state lives in a worker process (one session of it).
@@ -65,6 +68,10 @@ class WorkerMatcher:
         #: a list all of them share; None when the process is shared by its command
         self._owners: Optional[List[int]] = [1] if owns_process else None
         self.session: Any = None
+        #: the id of a mask request sent with the last consume (`try_consume_tokens`), or None
+        self._next_mask: Optional[int] = None
+        #: was the last call mask()? (then a consume sends the next mask request with it)
+        self._after_mask = False
         spec = grammar_spec(grammar)
         if spec["kind"] not in (process.hello.get("grammar_kinds") or SENDABLE_KINDS):
             raise WorkerUnsupported(
@@ -114,6 +121,12 @@ class WorkerMatcher:
         return spec
 
     def _call(self, op: str, **fields: Any) -> Dict[str, Any]:
+        """One request of this session, and its reply."""
+        return self.process.request(self._request(op, **fields), self.timeout)
+
+    def _request(self, op: str, **fields: Any) -> Dict[str, Any]:
+        """A request of this session (checked: open, and the op implemented). A request
+        that may change the state drops the mask sent ahead."""
         if self.session is None:
             raise ValueError("this WorkerMatcher is closed")
         if op not in self.process.ops:
@@ -122,7 +135,20 @@ class WorkerMatcher:
                 % (self.process.command, op, ", ".join(sorted(self.process.ops))),
                 command=self.process.command,
             )
-        return self.process.request(dict(op=op, session=self.session, **fields), self.timeout)
+        self._after_mask = False
+        if op in _CHANGES_STATE:
+            self._drop_next_mask()
+        return dict(op=op, session=self.session, **fields)
+
+    def _encoding(self, encoding: str) -> Dict[str, str]:
+        """The field asking for a mask in `encoding`, if the worker's hello lists it (raw
+        bytes, no base64: docs/protocol.md, "mask"); else none (base64)."""
+        return {"encoding": encoding} if encoding in (self.process.hello.get("mask_encodings") or ()) else {}
+
+    def _drop_next_mask(self) -> None:
+        rid, self._next_mask = self._next_mask, None
+        if rid is not None:
+            self.process.forget(rid)
 
     def _checked(self, read: Callable[..., T], reply: Dict[str, Any], *args: Any) -> T:
         """`read(reply, *args)` (a reply reader of refimpl.serving.protocol); a reply it refuses is
@@ -141,20 +167,32 @@ class WorkerMatcher:
     def mask(self) -> Mask:
         """The tokens allowed next (and EOS iff the input may end here)."""
         t0 = time.perf_counter_ns()
-        data = self.mask_bytes()
-        mask = Mask(decode_mask(data, len(self.vocab)))
+        reply = self._mask_reply("flags")
+        mask = Mask(self._checked(protocol.flags_from_reply, reply, len(self.vocab)))
         self.last_roundtrip_ns = time.perf_counter_ns() - t0
+        self.last_mask_ns = reply.get("mask_ns")
         return mask
 
     def mask_bytes(self) -> bytes:
         """The mask as the worker sent it, checked: the bitmask of `Mask.to_bytes()`
         (32-bit little-endian words), without decoding it into a Mask."""
         t0 = time.perf_counter_ns()
-        reply = self._call("mask")
+        reply = self._mask_reply("bits")
         data = self._checked(protocol.mask_from_reply, reply, len(self.vocab))
         self.last_roundtrip_ns = time.perf_counter_ns() - t0
         self.last_mask_ns = reply.get("mask_ns")
         return data
+
+    def _mask_reply(self, encoding: str) -> Dict[str, Any]:
+        """The reply to a mask request: the one sent ahead with the last consume, if it
+        was, else a new one (in `encoding`, if the worker sends it)."""
+        rid, self._next_mask = self._next_mask, None
+        if rid is None:
+            reply = self._call("mask", **self._encoding(encoding))
+        else:
+            reply = self.process.reply(rid, {"op": "mask", "session": self.session}, self.timeout)
+        self._after_mask = True
+        return reply
 
     def consume(self, token_id: int) -> bool:
         """Consume one token; False (and no change of state) if it is not allowed."""
@@ -174,7 +212,15 @@ class WorkerMatcher:
     def try_consume_tokens(self, ids: Iterable[int]) -> int:
         """Consume tokens until one is refused; returns how many were consumed."""
         ids = [int(t) for t in ids]
-        return self._checked(protocol.count_from_reply, self._call("consume", tokens=ids), "consumed", len(ids))
+        ahead = self._after_mask and "mask" in self.process.ops
+        req = self._request("consume", tokens=ids)
+        if ahead:  # mask, consume, mask, ...: the next mask is asked for now, computed meanwhile
+            rid = self.process.send(req, self.timeout)
+            self._next_mask = self.process.send(self._request("mask", **self._encoding("flags")), self.timeout)
+            reply = self.process.reply(rid, req, self.timeout)
+        else:
+            reply = self.process.request(req, self.timeout)
+        return self._checked(protocol.count_from_reply, reply, "consumed", len(ids))
 
     def validate_tokens(self, ids: Iterable[int]) -> int:
         """How many of the tokens, from the first, would be consumed; the state is left
@@ -201,7 +247,8 @@ class WorkerMatcher:
         new = object.__new__(WorkerMatcher)
         new.__dict__.update(self.__dict__)
         new.session = session
-        new.last_mask_ns = new.last_roundtrip_ns = None
+        new.last_mask_ns = new.last_roundtrip_ns = new._next_mask = None
+        new._after_mask = False
         if self._owners is not None:
             self._owners[0] += 1
         return new
@@ -251,9 +298,10 @@ class WorkerMatcher:
         session, self.session = self.session, None
         if session is None:
             return
+        self._drop_next_mask()
         if self.process.dead is None:
-            try:
-                self.process.request({"op": "close", "session": session}, self.timeout)
+            try:  # its reply is read (and dropped) before the next one's: no wait here
+                self.process.forget(self.process.send({"op": "close", "session": session}, self.timeout))
             except (WorkerError, ValueError):
                 pass
         if self._last_owner():
@@ -276,6 +324,7 @@ class WorkerMatcher:
     def __del__(self) -> None:
         session = getattr(self, "session", None)
         if session is not None:
+            self._drop_next_mask()
             if getattr(self, "_owners", None) is not None and self._last_owner():
                 self.process.kill("its matcher was collected without close()")
             else:
