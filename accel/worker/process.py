@@ -273,18 +273,18 @@ class WorkerProcess:
     def request(self, req: Dict[str, Any], timeout: float, *, grammar_text: str = "") -> Dict[str, Any]:
         """Send one request, wait for its reply: the reply if ok; else raise the error."""
         with self._lock:
-            rid = self._send(req, timeout)
+            rid = self._send([req], timeout)[0]
             reply = self._receive(rid, timeout)
         if reply.get("ok") is True:
             return reply
         raise self._remote_error(reply, req, grammar_text)
 
-    def send(self, req: Dict[str, Any], timeout: float) -> int:
-        """Send a request and return its id without waiting for the reply: `reply(id)`
-        reads it later (the worker answers in order, so it may compute meanwhile), or
-        `forget(id)` drops it when it comes."""
+    def send(self, reqs: Sequence[Dict[str, Any]], timeout: float) -> List[int]:
+        """Send requests (in one write) and return their ids without waiting for the
+        replies: `reply(id)` reads one later (the worker answers in order, so it may
+        compute meanwhile), or `forget(id)` drops it when it comes."""
         with self._lock:
-            return self._send(req, timeout)
+            return self._send(reqs, timeout)
 
     def reply(self, rid: int, req: Dict[str, Any], timeout: float, *, grammar_text: str = "") -> Dict[str, Any]:
         """The reply to the request `req` sent earlier as `rid` (`send`): as `request`'s."""
@@ -307,22 +307,21 @@ class WorkerProcess:
             command=self.command, request=_summary(req), returncode=self.returncode, stderr=self.stderr_tail(),
         )
 
-    def _send(self, req: Dict[str, Any], timeout: float) -> int:
+    def _send(self, reqs: Sequence[Dict[str, Any]], timeout: float) -> List[int]:
+        """Write the requests, their ids added, in one write within `timeout` (after the
+        closes of matchers collected without close(), whose replies are dropped); the ids."""
         if self.dead is not None:
-            raise self._not_running(req, "send")
-        while self._pending_close:  # matchers collected without close(): their replies are dropped
-            self._forgotten.add(self._post({"op": "close", "session": self._pending_close.pop()}, timeout))
-        return self._post(req, timeout)
-
-    def _post(self, req: Dict[str, Any], timeout: float) -> int:
-        """Write one request (its id added) within `timeout`; the id."""
-        self._next_id += 1
-        rid = self._next_id
-        req = dict(req, id=rid)
-        if not self._write(protocol.dump(req).encode("utf-8"), time.monotonic() + timeout):
-            raise self._timed_out(req, timeout)
-        self._unread.append((rid, req))
-        return rid
+            raise self._not_running(reqs[0], "send")
+        closes = [{"op": "close", "session": self._pending_close.pop()} for _ in range(len(self._pending_close))]
+        sent = []
+        for req in closes + list(reqs):
+            self._next_id += 1
+            sent.append((self._next_id, dict(req, id=self._next_id)))
+        if not self._write("".join(protocol.dump(req) for _, req in sent).encode("utf-8"), time.monotonic() + timeout):
+            raise self._timed_out(sent[-1][1], timeout)
+        self._unread.extend(sent)
+        self._forgotten.update(rid for rid, _ in sent[: len(closes)])
+        return [rid for rid, _ in sent[len(closes):]]
 
     def _receive(self, rid: int, timeout: float) -> Dict[str, Any]:
         """Read replies in order until `rid`'s (keeping the earlier ones for their senders,
@@ -465,7 +464,7 @@ class WorkerProcess:
         with self._lock:
             if self.dead is None:
                 try:
-                    self._receive(self._send({"op": "shutdown"}, timeout), timeout)
+                    self._receive(self._send([{"op": "shutdown"}], timeout)[0], timeout)
                 except WorkerError:
                     pass
             if self.dead is None:

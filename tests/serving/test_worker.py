@@ -405,17 +405,21 @@ def test_subprocess_sessions_are_independent_and_rollback_works():
         a.mask()
 
 
-def test_a_mask_after_a_consume_is_asked_for_with_it():
+@pytest.mark.parametrize("trust", [False, True])
+def test_a_mask_after_a_consume_is_asked_for_with_it(trust):
     """mask, consume, mask, ...: a consume right after a mask sends the next mask request
     with it (the worker computes it meanwhile), so that mask() sends nothing: one round
     trip a token. A step that may change the state (consume, consume_bytes, rollback)
-    drops it; others keep it. Along random steps of every kind, the masks are the Matcher's."""
+    drops it; others keep it. With trust_masks (backend "pypy"'s default), a consume of a
+    token that mask allowed returns without waiting for its reply. Along random steps of
+    every kind, the masks and the answers are the Matcher's."""
     vocab = small_vocab()
     for seed, g in enumerate(grammars()):
         rng, ref = random.Random(seed), Matcher(g, vocab)
         after_mask = ahead = False
         steps = 0  # consumed steps, for rollback
-        with worker_matcher(g, vocab) as m:
+        with worker_matcher(g, vocab, trust_masks=trust) as m:
+            assert m.trust_masks is trust
             for _ in range(60):
                 op = rng.choice(["mask", "mask", "consume", "consume", "rollback", "consume_bytes", "accepting", "clone"])
                 sent = m.process.requests
@@ -617,6 +621,8 @@ for line in sys.stdin:
     reply = {"ok": True, "id": rid}
     if op == "hello":
         reply.update(protocol=1, ops=["hello", "create", "mask", "close", "shutdown"], grammar_kinds=["regex"])
+        if MODE == "refuse":
+            reply["ops"].append("consume")
         if MODE in ("raw-cut", "raw-hang"):
             reply.update(mask_encodings=["base64", "flags"])
     elif op == "create":
@@ -632,6 +638,10 @@ for line in sys.stdin:
         if MODE == "raw-hang":
             time.sleep(60)
         continue
+    elif op == "consume":
+        reply.update(consumed=0)
+    elif op == "mask" and MODE == "refuse":
+        reply.update(mask="/wMAAA==")
     elif op == "mask":
         if MODE == "die":
             sys.stderr.write("engine exploded: out of widgets\\n"); sys.stderr.flush(); sys.exit(7)
@@ -706,6 +716,22 @@ def test_a_worker_that_fails_mid_session(mode, error, message):
     m2 = open_matcher(Grammar.from_regex("a"), vocab, backend=backend, timeout=1)
     assert m2.process is not m.process and m2.process.dead is None
     m2.process.close()
+
+
+def test_a_consume_not_waited_for_is_checked_at_the_next_call():
+    """With trust_masks, a consume of a token the last mask allowed returns True at once;
+    a worker that then refuses it (its masks and consumes disagree) is garbage at the next
+    call. Without, the consume waits and returns the refusal."""
+    vocab = Vocabulary.from_bytes([b"a"] * 10)
+    backend = cmd(FAKE % "refuse")
+    with open_matcher(Grammar.from_regex("a"), vocab, backend=backend, timeout=5) as m:
+        assert not m.trust_masks and len(m.mask()) == 10
+        assert m.consume(3) is False
+    m = open_matcher(Grammar.from_regex("a"), vocab, backend=backend, timeout=5, trust_masks=True)
+    assert len(m.mask()) == 10 and m.consume(3) is True
+    with pytest.raises(WorkerGarbage, match="refused token 3, which its mask allowed"):
+        quickly(m.mask)
+    assert m.process.dead is not None
 
 
 def test_a_hanging_create_with_a_large_vocabulary_times_out():
