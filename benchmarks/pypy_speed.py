@@ -1,6 +1,6 @@
 """The pypy backend against CPython's python backend: mask time, a measurement, not a test.
 
-    python -m benchmarks.pypy_speed [--repeat N] [--warmup N] [--generations-only] [--items N]
+    python -m benchmarks.pypy_speed [--repeat N] [--warmup N] [--items N] [--generations-only | --no-generations]
 
 For each vocabulary (GPT-2; Tekken 131k from tests/data/vocab) and workload, warm masks
 only (the lexer table filled, PyPy's JIT warmed by `--warmup` masks first):
@@ -94,6 +94,7 @@ def _main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--items", type=positive_int, default=40,
                         help="objects of the JSON array, statement groups of the program (default 40)")
     parser.add_argument("--generations-only", action="store_true", help="only the long generations' table")
+    parser.add_argument("--no-generations", action="store_true", help="only the warm masks' table")
     parser.add_argument("--generation-child", metavar="WORKLOAD", choices=list(GENERATIONS),
                         help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -105,8 +106,9 @@ def _main(argv: Optional[List[str]] = None) -> int:
         raise CommandLineError("cannot measure: %s" % reason)
     if not args.generations_only:
         _masks(args)
-    print()
-    _generations(args.items)
+    if not args.no_generations:
+        print()
+        _generations(args.items)
     return 0
 
 
