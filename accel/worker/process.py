@@ -103,6 +103,9 @@ class WorkerProcess:
         self._received = bytearray()  # bytes of stdout read but not yet taken as replies
         self._stderr: "collections.deque[bytes]" = collections.deque()
         self._stderr_size = 0
+        if not hasattr(select, "poll"):
+            raise WorkerUnavailable("cannot start worker `%s`: the worker client needs select.poll on pipes (POSIX)"
+                                    % self.command, command=self.command)
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
