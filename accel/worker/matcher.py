@@ -11,7 +11,6 @@ an integer, ... is garbage, and the process is killed.
 """
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
@@ -173,7 +172,7 @@ class WorkerMatcher:
             self.process.kill("it refused a token its mask allowed")
             raise WorkerGarbage(
                 "worker `%s` refused token %d, which its mask allowed (killed it): %s"
-                % (self.process.command, req["tokens"][0], json.dumps(reply)[:200]),
+                % (self.process.command, req["tokens"][0], protocol.shown(reply)),
                 command=self.process.command,
             )
 
@@ -202,7 +201,7 @@ class WorkerMatcher:
         except protocol.BadReply as e:
             self.process.kill("it answered garbage")
             raise WorkerGarbage(
-                "worker `%s` sent %s: %s" % (self.process.command, e, json.dumps(reply)[:200]),
+                "worker `%s` sent %s: %s" % (self.process.command, e, protocol.shown(reply)),
                 command=self.process.command,
             ) from None
 

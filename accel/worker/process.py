@@ -398,7 +398,7 @@ class WorkerProcess:
         one, or raw bytes the request did not ask for, is garbage."""
         try:
             n = protocol.binary_length(reply)
-            if n is not None and req.get("encoding") not in protocol.RAW_ENCODINGS:
+            if n is not None and (req.get("encoding") not in protocol.RAW_ENCODINGS or reply.get("ok") is not True):
                 raise protocol.BadReply("raw bytes the request did not ask for")
         except protocol.BadReply as e:
             self.kill("it answered garbage")
@@ -418,7 +418,7 @@ class WorkerProcess:
         where there is one (fields kept, refimpl.serving.protocol.typed_error), else a WorkerError."""
         err = reply.get("error")
         if not isinstance(err, dict):
-            err = {"type": "InternalError", "message": "error reply without an error object: %s" % json.dumps(reply)[:200]}
+            err = {"type": "InternalError", "message": "error reply without an error object: %s" % protocol.shown(reply)}
         typed = protocol.typed_error(err, grammar_text)
         if typed is not None:
             return typed

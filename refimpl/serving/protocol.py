@@ -102,6 +102,14 @@ def frame(reply: Dict[str, Any]) -> bytes:
     return dump(reply).encode("ascii")
 
 
+def shown(reply: Dict[str, Any], limit: int = 200) -> str:
+    """A reply as JSON for an error message, cut at `limit` characters (its raw bytes
+    shown as their number)."""
+    if isinstance(reply.get("binary"), (bytes, bytearray)):
+        reply = dict(reply, binary=len(reply["binary"]))
+    return json.dumps(reply)[:limit]
+
+
 def b64encode(data: bytes) -> str:
     """Byte strings travel as standard base64 (with padding)."""
     return base64.b64encode(data).decode("ascii")
