@@ -50,6 +50,12 @@ class WorkerMatcher:
 
     A matcher started with its own process (reuse=False) shares it with its clones: the
     process ends when the last of them is closed.
+
+    Round trips are saved where the answer cannot change (docs/protocol.md, "What the
+    client guarantees"): close() does not wait for its reply; a consume right after a
+    mask sends the next mask request with it; and with `trust_masks` (backend "pypy"'s
+    default) a consume of a token that mask allowed returns without waiting, its reply
+    checked at the next call.
     """
 
     def __init__(
