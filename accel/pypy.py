@@ -7,8 +7,9 @@ The PyPy worker runs this very copy of refimpl: the directory that holds the `re
 package is put first on the worker's PYTHONPATH, so nothing needs installing under PyPy.
 The executable is $MASKREF_PYPY, else `pypy3` on PATH. Both factories accept, besides
 the Matcher's `limits` and `slices`: `timeout` (seconds per request), `create_timeout`,
-`startup_timeout`, `reuse` (share one process per command; default True), and for
-`cmd:` also `cwd` and `env`. Errors of the process are `accel.worker.WorkerError`s.
+`startup_timeout`, `reuse` (share one process per command; default True), `trust_masks`
+(a consume of a token the last mask allowed does not wait for its reply; default True for
+"pypy", False for `cmd:`), and for `cmd:` also `cwd` and `env`. Errors of the process are `accel.worker.WorkerError`s.
 """
 from __future__ import annotations
 

@@ -11,12 +11,11 @@ an integer, ... is garbage, and the process is killed.
 """
 from __future__ import annotations
 
-import json
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, TypeVar
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
 from refimpl.limits import DEFAULT_LIMITS, Limits
-from refimpl.masks.mask import Mask, decode_mask
+from refimpl.masks.mask import Mask
 from refimpl.serving import protocol
 from refimpl.tokens.vocab import Vocabulary
 
@@ -25,6 +24,19 @@ from .process import DEFAULT_CREATE_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, DEFAULT_TI
 from .specs import SENDABLE_KINDS, grammar_spec, is_embedded_gpt2, limits_spec, vocabulary_spec
 
 T = TypeVar("T")
+
+#: the requests that may change a session's state (a mask sent ahead is then dropped)
+_CHANGES_STATE = frozenset({"consume", "consume_bytes", "rollback", "reset", "close"})
+
+
+def _allows(mask: Tuple[str, bytes], token: int, n_tokens: int) -> bool:
+    """Does a mask as `WorkerMatcher._last_mask` keeps it (raw flags, or the bitmask)
+    allow the token?"""
+    encoding, data = mask
+    if not 0 <= token < n_tokens:
+        return False
+    return data[token] == 1 if encoding == "flags" else bool(data[token >> 3] >> (token & 7) & 1)
+
 
 class WorkerMatcher:
     """A Matcher whose state lives in a worker process (one session of it).
@@ -38,6 +50,12 @@ class WorkerMatcher:
 
     A matcher started with its own process (reuse=False) shares it with its clones: the
     process ends when the last of them is closed.
+
+    Round trips are saved where the answer cannot change (docs/protocol.md, "What the
+    client guarantees"): close() does not wait for its reply; a consume right after a
+    mask sends the next mask request with it; and with `trust_masks` (backend "pypy"'s
+    default) a consume of a token that mask allowed returns without waiting, its reply
+    checked at the next call.
     """
 
     def __init__(
@@ -52,6 +70,7 @@ class WorkerMatcher:
         timeout: float = DEFAULT_TIMEOUT,
         create_timeout: float = DEFAULT_CREATE_TIMEOUT,
         owns_process: bool = False,
+        trust_masks: Optional[bool] = None,
     ) -> None:
         self.process = process
         self.grammar = grammar
@@ -65,6 +84,17 @@ class WorkerMatcher:
         #: a list all of them share; None when the process is shared by its command
         self._owners: Optional[List[int]] = [1] if owns_process else None
         self.session: Any = None
+        #: does a consume of a token the last mask allowed return True without waiting for
+        #: the reply? (default: for backend "pypy", refimpl itself; the reply is checked
+        #: at the next call)
+        self.trust_masks = backend == "pypy" if trust_masks is None else trust_masks
+        #: the id of a mask request sent with the last consume (`try_consume_tokens`), or None
+        self._next_mask: Optional[int] = None
+        #: the mask of the current state when the last call was mask() or mask_bytes(), as
+        #: (encoding, data): then a consume sends the next mask request with it
+        self._last_mask: Optional[Tuple[str, bytes]] = None
+        #: (id, request) of a consume whose reply is not read yet (trust_masks)
+        self._unchecked: Optional[Tuple[int, Dict[str, Any]]] = None
         spec = grammar_spec(grammar)
         if spec["kind"] not in (process.hello.get("grammar_kinds") or SENDABLE_KINDS):
             raise WorkerUnsupported(
@@ -114,6 +144,13 @@ class WorkerMatcher:
         return spec
 
     def _call(self, op: str, **fields: Any) -> Dict[str, Any]:
+        """One request of this session, and its reply."""
+        return self.process.request(self._request(op, **fields), self.timeout)
+
+    def _request(self, op: str, **fields: Any) -> Dict[str, Any]:
+        """A request of this session (checked: open, and the op implemented), after the
+        reply of a consume not waited for is checked. A request that may change the state
+        drops the mask sent ahead."""
         if self.session is None:
             raise ValueError("this WorkerMatcher is closed")
         if op not in self.process.ops:
@@ -122,7 +159,45 @@ class WorkerMatcher:
                 % (self.process.command, op, ", ".join(sorted(self.process.ops))),
                 command=self.process.command,
             )
-        return self.process.request(dict(op=op, session=self.session, **fields), self.timeout)
+        self._settle()
+        self._last_mask = None
+        if op in _CHANGES_STATE:
+            self._drop_next_mask()
+        return dict(op=op, session=self.session, **fields)
+
+    def _settle(self) -> None:
+        """Read the reply of the consume that returned without it (trust_masks): an error
+        reply raises now, and so does a refusal of the token its mask allowed (the
+        worker's masks and consumes disagree: garbage)."""
+        pending, self._unchecked = self._unchecked, None
+        if pending is None:
+            return
+        rid, req = pending
+        reply = self.process.reply(rid, req, self.timeout)
+        if self._checked(protocol.count_from_reply, reply, "consumed", 1) != 1:
+            self.process.kill("it refused a token its mask allowed")
+            raise WorkerGarbage(
+                "worker `%s` refused token %d, which its mask allowed (killed it): %s"
+                % (self.process.command, req["tokens"][0], protocol.shown(reply)),
+                command=self.process.command,
+            )
+
+    def _encoding(self, encoding: str) -> Dict[str, str]:
+        """The field asking for a mask in `encoding`, if the worker's hello lists it (raw
+        bytes, no base64: docs/protocol.md, "mask"); else none (base64)."""
+        return {"encoding": encoding} if encoding in (self.process.hello.get("mask_encodings") or ()) else {}
+
+    def _drop_next_mask(self) -> None:
+        rid, self._next_mask = self._next_mask, None
+        if rid is not None:
+            self.process.forget(rid)
+
+    def _drop_replies(self) -> None:
+        """The session ends: the replies it has not read are dropped unread."""
+        self._drop_next_mask()
+        pending, self._unchecked = self._unchecked, None
+        if pending is not None:
+            self.process.forget(pending[0])
 
     def _checked(self, read: Callable[..., T], reply: Dict[str, Any], *args: Any) -> T:
         """`read(reply, *args)` (a reply reader of refimpl.serving.protocol); a reply it refuses is
@@ -132,7 +207,7 @@ class WorkerMatcher:
         except protocol.BadReply as e:
             self.process.kill("it answered garbage")
             raise WorkerGarbage(
-                "worker `%s` sent %s: %s" % (self.process.command, e, json.dumps(reply)[:200]),
+                "worker `%s` sent %s: %s" % (self.process.command, e, protocol.shown(reply)),
                 command=self.process.command,
             ) from None
 
@@ -141,20 +216,32 @@ class WorkerMatcher:
     def mask(self) -> Mask:
         """The tokens allowed next (and EOS iff the input may end here)."""
         t0 = time.perf_counter_ns()
-        data = self.mask_bytes()
-        mask = Mask(decode_mask(data, len(self.vocab)))
+        reply = self._mask_reply("flags")
+        flags = self._checked(protocol.flags_from_reply, reply, len(self.vocab))
+        self._last_mask = ("flags", bytes(flags))
         self.last_roundtrip_ns = time.perf_counter_ns() - t0
-        return mask
+        self.last_mask_ns = reply.get("mask_ns")
+        return Mask(flags)
 
     def mask_bytes(self) -> bytes:
         """The mask as the worker sent it, checked: the bitmask of `Mask.to_bytes()`
         (32-bit little-endian words), without decoding it into a Mask."""
         t0 = time.perf_counter_ns()
-        reply = self._call("mask")
+        reply = self._mask_reply("bits")
         data = self._checked(protocol.mask_from_reply, reply, len(self.vocab))
+        self._last_mask = ("bits", data)
         self.last_roundtrip_ns = time.perf_counter_ns() - t0
         self.last_mask_ns = reply.get("mask_ns")
         return data
+
+    def _mask_reply(self, encoding: str) -> Dict[str, Any]:
+        """The reply to a mask request: the one sent ahead with the last consume, if it
+        was, else a new one (in `encoding`, if the worker sends it)."""
+        rid, self._next_mask = self._next_mask, None
+        if rid is None:
+            return self._call("mask", **self._encoding(encoding))
+        self._settle()
+        return self.process.reply(rid, {"op": "mask", "session": self.session}, self.timeout)
 
     def consume(self, token_id: int) -> bool:
         """Consume one token; False (and no change of state) if it is not allowed."""
@@ -174,7 +261,17 @@ class WorkerMatcher:
     def try_consume_tokens(self, ids: Iterable[int]) -> int:
         """Consume tokens until one is refused; returns how many were consumed."""
         ids = [int(t) for t in ids]
-        return self._checked(protocol.count_from_reply, self._call("consume", tokens=ids), "consumed", len(ids))
+        known = self._last_mask  # the mask of this state, if the last call asked for it
+        req = self._request("consume", tokens=ids)
+        if known is None or "mask" not in self.process.ops:
+            reply = self.process.request(req, self.timeout)
+            return self._checked(protocol.count_from_reply, reply, "consumed", len(ids))
+        # mask, consume, mask, ...: the next mask is asked for now, computed meanwhile
+        rid, self._next_mask = self.process.send([req, self._request("mask", **self._encoding("flags"))], self.timeout)
+        if self.trust_masks and len(ids) == 1 and _allows(known, ids[0], len(self.vocab)):
+            self._unchecked = (rid, req)  # its reply is read (and checked) at the next call
+            return 1
+        return self._checked(protocol.count_from_reply, self.process.reply(rid, req, self.timeout), "consumed", len(ids))
 
     def validate_tokens(self, ids: Iterable[int]) -> int:
         """How many of the tokens, from the first, would be consumed; the state is left
@@ -201,7 +298,7 @@ class WorkerMatcher:
         new = object.__new__(WorkerMatcher)
         new.__dict__.update(self.__dict__)
         new.session = session
-        new.last_mask_ns = new.last_roundtrip_ns = None
+        new.last_mask_ns = new.last_roundtrip_ns = new._next_mask = new._last_mask = None
         if self._owners is not None:
             self._owners[0] += 1
         return new
@@ -251,9 +348,10 @@ class WorkerMatcher:
         session, self.session = self.session, None
         if session is None:
             return
+        self._drop_replies()
         if self.process.dead is None:
-            try:
-                self.process.request({"op": "close", "session": session}, self.timeout)
+            try:  # its reply is read (and dropped) before the next one's: no wait here
+                self.process.forget(self.process.send([{"op": "close", "session": session}], self.timeout)[0])
             except (WorkerError, ValueError):
                 pass
         if self._last_owner():
@@ -276,6 +374,7 @@ class WorkerMatcher:
     def __del__(self) -> None:
         session = getattr(self, "session", None)
         if session is not None:
+            self._drop_replies()
             if getattr(self, "_owners", None) is not None and self._last_owner():
                 self.process.kill("its matcher was collected without close()")
             else:

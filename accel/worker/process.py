@@ -5,8 +5,9 @@
 
 A worker process serves many sessions and is shared by the matchers started with the
 same command (`WorkerProcess.shared`); it is shut down at exit. Nothing the worker does
-can hang the caller: every request has a deadline, the pipes are read and written by
-helper threads, and a worker that exits, misses a deadline (it is killed) or answers
+can hang the caller: every request has a deadline, within which the calling thread
+writes the request and reads the reply without blocking (poll; a helper thread keeps the
+tail of stderr), and a worker that exits, misses a deadline (it is killed) or answers
 something that is not a reply raises a `WorkerError` naming the command, the request,
 the exit code and the tail of its stderr.
 """
@@ -17,12 +18,13 @@ import collections
 import io
 import json
 import os
-import queue
+import select
 import shlex
 import subprocess
 import threading
+import time
 import weakref
-from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union, cast
 
 from refimpl.serving import protocol
 from refimpl.serving.protocol import PROTOCOL_VERSION, REQUIRED_OPS
@@ -49,6 +51,23 @@ STDERR_TAIL = 2000  # characters of the worker's stderr kept for error messages
 def _summary(req: Dict[str, Any], limit: int = 240) -> str:
     text = json.dumps(req, separators=(",", ":"))
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: Linux's fcntl command that sets a pipe's capacity (fcntl.F_SETPIPE_SZ from Python 3.10)
+_F_SETPIPE_SZ = 1031
+#: the capacity asked for the worker's stdout: a mask of raw flags (one byte per token)
+#: fits whole for a vocabulary of up to a million tokens (Linux's default limit for a pipe)
+PIPE_SIZE = 1 << 20
+
+
+def _widen(fd: int) -> None:
+    """Ask for a pipe of PIPE_SIZE bytes, where the system can (Linux); else keep it."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", _F_SETPIPE_SZ), PIPE_SIZE)
+    except (ImportError, OSError):
+        pass
 
 
 #: environment variables left out of the pool key of `WorkerProcess.shared`
@@ -78,27 +97,32 @@ class WorkerProcess:
         self._lock = threading.Lock()
         self._next_id = 0
         self._pending_close: List[Any] = []  # sessions of matchers collected without close()
-        self._replies: "queue.Queue[Optional[bytes]]" = queue.Queue()
-        self._writes: "queue.Queue[Optional[bytes]]" = queue.Queue()
+        self._unread: "collections.deque[Tuple[int, Dict[str, Any]]]" = collections.deque()  # sent, not read
+        self._forgotten: Set[int] = set()  # ids whose replies nobody will ask for
+        self._early: Dict[int, Dict[str, Any]] = {}  # replies read before their sender asked
+        self._received = bytearray()  # bytes of stdout read but not yet taken as replies
         self._stderr: "collections.deque[bytes]" = collections.deque()
         self._stderr_size = 0
+        if not hasattr(select, "poll"):
+            raise WorkerUnavailable("cannot start worker `%s`: the worker client needs select.poll on pipes (POSIX)"
+                                    % self.command, command=self.command)
         try:
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=env,
+                bufsize=0,
             )
         except OSError as e:
             raise WorkerUnavailable("cannot start worker `%s`: %s" % (self.command, e), command=self.command) from None
-        # the pipes Popen made (buffered binary streams; never None with PIPE)
-        self._stdin = cast(io.BufferedWriter, self.proc.stdin)
-        self._stdout = cast(io.BufferedReader, self.proc.stdout)
-        self._stderr_pipe = cast(io.BufferedReader, self.proc.stderr)
-        self._threads = [
-            threading.Thread(target=self._read_stdout, name="maskref-worker-stdout", daemon=True),
-            threading.Thread(target=self._read_stderr, name="maskref-worker-stderr", daemon=True),
-            threading.Thread(target=self._write_stdin, name="maskref-worker-stdin", daemon=True),
-        ]
-        for t in self._threads:
-            t.start()
+        # our ends of the pipes Popen made (never None with PIPE): stdin and stdout are
+        # written and read without blocking, by the calling thread, within each deadline
+        self._stdin = cast(io.RawIOBase, self.proc.stdin)
+        self._stdout = cast(io.RawIOBase, self.proc.stdout)
+        self._stderr_pipe = cast(io.RawIOBase, self.proc.stderr)
+        os.set_blocking(self._stdin.fileno(), False)
+        os.set_blocking(self._stdout.fileno(), False)
+        _widen(self._stdout.fileno())
+        self._stderr_thread = threading.Thread(target=self._read_stderr, name="maskref-worker-stderr", daemon=True)
+        self._stderr_thread.start()
         WorkerProcess._live.add(self)
         try:
             self.hello = self.request({"op": "hello", "protocol": PROTOCOL_VERSION}, startup_timeout)
@@ -141,21 +165,20 @@ class WorkerProcess:
                 proc = cls._pool[key] = cls(argv, cwd=cwd, env=env, startup_timeout=startup_timeout)
             return proc
 
-    # -- the pipes (helper threads) -------------------------------------------------------
+    @property
+    def requests(self) -> int:
+        """The number of requests sent to this process so far (its hello included)."""
+        return self._next_id
 
-    def _read_stdout(self) -> None:
-        stdout = self._stdout
-        try:
-            for line in iter(stdout.readline, b""):
-                self._replies.put(line)
-        except (OSError, ValueError):
-            pass
-        self._replies.put(None)  # end of file
+    # -- the pipes ------------------------------------------------------------------------
 
     def _read_stderr(self) -> None:
+        """The helper thread that keeps the tail of the worker's stderr (for error messages)."""
         stderr = self._stderr_pipe
         try:
-            for chunk in iter(lambda: stderr.read1(4096), b""):
+            for chunk in iter(lambda: stderr.read(4096), b""):
+                if chunk is None:  # not expected on a blocking pipe
+                    continue
                 self._stderr.append(chunk)
                 self._stderr_size += len(chunk)
                 while self._stderr_size - len(self._stderr[0]) > STDERR_TAIL and len(self._stderr) > 1:
@@ -163,70 +186,193 @@ class WorkerProcess:
         except (OSError, ValueError):
             pass
 
-    def _write_stdin(self) -> None:
-        stdin = self._stdin
-        while True:
-            data = self._writes.get()
-            try:
-                if data is None:
-                    stdin.close()
-                    return
-                stdin.write(data)
-                stdin.flush()
-            except (OSError, ValueError):  # the worker is gone; the reader sees EOF
-                return
-
     def stderr_tail(self, wait: float = 0.0) -> str:
         """The last characters the worker wrote to stderr (waiting up to `wait` seconds
         for the stream to end, when the process has exited)."""
         if wait:
-            self._threads[1].join(wait)
+            self._stderr_thread.join(wait)
         text = b"".join(self._stderr).decode("utf-8", "replace")
         return text[-STDERR_TAIL:]
+
+    def _wait(self, fd: int, event: int, deadline: float) -> bool:
+        """Wait until `fd` is ready for `event` (or hung up) before `deadline`; False if
+        the deadline passed first."""
+        poller = select.poll()
+        poller.register(fd, event)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if poller.poll(left * 1000.0 + 1.0):
+                return True
+
+    def _write(self, data: bytes, deadline: float) -> bool:
+        """Write all of `data` to the worker's stdin before `deadline` (False if it passed
+        first). A worker that has gone away is not an error here: reading finds it."""
+        fd = self._stdin.fileno()
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(fd, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except (OSError, ValueError):  # a broken pipe (the worker is gone), or closed here
+                return True
+            if not self._wait(fd, select.POLLOUT, deadline):
+                return False
+        return True
+
+    def _fill(self, deadline: float) -> Optional[bool]:
+        """Read what the worker has written to stdout (waiting for something before
+        `deadline`): True if bytes came, False at the end of the stream, None if the
+        deadline passed first."""
+        fd = self._stdout.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                if not self._wait(fd, select.POLLIN, deadline):
+                    return None
+                continue
+            except (OSError, ValueError):  # (closed here)
+                return False
+            if not chunk:
+                return False
+            self._received += chunk
+            return True
+
+    def _read_line(self, deadline: float) -> Union[bytes, bool, None]:
+        """The next line the worker writes (with its newline): False at the end of the
+        stream, None if the deadline passed first."""
+        scanned = 0
+        while True:
+            end = self._received.find(b"\n", scanned)
+            if end >= 0:
+                line = bytes(self._received[: end + 1])
+                del self._received[: end + 1]
+                return line
+            scanned = len(self._received)
+            got = self._fill(deadline)
+            if not got:
+                return got
+
+    def _read_bytes(self, n: int, deadline: float) -> Union[bytes, bool, None]:
+        """The next `n` bytes the worker writes: False at the end of the stream, None if
+        the deadline passed first."""
+        while len(self._received) < n:
+            got = self._fill(deadline)
+            if not got:
+                return got
+        if len(self._received) == n:
+            payload, self._received = bytes(self._received), bytearray()
+        else:
+            payload = bytes(self._received[:n])
+            del self._received[:n]
+        return payload
 
     # -- requests -------------------------------------------------------------------------
 
     def request(self, req: Dict[str, Any], timeout: float, *, grammar_text: str = "") -> Dict[str, Any]:
         """Send one request, wait for its reply: the reply if ok; else raise the error."""
         with self._lock:
-            if self.dead is not None:
-                raise WorkerDied(
-                    "worker `%s` is not running (%s); cannot send %s" % (self.command, self.dead, _summary(req)),
-                    command=self.command, request=_summary(req), returncode=self.returncode, stderr=self.stderr_tail(),
-                )
-            while self._pending_close:
-                try:
-                    self._roundtrip({"op": "close", "session": self._pending_close.pop()}, timeout)
-                except (WorkerRemoteError, WorkerUnsupported, ValueError):
-                    pass
-            reply = self._roundtrip(req, timeout)
+            rid = self._send([req], timeout)[0]
+            reply = self._receive(rid, timeout)
         if reply.get("ok") is True:
             return reply
         raise self._remote_error(reply, req, grammar_text)
 
-    def _roundtrip(self, req: Dict[str, Any], timeout: float) -> Dict[str, Any]:
-        self._next_id += 1
-        rid = self._next_id
-        req = dict(req, id=rid)
-        self._writes.put(protocol.dump(req).encode("utf-8"))
-        try:
-            raw = self._replies.get(timeout=timeout)
-        except queue.Empty:
-            self.kill("it timed out")
-            raise WorkerTimeout(
-                "worker `%s` did not answer within %g s (killed it); request: %s%s"
-                % (self.command, timeout, _summary(req), self._stderr_note()),
-                command=self.command, request=_summary(req), stderr=self.stderr_tail(),
-            ) from None
-        if raw is None:
-            code = self._reap()
-            stderr = self.stderr_tail(wait=2.0)
-            how = "exited with code %s" % code if code is not None else "closed its stdout (killed it)"
-            raise WorkerDied(
-                "worker `%s` %s before answering %s%s" % (self.command, how, _summary(req), self._stderr_note(stderr)),
-                command=self.command, request=_summary(req), returncode=code, stderr=stderr,
-            )
-        return self._parse_reply(raw, req, rid)
+    def send(self, reqs: Sequence[Dict[str, Any]], timeout: float) -> List[int]:
+        """Send requests (in one write) and return their ids without waiting for the
+        replies: `reply(id)` reads one later (the worker answers in order, so it may
+        compute meanwhile), or `forget(id)` drops it when it comes."""
+        with self._lock:
+            return self._send(reqs, timeout)
+
+    def reply(self, rid: int, req: Dict[str, Any], timeout: float, *, grammar_text: str = "") -> Dict[str, Any]:
+        """The reply to the request `req` sent earlier as `rid` (`send`): as `request`'s."""
+        with self._lock:
+            if self.dead is not None and rid not in self._early:
+                raise self._not_running(req, "read the reply to")
+            reply = self._receive(rid, timeout)
+        if reply.get("ok") is True:
+            return reply
+        raise self._remote_error(reply, req, grammar_text)
+
+    def forget(self, rid: int) -> None:
+        """Nobody will ask for the reply to `rid`: drop it, read or when it comes. (No
+        lock: a matcher's __del__ may call it while its thread holds the lock.)"""
+        self._forgotten.add(rid)
+
+    def _not_running(self, req: Dict[str, Any], what: str) -> WorkerDied:
+        return WorkerDied(
+            "worker `%s` is not running (%s); cannot %s %s" % (self.command, self.dead, what, _summary(req)),
+            command=self.command, request=_summary(req), returncode=self.returncode, stderr=self.stderr_tail(),
+        )
+
+    def _send(self, reqs: Sequence[Dict[str, Any]], timeout: float) -> List[int]:
+        """Write the requests, their ids added, in one write within `timeout` (after the
+        closes of matchers collected without close(), whose replies are dropped); the ids."""
+        if self.dead is not None:
+            raise self._not_running(reqs[0], "send")
+        closes = [{"op": "close", "session": self._pending_close.pop()} for _ in range(len(self._pending_close))]
+        sent = []
+        for req in closes + list(reqs):
+            self._next_id += 1
+            sent.append((self._next_id, dict(req, id=self._next_id)))
+        if not self._write("".join(protocol.dump(req) for _, req in sent).encode("utf-8"), time.monotonic() + timeout):
+            raise self._timed_out(sent[-1][1], timeout)
+        self._unread.extend(sent)
+        self._forgotten.update(rid for rid, _ in sent[: len(closes)])
+        return [rid for rid, _ in sent[len(closes):]]
+
+    def _receive(self, rid: int, timeout: float) -> Dict[str, Any]:
+        """Read replies in order until `rid`'s (keeping the earlier ones for their senders,
+        dropping the forgotten); errors of the stream raise."""
+        for kept in [k for k in self._early if k in self._forgotten]:  # forgotten once read
+            del self._early[kept]
+            self._forgotten.discard(kept)
+        early = self._early.pop(rid, None)
+        if early is not None:
+            return early
+        deadline = time.monotonic() + timeout
+        while self._unread:
+            sent, req = self._unread[0]
+            raw = self._read_line(deadline)
+            if not isinstance(raw, bytes):
+                raise self._timed_out(req, timeout) if raw is None else self._died(req)
+            self._unread.popleft()
+            reply = self._parse_reply(raw, req, sent)
+            n = self._binary_length(reply, req, raw)
+            if n is not None:  # raw bytes follow the line
+                payload = self._read_bytes(n, deadline)
+                if not isinstance(payload, bytes):
+                    raise self._timed_out(req, timeout) if payload is None else self._died(req)
+                reply["binary"] = payload
+            if sent == rid:
+                return reply
+            if sent in self._forgotten:
+                self._forgotten.discard(sent)
+            else:
+                self._early[sent] = reply
+        raise ValueError("no request %d is waiting for its reply" % rid)
+
+    def _timed_out(self, req: Dict[str, Any], timeout: float) -> WorkerTimeout:
+        self.kill("it timed out")
+        return WorkerTimeout(
+            "worker `%s` did not answer within %g s (killed it); request: %s%s"
+            % (self.command, timeout, _summary(req), self._stderr_note()),
+            command=self.command, request=_summary(req), stderr=self.stderr_tail(),
+        )
+
+    def _died(self, req: Dict[str, Any]) -> WorkerDied:
+        code = self._reap()
+        stderr = self.stderr_tail(wait=2.0)
+        how = "exited with code %s" % code if code is not None else "closed its stdout (killed it)"
+        return WorkerDied(
+            "worker `%s` %s before answering %s%s" % (self.command, how, _summary(req), self._stderr_note(stderr)),
+            command=self.command, request=_summary(req), returncode=code, stderr=stderr,
+        )
 
     def _parse_reply(self, raw: bytes, req: Dict[str, Any], rid: int) -> Dict[str, Any]:
         """The reply line to request `rid`, parsed; garbage kills the process."""
@@ -247,6 +393,22 @@ class WorkerProcess:
             )
         return reply
 
+    def _binary_length(self, reply: Dict[str, Any], req: Dict[str, Any], raw: bytes) -> Optional[int]:
+        """The number of raw bytes after the reply line (None: none); a number that is not
+        one, or raw bytes the request did not ask for, is garbage."""
+        try:
+            n = protocol.binary_length(reply)
+            if n is not None and (req.get("encoding") not in protocol.RAW_ENCODINGS or reply.get("ok") is not True):
+                raise protocol.BadReply("raw bytes the request did not ask for")
+        except protocol.BadReply as e:
+            self.kill("it answered garbage")
+            raise WorkerGarbage(
+                "worker `%s` answered %s with %s (killed it): %r%s"
+                % (self.command, _summary(req), e, raw[:200].decode("utf-8", "replace"), self._stderr_note()),
+                command=self.command, request=_summary(req), stderr=self.stderr_tail(),
+            ) from None
+        return n
+
     def _stderr_note(self, text: Optional[str] = None) -> str:
         text = self.stderr_tail() if text is None else text
         return "\n--- worker stderr (tail) ---\n" + text.rstrip() if text.strip() else ""
@@ -256,7 +418,7 @@ class WorkerProcess:
         where there is one (fields kept, refimpl.serving.protocol.typed_error), else a WorkerError."""
         err = reply.get("error")
         if not isinstance(err, dict):
-            err = {"type": "InternalError", "message": "error reply without an error object: %s" % json.dumps(reply)[:200]}
+            err = {"type": "InternalError", "message": "error reply without an error object: %s" % protocol.shown(reply)}
         typed = protocol.typed_error(err, grammar_text)
         if typed is not None:
             return typed
@@ -287,11 +449,11 @@ class WorkerProcess:
             self.kill("it closed its stdout")
             return None
         self.dead = "exited with code %d" % self.returncode
-        self._writes.put(None)  # let the writer thread end
         return self.returncode
 
     def kill(self, why: str) -> None:
-        """Kill the process now; later requests raise WorkerDied naming `why`."""
+        """Kill the process now; later requests raise WorkerDied naming `why`. (Its pipes
+        are closed by `close`, under the lock: another thread may be reading them.)"""
         if self.dead is None:
             self.dead = "killed because %s" % why
         try:
@@ -299,28 +461,30 @@ class WorkerProcess:
             self.returncode = self.proc.wait(timeout=5.0)
         except (OSError, subprocess.TimeoutExpired):
             pass
-        self._writes.put(None)
 
     def close(self, timeout: float = 5.0) -> None:
         """Ask the worker to shut down; kill it if it does not within `timeout`."""
         with self._lock:
             if self.dead is None:
                 try:
-                    self._roundtrip({"op": "shutdown"}, timeout)
+                    self._receive(self._send([{"op": "shutdown"}], timeout)[0], timeout)
                 except WorkerError:
                     pass
             if self.dead is None:
                 self.dead = "closed"
-            self._writes.put(None)
+            for stream in (self._stdin, self._stdout):
+                try:
+                    stream.close()  # the worker sees the end of its stdin
+                except OSError:
+                    pass
             try:
                 self.returncode = self.proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 self.kill("it did not shut down")
-            for stream in (self._stdout, self._stderr_pipe):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+            try:
+                self._stderr_pipe.close()
+            except OSError:
+                pass
 
     def close_session_later(self, session: Any) -> None:
         """Close a session at the next request (safe to call from __del__)."""

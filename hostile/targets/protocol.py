@@ -2,7 +2,8 @@
 
 `protocol-server`: the fuzzer's bytes are the request lines a client sends to refimpl's
 worker (refimpl/serving/worker.py), read as `serve` reads them. The property: every
-request line gets exactly one reply line, strict JSON (no NaN), echoing the request's id,
+request line gets exactly one reply line (and a mask asked for as raw bytes, its bytes
+after it), strict JSON (no NaN), echoing the request's id,
 and a failed request's reply is an error object of a type the protocol lists whose
 message names the problem — never an `InternalError` (the worker's own bug, with a
 traceback), never the worker dying.
@@ -27,7 +28,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from refimpl import Grammar, Mask, Vocabulary
 from refimpl.errors import GrammarError, LimitError, RegexError, SchemaError, VocabularyError
-from refimpl.serving.protocol import blank, load
+from refimpl.serving.protocol import blank, frame, load
 from refimpl.serving.worker import Worker, serve
 
 from ..property import Violation, check
@@ -46,11 +47,29 @@ def run_server(data: bytes) -> None:
     worker = Worker()
     check(lambda: serve(io.BytesIO(data), out, worker), typed=())
     requests = [line for line in io.BytesIO(data).readlines() if not blank(line)]
-    replies = out.getvalue().splitlines(keepends=True)
+    replies = _reply_lines(out.getvalue())
     if len(replies) > len(requests) or (len(replies) < len(requests) and not worker.shutting_down):
         raise Violation("%d replies to %d request lines" % (len(replies), len(requests)))
     for line, raw in zip(requests, replies):
         _check_reply(line, raw)
+
+
+def _reply_lines(out: bytes) -> List[bytes]:
+    """The reply lines a worker wrote: a line ends at a newline, and the raw bytes of a
+    mask asked for so (docs/protocol.md, "mask": the line's `binary`) are skipped."""
+    lines, start = [], 0
+    while start < len(out):
+        end = out.find(b"\n", start)
+        end = len(out) if end < 0 else end + 1
+        lines.append(out[start:end])
+        start = end
+        try:
+            n = load(lines[-1]).get("binary")
+        except Exception:  # checked as a reply by _check_reply
+            continue
+        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            start += n
+    return lines
 
 
 def _check_reply(line: bytes, raw: bytes) -> None:
@@ -233,7 +252,9 @@ def _client_requests(load_vocabulary: bool) -> List[Dict[str, Any]]:
     out.append({"op": "create", "grammar": {"kind": "regex", "text": CLIENT_GRAMMAR}, "vocabulary": vocabulary,
                 "options": {"slices": None}})
     s = {"session": 1}
-    out += [dict(s, op="mask"), dict(s, op="consume", tokens=[2]), dict(s, op="consume", tokens=[0, 3]),
+    # a consume right after a mask sends the next mask with it (accel/worker/matcher.py)
+    mask = dict(s, op="mask", encoding="flags")
+    out += [mask, dict(s, op="consume", tokens=[2]), mask, dict(s, op="consume", tokens=[0, 3]),
             dict(s, op="validate", tokens=[0, 1]), dict(s, op="consume_bytes", bytes=base64.b64encode(b"7").decode()),
             dict(s, op="rollback", n=1), dict(s, op="accepting"), dict(s, op="stop_reason"),
             dict(s, op="forced_bytes"), dict(s, op="forced_tokens"), dict(s, op="stats"), dict(s, op="reset"),
@@ -242,7 +263,7 @@ def _client_requests(load_vocabulary: bool) -> List[Dict[str, Any]]:
 
 
 def _transcript(requests: List[Dict[str, Any]], hello: Optional[Dict[str, Any]] = None) -> List[bytes]:
-    """refimpl's worker's reply lines to `requests` (ids 1, 2, ...; no timings)."""
+    """refimpl's worker's replies to `requests` (ids 1, 2, ...; no timings), as it writes them."""
     worker = Worker()
     lines = []
     for i, req in enumerate(requests, 1):
@@ -251,7 +272,7 @@ def _transcript(requests: List[Dict[str, Any]], hello: Optional[Dict[str, Any]] 
         reply.get("stats", {}).pop("mask_ns", None)
         if hello is not None and req["op"] == "hello":
             reply.update(hello)
-        lines.append(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
+        lines.append(frame(reply))
     return lines
 
 

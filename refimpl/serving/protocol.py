@@ -25,13 +25,19 @@ import traceback
 from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 from ..errors import GrammarError, LimitError, MaskrefError, RegexError, SchemaError
-from ..masks.mask import count_bits, encode_mask
+from ..masks.mask import count_bits, decode_mask, encode_mask
 from ..tokens.vocab import VocabularyError
 
 #: The protocol version both sides speak (docs/protocol.md, "Versioning").
 PROTOCOL_VERSION = 1
 #: what every worker implements (docs/protocol.md, "Writing a worker for your engine")
 REQUIRED_OPS = ("hello", "create", "mask", "consume", "close")
+#: the encodings of a mask reply (docs/protocol.md, "mask"): the bitmask in base64, in the
+#: line (every worker); or raw bytes after the line, where the worker's hello lists them
+MASK_ENCODINGS = ("base64", "bits", "flags")
+RAW_ENCODINGS = ("bits", "flags")
+#: the most raw bytes a reply may announce (a vocabulary of a billion tokens, as flags)
+MAX_BINARY = 1 << 30
 
 
 class ProtocolError(MaskrefError, ValueError):
@@ -87,6 +93,23 @@ def _finite(text: str) -> float:
     return value
 
 
+def frame(reply: Dict[str, Any]) -> bytes:
+    """A reply as the worker writes it: its line, then the raw bytes of its `binary`
+    field, if it has them (the line gives their number instead)."""
+    payload = reply.get("binary")
+    if isinstance(payload, (bytes, bytearray)):
+        return dump(dict(reply, binary=len(payload))).encode("ascii") + payload
+    return dump(reply).encode("ascii")
+
+
+def shown(reply: Dict[str, Any], limit: int = 200) -> str:
+    """A reply as JSON for an error message, cut at `limit` characters (its raw bytes
+    shown as their number)."""
+    if isinstance(reply.get("binary"), (bytes, bytearray)):
+        reply = dict(reply, binary=len(reply["binary"]))
+    return json.dumps(reply)[:limit]
+
+
 def b64encode(data: bytes) -> str:
     """Byte strings travel as standard base64 (with padding)."""
     return base64.b64encode(data).decode("ascii")
@@ -103,9 +126,9 @@ def reply_problem(reply: Any, request_id: Any) -> Optional[str]:
 
 
 def hello_problem(reply: Dict[str, Any]) -> Optional[str]:
-    """Why a hello reply's capabilities cannot be read, or None: `ops`, `grammar_kinds`
-    and `vocabularies`, where given, are lists of strings."""
-    for name in ("ops", "grammar_kinds", "vocabularies"):
+    """Why a hello reply's capabilities cannot be read, or None: `ops`, `grammar_kinds`,
+    `vocabularies` and `mask_encodings`, where given, are lists of strings."""
+    for name in ("ops", "grammar_kinds", "vocabularies", "mask_encodings"):
         value = reply.get(name)
         if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             return "a hello reply whose %r is not a list of strings" % name
@@ -159,19 +182,63 @@ def b64_field(req: Dict[str, Any], name: str) -> bytes:
 # -- replies (checked by the client) --------------------------------------------------------
 
 
-def mask_fields(flags: Union[bytes, bytearray]) -> Dict[str, Any]:
-    """The fields of a mask reply for one 0/1 flag byte per token."""
+def mask_fields(flags: Union[bytes, bytearray], encoding: str = "base64") -> Dict[str, Any]:
+    """The fields of a mask reply for one 0/1 flag byte per token, in one of the
+    `MASK_ENCODINGS`: the bitmask in base64 (`mask`, with its `count` of bits set), or raw
+    bytes after the reply line (`binary`, here the bytes themselves: `frame` writes their
+    length, then them) — the bitmask ("bits") or the flags ("flags"), without a `count`:
+    counting costs the client more than reading them (checking a count is `bytes.count`,
+    a branch per byte)."""
+    if encoding == "flags":
+        return {"encoding": "flags", "vocab_size": len(flags), "binary": bytes(flags)}
     data = encode_mask(flags)
+    if encoding == "bits":
+        return {"encoding": "bits", "vocab_size": len(flags), "binary": data}
     return {"mask": b64encode(data), "vocab_size": len(flags), "count": count_bits(data)}
+
+
+def binary_length(reply: Dict[str, Any]) -> Optional[int]:
+    """The number of raw bytes that follow a reply line (None: none do); BadReply if its
+    `binary` is not a length, or comes without a raw `encoding`."""
+    if "binary" not in reply:
+        return None
+    n = reply["binary"]
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_BINARY:
+        raise BadReply("a binary length that is not in 0..%d" % MAX_BINARY)
+    if reply.get("encoding") not in RAW_ENCODINGS:
+        raise BadReply("raw bytes of an encoding that is not one of %s" % ", ".join(RAW_ENCODINGS))
+    return n
+
+
+def flags_from_reply(reply: Dict[str, Any], n_tokens: int) -> bytearray:
+    """The mask of a mask reply as one 0/1 byte per token (`Mask.flags`), checked against a
+    vocabulary of n_tokens as `mask_from_reply` checks it: raw flags are taken as they
+    are (no bit to unpack), the other encodings decoded."""
+    payload = reply.get("binary")
+    if not isinstance(payload, bytes) or reply.get("encoding") != "flags":
+        return decode_mask(mask_from_reply(reply, n_tokens), n_tokens)
+    if len(payload) != n_tokens or reply.get("vocab_size", n_tokens) != n_tokens:
+        raise BadReply("a mask of %d flags for %d tokens" % (len(payload), n_tokens))
+    if payload.translate(None, b"\x00\x01"):
+        raise BadReply("a mask whose flags are not all 0 or 1")
+    if "count" in reply and reply["count"] != payload.count(1):
+        raise BadReply("a mask whose count (%r) is not its number of flags set" % reply["count"])
+    return bytearray(payload)
 
 
 def mask_from_reply(reply: Dict[str, Any], n_tokens: int) -> bytes:
     """The bitmask of a mask reply, checked against a vocabulary of n_tokens: its length,
     no bits beyond the vocabulary, and its `count` if it sends one."""
-    try:
-        data = base64.b64decode(reply["mask"], validate=True)
-    except (KeyError, TypeError, ValueError, binascii.Error):
-        raise BadReply("a mask that is not base64") from None
+    payload = reply.get("binary")
+    if isinstance(payload, bytes) and reply.get("encoding") == "flags":
+        return encode_mask(flags_from_reply(reply, n_tokens))
+    if isinstance(payload, bytes) and reply.get("encoding") == "bits":
+        data = payload
+    else:
+        try:
+            data = base64.b64decode(reply["mask"], validate=True)
+        except (KeyError, TypeError, ValueError, binascii.Error):
+            raise BadReply("a mask that is not base64") from None
     if len(data) != 4 * ((n_tokens + 31) // 32) or reply.get("vocab_size", n_tokens) != n_tokens:
         raise BadReply("a mask of %d bytes for %d tokens" % (len(data), n_tokens))
     if int.from_bytes(data[n_tokens >> 3:], "little") >> (n_tokens & 7):

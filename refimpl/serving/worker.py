@@ -43,15 +43,16 @@ from ..masks.index import NotRegular
 from ..masks.matcher import Matcher
 from ..tokens.vocab import EMBEDDED, Vocabulary, VocabularyError
 from .protocol import (
+    MASK_ENCODINGS,
     PROTOCOL_VERSION,
     ProtocolError,
     Unsupported,
     b64_field,
     b64encode,
     blank,
-    dump,
     error_reply,
     field,
+    frame,
     int_list,
     load,
     mask_fields,
@@ -108,23 +109,31 @@ class Worker:
     # -- the wire -------------------------------------------------------------------------
 
     def handle_line(self, line: Union[str, bytes]) -> Optional[str]:
-        """One request line -> one reply line (with its newline); None for a blank line."""
+        """One request line -> one reply line (with its newline); None for a blank line.
+        (A mask asked for in a raw encoding has its bytes after the line, here as Latin-1
+        characters: `respond` gives the bytes.)"""
+        answer = self.respond(line)
+        return None if answer is None else answer.decode("latin-1")
+
+    def respond(self, line: Union[str, bytes]) -> Optional[bytes]:
+        """One request line -> what the worker writes back (`frame`: the reply line, and
+        the raw bytes of a mask asked for so); None for a blank line."""
         if isinstance(line, bytes):
             try:
                 line = line.decode("utf-8")
             except UnicodeDecodeError as e:
-                return dump({"ok": False, "id": None, "error": error_reply(ProtocolError("request is not UTF-8: %s" % e))})
+                return frame({"ok": False, "id": None, "error": error_reply(ProtocolError("request is not UTF-8: %s" % e))})
         if blank(line):
             return None
         try:
             req = load(line)
         except Exception as e:  # ValueError, or RecursionError on absurd nesting
-            return dump({"ok": False, "id": None, "error": error_reply(ProtocolError("malformed JSON: %s" % e))})
+            return frame({"ok": False, "id": None, "error": error_reply(ProtocolError("malformed JSON: %s" % e))})
         reply = self.handle(req)
         try:
-            return dump(reply)
+            return frame(reply)
         except Exception as e:  # an engine value JSON cannot carry: the engine's bug
-            return dump({"ok": False, "id": reply.get("id"), "error": error_reply(e)})
+            return frame({"ok": False, "id": reply.get("id"), "error": error_reply(e)})
 
     def handle(self, req: Any) -> Dict[str, Any]:
         """One parsed request -> its reply (`{"ok": true, ...}` or `{"ok": false, "error": ...}`)."""
@@ -164,6 +173,7 @@ class Worker:
             "ops": list(self._ops),
             "grammar_kinds": kinds,
             "vocabularies": sorted(EMBEDDED),
+            "mask_encodings": list(MASK_ENCODINGS),
         }
 
     def op_load_vocabulary(self, req: Dict[str, Any]) -> Dict[str, Any]:
@@ -192,11 +202,14 @@ class Worker:
 
     def op_mask(self, req: Dict[str, Any]) -> Dict[str, Any]:
         sid, m = self._session(req)
+        encoding = field(req, "encoding", str, "base64")
+        if encoding not in MASK_ENCODINGS:
+            raise Unsupported("unknown mask encoding %r (this worker sends: %s)" % (encoding, ", ".join(MASK_ENCODINGS)))
         t0 = time.perf_counter_ns()
         mask = m.mask()
         elapsed = time.perf_counter_ns() - t0
         self._last_mask_ns[sid] = elapsed
-        return dict(mask_fields(mask.flags), mask_ns=elapsed)
+        return dict(mask_fields(mask.flags, encoding), mask_ns=elapsed)
 
     def op_consume(self, req: Dict[str, Any]) -> Dict[str, Any]:
         _, m = self._session(req)
@@ -375,11 +388,11 @@ def serve(stdin: Any, stdout: Any, worker: Optional[Worker] = None) -> int:
         line = stdin.readline()
         if not line:
             break
-        reply = worker.handle_line(line)
+        reply = worker.respond(line)
         if reply is None:
             continue
         try:
-            stdout.write(reply.encode("ascii"))
+            stdout.write(reply)
             stdout.flush()
         except (BrokenPipeError, ValueError):  # the client went away
             break

@@ -32,6 +32,7 @@ from accel.worker import (
 from refimpl import Grammar, GrammarError, Mask, Matcher, RegexError, Vocabulary, open_matcher
 from refimpl.masks import mask as mask_encoding
 from refimpl.masks.mask import count_bits, decode_mask, encode_mask
+from refimpl.serving import protocol
 from refimpl.serving.protocol import PROTOCOL_VERSION
 from refimpl.serving.worker import Worker, serve
 from tests.support.paths import ROOT
@@ -307,6 +308,48 @@ def test_serve_answers_one_line_per_request_and_stops_at_shutdown():
     assert replies[4]["mask"] == base64.b64encode(bytes([3, 0, 0, 0])).decode()
 
 
+def test_mask_encodings_give_the_same_mask():
+    """A mask asked for as raw flags or as a raw bitmask is the base64 one; on the wire its
+    bytes follow the reply line, which gives their number (docs/protocol.md, "mask")."""
+    vocab = small_vocab()
+    n = len(vocab)
+    w = Worker()
+    assert w.handle({"op": "hello"})["mask_encodings"] == ["base64", "bits", "flags"]
+    s = Session(w, Grammar.from_lark(LARK), inline(vocab), n)
+    assert s.call("consume_bytes", bytes=base64.b64encode(b'{"ab": ').decode())["consumed"]
+    base, bits, flags = (s.call("mask", **kw) for kw in ({}, {"encoding": "bits"}, {"encoding": "flags"}))
+    assert bits["encoding"] == "bits" and bits["binary"] == base64.b64decode(base["mask"])
+    assert flags["encoding"] == "flags" and flags["binary"] == bytes(decode_mask(bits["binary"], n))
+    assert base["count"] == flags["binary"].count(1) > 1 and "count" not in bits and "count" not in flags
+    for reply in (base, bits, flags):  # what the client reads from each
+        assert protocol.flags_from_reply(reply, n) == flags["binary"]
+        assert protocol.mask_from_reply(reply, n) == bits["binary"]
+    wire = w.respond('{"op": "mask", "id": 9, "session": %d, "encoding": "flags"}' % s.sid)
+    line, rest = wire.split(b"\n", 1)
+    head = json.loads(line)
+    assert (head["id"], head["binary"], head["encoding"]) == (9, n, "flags") and rest == flags["binary"]
+    assert w.handle_line('{"op": "mask", "session": %d, "encoding": "bits"}' % s.sid).endswith(
+        bits["binary"].decode("latin-1"))
+    err = error_of(w, {"op": "mask", "session": s.sid, "encoding": "hex"})
+    assert err["type"] == "Unsupported" and "'hex'" in err["message"]
+
+
+@pytest.mark.parametrize("reply, message", [
+    ({"encoding": "flags", "binary": 3, "vocab_size": 3}, "a mask of 3 flags for 4 tokens"),
+    ({"encoding": "flags", "binary": b"\x01\x02\x00\x00"}, "flags are not all 0 or 1"),
+    ({"encoding": "flags", "binary": b"\x01\x01\x00\x00", "count": 1}, "count \\(1\\) is not its number"),
+    ({"encoding": "bits", "binary": b"\x10\x00\x00\x00"}, "bits set beyond the vocabulary"),
+    ({"encoding": "bits", "binary": b"\x01"}, "a mask of 1 bytes for 4 tokens"),
+])
+def test_raw_masks_are_checked(reply, message):
+    if isinstance(reply["binary"], int):
+        reply = dict(reply, binary=bytes(reply["binary"]))
+    with pytest.raises(protocol.BadReply, match=message):
+        protocol.flags_from_reply(reply, 4)
+    with pytest.raises(protocol.BadReply, match=message):
+        protocol.mask_from_reply(reply, 4)
+
+
 # -- through a subprocess -------------------------------------------------------------------
 
 
@@ -360,6 +403,71 @@ def test_subprocess_sessions_are_independent_and_rollback_works():
     b.close()
     with pytest.raises(ValueError, match="closed"):
         a.mask()
+
+
+@pytest.mark.parametrize("trust", [False, True])
+def test_a_mask_after_a_consume_is_asked_for_with_it(trust):
+    """mask, consume, mask, ...: a consume right after a mask sends the next mask request
+    with it (the worker computes it meanwhile), so that mask() sends nothing: one round
+    trip a token. A step that may change the state (consume, consume_bytes, rollback)
+    drops it; others keep it. With trust_masks (backend "pypy"'s default), a consume of a
+    token that mask allowed returns without waiting for its reply. Along random steps of
+    every kind, the masks and the answers are the Matcher's."""
+    vocab = small_vocab()
+    for seed, g in enumerate(grammars()):
+        rng, ref = random.Random(seed), Matcher(g, vocab)
+        after_mask = ahead = False
+        steps = 0  # consumed steps, for rollback
+        with worker_matcher(g, vocab, trust_masks=trust) as m:
+            assert m.trust_masks is trust
+            for _ in range(60):
+                op = rng.choice(["mask", "mask", "consume", "consume", "rollback", "consume_bytes", "accepting", "clone"])
+                sent = m.process.requests
+                if op == "mask":
+                    assert m.mask() == ref.mask()
+                    assert (m.process.requests == sent) == ahead
+                    ahead = False
+                elif op == "consume":
+                    allowed = ref.mask().allowed()
+                    t = rng.choice(allowed) if allowed and rng.random() < 0.8 else rng.randrange(len(vocab))
+                    ok = ref.consume(t)
+                    assert m.consume(t) == ok
+                    steps += ok
+                    ahead = after_mask
+                elif op == "rollback":
+                    if not steps:
+                        continue
+                    m.rollback(1)
+                    ref.rollback(1)
+                    steps -= 1
+                    ahead = False
+                elif op == "consume_bytes":
+                    data = rng.choice([b"1", b"a", b"{", b'"', b"!"])
+                    ok = ref.consume_bytes(data)
+                    assert m.consume_bytes(data) == ok
+                    steps += ok
+                    ahead = False
+                elif op == "accepting":
+                    assert m.is_accepting() == ref.is_accepting()
+                elif op == "clone":
+                    with m.clone() as c:
+                        assert c.mask() == ref.mask()
+                after_mask = op == "mask"
+
+
+def test_close_does_not_wait_for_its_reply():
+    """A matcher's close is sent, and its reply read (and dropped) before the next reply
+    of its process: the session is closed all the same."""
+    vocab = small_vocab()
+    g = Grammar.from_regex("[0-9]+")
+    a, b = worker_matcher(g, vocab), worker_matcher(g, vocab)
+    assert a.process is b.process
+    session = a.session
+    a.close()
+    assert b.mask() == Matcher(g, vocab).mask()
+    with pytest.raises(WorkerRemoteError, match="unknown session %d" % session):
+        b.process.request({"op": "mask", "session": session}, 10)
+    b.close()
 
 
 def test_subprocess_lifecycle_through_the_client():
@@ -513,10 +621,27 @@ for line in sys.stdin:
     reply = {"ok": True, "id": rid}
     if op == "hello":
         reply.update(protocol=1, ops=["hello", "create", "mask", "close", "shutdown"], grammar_kinds=["regex"])
+        if MODE == "refuse":
+            reply["ops"].append("consume")
+        if MODE in ("raw-cut", "raw-hang"):
+            reply.update(mask_encodings=["base64", "flags"])
     elif op == "create":
         if MODE == "hang-create":
             time.sleep(60)
         reply.update(session=1)
+    elif op == "mask" and MODE.startswith("raw"):  # 10 flags after the line: all, or 4 of them
+        sys.stdout.buffer.write(json.dumps(dict(reply, encoding="flags", binary=10)).encode() + b"\\n")
+        sys.stdout.buffer.write(b"\\x01" * (10 if MODE == "raw-unasked" else 4))
+        sys.stdout.buffer.flush()
+        if MODE == "raw-cut":
+            sys.exit(5)
+        if MODE == "raw-hang":
+            time.sleep(60)
+        continue
+    elif op == "consume":
+        reply.update(consumed=0)
+    elif op == "mask" and MODE == "refuse":
+        reply.update(mask="/wMAAA==")
     elif op == "mask":
         if MODE == "die":
             sys.stderr.write("engine exploded: out of widgets\\n"); sys.stderr.flush(); sys.exit(7)
@@ -570,6 +695,9 @@ def test_a_worker_that_does_not_exist():
     ("hang", WorkerTimeout, 'did not answer within 1 s .*"op":"mask"'),
     ("wrong-id", WorkerGarbage, "answers request id"),
     ("short-mask", WorkerGarbage, "a mask of 3 bytes for 10 tokens"),
+    ("raw-unasked", WorkerGarbage, "raw bytes the request did not ask for"),
+    ("raw-cut", WorkerDied, "exited with code 5 before answering"),
+    ("raw-hang", WorkerTimeout, 'did not answer within 1 s .*"op":"mask"'),
 ])
 def test_a_worker_that_fails_mid_session(mode, error, message):
     vocab = Vocabulary.from_bytes([b"a"] * 10)
@@ -588,6 +716,22 @@ def test_a_worker_that_fails_mid_session(mode, error, message):
     m2 = open_matcher(Grammar.from_regex("a"), vocab, backend=backend, timeout=1)
     assert m2.process is not m.process and m2.process.dead is None
     m2.process.close()
+
+
+def test_a_consume_not_waited_for_is_checked_at_the_next_call():
+    """With trust_masks, a consume of a token the last mask allowed returns True at once;
+    a worker that then refuses it (its masks and consumes disagree) is garbage at the next
+    call. Without, the consume waits and returns the refusal."""
+    vocab = Vocabulary.from_bytes([b"a"] * 10)
+    backend = cmd(FAKE % "refuse")
+    with open_matcher(Grammar.from_regex("a"), vocab, backend=backend, timeout=5) as m:
+        assert not m.trust_masks and len(m.mask()) == 10
+        assert m.consume(3) is False
+    m = open_matcher(Grammar.from_regex("a"), vocab, backend=backend, timeout=5, trust_masks=True)
+    assert len(m.mask()) == 10 and m.consume(3) is True
+    with pytest.raises(WorkerGarbage, match="refused token 3, which its mask allowed"):
+        quickly(m.mask)
+    assert m.process.dead is not None
 
 
 def test_a_hanging_create_with_a_large_vocabulary_times_out():
