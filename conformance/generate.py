@@ -1116,6 +1116,16 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     ("xgrammar-max-tokens-relaxed", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=1] ::= "ab" | "abab"\n',
                                                 options={"dialect": "xgrammar"}),
      ("bytes", "gpt2"), ["b1-ab!"], ["max-tokens"]),
+    # more than 256 Earley rows: parentheses nested 270 deep, so that the compacted keys of
+    # the mask cache (and forced_bytes) name parts of rows past 256 (issue 35's seed-40
+    # sample: row numbers compared by identity, alike on CPython only up to 256)
+    ("deep-rows", GrammarSpec("lark", 'start: e\ne: t | e "a" t\nt: f | t "b" f\nf: "x" | "(" e ")"\n'),
+     ("bytes",), ["(" * 270 + "xbx" + ")" * 270], ["mask-cache", "recursion", "deep"]),
+    # a state of the token index with more than 255 targets: a number, then the same again,
+    # each number one token (seed 40: such a row is stored as an array of numbers, not bytes
+    # — and refimpl's index could not build one: the array read the bytearray's raw bytes)
+    ("index-wide-row", GrammarSpec("regex", "|".join("%d=%d" % (i, i) for i in range(100, 400))),
+     (_with_eos([b"%d" % i for i in range(100, 400)] + [b"="], "numbers"),), ["323=323", "100=100"], ["index"]),
 ]
 
 
