@@ -1116,6 +1116,13 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     ("xgrammar-max-tokens-relaxed", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=1] ::= "ab" | "abab"\n',
                                                 options={"dialect": "xgrammar"}),
      ("bytes", "gpt2"), ["b1-ab!"], ["max-tokens"]),
+    # a regular terminal that greedy lexing would change (kbnf's #"[a-z]+" before a rule
+    # that may start with "z": the pattern may read on into it), so the compiler cuts it
+    # into its automaton, one byte a lexeme (issue 35's sample seed 42: the automaton's
+    # transitions left out)
+    ("kbnf-pattern-cut", GrammarSpec("ebnf", 'start ::= #"[a-z]+" x;\nx ::= "(" x ")" | "z";\n',
+                                     options={"dialect": "kbnf"}),
+     ("bytes", "gpt2"), ["abz", "zz", "q((z))"], ["kbnf", "lexing"]),
     # more than 256 Earley rows: parentheses nested 270 deep, so that the compacted keys of
     # the mask cache (and forced_bytes) name parts of rows past 256 (issue 35's seed-40
     # sample: row numbers compared by identity, alike on CPython only up to 256)
