@@ -1123,6 +1123,15 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     ("kbnf-pattern-cut", GrammarSpec("ebnf", 'start ::= #"[a-z]+" x;\nx ::= "(" x ")" | "z";\n',
                                      options={"dialect": "kbnf"}),
      ("bytes", "gpt2"), ["abz", "zz", "q((z))"], ["kbnf", "lexing"]),
+    # lenient: a $dynamicRef whose dynamic anchor two resources define is skipped (its target
+    # depends on the dynamic scope), not refused (issue 35's sample seed 42: the message of
+    # that refusal built with `<<`, a TypeError instead)
+    ("lenient-dynamic-ref", GrammarSpec("json_schema", schema={
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://example.com/root",
+        "$defs": {"a": {"$id": "a", "$dynamicAnchor": "item", "type": "integer"},
+                  "b": {"$id": "b", "$dynamicAnchor": "item", "type": "string"}},
+        "type": "array", "items": {"$dynamicRef": "a#item"}}, options={"lenient": True}),
+     ("bytes",), ['[1, "a"]'], ["refs", "lenient"]),
     # more than 256 Earley rows: parentheses nested 270 deep, so that the compacted keys of
     # the mask cache (and forced_bytes) name parts of rows past 256 (issue 35's seed-40
     # sample: row numbers compared by identity, alike on CPython only up to 256)
