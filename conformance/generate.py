@@ -1124,12 +1124,14 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
                                      options={"dialect": "kbnf"}),
      ("bytes", "gpt2"), ["abz", "zz", "q((z))"], ["kbnf", "lexing"]),
     # lenient: a $dynamicRef whose dynamic anchor two resources define is skipped (its target
-    # depends on the dynamic scope), not refused (issue 35's sample seed 42: the message of
-    # that refusal built with `<<`, a TypeError instead)
+    # depends on the dynamic scope), not refused; a plain $anchor of the same name is no
+    # dynamic anchor (issue 35's sample seed 42: the message of that refusal built with `<<`,
+    # a TypeError instead; and the anchors' names compared with `<=`)
     ("lenient-dynamic-ref", GrammarSpec("json_schema", schema={
         "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://example.com/root",
         "$defs": {"a": {"$id": "a", "$dynamicAnchor": "item", "type": "integer"},
-                  "b": {"$id": "b", "$dynamicAnchor": "item", "type": "string"}},
+                  "b": {"$id": "b", "$dynamicAnchor": "item", "type": "string"},
+                  "c": {"$id": "c", "$anchor": "item", "type": "null"}},
         "type": "array", "items": {"$dynamicRef": "a#item"}}, options={"lenient": True}),
      ("bytes",), ['[1, "a"]'], ["refs", "lenient"]),
     # lenient: what refimpl cannot enforce exactly is skipped, each keyword where it stands —
