@@ -1116,6 +1116,42 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     ("xgrammar-max-tokens-relaxed", GrammarSpec("ebnf", 'root ::= "b" [0-9]+ "-" x "!"\nx[max_tokens=1] ::= "ab" | "abab"\n',
                                                 options={"dialect": "xgrammar"}),
      ("bytes", "gpt2"), ["b1-ab!"], ["max-tokens"]),
+    # a regular terminal that greedy lexing would change (kbnf's #"[a-z]+" before a rule
+    # that may start with "z": the pattern may read on into it), so the compiler cuts it
+    # into its automaton, one byte a lexeme (issue 35's sample seed 42: the automaton's
+    # transitions left out)
+    ("kbnf-pattern-cut", GrammarSpec("ebnf", 'start ::= #"[a-z]+" x;\nx ::= "(" x ")" | "z";\n',
+                                     options={"dialect": "kbnf"}),
+     ("bytes", "gpt2"), ["abz", "zz", "q((z))"], ["kbnf", "lexing"]),
+    # lenient: a $dynamicRef whose dynamic anchor two resources define is skipped (its target
+    # depends on the dynamic scope), not refused; a plain $anchor of the same name is no
+    # dynamic anchor (issue 35's sample seed 42: the message of that refusal built with `<<`,
+    # a TypeError instead; and the anchors' names compared with `<=`)
+    ("lenient-dynamic-ref", GrammarSpec("json_schema", schema={
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://example.com/root",
+        "$defs": {"a": {"$id": "a", "$dynamicAnchor": "item", "type": "integer"},
+                  "b": {"$id": "b", "$dynamicAnchor": "item", "type": "string"},
+                  "c": {"$id": "c", "$anchor": "item", "type": "null"}},
+        "type": "array", "items": {"$dynamicRef": "a#item"}}, options={"lenient": True}),
+     ("bytes",), ['[1, "a"]'], ["refs", "lenient"]),
+    # lenient: what refimpl cannot enforce exactly is skipped, each keyword where it stands —
+    # an unknown format, uniqueItems of objects (the refusals' own paths, which no vector
+    # reads without lenient; llguidance enforces a large multipleOf, so none here)
+    ("lenient-skips", GrammarSpec("json_schema", schema={"type": "object", "properties": {
+        "b": {"type": "string", "format": "idn-email"},
+        "c": {"type": "array", "items": {"type": "object"}, "uniqueItems": True}}, "required": ["b"]},
+        options={"lenient": True}),
+     ("bytes",), ['{"b": "x", "c": [{}, {}]}'], ["lenient"]),
+    # more than 256 Earley rows: parentheses nested 270 deep, so that the compacted keys of
+    # the mask cache (and forced_bytes) name parts of rows past 256 (issue 35's seed-40
+    # sample: row numbers compared by identity, alike on CPython only up to 256)
+    ("deep-rows", GrammarSpec("lark", 'start: e\ne: t | e "a" t\nt: f | t "b" f\nf: "x" | "(" e ")"\n'),
+     ("bytes",), ["(" * 270 + "xbx" + ")" * 270], ["mask-cache", "recursion", "deep"]),
+    # a state of the token index with more than 255 targets: a number, then the same again,
+    # each number one token (seed 40: such a row is stored as an array of numbers, not bytes
+    # — and refimpl's index could not build one: the array read the bytearray's raw bytes)
+    ("index-wide-row", GrammarSpec("regex", "|".join("%d=%d" % (i, i) for i in range(100, 400))),
+     (_with_eos([b"%d" % i for i in range(100, 400)] + [b"="], "numbers"),), ["323=323", "100=100"], ["index"]),
 ]
 
 

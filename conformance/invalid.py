@@ -135,7 +135,8 @@ KBNF: List[Tuple[str, str, str]] = [
     ("unclosed-regex", 'start ::= #"a;\n', "a regex terminal that does not end"),
     # issue 35's line coverage: errors of kbnf.py that no vector reached
     ("hash-without-quote", 'start ::= #x"a";\n', "a # not followed by a regex's quote"),
-    ("bad-escape", 'start ::= "\\q";\n', "an escape that kbnf does not have"),
+    # ... followed by four hex digits (seed 42: a letter below `u` read as \u's escape)
+    ("bad-escape", 'start ::= "\\q0041";\n', "an escape that kbnf does not have, before four hex digits"),
     # issue 35's third held-out sample (seed 40), in place of unclosed-repeat (the same check
     # as unclosed-option and unclosed-group): except! without its parenthesis, a character
     # below '(' after it (the mutant skipped it)

@@ -66,6 +66,22 @@ def test_parallel_roots_equal_one_process():
     assert build_index(g, vocab, Steps(workers=2)).canonical() == naive_index(g, vocab).canonical()
 
 
+def test_a_row_of_more_than_255_targets():
+    """A state whose tokens lead to 300 states: its row is an array of numbers, not bytes
+    (the switch once read the bytearray's raw bytes and raised ValueError); the same table
+    as the naive index, and the masks of the walk along a path."""
+    vocab = vocabulary([b"%d" % i for i in range(100, 400)] + [b"="])
+    g = Grammar.from_regex("|".join("%d=%d" % (i, i) for i in range(100, 400)))
+    index = build_index(g, vocab)
+    assert max(len(row.targets) for row in index.rows.values()) == 300
+    assert index.canonical() == naive_index(g, vocab).canonical()
+    walking, indexed = Matcher(g, vocab), Matcher(g, vocab, backend="index")
+    for t in (223, 300, 223):  # "323", "=", "323"
+        assert indexed.mask().allowed() == walking.mask().allowed()
+        assert walking.consume(t) and indexed.consume(t)
+    assert indexed.mask().allowed() == walking.mask().allowed() == [vocab.eos_token_ids[0]]
+
+
 def test_muted_literals_coarsen_the_classes():
     """Past the literal, the states' classes no longer split the letters; a partition gets
     its own class trie once `mute_after` states have asked for it (the root's serves before)."""

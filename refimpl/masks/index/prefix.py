@@ -36,8 +36,8 @@ class Transitions:
         if k is None:
             self.targets.append(target)
             k = self.number[target] = len(self.targets)
-            if k == 256:
-                self.of = array("I", self.of)
+            if k == 256:  # the byte values as numbers (array("I", a bytearray) would read its raw bytes)
+                self.of = array("I", list(self.of))
         return k
 
 
