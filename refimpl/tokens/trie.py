@@ -10,7 +10,8 @@ path from the root; for node n:
   token[n]   the token whose bytes are exactly the path: its id, -1 for none, or -2 when
              several ids share these bytes (then `multi[n]` lists them)
 
-and `subtrees()`, what each subtree reads and holds, for taking one whole (subtrees.py).
+and `subtrees()`, what each subtree reads and holds, for taking one whole (subtrees.py),
+and `children()`, each node's children as a list, for the walk to refuse many at once.
 
 Only grammar tokens are in the trie (special and empty tokens never are). Arrays of
 machine ints, not lists of int objects: the 131k-token Tekken trie fits in a few MB.
@@ -28,7 +29,7 @@ not depend on vocab.py; the vocabulary builds and caches its trie.
 from __future__ import annotations
 
 from array import array
-from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Protocol, Sequence, Tuple
 
 from .subtrees import Subtrees
 from .subtrees import build as build_subtrees
@@ -46,6 +47,23 @@ class TokenSource(Protocol):
 
     def is_grammar_token(self, t: int) -> bool:
         """May token t appear in the trie (not special, not empty)?"""
+
+
+class Children(NamedTuple):
+    """Each node's children, listed: those of n are `nodes[first[n]:first[n + 1]]`, their
+    bytes `data[first[n]:first[n + 1]]`, in reverse preorder (the last child first: a stack
+    extended with them gives the first child first), and `fanout[n]` says how many there
+    are (at most 255), `siblings[n]` how many its parent has (n included); `parent[n]` is
+    n's parent (-1 for the root). In preorder a node's
+    children are spread out (n + 1, end[n + 1], ...): listed, a walk can filter a node's
+    children by a table of their bytes at once (`bytes.translate`, `itertools.compress`)."""
+
+    first: "array[int]"
+    nodes: "array[int]"
+    data: bytes
+    fanout: bytearray
+    siblings: bytearray
+    parent: "array[int]"
 
 
 class TokenTrie:
@@ -87,6 +105,7 @@ class TokenTrie:
         self.max_depth = max(self.depth)
         self.n_tokens = sum(len(ids) for ids in by_bytes.values())
         self._subtrees: Optional[Subtrees] = None
+        self._children: Optional[Children] = None
         #: the root's child by each byte (-1: none): the root has up to 256 children, a
         #: search through them is what reading a text token by token costs most
         self.root_child = array("i", [-1] * 256)
@@ -101,6 +120,34 @@ class TokenTrie:
         if self._subtrees is None:
             self._subtrees = build_subtrees(self)
         return self._subtrees
+
+    def children(self) -> Children:
+        """Each node's children, listed (built on first use, then kept)."""
+        if self._children is None:
+            size, end, depth = len(self.byte), self.end, self.depth
+            self.subtrees()  # checks n < end[n] <= size (else ValueError: malformed trie)
+            of: List[List[int]] = [[] for _ in range(size)]
+            parents = array("i", [-1] * size)
+            path = [0]  # the nodes whose subtree holds n
+            for n in range(1, size):
+                while end[path[-1]] <= n:
+                    path.pop()
+                parent = path[-1]
+                if end[n] > end[parent] or depth[n] != depth[parent] + 1:
+                    raise ValueError("malformed trie: node %d (end %d, depth %d) in node %d (end %d, depth %d)"
+                                     % (n, end[n], depth[n], parent, end[parent], depth[parent]))
+                of[parent].append(n)
+                parents[n] = parent
+                path.append(n)
+            first, nodes = array("i"), array("i")
+            for kids in of:
+                first.append(len(nodes))
+                nodes.extend(reversed(kids))
+            first.append(len(nodes))
+            fanout = bytearray(min(len(kids), 255) for kids in of)
+            siblings = bytearray(fanout[p] if p >= 0 else 0 for p in parents)
+            self._children = Children(first, nodes, bytes(self.byte[c] for c in nodes), fanout, siblings, parents)
+        return self._children
 
     def _close(self, path: List[int], keep: int) -> None:
         """Finish the subtrees of the path's nodes deeper than `keep`."""
