@@ -105,7 +105,7 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
     table, fill, ends = lexer.table, lexer.fill, lexer.ends
     loop_of, loop, escapes = lexer.loop_of, lexer.loop, lexer.escapes
     below, byte_sets, _, _, first, subtree_tokens, children_below = trie.subtrees()
-    children_first, children, child_bytes, fanout, siblings, parent = trie.children()
+    children_first, children, child_bytes, fanout, siblings, parent, leaf_first, leaf_bytes = trie.children()
     advance, restart = parser.advance, parser.restart
     greedy_ends, lazy_ends = GREEDY_ENDS, LAZY_ENDS
     refused = refusals(lexer)  # (s, r) -> a table of the bytes known refused (0)
@@ -133,19 +133,21 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
         if live:
             live = False
             t = states[depth[n]]
-            k = children_below[n]
             kept = None
-            if (fanout[n] >= many and k and loop_of[t] > 0 and not byte_sets[k] & escapes[loop_of[t]]
-                    and not ends[t] & lazy_ends):  # each child would be taken whole: so all below n is
-                for x in subtree_tokens[first[n + 1]:first[end[n]]]:
-                    allowed[x] = 1
-                n = end[n]
-                continue
             if fanout[n] >= many:
+                a, z = children_first[n], children_first[n + 1]
+                if (loop_of[t] > 0 and not byte_sets[children_below[n]] & escapes[loop_of[t]]
+                        and not ends[t] & lazy_ends
+                        and all(table[t << 8 | b] == t for b in leaf_bytes[leaf_first[n]:leaf_first[n + 1]])):
+                    # each inner child would be taken whole, each leaf read back into t:
+                    # all below n is allowed
+                    for x in subtree_tokens[first[n + 1]:first[end[n]]]:
+                        allowed[x] = 1
+                    n = end[n]
+                    continue
                 r = restarts[-1].get(t, -1) if ends[t] & greedy_ends else 0
                 keep = refused.get((t, r)) if r >= 0 else None
                 if keep is not None:
-                    a, z = children_first[n], children_first[n + 1]
                     kept = list(compress(children[a:z], child_bytes[a:z].translate(keep)))
             if kept is None or 2 * len(kept) > z - a:  # its children in preorder
                 n += 1

@@ -22,9 +22,9 @@ subtree of n are tokens[first[n] : first[end[n]]] (`token_list` holds the same i
 list: Python reads a list's ints, where it makes a new int object for each item it reads
 from an array).
 
-`children_below[n]` is the id of the union of the sets of n's children when each of them
-is an inner node (0 otherwise): where it is disjoint from a state's escapes, every child
-of n would be taken whole, so all below n is, at once.
+`children_below[n]` is the id of the union of the sets of n's children that are inner
+nodes (0, the empty set, if none is): where it is disjoint from a state's escapes, each of
+them would be taken whole (and the leaves among n's children are read by the table).
 
 >>> from refimpl.tokens.trie import TokenTrie
 >>> from refimpl.tokens.vocab import Vocabulary
@@ -140,14 +140,13 @@ def build(trie: Trie) -> Subtrees:
     children_below = array("i", [0] * size)
     for n in range(size):
         m, child = 0, n + 1
-        while child < end[n] and below[child]:
-            m |= byte_sets[below[child]]
+        while child < end[n]:
+            m |= byte_sets[below[child]]  # (a leaf's is the empty set)
             child = end[child]
-        if n + 1 < end[n] and child == end[n]:  # n has children, none a leaf
-            if m not in ids:
-                ids[m] = len(byte_sets)
-                byte_sets.append(m)
-            children_below[n] = ids[m]
+        if m not in ids:
+            ids[m] = len(byte_sets)
+            byte_sets.append(m)
+        children_below[n] = ids[m]
     tokens, first = array("i"), array("i")
     for n in range(size):
         first.append(len(tokens))

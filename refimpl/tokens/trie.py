@@ -54,7 +54,8 @@ class Children(NamedTuple):
     bytes `data[first[n]:first[n + 1]]`, in reverse preorder (the last child first: a stack
     extended with them gives the first child first), and `fanout[n]` says how many there
     are (at most 255), `siblings[n]` how many its parent has (n included); `parent[n]` is
-    n's parent (-1 for the root). In preorder a node's
+    n's parent (-1 for the root); the bytes of n's children that are leaves are
+    `leaf_data[leaf_first[n]:leaf_first[n + 1]]`. In preorder a node's
     children are spread out (n + 1, end[n + 1], ...): listed, a walk can filter a node's
     children by a table of their bytes at once (`bytes.translate`, `itertools.compress`)."""
 
@@ -64,6 +65,8 @@ class Children(NamedTuple):
     fanout: bytearray
     siblings: bytearray
     parent: "array[int]"
+    leaf_first: "array[int]"
+    leaf_data: bytes
 
 
 class TokenTrie:
@@ -139,14 +142,18 @@ class TokenTrie:
                 of[parent].append(n)
                 parents[n] = parent
                 path.append(n)
-            first, nodes = array("i"), array("i")
+            first, nodes, leaf_first, leaves = array("i"), array("i"), array("i"), bytearray()
             for kids in of:
                 first.append(len(nodes))
                 nodes.extend(reversed(kids))
+                leaf_first.append(len(leaves))
+                leaves.extend(self.byte[c] for c in kids if end[c] == c + 1)
             first.append(len(nodes))
+            leaf_first.append(len(leaves))
             fanout = bytearray(min(len(kids), 255) for kids in of)
             siblings = bytearray(fanout[p] if p >= 0 else 0 for p in parents)
-            self._children = Children(first, nodes, bytes(self.byte[c] for c in nodes), fanout, siblings, parents)
+            self._children = Children(first, nodes, bytes(self.byte[c] for c in nodes), fanout, siblings, parents,
+                                      leaf_first, bytes(leaves))
         return self._children
 
     def _close(self, path: List[int], keep: int) -> None:
