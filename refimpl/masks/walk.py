@@ -5,12 +5,12 @@ bytes of the current node's path: a lexer state and a parser top (how many Earle
 live). At node n, with byte b, from its parent's state (s, top):
 
     all n's subtree reads loops on s    ->  every token in it is allowed: set their bits
-      (bytes, or UTF-8 characters; no       from the trie's preorder token list, no node
-      lazy lexeme ends in s; s's loop is    below n visited (subtrees.py)
+      (bytes, or UTF-8 characters; no       from the trie's preorder token list, n = end[n]
+      lazy lexeme ends in s; s's loop is    (subtrees.py)
       computed the first time it is asked
       at an inner node: Lexer.loop)
     s' = table[s << 8 | b]             one list index, after warm-up
-    s' dead and no lexeme can end in s  ->  refused: skip the subtree
+    s' dead and no lexeme can end in s  ->  refused: skip the subtree, n = end[n]
     s' dead but a lexeme can end in s   ->  it ends before b: the next lexeme starts in
                                             r = restart(s, top) (asked once per s and
                                             stack entry: below); table[r << 8 | b] dead ->
@@ -20,32 +20,42 @@ live). At node n, with byte b, from its parent's state (s, top):
                                             lexeme (pushing a row, or reusing the row
                                             pushed for the same lexeme before) and
                                             restarts the lexer; dead -> skip the subtree
-    otherwise                           ->  s' with the parent's top: n is live
+    otherwise                           ->  s' with the parent's top: n is live, n + 1
     a token ends at n                   ->  its bit is set
 
-The nodes still to visit are a stack (`todo`): a live node's children are pushed on it,
-the first on top (the trie lists them: TokenTrie.children). Leaving a node's subtree pops
-the parser rows pushed below it: the parser top is a stack of (depth, top) entries, one
-per node on the current path where a lexeme ended, and an entry is dropped when the walk
-reaches a node no deeper than it (rows stay cached for reuse). Each entry also keeps the
-answers of `restart` for its top (`restarts`): the rows below the top stay the same while
-the entry lives, so a lexer state's restart is too.
+Moving to a sibling or an uncle pops the parser rows pushed below: the parser top is a
+stack of (depth, top) entries, one per node on the current path where a lexeme ended, and
+an entry is dropped when the walk leaves that node's subtree (rows stay cached for reuse).
+Each entry also keeps the answers of `restart` for its top (`restarts`): the rows below
+the top stay the same while the entry lives, so a lexer state's restart is too. Most
+nodes where a lexeme ends are refused by the next lexeme's first byte (after `{"a": 1, `
+every token but those starting with `"`, `}` or whitespace), by two table reads and no
+call of the parser. The parser is involved at well under 1% of nodes.
 
-Most nodes where a lexeme ends are refused by the next lexeme's first byte (after
-`{"a": 1, ` every token but those starting with `"`, `}` or whitespace), by two table
-reads and no call of the parser. What is refused so, by the tables alone, depends only on
-the byte, the lexer state s and restart's answer r, so the walk remembers it: `refused`
-keeps, per (s, r), a table of the bytes learned refused (0) or not (1), in the lexer's
-`derived` store, shared by every walk of the grammar. Where a node's state (and, if a
-lexeme may end there, restart's answer) has such a table, its children are pushed
-through it (`bytes.translate`, `itertools.compress`): those refused are counted, never
-visited; where restart is first asked at a child, its siblings still to visit are
-filtered the same way. A node whose children are all taken whole is taken whole at once.
-Neither changes what is asked of the lexer and the parser, nor in which order: a child
-is left out only where its visit would have refused it from known tables and the
-restart already asked, and taken whole where each child would have been. The parser is
-involved at well under 1% of nodes (measured per node in docs/benchmarks.md; the seam
-to other backends is in docs/backends.md).
+Nodes with many children (MANY or more; the root has up to 256) are where most of a
+small mask's nodes are refused, one by one, so there the walk does three things more:
+
+* Refusals are learned. What the tables alone refuse depends only on the byte, the lexer
+  state s and restart's answer r (0 where no lexeme may end), so `refused` keeps per
+  (s, r) a table of 256 bytes, 0 for those learned refused, in the lexer's `derived`
+  store: every walk of the grammar adds to it and reads it (`learn`).
+* A plan. Where a node of many children is live in s and (s, r) has a table, its
+  children are filtered through it at once (`bytes.translate`, `itertools.compress`),
+  and if that leaves out at least half, the walk takes the rest from a list (`todo`,
+  the plan) instead of in preorder: the others are counted, never visited. Where
+  restart is first asked at such a node's child, the siblings after it are filtered the
+  same way. `stop` is where the preorder walk stops and the plan takes over: the end of
+  the planned child being walked.
+* All below at once. Where each inner child of a node would be taken whole and each leaf
+  child reads back into the node's state (a known table entry), all tokens below the
+  node are set together.
+
+None of this changes what is asked of the lexer and the parser, nor in which order: a
+child is left out only where its visit would have refused it from known table entries
+and a restart already asked, and all below a node is taken only where each child's visit
+would have allowed it without a call (the C walker, which visits every node, gives the
+same masks, node counts and calls: tests/accel/test_native.py). The speed, per workload,
+is in docs/benchmarks.md; the seam to other backends in docs/backends.md.
 
 This function is the hot loop of refimpl's "python" backend; other backends implement the
 same interface: (trie arrays, lexer table and flags, the parser's two hooks `advance` and
