@@ -158,8 +158,10 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
                 r = restarts[-1].get(t, -1) if ends[t] & greedy_ends else 0
                 keep = refused.get((t, r)) if r >= 0 else None
                 if keep is not None:
-                    kept = list(compress(children[a:z], child_bytes[a:z].translate(keep)))
-            if kept is None or 2 * len(kept) > z - a:  # its children in preorder
+                    walks = child_bytes[a:z].translate(keep)  # 1 for each child to walk
+                    if 2 * walks.count(0) >= z - a:
+                        kept = list(compress(children[a:z], walks))
+            if kept is None:  # its children in preorder
                 n += 1
             else:  # a plan: the children the table refuses are left out
                 skipped += end[n] - n - 1 - (z - a) - below_count(end, kept)  # below those left out
