@@ -275,10 +275,12 @@ def learn(refused: Dict[Tuple[int, int], bytearray], s: int, r: int, b: int, i: 
     left out), and either nothing loops in s, a lazy lexeme ends there, or b escapes s's
     loop (and, if b begins a multi-byte character, so do the characters: a subtree read
     as UTF-8 from there holds the pseudo-byte MULTIBYTE in place of b: subtrees.py)."""
+    keep = refused.get((s, r))
+    if keep is not None and not keep[b]:  # known already
+        return
     if i < 0 or not (i == 0 or lazy or (i < len(escapes) and escapes[i] >> b & 1
                                          and (not LEAD_BYTES >> b & 1 or escapes[i] & MULTIBYTE))):
         return
-    keep = refused.get((s, r))
     if keep is None:
         keep = refused.setdefault((s, r), bytearray(WALK_ALL))
     keep[b] = 0

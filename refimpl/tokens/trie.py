@@ -29,6 +29,7 @@ not depend on vocab.py; the vocabulary builds and caches its trie.
 from __future__ import annotations
 
 from array import array
+from itertools import accumulate
 from typing import Dict, Iterable, List, NamedTuple, Optional, Protocol, Sequence, Tuple
 
 from .subtrees import Subtrees
@@ -55,7 +56,7 @@ class Children(NamedTuple):
     extended with them gives the first child first), and `fanout[n]` says how many there
     are (at most 255), `siblings[n]` how many its parent has (n included); `parent[n]` is
     n's parent (-1 for the root); the bytes of n's children that are leaves are
-    `leaf_data[leaf_first[n]:leaf_first[n + 1]]`. In preorder a node's
+    `leaf_data[leaf_first[n]:leaf_first[n + 1]]` (last first too). In preorder a node's
     children are spread out (n + 1, end[n + 1], ...): listed, a walk can filter a node's
     children by a table of their bytes at once (`bytes.translate`, `itertools.compress`)."""
 
@@ -127,33 +128,7 @@ class TokenTrie:
     def children(self) -> Children:
         """Each node's children, listed (built on first use, then kept)."""
         if self._children is None:
-            size, end, depth = len(self.byte), self.end, self.depth
-            self.subtrees()  # checks n < end[n] <= size (else ValueError: malformed trie)
-            of: List[List[int]] = [[] for _ in range(size)]
-            parents = array("i", [-1] * size)
-            path = [0]  # the nodes whose subtree holds n
-            for n in range(1, size):
-                while end[path[-1]] <= n:
-                    path.pop()
-                parent = path[-1]
-                if end[n] > end[parent] or depth[n] != depth[parent] + 1:
-                    raise ValueError("malformed trie: node %d (end %d, depth %d) in node %d (end %d, depth %d)"
-                                     % (n, end[n], depth[n], parent, end[parent], depth[parent]))
-                of[parent].append(n)
-                parents[n] = parent
-                path.append(n)
-            first, nodes, leaf_first, leaves = array("i"), array("i"), array("i"), bytearray()
-            for kids in of:
-                first.append(len(nodes))
-                nodes.extend(reversed(kids))
-                leaf_first.append(len(leaves))
-                leaves.extend(self.byte[c] for c in kids if end[c] == c + 1)
-            first.append(len(nodes))
-            leaf_first.append(len(leaves))
-            fanout = bytearray(min(len(kids), 255) for kids in of)
-            siblings = bytearray(fanout[p] if p >= 0 else 0 for p in parents)
-            self._children = Children(first, nodes, bytes(self.byte[c] for c in nodes), fanout, siblings, parents,
-                                      leaf_first, bytes(leaves))
+            self._children = _list_children(self)
         return self._children
 
     def _close(self, path: List[int], keep: int) -> None:
@@ -194,3 +169,43 @@ class TokenTrie:
             if n < 0:
                 return -1
         return n
+
+
+def _list_children(trie: TokenTrie) -> Children:
+    """The children of each node of `trie`, listed (TokenTrie.children). ValueError if the
+    trie's `end` and `depth` do not nest (a mangled trie)."""
+    byte, end, depth = trie.byte, trie.end, trie.depth
+    size = len(byte)
+    trie.subtrees()  # checks n < end[n] <= size (else ValueError: malformed trie)
+    parents = array("i", [-1]) * size
+    counts, leaf_counts = [0] * size, [0] * size
+    path = [0]  # the nodes whose subtree holds n
+    for n in range(1, size):
+        while end[path[-1]] <= n:
+            path.pop()
+        p = path[-1]
+        if end[n] > end[p] or depth[n] != depth[p] + 1:
+            raise ValueError("malformed trie: node %d (end %d, depth %d) in node %d (end %d, depth %d)"
+                             % (n, end[n], depth[n], p, end[p], depth[p]))
+        parents[n] = p
+        counts[p] += 1
+        if end[n] == n + 1:
+            leaf_counts[p] += 1
+        path.append(n)
+    first, leaf_first = array("i", [0]), array("i", [0])
+    first.extend(accumulate(counts))
+    leaf_first.extend(accumulate(leaf_counts))
+    nodes, leaves = array("i", [0]) * (size - 1), bytearray(leaf_first[-1])
+    at, leaf_at = list(first), list(leaf_first)
+    for n in range(size - 1, 0, -1):  # the last child first, in each node's list
+        p = parents[n]
+        nodes[at[p]] = n
+        at[p] += 1
+        if end[n] == n + 1:
+            leaves[leaf_at[p]] = byte[n]
+            leaf_at[p] += 1
+    fanout = bytearray(min(c, 255) for c in counts)
+    siblings = bytearray(map(fanout.__getitem__, parents))
+    siblings[0] = 0  # the root has none
+    return Children(first, nodes, bytes(map(byte.__getitem__, nodes)), fanout, siblings, parents,
+                    leaf_first, bytes(leaves))
