@@ -10,17 +10,17 @@ live). At node n, with byte b, from its parent's state (s, top):
       computed the first time it is asked
       at an inner node: Lexer.loop)
     s' = table[s << 8 | b]             one list index, after warm-up
-    s' dead and no lexeme can end in s  ->  skip the subtree: n = end[n]
+    s' dead and no lexeme can end in s  ->  refused: skip the subtree, n = end[n]
     s' dead but a lexeme can end in s   ->  it ends before b: the next lexeme starts in
                                             r = restart(s, top) (asked once per s and
                                             stack entry: below); table[r << 8 | b] dead ->
-                                            skip the subtree; else as the next case
+                                            refused; else as the next case
     s' dead (and r reads b), or a lazy
       lexeme ends in s'                 ->  ask the parser: advance(s, top, b) scans the
                                             lexeme (pushing a row, or reusing the row
                                             pushed for the same lexeme before) and
                                             restarts the lexer; dead -> skip the subtree
-    otherwise                           ->  s' with the parent's top
+    otherwise                           ->  s' with the parent's top: n is live, n + 1
     a token ends at n                   ->  its bit is set
 
 Moving to a sibling or an uncle pops the parser rows pushed below: the parser top is a
@@ -29,11 +29,33 @@ an entry is dropped when the walk leaves that node's subtree (rows stay cached f
 Each entry also keeps the answers of `restart` for its top (`restarts`): the rows below
 the top stay the same while the entry lives, so a lexer state's restart is too. Most
 nodes where a lexeme ends are refused by the next lexeme's first byte (after `{"a": 1, `
-every token but those starting with `"` or `}`), and these cost two table reads instead
-of a call of the parser. The parser is involved at well under 1% of nodes; the common
-step is a few list and array indexings on ints, with local aliases and no method calls
-(measured per node in docs/benchmarks.md; the seam to other backends is in
-docs/backends.md).
+every token but those starting with `"`, `}` or whitespace), by two table reads and no
+call of the parser. The parser is involved at well under 1% of nodes.
+
+Nodes with many children (MANY or more; the root has up to 256) are where most of a
+small mask's nodes are refused, one by one, so there the walk does three things more:
+
+* Refusals are learned. What the tables alone refuse depends only on the byte, the lexer
+  state s and restart's answer r (0 where no lexeme may end), so `refused` keeps per
+  (s, r) a table of 256 bytes, 0 for those learned refused, in the lexer's `derived`
+  store: every walk of the grammar adds to it and reads it (`learn`).
+* A plan. Where a node of many children is live in s and (s, r) has a table, its
+  children are filtered through it at once (`bytes.translate`, `itertools.compress`),
+  and if that leaves out at least half, the walk takes the rest from a list (`todo`,
+  the plan) instead of in preorder: the others are counted, never visited. Where
+  restart is first asked at such a node's child, the siblings after it are filtered the
+  same way. `stop` is where the preorder walk stops and the plan takes over: the end of
+  the planned child being walked.
+* All below at once. Where each inner child of a node would be taken whole and each leaf
+  child reads back into the node's state (a known table entry), all tokens below the
+  node are set together.
+
+None of this changes what is asked of the lexer and the parser, nor in which order: a
+child is left out only where its visit would have refused it from known table entries
+and a restart already asked, and all below a node is taken only where each child's visit
+would have allowed it without a call (the C walker, which visits every node, gives the
+same masks, node counts and calls: tests/accel/test_native.py). The speed, per workload,
+is in docs/benchmarks.md; the seam to other backends in docs/backends.md.
 
 This function is the hot loop of refimpl's "python" backend; other backends implement the
 same interface: (trie arrays, lexer table and flags, the parser's two hooks `advance` and
@@ -41,13 +63,22 @@ same interface: (trie arrays, lexer table and flags, the parser's two hooks `adv
 """
 from __future__ import annotations
 
+from array import array
+from itertools import compress
 from typing import TYPE_CHECKING, Dict, List, Optional, Protocol, Tuple
 
-from ..recognition.lexer import GREEDY_ENDS, LAZY_ENDS, Lexer
+from ..recognition.lexer import GREEDY_ENDS, LAZY_ENDS, MULTIBYTE, Lexer
+from ..tokens.subtrees import LEAD_BYTES
 from ..tokens.trie import SEVERAL_TOKENS, TokenTrie
 
 if TYPE_CHECKING:
     from ..trace import Tracer
+
+#: a table of bytes not (yet) known refused: every byte may be walked
+WALK_ALL = b"\x01" * 256
+#: the children a node needs for them to be filtered by such a table (fewer are visited:
+#: a visit that refuses costs less than a filter)
+MANY = 8
 
 
 class ParserHooks(Protocol):
@@ -58,22 +89,37 @@ class ParserHooks(Protocol):
     def restart(self, state: int, top: int) -> Tuple[int, int]: ...
 
 
+def refusals(lexer: Lexer) -> Dict[Tuple[int, int], bytearray]:
+    """The bytes the walk learned refused, per (lexer state, restart's answer or 0): kept in
+    the lexer's `derived` store, so shared by every walk of its grammar (a byte goes from 1
+    to 0 once, and stays: the table entries it was learned from never change); a fresh
+    store per walk for a lexer without one."""
+    derived = getattr(lexer, "derived", None)
+    if derived is None:
+        return {}
+    return derived.setdefault(("walk", "refused"), {})
+
+
 def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call costs more than a node
     trie: TokenTrie, lexer: Lexer, parser: ParserHooks, state: int, top: int, allowed: bytearray,
     trace: Optional[Tracer] = None,
 ) -> int:
     """Set allowed[t] = 1 for every token t whose bytes can follow (state, top).
 
-    Returns the number of trie nodes walked (those in subtrees taken whole included).
-    `trace` (refimpl/trace.py) hears of each subtree skipped or taken whole and each
-    restart asked; it is tested only there, off the common path.
+    Returns the number of trie nodes walked (those in subtrees taken whole, and children
+    a plan leaves out, included). `trace` (refimpl/trace.py) hears of each subtree
+    skipped or taken whole and each restart asked (then no plan is made: every node is
+    visited); it is tested only there, off the common path.
     """
     byte, end, depth, token = trie.byte, trie.end, trie.depth, trie.token
     table, fill, ends = lexer.table, lexer.fill, lexer.ends
     loop_of, loop, escapes = lexer.loop_of, lexer.loop, lexer.escapes
-    below, byte_sets, _, subtree_tokens, first = trie.subtrees()
+    below, byte_sets, _, _, first, subtree_tokens, children_below = trie.subtrees()
+    children_first, children, child_bytes, fanout, siblings, parent, leaf_first, leaf_bytes = trie.children()
     advance, restart = parser.advance, parser.restart
     greedy_ends, lazy_ends = GREEDY_ENDS, LAZY_ENDS
+    refused = refusals(lexer)  # (s, r) -> a table of the bytes known refused (0)
+    many = MANY if trace is None else 256  # the children a node needs for a plan (none when tracing)
     states = [0] * (trie.max_depth + 1)
     states[0] = state
     # The parser top changes only where a lexeme ends, so it is kept on a stack of
@@ -83,70 +129,158 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
     scan_tops = [top]
     restarts: List[Dict[int, int]] = [{}]  # per entry: lexer state -> restart(state, top)[0]
     last = 0
-    n = 1
-    size = len(byte)
+    # Plans: per node on the current path whose children are walked from a list, those a
+    # table did not refuse (todo[base:], the next on top), rather than all in preorder:
+    # (the children's depth, base, the node's end, the stop before). `stop` is where the
+    # preorder walk stops: the end of the planned child walked, or of the trie.
+    todo: List[int] = []
+    plans: List[Tuple[int, int, int, int]] = []
+    plan_depth = 0  # the depth of the newest plan's children (0: none)
+    n, stop = 0, len(byte)
     skipped = 0  # nodes inside skipped subtrees (counting is cheaper there)
-    while n < size:
-        d = depth[n]
-        if d <= last:
-            while scan_depths[-1] >= d:
-                scan_depths.pop()
-                scan_tops.pop()
-                restarts.pop()
-            last = scan_depths[-1]
-        s = states[d - 1]
-        i = loop_of[s]
-        k = below[n]
-        if i and k:  # s may loop (-1: not known yet), and n is no leaf (its loop is asked only then)
-            if i < 0:
-                i = loop(s)
-            if i and not byte_sets[k] & escapes[i] and not ends[s] & lazy_ends:
-                if trace is not None:
-                    trace.taken_whole(n, s)
-                for x in subtree_tokens[first[n]:first[end[n]]]:
-                    allowed[x] = 1
-                n = end[n]
-                continue
-        b = byte[n]
-        t = table[s << 8 | b]
-        if t < 0:
-            t = fill(s, b)
-        if t == 0 or ends[t] & lazy_ends:
-            if t == 0:  # the lexeme in s must end before b, and b start the next one
-                u = 0
-                if ends[s] & greedy_ends:
-                    r = restarts[-1].get(s, -1)
-                    if r < 0:
-                        r = restarts[-1][s] = restart(s, scan_tops[-1])[0]
-                        if trace is not None:
-                            trace.restart_asked()
-                    if r != 0:
-                        u = table[r << 8 | b]
-                        if u < 0:
-                            u = fill(r, b)
-                if u == 0:
+    live = True  # n (the root, or a live node with many children): its children are next
+    while True:
+        if live:
+            live = False
+            t = states[depth[n]]
+            kept = None
+            if fanout[n] >= many:
+                a, z = children_first[n], children_first[n + 1]
+                if (loop_of[t] > 0 and not byte_sets[children_below[n]] & escapes[loop_of[t]]
+                        and not ends[t] & lazy_ends
+                        and all(table[t << 8 | b] == t for b in leaf_bytes[leaf_first[n]:leaf_first[n + 1]])):
+                    # each inner child would be taken whole, each leaf read back into t:
+                    # all below n is allowed
+                    for x in subtree_tokens[first[n + 1]:first[end[n]]]:
+                        allowed[x] = 1
+                    n = end[n]
+                    continue
+                r = restarts[-1].get(t, -1) if ends[t] & greedy_ends else 0
+                keep = refused.get((t, r)) if r >= 0 else None
+                if keep is not None:
+                    walks = child_bytes[a:z].translate(keep)  # 1 for each child to walk
+                    if 2 * walks.count(0) >= z - a:
+                        kept = list(compress(children[a:z], walks))
+            if kept is None:  # its children in preorder
+                n += 1
+            else:  # a plan: the children the table refuses are left out
+                skipped += end[n] - n - 1 - (z - a) - below_count(end, kept)  # below those left out
+                plans.append((depth[n] + 1, len(todo), end[n], stop))
+                plan_depth = depth[n] + 1
+                todo.extend(kept)
+                n = stop  # the first child is taken from the plan (below)
+        while n < stop:
+            d = depth[n]
+            if d <= last:
+                while scan_depths[-1] >= d:
+                    scan_depths.pop()
+                    scan_tops.pop()
+                    restarts.pop()
+                last = scan_depths[-1]
+            s = states[d - 1]
+            i = loop_of[s]
+            k = below[n]
+            if i and k:  # s may loop (-1: not known yet), and n is no leaf (its loop is asked only then)
+                if i < 0:
+                    i = loop(s)
+                if i and not byte_sets[k] & escapes[i] and not ends[s] & lazy_ends:
                     if trace is not None:
-                        trace.skipped(n, b, s, r if ends[s] & greedy_ends else -1)
+                        trace.taken_whole(n, s)
+                    for x in subtree_tokens[first[n]:first[end[n]]]:
+                        allowed[x] = 1
+                    n = end[n]
+                    continue
+            b = byte[n]
+            t = table[s << 8 | b]
+            if t < 0:
+                t = fill(s, b)
+            if t == 0 or ends[t] & lazy_ends:
+                if t == 0:  # the lexeme in s must end before b, and b start the next one
+                    u = r = 0
+                    if ends[s] & greedy_ends:
+                        r = restarts[-1].get(s, -1)
+                        if r < 0:
+                            r = restarts[-1][s] = restart(s, scan_tops[-1])[0]
+                            if trace is not None:
+                                trace.restart_asked()
+                            keep = refused.get((s, r)) if siblings[n] >= many and d != plan_depth else None
+                            if keep is not None:  # a plan for n's siblings still to visit
+                                p = parent[n]
+                                a = children_first[p]
+                                j = a + children[a:children_first[p + 1]].index(n)  # listed last first
+                                kept = list(compress(children[a:j], child_bytes[a:j].translate(keep)))
+                                if 2 * len(kept) <= j - a:
+                                    skipped += end[p] - end[n] - (j - a) - below_count(end, kept)
+                                    plans.append((d, len(todo), end[p], stop))
+                                    plan_depth = d
+                                    todo.extend(kept)
+                                    stop = end[n]  # n's subtree, then the plan
+                        if r != 0:
+                            u = table[r << 8 | b]
+                            if u < 0:
+                                u = fill(r, b)
+                    if u == 0:
+                        if trace is not None:
+                            trace.skipped(n, b, s, r if ends[s] & greedy_ends else -1)
+                        if siblings[n] >= many and r >= 0:  # remembered for the next plans
+                            learn(refused, s, r, b, loop_of[s], escapes, ends[s] & lazy_ends)
+                        skipped += end[n] - n - 1
+                        n = end[n]
+                        continue
+                t, top = advance(s, scan_tops[-1], b)
+                if t == 0:
+                    if trace is not None:
+                        trace.skipped(n, b, s, -2)
                     skipped += end[n] - n - 1
                     n = end[n]
                     continue
-            t, top = advance(s, scan_tops[-1], b)
-            if t == 0:
-                if trace is not None:
-                    trace.skipped(n, b, s, -2)
-                skipped += end[n] - n - 1
-                n = end[n]
-                continue
-            scan_depths.append(d)
-            scan_tops.append(top)
-            restarts.append({})
-            last = d
-        states[d] = t
-        tok = token[n]
-        if tok >= 0:
-            allowed[tok] = 1
-        elif tok == SEVERAL_TOKENS:
-            for x in trie.multi[n]:
-                allowed[x] = 1
-        n += 1
-    return size - 1 - skipped
+                scan_depths.append(d)
+                scan_tops.append(top)
+                restarts.append({})
+                last = d
+            states[d] = t
+            tok = token[n]
+            if tok >= 0:
+                allowed[tok] = 1
+            elif tok == SEVERAL_TOKENS:
+                for x in trie.multi[n]:
+                    allowed[x] = 1
+            if fanout[n] >= many:
+                live = True
+                break
+            n += 1
+        else:  # n reached stop: the planned child's subtree is walked (or the trie)
+            if not plans:
+                return len(byte) - 1 - skipped
+            _, base, plan_end, plan_stop = plans[-1]
+            if len(todo) > base:  # the plan's next child
+                n = todo.pop()
+                stop = end[n]
+            else:  # the plan is done: on after its node
+                plans.pop()
+                plan_depth = plans[-1][0] if plans else 0
+                n, stop = plan_end, plan_stop
+
+
+def below_count(end: "array[int]", nodes: List[int]) -> int:
+    """The number of nodes below `nodes` (in their subtrees, not them)."""
+    return sum(map(end.__getitem__, nodes)) - sum(nodes) - len(nodes)
+
+
+def learn(refused: Dict[Tuple[int, int], bytearray], s: int, r: int, b: int, i: int, escapes: List[int],
+          lazy: int) -> None:
+    """Byte b was refused in lexer state s, restart's answer r, by the tables alone: so it
+    is wherever (s, r) come again — if no subtree of a node of byte b could have been
+    taken whole in s instead: s's loop is known (i = loop_of[s] >= 0: no `loop` call is
+    left out), and either nothing loops in s, a lazy lexeme ends there, or b escapes s's
+    loop (and, if b begins a multi-byte character, so do the characters: a subtree read
+    as UTF-8 from there holds the pseudo-byte MULTIBYTE in place of b: subtrees.py)."""
+    keep = refused.get((s, r))
+    if keep is not None and not keep[b]:  # known already
+        return
+    if i < 0 or not (i == 0 or lazy or (i < len(escapes) and escapes[i] >> b & 1
+                                         and (not LEAD_BYTES >> b & 1 or escapes[i] & MULTIBYTE))):
+        return
+    if keep is None:
+        keep = refused.setdefault((s, r), bytearray(WALK_ALL))
+    keep[b] = 0

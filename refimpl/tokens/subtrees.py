@@ -18,7 +18,13 @@ every multi-byte character returns to s), and the subtree is taken whole iff the
 are disjoint. Sets are shared by id: `byte_sets[id]` as ints, `byte_set_words` as five
 64-bit words per id for walkers in other languages; id 0 (the empty set) marks a leaf,
 where nothing is gained. `tokens` lists every token id in preorder, and the tokens of the
-subtree of n are tokens[first[n] : first[end[n]]].
+subtree of n are tokens[first[n] : first[end[n]]] (`token_list` holds the same ids as a
+list: Python reads a list's ints, where it makes a new int object for each item it reads
+from an array).
+
+`children_below[n]` is the id of the union of the sets of n's children that are inner
+nodes (0, the empty set, if none is): where it is disjoint from a state's escapes, each of
+them would be taken whole (and the leaves among n's children are read by the table).
 
 >>> from refimpl.tokens.trie import TokenTrie
 >>> from refimpl.tokens.vocab import Vocabulary
@@ -65,6 +71,9 @@ _LEAD = [-1] * 256
 for _i, _seq in enumerate(MULTIBYTE_SEQUENCES):
     for _b in range(_seq[0][0], _seq[0][1] + 1):
         _LEAD[_b] = _i
+#: the bytes that begin a multi-byte character: only at a node of one of these may a
+#: subtree's set hold MULTIBYTE in place of the node's byte (any other byte is in it)
+LEAD_BYTES = sum(1 << b for b in range(256) if _LEAD[b] >= 0)
 
 
 def _read(at: int, b: int) -> int:
@@ -91,6 +100,8 @@ class Subtrees(NamedTuple):
     byte_set_words: "array[int]"
     tokens: "array[int]"
     first: "array[int]"
+    token_list: List[int]
+    children_below: "array[int]"
 
 
 def build(trie: Trie) -> Subtrees:
@@ -126,9 +137,20 @@ def build(trie: Trie) -> Subtrees:
                 m = (m & _ASCII) | (MULTIBYTE if m & _HIGH else 0)
             below[n] = ids.setdefault(m, len(ids))
     byte_sets = sorted(ids, key=ids.__getitem__)
+    children_below = array("i", [0] * size)
+    for n in range(size):
+        m, child = 0, n + 1
+        while child < end[n]:
+            m |= byte_sets[below[child]]  # (a leaf's is the empty set)
+            child = end[child]
+        if m not in ids:
+            ids[m] = len(byte_sets)
+            byte_sets.append(m)
+        children_below[n] = ids[m]
     tokens, first = array("i"), array("i")
     for n in range(size):
         first.append(len(tokens))
         tokens.extend(trie.tokens_at(n))
     first.append(len(tokens))
-    return Subtrees(below, byte_sets, array("Q", [w for m in byte_sets for w in words(m)]), tokens, first)
+    return Subtrees(below, byte_sets, array("Q", [w for m in byte_sets for w in words(m)]), tokens, first,
+                    list(tokens), children_below)

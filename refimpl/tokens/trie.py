@@ -10,7 +10,8 @@ path from the root; for node n:
   token[n]   the token whose bytes are exactly the path: its id, -1 for none, or -2 when
              several ids share these bytes (then `multi[n]` lists them)
 
-and `subtrees()`, what each subtree reads and holds, for taking one whole (subtrees.py).
+and `subtrees()`, what each subtree reads and holds, for taking one whole (subtrees.py),
+and `children()`, each node's children as a list, for the walk to refuse many at once.
 
 Only grammar tokens are in the trie (special and empty tokens never are). Arrays of
 machine ints, not lists of int objects: the 131k-token Tekken trie fits in a few MB.
@@ -28,7 +29,8 @@ not depend on vocab.py; the vocabulary builds and caches its trie.
 from __future__ import annotations
 
 from array import array
-from typing import Dict, Iterable, List, Optional, Protocol, Sequence, Tuple
+from itertools import accumulate
+from typing import Dict, Iterable, List, NamedTuple, Optional, Protocol, Sequence, Tuple
 
 from .subtrees import Subtrees
 from .subtrees import build as build_subtrees
@@ -46,6 +48,26 @@ class TokenSource(Protocol):
 
     def is_grammar_token(self, t: int) -> bool:
         """May token t appear in the trie (not special, not empty)?"""
+
+
+class Children(NamedTuple):
+    """Each node's children, listed: those of n are `nodes[first[n]:first[n + 1]]`, their
+    bytes `data[first[n]:first[n + 1]]`, in reverse preorder (the last child first: a stack
+    extended with them gives the first child first), and `fanout[n]` says how many there
+    are (at most 255), `siblings[n]` how many its parent has (n included); `parent[n]` is
+    n's parent (-1 for the root); the bytes of n's children that are leaves are
+    `leaf_data[leaf_first[n]:leaf_first[n + 1]]` (last first too). In preorder a node's
+    children are spread out (n + 1, end[n + 1], ...): listed, a walk can filter a node's
+    children by a table of their bytes at once (`bytes.translate`, `itertools.compress`)."""
+
+    first: "array[int]"
+    nodes: "array[int]"
+    data: bytes
+    fanout: bytearray
+    siblings: bytearray
+    parent: "array[int]"
+    leaf_first: "array[int]"
+    leaf_data: bytes
 
 
 class TokenTrie:
@@ -87,6 +109,7 @@ class TokenTrie:
         self.max_depth = max(self.depth)
         self.n_tokens = sum(len(ids) for ids in by_bytes.values())
         self._subtrees: Optional[Subtrees] = None
+        self._children: Optional[Children] = None
         #: the root's child by each byte (-1: none): the root has up to 256 children, a
         #: search through them is what reading a text token by token costs most
         self.root_child = array("i", [-1] * 256)
@@ -101,6 +124,12 @@ class TokenTrie:
         if self._subtrees is None:
             self._subtrees = build_subtrees(self)
         return self._subtrees
+
+    def children(self) -> Children:
+        """Each node's children, listed (built on first use, then kept)."""
+        if self._children is None:
+            self._children = _list_children(self)
+        return self._children
 
     def _close(self, path: List[int], keep: int) -> None:
         """Finish the subtrees of the path's nodes deeper than `keep`."""
@@ -140,3 +169,43 @@ class TokenTrie:
             if n < 0:
                 return -1
         return n
+
+
+def _list_children(trie: TokenTrie) -> Children:
+    """The children of each node of `trie`, listed (TokenTrie.children). ValueError if the
+    trie's `end` and `depth` do not nest (a mangled trie)."""
+    byte, end, depth = trie.byte, trie.end, trie.depth
+    size = len(byte)
+    trie.subtrees()  # checks n < end[n] <= size (else ValueError: malformed trie)
+    parents = array("i", [-1]) * size
+    counts, leaf_counts = [0] * size, [0] * size
+    path = [0]  # the nodes whose subtree holds n
+    for n in range(1, size):
+        while end[path[-1]] <= n:
+            path.pop()
+        p = path[-1]
+        if end[n] > end[p] or depth[n] != depth[p] + 1:
+            raise ValueError("malformed trie: node %d (end %d, depth %d) in node %d (end %d, depth %d)"
+                             % (n, end[n], depth[n], p, end[p], depth[p]))
+        parents[n] = p
+        counts[p] += 1
+        if end[n] == n + 1:
+            leaf_counts[p] += 1
+        path.append(n)
+    first, leaf_first = array("i", [0]), array("i", [0])
+    first.extend(accumulate(counts))
+    leaf_first.extend(accumulate(leaf_counts))
+    nodes, leaves = array("i", [0]) * (size - 1), bytearray(leaf_first[-1])
+    at, leaf_at = list(first), list(leaf_first)
+    for n in range(size - 1, 0, -1):  # the last child first, in each node's list
+        p = parents[n]
+        nodes[at[p]] = n
+        at[p] += 1
+        if end[n] == n + 1:
+            leaves[leaf_at[p]] = byte[n]
+            leaf_at[p] += 1
+    fanout = bytearray(min(c, 255) for c in counts)
+    siblings = bytearray(map(fanout.__getitem__, parents))
+    siblings[0] = 0  # the root has none
+    return Children(first, nodes, bytes(map(byte.__getitem__, nodes)), fanout, siblings, parents,
+                    leaf_first, bytes(leaves))

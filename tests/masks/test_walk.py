@@ -7,12 +7,23 @@ entry of the (depth, top) stack, `restart` and `advance` asked only where a lexe
 and the next may begin, and subtrees taken whole where every character loops — tokens of
 complete, cut-short and malformed UTF-8 against such states.
 """
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher
+from refimpl.masks import walk as walk_module
 from tests.support.budget import examples
-from tests.support.grammars import check_path, regex_grammar, vocabulary
+from tests.support.grammars import (
+    cfg_grammar,
+    cfg_grammars,
+    cfg_tokens,
+    check_path,
+    lockstep,
+    regex_grammar,
+    regexes,
+    token_lists,
+    vocabulary,
+)
 
 
 def native_if_built():
@@ -73,3 +84,180 @@ CHARACTER_LOOPS = ['"[^"\\\\]*"', "[^a]*", "(?s:.)*", r"\w*", "[^\u20ac]*x", "[a
 @given(st.sampled_from(CHARACTER_LOOPS), utf8_tokens, st.lists(st.integers(0, 1000), max_size=5))
 def test_character_loops_equal_the_naive_mask(pattern, tokens, choices):
     check_path(regex_grammar(pattern), vocabulary(tokens), choices)
+
+
+# Plans, learned refusals and all below a node at once (walk.py) engage at nodes with MANY
+# children or more, which small random vocabularies rarely have: with MANY lowered to 2
+# they engage at every node with siblings. Against the same walk with none of them (MANY
+# beyond any fanout), on two compilations of one grammar (each its own lexer and rows):
+# the same masks and stats, and the same calls into the lexer and the parser, in the same
+# order, step by step — what the C walker, which has none of them, relies on.
+
+def with_many(many):
+    """walk.walk with walk.MANY set to `many` for the call."""
+    def run(*args):
+        saved, walk_module.MANY = walk_module.MANY, many
+        try:
+            return walk_module.walk(*args)
+        finally:
+            walk_module.MANY = saved
+    return run
+
+
+def recorded(matcher):
+    """The matcher, with every call of the walk into its lexer and parser logged."""
+    rec, log = matcher.recognizer, []
+    lexer = rec.lexer
+    def logging(name, hook):
+        def logged(*args):
+            answer = hook(*args)
+            log.append((name, args, answer))
+            return answer
+        return logged
+
+    for owner, name in ((rec, "advance"), (rec, "restart"), (lexer, "fill"), (lexer, "loop")):
+        setattr(owner, name, logging(name, getattr(owner, name)))
+    return log
+
+
+def plans_change_nothing(grammar_of, vocab, choices):
+    planned = Matcher(grammar_of(), vocab, walker=with_many(2), slices=[])
+    plain = Matcher(grammar_of(), vocab, walker=with_many(256), slices=[])
+    logs = recorded(planned), recorded(plain)
+    for _ in range(2):  # a second pass reads what the first learned
+        for matcher in (planned, plain):
+            matcher.reset()
+        lockstep(planned, plain, vocab, choices, same_stats=True)
+        assert logs[0] == logs[1]
+    event("refusals learned" if walk_module.refusals(planned.recognizer.lexer) else "none learned")
+
+
+@settings(max_examples=examples(150))
+@given(cfg_grammars(), cfg_tokens, st.lists(st.integers(0, 1000), max_size=8))
+def test_plans_change_no_mask_and_no_call_cfg(ir, tokens, choices):
+    cfg_grammar(ir)  # skips an IR that does not compile
+    plans_change_nothing(lambda: cfg_grammar(ir), vocabulary(tokens), choices)
+
+
+@settings(max_examples=examples(150))
+@given(regexes, token_lists, st.lists(st.integers(0, 1000), max_size=6))
+def test_plans_change_no_mask_and_no_call_regex(pattern, tokens, choices):
+    regex_grammar(pattern)
+    plans_change_nothing(lambda: regex_grammar(pattern), vocabulary(tokens), choices)
+
+
+@settings(max_examples=examples(60))
+@given(st.sampled_from(CHARACTER_LOOPS), utf8_tokens, st.lists(st.integers(0, 1000), max_size=5))
+def test_plans_equal_the_naive_mask(pattern, tokens, choices):
+    """With plans at every node with siblings, the masks along a path are the naive ones."""
+    saved, walk_module.MANY = walk_module.MANY, 2
+    try:
+        check_path(regex_grammar(pattern), vocabulary(tokens), choices)
+    finally:
+        walk_module.MANY = saved
+
+
+def test_a_plan_leaves_out_the_refused_children():
+    """After `{"a": 1, ` on GPT-2 the root's children are refused but for whitespace, `"`
+    and `}`: the first mask learns so (per lexer state and restart's answer), and the next
+    leaves them out — the same mask, the same nodes counted, and no call into the lexer
+    or the parser but the restarts it asked before."""
+    g = Grammar.from_json_schema({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}})
+    v = Vocabulary.load("gpt2")
+    m = Matcher(g, v, slices=[])
+    assert m.consume_bytes(b'{"a": 1, ')
+    first, nodes = m.mask(), m.stats["trie_nodes_walked"]
+    refused = walk_module.refusals(m.recognizer.lexer)
+    x = v.trie.root_child[ord("x")]
+    assert any(not keep[v.trie.byte[x]] for keep in refused.values())  # "x..." was learned refused
+    log = recorded(m)
+    assert m.mask() == first and m.stats["trie_nodes_walked"] == nodes > 300
+    assert {name for name, _, _ in log} <= {"restart", "advance"} and len(log) <= 10, log
+
+
+class StandIn:
+    """A lexer and parser by table, where nothing need be consistent: transitions filled on
+    demand from `moves`, each state's loop as given (it need not match them), restarts and
+    advances as given; every call logged. (The walk must keep its calls with any lexer: the
+    C walker is held to the Python walk's calls on such stand-ins, tests/accel/test_native.py.)"""
+
+    def __init__(self, moves, ends, loops, answers):
+        from array import array
+
+        k = len(ends)
+        self.table = array("i", [-1] * (256 * k))
+        self.ends = bytearray(ends)
+        self.moves, self.answers, self.log = moves, answers, []
+        self.escapes = [2**257 - 1] + [2**257 - 1 & ~m for m in loops]
+        self.loop_of = array("i", [-1] * k)
+        self.derived = {}  # where the walk keeps what it learns
+
+    def loop(self, s):
+        self.log.append(("loop", s))
+        self.loop_of[s] = s + 1 if self.escapes[s + 1] != self.escapes[0] else 0
+        return self.loop_of[s]
+
+    def fill(self, s, b):
+        self.log.append(("fill", s, b))
+        self.table[s << 8 | b] = t = self.moves.get((s, b), 0)
+        return t
+
+    def advance(self, s, top, b):
+        self.log.append(("advance", s, top, b))
+        return self.answers[(s + b + top) % len(self.answers)], top + 1
+
+    def restart(self, s, top):
+        self.log.append(("restart", s, top))
+        return self.answers[(s * 7 + top) % len(self.answers)], top + 1
+
+
+BYTES = b"abc\xc3\xa9"
+
+
+@st.composite
+def stand_ins(draw):
+    """Mostly what a lexer does (a byte loops, dies or moves on; a state loops on the bytes
+    that lead back to it), with a few of its loops' bytes flipped."""
+    k = draw(st.integers(2, 4))
+    moves = {(s, b): draw(st.sampled_from([0, s, s, (s + 1) % k or 1])) for s in range(1, k) for b in BYTES}
+    loops = [sum(1 << b for b in BYTES if moves.get((s, b)) == s) for s in range(k)]
+    for _ in range(draw(st.integers(0, 2))):
+        s, b = draw(st.integers(0, k - 1)), draw(st.sampled_from(list(BYTES) + [256]))
+        loops[s] ^= 1 << b
+    ends = [0] + draw(st.lists(st.integers(0, 3), min_size=k - 1, max_size=k - 1))
+    answers = draw(st.lists(st.integers(0, k - 1), min_size=1, max_size=4))
+    return lambda: StandIn(moves, ends, loops, answers)
+
+
+@settings(max_examples=examples(300))
+@given(stand_ins(), st.lists(st.binary(min_size=1, max_size=4).map(lambda b: bytes(BYTES[x % 5] for x in b)),
+                             min_size=1, max_size=40), st.integers(1, 3))
+def test_plans_keep_the_calls_of_any_lexer(make, tokens, state):
+    from refimpl.tokens.trie import TokenTrie
+
+    trie = TokenTrie(Vocabulary.from_bytes(tokens))
+    runs = []
+    for walker in (with_many(2), with_many(256)):
+        both = make()
+        for start in (state, state + 1, state):  # the later walks read what the first learned
+            allowed = bytearray(len(tokens))
+            walked = walker(trie, both, both, start % len(both.ends) or 1, 1, allowed)
+            runs.append((walker, walked, bytes(allowed), list(both.log)))
+    assert [run[1:] for run in runs[:3]] == [run[1:] for run in runs[3:]]
+
+
+def test_a_refusal_is_learned_only_where_no_subtree_could_be_taken_whole():
+    """A stand-in whose state 1 reads every byte dead, yet claims to loop on a and b (a
+    real lexer never does). The first walk refuses the leaf "a" before state 1's loop is
+    asked: nothing is learned, for on a trie where "a" is an inner node, its visit asks the
+    loop and takes "ab" whole — and so must the walk with plans."""
+    from refimpl.tokens.trie import TokenTrie
+
+    runs = []
+    for walker in (with_many(2), with_many(256)):
+        both = StandIn({}, [0, 0], [0, 1 << 97 | 1 << 98], [0])
+        for tokens in ([b"a", b"b", b"c"], [b"ab", b"b", b"c"]):
+            allowed = bytearray(3)
+            runs.append((walker(TokenTrie(Vocabulary.from_bytes(tokens)), both, both, 1, 1, allowed), bytes(allowed)))
+        runs.append(both.log)
+    assert runs[0:3] == runs[3:6] and runs[1][1] == b"\x01\x00\x00" and ("loop", 1) in runs[2]
