@@ -80,7 +80,10 @@ LARK: List[Tuple[str, str, str]] = [
 ]
 
 GBNF: List[Tuple[str, str, str]] = [
-    ("unclosed-literal", 'root ::= "ab\n', "a literal that does not end"),
+    # issue 35's held-out sample (seed 41), in place of unclosed-literal (Reader.quoted's
+    # refusal, which xgrammar's unclosed-literal reads too): a character above '|' between
+    # items (the mutant read it as the alternation bar)
+    ("stray-character", 'root ::= "a" ~ "b"\n', "a character that begins no item, between two items"),
     ("missing-define", 'root "a"\n', "a rule without '::='"),
     ("undefined-rule", 'root ::= "a" item\n', "a rule that is never defined"),
     ("no-root", 'item ::= "a"\n', "no rule `root`"),
