@@ -1158,6 +1158,12 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     ("pattern-general-escapes", GrammarSpec("json_schema", schema={"type": "string", "pattern": "^ab+$"},
                                             options={"json_allow_general_unicode_escapes": True}),
      ("bytes",), ['"abb"', '"ab"'], ["strings", "escapes"]),
+    # maxProperties over three optional members: after two members the object ends (seed 41:
+    # the layout's count after a member made count xor 1, so 2 members counted as 0)
+    ("max-properties-optional", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "c": {"type": "integer"}},
+        "additionalProperties": False, "maxProperties": 2}),
+     ("bytes",), ['{"a":1,"b":2}', '{"b":2,"c":3}', '{"c":3}'], ["objects", "max-properties"]),
 ]
 
 
