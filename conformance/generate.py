@@ -1152,6 +1152,18 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # — and refimpl's index could not build one: the array read the bytearray's raw bytes)
     ("index-wide-row", GrammarSpec("regex", "|".join("%d=%d" % (i, i) for i in range(100, 400))),
      (_with_eos([b"%d" % i for i in range(100, 400)] + [b"="], "numbers"),), ["323=323", "100=100"], ["index"]),
+    # a pattern string with general \uXXXX escapes allowed: only strings of length bounds
+    # take the escapes, a pattern keeps its characters (seed 41: a pattern read as any one
+    # character under the option)
+    ("pattern-general-escapes", GrammarSpec("json_schema", schema={"type": "string", "pattern": "^ab+$"},
+                                            options={"json_allow_general_unicode_escapes": True}),
+     ("bytes",), ['"abb"', '"ab"'], ["strings", "escapes"]),
+    # maxProperties over three optional members: after two members the object ends (seed 41:
+    # the layout's count after a member made count xor 1, so 2 members counted as 0)
+    ("max-properties-optional", GrammarSpec("json_schema", schema={
+        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}, "c": {"type": "integer"}},
+        "additionalProperties": False, "maxProperties": 2}),
+     ("bytes",), ['{"a":1,"b":2}', '{"b":2,"c":3}', '{"c":3}'], ["objects", "max-properties"]),
 ]
 
 
