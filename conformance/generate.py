@@ -280,6 +280,10 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ("bytes",), ['"::1"'], ["json-string", "format"]),
     ("llguidance-leap-day-and-second", GrammarSpec("json_schema", schema={"type": "string", "format": "date-time"}),
      ("bytes",), ['"2021-02-28T23:59:59Z"', '"2020-01-01T08:38:60+08:39"'], ["json-string", "format"]),
+    # llguidance 1.9.1: a number may not end on a prefix of a bound's digits, nor go on with zeros (L22)
+    ("llguidance-bound-prefix", GrammarSpec("json_schema", schema={
+        "type": "number", "maximum": 100.25, "exclusiveMinimum": 0.5}), ("bytes", "gpt2"), ["100.2", "0.510"],
+     ["numbers"]),
     ("llguidance-subgrammar-skip-panic",
      GrammarSpec("lark", 'start: "a" "c"? sub\nsub: %lark {\nstart: "b"\n}\n%ignore " "\n'), ("bytes",), ["a b"],
      ["subgrammar", "ignore"]),
