@@ -29,6 +29,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple,
 from refimpl import Matcher, Vocabulary
 
 from .vectors import GrammarSpec, Vector, load_builtin, record, write_vectors
+from .vectors import refused as error_vector
 
 SUITE_DIR = os.path.join(os.path.dirname(__file__), "suite")
 
@@ -284,6 +285,8 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
     ("llguidance-bound-prefix", GrammarSpec("json_schema", schema={
         "type": "number", "maximum": 100.25, "exclusiveMinimum": 0.5}), ("bytes", "gpt2"), ["100.2", "0.510"],
      ["numbers"]),
+    # llguidance 1.9.1: a regex's trailing lone backslash dropped (L23): no samples, an error vector
+    ("llguidance-regex-trailing-backslash", GrammarSpec("regex", "ab\\"), ("bytes",), [], ["escapes"]),
     ("llguidance-subgrammar-skip-panic",
      GrammarSpec("lark", 'start: "a" "c"? sub\nsub: %lark {\nstart: "b"\n}\n%ignore " "\n'), ("bytes",), ["a b"],
      ["subgrammar", "ignore"]),
@@ -659,8 +662,15 @@ def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
 
 
 def finding_vectors() -> Iterator[Vector]:
-    """The `findings` group: each FINDINGS case on its vocabularies, along its samples."""
+    """The `findings` group: each FINDINGS case on its vocabularies, along its samples; a
+    case without samples is a grammar refimpl refuses (a peer reads it): an error vector."""
     for name, spec, vocabs, samples, tags in FINDINGS:
+        if not samples:
+            for v in vocabs:
+                vocab = load_builtin(v) if isinstance(v, str) else v
+                yield error_vector(spec, vocab, "findings/%s/%s/0" % (name, vocab.name), tags + ["finding"], "findings",
+                              "docs/findings.md; a grammar refimpl refuses")
+            continue
         grammar = spec.compile()
         for v in vocabs:
             vocab = load_builtin(v) if isinstance(v, str) else v

@@ -28,7 +28,7 @@ WITH_CASE = {
     "llguidance": {"lazy-after-greedy", "stop-eos-primary-only", "token-read-by-first-lexeme", "special-marker-bytes",
                    "negative-fraction-trailing-zero", "escape-in-negated-class", "subgrammar-skip-panic",
                    "empty-first-lexeme", "eos-after-eos-token-panic", "guarded-empty-alternative", "hostname-hyphens",
-                   "bound-prefix-or-trailing-zero"},
+                   "bound-prefix-or-trailing-zero", "regex-trailing-backslash"},
     "xgrammar": {"length-bounded-strings", "six-fraction-digits", "no-negative-zero", "surrogates-as-utf8",
                  "pattern-without-escapes", "unproductive-rules-as-empty", "crash-on-left-recursion", "allof-as-any",
                  "pattern-keys-only", "whole-string-pattern", "keywords-unread", "mask-omits-accepted-token",

@@ -134,6 +134,7 @@ LLGUIDANCE_FINDINGS = {
     "findings/llguidance-bound-prefix/bytes/1": "bound-prefix-or-trailing-zero",
     "findings/llguidance-bound-prefix/gpt2/0": "bound-prefix-or-trailing-zero",
     "findings/llguidance-bound-prefix/gpt2/1": "bound-prefix-or-trailing-zero",
+    "findings/llguidance-regex-trailing-backslash/bytes/0": "regex-trailing-backslash",
     "findings/llguidance-escape-in-negated-class/bytes/0": "escape-in-negated-class",
     "findings/llguidance-ecma-dot/bytes/0": "ecma-dot-and-space",
     "findings/llguidance-ecma-dot/bytes/1": "ecma-dot-and-space",
@@ -230,6 +231,12 @@ def test_llguidance_predicates_are_exact():
     assert not k["bound-prefix-or-trailing-zero"].applies(
         Divergence(GrammarSpec("json_schema", schema={"type": "number", "maximum": 100}), b, [49, 48, 46, 50], 4, [],
                    [256]))
+    accepted = "accepts a grammar refimpl refuses: RegexError (offset 2)"
+    for source, explained in (("ab\\", True), ("a\\\\\\", True), ("a\\\\", False), ("a(", False)):
+        regex = GrammarSpec("regex", source)
+        assert k["regex-trailing-backslash"].applies(Divergence(regex, b, [], 0, [], [], error=accepted)) == explained
+    assert not k["regex-trailing-backslash"].applies(Divergence(GrammarSpec("regex", "ab\\"), b, [], 0, [], [],
+                                                                error="start: RuntimeError: x"))
     panic = "mask: RuntimeError: llguidance: panic: grammar stack empty for non-root grammar: {LexemeClass(1)}"
     assert k["subgrammar-skip-panic"].applies(Divergence(sub, b, [ord("a")], 1, [], [], error=panic))
     assert not k["subgrammar-skip-panic"].applies(Divergence(sub, b, [ord("a")], 1, [], [], error="mask: panic: x"))
