@@ -246,6 +246,7 @@ Sample = Union[str, Sequence[Union[str, Tok]]]
 # Minimal cases of the disagreements in docs/findings.md, kept as vectors (refimpl's masks)
 # so the peers' known differences stay checked: (name, spec, vocabularies, texts, tags).
 MARKER_VOCAB = Vocabulary.from_bytes([b"a", b"\xff[", b"<eos>"], eos_token_id=2, name="marker")
+EXCLUDE_VOCAB = Vocabulary.from_bytes([b"a", b"b", b"c", b"<eos>"], eos_token_id=3, name="exclude")
 FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sample], List[str]]] = [
     ("llguidance-lazy-after-greedy", GrammarSpec("lark", "start: A lz\nA: /a+/\nlz[lazy]: /[0-9]+/\n"),
      ("bytes",), ["a1"], ["lazy"]),
@@ -396,6 +397,10 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ['{"b":1}'], ["json"]),
     ("xgrammar-one-string-keyword", GrammarSpec("json_schema", schema={
         "type": "string", "pattern": "^a+$", "maxLength": 3}), ("bytes",), ['"aaa"'], ["json-string"]),
+    # xgrammar 0.2.9 reads EOS only as the end, never as ExcludeToken's token (X16)
+    ("xgrammar-exclude-token-eos", GrammarSpec("ebnf", 'root ::= "a" ExcludeToken(1) "b"\n',
+                                               options={"dialect": "xgrammar"}), (EXCLUDE_VOCAB,),
+     [["a", EOS, "b"]], ["xgrammar", "token-range", "eos"]),
     ("kbnf-complement-over-bytes", GrammarSpec("ebnf", "start ::= #e'(a|b)+c' #ex'ab' '\\n';\n",
                                                options={"dialect": "kbnf"}), ("bytes",), ["aaabac\ud7ff\n"], ["utf8"]),
     ("lmfe-type-list", GrammarSpec("json_schema", schema={
@@ -957,7 +962,7 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # xgrammar's token macros: Token(ids) and TokenTagDispatch((id, rule),
     # loop_after_dispatch=false): free tokens until the trigger token, then its rule once
     # (issue 35's line coverage: xgrammar.py's token macros and xgrammar_dispatch.py;
-    # ExcludeToken left out: refimpl lets it take EOS, xgrammar 0.2.9 does not)
+    # ExcludeToken left out: refimpl lets it take EOS, xgrammar 0.2.9 does not: X16, its own vector)
     ("xgrammar-token-dispatch", GrammarSpec("ebnf", 'root ::= "a" Token(3, 4) "b" TokenTagDispatch((5, c), '
                                                     'loop_after_dispatch=false)\nc ::= "!" Token(0, 1) "."\n',
                                             options={"dialect": "xgrammar"}),
