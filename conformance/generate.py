@@ -413,9 +413,12 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ["json-string"]),
     ("lmfe-character-outside-alphabet", GrammarSpec("json_schema", schema={
         "type": "object", "properties": {"name": {"type": "string"}}}), ("bytes",), ['{"name": "Zo\u00eb"}'], ["json-string"]),
-    # lm-format-enforcer 0.11.3: the boolean schema `true` as a subschema (E26)
+    # lm-format-enforcer 0.11.3: the boolean schema `true` as a subschema (E26); a literal item
+    # counted more than once toward minItems (E27)
     ("lmfe-true-subschema", GrammarSpec("json_schema", schema={"type": "array", "items": True}), ("bytes",),
      ['[1, "a"]'], ["json"]),
+    ("lmfe-literal-items-count", GrammarSpec("json_schema", schema={"type": "array", "minItems": 3}), ("bytes",),
+     ["[true, 1, 2]"], ["json"]),
     ("tcfg-negated-range-end", GrammarSpec("gbnf", "root ::= [^a-z]+\n"), ("bytes",), ["A"], ["classes"]),
     ("tcfg-repetition-bounds", GrammarSpec("gbnf", 'root ::= "a"{0,2} "b"\n'), ("bytes",), ["b"], ["repetition"]),
     ("tcfg-eos-refused", GrammarSpec("gbnf", "root ::= [\\x00-\\x7F]+\n"), ("bytes",), ["a"], ["eos"]),

@@ -41,7 +41,8 @@ WITH_CASE = {
                            "control-characters-in-strings", "non-string-const", "trailing-comma", "pattern-alphabet",
                            "untyped-subschema", "one-of-objects", "ref-by-last-segment", "all-of-last-part",
                            "whole-string-pattern", "type-list", "mixed-enum", "pattern-with-length",
-                           "character-outside-alphabet", "true-subschema"},
+                           "character-outside-alphabet", "true-subschema",
+                           "literal-items-count"},
     "llama.cpp": {"not-utf8", "raw-control-characters"},
 }
 
