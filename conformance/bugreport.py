@@ -33,11 +33,12 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 from refimpl import MaskrefError, Vocabulary
 
 from .compare import Path, compare_step
-from .differences import KnownDifference, _explain, refused_error
+from .differences import KnownDifference, _explain
 from .divergence import Divergence
 from .engine import Engine
 from .generate import SUITE_DIR
-from .runner import _next_token, accepts_refused
+from .isolation import fault_of
+from .runner import _next_token, _shown_error, accepts_refused
 from .vectors import NotSupported, Vector, ids_of, read_vectors, record
 
 FINDINGS_SUITE = os.path.join(SUITE_DIR, "findings.jsonl")
@@ -182,17 +183,19 @@ class Case:
 
     @property
     def refused_grammar(self) -> Optional[str]:
-        """refimpl's error where the case is the peer reading a grammar refimpl refuses (an
-        error vector of the findings suite), else None."""
-        return refused_error(self.error)
+        """refimpl's error where the case's grammar is one refimpl refuses (an error vector
+        of the findings suite: the peer must refuse it too), else None."""
+        return _shown_error(self.vector.error) if self.vector.error is not None else None
 
     @property
     def fault(self) -> str:
         """"crash", "timeout", "error" (a call raised) or "" (a wrong answer, or a grammar
         read that the peer must refuse)."""
-        if self.error is None or self.refused_grammar is not None:
+        if self.error is None:
             return ""
-        return "crash" if "PeerCrash" in self.error else "timeout" if "PeerTimeout" in self.error else "error"
+        if "PeerCrash" in self.error or "PeerTimeout" in self.error:
+            return "crash" if "PeerCrash" in self.error else "timeout"
+        return "" if self.refused_grammar is not None else "error"
 
     def __repr__(self) -> str:
         return "Case(%s, %s, %s at step %d)" % (self.engine, self.difference.name, self.vector.id, len(self.prefix))
@@ -240,7 +243,9 @@ def divergences(engine: Engine, vector: Vector) -> Iterator[Divergence]:
     if vector.error is not None:  # an error vector: refusing is agreeing, starting is the one divergence
         try:
             engine.start(spec, vocab, None).close()
-        except Exception:  # noqa: BLE001 - the engine refused the grammar, as refimpl does
+        except Exception as e:  # noqa: BLE001 - the engine refused the grammar, as refimpl does ...
+            if fault_of(e):  # ... unless its process crashed or hung: a divergence, as the runner's
+                yield path.divergence(error="start: %s: %s" % (type(e).__name__, e))
             return
         yield accepts_refused(path, vector)
         return

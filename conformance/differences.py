@@ -181,15 +181,9 @@ ACCEPTS_REFUSED = "accepts a grammar refimpl refuses"
 def accepted_refused(d: Divergence) -> Optional[str]:
     """refimpl's error (as shown) where the divergence is an engine accepting a grammar
     refimpl refuses, else None."""
-    return refused_error(d.error)
-
-
-def refused_error(error: Optional[str]) -> Optional[str]:
-    """refimpl's error (as shown) in a divergence's error where the engine accepted a
-    grammar refimpl refuses, else None."""
-    if error is None or not error.startswith(ACCEPTS_REFUSED + ": "):
+    if d.error is None or not d.error.startswith(ACCEPTS_REFUSED + ": "):
         return None
-    return error[len(ACCEPTS_REFUSED) + 2:]
+    return d.error[len(ACCEPTS_REFUSED) + 2:]
 
 
 #: the JSON-schema keywords whose value JSON Schema restricts (a non-negative integer, a

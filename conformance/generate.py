@@ -403,6 +403,9 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      [["a", EOS, "b"]], ["xgrammar", "token-range", "eos"]),
     ("kbnf-complement-over-bytes", GrammarSpec("ebnf", "start ::= #e'(a|b)+c' #ex'ab' '\\n';\n",
                                                options={"dialect": "kbnf"}), ("bytes",), ["aaabac\ud7ff\n"], ["utf8"]),
+    # kbnf 0.4.2 hangs on an unterminated comment, which it should refuse (K12): an error vector
+    ("kbnf-unterminated-comment", GrammarSpec("ebnf", 'start ::= "a";\n(* unterminated\n', options={"dialect": "kbnf"}),
+     ("bytes",), [], ["rules", "comment"]),
     ("lmfe-type-list", GrammarSpec("json_schema", schema={
         "type": ["object", "null"], "properties": {"a": {"type": "integer"}}, "required": ["a"]}), ("bytes",),
      ['{"a": 1}'], ["json"]),

@@ -36,7 +36,7 @@ WITH_CASE = {
                  "multipleof-unread", "required-outside-properties", "optional-group-loops", "named-property-first",
                  "one-string-keyword"},
     "outlines-core": {"pruned-after-match"},
-    "kbnf": {"no-answer", "panic-on-empty-repetition", "complement-over-bytes"},
+    "kbnf": {"no-answer", "panic-on-empty-repetition", "complement-over-bytes", "no-answer-on-unterminated-comment"},
     "lm-format-enforcer": {"string-leading-whitespace", "max-length-zero", "enum-python-spelling", "number-grammar",
                            "control-characters-in-strings", "non-string-const", "trailing-comma", "pattern-alphabet",
                            "untyped-subschema", "one-of-objects", "ref-by-last-segment", "all-of-last-part",
