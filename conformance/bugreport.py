@@ -37,7 +37,8 @@ from .differences import KnownDifference, _explain
 from .divergence import Divergence
 from .engine import Engine
 from .generate import SUITE_DIR
-from .runner import _next_token, accepts_refused
+from .isolation import fault_of
+from .runner import _next_token, _shown_error, accepts_refused
 from .vectors import NotSupported, Vector, ids_of, read_vectors, record
 
 FINDINGS_SUITE = os.path.join(SUITE_DIR, "findings.jsonl")
@@ -181,11 +182,20 @@ class Case:
         return ids_of(self.vector.steps[len(self.prefix)].mask)
 
     @property
+    def refused_grammar(self) -> Optional[str]:
+        """refimpl's error where the case's grammar is one refimpl refuses (an error vector
+        of the findings suite: the peer must refuse it too), else None."""
+        return _shown_error(self.vector.error) if self.vector.error is not None else None
+
+    @property
     def fault(self) -> str:
-        """"crash", "timeout", "error" (a call raised) or "" (a wrong answer)."""
+        """"crash", "timeout", "error" (a call raised) or "" (a wrong answer, or a grammar
+        read that the peer must refuse)."""
         if self.error is None:
             return ""
-        return "crash" if "PeerCrash" in self.error else "timeout" if "PeerTimeout" in self.error else "error"
+        if "PeerCrash" in self.error or "PeerTimeout" in self.error:
+            return "crash" if "PeerCrash" in self.error else "timeout"
+        return "" if self.refused_grammar is not None else "error"
 
     def __repr__(self) -> str:
         return "Case(%s, %s, %s at step %d)" % (self.engine, self.difference.name, self.vector.id, len(self.prefix))
@@ -233,7 +243,9 @@ def divergences(engine: Engine, vector: Vector) -> Iterator[Divergence]:
     if vector.error is not None:  # an error vector: refusing is agreeing, starting is the one divergence
         try:
             engine.start(spec, vocab, None).close()
-        except Exception:  # noqa: BLE001 - the engine refused the grammar, as refimpl does
+        except Exception as e:  # noqa: BLE001 - the engine refused the grammar, as refimpl does ...
+            if fault_of(e):  # ... unless its process crashed or hung: a divergence, as the runner's
+                yield path.divergence(error="start: %s: %s" % (type(e).__name__, e))
             return
         yield accepts_refused(path, vector)
         return
@@ -336,6 +348,8 @@ def _peer_grammar(case: Case) -> Tuple[str, str]:
     if case.engine == "llguidance":
         from .peers.llguidance.reading import grammar_text
 
+        if case.refused_grammar is not None and spec.kind == "regex":  # as the user gives it: grammar_from_regex
+            return spec.source or "", "regex"
         return grammar_text(spec), "llguidance"
     if spec.kind == "json_schema":
         return json.dumps(spec.schema, ensure_ascii=False), "json_schema"
@@ -380,6 +394,8 @@ def requirement(case: Case) -> str:
     def show(ids: Sequence[int]) -> str:
         return ", ".join("%d %s" % (t, _show_text(tokens[t])) for t in ids[:16]) + (" ..." if len(ids) > 16 else "")
 
+    if case.refused_grammar is not None:
+        return "the peer must refuse the grammar: it is malformed (refimpl: %s)" % case.refused_grammar
     if case.fault:
         return "the peer must compile the grammar and answer (the grammar is well-formed: its mask here allows %d " \
                "tokens)" % len(case.expected)
@@ -422,6 +438,7 @@ def script(case: Case, timeout: float = 30) -> str:
         ("SHOULD_REFUSE", repr(case.wrongly_allowed), "tokens the grammar refuses next, allowed by the peer when found"),
         ("CONSUME", repr(case.refused), "a token whose consume must succeed"),
         ("MUST_ANSWER", repr(case.fault), "the peer's call failed (crash, timeout, error): it must answer"),
+        ("MUST_REFUSE", repr(case.refused_grammar is not None), "the grammar is malformed: the peer must refuse it"),
         ("ALLOWED_HERE", repr(_ranges(case.expected)), "the tokens the grammar allows next (ranges)"),
         ("VALID_OUTPUT", repr(valid_output(case)), "a whole output of the grammar through this step"),
         ("REQUIREMENT", repr(requirement(case)), ""),
@@ -508,7 +525,8 @@ def start():
             return []
 
     tok = llguidance.LLTokenizer(llguidance.TokenizerWrapper(Tokenizer()), eos_token=EOS if len(EOS) > 1 else None)
-    matcher = llguidance.LLMatcher(tok, GRAMMAR, log_level=0)
+    grammar = llguidance.LLMatcher.grammar_from_regex(GRAMMAR) if GRAMMAR_KIND == "regex" else GRAMMAR
+    matcher = llguidance.LLMatcher(tok, grammar, log_level=0)
     if matcher.is_error():
         raise RuntimeError(matcher.get_error())
     return Session(matcher)
@@ -786,6 +804,12 @@ def text_of(tokens):
 
 def run():
     """Drive the peer to the case's step; returns (bug shows, what the peer did)."""
+    if MUST_REFUSE:
+        try:
+            start()
+        except Exception as e:
+            return False, "it refuses the grammar: %s" % (str(e).splitlines() or [""])[0]
+        return True, "it reads the grammar and starts a session; it must refuse it"
     session = start()
     for i, t in enumerate(PREFIX):
         if not session.consume(t):

@@ -29,6 +29,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple,
 from refimpl import Matcher, Vocabulary
 
 from .vectors import GrammarSpec, Vector, load_builtin, record, write_vectors
+from .vectors import refused as error_vector
 
 SUITE_DIR = os.path.join(os.path.dirname(__file__), "suite")
 
@@ -245,6 +246,7 @@ Sample = Union[str, Sequence[Union[str, Tok]]]
 # Minimal cases of the disagreements in docs/findings.md, kept as vectors (refimpl's masks)
 # so the peers' known differences stay checked: (name, spec, vocabularies, texts, tags).
 MARKER_VOCAB = Vocabulary.from_bytes([b"a", b"\xff[", b"<eos>"], eos_token_id=2, name="marker")
+EXCLUDE_VOCAB = Vocabulary.from_bytes([b"a", b"b", b"c", b"<eos>"], eos_token_id=3, name="exclude")
 FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sample], List[str]]] = [
     ("llguidance-lazy-after-greedy", GrammarSpec("lark", "start: A lz\nA: /a+/\nlz[lazy]: /[0-9]+/\n"),
      ("bytes",), ["a1"], ["lazy"]),
@@ -280,6 +282,12 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ("bytes",), ['"::1"'], ["json-string", "format"]),
     ("llguidance-leap-day-and-second", GrammarSpec("json_schema", schema={"type": "string", "format": "date-time"}),
      ("bytes",), ['"2021-02-28T23:59:59Z"', '"2020-01-01T08:38:60+08:39"'], ["json-string", "format"]),
+    # llguidance 1.9.1: a number may not end on a prefix of a bound's digits, nor go on with zeros (L22)
+    ("llguidance-bound-prefix", GrammarSpec("json_schema", schema={
+        "type": "number", "maximum": 100.25, "exclusiveMinimum": 0.5}), ("bytes", "gpt2"), ["100.2", "0.510"],
+     ["numbers"]),
+    # llguidance 1.9.1: a regex's trailing lone backslash dropped (L23): no samples, an error vector
+    ("llguidance-regex-trailing-backslash", GrammarSpec("regex", "ab\\"), ("bytes",), [], ["escapes"]),
     ("llguidance-subgrammar-skip-panic",
      GrammarSpec("lark", 'start: "a" "c"? sub\nsub: %lark {\nstart: "b"\n}\n%ignore " "\n'), ("bytes",), ["a b"],
      ["subgrammar", "ignore"]),
@@ -389,8 +397,15 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ['{"b":1}'], ["json"]),
     ("xgrammar-one-string-keyword", GrammarSpec("json_schema", schema={
         "type": "string", "pattern": "^a+$", "maxLength": 3}), ("bytes",), ['"aaa"'], ["json-string"]),
+    # xgrammar 0.2.9 reads EOS only as the end, never as ExcludeToken's token (X16)
+    ("xgrammar-exclude-token-eos", GrammarSpec("ebnf", 'root ::= "a" ExcludeToken(1) "b"\n',
+                                               options={"dialect": "xgrammar"}), (EXCLUDE_VOCAB,),
+     [["a", EOS, "b"]], ["xgrammar", "token-range", "eos"]),
     ("kbnf-complement-over-bytes", GrammarSpec("ebnf", "start ::= #e'(a|b)+c' #ex'ab' '\\n';\n",
                                                options={"dialect": "kbnf"}), ("bytes",), ["aaabac\ud7ff\n"], ["utf8"]),
+    # kbnf 0.4.2 hangs on an unterminated comment, which it should refuse (K12): an error vector
+    ("kbnf-unterminated-comment", GrammarSpec("ebnf", 'start ::= "a";\n(* unterminated\n', options={"dialect": "kbnf"}),
+     ("bytes",), [], ["rules", "comment"]),
     ("lmfe-type-list", GrammarSpec("json_schema", schema={
         "type": ["object", "null"], "properties": {"a": {"type": "integer"}}, "required": ["a"]}), ("bytes",),
      ['{"a": 1}'], ["json"]),
@@ -401,6 +416,12 @@ FINDINGS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[Sa
      ["json-string"]),
     ("lmfe-character-outside-alphabet", GrammarSpec("json_schema", schema={
         "type": "object", "properties": {"name": {"type": "string"}}}), ("bytes",), ['{"name": "Zo\u00eb"}'], ["json-string"]),
+    # lm-format-enforcer 0.11.3: the boolean schema `true` as a subschema (E26); a literal item
+    # counted more than once toward minItems (E27)
+    ("lmfe-true-subschema", GrammarSpec("json_schema", schema={"type": "array", "items": True}), ("bytes",),
+     ['[1, "a"]'], ["json"]),
+    ("lmfe-literal-items-count", GrammarSpec("json_schema", schema={"type": "array", "minItems": 3}), ("bytes",),
+     ["[true, 1, 2]"], ["json"]),
     ("tcfg-negated-range-end", GrammarSpec("gbnf", "root ::= [^a-z]+\n"), ("bytes",), ["A"], ["classes"]),
     ("tcfg-repetition-bounds", GrammarSpec("gbnf", 'root ::= "a"{0,2} "b"\n'), ("bytes",), ["b"], ["repetition"]),
     ("tcfg-eos-refused", GrammarSpec("gbnf", "root ::= [\\x00-\\x7F]+\n"), ("bytes",), ["a"], ["eos"]),
@@ -655,8 +676,15 @@ def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
 
 
 def finding_vectors() -> Iterator[Vector]:
-    """The `findings` group: each FINDINGS case on its vocabularies, along its samples."""
+    """The `findings` group: each FINDINGS case on its vocabularies, along its samples; a
+    case without samples is a grammar refimpl refuses (a peer reads it): an error vector."""
     for name, spec, vocabs, samples, tags in FINDINGS:
+        if not samples:
+            for v in vocabs:
+                vocab = load_builtin(v) if isinstance(v, str) else v
+                yield error_vector(spec, vocab, "findings/%s/%s/0" % (name, vocab.name), tags + ["finding"], "findings",
+                              "docs/findings.md; a grammar refimpl refuses")
+            continue
         grammar = spec.compile()
         for v in vocabs:
             vocab = load_builtin(v) if isinstance(v, str) else v
@@ -940,7 +968,7 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # xgrammar's token macros: Token(ids) and TokenTagDispatch((id, rule),
     # loop_after_dispatch=false): free tokens until the trigger token, then its rule once
     # (issue 35's line coverage: xgrammar.py's token macros and xgrammar_dispatch.py;
-    # ExcludeToken left out: refimpl lets it take EOS, xgrammar 0.2.9 does not)
+    # ExcludeToken left out: refimpl lets it take EOS, xgrammar 0.2.9 does not: X16, its own vector)
     ("xgrammar-token-dispatch", GrammarSpec("ebnf", 'root ::= "a" Token(3, 4) "b" TokenTagDispatch((5, c), '
                                                     'loop_after_dispatch=false)\nc ::= "!" Token(0, 1) "."\n',
                                             options={"dialect": "xgrammar"}),

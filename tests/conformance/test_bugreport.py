@@ -27,7 +27,8 @@ from tests.support.paths import ROOT
 WITH_CASE = {
     "llguidance": {"lazy-after-greedy", "stop-eos-primary-only", "token-read-by-first-lexeme", "special-marker-bytes",
                    "negative-fraction-trailing-zero", "escape-in-negated-class", "subgrammar-skip-panic",
-                   "empty-first-lexeme", "eos-after-eos-token-panic", "guarded-empty-alternative", "hostname-hyphens"},
+                   "empty-first-lexeme", "eos-after-eos-token-panic", "guarded-empty-alternative", "hostname-hyphens",
+                   "bound-prefix-or-trailing-zero", "regex-trailing-backslash"},
     "xgrammar": {"length-bounded-strings", "six-fraction-digits", "no-negative-zero", "surrogates-as-utf8",
                  "pattern-without-escapes", "unproductive-rules-as-empty", "crash-on-left-recursion", "allof-as-any",
                  "pattern-keys-only", "whole-string-pattern", "keywords-unread", "mask-omits-accepted-token",
@@ -35,12 +36,13 @@ WITH_CASE = {
                  "multipleof-unread", "required-outside-properties", "optional-group-loops", "named-property-first",
                  "one-string-keyword"},
     "outlines-core": {"pruned-after-match"},
-    "kbnf": {"no-answer", "panic-on-empty-repetition", "complement-over-bytes"},
+    "kbnf": {"no-answer", "panic-on-empty-repetition", "complement-over-bytes", "no-answer-on-unterminated-comment"},
     "lm-format-enforcer": {"string-leading-whitespace", "max-length-zero", "enum-python-spelling", "number-grammar",
                            "control-characters-in-strings", "non-string-const", "trailing-comma", "pattern-alphabet",
                            "untyped-subschema", "one-of-objects", "ref-by-last-segment", "all-of-last-part",
                            "whole-string-pattern", "type-list", "mixed-enum", "pattern-with-length",
-                           "character-outside-alphabet"},
+                           "character-outside-alphabet", "true-subschema",
+                           "literal-items-count"},
     "llama.cpp": {"not-utf8", "raw-control-characters"},
 }
 

@@ -3,7 +3,7 @@
 differently from maskref, its complement over bytes, and its bugs."""
 from __future__ import annotations
 
-from refimpl import Matcher
+from refimpl import GrammarError, Matcher
 
 from ...differences import AFTER_EOS, KnownDifferences
 from ...divergence import Divergence, compiled, utf8_prefix
@@ -70,6 +70,27 @@ def no_answer(d: Divergence) -> bool:
     """kbnf did not answer in time (the Isolated wrapper's PeerTimeout) on a grammar with a
     nullable unit cycle."""
     return timed_out(d) and nullable_unit_cycle(d.grammar.source)
+
+
+@KNOWN_DIFFERENCES.declare(
+    "no-answer-on-unterminated-comment", "peer-bug",
+    "kbnf does not return (building the engine) on a grammar whose `(*` comment between rules "
+    "never ends (`start ::= \"a\";` then a line `(* unterminated`), where it should refuse the grammar; maskref "
+    "refuses it (\"unterminated comment: expected *)\"); docs/findings.md, K12",
+    ends_path=True,
+    cites=("kbnf's grammar format (https://github.com/Dan-wanna-M/kbnf), as maskref reads it (docs/ebnf.md, "
+           "kbnf's EBNF): a comment between rules is `(* ... *)`; a grammar the format does not accept must be "
+           "refused, not hang"))
+def no_answer_on_unterminated_comment(d: Divergence) -> bool:
+    """kbnf did not answer in time (PeerTimeout) on a grammar that refimpl's reader of kbnf
+    refuses for a comment that never ends."""
+    if not timed_out(d) or d.grammar.kind != "ebnf":
+        return False
+    try:
+        compiled(d.grammar)
+    except GrammarError as e:
+        return "unterminated comment" in str(e)
+    return False
 
 
 @KNOWN_DIFFERENCES.declare(

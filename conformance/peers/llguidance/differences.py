@@ -10,7 +10,8 @@ Matcher (`Divergence.replay`), or with a Matcher that reads tokens llguidance's 
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Iterator, List, Optional, Set
+from decimal import Decimal
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from refimpl import Grammar, Matcher
 from refimpl.recognition.lexer import DEAD
@@ -26,12 +27,21 @@ KNOWN_DIFFERENCES = KnownDifferences(AFTER_EOS, LENIENT_SCHEMA)
 
 
 @KNOWN_DIFFERENCES.declare(
-    "regex-trailing-backslash", "semantic",
-    "a regex ending in a lone backslash (`ab\\`) is read without it: llguidance.regex_to_lark, "
-    "through which the adapter hands llguidance a regex, drops it (returns `ab`); refimpl refuses "
-    "the pattern (an incomplete escape). Likely a bug of regex_to_lark, not filed yet")
+    "regex-trailing-backslash", "peer-bug",
+    "a regex ending in a lone backslash (`ab\\`, an incomplete escape) is read without it: "
+    "llguidance 1.9.1's grammar_from_regex (and regex_to_lark, through which the adapter hands "
+    "llguidance a regex) turns `ab\\` into `start: /ab/` and constrains to `ab`, where its own regex "
+    "syntax (Rust's regex crate) refuses the pattern; refimpl refuses it (docs/findings.md, L23)",
+    cites=("llguidance's grammar format: regexes use the Rust regex crate's syntax "
+           "(https://github.com/guidance-ai/llguidance/blob/main/docs/syntax.md), in which a backslash must be "
+           "followed by what it escapes (https://docs.rs/regex/latest/regex/#syntax; regex-syntax "
+           "reports 'incomplete escape sequence')"))
 def regex_trailing_backslash(d: Divergence) -> bool:
-    return d.grammar.kind == "regex" and accepted_refused(d) is not None and str(d.grammar.source).endswith("\\")
+    """llguidance started a regex refimpl refuses, whose text ends in an odd number of
+    backslashes (a lone one last)."""
+    source = str(d.grammar.source or "")
+    odd = (len(source) - len(source.rstrip("\\"))) % 2 == 1
+    return d.grammar.kind == "regex" and accepted_refused(d) is not None and odd
 
 
 # ----------------------------------------------------------------------------- rules and lexing
@@ -345,6 +355,92 @@ def ends_negative_fraction(d: Divergence) -> bool:
         data = text + (b"" if eos else d.vocab.tokens[t])
         ends = [m.end() for m in _NEGATIVE_FRACTION.finditer(data)]
         if not any(e >= len(text) and (e < len(data) or eos) for e in ends):
+            return False
+    return True
+
+
+#: a JSON number's integer and fraction as written (no exponent), not inside a word or string
+_NUMBER_RUN = re.compile(rb'(?<![0-9A-Za-z_."\\])(-?)([0-9]+(?:\.[0-9]*)?)')
+
+
+def _bound_digits(schema: Any) -> List[Tuple[str, bool, str]]:
+    """Each numeric bound of a schema as (its magnitude in decimal digits, whether it bounds
+    negative numbers, how: "upper" or "upper-inclusive" where it caps the magnitude,
+    "lower-exclusive" where an exclusive bound floors it); a zero bound is left out.
+
+    >>> _bound_digits({"maximum": 100.25, "exclusiveMinimum": 0.5, "minimum": -1e-2})
+    [('0.01', True, 'upper-inclusive'), ('100.25', False, 'upper-inclusive'), ('0.5', False, 'lower-exclusive')]
+    """
+    out = []
+    for node in schemas(schema):
+        for k in NUMBER_BOUNDS:
+            value = node.get(k)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value == 0:
+                continue
+            digits = format(Decimal(repr(abs(value))), "f")
+            if "." in digits:
+                digits = digits.rstrip("0").rstrip(".")
+            negative = value < 0
+            caps = (k in ("maximum", "exclusiveMaximum")) != negative
+            if caps:
+                out.append((digits, negative, "upper-inclusive" if k in ("maximum", "minimum") else "upper"))
+            elif k.startswith("exclusive"):
+                out.append((digits, negative, "lower-exclusive"))
+    return out
+
+
+def _refused_at_bound(number: str, bound: str, how: str, ended: bool) -> bool:
+    """Does llguidance 1.9.1 refuse the magnitude `number` (its digits so far; `ended`: the
+    number ends there) under the bound's digits, though its value is in range: a proper
+    prefix of the bound with a fraction begun ends (1.2 under a maximum of 1.25), the
+    bound itself goes on with zeros (1.250), or, above an exclusive lower bound, a number
+    that begins with its digits and goes on in the fraction ends in a zero (0.510 above
+    0.5, 12.10 above 12)."""
+    zeros = number[len(bound):]
+    if how.startswith("upper") and ended and "." in number and bound.startswith(number) and number != bound:
+        return True
+    if how == "upper-inclusive" and "." in bound and number.startswith(bound) and zeros and not zeros.strip("0"):
+        return True
+    if how != "lower-exclusive" or not ended or not number.startswith(bound) or not number.endswith("0"):
+        return False
+    fraction = zeros if "." in bound else zeros[1:]
+    return (zeros.startswith(".") or "." in bound) and fraction.isdigit() and bool(fraction.strip("0"))
+
+
+@KNOWN_DIFFERENCES.declare(
+    "bound-prefix-or-trailing-zero", "peer-bug",
+    "with a bound that has a fraction (maximum, exclusiveMaximum, a negative minimum), llguidance 1.9.1 "
+    "does not let a number end on a proper prefix of the bound's digits, nor write the bound with "
+    "trailing zeros: under \"maximum\": 100.25 it refuses 100.2 and 100.250; above an exclusive lower "
+    "bound it refuses a number that begins with the bound's digits and ends in a zero in its fraction "
+    "(0.510 above 0.5, 12.10 above 12); the values are in range (docs/findings.md, L22)",
+    cites=('JSON Schema 2020-12 Validation §6.2 (maximum, exclusiveMaximum, minimum, exclusiveMinimum bound '
+           'the numeric value) (https://json-schema.org/draft/2020-12/json-schema-validation); RFC 8259 (JSON) '
+           '§6 Numbers (frac = decimal-point 1*DIGIT: 100.2 and 100.250 are numbers, of values 100.2 and '
+           '100.25) (https://www.rfc-editor.org/rfc/rfc8259#section-6)'))
+def bound_prefix_or_trailing_zero(d: Divergence) -> bool:
+    """A JSON schema with a non-zero numeric bound, where refimpl alone allows the differing
+    tokens (or EOS), and each ends or writes a number llguidance refuses at a bound of the
+    schema (`_refused_at_bound`): EOS or a token that ends the number on it, or a token
+    that leaves the number as the bound followed by zeros."""
+    if d.grammar.kind != "json_schema" or d.only_engine or not d.only_refimpl or d.error or d.refused is not None:
+        return False
+    bounds = _bound_digits(d.grammar.schema)
+    if not bounds:
+        return False
+    text = d.text()[-64:]
+    for t in d.only_refimpl:
+        eos = t in d.vocab.eos_token_ids
+        data = text + (b"" if eos else d.vocab.tokens[t])
+        refused = False
+        for m in _NUMBER_RUN.finditer(data):
+            if m.end() < len(text):
+                continue  # a number the text had ended
+            ended = eos or m.end() < len(data)
+            number = m.group(2).decode()
+            refused = refused or any(negative == bool(m.group(1)) and _refused_at_bound(number, bound, how, ended)
+                                     for bound, negative, how in bounds)
+        if not refused:
             return False
     return True
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, List
 
+from refimpl import Matcher
 from refimpl.regex import ExprSet
 
 from ...differences import AFTER_EOS, LENIENT_SCHEMA, KnownDifferences, accepted_refused, all_differing, answers_as
@@ -78,6 +79,36 @@ def tag_dispatch_bytes(d: Divergence) -> bool:
     return (d.grammar.kind == "ebnf" and "TagDispatch(" in (d.grammar.source or "") and d.error is None
             and d.refused is None and not d.only_refimpl and bool(d.only_engine)
             and all(not utf8_prefix(text + d.vocab.tokens[t]) for t in d.only_engine))
+
+
+_TOKEN_MACROS = ("ExcludeToken(", "TokenTagDispatch(")
+
+
+@KNOWN_DIFFERENCES.declare(
+    "eos-before-exclude-token", "semantic",
+    "xgrammar reads a stop token (EOS) only as the end of the output, never as a token of "
+    "ExcludeToken(ids...) (or of TokenTagDispatch's free tokens): after `a` in `root ::= \"a\" "
+    "ExcludeToken(1) \"b\"` it refuses EOS, and where the output may end EOS ends it; maskref reads a "
+    "token by id first wherever a token lexeme may take it (docs/semantics.md, \"Reading a token\"; "
+    "docs/findings.md, X16)",
+    ends_path=True)
+def eos_before_exclude_token(d: Divergence) -> bool:
+    """An xgrammar EBNF with ExcludeToken or TokenTagDispatch, where refimpl alone allows
+    tokens: EOS alone, in a state where the output may not end (refimpl would read it as an
+    excluded-token's token); or anything, after an EOS of the prefix that refimpl read as
+    such a token where the output could end (xgrammar ended the output there)."""
+    if d.grammar.kind != "ebnf" or not any(m in (d.grammar.source or "") for m in _TOKEN_MACROS):
+        return False
+    if d.only_engine or not d.only_refimpl or d.error or d.refused is not None:
+        return False
+    eos = set(d.vocab.eos_token_ids)
+    m = d.replay()
+    if m is None or m.eos_consumed:
+        return False
+    if d.prefix and d.prefix[-1] in eos:
+        before = Matcher(compiled(d.grammar), d.vocab, slices=())
+        return before.consume_tokens(d.prefix[:-1]) and before.recognizer.is_accepting()
+    return set(d.only_refimpl) <= eos and not m.recognizer.is_accepting()
 
 
 JSON_WHITESPACE = b" \n\r\t"

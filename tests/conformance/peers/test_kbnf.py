@@ -99,6 +99,17 @@ def test_a_crash_needs_a_unit_cycle():
     assert not CRASH_ON_UNIT_CYCLE.applies(Divergence(plain, b, [], 0, [], [], error=crash))
 
 
+def test_a_hang_on_an_unterminated_comment():
+    """The hang is declared for a comment that never ends, not for another hang or a comment that ends."""
+    k = KNOWN_DIFFERENCES.named("no-answer-on-unterminated-comment")
+    b, hang = load_builtin("bytes"), "start: PeerTimeout: no answer to start within 10 s"
+    open_comment = GrammarSpec("ebnf", 'start ::= "a";\n(* unterminated\n', options={"dialect": "kbnf"})
+    assert k.applies(Divergence(open_comment, b, [], 0, [], [], error=hang))
+    assert not k.applies(Divergence(open_comment, b, [], 0, [], [], error="start: PeerCrash: died during start"))
+    closed = GrammarSpec("ebnf", 'start ::= "a";\n(* ended *)\n', options={"dialect": "kbnf"})
+    assert not k.applies(Divergence(closed, b, [], 0, [], [], error=hang))
+
+
 def test_unfinished_sentence_needs_a_sentence():
     UNFINISHED_SENTENCE = KNOWN_DIFFERENCES.named("unfinished-sentence")
     b = load_builtin("bytes")

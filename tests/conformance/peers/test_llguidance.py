@@ -130,6 +130,11 @@ LLGUIDANCE_FINDINGS = {
     "findings/llguidance-stop-eos-complete-lexeme/bytes/0": "stop-eos-after-complete-lexeme",
     "findings/llguidance-negative-fraction/bytes/0": "negative-fraction-trailing-zero",
     "findings/llguidance-negative-fraction/gpt2/0": "negative-fraction-trailing-zero",
+    "findings/llguidance-bound-prefix/bytes/0": "bound-prefix-or-trailing-zero",
+    "findings/llguidance-bound-prefix/bytes/1": "bound-prefix-or-trailing-zero",
+    "findings/llguidance-bound-prefix/gpt2/0": "bound-prefix-or-trailing-zero",
+    "findings/llguidance-bound-prefix/gpt2/1": "bound-prefix-or-trailing-zero",
+    "findings/llguidance-regex-trailing-backslash/bytes/0": "regex-trailing-backslash",
     "findings/llguidance-escape-in-negated-class/bytes/0": "escape-in-negated-class",
     "findings/llguidance-ecma-dot/bytes/0": "ecma-dot-and-space",
     "findings/llguidance-ecma-dot/bytes/1": "ecma-dot-and-space",
@@ -215,6 +220,23 @@ def test_llguidance_predicates_are_exact():
     assert not k["negative-fraction-trailing-zero"].applies(Divergence(bounded, b, text[:-1], 4, [], [256]))
     assert not k["negative-fraction-trailing-zero"].applies(
         Divergence(GrammarSpec("json_schema", schema={"type": "number"}), b, text, 5, [], [256]))
+    capped = GrammarSpec("json_schema", schema={"type": "number", "maximum": 100.25, "exclusiveMinimum": 0.5})
+    for written, token, explained in (("100.2", 256, True), ("100.25", ord("0"), True), ("0.510", 256, True),
+                                      ("100.1", 256, False), ("100.20", 256, False), ("0.51", 256, False),
+                                      ("100.2", ord("4"), False), ("10.2", 256, False), ("-100.2", 256, False)):
+        text = [ord(c) for c in written]
+        assert k["bound-prefix-or-trailing-zero"].applies(Divergence(capped, b, text, len(text), [], [token])) == \
+            explained, (written, token)
+    assert not k["bound-prefix-or-trailing-zero"].applies(Divergence(capped, b, [ord(c) for c in "100.2"], 5, [256], []))
+    assert not k["bound-prefix-or-trailing-zero"].applies(
+        Divergence(GrammarSpec("json_schema", schema={"type": "number", "maximum": 100}), b, [49, 48, 46, 50], 4, [],
+                   [256]))
+    accepted = "accepts a grammar refimpl refuses: RegexError (offset 2)"
+    for source, explained in (("ab\\", True), ("a\\\\\\", True), ("a\\\\", False), ("a(", False)):
+        regex = GrammarSpec("regex", source)
+        assert k["regex-trailing-backslash"].applies(Divergence(regex, b, [], 0, [], [], error=accepted)) == explained
+    assert not k["regex-trailing-backslash"].applies(Divergence(GrammarSpec("regex", "ab\\"), b, [], 0, [], [],
+                                                                error="start: RuntimeError: x"))
     panic = "mask: RuntimeError: llguidance: panic: grammar stack empty for non-root grammar: {LexemeClass(1)}"
     assert k["subgrammar-skip-panic"].applies(Divergence(sub, b, [ord("a")], 1, [], [], error=panic))
     assert not k["subgrammar-skip-panic"].applies(Divergence(sub, b, [ord("a")], 1, [], [], error="mask: panic: x"))

@@ -374,6 +374,19 @@ def test_definitions_it_cannot_reach(schema, raised, expected, near_miss):
     assert BACKEND.classify(d) is None
 
 
+def test_true_subschema():
+    """`items: true`: its walk reads `[` and get_parser raises on the boolean schema; EOS alone."""
+    vocab = load_builtin("bytes")
+    eos = vocab.eos_token_ids[0]
+    spec = GrammarSpec("json_schema", schema={"type": "array", "items": True})
+    session = BACKEND.start(spec, vocab)
+    assert sorted(set(session.allowed())) == [eos] and "'bool' object has no attribute 'anyOf'" in session.note
+    d = Divergence(spec, vocab, [], 0, [eos], [ord("[")], note=session.note)
+    assert BACKEND.classify(d).name == "true-subschema"
+    d.grammar = GrammarSpec("json_schema", schema={"type": "array", "items": {}})  # no boolean schema
+    assert BACKEND.classify(d) is None
+
+
 def test_pattern_with_length():
     """lm-format-enforcer's own exception for a string with a pattern and a length: the mask raises it."""
     from lmformatenforcer.exceptions import LMFormatEnforcerException

@@ -112,6 +112,22 @@ def test_unproductive_rules():
     assert not k.applies(Divergence(productive, aaa, [], 0, [1], []))
 
 
+def test_eos_before_exclude_token():
+    """xgrammar reads EOS as the end only: refused where the output may not end, and the
+    end where it may (refimpl reads it as ExcludeToken's token and goes on)."""
+    k = known()["eos-before-exclude-token"]
+    v = Vocabulary.from_bytes([b"a", b"b", b"c", b"<eos>"], eos_token_id=3)
+    one = GrammarSpec("ebnf", 'root ::= "a" ExcludeToken(1) "b"\n', options={"dialect": "xgrammar"})
+    assert k.applies(Divergence(one, v, [0], 1, [], [3]))
+    assert not k.applies(Divergence(one, v, [0], 1, [], [2, 3]))  # not EOS alone
+    assert not k.applies(Divergence(one, v, [0], 1, [3], []))
+    loop = GrammarSpec("ebnf", 'root ::= "a" ExcludeToken(1)*\n', options={"dialect": "xgrammar"})
+    assert k.applies(Divergence(loop, v, [0, 2, 3], 3, [], [0, 2, 3]))  # xgrammar ended at that EOS
+    assert not k.applies(Divergence(loop, v, [0, 2], 2, [], [3]))  # the output may end: EOS is the end
+    plain = GrammarSpec("ebnf", 'root ::= "a" Token(0, 2) "b"\n', options={"dialect": "xgrammar"})
+    assert not k.applies(Divergence(plain, v, [0], 1, [], [3]))
+
+
 def test_pattern_without_escapes():
     k = known()["pattern-without-escapes"]
     s = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^[^a-c]+$"})

@@ -185,3 +185,36 @@ def pattern_with_length(d: Divergence) -> bool:
         return False
     return d.error is not None and (
         "LMFormatEnforcerException: String schema contains both a pattern and a min/max length" in d.error)
+
+
+def has_true_subschema(schema: Any) -> bool:
+    """Does a subschema of the schema (not the root) read `true`, the boolean schema that
+    every value satisfies? (`additionalProperties: true` is read as a flag, not a schema.)
+
+    >>> has_true_subschema({"type": "array", "items": True}), has_true_subschema({"additionalProperties": True})
+    (True, False)
+    """
+    for node in schemas(schema):
+        for k, v in node.items():
+            if v is True and k in ("items", "additionalItems", "contains", "not", "if", "then", "else"):
+                return True
+            if k in ("properties", "patternProperties", "$defs", "definitions") and isinstance(v, dict) and \
+                    any(s is True for s in v.values()):
+                return True
+    return False
+
+
+@KNOWN_DIFFERENCES.declare(
+    "true-subschema", "peer-bug",
+    "lm-format-enforcer cannot read the boolean schema `true` (any value) where it builds a parser for a "
+    "subschema: `{\"type\": \"array\", \"items\": true}` or a property `{\"a\": true}` makes get_parser raise "
+    "AttributeError ('bool' object has no attribute 'anyOf') when the walk reaches it, and the enforcer "
+    "allows only EOS (at the start of an array of `items: true`, `[` is refused)",
+    ends_path=True,
+    cites=('JSON Schema 2020-12 Core §4.3.2 Boolean JSON Schemas ("true: always passes validation") '
+           '(https://json-schema.org/draft/2020-12/json-schema-core#section-4.3.2); Core §10.3.1.2 items '
+           '(its value MUST be a valid JSON Schema) (https://json-schema.org/draft/2020-12/json-schema-core)'))
+def true_subschema(d: Divergence) -> bool:
+    """It raised its AttributeError on a boolean schema, in a schema with a `true` subschema."""
+    return has_true_subschema(d.grammar.schema) and parser_raised(
+        d, "(AttributeError: 'bool' object has no attribute 'anyOf')")

@@ -74,7 +74,10 @@ def json_reading_explains(d: Divergence) -> bool:
     "literal-items-count", "peer-bug",
     "lm-format-enforcer counts an array's `true`, `false` or `null` item more than once toward "
     "minItems in some places: with {\"type\": \"array\", \"minItems\": 3} it lets `[true, 1` and "
-    "`[null, null` end with `]` (found by the `types` group, 2026-11-28)")
+    "`[null, null` end with `]` (found by the `types` group, 2026-11-28; docs/findings.md, E27)",
+    cites=('JSON Schema 2020-12 Validation §6.4.2 minItems: "An array instance is valid against minItems if its '
+           'size is greater than, or equal to, the value of this keyword" '
+           '(https://json-schema.org/draft/2020-12/json-schema-validation)'))
 def literal_items_count(d: Divergence) -> bool:
     """Only the peer allows a token that ends an array (`]` first), the text so far holds
     an item true, false or null, and some subschema has a minItems."""
