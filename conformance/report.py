@@ -443,6 +443,43 @@ def maskbench_cost_table(board: Board, sources: Sequence[Source] = ()) -> Table:
                  rows, "maskbench-cost")
 
 
+#: MaskBench's own published figures (its README's table), per maskref engine name
+PUBLISHED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "maskbench_published.json")
+
+
+def published_table(board: Board, path: str = PUBLISHED) -> Table:
+    """MaskBench's published figures beside this reproduction's, per engine it ran (maskref's
+    name of the configuration it ran): passing, compile errors, validation and
+    invalidation errors, faults (as shares of the schemas), TTFM and TBM p50 — theirs on
+    every schema with their versions, ours on the sample (GPT-2) with ours."""
+    with open(path, encoding="utf-8") as f:
+        published = json.load(f)
+    ours = {s["engine"]: s for s in maskbench_summary([r for e in board.engines for r in board.records[e]])
+            if s["vocab"] == "gpt2" and s["subset"] == "all"}
+    rows = []
+    for engine, p in published["engines"].items():
+        n = published["schemas"]
+        faults = p["segmentation_fault"] + p["out_of_memory"] + p["timeout"]
+        rows.append(["%s (MaskBench: %s)" % (engine, p["as"]), p["version"], _thousands(n),
+                     _share(p["passing"], n), _share(p["compile_error"], n),
+                     "%s / %s" % (_share(p["validation_error"], n), _share(p["invalidation_error"], n)),
+                     _share(faults, n), "%s / %s" % (_us(p["ttfm_p50"]), _us(p["tbm_p50"]))])
+        s = ours.get(engine)
+        if s is None:
+            continue
+        m = s["schemas"]
+        rows.append(["%s (here)" % engine, ", ".join(board.versions(engine)) or "—", _thousands(m),
+                     _share(s["passing"], m), _share(m - s["compiled"] - s["faults"], m),
+                     "%s / %s" % (_share(s["validation_errors"], m), _share(s["invalidation_errors"], m)),
+                     _share(s["faults"], m), "%s / %s" % (_us((s["ttfm"] or [None])[0]), _us((s["tbm"] or [None])[0]))])
+    return Table(["engine", "version", "schemas", "passing", "compile errors", "validation / invalidation errors",
+                  "faults", "TTFM / TBM p50"], rows, "maskbench-published")
+
+
+def _share(k: int, n: int) -> str:
+    return "%.1f%%" % (100.0 * k / n) if n else "—"
+
+
 def _cost_row(engine: str, vocab: str, recs: List[Record], sampled: Optional[int]) -> List[str]:
     schemas = {schema_of(r) for r in recs}
     seconds = sum(r.get("seconds") or 0.0 for r in recs)
@@ -633,6 +670,7 @@ def figures(sources: Sequence[Source]) -> Dict[str, str]:
         "maskbench_sources": maskbench.sources_line() or "No MaskBench results given.",
         "maskbench_table": maskbench_table(maskbench, by_subset=False).markdown() if maskbench.engines else "",
         "maskbench_cost": maskbench_cost_table(maskbench, sources).markdown() if maskbench.engines else "",
+        "maskbench_published": published_table(maskbench).markdown() if maskbench.engines else "",
         "schemastore_sources": schemastore.sources_line() or "No SchemaStore results given.",
         "schemastore_table": outcome_table(schemastore).markdown() if schemastore.engines else "",
         "schemastore_disagreements": _disagreements_markdown(schemastore) if schemastore.engines else "",
@@ -713,6 +751,9 @@ def page(sources: Sequence[Source]) -> str:
         body.append(stacked_bars(bars, "MaskBench: vectors per outcome, per engine and subset", "maskbench-outcomes"))
         body.append(maskbench_table(maskbench).html())
         body.append(maskbench_cost_table(maskbench, sources).html())
+        body.append("<p>MaskBench's published figures (its README) beside this reproduction "
+                    "(docs/compliance.md says why they differ):</p>")
+        body.append(published_table(maskbench).html())
         body.append(outcome_table(maskbench, by_subset=True).html())
         body.append(distributions([(e, [r["first_mask_us"] for r in maskbench.records[e]
                                         if r.get("first_mask_us") is not None]) for e in maskbench.engines],

@@ -217,3 +217,25 @@ def test_the_command_writes_the_page_and_the_markdown(tmp_path, capsys, monkeypa
     cli.fails(main, capsys, ["report", str(tmp_path / "bad.jsonl"), "--out", str(tmp_path / "o")], "bad.jsonl:1")
     (tmp_path / "empty.jsonl").write_text("")
     cli.fails(main, capsys, ["report", str(tmp_path / "empty.jsonl"), "--out", str(tmp_path / "o")], "no records")
+
+
+def test_maskbench_published_figures_beside_the_reproduction(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    board = report.Board(report.load([str(scoreboard.write(tmp_path))]), "maskbench")
+    published = tmp_path / "published.json"
+    published.write_text(json.dumps({"schemas": 200, "engines": {
+        "peer": {"as": "Peer", "version": "peer 0.1", "passing": 150, "compile_error": 20, "segmentation_fault": 1,
+                 "out_of_memory": 2, "timeout": 3, "validation_error": 10, "invalidation_error": 14,
+                 "ttfm_p50": 1500, "tbm_p50": 40},
+        "absent": {"as": "Absent", "version": "absent 1", "passing": 1, "compile_error": 0, "segmentation_fault": 0,
+                   "out_of_memory": 0, "timeout": 0, "validation_error": 0, "invalidation_error": 0,
+                   "ttfm_p50": 1, "tbm_p50": 1}}}))
+    rows = report.published_table(board, str(published)).rows
+    assert rows[0] == ["peer (MaskBench: Peer)", "peer 0.1", "200", "75.0%", "10.0%", "5.0% / 7.0%", "3.0%",
+                       "1.5 ms / 40 µs"]
+    here = {(s["engine"], s["vocab"], s["subset"]): s for s in report.maskbench_summary(
+        [r for e in board.engines for r in board.records[e]])}[("peer", "gpt2", "all")]
+    assert rows[1][:3] == ["peer (here)", "peer 1.0", str(here["schemas"])]
+    assert rows[1][6] == "%.1f%%" % (100.0 * here["faults"] / here["schemas"])
+    # an engine MaskBench ran that has no results here: its published row alone
+    assert [r[0] for r in rows] == ["peer (MaskBench: Peer)", "peer (here)", "absent (MaskBench: Absent)"]
