@@ -26,6 +26,7 @@ known differences): a configuration that changes an answer is an error, not a fi
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import resource
 import statistics
@@ -139,7 +140,8 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
     args = ap.parse_args(argv)
     if args.runs < 1:
         ap.error("--runs must be at least 1")
-    configs = args.config or [c for c in CONFIGS if not c.startswith("ray") or _has_ray()]
+    has_ray = importlib.util.find_spec("ray") is not None
+    configs = args.config or [c for c in CONFIGS if not c.startswith("ray") or has_ray]
     if args.suite and not os.path.exists(args.suite):
         ap.error("--suite %s: no such file or directory" % args.suite)
     measured, vectors = measure(args.engine, args.suite, configs, args.runs)
@@ -149,14 +151,6 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
             time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count() or 0))
     print(table(measured, vectors))
     return 0
-
-
-def _has_ray() -> bool:
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 main = command_line(_main, mistakes=(OSError,))

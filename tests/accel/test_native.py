@@ -228,25 +228,7 @@ def test_short_path_paths_equal_the_python_walk(source, tokens, choices, slices)
     vocab = vocabulary(tokens)
     py = open_matcher(g, vocab, backend="python", slices=slices)
     nat = open_matcher(g, vocab, backend="native", slices=slices)
-    depth = 0
-    for choice in list(choices) + [None]:
-        a, b = py.mask(), nat.mask()
-        assert a == b
-        assert work(py.stats) == work(nat.stats)
-        same_recognizers(py, nat)
-        if choice is None:
-            break
-        if choice % 5 == 4 and depth:
-            py.rollback(1)
-            nat.rollback(1)
-            depth -= 1
-            continue
-        allowed = [t for t in a.allowed() if t not in vocab.eos_token_ids]
-        if not allowed:
-            break
-        t = allowed[choice % len(allowed)]
-        assert py.consume(t) and nat.consume(t)
-        depth += 1
+    lockstep(py, nat, vocab, choices, same_stats=True, check=same_recognizers)
 
 
 @settings(max_examples=examples(100))

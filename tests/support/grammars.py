@@ -74,15 +74,18 @@ def work(stats):
     return out
 
 
-def lockstep(first, second, vocab, choices, same_stats=False):
+def lockstep(first, second, vocab, choices, same_stats=False, check=None):
     """Walk a random path with two matchers of one grammar: at every step the same mask
-    (and stats, if asked). A choice c consumes the (c mod k)-th allowed token, or rolls
-    one token back when c mod 5 == 4 (so that rows are reused after a rollback)."""
+    (and stats, if asked; and `check(first, second)`, if given). A choice c consumes the
+    (c mod k)-th allowed token, or rolls one token back when c mod 5 == 4 (so that rows are
+    reused after a rollback)."""
     depth = 0
     for choice in list(choices) + [None]:
         a, b = first.mask(), second.mask()
         assert a == b, choices
         assert not same_stats or work(first.stats) == work(second.stats), choices
+        if check is not None:
+            check(first, second)
         if choice is None:
             break
         if choice % 5 == 4 and depth:
