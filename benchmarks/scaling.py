@@ -36,7 +36,7 @@ import tempfile
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from refimpl.showing.commandline import ArgumentParser, command_line
+from refimpl.showing.commandline import ArgumentParser, CommandLineError, command_line
 
 # name: (workers, options of `conformance run`, whether its CPU time can be counted: the
 # processes that do the work are children the run waits for; a pool's contained children
@@ -71,6 +71,9 @@ def run_once(config: str, engine: str, suite: Optional[str], directory: str, ind
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode == 2:  # the run refused its arguments (an unknown engine, a bad suite): say so
+        said = (done.stderr.strip().splitlines() or ["exit status 2"])[-1]
+        raise CommandLineError("conformance run: %s" % said.replace("error: ", "", 1))
     if done.returncode not in (0, 1):
         raise SystemExit("error: %s exited %d: %s" % (" ".join(command), done.returncode,
                                                        done.stderr.strip()[-400:]))

@@ -38,3 +38,6 @@ def test_bad_arguments(capsys):
     assert "--runs" in capsys.readouterr().err
     assert scaling.main(["--suite", "/no/such/suite.jsonl"]) == 2
     assert "/no/such/suite.jsonl" in capsys.readouterr().err
+    assert scaling.main(["--engine", "nosuch", "--runs", "1", "--config", "process"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown engine 'nosuch'" in err
