@@ -37,7 +37,7 @@ from .containment import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 from .engine import Engine
 from .fuzz import SHRINK_MARGIN
 from .generate import GROUPS, SUITE_DIR
-from .registry import UnknownEngine, engine_names, get_engine
+from .registry import ALIASES, UnknownEngine, engine_names, get_engine
 from .vectors import FormatError
 
 
@@ -270,6 +270,10 @@ def add_maskbench(sub: argparse._SubParsersAction) -> None:
 def cmd_bugreport(args: argparse.Namespace) -> int:
     from .bugreport import BugReportError, find_case, resolve, script
 
+    if args.survey:
+        return _survey(args)
+    if not args.finding:
+        raise SetupError("bugreport: name a finding, or --survey PEER")
     try:
         name, differences, vectors = resolve(args.finding, args.engine)
         text = script(find_case(_engine(name), differences, vectors))
@@ -285,14 +289,47 @@ def cmd_bugreport(args: argparse.Namespace) -> int:
     return 0
 
 
+def _survey(args: argparse.Namespace) -> int:
+    """bugreport --survey PEER: every bug report of the peer run, the record updated, and
+    with --markdown the page's table regenerated (conformance/filing.py)."""
+    from .bugreport import DRIVERS, PEERS
+    from .filing import read_record, survey, table, write_record, write_table
+
+    peer = ALIASES.get(args.survey, args.survey)
+    if peer not in PEERS or peer not in DRIVERS:
+        raise SetupError("bugreport --survey: %r is not a peer with bug-report scripts (%s)"
+                         % (args.survey, ", ".join(p for p in PEERS if p in DRIVERS)))
+    with culprit("--record", args.record):
+        record = read_record(args.record)
+    record["peers"][peer] = survey(_engine(peer))
+    write_record(record, args.record)
+    seen = record["peers"][peer]
+    print("%s: %d bug reports, %d present, %d fixed upstream, %d failed%s" % (
+        seen["version"], sum(len(seen[o]) for o in ("present", "fixed", "failed")), len(seen["present"]),
+        len(seen["fixed"]), len(seen["failed"]), "".join("\n  failed: " + n for n in seen["failed"])))
+    if args.markdown:
+        with culprit("--markdown", args.markdown):
+            write_table(record, args.markdown)
+    else:
+        print(table(record))
+    return 1 if seen["failed"] else 0
+
+
 def add_bugreport(sub: Any) -> None:
     """The bugreport subcommand, added to the subparsers `sub`."""
+    from .filing import RECORD
+
     p = sub.add_parser("bugreport", help="a peer bug's minimal case as a standalone script (the peer's public API "
-                       "only) to file upstream")
-    p.add_argument("finding", help="a known difference (six-fraction-digits), a docs/findings.md id (X2) or a "
-                   "findings vector (findings/xgrammar-six-fraction-digits/bytes/0, or xgrammar-six-fraction-digits)")
+                       "only) to file upstream; --survey: all of a peer's, run, recorded")
+    p.add_argument("finding", nargs="?", help="a known difference (six-fraction-digits), a docs/findings.md id (X2) "
+                   "or a findings vector (findings/xgrammar-six-fraction-digits/bytes/0, or xgrammar-six-fraction-digits)")
     p.add_argument("--engine", "--backend", dest="engine", help="the peer (default: the one the finding names)")
     p.add_argument("--out", help="write the script here (default: standard output)")
+    p.add_argument("--survey", metavar="PEER", help="write and run every bug report of an installed peer, record "
+                   "what each printed (--record) and print the table of the record")
+    p.add_argument("--record", default=RECORD, help="the survey's record (default: %(default)s)")
+    p.add_argument("--markdown", metavar="PAGE", help="with --survey: regenerate the table in this page's block "
+                   "(docs/findings.md) instead of printing it")
     p.set_defaults(run=cmd_bugreport)
 
 

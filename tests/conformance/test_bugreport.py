@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conformance import bugreport
+from conformance import bugreport, filing
 from conformance.__main__ import main
 from conformance.bugreport import BugReportError, Case, resolve, script
 from conformance.registry import get_engine
@@ -20,31 +20,15 @@ from conformance.vectors import read_vectors
 from tests.support import cli
 from tests.support.paths import ROOT
 
-#: the peer bugs that show on a vector of conformance/suite/findings.jsonl (measured with
-#: llguidance 1.9.1, xgrammar 0.2.9, outlines-core 0.2.14, kbnf 0.4.2, lm-format-enforcer
-#: 0.11.3, llama-cpp-python 0.3.36). One that no longer shows was fixed upstream (or its vector changed): the test
-#: fails. The others are skipped with their reason: no minimal case to file.
-WITH_CASE = {
-    "llguidance": {"lazy-after-greedy", "stop-eos-primary-only", "token-read-by-first-lexeme", "special-marker-bytes",
-                   "negative-fraction-trailing-zero", "escape-in-negated-class", "subgrammar-skip-panic",
-                   "empty-first-lexeme", "eos-after-eos-token-panic", "guarded-empty-alternative", "hostname-hyphens",
-                   "bound-prefix-or-trailing-zero", "regex-trailing-backslash"},
-    "xgrammar": {"length-bounded-strings", "six-fraction-digits", "no-negative-zero", "surrogates-as-utf8",
-                 "pattern-without-escapes", "unproductive-rules-as-empty", "crash-on-left-recursion", "allof-as-any",
-                 "pattern-keys-only", "whole-string-pattern", "keywords-unread", "mask-omits-accepted-token",
-                 "one-keyword-per-schema", "oneof-as-anyof", "untyped-keywords-unread", "format-regexes",
-                 "multipleof-unread", "required-outside-properties", "optional-group-loops", "named-property-first",
-                 "one-string-keyword"},
-    "outlines-core": {"pruned-after-match"},
-    "kbnf": {"no-answer", "panic-on-empty-repetition", "complement-over-bytes", "no-answer-on-unterminated-comment"},
-    "lm-format-enforcer": {"string-leading-whitespace", "max-length-zero", "enum-python-spelling", "number-grammar",
-                           "control-characters-in-strings", "non-string-const", "trailing-comma", "pattern-alphabet",
-                           "untyped-subschema", "one-of-objects", "ref-by-last-segment", "all-of-last-part",
-                           "whole-string-pattern", "type-list", "mixed-enum", "pattern-with-length",
-                           "character-outside-alphabet", "true-subschema",
-                           "literal-items-count"},
-    "llama.cpp": {"not-utf8", "raw-control-characters"},
-}
+
+def with_case(engine_name):
+    """The peer bugs of the engine that showed on a vector of conformance/suite/findings.jsonl
+    when it was last surveyed (conformance/data/bugreports.json, docs/findings.md's table). One
+    that no longer shows was fixed upstream (or its vector changed): the test fails. The
+    others are skipped with their reason: no minimal case to file."""
+    seen = filing.read_record()["peers"].get(engine_name, {})
+    return {name for outcome in filing.OUTCOMES for name in seen.get(outcome, ())}
+
 
 MASKREF_IMPORT = re.compile(r"^\s*(import|from)\s+(refimpl|conformance|maskref|accel|integrations)\b", re.M)
 
@@ -88,7 +72,7 @@ def test_each_peer_bug_still_shows(engine_name, name, tmp_path):
     if name not in cases:
         if k.fixed_in:
             return
-        assert name not in WITH_CASE.get(engine_name, ()), (
+        assert name not in with_case(engine_name), (
             "%s's %s no longer shows on its findings vector with %s: fixed upstream? Set fixed_in=%r on the known "
             "difference and say so in docs/findings.md" % (engine_name, name, version, version))
         pytest.skip("no minimal case of %s in conformance/suite/findings.jsonl" % name)
