@@ -1,8 +1,9 @@
 """The documentation site's hook for the playground page (mkdocs.yml: `hooks`).
 
 - `on_post_page`: the playground page (docs/playground.md) gets its stylesheet and its
-  script (docs/playground/playground.css and .js, copied by MkDocs as they are), linked
-  relative to the page wherever MkDocs puts it.
+  script (docs/playground/playground.css and .js, copied by MkDocs as they are, with the
+  script's Web Worker, worker.js, beside them), linked relative to the page wherever
+  MkDocs puts it.
 - `on_post_build`: `vendor` puts beside them, in site/playground/, what the page runs:
   Pyodide's files (pyodide/) and refimpl as a zip (maskref.zip, its embedded vocabularies
   with it) — so the page fetches nothing from anywhere but the site.

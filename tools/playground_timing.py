@@ -1,7 +1,7 @@
 """How long the playground page (docs/playground.md) takes in headless Chromium: until it
-is interactive (Pyodide loaded and refimpl imported), and the first GPT-2 mask (the
-vocabulary loaded; then its trie built, the mask and the page rendered) — the figures
-docs/playground.md quotes.
+is interactive (Pyodide loaded and refimpl imported, in the page's Web Worker), and the
+first GPT-2 mask (the vocabulary loaded; then its trie built, the mask and the page
+rendered) — the figures docs/playground.md quotes.
 
     python tools/playground_timing.py [--site DIR] [--runs N]
 

@@ -1,5 +1,6 @@
-"""The playground's one entry point: what the documentation site's live page (its
-Pyodide glue, docs/playground/playground.js) asks refimpl, answered as JSON-ready values.
+"""The playground's one entry point: what the documentation site's live page asks
+refimpl, answered as JSON-ready values (its Pyodide glue, docs/playground/worker.js, a Web
+Worker the page's script docs/playground/playground.js starts, calls it).
 
 The page sends a grammar kind and text, a vocabulary name, and the text or the token ids
 to step through; `run` answers with the explain page itself (page.py's `render`, shown
@@ -10,7 +11,7 @@ the walk refused it and why (steps.py's `refusal`), drawn as the page draws its 
 
 The answers are JSON values (dicts, lists, strings, numbers). Nothing here holds state
 but the vocabularies, loaded once: `run` returns the Explanation with its answer and `why`
-takes it back (the page's glue keeps it between the two).
+takes it back (the worker keeps it between the two).
 
 >>> ex, out = run("regex", "[0-9]+(\\\\.[0-9]+)?", "bytes", text="12.")
 >>> out["ok"], out["allowed"], out["text"], [s["token"] for s in out["steps"]]

@@ -7,9 +7,12 @@ is typed, a vocabulary picked, a prefix typed; the mask count the page shows is 
 refimpl computes in Python for the same input, in the summary and in the explanation's
 frame; "why" for a refused token the page did not explain beforehand answers where and
 why it dies, as Python's explain(..., why=[token]) does; a clicked allowed token is
-consumed; a grammar error shows its line, column and caret. Throughout: no error in the
-console, and no request leaves the site (Chrome's network events, and the local server's
-log: nothing missing).
+consumed; a grammar error shows its line, column and caret. Python runs in a Web Worker:
+while it computes a slow explanation the page's own scripts run, Stop (or the time limit)
+ends it with a message and a fresh worker, whose next explanation is refimpl's again.
+Throughout: no error in the console, and no request leaves the site (Chrome's network
+events for the page, the worker's own Resource Timing entries, and the local server's log:
+nothing missing).
 
 Skipped, with the reason printed, where selenium, Chromium or chromedriver is missing, or
 the site cannot be built (the docs extra) — unless MASKREF_REQUIRE_BROWSER=1 (CI), where
@@ -17,6 +20,7 @@ that is a failure. The site's build needs npm (or MASKREF_PYODIDE): tools/playgr
 """
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -208,6 +212,81 @@ def test_a_grammar_error_shows_line_column_and_caret(driver):
     assert not driver.find_element(By.ID, "pg-error").is_displayed()
 
 
+# a computation that takes minutes (about 1,500 GPT-2 steps, each a new mask: nested arrays
+# deeper and deeper), stopped long before it ends
+SLOW_TEXT = "[" * 3000
+
+# counts, every 50 ms, the ticks of a timer on the page while the page is busy explaining
+TICKS = """if (window.pgTicks === undefined) {
+  window.pgTicks = 0;
+  setInterval(function () {
+    if (document.getElementById("maskref-playground").dataset.state === "busy") { window.pgTicks += 1; }
+  }, 50);
+}
+return window.pgTicks;"""
+
+
+def state_of(d):
+    return d.find_element(By.ID, "maskref-playground").get_attribute("data-state")
+
+
+def start_slow(d):
+    """Starts the slow explanation; once the worker computes it, the ticks counted so far."""
+    explain_in_page(d, "lark", pg.KINDS["lark"][1], "gpt2", "")  # the vocabulary loaded beforehand
+    ticks = d.execute_script(TICKS)
+    d.execute_script("document.getElementById('pg-text').value = arguments[0]", SLOW_TEXT)
+    click(d, d.find_element(By.ID, "pg-run"))
+    browser.wait_until(d, lambda d: state_of(d) == "busy", "the page busy")
+    return ticks
+
+
+def restarted(d, stops, reason):
+    """Until the page says the worker was stopped (the `stops`-th time) and restarted; its status."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.wait_until(d, lambda d: d.execute_script("return window.maskrefPlayground.stops") == stops,
+                       "the worker stopped")
+    status = d.find_element(By.ID, "pg-status")
+    assert status.get_attribute("aria-live") == "polite"
+    assert "Stopped after" in status.text and reason in status.text, status.text
+    WebDriverWait(d, 300, poll_frequency=0.1).until(lambda d: state_of(d) == "ready")  # Pyodide loaded again
+    assert "the worker restarted" in status.text and reason in status.text, status.text
+    assert not d.find_element(By.ID, "pg-stop").is_enabled()
+    return status.text
+
+
+def test_the_page_answers_while_the_worker_computes_and_stop_ends_it(driver):
+    stops = driver.execute_script("return window.maskrefPlayground.stops")
+    ticks = start_slow(driver)
+    # the page's own timer runs while Python computes (on the page's thread, it could not)
+    browser.wait_until(driver, lambda d: d.execute_script(TICKS) >= ticks + 20, "timer ticks while busy")
+    assert state_of(driver) == "busy"
+    stop = driver.find_element(By.ID, "pg-stop")
+    assert stop.is_enabled()
+    click(driver, stop)
+    status = restarted(driver, stops + 1, "(Stop pressed)")
+    assert re.search(r"Stopped after \d+ s \(Stop pressed\); the worker restarted in [0-9.]+ s", status), status
+    # the fresh worker (the vocabulary loaded again) gives refimpl's mask
+    explain_in_page(driver, "lark", JSONISH, "gpt2", PREFIX)
+    assert driver.find_element(By.ID, "pg-allowed").text == str(len(python_mask(Grammar.from_lark(JSONISH),
+                                                                                  PREFIX.encode())))
+
+
+def test_the_time_limit_stops_a_computation(driver):
+    stops = driver.execute_script("return window.maskrefPlayground.stops")
+    driver.execute_script("window.maskrefPlayground.limit = 2")
+    try:
+        start_slow(driver)
+        restarted(driver, stops + 1, "(the time limit, 2 s)")
+    finally:
+        driver.execute_script("window.maskrefPlayground.limit = 30")
+    n = runs(driver)
+    explain_in_page(driver, "lark", JSONISH, "gpt2", '{"b": [2')
+    assert runs(driver) > n
+    assert driver.find_element(By.ID, "pg-allowed").text == str(len(python_mask(Grammar.from_lark(JSONISH),
+                                                                                  b'{"b": [2')))
+
+
 def test_no_request_leaves_the_site(driver, served):
     base, _, requests = served
     urls = []
@@ -215,8 +294,13 @@ def test_no_request_leaves_the_site(driver, served):
         message = json.loads(entry["message"])["message"]
         if message["method"] == "Network.requestWillBeSent":
             urls.append(message["params"]["request"]["url"])
-    assert any(u.endswith("/pyodide/pyodide.asm.wasm") for u in urls)
-    assert any(u.endswith("/maskref.zip") for u in urls)
+    assert any(u.endswith("/playground/worker.js") for u in urls)
+    # the worker's own requests (Chrome's log of the page does not hold them)
+    driver.set_script_timeout(60)
+    worker = driver.execute_async_script("window.maskrefPlayground.requests(arguments[arguments.length - 1])")
+    assert any(u.endswith("/pyodide/pyodide.asm.wasm") for u in worker)
+    assert any(u.endswith("/maskref.zip") for u in worker)
+    urls += worker
     outside = [u for u in urls if not u.startswith(base) and not u.startswith(("data:", "blob:", "about:"))]
     assert outside == []
     assert [r for r in requests if r[2] not in ("200", "304")] == []  # nothing the site lacks
