@@ -1408,8 +1408,404 @@ done:
     return result;
 }
 
+/* ---- building an Earley row -------------------------------------------------------- */
+
+/* refimpl/recognition/earley.py, `closure(tables, rows, j, seeds, transitive)`: row j run
+ * to the fixpoint of predict and complete, the same items in the same order, the same
+ * waiting lists, allowed mask and accepting flag. Read earley.py's `closure` first: each
+ * block below quotes the lines it mirrors. What it leaves to Python, by answering None
+ * (the parser then calls `closure` itself, which gives the answer or the error): tables
+ * or rows not of the types refimpl makes (lists, dicts, exact ints), items beyond 62
+ * bits, a row past the `items_per_row` limit (Python raises LimitError). It calls back
+ * into Python only for `transitive(k, symbol)`, Leo's transitive items, and for
+ * int.from_bytes when a row allows lexemes past the 64th. */
+
+#define NOT_HANDLED 1  /* an answer left to Python's `closure` */
+
+/* The items of the row, in order, and the set `seen` of them (open addressing). */
+typedef struct {
+    int64_t *items;
+    Py_ssize_t len, cap;
+    int64_t *slots;  /* -1: empty */
+    size_t mask;     /* slots - 1, a power of two minus one */
+} Items;
+
+static size_t
+item_hash(int64_t x)
+{
+    return (size_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 17);
+}
+
+/* `x in seen` */
+static int
+items_has(const Items *s, int64_t x)
+{
+    for (size_t i = item_hash(x) & s->mask;; i = (i + 1) & s->mask) {
+        if (s->slots[i] == x)
+            return 1;
+        if (s->slots[i] < 0)
+            return 0;
+    }
+}
+
+/* `if x not in seen: seen.add(x); items.append(x)`. 0, or -1 with MemoryError. */
+static int
+items_add(Items *s, int64_t x)
+{
+    size_t i = item_hash(x) & s->mask;
+    for (;; i = (i + 1) & s->mask) {
+        if (s->slots[i] == x)
+            return 0;
+        if (s->slots[i] < 0)
+            break;
+    }
+    if (s->len == s->cap) {
+        Py_ssize_t cap = s->cap * 2;
+        int64_t *more = PyMem_Realloc(s->items, (size_t)cap * sizeof *more);
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->items = more;
+        s->cap = cap;
+    }
+    s->items[s->len++] = x;
+    s->slots[i] = x;
+    if ((size_t)s->len * 2 > s->mask) {  /* keep the table at most half full */
+        size_t size = (s->mask + 1) * 4;
+        int64_t *slots = PyMem_Malloc(size * sizeof *slots);
+        if (slots == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memset(slots, 0xff, size * sizeof *slots);
+        PyMem_Free(s->slots);
+        s->slots = slots;
+        s->mask = size - 1;
+        for (Py_ssize_t k = 0; k < s->len; k++) {
+            size_t h = item_hash(s->items[k]) & s->mask;
+            while (s->slots[h] >= 0)
+                h = (h + 1) & s->mask;
+            s->slots[h] = s->items[k];
+        }
+    }
+    return 0;
+}
+
+/* An exact int in 0..max as a C value: 0 and *out, NOT_HANDLED otherwise (or -1 with an
+   exception). */
+static int
+small_int(PyObject *x, int64_t max, int64_t *out)
+{
+    if (!PyLong_CheckExact(x))
+        return NOT_HANDLED;
+    int overflow;
+    const long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || v < 0 || v > max)
+        return NOT_HANDLED;
+    *out = v;
+    return 0;
+}
+
+/* list[i] as an int in lo..max (lo is 0 or COMPLETE, -1): 0 and *out, NOT_HANDLED, or -1. */
+static int
+list_int(PyObject *list, int64_t i, int64_t lo, int64_t max, int64_t *out)
+{
+    if (i < 0 || i >= PyList_GET_SIZE(list))
+        return NOT_HANDLED;
+    PyObject *x = PyList_GET_ITEM(list, (Py_ssize_t)i);
+    if (!PyLong_CheckExact(x))
+        return NOT_HANDLED;
+    int overflow;
+    const long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || v < lo || v > max)
+        return NOT_HANDLED;
+    *out = v;
+    return 0;
+}
+
+#define ITEM_MAX (((int64_t)1 << 62) - 1)
+#define COMPLETE (-1)  /* refimpl/grammar/ir.py */
+
+/* The fixpoint, into *s and the lexeme bits `lexemes` (grown as needed). 0, NOT_HANDLED,
+   or -1 with an exception. */
+static int
+closure_run(PyObject *dot_symbol, PyObject *lhs, PyObject *rules_of, PyObject *nullable, int64_t n,
+            int64_t shift, int64_t mask, Py_ssize_t limit, PyObject *rows, int64_t j, PyObject *transitive,
+            Items *s, uint8_t *predicted, uint64_t **lexemes, Py_ssize_t *lexeme_words)
+{
+    /* origin_j = j << shift */
+    const int64_t origin_j = j << shift;
+    /* for item in items: (the worklist read while it grows) */
+    for (Py_ssize_t i = 0; i < s->len; i++) {
+        const int64_t item = s->items[i];
+        /* pos = item & mask; sym = dot_symbol[pos] */
+        const int64_t pos = item & mask;
+        int64_t sym;
+        int r = list_int(dot_symbol, pos, COMPLETE, ITEM_MAX, &sym);
+        if (r != 0)
+            return r;
+        if (sym == COMPLETE) {
+            /* origin = item >> shift; if origin == j: continue */
+            const int64_t origin = item >> shift;
+            if (origin == j)
+                continue;
+            /* symbol = lhs[pos] */
+            int64_t symbol;
+            if ((r = list_int(lhs, pos, 0, ITEM_MAX, &symbol)) != 0)
+                return r;
+            /* top = transitive(origin, symbol) if transitive is not None else None */
+            int64_t top = -1;
+            if (transitive != Py_None) {
+                PyObject *args[2] = {PyLong_FromLongLong(origin), PyLong_FromLongLong(symbol)};
+                PyObject *t = NULL;
+                if (args[0] != NULL && args[1] != NULL)
+                    t = PyObject_Vectorcall(transitive, args, 2, NULL);
+                Py_XDECREF(args[0]);
+                Py_XDECREF(args[1]);
+                if (t == NULL)
+                    return -1;
+                if (t != Py_None) {
+                    r = small_int(t, ITEM_MAX, &top);
+                    Py_DECREF(t);
+                    if (r != 0)
+                        return r;
+                } else {
+                    Py_DECREF(t);
+                }
+            }
+            if (top >= 0) {
+                /* if top not in seen: seen.add(top); items.append(top) */
+                if (items_add(s, top) < 0)
+                    return -1;
+            } else {
+                /* for w in rows[origin].waiting.get(symbol, ()): w += 1 ... (added if not seen) */
+                if (origin < 0 || origin >= PyList_GET_SIZE(rows))
+                    return NOT_HANDLED;
+                PyObject *waiting = get_attr(PyList_GET_ITEM(rows, (Py_ssize_t)origin), "waiting");
+                if (waiting == NULL)
+                    return -1;
+                if (!PyDict_CheckExact(waiting)) {
+                    Py_DECREF(waiting);
+                    return NOT_HANDLED;
+                }
+                PyObject *key = PyLong_FromLongLong(symbol);
+                PyObject *ws = key == NULL ? NULL : PyDict_GetItemWithError(waiting, key);  /* borrowed */
+                Py_XDECREF(key);
+                if (ws == NULL && PyErr_Occurred()) {
+                    Py_DECREF(waiting);
+                    return -1;
+                }
+                if (ws != NULL && !PyList_CheckExact(ws)) {
+                    Py_DECREF(waiting);
+                    return NOT_HANDLED;
+                }
+                Py_ssize_t k = ws == NULL ? 0 : PyList_GET_SIZE(ws);
+                for (Py_ssize_t m = 0; m < k; m++) {
+                    int64_t w;
+                    r = small_int(PyList_GET_ITEM(ws, m), ITEM_MAX - 1, &w);
+                    if (r == 0 && items_add(s, w + 1) < 0)
+                        r = -1;
+                    if (r != 0) {
+                        Py_DECREF(waiting);
+                        return r;
+                    }
+                }
+                Py_DECREF(waiting);
+            }
+        } else {
+            /* (the waiting lists are made after the loop, in the same item order) */
+            if (sym >= n) {
+                /* allowed |= 1 << (sym - n); continue */
+                const int64_t bit = sym - n;
+                if (bit / 64 >= *lexeme_words) {
+                    Py_ssize_t words = (Py_ssize_t)(bit / 64 + 1);
+                    uint64_t *more = PyMem_Realloc(*lexemes, (size_t)words * sizeof *more);
+                    if (more == NULL) {
+                        PyErr_NoMemory();
+                        return -1;
+                    }
+                    memset(more + *lexeme_words, 0, (size_t)(words - *lexeme_words) * sizeof *more);
+                    *lexemes = more;
+                    *lexeme_words = words;
+                }
+                (*lexemes)[bit / 64] |= (uint64_t)1 << (bit % 64);
+                continue;
+            }
+            /* if sym not in predicted: predicted.add(sym); for p in rules_of[sym]: p |= origin_j ... */
+            if (!predicted[sym]) {
+                predicted[sym] = 1;
+                if (sym >= PyList_GET_SIZE(rules_of))
+                    return NOT_HANDLED;
+                PyObject *ps = PyList_GET_ITEM(rules_of, (Py_ssize_t)sym);
+                if (!PyList_CheckExact(ps))
+                    return NOT_HANDLED;
+                for (Py_ssize_t m = 0; m < PyList_GET_SIZE(ps); m++) {
+                    int64_t p;
+                    if ((r = list_int(ps, m, 0, mask, &p)) != 0)
+                        return r;
+                    if (items_add(s, p | origin_j) < 0)
+                        return -1;
+                }
+            }
+            /* if nullable[sym] and item + 1 not in seen: seen.add(item + 1); items.append(item + 1) */
+            if (sym >= PyList_GET_SIZE(nullable))
+                return NOT_HANDLED;
+            PyObject *null = PyList_GET_ITEM(nullable, (Py_ssize_t)sym);
+            if (null != Py_True && null != Py_False)
+                return NOT_HANDLED;
+            if (null == Py_True && items_add(s, item + 1) < 0)
+                return -1;
+        }
+        /* if len(items) > limit: raise LimitError(...)   (Python's to raise) */
+        if (s->len > limit)
+            return NOT_HANDLED;
+    }
+    return 0;
+}
+
+/* The answer: (items, waiting, allowed, accepting) from the fixpoint's items and lexeme
+   bits, or NULL with an exception. */
+static PyObject *
+closure_answer(const Items *s, PyObject *dot_symbol, int64_t mask, int64_t accept_item,
+               const uint64_t *lexemes, Py_ssize_t lexeme_words)
+{
+    PyObject *items = PyList_New(s->len), *waiting = PyDict_New(), *allowed = NULL;
+    if (items == NULL || waiting == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < s->len; i++) {
+        PyObject *x = PyLong_FromLongLong(s->items[i]);
+        if (x == NULL)
+            goto fail;
+        PyList_SET_ITEM(items, i, x);
+        /* if sym in waiting: waiting[sym].append(item) else: waiting[sym] = [item]
+           (for every item whose dot is not at the end, in order) */
+        PyObject *sym = PyList_GET_ITEM(dot_symbol, (Py_ssize_t)(s->items[i] & mask));  /* checked in the run */
+        if (PyLong_AsLong(sym) == COMPLETE)
+            continue;
+        PyObject *list = PyDict_GetItemWithError(waiting, sym);
+        if (list == NULL) {
+            if (PyErr_Occurred() || (list = PyList_New(0)) == NULL)
+                goto fail;
+            const int err = PyDict_SetItem(waiting, sym, list);
+            Py_DECREF(list);  /* the dict holds it */
+            if (err < 0)
+                goto fail;
+        }
+        if (PyList_Append(list, x) < 0)
+            goto fail;
+    }
+    /* allowed: the lexeme bits as an int */
+    Py_ssize_t words = lexeme_words;
+    while (words > 0 && lexemes[words - 1] == 0)
+        words--;
+    if (words <= 1) {
+        allowed = PyLong_FromUnsignedLongLong(words ? lexemes[0] : 0);
+    } else {
+        unsigned char *bytes = PyMem_Malloc((size_t)words * 8);
+        if (bytes == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (Py_ssize_t w = 0; w < words; w++)
+            for (int b = 0; b < 8; b++)
+                bytes[w * 8 + b] = (unsigned char)(lexemes[w] >> (8 * b));
+        PyObject *data = PyBytes_FromStringAndSize((const char *)bytes, words * 8);
+        PyMem_Free(bytes);
+        if (data != NULL)
+            allowed = PyObject_CallMethod((PyObject *)&PyLong_Type, "from_bytes", "Os", data, "little");
+        Py_XDECREF(data);
+    }
+    if (allowed == NULL)
+        goto fail;
+    /* accept_item in seen */
+    PyObject *accepting = items_has(s, accept_item) ? Py_True : Py_False;
+    return Py_BuildValue("(NNNO)", items, waiting, allowed, accepting);
+fail:
+    Py_XDECREF(items);
+    Py_XDECREF(waiting);
+    Py_XDECREF(allowed);
+    return NULL;
+}
+
+PyDoc_STRVAR(closure_doc,
+"closure(tables, rows, j, seeds, transitive) -> (items, waiting, allowed, accepting) or None\n\n"
+"refimpl.recognition.earley.closure in C: the same answer, or None where it leaves the\n"
+"row to that function (unusual types, a row past the items_per_row limit).");
+
+static PyObject *
+native_closure(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "closure() takes 5 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *tables = args[0], *rows = args[1], *seeds = args[3], *transitive = args[4];
+    /* dot_symbol, lhs, rules_of, nullable, n, shift, mask, limit, accept_item = tables */
+    if (!PyTuple_CheckExact(tables) || PyTuple_GET_SIZE(tables) != 9 || !PyList_CheckExact(rows)
+        || !PyList_CheckExact(seeds))
+        Py_RETURN_NONE;
+    PyObject *dot_symbol = PyTuple_GET_ITEM(tables, 0), *lhs = PyTuple_GET_ITEM(tables, 1);
+    PyObject *rules_of = PyTuple_GET_ITEM(tables, 2), *nullable = PyTuple_GET_ITEM(tables, 3);
+    if (!PyList_CheckExact(dot_symbol) || !PyList_CheckExact(lhs) || !PyList_CheckExact(rules_of)
+        || !PyList_CheckExact(nullable))
+        Py_RETURN_NONE;
+    int64_t v[6];  /* n, shift, mask, limit, accept_item, j */
+    for (int i = 0; i < 6; i++) {
+        const int r = small_int(i < 5 ? PyTuple_GET_ITEM(tables, 4 + i) : args[2], ITEM_MAX, &v[i]);
+        if (r < 0)
+            return NULL;
+        if (r)
+            Py_RETURN_NONE;
+    }
+    const int64_t n = v[0], shift = v[1], mask = v[2], limit = v[3], accept_item = v[4], j = v[5];
+    if (shift > 40 || j >= ((int64_t)1 << (61 - shift)) || n > PyList_GET_SIZE(rules_of) || mask != ((int64_t)1 << shift) - 1)
+        Py_RETURN_NONE;
+    Items s = {NULL, 0, 16, NULL, 63};
+    uint8_t *predicted = PyMem_Calloc((size_t)n + 1, 1);
+    uint64_t *lexemes = NULL;
+    Py_ssize_t lexeme_words = 0;
+    PyObject *result = NULL;
+    s.items = PyMem_Malloc((size_t)s.cap * sizeof *s.items);
+    s.slots = PyMem_Malloc((s.mask + 1) * sizeof *s.slots);
+    if (predicted == NULL || s.items == NULL || s.slots == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(s.slots, 0xff, (s.mask + 1) * sizeof *s.slots);
+    /* items = list(dict.fromkeys(seeds)); seen = set(items) */
+    int r = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(seeds) && r == 0; i++) {
+        int64_t x;
+        r = small_int(PyList_GET_ITEM(seeds, i), ITEM_MAX, &x);
+        if (r == 0 && items_add(&s, x) < 0)
+            r = -1;
+    }
+    if (r == 0)
+        r = closure_run(dot_symbol, lhs, rules_of, nullable, n, shift, mask, (Py_ssize_t)limit, rows, j,
+                        transitive, &s, predicted, &lexemes, &lexeme_words);
+    if (r == 0)
+        result = closure_answer(&s, dot_symbol, mask, accept_item, lexemes, lexeme_words);
+    else if (r == NOT_HANDLED) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    PyMem_Free(s.items);
+    PyMem_Free(s.slots);
+    PyMem_Free(predicted);
+    PyMem_Free(lexemes);
+    return result;
+}
+
 static PyMethodDef native_methods[] = {
     {"walk", (PyCFunction)(void (*)(void))native_walk, METH_VARARGS | METH_KEYWORDS, walk_doc},
+    {"closure", (PyCFunction)(void (*)(void))native_closure, METH_FASTCALL, closure_doc},
     {NULL, NULL, 0, NULL},
 };
 
