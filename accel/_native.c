@@ -234,7 +234,8 @@ typedef struct {
     /* The push path (below, "A new row, pushed in C"): parser.push_path()'s parts, asked
        the first time a row is missing; push_known as short_known. */
     int push_known;
-    PyObject *push_parts;  /* the tuple: fast, tables, transitive, row class, rows limit, tree, starts, start_after */
+    PyObject *push_parts;  /* the tuple: fast, tables, transitive, row class, rows limit, tree, starts,
+                              start_after, without */
     Py_ssize_t rows_limit;
 } Walk;
 
@@ -1131,7 +1132,7 @@ push_ready(Walk *w)
     Py_DECREF(hook);
     if (r == NULL)
         return -1;
-    if (PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 8) {
+    if (PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 9) {
         PyObject *fast = PyTuple_GET_ITEM(r, 0);
         Py_ssize_t limit = PyLong_CheckExact(PyTuple_GET_ITEM(r, 4)) ? PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 4)) : -1;
         if (limit == -1 && PyErr_Occurred())
@@ -1221,6 +1222,9 @@ seeds_of(PyObject *parent, PyObject *lexemes, PyObject *tables, PyObject **seeds
    1 with *start and *new_top (DEAD and top where nothing is pushed); 0 where the hook
    must be called (nothing changed); -1 with an exception. */
 static int
+copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *start, Py_ssize_t *new_top);
+
+static int
 scan_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *start, Py_ssize_t *new_top)
 {
     const int ready = push_ready(w);
@@ -1229,7 +1233,7 @@ scan_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
     if (w->skips) {
         const int skip = nonzero_and(lexemes, w->skip_mask);
         if (skip != 0)
-            return skip < 0 ? -1 : 0;  /* an %ignore: the hook's */
+            return skip < 0 ? -1 : copy_push(w, parent, lexemes, top, start, new_top);  /* an %ignore */
     }
     PyObject *children = get_attr(parent, "children");
     if (children == NULL)
@@ -1316,6 +1320,90 @@ done:
     Py_XDECREF(j);
     Py_DECREF(seeds);
     Py_DECREF(children);
+    if (lexer_acquire(w) < 0 && r >= 0)
+        r = -1;
+    return r;
+}
+
+/* recognizer.py, Recognizer.scan(lexemes, top) for an %ignore matched once, its copy of
+   the row new (`parent` is rows[top - 1]):
+
+       once = lexemes & lexer.once_skip_mask           (0: nothing pushed, scan_lookup's)
+       new_top = parser.push_copy(top, once)           Parser.push_copy, the copy missing:
+           self._check_rows(top)                         (past the limit: the hook raises)
+           row = parent.children[skips] = self.row(parent.items)
+           row.waiting, row.allowed, row.accepting = parent.waiting, parent.allowed, parent.accepting
+           self.rows_built += 1
+           self.tree.grown(row)
+           return self._place(top, row)
+       row = rows[top]
+       start = row.lexer_start = lexer.without(rows[top - 1].lexer_start, once)
+       self.lexemes_ended += 1
+       return start, new_top
+
+   1 with *start and *new_top; 0 where the hook must be called (nothing changed); -1 with
+   an exception. */
+static int
+copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *start, Py_ssize_t *new_top)
+{
+    PyObject *once = PyNumber_And(lexemes, w->once_skip_mask);
+    if (once == NULL)
+        return -1;
+    const int any = PyObject_IsTrue(once);
+    PyObject *children = any > 0 ? get_attr(parent, "children") : NULL;
+    const int present = children == NULL ? -1 : PyDict_CheckExact(children) ? PyDict_Contains(children, once) : 1;
+    if (any <= 0 || present != 0 || top >= w->rows_limit) {
+        /* not a once-%ignore, a copy there already (not scanned onto), past the limit: the hook's */
+        Py_XDECREF(children);
+        Py_DECREF(once);
+        return any < 0 || (any > 0 && present < 0) ? -1 : 0;
+    }
+    int r = -1;
+    PyObject *items = NULL, *row = NULL, *grown = NULL, *below = NULL, *s = NULL;
+    lexer_release(w);  /* Python code may run from here on */
+    items = get_attr(parent, "items");
+    row = items == NULL ? NULL : PyObject_CallOneArg(PyTuple_GET_ITEM(w->push_parts, 3), items);
+    if (row == NULL || PyDict_SetItem(children, once, row) < 0)
+        goto done;
+    static const char *const copied[3] = {"waiting", "allowed", "accepting"};
+    for (int i = 0; i < 3; i++) {
+        PyObject *v = get_attr(parent, copied[i]);
+        const int err = v == NULL ? -1 : set_attr(row, copied[i], v);
+        Py_XDECREF(v);
+        if (err < 0)
+            goto done;
+    }
+    w->short_built++;
+    PyObject *grow = name_of("grown");
+    grown = grow == NULL ? NULL : PyObject_CallMethodOneArg(PyTuple_GET_ITEM(w->push_parts, 5), grow, row);
+    if (grown == NULL)
+        goto done;
+    Py_INCREF(row);
+    if (row_place(w, top, row) < 0)
+        goto done;
+    below = get_attr(parent, "lexer_start");
+    PyObject *args[2] = {below, once};
+    s = below == NULL ? NULL : PyObject_Vectorcall(PyTuple_GET_ITEM(w->push_parts, 8), args, 2, NULL);
+    if (s == NULL || set_attr(row, "lexer_start", s) < 0)
+        goto done;
+    const long st = lexer_start_of(row);
+    if (st < 0) {  /* not a lexer state: Python's to refuse, as in scan_lookup */
+        if (st == -1)
+            PyErr_SetString(PyExc_ValueError, "lexer.without() answered a value that is not a lexer state");
+        goto done;
+    }
+    w->short_ended++;
+    *start = st;
+    *new_top = top + 1;
+    r = 1;
+done:
+    Py_XDECREF(s);
+    Py_XDECREF(below);
+    Py_XDECREF(grown);
+    Py_XDECREF(row);
+    Py_XDECREF(items);
+    Py_DECREF(children);
+    Py_DECREF(once);
     if (lexer_acquire(w) < 0 && r >= 0)
         r = -1;
     return r;

@@ -146,18 +146,19 @@ class Recognizer:
             self.parser.rows_built += built
 
     def push_path(self) -> Optional[Tuple[object, ...]]:
-        """What `scan` reads where it pushes a new row for a lexeme (not an %ignore), for a
-        walker in another language whose own row build is the parser's `fast` (the native
-        backend's, accel/_native.c, which mirrors those lines of `scan` and Parser.push):
-        the parser's `fast` and `tables`, its Leo transitive items (None without), the row
-        class, the `rows` limit, the tree of rows, and the lexer's memo of row starts with
-        the function that fills it (`start_after`). None while a tracer listens. Such a
-        walker counts the rows it built with `short_path_taken`."""
+        """What `scan` reads where it pushes a new row — for a lexeme, or the copy for an
+        %ignore matched once (`push_copy`) — for a walker in another language whose own row
+        build is the parser's `fast` (the native backend's, accel/_native.c, which mirrors
+        those lines of `scan`, Parser.push and Parser.push_copy): the parser's `fast` and
+        `tables`, its Leo transitive items (None without), the row class, the `rows` limit,
+        the tree of rows, the lexer's memo of row starts with the function that fills it
+        (`start_after`), and `lexer.without`. None while a tracer listens. Such a walker
+        counts the rows it built with `short_path_taken`."""
         if self.tracer is not None:
             return None
         p = self.parser
         return (p.fast, p.tables, p._transitive if p.leo else None, p.row, p.limits.rows, p.tree,
-                self.lexer._starts_after, self.lexer.start_after)
+                self.lexer._starts_after, self.lexer.start_after, self.lexer.without)
 
     def lexer_start(self, top: int) -> int:
         """The lexer state at the start of a lexeme after rows[:top]."""
