@@ -875,3 +875,18 @@ def test_closure_garbage(args):
     except (TypeError, ZeroDivisionError):
         return
     assert r is None or r == closure(*args)
+
+
+def test_rows_limit_left_to_python():
+    """A new row past the `rows` limit: the C push path leaves it to the hook, which
+    raises the same LimitError as the Python walk, after the same rows."""
+    source = 'start: x x x\nx: "a" | "b"\n%ignore " "'
+    seen = []
+    for backend in ("python", "native"):
+        g = Grammar.from_lark(source, limits=Limits(rows=3))
+        m = open_matcher(g, Vocabulary.from_bytes([b"a", b"b", b" ", b"ab"]), backend=backend)
+        assert m.consume(0) and m.consume(1)  # "a" "b": the third lexeme would be row 3
+        with pytest.raises(LimitError, match="rows"):
+            m.mask()
+        seen.append(work(m.stats))
+    assert seen[0] == seen[1]
