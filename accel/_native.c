@@ -29,7 +29,14 @@
  * recognizer.py's short path (a row pushed before for the same lexemes, placed again):
  * with a parser that offers `short_path()` (the Recognizer), the walk does those lines
  * itself, reading the rows and the lexer's accepting masks ("the parser's hooks, short"
- * below), and hands the counts back by `parser.short_path_taken(reused, ended)`.
+ * below), and hands the counts back by `parser.short_path_taken(reused, ended)`. Where
+ * the row is new and the parser's row build is this module's (below), it pushes the row
+ * too ("a new row, pushed in C"), counting it back as built.
+ *
+ *     closure(tables, rows, j, seeds, transitive) -> (items, waiting, allowed, accepting) or None
+ *
+ * refimpl/recognition/earley.py's `closure` (an Earley row to its fixpoint) in C, the
+ * same answer or None where it leaves the row to Python ("building an Earley row").
  *
  * Safety. The callbacks may grow lexer.table and lexer.ends (new lexer states), and
  * Python refuses to resize an array while a buffer view of it is held — so the two
