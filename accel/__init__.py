@@ -53,6 +53,7 @@ def _register() -> None:
         reason = native.unavailable_reason()
         if reason is None:
             _backends.WALKERS["native"] = native.walk
+            _backends.ROW_BUILDERS["native"] = native.closure
     _REASONS["native"] = reason
     if reason is not None:
         _backends.UNAVAILABLE["native"] = reason

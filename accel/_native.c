@@ -29,7 +29,14 @@
  * recognizer.py's short path (a row pushed before for the same lexemes, placed again):
  * with a parser that offers `short_path()` (the Recognizer), the walk does those lines
  * itself, reading the rows and the lexer's accepting masks ("the parser's hooks, short"
- * below), and hands the counts back by `parser.short_path_taken(reused, ended)`.
+ * below), and hands the counts back by `parser.short_path_taken(reused, ended)`. Where
+ * the row is new and the parser's row build is this module's (below), it pushes the row
+ * too ("a new row, pushed in C"), counting it back as built.
+ *
+ *     closure(tables, rows, j, seeds, transitive) -> (items, waiting, allowed, accepting) or None
+ *
+ * refimpl/recognition/earley.py's `closure` (an Earley row to its fixpoint) in C, the
+ * same answer or None where it leaves the row to Python ("building an Earley row").
  *
  * Safety. The callbacks may grow lexer.table and lexer.ends (new lexer states), and
  * Python refuses to resize an array while a buffer view of it is held — so the two
@@ -230,7 +237,13 @@ typedef struct {
     PyObject *rows, *greedy, *lazy, *skip_mask, *once_skip_mask, *hidden_mask;
     int skips, hidden;  /* skip_mask != 0, hidden_mask != 0 */
     /* what the short path did, handed back by parser.short_path_taken() at the end */
-    Py_ssize_t short_reused, short_ended;
+    Py_ssize_t short_reused, short_ended, short_built;
+    /* The push path (below, "A new row, pushed in C"): parser.push_path()'s parts, asked
+       the first time a row is missing; push_known as short_known. */
+    int push_known;
+    PyObject *push_parts;  /* the tuple: fast, tables, transitive, row class, rows limit, tree, starts,
+                              start_after, without */
+    Py_ssize_t rows_limit;
 } Walk;
 
 static void
@@ -273,6 +286,7 @@ walk_free(Walk *w)
     Py_XDECREF(w->skip_mask);
     Py_XDECREF(w->once_skip_mask);
     Py_XDECREF(w->hidden_mask);
+    Py_XDECREF(w->push_parts);
     PyMem_Free(w->states);
     PyMem_Free(w->scan_depths);
     PyMem_Free(w->scan_tops);
@@ -476,12 +490,406 @@ name_of(const char *literal)
     return name;
 }
 
+/* obj.literal = value: 0, or -1 with an exception. */
+static int
+set_attr(PyObject *obj, const char *literal, PyObject *value)
+{
+    PyObject *name = name_of(literal);
+    return name == NULL ? -1 : PyObject_SetAttr(obj, name, value);
+}
+
 /* obj.literal, a new reference (or NULL with an exception). */
 static PyObject *
 get_attr(PyObject *obj, const char *literal)
 {
     PyObject *name = name_of(literal);
     return name == NULL ? NULL : PyObject_GetAttr(obj, name);
+}
+
+/* ---- building an Earley row -------------------------------------------------------- */
+
+/* refimpl/recognition/earley.py, `closure(tables, rows, j, seeds, transitive)`: row j run
+ * to the fixpoint of predict and complete, the same items in the same order, the same
+ * waiting lists, allowed mask and accepting flag. Read earley.py's `closure` first: each
+ * block below quotes the lines it mirrors. What it leaves to Python, by answering None
+ * (the parser then calls `closure` itself, which gives the answer or the error): tables
+ * or rows not of the types refimpl makes (lists, dicts, exact ints), items beyond 62
+ * bits, a row past the `items_per_row` limit (Python raises LimitError). It calls back
+ * into Python only for `transitive(k, symbol)`, Leo's transitive items, and for
+ * int.from_bytes when a row allows lexemes past the 64th. */
+
+#define NOT_HANDLED 1  /* an answer left to Python's `closure` */
+
+/* The items of the row, in order, and the set `seen` of them (open addressing). */
+typedef struct {
+    int64_t *items;
+    Py_ssize_t len, cap;
+    int64_t *slots;  /* -1: empty */
+    size_t mask;     /* slots - 1, a power of two minus one */
+} Items;
+
+static size_t
+item_hash(int64_t x)
+{
+    return (size_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 17);
+}
+
+/* `x in seen` */
+static int
+items_has(const Items *s, int64_t x)
+{
+    for (size_t i = item_hash(x) & s->mask;; i = (i + 1) & s->mask) {
+        if (s->slots[i] == x)
+            return 1;
+        if (s->slots[i] < 0)
+            return 0;
+    }
+}
+
+/* `if x not in seen: seen.add(x); items.append(x)`. 0, or -1 with MemoryError. */
+static int
+items_add(Items *s, int64_t x)
+{
+    size_t i = item_hash(x) & s->mask;
+    for (;; i = (i + 1) & s->mask) {
+        if (s->slots[i] == x)
+            return 0;
+        if (s->slots[i] < 0)
+            break;
+    }
+    if (s->len == s->cap) {
+        Py_ssize_t cap = s->cap * 2;
+        int64_t *more = PyMem_Realloc(s->items, (size_t)cap * sizeof *more);
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->items = more;
+        s->cap = cap;
+    }
+    s->items[s->len++] = x;
+    s->slots[i] = x;
+    if ((size_t)s->len * 2 > s->mask) {  /* keep the table at most half full */
+        size_t size = (s->mask + 1) * 4;
+        int64_t *slots = PyMem_Malloc(size * sizeof *slots);
+        if (slots == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memset(slots, 0xff, size * sizeof *slots);
+        PyMem_Free(s->slots);
+        s->slots = slots;
+        s->mask = size - 1;
+        for (Py_ssize_t k = 0; k < s->len; k++) {
+            size_t h = item_hash(s->items[k]) & s->mask;
+            while (s->slots[h] >= 0)
+                h = (h + 1) & s->mask;
+            s->slots[h] = s->items[k];
+        }
+    }
+    return 0;
+}
+
+/* An exact int in 0..max as a C value: 0 and *out, NOT_HANDLED otherwise (or -1 with an
+   exception). */
+static int
+small_int(PyObject *x, int64_t max, int64_t *out)
+{
+    if (!PyLong_CheckExact(x))
+        return NOT_HANDLED;
+    int overflow;
+    const long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || v < 0 || v > max)
+        return NOT_HANDLED;
+    *out = v;
+    return 0;
+}
+
+/* list[i] as an int in lo..max (lo is 0 or COMPLETE, -1): 0 and *out, NOT_HANDLED, or -1. */
+static int
+list_int(PyObject *list, int64_t i, int64_t lo, int64_t max, int64_t *out)
+{
+    if (i < 0 || i >= PyList_GET_SIZE(list))
+        return NOT_HANDLED;
+    PyObject *x = PyList_GET_ITEM(list, (Py_ssize_t)i);
+    if (!PyLong_CheckExact(x))
+        return NOT_HANDLED;
+    int overflow;
+    const long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || v < lo || v > max)
+        return NOT_HANDLED;
+    *out = v;
+    return 0;
+}
+
+#define ITEM_MAX (((int64_t)1 << 62) - 1)
+#define COMPLETE (-1)  /* refimpl/grammar/ir.py */
+
+/* The fixpoint, into *s and the lexeme bits `lexemes` (grown as needed). 0, NOT_HANDLED,
+   or -1 with an exception. */
+static int
+closure_run(PyObject *dot_symbol, PyObject *lhs, PyObject *rules_of, PyObject *nullable, int64_t n,
+            int64_t shift, int64_t mask, Py_ssize_t limit, PyObject *rows, int64_t j, PyObject *transitive,
+            Items *s, uint8_t *predicted, uint64_t **lexemes, Py_ssize_t *lexeme_words)
+{
+    /* origin_j = j << shift */
+    const int64_t origin_j = j << shift;
+    /* for item in items: (the worklist read while it grows) */
+    for (Py_ssize_t i = 0; i < s->len; i++) {
+        const int64_t item = s->items[i];
+        /* pos = item & mask; sym = dot_symbol[pos] */
+        const int64_t pos = item & mask;
+        int64_t sym;
+        int r = list_int(dot_symbol, pos, COMPLETE, ITEM_MAX, &sym);
+        if (r != 0)
+            return r;
+        if (sym == COMPLETE) {
+            /* origin = item >> shift; if origin == j: continue */
+            const int64_t origin = item >> shift;
+            if (origin == j)
+                continue;
+            /* symbol = lhs[pos] */
+            int64_t symbol;
+            if ((r = list_int(lhs, pos, 0, ITEM_MAX, &symbol)) != 0)
+                return r;
+            /* top = transitive(origin, symbol) if transitive is not None else None */
+            int64_t top = -1;
+            if (transitive != Py_None) {
+                PyObject *args[2] = {PyLong_FromLongLong(origin), PyLong_FromLongLong(symbol)};
+                PyObject *t = NULL;
+                if (args[0] != NULL && args[1] != NULL)
+                    t = PyObject_Vectorcall(transitive, args, 2, NULL);
+                Py_XDECREF(args[0]);
+                Py_XDECREF(args[1]);
+                if (t == NULL)
+                    return -1;
+                if (t != Py_None) {
+                    r = small_int(t, ITEM_MAX, &top);
+                    Py_DECREF(t);
+                    if (r != 0)
+                        return r;
+                } else {
+                    Py_DECREF(t);
+                }
+            }
+            if (top >= 0) {
+                /* if top not in seen: seen.add(top); items.append(top) */
+                if (items_add(s, top) < 0)
+                    return -1;
+            } else {
+                /* for w in rows[origin].waiting.get(symbol, ()): w += 1 ... (added if not seen) */
+                if (origin < 0 || origin >= PyList_GET_SIZE(rows))
+                    return NOT_HANDLED;
+                PyObject *waiting = get_attr(PyList_GET_ITEM(rows, (Py_ssize_t)origin), "waiting");
+                if (waiting == NULL)
+                    return -1;
+                if (!PyDict_CheckExact(waiting)) {
+                    Py_DECREF(waiting);
+                    return NOT_HANDLED;
+                }
+                PyObject *key = PyLong_FromLongLong(symbol);
+                PyObject *ws = key == NULL ? NULL : PyDict_GetItemWithError(waiting, key);  /* borrowed */
+                Py_XDECREF(key);
+                if (ws == NULL && PyErr_Occurred()) {
+                    Py_DECREF(waiting);
+                    return -1;
+                }
+                if (ws != NULL && !PyList_CheckExact(ws)) {
+                    Py_DECREF(waiting);
+                    return NOT_HANDLED;
+                }
+                Py_ssize_t k = ws == NULL ? 0 : PyList_GET_SIZE(ws);
+                for (Py_ssize_t m = 0; m < k; m++) {
+                    int64_t w;
+                    r = small_int(PyList_GET_ITEM(ws, m), ITEM_MAX - 1, &w);
+                    if (r == 0 && items_add(s, w + 1) < 0)
+                        r = -1;
+                    if (r != 0) {
+                        Py_DECREF(waiting);
+                        return r;
+                    }
+                }
+                Py_DECREF(waiting);
+            }
+        } else {
+            /* (the waiting lists are made after the loop, in the same item order) */
+            if (sym >= n) {
+                /* allowed |= 1 << (sym - n); continue */
+                const int64_t bit = sym - n;
+                if (bit / 64 >= *lexeme_words) {
+                    Py_ssize_t words = (Py_ssize_t)(bit / 64 + 1);
+                    uint64_t *more = PyMem_Realloc(*lexemes, (size_t)words * sizeof *more);
+                    if (more == NULL) {
+                        PyErr_NoMemory();
+                        return -1;
+                    }
+                    memset(more + *lexeme_words, 0, (size_t)(words - *lexeme_words) * sizeof *more);
+                    *lexemes = more;
+                    *lexeme_words = words;
+                }
+                (*lexemes)[bit / 64] |= (uint64_t)1 << (bit % 64);
+                continue;
+            }
+            /* if sym not in predicted: predicted.add(sym); for p in rules_of[sym]: p |= origin_j ... */
+            if (!predicted[sym]) {
+                predicted[sym] = 1;
+                if (sym >= PyList_GET_SIZE(rules_of))
+                    return NOT_HANDLED;
+                PyObject *ps = PyList_GET_ITEM(rules_of, (Py_ssize_t)sym);
+                if (!PyList_CheckExact(ps))
+                    return NOT_HANDLED;
+                for (Py_ssize_t m = 0; m < PyList_GET_SIZE(ps); m++) {
+                    int64_t p;
+                    if ((r = list_int(ps, m, 0, mask, &p)) != 0)
+                        return r;
+                    if (items_add(s, p | origin_j) < 0)
+                        return -1;
+                }
+            }
+            /* if nullable[sym] and item + 1 not in seen: seen.add(item + 1); items.append(item + 1) */
+            if (sym >= PyList_GET_SIZE(nullable))
+                return NOT_HANDLED;
+            PyObject *null = PyList_GET_ITEM(nullable, (Py_ssize_t)sym);
+            if (null != Py_True && null != Py_False)
+                return NOT_HANDLED;
+            if (null == Py_True && items_add(s, item + 1) < 0)
+                return -1;
+        }
+        /* if len(items) > limit: raise LimitError(...)   (Python's to raise) */
+        if (s->len > limit)
+            return NOT_HANDLED;
+    }
+    return 0;
+}
+
+/* The answer: (items, waiting, allowed, accepting) from the fixpoint's items and lexeme
+   bits, or NULL with an exception. */
+static PyObject *
+closure_answer(const Items *s, PyObject *dot_symbol, int64_t mask, int64_t accept_item,
+               const uint64_t *lexemes, Py_ssize_t lexeme_words)
+{
+    PyObject *items = PyList_New(s->len), *waiting = PyDict_New(), *allowed = NULL;
+    if (items == NULL || waiting == NULL)
+        goto fail;
+    for (Py_ssize_t i = 0; i < s->len; i++) {
+        PyObject *x = PyLong_FromLongLong(s->items[i]);
+        if (x == NULL)
+            goto fail;
+        PyList_SET_ITEM(items, i, x);
+        /* if sym in waiting: waiting[sym].append(item) else: waiting[sym] = [item]
+           (for every item whose dot is not at the end, in order) */
+        PyObject *sym = PyList_GET_ITEM(dot_symbol, (Py_ssize_t)(s->items[i] & mask));  /* checked in the run */
+        if (PyLong_AsLong(sym) == COMPLETE)
+            continue;
+        PyObject *list = PyDict_GetItemWithError(waiting, sym);
+        if (list == NULL) {
+            if (PyErr_Occurred() || (list = PyList_New(0)) == NULL)
+                goto fail;
+            const int err = PyDict_SetItem(waiting, sym, list);
+            Py_DECREF(list);  /* the dict holds it */
+            if (err < 0)
+                goto fail;
+        }
+        if (PyList_Append(list, x) < 0)
+            goto fail;
+    }
+    /* allowed: the lexeme bits as an int */
+    Py_ssize_t words = lexeme_words;
+    while (words > 0 && lexemes[words - 1] == 0)
+        words--;
+    if (words <= 1) {
+        allowed = PyLong_FromUnsignedLongLong(words ? lexemes[0] : 0);
+    } else {
+        unsigned char *bytes = PyMem_Malloc((size_t)words * 8);
+        if (bytes == NULL) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (Py_ssize_t w = 0; w < words; w++)
+            for (int b = 0; b < 8; b++)
+                bytes[w * 8 + b] = (unsigned char)(lexemes[w] >> (8 * b));
+        PyObject *data = PyBytes_FromStringAndSize((const char *)bytes, words * 8);
+        PyMem_Free(bytes);
+        if (data != NULL)
+            allowed = PyObject_CallMethod((PyObject *)&PyLong_Type, "from_bytes", "Os", data, "little");
+        Py_XDECREF(data);
+    }
+    if (allowed == NULL)
+        goto fail;
+    /* accept_item in seen */
+    PyObject *accepting = items_has(s, accept_item) ? Py_True : Py_False;
+    return Py_BuildValue("(NNNO)", items, waiting, allowed, accepting);
+fail:
+    Py_XDECREF(items);
+    Py_XDECREF(waiting);
+    Py_XDECREF(allowed);
+    return NULL;
+}
+
+/* earley.py's `closure(tables, rows, j, seeds, transitive)`: its answer, None where it
+   leaves the row to Python, or NULL with an exception. */
+static PyObject *
+closure_of(PyObject *tables, PyObject *rows, PyObject *j_obj, PyObject *seeds, PyObject *transitive)
+{
+    /* dot_symbol, lhs, rules_of, nullable, n, shift, mask, limit, accept_item = tables */
+    if (!PyTuple_CheckExact(tables) || PyTuple_GET_SIZE(tables) != 9 || !PyList_CheckExact(rows)
+        || !PyList_CheckExact(seeds))
+        Py_RETURN_NONE;
+    PyObject *dot_symbol = PyTuple_GET_ITEM(tables, 0), *lhs = PyTuple_GET_ITEM(tables, 1);
+    PyObject *rules_of = PyTuple_GET_ITEM(tables, 2), *nullable = PyTuple_GET_ITEM(tables, 3);
+    if (!PyList_CheckExact(dot_symbol) || !PyList_CheckExact(lhs) || !PyList_CheckExact(rules_of)
+        || !PyList_CheckExact(nullable))
+        Py_RETURN_NONE;
+    int64_t v[6];  /* n, shift, mask, limit, accept_item, j */
+    for (int i = 0; i < 6; i++) {
+        const int r = small_int(i < 5 ? PyTuple_GET_ITEM(tables, 4 + i) : j_obj, ITEM_MAX, &v[i]);
+        if (r < 0)
+            return NULL;
+        if (r)
+            Py_RETURN_NONE;
+    }
+    const int64_t n = v[0], shift = v[1], mask = v[2], limit = v[3], accept_item = v[4], j = v[5];
+    if (shift > 40 || j >= ((int64_t)1 << (61 - shift)) || n > PyList_GET_SIZE(rules_of) || mask != ((int64_t)1 << shift) - 1)
+        Py_RETURN_NONE;
+    Items s = {NULL, 0, 16, NULL, 63};
+    uint8_t *predicted = PyMem_Calloc((size_t)n + 1, 1);
+    uint64_t *lexemes = NULL;
+    Py_ssize_t lexeme_words = 0;
+    PyObject *result = NULL;
+    s.items = PyMem_Malloc((size_t)s.cap * sizeof *s.items);
+    s.slots = PyMem_Malloc((s.mask + 1) * sizeof *s.slots);
+    if (predicted == NULL || s.items == NULL || s.slots == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(s.slots, 0xff, (s.mask + 1) * sizeof *s.slots);
+    /* items = list(dict.fromkeys(seeds)); seen = set(items) */
+    int r = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(seeds) && r == 0; i++) {
+        int64_t x;
+        r = small_int(PyList_GET_ITEM(seeds, i), ITEM_MAX, &x);
+        if (r == 0 && items_add(&s, x) < 0)
+            r = -1;
+    }
+    if (r == 0)
+        r = closure_run(dot_symbol, lhs, rules_of, nullable, n, shift, mask, (Py_ssize_t)limit, rows, j,
+                        transitive, &s, predicted, &lexemes, &lexeme_words);
+    if (r == 0)
+        result = closure_answer(&s, dot_symbol, mask, accept_item, lexemes, lexeme_words);
+    else if (r == NOT_HANDLED) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    PyMem_Free(s.items);
+    PyMem_Free(s.slots);
+    PyMem_Free(predicted);
+    PyMem_Free(lexemes);
+    return result;
 }
 
 /* ---- the parser's hooks, short --------------------------------------------------------- */
@@ -670,12 +1078,23 @@ scan_lookup(Walk *w, PyObject *parent, PyObject *lexemes, long *start, PyObject 
 
    0, or -1 with an exception. */
 static int
+row_place(Walk *w, Py_ssize_t top, PyObject *row);
+
+static int
 scan_place(Walk *w, Py_ssize_t top, PyObject *row)
 {
     w->short_ended++;
     if (row == NULL)
         return 0;
     w->short_reused++;
+    return row_place(w, top, row);
+}
+
+/* earley.py, Parser._place(top, row): `if top < len(rows): rows[top] = row else:
+   rows.append(row)` (taking over the reference). 0, or -1 with an exception. */
+static int
+row_place(Walk *w, Py_ssize_t top, PyObject *row)
+{
     const Py_ssize_t len = PyList_GET_SIZE(w->rows);
     if (top < len)
         return PyList_SetItem(w->rows, top, row);  /* takes the reference */
@@ -684,6 +1103,317 @@ scan_place(Walk *w, Py_ssize_t top, PyObject *row)
         PyErr_Format(PyExc_IndexError, "row %zd placed beyond the %zd rows", top, len);
     Py_DECREF(row);
     return err;
+}
+
+/* ---- a new row, pushed in C ------------------------------------------------------- */
+
+/* Where the short path misses because the row is new — the lexeme (not an %ignore) was
+ * never scanned after this parent — recognizer.py's `scan` pushes it: Parser.push builds
+ * it with the parser's `fast`. When that is this module's `closure` (the native backend's
+ * parsers: refimpl.serving.backends.ROW_BUILDERS), the walk does those lines itself too,
+ * from what `parser.push_path()` hands over; wherever they would raise or the closure
+ * leaves the row to Python (None), the hook is called, nothing having changed. It calls
+ * Python for what is Python's: the row class (its __init__), `tree.grown(row)`,
+ * `transitive` (Leo items) and `lexer.start_after` for a start not memoised yet — so the
+ * lexer's views are released around it. The rows it built are counted as `_build` counts
+ * them and handed back with the short path's counts. */
+
+/* Ask the parser for its push path, once per walk: 1 if usable (its `fast` is
+   native_closure), 0 if not, -1 with an exception. */
+static PyObject *native_closure(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
+static int
+push_ready(Walk *w)
+{
+    if (w->push_known != 0)
+        return w->push_known > 0;
+    w->push_known = -1;
+    PyObject *hook = get_attr(w->parser, "push_path");
+    if (hook == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();  /* a parser without it: the hook builds every new row */
+        return 0;
+    }
+    PyObject *r = PyObject_CallNoArgs(hook);
+    Py_DECREF(hook);
+    if (r == NULL)
+        return -1;
+    if (PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 9) {
+        PyObject *fast = PyTuple_GET_ITEM(r, 0);
+        Py_ssize_t limit = PyLong_CheckExact(PyTuple_GET_ITEM(r, 4)) ? PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 4)) : -1;
+        if (limit == -1 && PyErr_Occurred())
+            PyErr_Clear();  /* a limit beyond Py_ssize_t: left to the hook */
+        else if (PyCFunction_Check(fast) && PyCFunction_GET_FUNCTION(fast) == (PyCFunction)(void (*)(void))native_closure
+                 && PyDict_CheckExact(PyTuple_GET_ITEM(r, 6)) && limit >= 0) {
+            w->push_parts = r;
+            w->rows_limit = limit;
+            w->push_known = 1;
+            return 1;
+        }
+    }
+    Py_DECREF(r);
+    return 0;
+}
+
+/* Parser.seeds(parent, lexemes) for `lexemes` below 2^64 (else *seeds stays NULL, no
+   exception: the hook's):
+       n, waiting = self.g.n_nonterminals, parent.waiting
+       for lexeme in _bits(lexemes): seeds.extend(item + 1 for item in waiting.get(n + lexeme, ()))
+   0, or -1 with an exception. */
+static int
+seeds_of(PyObject *parent, PyObject *lexemes, PyObject *tables, PyObject **seeds)
+{
+    *seeds = NULL;
+    const unsigned long long bits = PyLong_AsUnsignedLongLong(lexemes);
+    if (bits == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *n = PyTuple_GET_ITEM(tables, 4);  /* tables is a 9-tuple: scan_push checked */
+    static PyObject *one = NULL;  /* the int 1, kept for the life of the process */
+    if (one == NULL && (one = PyLong_FromLong(1)) == NULL)
+        return -1;
+    PyObject *waiting = get_attr(parent, "waiting");
+    if (waiting == NULL)
+        return -1;
+    PyObject *out = PyDict_CheckExact(waiting) ? PyList_New(0) : NULL;
+    for (int bit = 0; out != NULL && bit < 64; bit++) {
+        if (!(bits >> bit & 1))
+            continue;
+        PyObject *b = PyLong_FromLong(bit), *key = b == NULL ? NULL : PyNumber_Add(n, b);
+        Py_XDECREF(b);
+        PyObject *items = key == NULL ? NULL : PyDict_GetItemWithError(waiting, key);  /* borrowed */
+        Py_XDECREF(key);
+        if (items == NULL && (key == NULL || PyErr_Occurred()))
+            Py_CLEAR(out);
+        else if (items != NULL) {
+            PyObject *seq = PySequence_Fast(items, "row.waiting must hold sequences");
+            for (Py_ssize_t i = 0; seq != NULL && out != NULL && i < PySequence_Fast_GET_SIZE(seq); i++) {
+                PyObject *x = PyNumber_Add(PySequence_Fast_GET_ITEM(seq, i), one);
+                if (x == NULL || PyList_Append(out, x) < 0)
+                    Py_CLEAR(out);
+                Py_XDECREF(x);
+            }
+            if (seq == NULL)
+                Py_CLEAR(out);
+            Py_XDECREF(seq);
+        }
+    }
+    Py_DECREF(waiting);
+    if (out == NULL)
+        return PyErr_Occurred() ? -1 : 0;
+    *seeds = out;
+    return 0;
+}
+
+/* recognizer.py, Recognizer.scan(lexemes, top) where it pushes a new row (`parent` is
+   rows[top - 1], which has no child for `lexemes`):
+
+       new_top = parser.push(top, lexemes)            Parser.push, the row missing:
+           seeds = self.seeds(parent, lexemes)
+           if not seeds: return 0
+           self._check_rows(top)                        (past the limit: the hook raises)
+           row = parent.children[lexemes] = self._build(top, seeds)
+               built = self.fast(self.tables, self.rows, j, seeds, transitive)   (None: the hook)
+               self.rows_built += 1
+               row = self.row(built[0]); row.waiting, row.allowed, row.accepting = built[1:]
+           self.tree.grown(row)
+           return self._place(top, row)
+       if not new_top: return DEAD, top
+       row = rows[top]; start = row.lexer_start
+       if start < 0: start = row.lexer_start = lexer.start_after(row.allowed)
+       self.lexemes_ended += 1
+       return start, new_top
+
+   1 with *start and *new_top (DEAD and top where nothing is pushed); 0 where the hook
+   must be called (nothing changed); -1 with an exception. */
+static int
+copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *start, Py_ssize_t *new_top);
+
+static int
+scan_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *start, Py_ssize_t *new_top)
+{
+    const int ready = push_ready(w);
+    if (ready <= 0)
+        return ready;
+    if (w->skips) {
+        const int skip = nonzero_and(lexemes, w->skip_mask);
+        if (skip != 0)
+            return skip < 0 ? -1 : copy_push(w, parent, lexemes, top, start, new_top);  /* an %ignore */
+    }
+    PyObject *children = get_attr(parent, "children");
+    if (children == NULL)
+        return -1;
+    int present = PyDict_CheckExact(children) ? PyDict_Contains(children, lexemes) : 1;
+    if (present != 0) {  /* there after all (a row not scanned onto yet), or not a dict: the hook's */
+        Py_DECREF(children);
+        return present < 0 ? -1 : 0;
+    }
+    PyObject *tables = PyTuple_GET_ITEM(w->push_parts, 1);
+    if (!PyTuple_CheckExact(tables) || PyTuple_GET_SIZE(tables) != 9) {
+        Py_DECREF(children);
+        return 0;
+    }
+    PyObject *seeds;
+    if (seeds_of(parent, lexemes, tables, &seeds) < 0 || seeds == NULL) {
+        Py_DECREF(children);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    if (PyList_GET_SIZE(seeds) == 0) {  /* if not seeds: return 0 (scan: DEAD, top) */
+        Py_DECREF(seeds);
+        Py_DECREF(children);
+        *start = DEAD;
+        *new_top = top;
+        return 1;
+    }
+    int r = 0;
+    PyObject *j = NULL, *built = NULL, *row = NULL, *allowed = NULL, *s = NULL;
+    lexer_release(w);  /* Python code may run from here on */
+    if (top >= w->rows_limit)  /* self._check_rows(top): the hook raises */
+        goto done;
+    j = PyLong_FromSsize_t(top);
+    if (j == NULL)
+        goto fail;
+    built = closure_of(tables, w->rows, j, seeds, PyTuple_GET_ITEM(w->push_parts, 2));
+    if (built == NULL)
+        goto fail;
+    if (built == Py_None)  /* left to Python's closure: the hook */
+        goto done;
+    w->short_built++;
+    row = PyObject_CallOneArg(PyTuple_GET_ITEM(w->push_parts, 3), PyTuple_GET_ITEM(built, 0));
+    if (row == NULL || set_attr(row, "waiting", PyTuple_GET_ITEM(built, 1)) < 0
+        || set_attr(row, "allowed", PyTuple_GET_ITEM(built, 2)) < 0
+        || set_attr(row, "accepting", PyTuple_GET_ITEM(built, 3)) < 0
+        || PyDict_SetItem(children, lexemes, row) < 0)
+        goto fail;
+    PyObject *grow = name_of("grown");
+    PyObject *grown = grow == NULL ? NULL : PyObject_CallMethodOneArg(PyTuple_GET_ITEM(w->push_parts, 5), grow, row);
+    if (grown == NULL)
+        goto fail;
+    Py_DECREF(grown);
+    Py_INCREF(row);
+    if (row_place(w, top, row) < 0)
+        goto fail;
+    /* start = row.lexer_start = lexer.start_after(row.allowed), the row being new (-1) */
+    allowed = get_attr(row, "allowed");
+    if (allowed == NULL)
+        goto fail;
+    s = PyDict_GetItemWithError(PyTuple_GET_ITEM(w->push_parts, 6), allowed);
+    if (s != NULL)
+        Py_INCREF(s);
+    else if (PyErr_Occurred() || (s = PyObject_CallOneArg(PyTuple_GET_ITEM(w->push_parts, 7), allowed)) == NULL)
+        goto fail;
+    if (set_attr(row, "lexer_start", s) < 0)
+        goto fail;
+    const long st = lexer_start_of(row);
+    if (st < 0) {  /* not a lexer state: Python's to refuse, as in scan_lookup */
+        if (st == -1)
+            PyErr_SetString(PyExc_ValueError, "lexer.start_after() answered a value that is not a lexer state");
+        goto fail;
+    }
+    w->short_ended++;
+    *start = st;
+    *new_top = top + 1;
+    r = 1;
+    goto done;
+fail:
+    r = -1;
+done:
+    Py_XDECREF(s);
+    Py_XDECREF(allowed);
+    Py_XDECREF(row);
+    Py_XDECREF(built);
+    Py_XDECREF(j);
+    Py_DECREF(seeds);
+    Py_DECREF(children);
+    if (lexer_acquire(w) < 0 && r >= 0)
+        r = -1;
+    return r;
+}
+
+/* recognizer.py, Recognizer.scan(lexemes, top) for an %ignore matched once, its copy of
+   the row new (`parent` is rows[top - 1]):
+
+       once = lexemes & lexer.once_skip_mask           (0: nothing pushed, scan_lookup's)
+       new_top = parser.push_copy(top, once)           Parser.push_copy, the copy missing:
+           self._check_rows(top)                         (past the limit: the hook raises)
+           row = parent.children[skips] = self.row(parent.items)
+           row.waiting, row.allowed, row.accepting = parent.waiting, parent.allowed, parent.accepting
+           self.rows_built += 1
+           self.tree.grown(row)
+           return self._place(top, row)
+       row = rows[top]
+       start = row.lexer_start = lexer.without(rows[top - 1].lexer_start, once)
+       self.lexemes_ended += 1
+       return start, new_top
+
+   1 with *start and *new_top; 0 where the hook must be called (nothing changed); -1 with
+   an exception. */
+static int
+copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *start, Py_ssize_t *new_top)
+{
+    PyObject *once = PyNumber_And(lexemes, w->once_skip_mask);
+    if (once == NULL)
+        return -1;
+    const int any = PyObject_IsTrue(once);
+    PyObject *children = any > 0 ? get_attr(parent, "children") : NULL;
+    const int present = children == NULL ? -1 : PyDict_CheckExact(children) ? PyDict_Contains(children, once) : 1;
+    if (any <= 0 || present != 0 || top >= w->rows_limit) {
+        /* not a once-%ignore, a copy there already (not scanned onto), past the limit: the hook's */
+        Py_XDECREF(children);
+        Py_DECREF(once);
+        return any < 0 || (any > 0 && present < 0) ? -1 : 0;
+    }
+    int r = -1;
+    PyObject *items = NULL, *row = NULL, *grown = NULL, *below = NULL, *s = NULL;
+    lexer_release(w);  /* Python code may run from here on */
+    items = get_attr(parent, "items");
+    row = items == NULL ? NULL : PyObject_CallOneArg(PyTuple_GET_ITEM(w->push_parts, 3), items);
+    if (row == NULL || PyDict_SetItem(children, once, row) < 0)
+        goto done;
+    static const char *const copied[3] = {"waiting", "allowed", "accepting"};
+    for (int i = 0; i < 3; i++) {
+        PyObject *v = get_attr(parent, copied[i]);
+        const int err = v == NULL ? -1 : set_attr(row, copied[i], v);
+        Py_XDECREF(v);
+        if (err < 0)
+            goto done;
+    }
+    w->short_built++;
+    PyObject *grow = name_of("grown");
+    grown = grow == NULL ? NULL : PyObject_CallMethodOneArg(PyTuple_GET_ITEM(w->push_parts, 5), grow, row);
+    if (grown == NULL)
+        goto done;
+    Py_INCREF(row);
+    if (row_place(w, top, row) < 0)
+        goto done;
+    below = get_attr(parent, "lexer_start");
+    PyObject *args[2] = {below, once};
+    s = below == NULL ? NULL : PyObject_Vectorcall(PyTuple_GET_ITEM(w->push_parts, 8), args, 2, NULL);
+    if (s == NULL || set_attr(row, "lexer_start", s) < 0)
+        goto done;
+    const long st = lexer_start_of(row);
+    if (st < 0) {  /* not a lexer state: Python's to refuse, as in scan_lookup */
+        if (st == -1)
+            PyErr_SetString(PyExc_ValueError, "lexer.without() answered a value that is not a lexer state");
+        goto done;
+    }
+    w->short_ended++;
+    *start = st;
+    *new_top = top + 1;
+    r = 1;
+done:
+    Py_XDECREF(s);
+    Py_XDECREF(below);
+    Py_XDECREF(grown);
+    Py_XDECREF(row);
+    Py_XDECREF(items);
+    Py_DECREF(children);
+    Py_DECREF(once);
+    if (lexer_acquire(w) < 0 && r >= 0)
+        r = -1;
+    return r;
 }
 
 /* recognizer.py, Recognizer.restart(state, top), where it takes the short path:
@@ -713,7 +1443,9 @@ restart_short(Walk *w, long s, Py_ssize_t top, long *start, Py_ssize_t *new_top)
     }
     PyObject *row;
     const int hit = scan_lookup(w, parent, ended, start, &row);
-    if (hit <= 0)
+    if (hit == 0)  /* a new row: pushed here where the push path is, else the hook's */
+        return scan_push(w, parent, ended, top, start, new_top);
+    if (hit < 0)
         return hit;
     *new_top = top + (row != NULL);
     return scan_place(w, top, row) < 0 ? -1 : 1;
@@ -865,19 +1597,21 @@ call_advance_or_short(Walk *w, long s, long t, Py_ssize_t top, int b, long *t_ou
 static int
 short_taken(Walk *w)
 {
-    if (w->short_reused == 0 && w->short_ended == 0)
+    if (w->short_reused == 0 && w->short_ended == 0 && w->short_built == 0)
         return 0;
     PyObject *type, *value, *traceback;
     PyErr_Fetch(&type, &value, &traceback);
     lexer_release(w);
     PyObject *name = name_of("short_path_taken");
-    PyObject *args[3] = {w->parser, PyLong_FromSsize_t(w->short_reused), PyLong_FromSsize_t(w->short_ended)};
+    PyObject *args[4] = {w->parser, PyLong_FromSsize_t(w->short_reused), PyLong_FromSsize_t(w->short_ended),
+                         PyLong_FromSsize_t(w->short_built)};
     PyObject *r = NULL;
-    if (name != NULL && args[1] != NULL && args[2] != NULL)
-        r = PyObject_VectorcallMethod(name, args, 3, NULL);
+    if (name != NULL && args[1] != NULL && args[2] != NULL && args[3] != NULL)  /* `built` only if any */
+        r = PyObject_VectorcallMethod(name, args, w->short_built ? 4 : 3, NULL);
     Py_XDECREF(args[1]);
     Py_XDECREF(args[2]);
-    w->short_reused = w->short_ended = 0;
+    Py_XDECREF(args[3]);
+    w->short_reused = w->short_ended = w->short_built = 0;
     Py_XDECREF(r);
     if (type != NULL) {
         PyErr_Restore(type, value, traceback);
@@ -1408,8 +2142,25 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(closure_doc,
+"closure(tables, rows, j, seeds, transitive) -> (items, waiting, allowed, accepting) or None\n\n"
+"refimpl.recognition.earley.closure in C: the same answer, or None where it leaves the\n"
+"row to that function (unusual types, a row past the items_per_row limit).");
+
+static PyObject *
+native_closure(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "closure() takes 5 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    return closure_of(args[0], args[1], args[2], args[3], args[4]);
+}
+
 static PyMethodDef native_methods[] = {
     {"walk", (PyCFunction)(void (*)(void))native_walk, METH_VARARGS | METH_KEYWORDS, walk_doc},
+    {"closure", (PyCFunction)(void (*)(void))native_closure, METH_FASTCALL, closure_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -42,3 +42,7 @@ def _unavailable(*args: Any, **kwargs: Any) -> NoReturn:
 
 #: walk(trie, lexer, parser, state, top, allowed) -> nodes walked
 walk: Callable[..., int] = _native.walk if _native is not None else _unavailable
+#: closure(tables, rows, j, seeds, transitive) -> (items, waiting, allowed, accepting) or
+#: None: refimpl.recognition.earley.closure in C (the Earley row build), None where it
+#: leaves the row to that function; a parser's `fast`
+closure: Callable[..., Any] = _native.closure if _native is not None else _unavailable

@@ -127,6 +127,13 @@ class Parser(Generic[R]):
         self.rows_reused = 0
         accept_pos = grammar.rules_of[grammar.start][0] + 1
         self.accept_item = accept_pos  # [S' → S •, 0]
+        #: what `closure` reads of the grammar and the parser, in one tuple
+        self.tables: Tables = (grammar.dot_symbol, grammar.lhs, grammar.rules_of, grammar.nullable,
+                               grammar.n_nonterminals, self.shift, self.mask, limits.items_per_row,
+                               accept_pos)
+        #: a faster equal of `closure` with its arguments and answers, or None: the native
+        #: backend's (accel/_native.c), which answers None for what it leaves to `closure`
+        self.fast: Optional[Closure] = None
         seeds = [p for p in grammar.rules_of[grammar.start]]
         key = (limits.rows, limits.items_per_row, leo, row)
         self.tree = RowTree.of(grammar, key, lambda: self._build(0, seeds))
@@ -148,16 +155,24 @@ class Parser(Generic[R]):
         if row is not None:
             self.rows_reused += 1
         else:
-            n = self.g.n_nonterminals
-            seeds: List[int] = []
-            for lexeme in _bits(lexemes):
-                seeds.extend(item + 1 for item in parent.waiting.get(n + lexeme, ()))
+            seeds = self.seeds(parent, lexemes)
             if not seeds:
                 return 0
             self._check_rows(top)
             row = parent.children[lexemes] = self._build(top, seeds)
             self.tree.grown(row)
         return self._place(top, row)
+
+    def seeds(self, parent: Row, lexemes: int) -> List[int]:
+        """The items of `parent` that scanning one of `lexemes` (a bit mask) advances,
+        advanced: the seeds of the row after it, by lexeme, then in the parent's order."""
+        n, waiting = self.g.n_nonterminals, parent.waiting
+        if lexemes and not lexemes & (lexemes - 1):  # one lexeme: the common case, without _bits
+            return [item + 1 for item in waiting.get(n + lexemes.bit_length() - 1, ())]
+        seeds: List[int] = []
+        for lexeme in _bits(lexemes):
+            seeds.extend(item + 1 for item in waiting.get(n + lexeme, ()))
+        return seeds
 
     def push_copy(self, top: int, skips: int) -> int:
         """Place a copy of rows[top - 1] at rows[top]: an %ignore matched once (the bit mask
@@ -206,63 +221,16 @@ class Parser(Generic[R]):
     # -- building a row -------------------------------------------------------------------
 
     def _build(self, j: int, seeds: List[int]) -> R:
-        g = self.g
-        dot_symbol, lhs, rules_of, nullable = g.dot_symbol, g.lhs, g.rules_of, g.nullable
-        n = g.n_nonterminals
-        shift, mask = self.shift, self.mask
-        rows = self.rows
-        origin_j = j << shift
-        limit = self.limits.items_per_row
-        items: List[int] = []
-        seen = set()
-        for item in seeds:
-            if item not in seen:
-                seen.add(item)
-                items.append(item)
-        predicted = set()
-        allowed = 0
-        i = 0
-        while i < len(items):
-            item = items[i]
-            i += 1
-            pos = item & mask
-            sym = dot_symbol[pos]
-            new: List[int]
-            if sym == COMPLETE:
-                origin = item >> shift
-                if origin == j:
-                    continue  # an ε-derivation: already advanced when predicted
-                symbol = lhs[pos]
-                top = self._transitive(origin, symbol) if self.leo else None
-                if top is not None:
-                    new = [top]
-                else:
-                    new = [w + 1 for w in rows[origin].waiting.get(symbol, ())]
-            elif sym >= n:
-                allowed |= 1 << (sym - n)
-                continue
-            else:
-                new = []
-                if sym not in predicted:
-                    predicted.add(sym)
-                    new = [origin_j | p for p in rules_of[sym]]
-                if nullable[sym]:
-                    new.append(item + 1)
-            for x in new:
-                if x not in seen:
-                    seen.add(x)
-                    items.append(x)
-            if len(items) > limit:
-                raise LimitError("items_per_row", limit, "Earley items in one row")
+        """Row j from its seeds: `closure` (or the parser's faster equal of it, `fast`)."""
+        transitive = self._transitive if self.leo else None
+        built = None
+        if self.fast is not None:
+            built = self.fast(self.tables, self.rows, j, seeds, transitive)
+        if built is None:
+            built = closure(self.tables, self.rows, j, seeds, transitive)
         self.rows_built += 1
-        row = self.row(items)
-        waiting = row.waiting
-        for item in items:
-            sym = dot_symbol[item & mask]
-            if sym != COMPLETE:
-                waiting.setdefault(sym, []).append(item)
-        row.allowed = allowed
-        row.accepting = self.accept_item in seen
+        row = self.row(built[0])
+        row.waiting, row.allowed, row.accepting = built[1], built[2], built[3]
         return row
 
     def transitive_item(self, k: int, symbol: int) -> Optional[int]:
@@ -313,6 +281,77 @@ class Parser(Generic[R]):
         lines = ["row %d%s" % (j, " (accepting)" if row.accepting else "")]
         lines.extend("  " + self.item_to_string(item) for item in row.items)
         return "\n".join(lines)
+
+
+#: (dot_symbol, lhs, rules_of, nullable, n_nonterminals, shift, mask, items_per_row,
+#: accept_item): the grammar's flat rules (CompiledGrammar) and the parser's item layout
+Tables = Tuple[List[int], List[int], List[List[int]], List[bool], int, int, int, int, int]
+#: what builds a row: (items, waiting, allowed, accepting), or None (`Parser.fast`: left to `closure`)
+Built = Tuple[List[int], Dict[int, List[int]], int, bool]
+Closure = Callable[[Tables, List[R], int, List[int], Optional[Callable[[int, int], Optional[int]]]],
+                   Optional[Built]]
+
+
+def closure(tables: Tables, rows: List[R], j: int, seeds: List[int],
+            transitive: Optional[Callable[[int, int], Optional[int]]]) -> Built:
+    """Row j, from its seeds (the items its lexeme advanced), run to the fixpoint of
+    predict and complete (the module's docstring) over the finished rows[:j]: its items in
+    the order found, what it waits for (symbol after the dot -> items, in that order), the
+    lexemes that may come next (a bit mask) and whether it holds the accepting item.
+    `transitive(k, symbol)` is the Leo transitive item of row k (None: no Leo items).
+
+    The items are a worklist read while it grows (a list iterator reads what is appended
+    during the loop); an item's waiting entry is made when the loop reaches it, so the
+    lists keep the items' order. The `items_per_row` limit is checked where an item was
+    predicted or completed (a row of seeds alone is never refused).
+    """
+    dot_symbol, lhs, rules_of, nullable, n, shift, mask, limit, accept_item = tables
+    origin_j = j << shift
+    items = list(dict.fromkeys(seeds))  # without repeats, in order
+    seen = set(items)
+    waiting: Dict[int, List[int]] = {}
+    predicted = set()
+    allowed = 0
+    for item in items:
+        pos = item & mask
+        sym = dot_symbol[pos]
+        if sym == COMPLETE:
+            origin = item >> shift
+            if origin == j:
+                continue  # an ε-derivation: already advanced when predicted
+            symbol = lhs[pos]
+            top = transitive(origin, symbol) if transitive is not None else None
+            if top is not None:
+                if top not in seen:
+                    seen.add(top)
+                    items.append(top)
+            else:
+                for w in rows[origin].waiting.get(symbol, ()):
+                    w += 1
+                    if w not in seen:
+                        seen.add(w)
+                        items.append(w)
+        else:
+            if sym in waiting:
+                waiting[sym].append(item)
+            else:
+                waiting[sym] = [item]
+            if sym >= n:
+                allowed |= 1 << (sym - n)
+                continue
+            if sym not in predicted:
+                predicted.add(sym)
+                for p in rules_of[sym]:
+                    p |= origin_j
+                    if p not in seen:
+                        seen.add(p)
+                        items.append(p)
+            if nullable[sym] and item + 1 not in seen:
+                seen.add(item + 1)
+                items.append(item + 1)
+        if len(items) > limit:
+            raise LimitError("items_per_row", limit, "Earley items in one row")
+    return items, waiting, allowed, accept_item in seen
 
 
 def _bits(mask: int) -> List[int]:

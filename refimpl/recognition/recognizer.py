@@ -137,11 +137,28 @@ class Recognizer:
         return (self.parser.rows, lexer.greedy_accepting, lexer.lazy_accepting, lexer.skip_mask,
                 lexer.once_skip_mask, self.hidden_mask)
 
-    def short_path_taken(self, reused: int, ended: int) -> None:
+    def short_path_taken(self, reused: int, ended: int, built: int = 0) -> None:
         """Count, as `scan` does, what a walker did on the short path (`short_path`): the
-        rows it placed again and the lexemes it ended."""
+        rows it placed again, the lexemes it ended, and the rows it built (`push_path`)."""
         self.parser.rows_reused += reused
         self.lexemes_ended += ended
+        if built:
+            self.parser.rows_built += built
+
+    def push_path(self) -> Optional[Tuple[object, ...]]:
+        """What `scan` reads where it pushes a new row — for a lexeme, or the copy for an
+        %ignore matched once (`push_copy`) — for a walker in another language whose own row
+        build is the parser's `fast` (the native backend's, accel/_native.c, which mirrors
+        those lines of `scan`, Parser.push and Parser.push_copy): the parser's `fast` and
+        `tables`, its Leo transitive items (None without), the row class, the `rows` limit,
+        the tree of rows, the lexer's memo of row starts with the function that fills it
+        (`start_after`), and `lexer.without`. None while a tracer listens. Such a walker
+        counts the rows it built with `short_path_taken`."""
+        if self.tracer is not None:
+            return None
+        p = self.parser
+        return (p.fast, p.tables, p._transitive if p.leo else None, p.row, p.limits.rows, p.tree,
+                self.lexer._starts_after, self.lexer.start_after, self.lexer.without)
 
     def lexer_start(self, top: int) -> int:
         """The lexer state at the start of a lexeme after rows[:top]."""

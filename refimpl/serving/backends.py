@@ -42,6 +42,10 @@ from ..tokens.vocab import Vocabulary
 #: In-process backends: name -> a walk function with the signature of tokens.walk.walk
 #: (trie, lexer, parser hooks (advance, restart), lexer state, parser top, allowed flags) -> nodes walked.
 WALKERS: Dict[str, Callable[..., int]] = {"python": walk}
+#: In-process backends' faster equals of refimpl.recognition.earley.closure (the Earley row
+#: build): name -> a function with its arguments and answers, or None where it leaves the
+#: row to `closure` (`Parser.fast`; accel/_native.c's for "native").
+ROW_BUILDERS: Dict[str, Callable[..., Any]] = {}
 #: Process backends: name -> factory(grammar, vocab, backend=name, **options) -> MatcherLike.
 PROCESS_BACKENDS: Dict[str, Callable[..., MatcherLike]] = {}
 #: Backends a plugin knows but cannot offer here: name -> why (e.g. "native: extension not built").
@@ -68,7 +72,9 @@ def open_matcher(grammar: Grammar, vocab: Vocabulary, *, backend: str = "python"
     walker = WALKERS.get(backend)
     if walker is None:
         raise ValueError(unavailable_message(backend))
-    return Matcher(grammar, vocab, backend=backend, walker=walker, **options)
+    matcher = Matcher(grammar, vocab, backend=backend, walker=walker, **options)
+    matcher.recognizer.parser.fast = ROW_BUILDERS.get(backend)
+    return matcher
 
 
 def unavailable_message(backend: str) -> str:

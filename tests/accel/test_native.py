@@ -24,7 +24,10 @@ from hypothesis import strategies as st
 
 from accel import native  # noqa: E402
 from refimpl import Grammar, Matcher, Vocabulary, open_matcher  # noqa: E402
+from refimpl.errors import LimitError  # noqa: E402
+from refimpl.limits import Limits  # noqa: E402
 from refimpl.masks.walk import walk as python_walk  # noqa: E402
+from refimpl.recognition.earley import closure  # noqa: E402
 from refimpl.recognition.lexer import words as lexer_words  # noqa: E402
 from refimpl.tokens.trie import TokenTrie  # noqa: E402
 
@@ -778,3 +781,112 @@ def test_random_mangled_walks(case):
     # C walk asks `fill`; and walk.py's negative indices wrap around
     if results[1] is not None:
         assert results[0] == results[1]
+
+
+# -- the Earley row build in C (`closure`) ---------------------------------------------------
+#
+# earley.py's `closure` is the definition; _native.closure must give the same answer (the
+# same items in the same order, waiting lists, allowed mask, accepting flag), or None
+# where it leaves the row to `closure` (a row past the items_per_row limit, unusual types).
+
+
+def checking_closure(answers):
+    """A parser's `fast` that builds each row both ways and checks that they agree."""
+
+    def fast(tables, rows, j, seeds, transitive):
+        got = _native.closure(tables, rows, j, list(seeds), transitive)
+        try:
+            want = closure(tables, rows, j, seeds, transitive)
+        except LimitError:
+            assert got is None
+            raise
+        assert got == want and [type(x) for x in got] == [list, dict, int, bool]
+        answers.append(got)
+        return got
+
+    return fast
+
+
+@settings(max_examples=examples(150))
+@given(cfg_grammars(), cfg_tokens, st.lists(st.integers(0, 1000), max_size=8), st.booleans())
+def test_closure_equals_earley_closure(ir, tokens, choices, leo):
+    """On random grammars and paths, every row the parser builds (with or without Leo
+    items), built by both; and a native matcher on its own tree of rows (a grammar of its
+    own, so that it builds them with the C closure) against a Python one: the same masks
+    and stats."""
+    vocab = vocabulary(tokens)
+    py = open_matcher(cfg_grammar(ir), vocab, backend="python", slices=[])
+    nat = open_matcher(cfg_grammar(ir), vocab, backend="native", slices=[])
+    assert nat.recognizer.parser.fast is _native.closure and py.recognizer.parser.fast is None
+    answers = []
+    py.recognizer.parser.fast = checking_closure(answers)
+    py.recognizer.parser.leo = nat.recognizer.parser.leo = leo
+    lockstep(py, nat, vocab, choices, same_stats=True)
+    event("rows built: %s" % ("none" if not answers else "some"))
+
+
+def test_closure_on_the_json_array():
+    """The benchmark's workload (benchmarks/mask_cache.py): a fresh native matcher, which
+    builds its rows with the C closure, against a fresh Python one, step by step."""
+    from benchmarks.mask_cache import ARRAY, document, greedy_tokens
+
+    v = Vocabulary.load("gpt2")
+    tokens = greedy_tokens(v, document(6))
+    py = open_matcher(Grammar.from_json_schema(ARRAY), v, backend="python")
+    nat = open_matcher(Grammar.from_json_schema(ARRAY), v, backend="native")
+    answers = []
+    py.recognizer.parser.fast = checking_closure(answers)
+    for t in tokens:
+        assert py.mask() == nat.mask() and work(py.stats) == work(nat.stats)
+        assert py.consume(t) and nat.consume(t)
+    assert len(answers) > 50 and nat.recognizer.parser.rows_built == py.recognizer.parser.rows_built
+
+
+def test_closure_leaves_the_limit_to_python():
+    """A row past items_per_row: the C closure answers None, `closure` raises LimitError."""
+    for backend in ("python", "native"):  # row 0 has 2 items, row 1 (after "a") 5
+        g = Grammar.from_lark('start: "a" y\ny: "b" | "c" | "d" | "e"', limits=Limits(items_per_row=4))
+        m = open_matcher(g, Vocabulary.from_bytes([b"a", b"b"]), backend=backend)
+        assert m.consume(0)  # "a", its lexeme not ended yet
+        with pytest.raises(LimitError, match="items_per_row"):
+            m.mask()  # "b" ends it: row 1
+    m = open_matcher(Grammar.from_lark('start: "a" y\ny: "b" | "c" | "d" | "e"'), Vocabulary.from_bytes([b"a"]),
+                     backend="native")
+    p = m.recognizer.parser
+    tables = p.tables[:7] + (4,) + p.tables[8:]
+    seeds = p.seeds(p.rows[0], p.rows[0].allowed)
+    assert _native.closure(tables, p.rows, 1, seeds, p._transitive) is None
+    assert len(_native.closure(p.tables, p.rows, 1, seeds, p._transitive)[0]) == 5
+
+
+@pytest.mark.parametrize("args", [
+    (), (1, 2, 3, 4), (None, [], 0, [], None), ((1,) * 9, [], 0, [], None), ([], [], 0, [1], None),
+    ((["x"], [0], [[]], [False], 0, 1, 1, 10, 0), [], 0, [0], None),
+    (([0], [0], [[]], [False], 0, 1, 1, 10, 0), [], 0, [0], None),
+    (([-1], [0], [[]], [False], 1, 1, 1, 10, 0), [], 1, [0], None),
+    (([-1], [0], [[]], [False], 1, 1, 1, 10, 0), [], 0, [2 ** 70], None),
+    (([-1], [0], [[]], [False], 1, 1, 1, 10, 0), [], 3, [2], lambda k, s: "x"),
+    (([-1], [0], [[]], [False], 1, 1, 1, 10, 0), [], 3, [2], lambda k, s: 1 / 0),
+])
+def test_closure_garbage(args):
+    """Malformed arguments: a TypeError or ZeroDivisionError, or None (left to Python), never a crash."""
+    try:
+        r = _native.closure(*args)
+    except (TypeError, ZeroDivisionError):
+        return
+    assert r is None or r == closure(*args)
+
+
+def test_rows_limit_left_to_python():
+    """A new row past the `rows` limit: the C push path leaves it to the hook, which
+    raises the same LimitError as the Python walk, after the same rows."""
+    source = 'start: x x x\nx: "a" | "b"\n%ignore " "'
+    seen = []
+    for backend in ("python", "native"):
+        g = Grammar.from_lark(source, limits=Limits(rows=3))
+        m = open_matcher(g, Vocabulary.from_bytes([b"a", b"b", b" ", b"ab"]), backend=backend)
+        assert m.consume(0) and m.consume(1)  # "a" "b": the third lexeme would be row 3
+        with pytest.raises(LimitError, match="rows"):
+            m.mask()
+        seen.append(work(m.stats))
+    assert seen[0] == seen[1]
