@@ -16,6 +16,12 @@ in the reference process, finds a disagreement:
    (killed by the fuzzer); the fuzzer's shrinking is cut short, since only the verdict
    matters here.
 
+A mutant of code that no worker runs but an engine of conformance does in-process (the
+token index's own API and its parallel build: `IN_COPY_ENGINES`) is also judged, when the
+worker's run finds nothing, by `python -m conformance run --engine token-index` started in
+the copy, so that the engine runs the mutated refimpl (the reference there runs none of
+that code).
+
 A mutant that makes either command run past its time limit (a hang, or a slowdown of
 several times the unmutated run) is counted as killed, `timeout-run` / `timeout-fuzz`.
 The rest *survive*; each is read by a person and recorded in tools/mutation_review.json
@@ -99,6 +105,13 @@ REGENERATED: Dict[str, str] = {"typed": "types"}
 #: jsontext.py read the numbers and strings of refimpl.typed's `parse`): a mutant the suite
 #: does not find is also judged by regenerating that suite group
 ALSO_REGENERATED: Dict[str, str] = {"jsonschema": "types"}
+#: the groups whose code an engine of conformance runs in-process and no worker does
+#: (the token index's own API and its parallel build: conformance/refimpl_engines.py's
+#: TokenIndexEngine), each with that engine: a mutant the worker's run does not find is
+#: also judged by `conformance run --engine ENGINE` started in the copy (`python -m`
+#: there imports the mutated refimpl). Honest only because the reference in that process,
+#: refimpl's Matcher with its python walker, runs no code of the group.
+IN_COPY_ENGINES: Dict[str, str] = {"index": "token-index"}
 #: generated data, not code: mutating a table entry tests the table, not the oracle
 EXCLUDED = ("refimpl/regex/unicode_data.py",)
 REVIEW_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutation_review.json")
@@ -385,6 +398,8 @@ class Campaign:
         self.groups = list(groups)
         #: the time limit of each regenerated suite group's check (set by `baseline`)
         self.generate_timeouts: Dict[str, float] = {}
+        #: the time limit of each IN_COPY_ENGINES engine's run (set by `baseline`)
+        self.in_copy_timeouts: Dict[str, float] = {}
 
     def reset_copy(self) -> None:
         """`.mutant/refimpl` = the clone's refimpl; `.mutant/conformance` a link to the
@@ -416,7 +431,20 @@ class Campaign:
                 raise SystemExit("the unmutated refimpl does not regenerate %s as checked in:\n%s" % (group, c.tail))
             self.generate_timeouts[group] = max(60.0, 6 * c.seconds)
             seconds += c.seconds
+        for engine in sorted({IN_COPY_ENGINES[g] for g in self.groups if g in IN_COPY_ENGINES}):
+            c = self.in_copy_run(engine, 900)
+            if c.rc != 0:
+                raise SystemExit("the unmutated refimpl does not agree with the suite as %s (exit %s):\n%s"
+                                 % (engine, c.rc, c.tail))
+            self.in_copy_timeouts[engine] = max(60.0, 6 * c.seconds)
+            seconds += c.seconds
         return seconds
+
+    def in_copy_run(self, engine: str, timeout: float) -> Check:
+        """`conformance run --engine ENGINE` on the suite, started in the copy: the engine
+        (one of IN_COPY_ENGINES) runs the copy's refimpl in-process, writing no bytecode."""
+        argv = ["env", "PYTHONDONTWRITEBYTECODE=1"] + run_argv(engine, self.repros, self.python, self.suite)
+        return run_check(argv, self.mutant_dir, timeout, self.nice)
 
     def regenerate(self, group: str, timeout: float) -> Check:
         """`conformance generate --only GROUP` with the copy's refimpl, compared with the
@@ -437,12 +465,17 @@ class Campaign:
     def suite_check(self, group: str) -> Check:
         """The check of a mutant of `group` with the copy as it is now: `conformance run`
         through the worker, or for a group of REGENERATED its suite group regenerated; for
-        a group of ALSO_REGENERATED, a run that finds nothing is followed by that."""
+        a group of ALSO_REGENERATED or IN_COPY_ENGINES, a run that finds nothing is followed
+        by that regeneration, or by that engine's run in the copy."""
         if group in REGENERATED:
             return self.regenerate(REGENERATED[group], self.generate_timeouts.get(REGENERATED[group], 600.0))
         assert self.run_timeout is not None
         run = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone,
                         self.run_timeout, self.nice)
+        if run.rc == 0 and group in IN_COPY_ENGINES:
+            engine = IN_COPY_ENGINES[group]
+            again = self.in_copy_run(engine, self.in_copy_timeouts.get(engine, 600.0))
+            run = Check(again.rc, run.seconds + again.seconds, again.tail if again.rc != 0 else run.tail + "\n" + again.tail)
         if run.rc != 0 or group not in ALSO_REGENERATED:
             return run
         again = self.regenerate(ALSO_REGENERATED[group], self.generate_timeouts.get(ALSO_REGENERATED[group], 600.0))
@@ -471,6 +504,8 @@ class Campaign:
             result["check"] = "generate --only %s" % REGENERATED[mutant.group]
         elif mutant.group in ALSO_REGENERATED:
             result["check"] = "run, then generate --only %s" % ALSO_REGENERATED[mutant.group]
+        elif mutant.group in IN_COPY_ENGINES:
+            result["check"] = "run, then run --engine %s in the copy" % IN_COPY_ENGINES[mutant.group]
         try:
             if run is None:
                 run = self.suite_check(mutant.group)

@@ -231,6 +231,27 @@ def test_a_jsonschema_mutant_the_suite_misses_is_judged_by_regenerating_types_to
     assert kept["outcome"] == "survived" and kept["run"]["tail"].endswith("\ntypes.jsonl regenerated as checked in"), kept
 
 
+def test_an_index_mutant_the_worker_misses_is_judged_by_the_token_index_engine_in_the_copy(campaign):
+    """The token index's own API runs in no worker (the Matcher's index backend reads the
+    rows itself): a mutant of the `index` group that the worker's run does not find is then
+    judged by `conformance run --engine token-index` started in the copy. TokenIndex.mask
+    that never allows EOS (seed 41's survivor) is killed there; a comment survives both."""
+    c = mutation.Campaign(campaign.clone, campaign.clone / "out-index", fuzz_seconds=0, seed=0, nice=0,
+                          suite=campaign.suite, run_timeout=120, worker_options="--backend index", groups=["index"])
+    c.baseline()
+    assert c.in_copy_timeouts["token-index"] >= 60
+    path = "refimpl/masks/index/table.py"
+    source = (c.clone / path).read_text(encoding="utf-8")
+    m = mutation.Mutant(path, "core/ZeroIterationForLoop", 0, 1, "index")
+    no_eos = source.replace("for t in self.eos_token_ids:", "for t in []:")
+    assert no_eos != source
+    killed = c.check_source(m, no_eos)
+    assert killed["outcome"] == "killed-run" and killed["check"] == "run, then run --engine token-index in the copy"
+    assert killed["run"]["rc"] == 1 and "token-index" in killed["run"]["tail"], killed
+    kept = c.check_source(m, source + "\n# a comment\n")
+    assert kept["outcome"] == "survived" and kept["run"]["rc"] == 0, kept
+
+
 def test_a_held_out_sample_leaves_out_the_mutants_drawn_before(tmp_path):
     """`--exclude`: the keys of every results.jsonl below a campaign folder."""
     for group, keys in (("lark", ["a.py:X:0", "a.py:X:1"]), ("ebnf", ["b.py:Y:3"])):
