@@ -2,15 +2,16 @@
 masks computed another way: docs/backends.md), and the naive oracle.
 
     refimpl (python), index, native, pypy, cmd:<command>   MatcherEngine
+    token-index                                             TokenIndexEngine (regular grammars)
     oracle                                                  OracleEngine (small vocabularies)
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
 from refimpl.limits import DEFAULT_LIMITS
-from refimpl.masks.index import NotRegular
+from refimpl.masks.index import NotRegular, Steps, TokenIndex, build_index
 from refimpl.masks.slicer import JSON_SLICES
 
 from .engine import Engine, Session
@@ -105,6 +106,56 @@ def _worker_unsupported(error: Exception) -> bool:
     except ImportError:
         return False
     return isinstance(error, WorkerUnsupported)
+
+
+class TokenIndexSession(Session):
+    """A generation on a token index's own API only: the state starts at `index.start`, a
+    mask is `index.mask(state)` (EOS where the state is final), a token moves it by
+    `index.next_state` (to DEAD after EOS: nothing follows)."""
+
+    def __init__(self, index: TokenIndex) -> None:
+        self.index = index
+        self.state = index.start
+
+    def mask(self) -> bytes:
+        return self.index.mask(self.state).to_bytes()
+
+    def consume(self, token: int) -> bool:
+        if token not in ids_of(self.mask()):
+            return False
+        self.state = self.index.next_state(self.state, token)
+        return True
+
+
+class TokenIndexEngine(Engine):
+    """refimpl's token index (masks/index/, docs/token-index.md) through its own API —
+    `TokenIndex.mask`, `next_state`, `is_final` — not the Matcher's index backend, which reads
+    the rows itself; each index built by `workers` processes (step 4, the parallel build:
+    forked per build, since the DFA must be complete before the processes start), once per
+    grammar and vocabulary of a run. Regular grammars only (NotSupported otherwise, with
+    the reason)."""
+
+    name = "token-index"
+    uses_refimpl = True
+
+    def __init__(self, workers: int = 2) -> None:
+        self.steps = Steps(workers=workers)
+        self.description = "refimpl's TokenIndex by its own API (mask, next_state), built by %d processes" % workers
+        #: (grammar, vocab) -> its index, the pair kept so that the ids stay theirs
+        self._built: Dict[Tuple[int, int], Tuple[Grammar, Vocabulary, TokenIndex]] = {}
+
+    def start(self, spec: GrammarSpec, vocab: Vocabulary, grammar: Optional[Grammar] = None) -> Session:
+        chosen = grammar if grammar is not None else spec.compile()
+        key = (id(chosen), id(vocab))
+        if key not in self._built:
+            try:
+                self._built[key] = (chosen, vocab, build_index(chosen, vocab, self.steps))
+            except NotRegular as e:
+                raise NotSupported("no token index: %s" % e) from None
+        return TokenIndexSession(self._built[key][2])
+
+    def close(self) -> None:
+        self._built.clear()
 
 
 class OracleSession(Session):

@@ -3,6 +3,7 @@ builds.
 
     refimpl, python         refimpl's Matcher (the reference itself)
     index                   refimpl's Matcher, masks from the token index (regular grammars)
+    token-index             refimpl's token index by its own API, built by two processes
     native, pypy, cmd:...   refimpl's Matcher with that backend (accel registers them)
     oracle                  refimpl's naive definition of the mask (small vocabularies)
     llguidance, outlines-core, xgrammar, kbnf, llama.cpp,
@@ -32,7 +33,7 @@ from .peers.outlines_core.spec import OutlinesCoreSpecEngine
 from .peers.xgrammar import XgrammarEngine
 from .peers.xgrammar.converted import XgrammarCppEngine
 from .peers.xgrammar.defaults import XgrammarDefaultEngine
-from .refimpl_engines import MatcherEngine, OracleEngine
+from .refimpl_engines import MatcherEngine, OracleEngine, TokenIndexEngine
 
 ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core",
            "llama-cpp": "llama.cpp", "llama_cpp": "llama.cpp",
@@ -70,6 +71,8 @@ def _fault(name: str) -> Engine:
 REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
     ("refimpl", "refimpl's Matcher (python walker); alias: python", lambda name: MatcherEngine("python")),
     ("index", "refimpl's Matcher with the token index (regular grammars only; docs/token-index.md)", MatcherEngine),
+    ("token-index", "refimpl's TokenIndex by its own API (mask, next_state), built by two processes "
+     "(regular grammars only; step 4 of docs/token-index.md)", lambda name: TokenIndexEngine()),
     ("native", "refimpl's Matcher with accel's C walker", MatcherEngine),
     ("pypy", "refimpl under PyPy in a worker process (docs/protocol.md)", MatcherEngine),
     ("cmd:", "any program speaking the worker protocol", _command),

@@ -16,6 +16,12 @@ in the reference process, finds a disagreement:
    (killed by the fuzzer); the fuzzer's shrinking is cut short, since only the verdict
    matters here.
 
+A mutant of code that no worker runs but an engine of conformance does in-process (the
+token index's own API and its parallel build: `IN_COPY_ENGINES`) is also judged, when the
+worker's run finds nothing, by `python -m conformance run --engine token-index` started in
+the copy, so that the engine runs the mutated refimpl (the reference there runs none of
+that code).
+
 A mutant that makes either command run past its time limit (a hang, or a slowdown of
 several times the unmutated run) is counted as killed, `timeout-run` / `timeout-fuzz`.
 The rest *survive*; each is read by a person and recorded in tools/mutation_review.json
@@ -99,6 +105,22 @@ REGENERATED: Dict[str, str] = {"typed": "types"}
 #: jsontext.py read the numbers and strings of refimpl.typed's `parse`): a mutant the suite
 #: does not find is also judged by regenerating that suite group
 ALSO_REGENERATED: Dict[str, str] = {"jsonschema": "types"}
+#: the groups whose code an engine of conformance runs in-process and no worker does
+#: (the token index's own API and its parallel build: conformance/refimpl_engines.py's
+#: TokenIndexEngine), each with that engine: a mutant the worker's run does not find is
+#: also judged by `conformance run --engine ENGINE` started in the copy (`python -m`
+#: there imports the mutated refimpl). Honest only because the reference in that process,
+#: refimpl's Matcher with its python walker, runs no code of the group.
+IN_COPY_ENGINES: Dict[str, str] = {"index": "token-index"}
+#: the groups whose entry points take what no vector and no worker can carry — a JSON
+#: schema as a Python value (a key that is not a string, a tuple, NaN: JSON text holds
+#: none, and a worker is sent JSON) —, each with hostile/'s fuzz targets of those entry
+#: points: a mutant the worker's run does not find is also judged by replaying the
+#: targets' regression inputs in the copy (`python -m hostile replay TARGET...`, exit 1
+#: when an input breaks the property: a traceback for a user's mistake, masks unlike
+#: the definition, an accepted instance the `jsonschema` library calls invalid)
+HOSTILE_REPLAYED: Dict[str, Tuple[str, ...]] = {
+    "jsonschema": ("json-schema-value", "json-schema-text", "json-schema-options")}
 #: generated data, not code: mutating a table entry tests the table, not the oracle
 EXCLUDED = ("refimpl/regex/unicode_data.py",)
 REVIEW_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutation_review.json")
@@ -334,6 +356,12 @@ def first_difference(fresh: Path, stored: Path) -> Optional[str]:
     return None
 
 
+def _then(run: Check, again: Check) -> Check:
+    """One check made of `run`, which found nothing, followed by `again`: its status, both
+    times, and the tail of the one that found something (of both when neither did)."""
+    return Check(again.rc, run.seconds + again.seconds, again.tail if again.rc != 0 else run.tail + "\n" + again.tail)
+
+
 def verdict(run: Optional[Check], fuzz: Optional[Check]) -> str:
     """A mutant's outcome from its checks: run exit 1 (a disagreement, or a worker that
     fails during a vector) kills it, so does a time-out, and so does exit 2 for a worker
@@ -385,6 +413,10 @@ class Campaign:
         self.groups = list(groups)
         #: the time limit of each regenerated suite group's check (set by `baseline`)
         self.generate_timeouts: Dict[str, float] = {}
+        #: the time limit of each IN_COPY_ENGINES engine's run, and of each HOSTILE_REPLAYED
+        #: group's replay (set by `baseline`)
+        self.in_copy_timeouts: Dict[str, float] = {}
+        self.replay_timeouts: Dict[str, float] = {}
 
     def reset_copy(self) -> None:
         """`.mutant/refimpl` = the clone's refimpl; `.mutant/conformance` a link to the
@@ -394,6 +426,8 @@ class Campaign:
         shutil.copytree(self.clone / "refimpl", self.mutant_dir / "refimpl",
                         ignore=shutil.ignore_patterns("__pycache__"))
         os.symlink(str((self.clone / "conformance").absolute()), str(self.mutant_dir / "conformance"))
+        if (self.clone / "hostile").is_dir():  # HOSTILE_REPLAYED's targets, run on the copy's refimpl
+            os.symlink(str((self.clone / "hostile").absolute()), str(self.mutant_dir / "hostile"))
 
     def baseline(self) -> float:
         """The unmutated copy must agree with the whole suite, and regenerate each suite
@@ -416,7 +450,34 @@ class Campaign:
                 raise SystemExit("the unmutated refimpl does not regenerate %s as checked in:\n%s" % (group, c.tail))
             self.generate_timeouts[group] = max(60.0, 6 * c.seconds)
             seconds += c.seconds
+        for engine in sorted({IN_COPY_ENGINES[g] for g in self.groups if g in IN_COPY_ENGINES}):
+            c = self.in_copy_run(engine, 900)
+            if c.rc != 0:
+                raise SystemExit("the unmutated refimpl does not agree with the suite as %s (exit %s):\n%s"
+                                 % (engine, c.rc, c.tail))
+            self.in_copy_timeouts[engine] = max(60.0, 6 * c.seconds)
+            seconds += c.seconds
+        for group in sorted(g for g in self.groups if g in HOSTILE_REPLAYED):
+            c = self.replay(group, 900)
+            if c.rc != 0:
+                raise SystemExit("the unmutated refimpl breaks a hostile regression input (exit %s):\n%s"
+                                 % (c.rc, c.tail))
+            self.replay_timeouts[group] = max(60.0, 6 * c.seconds)
+            seconds += c.seconds
         return seconds
+
+    def replay(self, group: str, timeout: float) -> Check:
+        """`python -m hostile replay` of HOSTILE_REPLAYED[group]'s regression inputs, in the
+        copy (the targets call the copy's refimpl), writing no bytecode."""
+        argv = ["env", "PYTHONDONTWRITEBYTECODE=1", self.python, "-m", "hostile", "replay"] + list(
+            HOSTILE_REPLAYED[group])
+        return run_check(argv, self.mutant_dir, timeout, self.nice)
+
+    def in_copy_run(self, engine: str, timeout: float) -> Check:
+        """`conformance run --engine ENGINE` on the suite, started in the copy: the engine
+        (one of IN_COPY_ENGINES) runs the copy's refimpl in-process, writing no bytecode."""
+        argv = ["env", "PYTHONDONTWRITEBYTECODE=1"] + run_argv(engine, self.repros, self.python, self.suite)
+        return run_check(argv, self.mutant_dir, timeout, self.nice)
 
     def regenerate(self, group: str, timeout: float) -> Check:
         """`conformance generate --only GROUP` with the copy's refimpl, compared with the
@@ -437,16 +498,25 @@ class Campaign:
     def suite_check(self, group: str) -> Check:
         """The check of a mutant of `group` with the copy as it is now: `conformance run`
         through the worker, or for a group of REGENERATED its suite group regenerated; for
-        a group of ALSO_REGENERATED, a run that finds nothing is followed by that."""
+        a group of IN_COPY_ENGINES, HOSTILE_REPLAYED or ALSO_REGENERATED, a run that finds
+        nothing is followed by that engine's run in the copy, that replay, and that
+        regeneration, in this order, each only while the ones before found nothing."""
         if group in REGENERATED:
             return self.regenerate(REGENERATED[group], self.generate_timeouts.get(REGENERATED[group], 600.0))
         assert self.run_timeout is not None
         run = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone,
                         self.run_timeout, self.nice)
+        if run.rc == 0 and group in IN_COPY_ENGINES:
+            engine = IN_COPY_ENGINES[group]
+            again = self.in_copy_run(engine, self.in_copy_timeouts.get(engine, 600.0))
+            run = _then(run, again)
+        if run.rc == 0 and group in HOSTILE_REPLAYED:
+            again = self.replay(group, self.replay_timeouts.get(group, 600.0))
+            run = _then(run, again)
         if run.rc != 0 or group not in ALSO_REGENERATED:
             return run
         again = self.regenerate(ALSO_REGENERATED[group], self.generate_timeouts.get(ALSO_REGENERATED[group], 600.0))
-        return Check(again.rc, run.seconds + again.seconds, again.tail if again.rc != 0 else run.tail + "\n" + again.tail)
+        return _then(run, again)
 
     def check(self, mutant: Mutant, fuzz: bool = True, run: Optional[Check] = None) -> Dict[str, Any]:
         """Apply `mutant` to the copy (cosmic-ray), run the checks, restore the copy's file."""
@@ -470,7 +540,10 @@ class Campaign:
         if mutant.group in REGENERATED:
             result["check"] = "generate --only %s" % REGENERATED[mutant.group]
         elif mutant.group in ALSO_REGENERATED:
-            result["check"] = "run, then generate --only %s" % ALSO_REGENERATED[mutant.group]
+            result["check"] = "run, %sthen generate --only %s" % (
+                "then hostile replay, " if mutant.group in HOSTILE_REPLAYED else "", ALSO_REGENERATED[mutant.group])
+        elif mutant.group in IN_COPY_ENGINES:
+            result["check"] = "run, then run --engine %s in the copy" % IN_COPY_ENGINES[mutant.group]
         try:
             if run is None:
                 run = self.suite_check(mutant.group)

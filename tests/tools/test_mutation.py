@@ -102,6 +102,7 @@ def campaign(tmp_path_factory):
     clone = tmp_path_factory.mktemp("clone")
     shutil.copytree(str(ROOT / "refimpl"), str(clone / "refimpl"), ignore=shutil.ignore_patterns("__pycache__"))
     os.symlink(str(ROOT / "conformance"), str(clone / "conformance"))
+    os.symlink(str(ROOT / "hostile"), str(clone / "hostile"))
     from conformance.vectors import GrammarSpec, byte_vocabulary, record, refused, write_vectors
 
     spec = GrammarSpec("regex", "(ab)+")
@@ -225,10 +226,50 @@ def test_a_jsonschema_mutant_the_suite_misses_is_judged_by_regenerating_types_to
     positive = source.replace("return -value if negative else value", "return value")
     assert positive != source
     killed = c.check_source(m, positive)
-    assert killed["outcome"] == "killed-run" and killed["check"] == "run, then generate --only types", killed
+    assert killed["outcome"] == "killed-run" and killed["check"] == "run, then hostile replay, then generate --only types"
     assert killed["run"]["tail"].startswith("generate --only types failed (exit 1)"), killed["run"]["tail"]
     kept = c.check_source(m, source + "\n# a comment\n")
     assert kept["outcome"] == "survived" and kept["run"]["tail"].endswith("\ntypes.jsonl regenerated as checked in"), kept
+
+
+def test_a_jsonschema_mutant_no_vector_can_reach_is_judged_by_replaying_hostile_regressions(campaign):
+    """Seed 41's survivor: a schema given as a Python dict with a key that is not a string
+    raised a TypeError for refimpl's SchemaError. No vector (JSON) and no worker (sent
+    JSON) can hold such a schema; hostile's json-schema-value target has one among its
+    regression inputs ({"properties": {1: {}}}), replayed in the copy: killed there."""
+    c = mutation.Campaign(campaign.clone, campaign.clone / "out-jsonschema-values", fuzz_seconds=0, seed=0, nice=0,
+                          suite=campaign.suite, run_timeout=120, groups=["jsonschema"])
+    c.baseline()
+    assert c.replay_timeouts["jsonschema"] >= 60 and os.path.islink(c.mutant_dir / "hostile")
+    path = "refimpl/frontends/jsonschema/values.py"
+    source = (c.clone / path).read_text(encoding="utf-8")
+    before = '"keys must be strings, got %s" % shown(k)'
+    assert source.count(before) == 1
+    m = mutation.Mutant(path, "core/ReplaceBinaryOperator_Mod_Mul", 0, 1, "jsonschema")
+    killed = c.check_source(m, source.replace(before, before.replace("% shown", "* shown")), fuzz=False)
+    assert killed["outcome"] == "killed-run" and killed["run"]["rc"] == 1, killed
+    assert "json-schema-value" in killed["run"]["tail"] and "TypeError" in killed["run"]["tail"], killed
+
+
+def test_an_index_mutant_the_worker_misses_is_judged_by_the_token_index_engine_in_the_copy(campaign):
+    """The token index's own API runs in no worker (the Matcher's index backend reads the
+    rows itself): a mutant of the `index` group that the worker's run does not find is then
+    judged by `conformance run --engine token-index` started in the copy. TokenIndex.mask
+    that never allows EOS (seed 41's survivor) is killed there; a comment survives both."""
+    c = mutation.Campaign(campaign.clone, campaign.clone / "out-index", fuzz_seconds=0, seed=0, nice=0,
+                          suite=campaign.suite, run_timeout=120, worker_options="--backend index", groups=["index"])
+    c.baseline()
+    assert c.in_copy_timeouts["token-index"] >= 60
+    path = "refimpl/masks/index/table.py"
+    source = (c.clone / path).read_text(encoding="utf-8")
+    m = mutation.Mutant(path, "core/ZeroIterationForLoop", 0, 1, "index")
+    no_eos = source.replace("for t in self.eos_token_ids:", "for t in []:")
+    assert no_eos != source
+    killed = c.check_source(m, no_eos)
+    assert killed["outcome"] == "killed-run" and killed["check"] == "run, then run --engine token-index in the copy"
+    assert killed["run"]["rc"] == 1 and "token-index" in killed["run"]["tail"], killed
+    kept = c.check_source(m, source + "\n# a comment\n")
+    assert kept["outcome"] == "survived" and kept["run"]["rc"] == 0, kept
 
 
 def test_a_held_out_sample_leaves_out_the_mutants_drawn_before(tmp_path):
