@@ -88,19 +88,26 @@ def test_character_loops_equal_the_naive_mask(pattern, tokens, choices):
 
 # Plans, learned refusals and all below a node at once (walk.py) engage at nodes with MANY
 # children or more, which small random vocabularies rarely have: with MANY lowered to 2
-# they engage at every node with siblings. Against the same walk with none of them (MANY
-# beyond any fanout), on two compilations of one grammar (each its own lexer and rows):
-# the same masks and stats, and the same calls into the lexer and the parser, in the same
-# order, step by step — what the C walker, which has none of them, relies on.
+# they engage at every node with siblings; and the start state's region is used from the
+# first walk on, wherever it has a frontier (REGION_AFTER 1, PAYS 0). Against the same walk
+# with none of them (MANY beyond any fanout, no region), on two compilations of one grammar
+# (each its own lexer and rows): the same masks and stats, and the same calls into the
+# lexer and the parser, in the same order, step by step — what the C walker, which has
+# none of them, relies on.
 
 def with_many(many):
-    """walk.walk with walk.MANY set to `many` for the call."""
+    """walk.walk with walk.MANY set to `many` for the call, and regions wherever a plan may
+    be made (many < 256: from the first walk, paying or not) or none (many >= 256)."""
+    settings = {"MANY": many, "REGION_AFTER": 1 if many < 256 else 10**9, "PAYS": 0}
     def run(*args):
-        saved, walk_module.MANY = walk_module.MANY, many
+        saved = {name: getattr(walk_module, name) for name in settings}
+        for name, value in settings.items():
+            setattr(walk_module, name, value)
         try:
             return walk_module.walk(*args)
         finally:
-            walk_module.MANY = saved
+            for name, value in saved.items():
+                setattr(walk_module, name, value)
     return run
 
 
