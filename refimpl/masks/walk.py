@@ -145,13 +145,17 @@ def loop_region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Optional
     key = (trie, s)
     if key in regions:
         return regions[key]
-    asked = derived.setdefault(("walk", "region asked"), {})
+    asked = derived.setdefault(("walk", "region asked"), {})  # (trie, s) -> walks from s so far
     asked[key] = asked.get(key, 0) + 1
-    if asked[key] < REGION_AFTER or sum(r is not None for r in regions.values()) >= REGIONS:
+    kept = derived.setdefault(("walk", "regions kept"), [0])  # the regions kept (threads may race: a soft bound)
+    if asked[key] < REGION_AFTER or kept[0] >= REGIONS:
         return None
-    region = _region(trie, lexer, s, n_vocab)
-    regions[key] = region if len(region.tokens) + region.skipped >= PAYS * len(region.frontier) else None
-    return regions[key]
+    region: Optional[Region] = _region(trie, lexer, s, n_vocab)
+    if region is not None and len(region.tokens) + region.skipped < PAYS * len(region.frontier):
+        region = None
+    kept[0] += region is not None
+    regions[key] = region
+    return region
 
 
 def _region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Region:
@@ -239,7 +243,7 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
     live = True  # n (the root, or a live node with many children): its children are next
     region = None if trace is not None else loop_region(trie, lexer, state, len(allowed))
     if region is not None:  # its tokens at once, then its frontier as a plan of depth -1
-        if allowed.find(1) < 0:
+        if len(allowed) == len(region.flags) and allowed.find(1) < 0:
             allowed[:] = region.flags
         else:
             for x in region.tokens:
