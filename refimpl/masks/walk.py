@@ -50,21 +50,24 @@ small mask's nodes are refused, one by one, so there the walk does three things 
   child reads back into the node's state (a known table entry), all tokens below the
   node are set together.
 
-The start state's loop region. Most of a full walk's nodes (inside a string, every token
-but those with a quote) are reached along paths whose bytes loop on the start state s and
-end at a subtree taken whole: the same nodes and tokens from s at every mask. So, from
-the REGION_AFTER-th walk from s at the root on (`loop_region`, kept per (trie, s) in the
-lexer's `derived` store, at most REGIONS of them), the walk copies the flags of the
-region's tokens at once — the tokens of the nodes reached from the root through bytes
-whose known table entry is s itself, and of the subtrees taken whole in s below them —
-and visits only its *frontier*: the nodes one byte off such a path, whose parent is in
-state s (a plan of nodes at any depth; one the learned refusals refuse is left out too).
+The start state's region. What a walk from lexer state s at the root does without a call
+— the tokens it allows by known table entries and loops, the children it refuses where
+no lexeme may end — depends only on s (and on table entries, which never change once
+known), not on the parser: inside a string, every token but those with a quote. So, from
+the REGION_AFTER-th walk from s at the root on, the walk takes it from s's *region*
+(`start_region`, built once per (trie, s) and kept in the lexer's `derived` store, so
+shared by the grammar's matchers, at most REGIONS of them): it copies the flags of its
+tokens at once and visits only its *frontier*, the nodes whose visit calls the lexer or
+the parser (a transition not filled, a loop not computed, a lexeme ending: restart or
+advance), each from its parent's state, in preorder, as a plan of nodes at any depth (one
+the learned refusals refuse is left out too). A region is kept only where it pays: where
+it takes at once at least PAYS times as much as its frontier holds.
 
 None of this changes what is asked of the lexer and the parser, nor in which order: a
 child is left out only where its visit would have refused it from known table entries
-and a restart already asked, a region node only where its visit would have allowed it
-from a known table entry and loop, and all below a node is taken only where each child's visit
-would have allowed it without a call (the C walker, which visits every node, gives the
+and a restart already asked, a region's node only where its visit would have made no
+call, and all below a node is taken only where each child's visit would have allowed it
+without a call (the C walker, which visits every node, gives the
 same masks, node counts and calls: tests/accel/test_native.py). The speed, per workload,
 is in docs/benchmarks.md; the seam to other backends in docs/backends.md.
 
@@ -90,12 +93,14 @@ WALK_ALL = b"\x01" * 256
 #: the children a node needs for them to be filtered by such a table (fewer are visited:
 #: a visit that refuses costs less than a filter)
 MANY = 8
-#: the walk from a state at the root that builds its loop region (the first ones fill
-#: the table entries the region reads: built before, it would leave more on its frontier)
+#: the walk from a state at the root that builds its region (the first one fills the
+#: table entries the region reads: built before, it would leave more on its frontier)
 REGION_AFTER = 2
 #: the most regions kept per lexer (each holds a flag per token of the vocabulary)
 REGIONS = 16
-#: what a region must take at once, per node of its frontier, to be used
+#: what a region must take at once (its tokens, the nodes below the children it refuses)
+#: per node of its frontier, to be kept: a frontier node costs more than a node visited
+#: in preorder, where a plan refuses many children at once
 PAYS = 16
 
 
@@ -121,7 +126,7 @@ def refusals(lexer: Lexer) -> Dict[Tuple[int, int], bytearray]:
 class Region(NamedTuple):
     """What a walk from lexer state s at the root of a trie does without a call (see the
     module docstring): the flags of the tokens it allows (one byte per token id), the same
-    tokens as a list, the nodes below the children it refuses, and its frontier: the nodes
+    tokens as ids, the number of nodes below the children it refuses, and its frontier: the nodes
     whose visit calls the lexer or the parser, in reverse preorder (the last first: a stack
     extended with them gives the first first), with their parents' states."""
 
@@ -132,12 +137,11 @@ class Region(NamedTuple):
     parents: List[int]
 
 
-def loop_region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Optional[Region]:
+def start_region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Optional[Region]:
     """The region of state s in `trie` for a vocabulary of n_vocab ids, kept in the lexer's
-    `derived` store; None before the REGION_AFTER-th time it is asked, beyond REGIONS
-    regions, and where it would not pay: where what it takes at once (its tokens, the nodes
-    below the children it refuses) is less than PAYS times its frontier (a frontier node
-    costs more than a node visited in preorder, whose plans refuse many at once)."""
+    `derived` store (a fresh store per walk for a lexer without one: no region); None
+    before the REGION_AFTER-th time it is asked, beyond REGIONS regions, and where it
+    would not pay (PAYS)."""
     derived = getattr(lexer, "derived", None)
     if derived is None:
         return None
@@ -150,7 +154,7 @@ def loop_region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Optional
     kept = derived.setdefault(("walk", "regions kept"), [0])  # the regions kept (threads may race: a soft bound)
     if asked[key] < REGION_AFTER or kept[0] >= REGIONS:
         return None
-    region: Optional[Region] = _region(trie, lexer, s, n_vocab)
+    region: Optional[Region] = build_region(trie, lexer, s, n_vocab)
     if region is not None and len(region.tokens) + region.skipped < PAYS * len(region.frontier):
         region = None
     kept[0] += region is not None
@@ -158,11 +162,24 @@ def loop_region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Optional
     return region
 
 
-def _region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Region:
-    """The region of s in `trie`: the walk's visits of walk() from s at the root, as far as
-    they go without a call — a subtree taken whole, a node refused by the table where no
-    lexeme may end, a node whose known transition is live with no lazy lexeme ending: its
-    token, then its children; any other node is on the frontier."""
+def build_region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Region:
+    """The region of s in `trie`: walk()'s visits from s at the root in preorder, as far as
+    they go without a call — a subtree taken whole; a node refused by a known table entry
+    where no lexeme may end (its subtree skipped); a node whose known transition is live
+    with no lazy lexeme ending (its tokens, then its children) — and, on the frontier, every
+    node whose visit would call: a transition or loop not computed, a lexeme ending.
+
+    >>> from refimpl import Grammar, Matcher, Vocabulary
+    >>> v = Vocabulary.from_bytes([b"a", b"ab", b"a;", b";", b"1"])
+    >>> m = Matcher(Grammar.from_lark('start: /[a-z]+/ ";"'), v, slices=[])
+    >>> m.consume_bytes(b"x"), m.mask().allowed()  # the walk fills the table entries
+    (True, [0, 1, 2, 3])
+    >>> r = build_region(v.trie, m.recognizer.lexer, m.recognizer.state, len(v))
+    >>> [v.tokens[t] for t in r.tokens], [v.tokens[v.trie.token[n]] for n in reversed(r.frontier)]
+    ([b'a', b'ab'], [b'1', b';', b'a;'])
+
+    (";" ends the lexeme, and so may "1" — restart asked, a call: on the frontier.)
+    """
     byte, end, depth = trie.byte, trie.end, trie.depth
     below, byte_sets, _, _, first, subtree_tokens, _ = trie.subtrees()
     table, ends, loop_of, escapes = lexer.table, lexer.ends, lexer.loop_of, lexer.escapes
@@ -241,7 +258,7 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
     n, stop = 0, len(byte)
     skipped = 0  # nodes inside skipped subtrees (counting is cheaper there)
     live = True  # n (the root, or a live node with many children): its children are next
-    region = None if trace is not None else loop_region(trie, lexer, state, len(allowed))
+    region = None if trace is not None else start_region(trie, lexer, state, len(allowed))
     if region is not None:  # its tokens at once, then its frontier as a plan of depth -1
         if len(allowed) == len(region.flags) and allowed.find(1) < 0:
             allowed[:] = region.flags
