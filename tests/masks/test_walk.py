@@ -182,6 +182,31 @@ def test_a_plan_leaves_out_the_refused_children():
     assert {name for name, _, _ in log} <= {"restart", "advance"} and len(log) <= 10, log
 
 
+def test_a_region_is_kept_from_the_second_walk_where_it_pays():
+    """Inside a JSON string on GPT-2 the first mask walks; the second builds the state's
+    region — nearly every token, a frontier of the few nodes whose visit asks the parser —
+    and gives the same mask, nodes counted and calls. Between keys, where most children
+    of the root are refused by a restart's answer, a region would not pay: none is kept."""
+    g = Grammar.from_json_schema({"type": "object", "properties": {"a": {"type": "string"}}})
+    v = Vocabulary.load("gpt2")
+    for prefix, pays in ((b'{"a": "xy', True), (b'{"a": "xy", ', False)):
+        m = Matcher(g, v, slices=[])
+        assert m.consume_bytes(prefix)
+        lexer, key = m.recognizer.lexer, (v.trie, m.recognizer.state)
+        first, nodes = m.mask(), m.stats["trie_nodes_walked"]
+        assert key not in lexer.derived.get(("walk", "regions"), {})
+        log = recorded(m)
+        assert m.mask() == first and m.stats["trie_nodes_walked"] == nodes
+        calls = list(log)
+        region = lexer.derived[("walk", "regions")][key]
+        assert m.mask() == first and m.stats["trie_nodes_walked"] == nodes and log[len(calls):] == calls
+        if pays:
+            assert region is not None and len(region.tokens) > 40000 and len(region.frontier) < 100
+            assert bytes(region.flags) == bytes(a & b for a, b in zip(region.flags, first.flags))
+        else:
+            assert region is None
+
+
 class StandIn:
     """A lexer and parser by table, where nothing need be consistent: transitions filled on
     demand from `moves`, each state's loop as given (it need not match them), restarts and
