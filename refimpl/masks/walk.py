@@ -59,8 +59,9 @@ the REGION_AFTER-th walk from s at the root on, the walk takes it from s's *regi
 shared by the grammar's matchers, at most REGIONS of them): it copies the flags of its
 tokens at once and visits only its *frontier*, the nodes whose visit calls the lexer or
 the parser (a transition not filled, a loop not computed, a lexeme ending: restart or
-advance), each from its parent's state, in preorder, as a plan of nodes at any depth (one
-the learned refusals refuse is left out too). A region is kept only where it pays: where
+advance), each from its parent's state, in preorder, as a plan of nodes at any depth. A
+frontier node the learned refusals refuse is left out too: where restart is first asked
+at one, those after it from the same state are filtered at once (`leave_out`). A region is kept only where it pays: where
 it takes at once at least PAYS times as much as its frontier holds.
 
 None of this changes what is asked of the lexer and the parser, nor in which order: a
@@ -347,6 +348,9 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
                                     plan_depth = d
                                     todo.extend(kept)
                                     stop = end[n]  # n's subtree, then the plan
+                            elif d == plan_depth and plans[-1][0] < 0 and (s, r) in refused:
+                                # n is on the region's frontier: those after it from s, filtered
+                                skipped += leave_out(todo, frontier_parents, s, refused[(s, r)], trie)
                         if r != 0:
                             u = table[r << 8 | b]
                             if u < 0:
@@ -402,6 +406,20 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
                 plans.pop()
                 plan_depth = plans[-1][0] if plans else 0
                 n, stop = plan_end, plan_stop
+
+
+def leave_out(todo: List[int], parents: List[int], s: int, keep: bytearray, trie: TokenTrie) -> int:
+    """Leave out of a region's frontier still to visit (`todo`, its nodes; `parents`, their
+    parents' states) the nodes whose parent is in state s and whose byte `keep` refuses;
+    return the number of nodes below them."""
+    byte, end = trie.byte, trie.end
+    walks = [q != s or keep[byte[x]] for x, q in zip(todo, parents)]
+    if all(walks):
+        return 0
+    skipped = sum(end[x] - x - 1 for x, w in zip(todo, walks) if not w)
+    todo[:] = compress(todo, walks)
+    parents[:] = compress(parents, walks)
+    return skipped
 
 
 def below_count(end: "array[int]", nodes: List[int]) -> int:
