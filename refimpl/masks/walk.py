@@ -50,10 +50,25 @@ small mask's nodes are refused, one by one, so there the walk does three things 
   child reads back into the node's state (a known table entry), all tokens below the
   node are set together.
 
+The start state's region. What a walk from lexer state s at the root does without a call
+— the tokens it allows by known table entries and loops, the children it refuses where
+no lexeme may end — depends only on s (and on table entries, which never change once
+known), not on the parser: inside a string, every token but those with a quote. So, from
+the REGION_AFTER-th walk from s at the root on, the walk takes it from s's *region*
+(`start_region`, built once per (trie, s) and kept in the lexer's `derived` store, so
+shared by the grammar's matchers, at most REGIONS of them): it copies the flags of its
+tokens at once and visits only its *frontier*, the nodes whose visit calls the lexer or
+the parser (a transition not filled, a loop not computed, a lexeme ending: restart or
+advance), each from its parent's state, in preorder, as a plan of nodes at any depth. A
+frontier node the learned refusals refuse is left out too: where restart is first asked
+at one, those after it from the same state are filtered at once (`leave_out`). A region is kept only where it pays: where
+it takes at once at least PAYS times as much as its frontier holds.
+
 None of this changes what is asked of the lexer and the parser, nor in which order: a
 child is left out only where its visit would have refused it from known table entries
-and a restart already asked, and all below a node is taken only where each child's visit
-would have allowed it without a call (the C walker, which visits every node, gives the
+and a restart already asked, a region's node only where its visit would have made no
+call, and all below a node is taken only where each child's visit would have allowed it
+without a call (the C walker, which visits every node, gives the
 same masks, node counts and calls: tests/accel/test_native.py). The speed, per workload,
 is in docs/benchmarks.md; the seam to other backends in docs/backends.md.
 
@@ -65,7 +80,7 @@ from __future__ import annotations
 
 from array import array
 from itertools import compress
-from typing import TYPE_CHECKING, Dict, List, Optional, Protocol, Tuple
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Protocol, Tuple
 
 from ..recognition.lexer import GREEDY_ENDS, LAZY_ENDS, MULTIBYTE, Lexer
 from ..tokens.subtrees import LEAD_BYTES
@@ -79,6 +94,15 @@ WALK_ALL = b"\x01" * 256
 #: the children a node needs for them to be filtered by such a table (fewer are visited:
 #: a visit that refuses costs less than a filter)
 MANY = 8
+#: the walk from a state at the root that builds its region (the first one fills the
+#: table entries the region reads: built before, it would leave more on its frontier)
+REGION_AFTER = 2
+#: the most regions kept per lexer (each holds a flag per token of the vocabulary)
+REGIONS = 16
+#: what a region must take at once (its tokens, the nodes below the children it refuses)
+#: per node of its frontier, to be kept: a frontier node costs more than a node visited
+#: in preorder, where a plan refuses many children at once
+PAYS = 16
 
 
 class ParserHooks(Protocol):
@@ -98,6 +122,101 @@ def refusals(lexer: Lexer) -> Dict[Tuple[int, int], bytearray]:
     if derived is None:
         return {}
     return derived.setdefault(("walk", "refused"), {})
+
+
+class Region(NamedTuple):
+    """What a walk from lexer state s at the root of a trie does without a call (see the
+    module docstring): the flags of the tokens it allows (one byte per token id), the same
+    tokens as ids, the number of nodes below the children it refuses, and its frontier: the nodes
+    whose visit calls the lexer or the parser, in reverse preorder (the last first: a stack
+    extended with them gives the first first), with their parents' states."""
+
+    flags: bytes
+    tokens: "array[int]"
+    skipped: int
+    frontier: List[int]
+    parents: List[int]
+
+
+def start_region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Optional[Region]:
+    """The region of state s in `trie` for a vocabulary of n_vocab ids, kept in the lexer's
+    `derived` store (a fresh store per walk for a lexer without one: no region); None
+    before the REGION_AFTER-th time it is asked, beyond REGIONS regions, and where it
+    would not pay (PAYS)."""
+    derived = getattr(lexer, "derived", None)
+    if derived is None:
+        return None
+    regions = derived.setdefault(("walk", "regions"), {})  # (trie, s) -> Region, or None: it would not pay
+    key = (trie, s)
+    if key in regions:
+        return regions[key]
+    asked = derived.setdefault(("walk", "region asked"), {})  # (trie, s) -> walks from s so far
+    asked[key] = asked.get(key, 0) + 1
+    kept = derived.setdefault(("walk", "regions kept"), [0])  # the regions kept (threads may race: a soft bound)
+    if asked[key] < REGION_AFTER or kept[0] >= REGIONS:
+        return None
+    region: Optional[Region] = build_region(trie, lexer, s, n_vocab)
+    if region is not None and len(region.tokens) + region.skipped < PAYS * len(region.frontier):
+        region = None
+    kept[0] += region is not None
+    regions[key] = region
+    return region
+
+
+def build_region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Region:
+    """The region of s in `trie`: walk()'s visits from s at the root in preorder, as far as
+    they go without a call — a subtree taken whole; a node refused by a known table entry
+    where no lexeme may end (its subtree skipped); a node whose known transition is live
+    with no lazy lexeme ending (its tokens, then its children) — and, on the frontier, every
+    node whose visit would call: a transition or loop not computed, a lexeme ending.
+
+    >>> from refimpl import Grammar, Matcher, Vocabulary
+    >>> v = Vocabulary.from_bytes([b"a", b"ab", b"a;", b";", b"1"])
+    >>> m = Matcher(Grammar.from_lark('start: /[a-z]+/ ";"'), v, slices=[])
+    >>> m.consume_bytes(b"x"), m.mask().allowed()  # the walk fills the table entries
+    (True, [0, 1, 2, 3])
+    >>> r = build_region(v.trie, m.recognizer.lexer, m.recognizer.state, len(v))
+    >>> [v.tokens[t] for t in r.tokens], [v.tokens[v.trie.token[n]] for n in reversed(r.frontier)]
+    ([b'a', b'ab'], [b'1', b';', b'a;'])
+
+    (";" ends the lexeme, and so may "1" — restart asked, a call: on the frontier.)
+    """
+    byte, end, depth = trie.byte, trie.end, trie.depth
+    below, byte_sets, _, _, first, subtree_tokens, _ = trie.subtrees()
+    table, ends, loop_of, escapes = lexer.table, lexer.ends, lexer.loop_of, lexer.escapes
+    tokens: List[int] = []
+    frontier: List[int] = []
+    parents: List[int] = []
+    states = [s] * (trie.max_depth + 1)
+    n, size, skipped = 1, len(byte), 0
+    while n < size:
+        p = states[depth[n] - 1]
+        i, k = loop_of[p], below[n]
+        if i < 0 < k:  # its visit computes p's loop
+            t = -1
+        elif i > 0 < k and not byte_sets[k] & escapes[i] and not ends[p] & LAZY_ENDS:
+            tokens.extend(subtree_tokens[first[n]:first[end[n]]])  # taken whole
+            n = end[n]
+            continue
+        else:
+            t = table[p << 8 | byte[n]]
+        if t == 0 and not ends[p] & GREEDY_ENDS:  # refused: no lexeme can end in p
+            skipped += end[n] - n - 1
+            n = end[n]
+        elif t <= 0 or ends[t] & LAZY_ENDS:  # a call: fill, loop, restart or advance
+            frontier.append(n)
+            parents.append(p)
+            n = end[n]
+        else:
+            states[depth[n]] = t
+            tokens.extend(subtree_tokens[first[n]:first[n + 1]])
+            n += 1
+    flags = bytearray(n_vocab)
+    for x in tokens:
+        flags[x] = 1
+    frontier.reverse()
+    parents.reverse()
+    return Region(bytes(flags), array("i", tokens), skipped, frontier, parents)
 
 
 def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call costs more than a node
@@ -134,11 +253,25 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
     # (the children's depth, base, the node's end, the stop before). `stop` is where the
     # preorder walk stops: the end of the planned child walked, or of the trie.
     todo: List[int] = []
+    frontier_parents: List[int] = []
     plans: List[Tuple[int, int, int, int]] = []
     plan_depth = 0  # the depth of the newest plan's children (0: none)
     n, stop = 0, len(byte)
     skipped = 0  # nodes inside skipped subtrees (counting is cheaper there)
     live = True  # n (the root, or a live node with many children): its children are next
+    region = None if trace is not None else start_region(trie, lexer, state, len(allowed))
+    if region is not None:  # its tokens at once, then its frontier as a plan of depth -1
+        if len(allowed) == len(region.flags) and allowed.find(1) < 0:
+            allowed[:] = region.flags
+        else:
+            for x in region.tokens:
+                allowed[x] = 1
+        skipped = region.skipped
+        plans.append((-1, 0, stop, stop))
+        todo.extend(region.frontier)
+        frontier_parents = list(region.parents)
+        live = False
+        n = stop  # the first frontier node is taken from the plan (below)
     while True:
         if live:
             live = False
@@ -215,6 +348,9 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
                                     plan_depth = d
                                     todo.extend(kept)
                                     stop = end[n]  # n's subtree, then the plan
+                            elif d == plan_depth and plans[-1][0] < 0 and (s, r) in refused:
+                                # n is on the region's frontier: those after it from s, filtered
+                                skipped += leave_out(todo, frontier_parents, s, refused[(s, r)], trie)
                         if r != 0:
                             u = table[r << 8 | b]
                             if u < 0:
@@ -252,14 +388,38 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
         else:  # n reached stop: the planned child's subtree is walked (or the trie)
             if not plans:
                 return len(byte) - 1 - skipped
-            _, base, plan_end, plan_stop = plans[-1]
+            plan_kind, base, plan_end, plan_stop = plans[-1]
             if len(todo) > base:  # the plan's next child
                 n = todo.pop()
                 stop = end[n]
+                if plan_kind < 0:  # the region's next frontier node (no lexeme ended on its path)
+                    p = states[depth[n] - 1] = frontier_parents.pop()
+                    plan_depth = depth[n]
+                    del scan_depths[1:], scan_tops[1:], restarts[1:]
+                    last = 0
+                    r = restarts[0].get(p, -1) if ends[p] & greedy_ends else 0
+                    keep = refused.get((p, r)) if r >= 0 else None
+                    if keep is not None and not keep[byte[n]]:  # refused: left out
+                        skipped += stop - n - 1
+                        n = stop
             else:  # the plan is done: on after its node
                 plans.pop()
                 plan_depth = plans[-1][0] if plans else 0
                 n, stop = plan_end, plan_stop
+
+
+def leave_out(todo: List[int], parents: List[int], s: int, keep: bytearray, trie: TokenTrie) -> int:
+    """Leave out of a region's frontier still to visit (`todo`, its nodes; `parents`, their
+    parents' states) the nodes whose parent is in state s and whose byte `keep` refuses;
+    return the number of nodes below them."""
+    byte, end = trie.byte, trie.end
+    walks = [q != s or keep[byte[x]] for x, q in zip(todo, parents)]
+    if all(walks):
+        return 0
+    skipped = sum(end[x] - x - 1 for x, w in zip(todo, walks) if not w)
+    todo[:] = compress(todo, walks)
+    parents[:] = compress(parents, walks)
+    return skipped
 
 
 def below_count(end: "array[int]", nodes: List[int]) -> int:

@@ -88,19 +88,27 @@ def test_character_loops_equal_the_naive_mask(pattern, tokens, choices):
 
 # Plans, learned refusals and all below a node at once (walk.py) engage at nodes with MANY
 # children or more, which small random vocabularies rarely have: with MANY lowered to 2
-# they engage at every node with siblings. Against the same walk with none of them (MANY
-# beyond any fanout), on two compilations of one grammar (each its own lexer and rows):
-# the same masks and stats, and the same calls into the lexer and the parser, in the same
-# order, step by step — what the C walker, which has none of them, relies on.
+# they engage at every node with siblings; and the start state's region is used from the
+# second walk from a state on (after one that filled the table entries it reads, so that
+# its frontier reaches below the root), paying or not (PAYS 0). Against the same walk
+# with none of them (MANY beyond any fanout, no region), on two compilations of one grammar
+# (each its own lexer and rows): the same masks and stats, and the same calls into the
+# lexer and the parser, in the same order, step by step — what the C walker, which has
+# none of them, relies on.
 
 def with_many(many):
-    """walk.walk with walk.MANY set to `many` for the call."""
+    """walk.walk with walk.MANY set to `many` for the call, and regions wherever a plan may
+    be made (many < 256: from the second walk from a state, paying or not) or none."""
+    settings = {"MANY": many, "REGION_AFTER": 2 if many < 256 else 10**9, "PAYS": 0}
     def run(*args):
-        saved, walk_module.MANY = walk_module.MANY, many
+        saved = {name: getattr(walk_module, name) for name in settings}
+        for name, value in settings.items():
+            setattr(walk_module, name, value)
         try:
             return walk_module.walk(*args)
         finally:
-            walk_module.MANY = saved
+            for name, value in saved.items():
+                setattr(walk_module, name, value)
     return run
 
 
@@ -173,6 +181,31 @@ def test_a_plan_leaves_out_the_refused_children():
     log = recorded(m)
     assert m.mask() == first and m.stats["trie_nodes_walked"] == nodes > 300
     assert {name for name, _, _ in log} <= {"restart", "advance"} and len(log) <= 10, log
+
+
+def test_a_region_is_kept_from_the_second_walk_where_it_pays():
+    """Inside a JSON string on GPT-2 the first mask walks; the second builds the state's
+    region — nearly every token, a frontier of the few nodes whose visit asks the parser —
+    and gives the same mask, nodes counted and calls. Between keys, where most children
+    of the root are refused by a restart's answer, a region would not pay: none is kept."""
+    g = Grammar.from_json_schema({"type": "object", "properties": {"a": {"type": "string"}}})
+    v = Vocabulary.load("gpt2")
+    for prefix, pays in ((b'{"a": "xy', True), (b'{"a": "xy", ', False)):
+        m = Matcher(g, v, slices=[])
+        assert m.consume_bytes(prefix)
+        lexer, key = m.recognizer.lexer, (v.trie, m.recognizer.state)
+        first, nodes = m.mask(), m.stats["trie_nodes_walked"]
+        assert key not in lexer.derived.get(("walk", "regions"), {})
+        log = recorded(m)
+        assert m.mask() == first and m.stats["trie_nodes_walked"] == nodes
+        calls = list(log)
+        region = lexer.derived[("walk", "regions")][key]
+        assert m.mask() == first and m.stats["trie_nodes_walked"] == nodes and log[len(calls):] == calls
+        if pays:
+            assert region is not None and len(region.tokens) > 40000 and len(region.frontier) < 100
+            assert bytes(region.flags) == bytes(a & b for a, b in zip(region.flags, first.flags))
+        else:
+            assert region is None
 
 
 class StandIn:
