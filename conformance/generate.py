@@ -641,6 +641,9 @@ def _show(sample: Sample) -> str:
 #: grammars every engine must refuse (conformance/invalid.py): error vectors (added apart
 #: from GROUPS' own line, hence the ignore: mypy typed GROUPS as a tuple of eight)
 GROUPS += ("invalid",)  # type: ignore[assignment]
+#: the JSON-Schema-Test-Suite's schemas and instances (conformance/json_schema_test_suite.py),
+#: read from the checkout's tests/data
+GROUPS += ("json_schema_test_suite",)  # type: ignore[assignment]
 
 
 def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
@@ -672,6 +675,10 @@ def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
         out["blindspots"] = list(blindspot_vectors(seed))
     if "types" in kinds:
         out["types"] = list(type_vectors())
+    if "json_schema_test_suite" in kinds:
+        from .json_schema_test_suite import suite_vectors
+
+        out["json_schema_test_suite"] = list(suite_vectors())
     return out
 
 

@@ -1,0 +1,175 @@
+"""The JSON-Schema-Test-Suite as vectors: the `json_schema_test_suite` group of the default suite.
+
+The JSON-Schema-Test-Suite (github.com/json-schema-org/JSON-Schema-Test-Suite, MIT; the
+draft 2020-12 files, `optional/` included, copied in the checkout's
+tests/data/json-schema-test-suite) is a corpus of schemas, each with instances labelled
+valid or invalid. Read whole, it reaches the JSON-schema frontend's corners that samples
+chosen one at a time miss (docs/conformance.md, "Mutation testing"). For each schema
+refimpl compiles (a schema it refuses — a remote `$ref`, a keyword it cannot enforce
+exactly — gives no vector), each instance written as compact JSON text
+(`refimpl.frontends.jsontext.dumps`) is spelled on the byte vocabulary:
+
+- a valid instance along its text, then EOS (where refimpl refuses a valid instance, a
+  false negative of refimpl's, along the longest prefix it allows, as below);
+- an invalid instance along the longest prefix the grammar allows (`spell_prefix`), so the
+  refusal is in the last mask: the next byte of the text is not in it, or the text is
+  complete and EOS is not. A grammar that accepts an invalid instance whole is a bug of
+  refimpl's (tests/frontends/jsonschema/test_json_schema_test_suite.py): generation stops.
+
+**Which paths are kept** (the rule, stated once): of the paths of one schema, a path that
+is a prefix of another path of the same schema — or the same path — is left out: every
+mask it holds is in the longer one (a mask depends only on the schema and the tokens
+before it). Among equal paths the first in the corpus's order is kept; the kept vector's
+note names the tests whose paths it holds.
+
+Vector ids: `json_schema_test_suite/<file>/<group>/<test>`, the file's path under
+draft2020-12 without `.json`, the group's and the test's descriptions in lower case with
+every run of other characters than letters and digits written `-` (a number added where
+two would be the same).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from refimpl import Matcher
+from refimpl.errors import LimitError, SchemaError
+from refimpl.frontends.jsontext import dumps
+
+from .vectors import GrammarSpec, Vector, load_builtin, record
+
+#: the checkout's copy of the suite's draft 2020-12 tests (not shipped with the package)
+SUITE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data",
+                         "json-schema-test-suite", "tests", "draft2020-12")
+
+GROUP = "json_schema_test_suite"
+
+
+class Test:
+    """One test of the suite: where it is (file, group and test descriptions), the
+    group's schema, the instance's compact JSON text and its label."""
+
+    __slots__ = ("file", "group", "test", "schema", "text", "valid")
+
+    def __init__(self, file: str, group: str, test: str, schema: Any, text: str, valid: bool) -> None:
+        self.file, self.group, self.test = file, group, test
+        self.schema, self.text, self.valid = schema, text, valid
+
+
+def read_tests(suite_dir: str = SUITE_DIR) -> List[Test]:
+    """Every test of the suite's files, in the order of their sorted paths, groups and
+    tests. A missing folder is an OSError naming it (the corpus is read from a checkout)."""
+    if not os.path.isdir(suite_dir):
+        raise FileNotFoundError("the JSON-Schema-Test-Suite is read from a checkout: no folder %s" % suite_dir)
+    files = []
+    for folder, _, names in os.walk(suite_dir):
+        files += [os.path.join(folder, n) for n in names if n.endswith(".json")]
+    tests = []
+    for path in sorted(files, key=lambda p: os.path.relpath(p, suite_dir).replace(os.sep, "/")):
+        name = os.path.relpath(path, suite_dir).replace(os.sep, "/")[:-len(".json")]
+        with open(path, encoding="utf-8") as f:
+            groups = json.load(f)
+        for group in groups:
+            for test in group["tests"]:
+                tests.append(Test(name, group["description"], test["description"], group["schema"],
+                                  dumps(test["data"]), test["valid"]))
+    return tests
+
+
+def slug(text: str) -> str:
+    """A description as a piece of an id.
+
+    >>> slug("additionalProperties being false does not allow other properties")
+    'additionalproperties-being-false-does-not-allow-other-properties'
+    >>> slug("$ref to $dynamicRef, 1.5 /x")
+    'ref-to-dynamicref-1-5-x'
+    """
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "-"
+
+
+def _ids(tests: List[Test]) -> List[str]:
+    """Each test's id, unique: a repeated one gets `-2`, `-3`, ... (in the corpus's order)."""
+    out, seen = [], set()  # type: List[str], set
+    for t in tests:
+        base = "%s/%s/%s/%s" % (GROUP, t.file, slug(t.group), slug(t.test))
+        vid, n = base, 1
+        while vid in seen:
+            n += 1
+            vid = "%s-%d" % (base, n)
+        seen.add(vid)
+        out.append(vid)
+    return out
+
+
+def _path(grammar: Any, vocab: Any, t: Test, vid: str) -> Tuple[List[int], str]:
+    """The test's token path and what it shows (the note's end)."""
+    from .generate import _finish, spell_prefix
+
+    m = Matcher(grammar, vocab)
+    data = t.text.encode("utf-8")
+    path, rest = spell_prefix(m, vocab, data)
+    whole = not rest and m.is_accepting()
+    if whole and not t.valid:
+        raise ValueError("%s: refimpl's grammar accepts the invalid instance %s" % (vid, t.text))
+    if whole:
+        return _finish(m, vocab, path), "valid, spelled"
+    where = "complete, EOS refused" if not rest else "refused after %d of %d bytes" % (len(data) - len(rest), len(data))
+    return path, "%s, %s%s" % ("invalid" if not t.valid else "valid", where,
+                               "" if not t.valid else " (refimpl's false negative)")
+
+
+def _kept(paths: Dict[int, List[int]]) -> Dict[int, List[int]]:
+    """Of one schema's paths (test index -> path), those kept: none equal to an earlier
+    one or a prefix of another. -> kept index -> the tests whose paths it holds (itself
+    first).
+
+    >>> _kept({0: [1, 2], 1: [1], 2: [1, 2], 3: [3]})
+    {0: [0, 1, 2], 3: [3]}
+    """
+    out: Dict[int, List[int]] = {}
+    for i in sorted(paths, key=lambda i: (-len(paths[i]), i)):  # the longest first, then the corpus's order
+        p = paths[i]
+        holder = next((j for j in out if paths[j][:len(p)] == p), None)
+        if holder is None:
+            out[i] = [i]
+        else:
+            out[holder].append(i)
+    return {i: sorted(out[i], key=lambda j: (j != i, j)) for i in sorted(out)}
+
+
+def suite_vectors(suite_dir: str = SUITE_DIR) -> Iterator[Vector]:
+    """The group's vectors: each schema refimpl compiles, along its kept paths (above),
+    on the byte vocabulary, in the corpus's order."""
+    vocab = load_builtin("bytes")
+    tests = read_tests(suite_dir)
+    ids = _ids(tests)
+    by_schema: Dict[str, List[int]] = {}
+    for i, t in enumerate(tests):
+        by_schema.setdefault(dumps(t.schema), []).append(i)
+    chosen: Dict[int, Tuple[Any, GrammarSpec, List[int], str, List[int]]] = {}
+    for indices in by_schema.values():
+        spec = GrammarSpec("json_schema", schema=tests[indices[0]].schema)
+        try:
+            grammar = spec.compile()
+        except (SchemaError, LimitError):
+            continue
+        paths, shown = {}, {}
+        for i in indices:
+            paths[i], shown[i] = _path(grammar, vocab, tests[i], ids[i])
+        for i, held in _kept(paths).items():
+            chosen[i] = (grammar, spec, paths[i], shown[i], held)
+    for i in sorted(chosen):
+        grammar, spec, path, what, held = chosen[i]
+        t = tests[i]
+        note = "JSON-Schema-Test-Suite %s: %s / %s: %s %s" % (t.file, t.group, t.test, what, _cut(t.text))
+        if len(held) > 1:
+            note += "; holds the paths of %s" % ", ".join(ids[j][len(GROUP) + 1:] for j in held[1:])
+        tags = ["json-schema-test-suite", "valid" if t.valid else "invalid"]
+        yield record(grammar, spec, vocab, path, ids[i], tags, "generate", note)
+
+
+def _cut(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[:n] + "..."
+
