@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from refimpl import Matcher
 from refimpl.errors import LimitError, SchemaError
@@ -49,7 +49,7 @@ SUITE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file_
 GROUP = "json_schema_test_suite"
 
 
-class Test:
+class Case:
     """One test of the suite: where it is (file, group and test descriptions), the
     group's schema, the instance's compact JSON text and its label."""
 
@@ -60,9 +60,11 @@ class Test:
         self.schema, self.text, self.valid = schema, text, valid
 
 
-def read_tests(suite_dir: str = SUITE_DIR) -> List[Test]:
-    """Every test of the suite's files, in the order of their sorted paths, groups and
-    tests. A missing folder is an OSError naming it (the corpus is read from a checkout)."""
+def read_tests(suite_dir: Optional[str] = None) -> List[Case]:
+    """Every test of the suite's files (in `suite_dir`, by default SUITE_DIR), in the order
+    of their sorted paths, groups and tests. A missing folder is an OSError naming it (the
+    corpus is read from a checkout: `generate` says so as one error line)."""
+    suite_dir = suite_dir or SUITE_DIR
     if not os.path.isdir(suite_dir):
         raise FileNotFoundError("the JSON-Schema-Test-Suite is read from a checkout: no folder %s" % suite_dir)
     files = []
@@ -75,7 +77,7 @@ def read_tests(suite_dir: str = SUITE_DIR) -> List[Test]:
             groups = json.load(f)
         for group in groups:
             for test in group["tests"]:
-                tests.append(Test(name, group["description"], test["description"], group["schema"],
+                tests.append(Case(name, group["description"], test["description"], group["schema"],
                                   dumps(test["data"]), test["valid"]))
     return tests
 
@@ -91,7 +93,7 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "-"
 
 
-def _ids(tests: List[Test]) -> List[str]:
+def _ids(tests: List[Case]) -> List[str]:
     """Each test's id, unique: a repeated one gets `-2`, `-3`, ... (in the corpus's order)."""
     out, seen = [], set()  # type: List[str], set
     for t in tests:
@@ -105,7 +107,7 @@ def _ids(tests: List[Test]) -> List[str]:
     return out
 
 
-def _path(grammar: Any, vocab: Any, t: Test, vid: str) -> Tuple[List[int], str]:
+def _path(grammar: Any, vocab: Any, t: Case, vid: str) -> Tuple[List[int], str]:
     """The test's token path and what it shows (the note's end)."""
     from .generate import _finish, spell_prefix
 
@@ -148,7 +150,7 @@ def kept(vectors: List[Vector]) -> List[Vector]:
     return [vectors[i] for i in sorted(chosen)]
 
 
-def suite_vectors(suite_dir: str = SUITE_DIR) -> Iterator[Vector]:
+def suite_vectors(suite_dir: Optional[str] = None) -> Iterator[Vector]:
     """The group's vectors: each schema refimpl compiles, along its tests' paths that add
     a mask (`kept`), on the byte vocabulary, in the corpus's order."""
     vocab = load_builtin("bytes")
