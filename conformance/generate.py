@@ -676,9 +676,7 @@ def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
     if "types" in kinds:
         out["types"] = list(type_vectors())
     if "json_schema_test_suite" in kinds:
-        from .json_schema_test_suite import suite_vectors
-
-        out["json_schema_test_suite"] = list(suite_vectors())
+        out["json_schema_test_suite"] = list(json_schema_test_suite_vectors())
     return out
 
 
@@ -1275,3 +1273,54 @@ def type_vectors() -> Iterator[Vector]:
                 note = "%s: %s %r; %s" % (description, "spells" if accepted else "refused", text, what)
                 yield record(grammar, spec, vocab, path, "types/%s/%s/%d" % (name, vname, i),
                              tags + ["accepted" if accepted else "refused"], "generate", note)
+
+
+def _suite_test_path(grammar: Any, vocab: Vocabulary, t: Any, vid: str) -> Tuple[List[int], str]:
+    """A JSON-Schema-Test-Suite test's token path (conformance/json_schema_test_suite.py) and
+    what it shows (the note's end)."""
+    m = Matcher(grammar, vocab)
+    data = t.text.encode("utf-8")
+    path, rest = spell_prefix(m, vocab, data)
+    whole = not rest and m.is_accepting()
+    if whole and not t.valid:
+        raise ValueError("%s: refimpl's grammar accepts the invalid instance %s" % (vid, t.text))
+    if whole:
+        return _finish(m, vocab, path), "valid, spelled"
+    where = "complete, EOS refused" if not rest else "refused after %d of %d bytes" % (len(data) - len(rest), len(data))
+    return path, "%s, %s%s" % ("invalid" if not t.valid else "valid", where,
+                               "" if not t.valid else " (refimpl's false negative)")
+
+
+def json_schema_test_suite_vectors(suite_dir: Optional[str] = None) -> Iterator[Vector]:
+    """The `json_schema_test_suite` group (conformance/json_schema_test_suite.py): each
+    schema of the corpus refimpl compiles, along its tests' paths that add a mask (`kept`),
+    on the byte vocabulary, in the corpus's order."""
+    from refimpl.errors import LimitError, SchemaError
+    from refimpl.frontends.jsontext import dumps
+
+    from .json_schema_test_suite import case_ids, cut, kept, read_tests
+
+    vocab = load_builtin("bytes")
+    tests = read_tests(suite_dir)
+    ids = case_ids(tests)
+    by_schema: Dict[str, List[int]] = {}
+    for i, t in enumerate(tests):
+        by_schema.setdefault(dumps(t.schema), []).append(i)
+    chosen: Dict[str, Vector] = {}
+    for indices in by_schema.values():
+        spec = GrammarSpec("json_schema", schema=tests[indices[0]].schema)
+        try:
+            grammar = spec.compile()
+        except (SchemaError, LimitError):
+            continue
+        vectors = []
+        for i in indices:
+            t = tests[i]
+            path, what = _suite_test_path(grammar, vocab, t, ids[i])
+            note = "JSON-Schema-Test-Suite %s: %s / %s: %s %s" % (t.file, t.group, t.test, what, cut(t.text))
+            tags = ["json-schema-test-suite", "valid" if t.valid else "invalid"]
+            vectors.append(record(grammar, spec, vocab, path, ids[i], tags, "generate", note))
+        chosen.update((v.id, v) for v in kept(vectors))
+    for vid in ids:
+        if vid in chosen:
+            yield chosen[vid]

@@ -7,7 +7,8 @@ valid or invalid. Read whole, it reaches the JSON-schema frontend's corners that
 chosen one at a time miss (docs/conformance.md, "Mutation testing"). For each schema
 refimpl compiles (a schema it refuses — a remote `$ref`, a keyword it cannot enforce
 exactly — gives no vector), each instance written as compact JSON text
-(`refimpl.frontends.jsontext.dumps`) is spelled on the byte vocabulary:
+(`refimpl.frontends.jsontext.dumps`) is spelled on the byte vocabulary
+(generate.py, `json_schema_test_suite_vectors`; this module reads the corpus and chooses):
 
 - a valid instance along its text, then EOS (where refimpl refuses a valid instance, a
   false negative of refimpl's, along the longest prefix it allows, as below);
@@ -34,13 +35,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, List, Optional
 
-from refimpl import Matcher
-from refimpl.errors import LimitError, SchemaError
 from refimpl.frontends.jsontext import dumps
 
-from .vectors import GrammarSpec, Vector, load_builtin, record
+from .vectors import Vector
 
 #: the checkout's copy of the suite's draft 2020-12 tests (not shipped with the package)
 SUITE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data",
@@ -93,7 +92,7 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "-"
 
 
-def _ids(tests: List[Case]) -> List[str]:
+def case_ids(tests: List[Case]) -> List[str]:
     """Each test's id, unique: a repeated one gets `-2`, `-3`, ... (in the corpus's order)."""
     out, seen = [], set()  # type: List[str], set
     for t in tests:
@@ -107,23 +106,6 @@ def _ids(tests: List[Case]) -> List[str]:
     return out
 
 
-def _path(grammar: Any, vocab: Any, t: Case, vid: str) -> Tuple[List[int], str]:
-    """The test's token path and what it shows (the note's end)."""
-    from .generate import _finish, spell_prefix
-
-    m = Matcher(grammar, vocab)
-    data = t.text.encode("utf-8")
-    path, rest = spell_prefix(m, vocab, data)
-    whole = not rest and m.is_accepting()
-    if whole and not t.valid:
-        raise ValueError("%s: refimpl's grammar accepts the invalid instance %s" % (vid, t.text))
-    if whole:
-        return _finish(m, vocab, path), "valid, spelled"
-    where = "complete, EOS refused" if not rest else "refused after %d of %d bytes" % (len(data) - len(rest), len(data))
-    return path, "%s, %s%s" % ("invalid" if not t.valid else "valid", where,
-                               "" if not t.valid else " (refimpl's false negative)")
-
-
 def kept(vectors: List[Vector]) -> List[Vector]:
     """Of one schema's vectors, those that add a mask: the longest first (then in the
     corpus's order), a vector is kept iff one of its steps holds a mask — with its
@@ -131,7 +113,7 @@ def kept(vectors: List[Vector]) -> List[Vector]:
     A path that is a prefix of another (or the same path) adds nothing: its masks are the
     longer one's.
 
-    >>> from conformance.vectors import Step, byte_vocabulary
+    >>> from conformance.vectors import GrammarSpec, Step, byte_vocabulary
     >>> def v(*masks):
     ...     return Vector("v%d" % len(masks), GrammarSpec("regex", "a"), byte_vocabulary(),
     ...                   [Step(m, False, None) for m in masks])
@@ -150,35 +132,6 @@ def kept(vectors: List[Vector]) -> List[Vector]:
     return [vectors[i] for i in sorted(chosen)]
 
 
-def suite_vectors(suite_dir: Optional[str] = None) -> Iterator[Vector]:
-    """The group's vectors: each schema refimpl compiles, along its tests' paths that add
-    a mask (`kept`), on the byte vocabulary, in the corpus's order."""
-    vocab = load_builtin("bytes")
-    tests = read_tests(suite_dir)
-    ids = _ids(tests)
-    by_schema: Dict[str, List[int]] = {}
-    for i, t in enumerate(tests):
-        by_schema.setdefault(dumps(t.schema), []).append(i)
-    chosen: Dict[str, Vector] = {}
-    for indices in by_schema.values():
-        spec = GrammarSpec("json_schema", schema=tests[indices[0]].schema)
-        try:
-            grammar = spec.compile()
-        except (SchemaError, LimitError):
-            continue
-        vectors = []
-        for i in indices:
-            t = tests[i]
-            path, what = _path(grammar, vocab, t, ids[i])
-            note = "JSON-Schema-Test-Suite %s: %s / %s: %s %s" % (t.file, t.group, t.test, what, _cut(t.text))
-            tags = ["json-schema-test-suite", "valid" if t.valid else "invalid"]
-            vectors.append(record(grammar, spec, vocab, path, ids[i], tags, "generate", note))
-        chosen.update((v.id, v) for v in kept(vectors))
-    for vid in ids:
-        if vid in chosen:
-            yield chosen[vid]
-
-
-def _cut(text: str, n: int = 80) -> str:
+def cut(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[:n] + "..."
 

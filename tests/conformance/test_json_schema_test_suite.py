@@ -8,7 +8,7 @@ import shutil
 
 from conformance import json_schema_test_suite as jsts
 from conformance.__main__ import main
-from conformance.generate import SUITE_DIR
+from conformance.generate import SUITE_DIR, _suite_test_path, json_schema_test_suite_vectors
 from conformance.registry import get_engine
 from conformance.runner import GrammarCache, check_vector
 from conformance.vectors import GrammarSpec, ids_of, load_builtin, read_vectors, record
@@ -23,7 +23,7 @@ def stored():
 
 def cases_by_id():
     tests = jsts.read_tests()
-    return dict(zip(jsts._ids(tests), tests))
+    return dict(zip(jsts.case_ids(tests), tests))
 
 
 def copy(tmp_path, *names):
@@ -35,7 +35,7 @@ def copy(tmp_path, *names):
 def test_checked_in_lines_are_what_generate_writes(tmp_path):
     """Two files of the corpus regenerated alone give the checked-in lines of their tests
     (a schema's paths are chosen among its own tests only)."""
-    fresh = {v.id: v.to_line() for v in jsts.suite_vectors(copy(tmp_path, "required", "unevaluatedProperties"))}
+    fresh = {v.id: v.to_line() for v in json_schema_test_suite_vectors(copy(tmp_path, "required", "unevaluatedProperties"))}
     lines = {vid: v.to_line() for vid, v in stored().items()
              if vid.split("/")[1] in ("required", "unevaluatedProperties")}
     assert len(fresh) > 50 and fresh == lines
@@ -70,13 +70,13 @@ def test_kept_paths_hold_every_mask_of_their_schemas_tests(tmp_path):
     vocab = load_builtin("bytes")
     tests = jsts.read_tests(copy(tmp_path, "enum", "maxContains", "refRemote"))
     refused = 0
-    for vid, t in zip(jsts._ids(tests), tests):
+    for vid, t in zip(jsts.case_ids(tests), tests):
         spec = GrammarSpec("json_schema", schema=t.schema)
         if spec.key() not in by_schema:
             refused += 1
             assert vid not in vectors
             continue
-        path, _ = jsts._path(spec.compile(), vocab, t, vid)
+        path, _ = _suite_test_path(spec.compile(), vocab, t, vid)
         v = record(spec.compile(), spec, vocab, path, vid)
         assert {(s.mask, s.accepting) for s in v.steps} <= by_schema[spec.key()], vid
     assert 0 < refused < len(tests)  # refRemote's schemas: remote references, refused
