@@ -1317,7 +1317,7 @@ def json_schema_test_suite_vectors(suite_dir: Optional[str] = None) -> Iterator[
         for i in indices:
             t = tests[i]
             path, what = _suite_test_path(grammar, vocab, t, ids[i])
-            note = "JSON-Schema-Test-Suite %s: %s / %s: %s %s" % (t.file, t.group, t.test, what, cut(t.text))
+            note = "JSON-Schema-Test-Suite %s: %s / %s: %s %r" % (t.file, t.group, t.test, what, cut(t.text))
             tags = ["json-schema-test-suite", "valid" if t.valid else "invalid"]
             vectors.append(record(grammar, spec, vocab, path, ids[i], tags, "generate", note))
         chosen.update((v.id, v) for v in kept(vectors))
