@@ -42,6 +42,8 @@ Modules and packages, one concept each (docs/conformance.md is the full story):
     generate.py         the default suite's grammars, sample texts and paths
     invalid.py          grammars every engine must refuse: the invalid group's error vectors
     python_types.py     the Python types of the types group (their JSON schemas, parse and to_json)
+    json_schema_test_suite.py
+                        the JSON-Schema-Test-Suite's schemas and instances as vectors (a corpus beside the default suite)
     bugreport.py        a peer bug's minimal case as a standalone script of the peer's public API
     maskbench.py        JSONSchemaBench's schemas and instances as vectors; MaskBench's figures
     corpus.py           a corpus of schemas from a checkout or a bare git directory

@@ -36,7 +36,7 @@ from refimpl.showing.commandline import (
 from .containment import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 from .engine import Engine
 from .fuzz import SHRINK_MARGIN
-from .generate import GROUPS, SUITE_DIR
+from .generate import CORPORA, GROUPS, SUITE_DIR
 from .registry import ALIASES, UnknownEngine, engine_names, get_engine
 from .vectors import FormatError
 
@@ -68,9 +68,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from .generate import main_generate
 
     kinds = args.only.split(",") if args.only else None
-    unknown = sorted(set(kinds or ()) - set(GROUPS))
+    unknown = sorted(set(kinds or ()) - set(GROUPS + CORPORA))
     if unknown:
-        raise SetupError("--only: unknown group %s (known: %s)" % (", ".join(unknown), ", ".join(GROUPS)))
+        raise SetupError("--only: unknown group %s (known: %s)" % (", ".join(unknown), ", ".join(GROUPS + CORPORA)))
+    corpora = sorted(set(kinds or ()) & set(CORPORA))
+    if corpora and os.path.abspath(args.out) == os.path.abspath(SUITE_DIR):
+        raise SetupError("--only %s: a corpus beside the default suite, not a group of it: give --out DIR"
+                         % ", ".join(corpora))
     with culprit("--out", args.out):  # (only this: refimpl's errors while generating are bugs)
         os.makedirs(args.out, exist_ok=True)
     return main_generate(args.out, kinds)
@@ -342,7 +346,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
 
     p = sub.add_parser("generate", help="write the default suite from refimpl")
     p.add_argument("--out", default=SUITE_DIR, help="directory (default: conformance/suite)")
-    p.add_argument("--only", help="groups, comma-separated (%s)" % ",".join(GROUPS))
+    p.add_argument("--only", help="groups, comma-separated (%s), or a corpus with --out (%s)"
+                   % (",".join(GROUPS), ",".join(CORPORA)))
     p.set_defaults(run=cmd_generate)
 
     p = sub.add_parser("run", help="check an engine against the vectors")

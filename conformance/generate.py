@@ -641,11 +641,16 @@ def _show(sample: Sample) -> str:
 #: grammars every engine must refuse (conformance/invalid.py): error vectors (added apart
 #: from GROUPS' own line, hence the ignore: mypy typed GROUPS as a tuple of eight)
 GROUPS += ("invalid",)  # type: ignore[assignment]
+#: corpora written as vectors beside the default suite, not in it (`generate --only NAME
+#: --out DIR`): the JSON-Schema-Test-Suite's schemas and instances
+#: (conformance/json_schema_test_suite.py), read from the checkout's tests/data
+CORPORA = ("json_schema_test_suite",)
 
 
 def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
              seed: int = 0) -> Dict[str, List[Vector]]:
-    """The default suite's vectors, by group (a grammar kind, `tokens` or `findings`)."""
+    """The default suite's vectors, by group (a grammar kind, `tokens` or `findings`), or a
+    corpus's (CORPORA)."""
     out: Dict[str, List[Vector]] = {}
     for kind, name, spec, texts, tags in entries(kinds):
         grammar = spec.compile()
@@ -672,6 +677,8 @@ def generate(kinds: Sequence[str] = GROUPS, vocabs: Sequence[str] = VOCABS,
         out["blindspots"] = list(blindspot_vectors(seed))
     if "types" in kinds:
         out["types"] = list(type_vectors())
+    if "json_schema_test_suite" in kinds:
+        out["json_schema_test_suite"] = list(json_schema_test_suite_vectors())
     return out
 
 
@@ -1268,3 +1275,54 @@ def type_vectors() -> Iterator[Vector]:
                 note = "%s: %s %r; %s" % (description, "spells" if accepted else "refused", text, what)
                 yield record(grammar, spec, vocab, path, "types/%s/%s/%d" % (name, vname, i),
                              tags + ["accepted" if accepted else "refused"], "generate", note)
+
+
+def _suite_test_path(grammar: Any, vocab: Vocabulary, t: Any, vid: str) -> Tuple[List[int], str]:
+    """A JSON-Schema-Test-Suite test's token path (conformance/json_schema_test_suite.py) and
+    what it shows (the note's end)."""
+    m = Matcher(grammar, vocab)
+    data = t.text.encode("utf-8")
+    path, rest = spell_prefix(m, vocab, data)
+    whole = not rest and m.is_accepting()
+    if whole and not t.valid:
+        raise ValueError("%s: refimpl's grammar accepts the invalid instance %s" % (vid, t.text))
+    if whole:
+        return _finish(m, vocab, path), "valid, spelled"
+    where = "complete, EOS refused" if not rest else "refused after %d of %d bytes" % (len(data) - len(rest), len(data))
+    return path, "%s, %s%s" % ("invalid" if not t.valid else "valid", where,
+                               "" if not t.valid else " (refimpl's false negative)")
+
+
+def json_schema_test_suite_vectors(suite_dir: Optional[str] = None) -> Iterator[Vector]:
+    """The `json_schema_test_suite` group (conformance/json_schema_test_suite.py): each
+    schema of the corpus refimpl compiles, along its tests' paths that add a mask (`kept`),
+    on the byte vocabulary, in the corpus's order."""
+    from refimpl.errors import LimitError, SchemaError
+    from refimpl.frontends.jsontext import dumps
+
+    from .json_schema_test_suite import case_ids, cut, kept, read_tests
+
+    vocab = load_builtin("bytes")
+    tests = read_tests(suite_dir)
+    ids = case_ids(tests)
+    by_schema: Dict[str, List[int]] = {}
+    for i, t in enumerate(tests):
+        by_schema.setdefault(dumps(t.schema), []).append(i)
+    chosen: Dict[str, Vector] = {}
+    for indices in by_schema.values():
+        spec = GrammarSpec("json_schema", schema=tests[indices[0]].schema)
+        try:
+            grammar = spec.compile()
+        except (SchemaError, LimitError):
+            continue
+        vectors = []
+        for i in indices:
+            t = tests[i]
+            path, what = _suite_test_path(grammar, vocab, t, ids[i])
+            note = "JSON-Schema-Test-Suite %s: %s / %s: %s %r" % (t.file, t.group, t.test, what, cut(t.text))
+            tags = ["json-schema-test-suite", "valid" if t.valid else "invalid"]
+            vectors.append(record(grammar, spec, vocab, path, ids[i], tags, "generate", note))
+        chosen.update((v.id, v) for v in kept(vectors))
+    for vid in ids:
+        if vid in chosen:
+            yield chosen[vid]

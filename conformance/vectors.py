@@ -193,7 +193,20 @@ class GrammarSpec:
         return out
 
     def key(self) -> str:
-        return json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False)
+        """The spec as one text, the same for the same grammar: the options in sorted
+        order, a schema's keys in its own order — that order is the grammar's (the order of
+        an object's properties), so two schemas that differ only in it are two grammars
+        (the JSON-Schema-Test-Suite has such pairs: `$ref` before and after `properties`).
+
+        >>> a = GrammarSpec("json_schema", schema={"properties": {"a": {}}, "$ref": "#/$defs/b"})
+        >>> b = GrammarSpec("json_schema", schema={"$ref": "#/$defs/b", "properties": {"a": {}}})
+        >>> a.key() == b.key(), a.key() == GrammarSpec("json_schema", schema=a.schema).key()
+        (False, True)
+        """
+        out = self.to_json()
+        if self.options:
+            out["options"] = dict(sorted(self.options.items()))
+        return json.dumps(out, ensure_ascii=False)
 
     def compile(self) -> Grammar:
         """refimpl's Grammar for this spec. Raises refimpl's own errors (RegexError,
