@@ -242,7 +242,7 @@ typedef struct {
        the first time a row is missing; push_known as short_known. */
     int push_known;
     PyObject *push_parts;  /* the tuple: fast, tables, transitive, row class, rows limit, tree, starts,
-                              start_after, without, SHARED_ITEMS */
+                              start_after, without, SHARED_ITEMS, lexer.possible, lexer._starts */
     Py_ssize_t rows_limit;
 } Walk;
 
@@ -1169,7 +1169,7 @@ push_ready(Walk *w)
     Py_DECREF(hook);
     if (r == NULL)
         return -1;
-    if (PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 10) {
+    if (PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 12) {
         PyObject *fast = PyTuple_GET_ITEM(r, 0);
         Py_ssize_t limit = PyLong_CheckExact(PyTuple_GET_ITEM(r, 4)) ? PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 4)) : -1;
         if (limit == -1 && PyErr_Occurred())
@@ -1433,12 +1433,43 @@ done:
            self.tree.grown(row)
            return self._place(top, row)
        row = rows[top]
-       start = row.lexer_start = lexer.without(rows[top - 1].lexer_start, once)
+       start = row.lexer_start = lexer.without(rows[top - 1].lexer_start, once)   (its memo: without_memo)
        self.lexemes_ended += 1
        return start, new_top
 
    1 with *start and *new_top; 0 where the hook must be called (nothing changed); -1 with
    an exception. */
+/* lexer.py, Lexer.without(start, lexemes) where start_state's memo has the answer:
+
+       return self.start_state(self.possible[start] & ~lexemes)
+           s = self._starts.get(allowed)                 (None: not memoised yet)
+
+   A new reference to the state; NULL without an exception where Python must answer
+   (not memoised, not refimpl's types), NULL with one on an error. */
+static PyObject *
+without_memo(Walk *w, PyObject *start, PyObject *lexemes)
+{
+    PyObject *possible = PyTuple_GET_ITEM(w->push_parts, 10), *starts = PyTuple_GET_ITEM(w->push_parts, 11);
+    if (!PyList_CheckExact(possible) || !PyDict_CheckExact(starts) || !PyLong_CheckExact(start))
+        return NULL;
+    const Py_ssize_t i = PyLong_AsSsize_t(start);
+    if (i == -1 && PyErr_Occurred()) {
+        PyErr_Clear();  /* beyond Py_ssize_t: Python's */
+        return NULL;
+    }
+    if (i < 0 || i >= PyList_GET_SIZE(possible))
+        return NULL;
+    PyObject *keep = PyNumber_Invert(lexemes);
+    PyObject *allowed = keep == NULL ? NULL : PyNumber_And(PyList_GET_ITEM(possible, i), keep);
+    Py_XDECREF(keep);
+    if (allowed == NULL)
+        return NULL;
+    PyObject *s = PyDict_GetItemWithError(starts, allowed);  /* borrowed */
+    Py_DECREF(allowed);
+    Py_XINCREF(s);
+    return s;
+}
+
 static int
 copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *start, Py_ssize_t *new_top)
 {
@@ -1481,8 +1512,11 @@ copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
     if (row_place(w, top, row) < 0)
         goto done;
     below = get_attr(parent, "lexer_start");
-    PyObject *args[2] = {below, once};
-    s = below == NULL ? NULL : PyObject_Vectorcall(PyTuple_GET_ITEM(w->push_parts, 8), args, 2, NULL);
+    s = below == NULL ? NULL : without_memo(w, below, once);
+    if (s == NULL && below != NULL && !PyErr_Occurred()) {  /* not memoised yet: lexer.without() */
+        PyObject *args[2] = {below, once};
+        s = PyObject_Vectorcall(PyTuple_GET_ITEM(w->push_parts, 8), args, 2, NULL);
+    }
     if (s == NULL || set_attr(row, "lexer_start", s) < 0)
         goto done;
     const long st = lexer_start_of(row);
@@ -2138,14 +2172,35 @@ PyDoc_STRVAR(walk_doc,
 "its results, its callbacks and its count.");
 
 static PyObject *
-native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
+native_walk(PyObject *module, PyObject *const *argv, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)module;
     static char *kwlist[] = {"trie", "lexer", "parser", "state", "top", "allowed", NULL};
     PyObject *trie, *lexer, *parser, *state_obj, *top_obj, *allowed;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO:walk", kwlist,
-                                     &trie, &lexer, &parser, &state_obj, &top_obj, &allowed))
-        return NULL;
+    if (kwnames == NULL && nargs == 6) {  /* the matcher's call: six positional arguments */
+        trie = argv[0], lexer = argv[1], parser = argv[2], state_obj = argv[3], top_obj = argv[4], allowed = argv[5];
+    } else {  /* keywords, or a wrong count: parsed (and refused) as a keyword call is */
+        PyObject *args = PyTuple_New(nargs), *kwargs = NULL;
+        for (Py_ssize_t i = 0; args != NULL && i < nargs; i++) {
+            Py_INCREF(argv[i]);
+            PyTuple_SET_ITEM(args, i, argv[i]);
+        }
+        const Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+        if (args != NULL && nkw > 0 && (kwargs = PyDict_New()) != NULL) {
+            for (Py_ssize_t i = 0; i < nkw; i++)
+                if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), argv[nargs + i]) < 0) {
+                    Py_CLEAR(kwargs);
+                    break;
+                }
+        }
+        int ok = args != NULL && (nkw == 0 || kwargs != NULL)
+            && PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO:walk", kwlist,
+                                           &trie, &lexer, &parser, &state_obj, &top_obj, &allowed);
+        Py_XDECREF(args);  /* the objects parsed out stay alive: argv holds them */
+        Py_XDECREF(kwargs);
+        if (!ok)
+            return NULL;
+    }
 
     Walk w;
     memset(&w, 0, sizeof w);
@@ -2250,7 +2305,7 @@ native_closure(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef native_methods[] = {
-    {"walk", (PyCFunction)(void (*)(void))native_walk, METH_VARARGS | METH_KEYWORDS, walk_doc},
+    {"walk", (PyCFunction)(void (*)(void))native_walk, METH_FASTCALL | METH_KEYWORDS, walk_doc},
     {"closure", (PyCFunction)(void (*)(void))native_closure, METH_FASTCALL, closure_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -154,13 +154,15 @@ class Recognizer:
         be read first), the row class (LexedRow: such a walker may make its rows as
         LexedRow.__init__ does), the `rows` limit, the tree of rows (and SHARED_ITEMS, for
         its count: RowTree.grown), the lexer's memo of row starts with the function that
-        fills it (`start_after`), and `lexer.without`. None while a tracer listens. Such a
-        walker counts the rows it built with `short_path_taken`."""
+        fills it (`start_after`), `lexer.without` with what it reads (`possible`, and its
+        memo `start_state`'s `_starts`). None while a tracer listens. Such a walker counts
+        the rows it built with `short_path_taken`."""
         if self.tracer is not None:
             return None
         p = self.parser
         return (p.fast, p.tables, p._transitive if p.leo else None, p.row, p.limits.rows, p.tree,
-                self.lexer._starts_after, self.lexer.start_after, self.lexer.without, SHARED_ITEMS)
+                self.lexer._starts_after, self.lexer.start_after, self.lexer.without, SHARED_ITEMS,
+                self.lexer.possible, self.lexer._starts)
 
     def lexer_start(self, top: int) -> int:
         """The lexer state at the start of a lexeme after rows[:top]."""
