@@ -515,8 +515,9 @@ get_attr(PyObject *obj, const char *literal)
  * (the parser then calls `closure` itself, which gives the answer or the error): tables
  * or rows not of the types refimpl makes (lists, dicts, exact ints), items beyond 62
  * bits, a row past the `items_per_row` limit (Python raises LimitError). It calls back
- * into Python only for `transitive(k, symbol)`, Leo's transitive items, and for
- * int.from_bytes when a row allows lexemes past the 64th. */
+ * into Python only for `transitive(k, symbol)`, Leo's transitive items (on the push
+ * path, only where the row's memo `leo` does not hold it yet), and for int.from_bytes
+ * when a row allows lexemes past the 64th. */
 
 #define NOT_HANDLED 1  /* an answer left to Python's `closure` */
 
@@ -1142,11 +1143,12 @@ row_place(Walk *w, Py_ssize_t top, PyObject *row)
  * it with the parser's `fast`. When that is this module's `closure` (the native backend's
  * parsers: refimpl.serving.backends.ROW_BUILDERS), the walk does those lines itself too,
  * from what `parser.push_path()` hands over; wherever they would raise or the closure
- * leaves the row to Python (None), the hook is called, nothing having changed. It calls
- * Python for what is Python's: the row class (its __init__), `tree.grown(row)`,
- * `transitive` (Leo items) and `lexer.start_after` for a start not memoised yet — so the
- * lexer's views are released around it. The rows it built are counted as `_build` counts
- * them and handed back with the short path's counts. */
+ * leaves the row to Python (None), the hook is called, nothing having changed. It makes
+ * the row as LexedRow.__init__ does (`row_new`) and counts it as RowTree.grown does
+ * (`tree_grown`), reads the memos of Leo's `transitive` (row.leo), of `lexer.start_after`
+ * and of `lexer.without` (`without_memo`), and calls Python only for what they do not
+ * hold yet — so the lexer's views are released around it. The rows it built are counted
+ * as `_build` counts them and handed back with the short path's counts. */
 
 /* Ask the parser for its push path, once per walk: 1 if usable (its `fast` is
    native_closure), 0 if not, -1 with an exception. */
