@@ -594,6 +594,26 @@ def test_missing_attributes_and_bad_arguments():
         native_walk(trie, lexer, Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(8))
 
 
+def test_keyword_arguments():
+    """walk() by keyword, or mixed, is walk() by position (six positional arguments take
+    the short way through the C argument parsing); too many, unknown or repeated ones are
+    a TypeError."""
+    trie = small_trie()
+    hooks = Hooks(lambda s, t, b: (0, t))
+    answers = []
+    for args, kwargs in [((trie, ab_lexer(), hooks, 1, 1, bytearray(8)), {}),
+                         ((), dict(trie=trie, lexer=ab_lexer(), parser=hooks, state=1, top=1, allowed=bytearray(8))),
+                         ((trie, ab_lexer(), hooks), dict(state=1, top=1, allowed=bytearray(8)))]:
+        allowed = args[5] if len(args) == 6 else kwargs["allowed"]
+        answers.append((native_walk(*args, **kwargs), bytes(allowed)))
+    assert answers[0] == answers[1] == answers[2] and any(answers[0][1])
+    for args, kwargs in [((trie, ab_lexer(), hooks, 1, 1, bytearray(8), 0), {}),
+                         ((trie, ab_lexer(), hooks, 1, 1, bytearray(8)), dict(other=1)),
+                         ((trie, ab_lexer(), hooks, 1, 1), dict(state=1, allowed=bytearray(8)))]:
+        with pytest.raises(TypeError):
+            native_walk(*args, **kwargs)
+
+
 def test_callbacks_that_grow_the_lexer():
     """fill and advance append states (the real lexer does): the arrays move in memory,
     and the walk must follow them. Same answers as walk.py."""
