@@ -242,7 +242,7 @@ typedef struct {
        the first time a row is missing; push_known as short_known. */
     int push_known;
     PyObject *push_parts;  /* the tuple: fast, tables, transitive, row class, rows limit, tree, starts,
-                              start_after, without */
+                              start_after, without, SHARED_ITEMS, lexer.possible, lexer._starts */
     Py_ssize_t rows_limit;
 } Walk;
 
@@ -515,8 +515,9 @@ get_attr(PyObject *obj, const char *literal)
  * (the parser then calls `closure` itself, which gives the answer or the error): tables
  * or rows not of the types refimpl makes (lists, dicts, exact ints), items beyond 62
  * bits, a row past the `items_per_row` limit (Python raises LimitError). It calls back
- * into Python only for `transitive(k, symbol)`, Leo's transitive items, and for
- * int.from_bytes when a row allows lexemes past the 64th. */
+ * into Python only for `transitive(k, symbol)`, Leo's transitive items (on the push
+ * path, only where the row's memo `leo` does not hold it yet), and for int.from_bytes
+ * when a row allows lexemes past the 64th. */
 
 #define NOT_HANDLED 1  /* an answer left to Python's `closure` */
 
@@ -634,7 +635,7 @@ list_int(PyObject *list, int64_t i, int64_t lo, int64_t max, int64_t *out)
 static int
 closure_run(PyObject *dot_symbol, PyObject *lhs, PyObject *rules_of, PyObject *nullable, int64_t n,
             int64_t shift, int64_t mask, Py_ssize_t limit, PyObject *rows, int64_t j, PyObject *transitive,
-            Items *s, uint8_t *predicted, uint64_t **lexemes, Py_ssize_t *lexeme_words)
+            int leo_memo, Items *s, uint8_t *predicted, uint64_t **lexemes, Py_ssize_t *lexeme_words)
 {
     /* origin_j = j << shift */
     const int64_t origin_j = j << shift;
@@ -658,7 +659,35 @@ closure_run(PyObject *dot_symbol, PyObject *lhs, PyObject *rules_of, PyObject *n
                 return r;
             /* top = transitive(origin, symbol) if transitive is not None else None */
             int64_t top = -1;
-            if (transitive != Py_None) {
+            int memo = 0;  /* 1: the transitive item read from rows[origin].leo, 2: None read there */
+            if (leo_memo && transitive != Py_None && origin >= 0 && origin < PyList_GET_SIZE(rows)) {
+                /* Parser._transitive(k, symbol), its memo (`leo_memo`: `transitive` is the
+                   parser's, over these rows):
+                       row = self.rows[k]
+                       if symbol in row.leo: top = row.leo[symbol]; break   (returned) */
+                PyObject *leo = get_attr(PyList_GET_ITEM(rows, (Py_ssize_t)origin), "leo");
+                if (leo == NULL)
+                    return -1;
+                if (PyDict_CheckExact(leo)) {
+                    PyObject *key = PyLong_FromLongLong(symbol);
+                    PyObject *t = key == NULL ? NULL : PyDict_GetItemWithError(leo, key);  /* borrowed */
+                    Py_XDECREF(key);
+                    if (t == NULL && (key == NULL || PyErr_Occurred())) {
+                        Py_DECREF(leo);
+                        return -1;
+                    }
+                    if (t == Py_None)
+                        memo = 2;
+                    else if (t != NULL && small_int(t, ITEM_MAX, &top) == 0)
+                        memo = 1;
+                    else if (PyErr_Occurred()) {
+                        Py_DECREF(leo);
+                        return -1;
+                    }
+                }
+                Py_DECREF(leo);
+            }
+            if (transitive != Py_None && !memo) {
                 PyObject *args[2] = {PyLong_FromLongLong(origin), PyLong_FromLongLong(symbol)};
                 PyObject *t = NULL;
                 if (args[0] != NULL && args[1] != NULL)
@@ -831,9 +860,11 @@ fail:
 }
 
 /* earley.py's `closure(tables, rows, j, seeds, transitive)`: its answer, None where it
-   leaves the row to Python, or NULL with an exception. */
+   leaves the row to Python, or NULL with an exception. `leo_memo`: `transitive` is known
+   to be the parser's `_transitive` over these `rows` (the push path's), whose memo in
+   rows[k].leo is then read here before calling it. */
 static PyObject *
-closure_of(PyObject *tables, PyObject *rows, PyObject *j_obj, PyObject *seeds, PyObject *transitive)
+closure_of(PyObject *tables, PyObject *rows, PyObject *j_obj, PyObject *seeds, PyObject *transitive, int leo_memo)
 {
     /* dot_symbol, lhs, rules_of, nullable, n, shift, mask, limit, accept_item = tables */
     if (!PyTuple_CheckExact(tables) || PyTuple_GET_SIZE(tables) != 9 || !PyList_CheckExact(rows)
@@ -877,7 +908,7 @@ closure_of(PyObject *tables, PyObject *rows, PyObject *j_obj, PyObject *seeds, P
     }
     if (r == 0)
         r = closure_run(dot_symbol, lhs, rules_of, nullable, n, shift, mask, (Py_ssize_t)limit, rows, j,
-                        transitive, &s, predicted, &lexemes, &lexeme_words);
+                        transitive, leo_memo, &s, predicted, &lexemes, &lexeme_words);
     if (r == 0)
         result = closure_answer(&s, dot_symbol, mask, accept_item, lexemes, lexeme_words);
     else if (r == NOT_HANDLED) {
@@ -1112,11 +1143,12 @@ row_place(Walk *w, Py_ssize_t top, PyObject *row)
  * it with the parser's `fast`. When that is this module's `closure` (the native backend's
  * parsers: refimpl.serving.backends.ROW_BUILDERS), the walk does those lines itself too,
  * from what `parser.push_path()` hands over; wherever they would raise or the closure
- * leaves the row to Python (None), the hook is called, nothing having changed. It calls
- * Python for what is Python's: the row class (its __init__), `tree.grown(row)`,
- * `transitive` (Leo items) and `lexer.start_after` for a start not memoised yet — so the
- * lexer's views are released around it. The rows it built are counted as `_build` counts
- * them and handed back with the short path's counts. */
+ * leaves the row to Python (None), the hook is called, nothing having changed. It makes
+ * the row as LexedRow.__init__ does (`row_new`) and counts it as RowTree.grown does
+ * (`tree_grown`), reads the memos of Leo's `transitive` (row.leo), of `lexer.start_after`
+ * and of `lexer.without` (`without_memo`), and calls Python only for what they do not
+ * hold yet — so the lexer's views are released around it. The rows it built are counted
+ * as `_build` counts them and handed back with the short path's counts. */
 
 /* Ask the parser for its push path, once per walk: 1 if usable (its `fast` is
    native_closure), 0 if not, -1 with an exception. */
@@ -1139,7 +1171,7 @@ push_ready(Walk *w)
     Py_DECREF(hook);
     if (r == NULL)
         return -1;
-    if (PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 9) {
+    if (PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 12) {
         PyObject *fast = PyTuple_GET_ITEM(r, 0);
         Py_ssize_t limit = PyLong_CheckExact(PyTuple_GET_ITEM(r, 4)) ? PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 4)) : -1;
         if (limit == -1 && PyErr_Occurred())
@@ -1205,6 +1237,70 @@ seeds_of(PyObject *parent, PyObject *lexemes, PyObject *tables, PyObject **seeds
         return PyErr_Occurred() ? -1 : 0;
     *seeds = out;
     return 0;
+}
+
+/* A new row of the push path's row class (recognizer.py's LexedRow: push_path() says so),
+   made as its __init__ makes it, with the build's answer set at once:
+
+       row = self.row(items)               earley.py, Row.__init__(items):
+                                               self.items = items; self.waiting = {}
+                                               self.allowed = 0; self.accepting = False
+                                               self.leo = {}; self.children = {}
+                                           recognizer.py, LexedRow.__init__: self.lexer_start = -1
+       row.waiting, row.allowed, row.accepting = waiting, allowed, accepting
+
+   (the empty `waiting` that __init__ makes and the assignment replaces is not made). A
+   new reference, or NULL with an exception. */
+static PyObject *
+row_new(PyObject *cls, PyObject *items, PyObject *waiting, PyObject *allowed, PyObject *accepting)
+{
+    static PyObject *empty = NULL, *minus_one = NULL;  /* kept for the life of the process */
+    if ((empty == NULL && (empty = PyTuple_New(0)) == NULL)
+        || (minus_one == NULL && (minus_one = PyLong_FromLong(-1)) == NULL))
+        return NULL;
+    if (!PyType_Check(cls)) {
+        PyErr_Format(PyExc_TypeError, "push_path()'s row class must be a class, not %.100s", Py_TYPE(cls)->tp_name);
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)cls;
+    PyObject *row = type->tp_new(type, empty, NULL);  /* object.__new__(cls): no __init__ */
+    if (row == NULL)
+        return NULL;
+    PyObject *leo = PyDict_New(), *children = PyDict_New();
+    int err = leo == NULL || children == NULL || set_attr(row, "items", items) < 0
+        || set_attr(row, "waiting", waiting) < 0 || set_attr(row, "allowed", allowed) < 0
+        || set_attr(row, "accepting", accepting) < 0 || set_attr(row, "leo", leo) < 0
+        || set_attr(row, "children", children) < 0 || set_attr(row, "lexer_start", minus_one) < 0;
+    Py_XDECREF(leo);
+    Py_XDECREF(children);
+    if (err)
+        Py_CLEAR(row);
+    return row;
+}
+
+/* earley.py, RowTree.grown(row), for a row of `n` items (`shared` is SHARED_ITEMS):
+
+       self.items += len(row.items)
+       if self.items > SHARED_ITEMS: self.full = True
+
+   0, or -1 with an exception. */
+static int
+tree_grown(PyObject *tree, Py_ssize_t n, PyObject *shared)
+{
+    PyObject *items = get_attr(tree, "items");
+    PyObject *len = items == NULL ? NULL : PyLong_FromSsize_t(n);
+    PyObject *sum = len == NULL ? NULL : PyNumber_InPlaceAdd(items, len);
+    Py_XDECREF(len);
+    Py_XDECREF(items);
+    if (sum == NULL || set_attr(tree, "items", sum) < 0) {
+        Py_XDECREF(sum);
+        return -1;
+    }
+    const int over = PyObject_RichCompareBool(sum, shared, Py_GT);
+    Py_DECREF(sum);
+    if (over <= 0)
+        return over;
+    return set_attr(tree, "full", Py_True);
 }
 
 /* recognizer.py, Recognizer.scan(lexemes, top) where it pushes a new row (`parent` is
@@ -1275,23 +1371,18 @@ scan_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
     j = PyLong_FromSsize_t(top);
     if (j == NULL)
         goto fail;
-    built = closure_of(tables, w->rows, j, seeds, PyTuple_GET_ITEM(w->push_parts, 2));
+    built = closure_of(tables, w->rows, j, seeds, PyTuple_GET_ITEM(w->push_parts, 2), 1);
     if (built == NULL)
         goto fail;
     if (built == Py_None)  /* left to Python's closure: the hook */
         goto done;
     w->short_built++;
-    row = PyObject_CallOneArg(PyTuple_GET_ITEM(w->push_parts, 3), PyTuple_GET_ITEM(built, 0));
-    if (row == NULL || set_attr(row, "waiting", PyTuple_GET_ITEM(built, 1)) < 0
-        || set_attr(row, "allowed", PyTuple_GET_ITEM(built, 2)) < 0
-        || set_attr(row, "accepting", PyTuple_GET_ITEM(built, 3)) < 0
-        || PyDict_SetItem(children, lexemes, row) < 0)
+    row = row_new(PyTuple_GET_ITEM(w->push_parts, 3), PyTuple_GET_ITEM(built, 0), PyTuple_GET_ITEM(built, 1),
+                  PyTuple_GET_ITEM(built, 2), PyTuple_GET_ITEM(built, 3));
+    if (row == NULL || PyDict_SetItem(children, lexemes, row) < 0
+        || tree_grown(PyTuple_GET_ITEM(w->push_parts, 5), PyList_GET_SIZE(PyTuple_GET_ITEM(built, 0)),
+                      PyTuple_GET_ITEM(w->push_parts, 9)) < 0)
         goto fail;
-    PyObject *grow = name_of("grown");
-    PyObject *grown = grow == NULL ? NULL : PyObject_CallMethodOneArg(PyTuple_GET_ITEM(w->push_parts, 5), grow, row);
-    if (grown == NULL)
-        goto fail;
-    Py_DECREF(grown);
     Py_INCREF(row);
     if (row_place(w, top, row) < 0)
         goto fail;
@@ -1344,12 +1435,43 @@ done:
            self.tree.grown(row)
            return self._place(top, row)
        row = rows[top]
-       start = row.lexer_start = lexer.without(rows[top - 1].lexer_start, once)
+       start = row.lexer_start = lexer.without(rows[top - 1].lexer_start, once)   (its memo: without_memo)
        self.lexemes_ended += 1
        return start, new_top
 
    1 with *start and *new_top; 0 where the hook must be called (nothing changed); -1 with
    an exception. */
+/* lexer.py, Lexer.without(start, lexemes) where start_state's memo has the answer:
+
+       return self.start_state(self.possible[start] & ~lexemes)
+           s = self._starts.get(allowed)                 (None: not memoised yet)
+
+   A new reference to the state; NULL without an exception where Python must answer
+   (not memoised, not refimpl's types), NULL with one on an error. */
+static PyObject *
+without_memo(Walk *w, PyObject *start, PyObject *lexemes)
+{
+    PyObject *possible = PyTuple_GET_ITEM(w->push_parts, 10), *starts = PyTuple_GET_ITEM(w->push_parts, 11);
+    if (!PyList_CheckExact(possible) || !PyDict_CheckExact(starts) || !PyLong_CheckExact(start))
+        return NULL;
+    const Py_ssize_t i = PyLong_AsSsize_t(start);
+    if (i == -1 && PyErr_Occurred()) {
+        PyErr_Clear();  /* beyond Py_ssize_t: Python's */
+        return NULL;
+    }
+    if (i < 0 || i >= PyList_GET_SIZE(possible))
+        return NULL;
+    PyObject *keep = PyNumber_Invert(lexemes);
+    PyObject *allowed = keep == NULL ? NULL : PyNumber_And(PyList_GET_ITEM(possible, i), keep);
+    Py_XDECREF(keep);
+    if (allowed == NULL)
+        return NULL;
+    PyObject *s = PyDict_GetItemWithError(starts, allowed);  /* borrowed */
+    Py_DECREF(allowed);
+    Py_XINCREF(s);
+    return s;
+}
+
 static int
 copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *start, Py_ssize_t *new_top)
 {
@@ -1366,31 +1488,37 @@ copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
         return any < 0 || (any > 0 && present < 0) ? -1 : 0;
     }
     int r = -1;
-    PyObject *items = NULL, *row = NULL, *grown = NULL, *below = NULL, *s = NULL;
+    PyObject *items = NULL, *row = NULL, *below = NULL, *s = NULL;
     lexer_release(w);  /* Python code may run from here on */
-    items = get_attr(parent, "items");
-    row = items == NULL ? NULL : PyObject_CallOneArg(PyTuple_GET_ITEM(w->push_parts, 3), items);
+    static const char *const copied[4] = {"items", "waiting", "allowed", "accepting"};
+    PyObject *parts[4] = {NULL, NULL, NULL, NULL};
+    for (int i = 0; i < 4; i++)
+        if ((parts[i] = get_attr(parent, copied[i])) == NULL)
+            break;
+    row = parts[3] == NULL ? NULL : row_new(PyTuple_GET_ITEM(w->push_parts, 3), parts[0], parts[1], parts[2], parts[3]);
+    for (int i = 0; i < 4; i++)
+        Py_XDECREF(parts[i]);
     if (row == NULL || PyDict_SetItem(children, once, row) < 0)
         goto done;
-    static const char *const copied[3] = {"waiting", "allowed", "accepting"};
-    for (int i = 0; i < 3; i++) {
-        PyObject *v = get_attr(parent, copied[i]);
-        const int err = v == NULL ? -1 : set_attr(row, copied[i], v);
-        Py_XDECREF(v);
-        if (err < 0)
-            goto done;
-    }
     w->short_built++;
-    PyObject *grow = name_of("grown");
-    grown = grow == NULL ? NULL : PyObject_CallMethodOneArg(PyTuple_GET_ITEM(w->push_parts, 5), grow, row);
-    if (grown == NULL)
+    items = get_attr(row, "items");
+    if (items == NULL)
+        goto done;
+    if (!PyList_Check(items)) {  /* not refimpl's rows: len() as Python reads it */
+        const Py_ssize_t n = PyObject_Length(items);
+        if (n < 0 || tree_grown(PyTuple_GET_ITEM(w->push_parts, 5), n, PyTuple_GET_ITEM(w->push_parts, 9)) < 0)
+            goto done;
+    } else if (tree_grown(PyTuple_GET_ITEM(w->push_parts, 5), PyList_GET_SIZE(items), PyTuple_GET_ITEM(w->push_parts, 9)) < 0)
         goto done;
     Py_INCREF(row);
     if (row_place(w, top, row) < 0)
         goto done;
     below = get_attr(parent, "lexer_start");
-    PyObject *args[2] = {below, once};
-    s = below == NULL ? NULL : PyObject_Vectorcall(PyTuple_GET_ITEM(w->push_parts, 8), args, 2, NULL);
+    s = below == NULL ? NULL : without_memo(w, below, once);
+    if (s == NULL && below != NULL && !PyErr_Occurred()) {  /* not memoised yet: lexer.without() */
+        PyObject *args[2] = {below, once};
+        s = PyObject_Vectorcall(PyTuple_GET_ITEM(w->push_parts, 8), args, 2, NULL);
+    }
     if (s == NULL || set_attr(row, "lexer_start", s) < 0)
         goto done;
     const long st = lexer_start_of(row);
@@ -1406,7 +1534,6 @@ copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
 done:
     Py_XDECREF(s);
     Py_XDECREF(below);
-    Py_XDECREF(grown);
     Py_XDECREF(row);
     Py_XDECREF(items);
     Py_DECREF(children);
@@ -2047,14 +2174,35 @@ PyDoc_STRVAR(walk_doc,
 "its results, its callbacks and its count.");
 
 static PyObject *
-native_walk(PyObject *module, PyObject *args, PyObject *kwargs)
+native_walk(PyObject *module, PyObject *const *argv, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)module;
     static char *kwlist[] = {"trie", "lexer", "parser", "state", "top", "allowed", NULL};
     PyObject *trie, *lexer, *parser, *state_obj, *top_obj, *allowed;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO:walk", kwlist,
-                                     &trie, &lexer, &parser, &state_obj, &top_obj, &allowed))
-        return NULL;
+    if (kwnames == NULL && nargs == 6) {  /* the matcher's call: six positional arguments */
+        trie = argv[0], lexer = argv[1], parser = argv[2], state_obj = argv[3], top_obj = argv[4], allowed = argv[5];
+    } else {  /* keywords, or a wrong count: parsed (and refused) as a keyword call is */
+        PyObject *args = PyTuple_New(nargs), *kwargs = NULL;
+        for (Py_ssize_t i = 0; args != NULL && i < nargs; i++) {
+            Py_INCREF(argv[i]);
+            PyTuple_SET_ITEM(args, i, argv[i]);
+        }
+        const Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+        if (args != NULL && nkw > 0 && (kwargs = PyDict_New()) != NULL) {
+            for (Py_ssize_t i = 0; i < nkw; i++)
+                if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), argv[nargs + i]) < 0) {
+                    Py_CLEAR(kwargs);
+                    break;
+                }
+        }
+        int ok = args != NULL && (nkw == 0 || kwargs != NULL)
+            && PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOO:walk", kwlist,
+                                           &trie, &lexer, &parser, &state_obj, &top_obj, &allowed);
+        Py_XDECREF(args);  /* the objects parsed out stay alive: argv holds them */
+        Py_XDECREF(kwargs);
+        if (!ok)
+            return NULL;
+    }
 
     Walk w;
     memset(&w, 0, sizeof w);
@@ -2155,11 +2303,11 @@ native_closure(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Format(PyExc_TypeError, "closure() takes 5 arguments (%zd given)", nargs);
         return NULL;
     }
-    return closure_of(args[0], args[1], args[2], args[3], args[4]);
+    return closure_of(args[0], args[1], args[2], args[3], args[4], 0);
 }
 
 static PyMethodDef native_methods[] = {
-    {"walk", (PyCFunction)(void (*)(void))native_walk, METH_VARARGS | METH_KEYWORDS, walk_doc},
+    {"walk", (PyCFunction)(void (*)(void))native_walk, METH_FASTCALL | METH_KEYWORDS, walk_doc},
     {"closure", (PyCFunction)(void (*)(void))native_closure, METH_FASTCALL, closure_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -52,10 +52,17 @@ def token_lexemes(recognizer: Recognizer, binding: Optional[TokenBinding], state
 
 
 def eos_reading(recognizer: Recognizer, state: int, top: int) -> int:
-    """How an EOS token is read in (state, top): ENDS_LEXEME, ENDS_OUTPUT or REFUSED."""
-    if recognizer.eos_ends_lexeme(state, top):
+    """How an EOS token is read in (state, top): ENDS_LEXEME, ENDS_OUTPUT or REFUSED.
+    Both need the pending lexeme to end here (`flush`), so that is asked once, first:
+    then EOS ends a `stop=""` lexeme if one is pending (`eos_ends_lexeme`, only asked
+    where the grammar has such lexemes), else the output if the row after the flush
+    accepts (`accepts_at`)."""
+    flushed, new_top = recognizer.flush(state, top)
+    if flushed == DEAD:
+        return REFUSED
+    if recognizer.lexer.eos_mask and recognizer.eos_ends_lexeme(state, top):
         return ENDS_LEXEME
-    return ENDS_OUTPUT if recognizer.accepts_at(state, top) else REFUSED
+    return ENDS_OUTPUT if recognizer.parser.rows[new_top - 1].accepting else REFUSED
 
 
 class Reading:

@@ -60,7 +60,8 @@ from ..limits import DEFAULT_LIMITS, Limits
 
 
 class Row:
-    """One Earley set: its items, what it waits for, and what the lexer may see next."""
+    """One Earley set: its items, what it waits for, and what the lexer may see next.
+    (accel/_native.c's `row_new` makes LexedRows as these two __init__ do: change both.)"""
 
     __slots__ = ("items", "waiting", "allowed", "accepting", "leo", "children")
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 from ..grammar.ir import CompiledGrammar
 from ..limits import DEFAULT_LIMITS, Limits
 from .compaction import Compaction
-from .earley import Parser, Row
+from .earley import SHARED_ITEMS, Parser, Row
 from .lexer import DEAD, Lexer
 
 if TYPE_CHECKING:
@@ -150,15 +150,19 @@ class Recognizer:
         %ignore matched once (`push_copy`) — for a walker in another language whose own row
         build is the parser's `fast` (the native backend's, accel/_native.c, which mirrors
         those lines of `scan`, Parser.push and Parser.push_copy): the parser's `fast` and
-        `tables`, its Leo transitive items (None without), the row class, the `rows` limit,
-        the tree of rows, the lexer's memo of row starts with the function that fills it
-        (`start_after`), and `lexer.without`. None while a tracer listens. Such a walker
-        counts the rows it built with `short_path_taken`."""
+        `tables`, its Leo transitive items (None without; their memo, each row's `leo`, may
+        be read first), the row class (LexedRow: such a walker may make its rows as
+        LexedRow.__init__ does), the `rows` limit, the tree of rows (and SHARED_ITEMS, for
+        its count: RowTree.grown), the lexer's memo of row starts with the function that
+        fills it (`start_after`), `lexer.without` with what it reads (`possible`, and its
+        memo `start_state`'s `_starts`). None while a tracer listens. Such a walker counts
+        the rows it built with `short_path_taken`."""
         if self.tracer is not None:
             return None
         p = self.parser
         return (p.fast, p.tables, p._transitive if p.leo else None, p.row, p.limits.rows, p.tree,
-                self.lexer._starts_after, self.lexer.start_after, self.lexer.without)
+                self.lexer._starts_after, self.lexer.start_after, self.lexer.without, SHARED_ITEMS,
+                self.lexer.possible, self.lexer._starts)
 
     def lexer_start(self, top: int) -> int:
         """The lexer state at the start of a lexeme after rows[:top]."""

@@ -594,6 +594,26 @@ def test_missing_attributes_and_bad_arguments():
         native_walk(trie, lexer, Hooks(lambda s, t, b: (0, t)), 1, 1, bytearray(8))
 
 
+def test_keyword_arguments():
+    """walk() by keyword, or mixed, is walk() by position (six positional arguments take
+    the short way through the C argument parsing); too many, unknown or repeated ones are
+    a TypeError."""
+    trie = small_trie()
+    hooks = Hooks(lambda s, t, b: (0, t))
+    answers = []
+    for args, kwargs in [((trie, ab_lexer(), hooks, 1, 1, bytearray(8)), {}),
+                         ((), dict(trie=trie, lexer=ab_lexer(), parser=hooks, state=1, top=1, allowed=bytearray(8))),
+                         ((trie, ab_lexer(), hooks), dict(state=1, top=1, allowed=bytearray(8)))]:
+        allowed = args[5] if len(args) == 6 else kwargs["allowed"]
+        answers.append((native_walk(*args, **kwargs), bytes(allowed)))
+    assert answers[0] == answers[1] == answers[2] and any(answers[0][1])
+    for args, kwargs in [((trie, ab_lexer(), hooks, 1, 1, bytearray(8), 0), {}),
+                         ((trie, ab_lexer(), hooks, 1, 1, bytearray(8)), dict(other=1)),
+                         ((trie, ab_lexer(), hooks, 1, 1), dict(state=1, allowed=bytearray(8)))]:
+        with pytest.raises(TypeError):
+            native_walk(*args, **kwargs)
+
+
 def test_callbacks_that_grow_the_lexer():
     """fill and advance append states (the real lexer does): the arrays move in memory,
     and the walk must follow them. Same answers as walk.py."""
@@ -890,3 +910,91 @@ def test_rows_limit_left_to_python():
             m.mask()
         seen.append(work(m.stats))
     assert seen[0] == seen[1]
+
+
+# The push path's rows are made in C (accel/_native.c's `row_new`, mirroring Row.__init__
+# and LexedRow.__init__), counted in the tree in C (`tree_grown`: RowTree.grown), Leo's memo
+# read in C before `transitive` is called, and a once-%ignore's start read from
+# lexer.without's memo: the trees that a native and a Python matcher grow apart must be
+# equal, row for row and slot for slot.
+
+ROW_SLOTS = ("items", "waiting", "allowed", "accepting", "leo", "lexer_start")
+
+
+def tree_rows(tree):
+    """The rows of a tree of rows, root first, children in the order they were added:
+    (path of child keys, type, the slots' values)."""
+    out, stack = [], [((), tree.root)]
+    while stack:
+        path, row = stack.pop()
+        out.append((path, type(row).__name__, tuple(getattr(row, s) for s in ROW_SLOTS)))
+        stack.extend((path + (k,), child) for k, child in reversed(list(row.children.items())))
+    return out
+
+
+def counting(f, name, counts):
+    """`f`, counting its calls in counts[name]."""
+    def counted(*args):
+        counts[name] += 1
+        return f(*args)
+    return counted
+
+
+def grown_apart(source_or_schema, vocab, tokens):
+    """A Python and a native matcher, each on its own compiled grammar (its own tree of
+    rows), in lockstep over `tokens`; their recognisers, and how many times each called
+    Python's `_transitive` and `lexer.without`."""
+    make = Grammar.from_json_schema if isinstance(source_or_schema, dict) else Grammar.from_lark
+    py = open_matcher(make(source_or_schema), vocab, backend="python")
+    nat = open_matcher(make(source_or_schema), vocab, backend="native")
+    calls = []
+    for m in (py, nat):
+        counts = {"_transitive": 0, "without": 0}
+        calls.append(counts)
+        for owner, name in ((m.recognizer.parser, "_transitive"), (m.recognizer.lexer, "without")):
+            setattr(owner, name, counting(getattr(owner, name), name, counts))
+    for t in tokens:
+        assert py.mask() == nat.mask() and work(py.stats) == work(nat.stats)
+        assert py.consume(t) and nat.consume(t)
+    return py.recognizer, nat.recognizer, calls
+
+
+def test_rows_made_in_c_equal_python_rows():
+    """The JSON array (Leo items: `transitive` and its memo), and a grammar with an %ignore
+    matched once (copies of rows, lexer.without): the same trees, the same counts, and
+    fewer calls of Python's `_transitive` and `without` from the C walk (their memos read
+    in C)."""
+    from benchmarks.mask_cache import ARRAY, document, greedy_tokens
+
+    v = Vocabulary.load("gpt2")
+    py, nat, calls = grown_apart(ARRAY, v, greedy_tokens(v, document(4)))
+    rows = tree_rows(nat.parser.tree)
+    assert len(rows) > 40 and tree_rows(py.parser.tree) == rows
+    assert (py.parser.tree.items, py.parser.tree.full) == (nat.parser.tree.items, nat.parser.tree.full)
+    assert any(row[2][4] for row in rows)  # some Leo memo filled
+    assert calls[1]["_transitive"] < calls[0]["_transitive"]
+
+    source = SHORT_PATH_GRAMMARS[0]  # "A" (x ",")* x "!", x: /[a-b]+/, %ignore /[ ]{1,2}/ once
+    vocab = vocabulary([b"A", b" ", b"a", b",", b"b ", b" b", b"!"])
+    tokens = [0, 1, 2, 3, 1, 4, 3, 5, 1, 3, 2, 6]  # "A a, b , b ,a!"
+    py, nat, calls = grown_apart(source, vocab, tokens)
+    rows = tree_rows(nat.parser.tree)
+    assert any(path and path[-1] & nat.lexer.once_skip_mask for path, _, _ in rows)  # copies
+    assert tree_rows(py.parser.tree) == rows
+    assert (py.parser.tree.items, py.parser.tree.full) == (nat.parser.tree.items, nat.parser.tree.full)
+    assert nat.parser.rows_built == py.parser.rows_built > 5
+    assert calls[1]["without"] < calls[0]["without"]
+
+
+def test_tree_full_counted_in_c(monkeypatch):
+    """RowTree.grown past SHARED_ITEMS marks the tree full: the C count (which reads the
+    SHARED_ITEMS that push_path hands over) does as the Python one."""
+    from benchmarks.mask_cache import ARRAY, document, greedy_tokens
+    from refimpl.recognition import earley, recognizer
+
+    monkeypatch.setattr(earley, "SHARED_ITEMS", 40)
+    monkeypatch.setattr(recognizer, "SHARED_ITEMS", 40)
+    v = Vocabulary.load("gpt2")
+    py, nat, _ = grown_apart(ARRAY, v, greedy_tokens(v, document(2)))
+    assert nat.parser.tree.full and py.parser.tree.full
+    assert py.parser.tree.items == nat.parser.tree.items > 40
