@@ -90,7 +90,7 @@ def test_character_loops_equal_the_naive_mask(pattern, tokens, choices):
 # children or more, which small random vocabularies rarely have: with MANY lowered to 2
 # they engage at every node with siblings; and the start state's region is used from the
 # second walk from a state on (after one that filled the table entries it reads, so that
-# its frontier reaches below the root), paying or not (PAYS 0). Against the same walk
+# its frontier reaches below the root), paying or not (PAYS and PER_FRONTIER_NODE 0). Against the same walk
 # with none of them (MANY beyond any fanout, no region), on two compilations of one grammar
 # (each its own lexer and rows): the same masks and stats, and the same calls into the
 # lexer and the parser, in the same order, step by step — what the C walker, which has
@@ -99,7 +99,7 @@ def test_character_loops_equal_the_naive_mask(pattern, tokens, choices):
 def with_many(many):
     """walk.walk with walk.MANY set to `many` for the call, and regions wherever a plan may
     be made (many < 256: from the second walk from a state, paying or not) or none."""
-    settings = {"MANY": many, "REGION_AFTER": 2 if many < 256 else 10**9, "PAYS": 0}
+    settings = {"MANY": many, "REGION_AFTER": 2 if many < 256 else 10**9, "PAYS": 0, "PER_FRONTIER_NODE": 0}
     def run(*args):
         saved = {name: getattr(walk_module, name) for name in settings}
         for name, value in settings.items():
