@@ -61,9 +61,10 @@ tokens at once and visits only its *frontier*, the nodes whose visit calls the l
 the parser (a transition not filled, a loop not computed, a lexeme ending: restart or
 advance), each from its parent's state, in preorder, as a plan of nodes at any depth. A
 frontier node the learned refusals refuse is left out too: where restart is first asked
-at one, those after it from the same state are filtered at once (`leave_out`). A region is kept only where it pays: where
-it takes at once more than its frontier costs to visit (`region_cost`): PAYS per parent
-state its nodes are visited from, and PER_FRONTIER_NODE per node.
+at one, those after it from the same state are filtered at once (`leave_out`). A region
+is kept only where it pays: where it takes at once more than its frontier costs to visit
+(`region_cost`): PAYS per parent state its nodes are visited from, PER_FRONTIER_NODE per
+node.
 
 None of this changes what is asked of the lexer and the parser, nor in which order: a
 child is left out only where its visit would have refused it from known table entries
@@ -147,7 +148,7 @@ def start_region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Optiona
     """The region of state s in `trie` for a vocabulary of n_vocab ids, kept in the lexer's
     `derived` store (a fresh store per walk for a lexer without one: no region); None
     before the REGION_AFTER-th time it is asked, beyond REGIONS regions, and where it
-    would not pay (PAYS)."""
+    would not pay (`region_cost`)."""
     derived = getattr(lexer, "derived", None)
     if derived is None:
         return None
