@@ -138,7 +138,7 @@ class Region(NamedTuple):
     extended with them gives the first first), with their parents' states."""
 
     flags: bytes
-    tokens: "array[int]"
+    tokens: List[int]  # a list: the vocabulary's ints, shared, and read faster than an array's
     skipped: int
     frontier: List[int]
     parents: List[int]
@@ -232,7 +232,7 @@ def build_region(trie: TokenTrie, lexer: Lexer, s: int, n_vocab: int) -> Region:
         flags[x] = 1
     frontier.reverse()
     parents.reverse()
-    return Region(bytes(flags), array("i", tokens), skipped, frontier, parents)
+    return Region(bytes(flags), tokens, skipped, frontier, parents)
 
 
 def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call costs more than a node
@@ -356,7 +356,7 @@ def walk(  # noqa: C901 -- the hot loop, one function on purpose: a helper call 
                             if keep is not None:  # a plan for n's siblings still to visit
                                 p = parent[n]
                                 a = children_first[p]
-                                j = a + children[a:children_first[p + 1]].index(n)  # listed last first
+                                j = child_bytes.index(b, a, children_first[p + 1])  # n's place: its byte's
                                 kept = list(compress(children[a:j], child_bytes[a:j].translate(keep)))
                                 if 2 * len(kept) <= j - a:
                                     skipped += end[p] - end[n] - (j - a) - below_count(end, kept)
@@ -429,13 +429,16 @@ def leave_out(todo: List[int], parents: List[int], s: int, keep: bytearray, trie
     parents' states) the nodes whose parent is in state s and whose byte `keep` refuses;
     return the number of nodes below them."""
     byte, end = trie.byte, trie.end
-    walks = [q != s or keep[byte[x]] for x, q in zip(todo, parents)]
+    if parents.count(s) == len(parents):  # all from s (the common case): their bytes at once
+        walks = bytes(map(byte.__getitem__, todo)).translate(keep)
+    else:
+        walks = bytes(q != s or keep[byte[x]] for x, q in zip(todo, parents))
     if all(walks):
         return 0
-    skipped = sum(end[x] - x - 1 for x, w in zip(todo, walks) if not w)
+    skipped = below_count(end, todo)
     todo[:] = compress(todo, walks)
     parents[:] = compress(parents, walks)
-    return skipped
+    return skipped - below_count(end, todo)
 
 
 def below_count(end: "array[int]", nodes: List[int]) -> int:
