@@ -208,6 +208,30 @@ def test_a_region_is_kept_from_the_second_walk_where_it_pays():
             assert region is None
 
 
+def test_a_region_whose_frontier_is_left_out_together_is_kept():
+    """Inside a JSON string value on GPT-2, after the slicer applied the plain-text slices,
+    the trie left to walk holds the tokens with a quote or an escape: its region takes ~300
+    tokens at once, and its frontier is the ~50 children of the closing quotes, all visited
+    from one lexer state (one restart, then `leave_out` of the rest). Weighed per parent
+    state, it pays and is kept; weighed per node (16 x 50 against ~350) it would not be.
+    The masks stay those of the walk with no slice, plan or region."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    g, v = Grammar.from_json_schema({"type": "array", "items": schema}), Vocabulary.load("gpt2")
+    m = open_matcher(g, v, backend="python", mask_cache=False)
+    plain = Matcher(g, v, walker=with_many(256), slices=[])
+    assert m.consume_bytes(b'[{"name": "n') and plain.consume_bytes(b'[{"name": "n')
+    masks = [m.mask() for _ in range(3)]
+    rec = m.recognizer
+    plan = m.slicer.plan(m._slice_oracle.certain(rec.state))
+    assert plan is not None and plan.applied > 0
+    rest = max(plan.tries, key=len)
+    region = rec.lexer.derived[("walk", "regions")][(rest, rec.state)]
+    assert region is not None and len(set(region.parents)) == 1
+    assert len(region.tokens) + region.skipped < walk_module.PAYS * len(region.frontier)  # the old rule
+    assert len(region.tokens) + region.skipped >= walk_module.region_cost(region)
+    assert masks[0] == masks[1] == masks[2] == plain.mask()
+
+
 class StandIn:
     """A lexer and parser by table, where nothing need be consistent: transitions filled on
     demand from `moves`, each state's loop as given (it need not match them), restarts and
