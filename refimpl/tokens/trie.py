@@ -61,7 +61,7 @@ class Children(NamedTuple):
     children by a table of their bytes at once (`bytes.translate`, `itertools.compress`)."""
 
     first: "array[int]"
-    nodes: "array[int]"
+    nodes: List[int]  # a list, not an array: `compress` over a list makes no int per item
     data: bytes
     fanout: bytearray
     siblings: bytearray
@@ -207,5 +207,5 @@ def _list_children(trie: TokenTrie) -> Children:
     fanout = bytearray(min(c, 255) for c in counts)
     siblings = bytearray(map(fanout.__getitem__, parents))
     siblings[0] = 0  # the root has none
-    return Children(first, nodes, bytes(map(byte.__getitem__, nodes)), fanout, siblings, parents,
+    return Children(first, nodes.tolist(), bytes(map(byte.__getitem__, nodes)), fanout, siblings, parents,
                     leaf_first, bytes(leaves))

@@ -90,7 +90,7 @@ def test_character_loops_equal_the_naive_mask(pattern, tokens, choices):
 # children or more, which small random vocabularies rarely have: with MANY lowered to 2
 # they engage at every node with siblings; and the start state's region is used from the
 # second walk from a state on (after one that filled the table entries it reads, so that
-# its frontier reaches below the root), paying or not (PAYS 0). Against the same walk
+# its frontier reaches below the root), paying or not (PAYS and PER_FRONTIER_NODE 0). Against the same walk
 # with none of them (MANY beyond any fanout, no region), on two compilations of one grammar
 # (each its own lexer and rows): the same masks and stats, and the same calls into the
 # lexer and the parser, in the same order, step by step — what the C walker, which has
@@ -99,7 +99,7 @@ def test_character_loops_equal_the_naive_mask(pattern, tokens, choices):
 def with_many(many):
     """walk.walk with walk.MANY set to `many` for the call, and regions wherever a plan may
     be made (many < 256: from the second walk from a state, paying or not) or none."""
-    settings = {"MANY": many, "REGION_AFTER": 2 if many < 256 else 10**9, "PAYS": 0}
+    settings = {"MANY": many, "REGION_AFTER": 2 if many < 256 else 10**9, "PAYS": 0, "PER_FRONTIER_NODE": 0}
     def run(*args):
         saved = {name: getattr(walk_module, name) for name in settings}
         for name, value in settings.items():
@@ -206,6 +206,30 @@ def test_a_region_is_kept_from_the_second_walk_where_it_pays():
             assert bytes(region.flags) == bytes(a & b for a, b in zip(region.flags, first.flags))
         else:
             assert region is None
+
+
+def test_a_region_whose_frontier_is_left_out_together_is_kept():
+    """Inside a JSON string value on GPT-2, after the slicer applied the plain-text slices,
+    the trie left to walk holds the tokens with a quote or an escape: its region takes ~300
+    tokens at once, and its frontier is the ~50 children of the closing quotes, all visited
+    from one lexer state (one restart, then `leave_out` of the rest). Weighed per parent
+    state, it pays and is kept; weighed per node (16 x 50 against ~350) it would not be.
+    The masks stay those of the walk with no slice, plan or region."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    g, v = Grammar.from_json_schema({"type": "array", "items": schema}), Vocabulary.load("gpt2")
+    m = open_matcher(g, v, backend="python", mask_cache=False)
+    plain = Matcher(g, v, walker=with_many(256), slices=[])
+    assert m.consume_bytes(b'[{"name": "n') and plain.consume_bytes(b'[{"name": "n')
+    masks = [m.mask() for _ in range(3)]
+    rec = m.recognizer
+    plan = m.slicer.plan(m._slice_oracle.certain(rec.state))
+    assert plan is not None and plan.applied > 0
+    rest = max(plan.tries, key=len)
+    region = rec.lexer.derived[("walk", "regions")][(rest, rec.state)]
+    assert region is not None and len(set(region.parents)) == 1
+    assert len(region.tokens) + region.skipped < walk_module.PAYS * len(region.frontier)  # the old rule
+    assert len(region.tokens) + region.skipped >= walk_module.region_cost(region)
+    assert masks[0] == masks[1] == masks[2] == plain.mask()
 
 
 class StandIn:
