@@ -3,13 +3,14 @@
  *
  *     walk(trie, lexer, parser, state, top, allowed) -> nodes walked
  *
- * The same function as walk.py's `walk` without its plans (walk.py as it runs when
- * tracing: every node visited in preorder), step for step: the same calls of
+ * The same function as walk.py's `walk` without its plans and regions (walk.py as it
+ * runs when tracing: every node visited in preorder), step for step: the same calls of
  * `lexer.fill`, `lexer.loop`, `parser.advance` and `parser.restart` with the same
  * arguments (those that end on the recogniser's short path taken in C, with the same
  * effects: below), the same bits set in `allowed`, the same count returned. walk.py's
  * plans at nodes of many children leave out only nodes this visit refuses from known
- * table entries, and count them, so the two agree on masks, counts and calls
+ * table entries, and its start-state regions only nodes this visit decides without a
+ * call, and count them, so the two agree on masks, counts and calls
  * (tests/accel/test_native.py). Read walk.py first; every block below names the lines of
  * walk.py (or recognizer.py) it implements.
  *
