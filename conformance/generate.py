@@ -820,6 +820,10 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # byte-mode classes ((?-u): one byte, not one character), repeated
     ("byte-mode", GrammarSpec("regex", r"x(?s-u:.)+|(?-u:[\x80-\xff]){2}"), ("bytes", UNICODE_VOCAB),
      ["xé", "x\xff", "é"], ["bytes", "repetition"]),
+    # Σ* in byte mode (every byte string; ¬∅ in the expression store, which holds no byte
+    # set): reached after a prefix; the token index once allowed only EOS there
+    ("every-byte-string", GrammarSpec("regex", r"ab(?s-u:.)*"), ("bytes",), ["ab\xff\n", "abab"],
+     ["bytes", "repetition"]),
     # the regex syntax's corners: POSIX classes, class set operations, (?R) and (?x)
     ("posix-classes", GrammarSpec("regex", r"[[:xdigit:]]+ [[:ascii:]&&[[:punct:]]]+[[:^alpha:]]?"), ("bytes", "gpt2"),
      ["0aF9 !~", "f ``\x7f"], ["classes"]),

@@ -102,6 +102,24 @@ def test_muted_literals_coarsen_the_classes():
     assert len(unmuted.class_trie(body).reps) == len(root.reps)
 
 
+@pytest.mark.parametrize("pattern", [r"(?s-u:.)*", r"ab(?-u:[\x00-\xff])*", r"(a|(?s-u:.)*b)"])
+def test_every_byte_string(pattern):
+    """Σ*, every byte string, is ¬∅ in the expression store: it holds no byte set, yet
+    refuses no byte, so step 1 (dead bytes) may not read its uncovered bytes as dead. Once
+    the index allowed only EOS there (the fuzzer found it: `((?s-u:.))*`)."""
+    g = Grammar.from_regex(pattern)
+    vocab = vocabulary([b"a", b"ab", b"\xff", b"\n", b"b\x00"])
+    for steps in ALL_COMBINATIONS:
+        assert build_index(g, vocab, steps).canonical() == naive_index(g, vocab).canonical(), steps
+    checked = 0
+    for path in ([], [0], [1, 2, 3]):
+        indexed, walking = Matcher(g, vocab, backend="index"), Matcher(g, vocab)
+        if indexed.consume_tokens(path) and walking.consume_tokens(path):
+            assert indexed.mask() == walking.mask() == naive_mask(g, vocab, path), path
+            checked += 1
+    assert checked >= 2
+
+
 def test_empty_grammar_too():
     """`start: x | ""`: the index's start state is final although x needs a letter."""
     g = Grammar.from_lark('start: x | ""\nx: /[a-z]+/')

@@ -61,6 +61,9 @@ class ByteSets:
         root for every state (one global partition). Without step 1 every byte is live;
         without step 2 every live byte is its own class."""
         masks = byte_sets(self.es, e)
+        # step 1 only where the bytes no byte set of e holds are dead: not under & or ¬
+        # (Σ* is ¬∅, which holds no byte set and refuses no byte: regex/classes.py)
+        dead_bytes = dead_bytes and not self.es.has_boolean[e]
         key = (masks, dead_bytes, classes)
         p = self._partitions.get(key)
         if p is None:
