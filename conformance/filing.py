@@ -26,6 +26,7 @@ import tempfile
 from typing import Any, Dict, List, Optional
 
 from .bugreport import DRIVERS, FINDINGS_DOC, PEERS, peer_bug_cases, peer_differences, script
+from .engine import Engine
 from .vectors import FormatError
 
 RECORD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "bugreports.json")
@@ -51,8 +52,8 @@ def run_script(text: str, timeout: float = 300) -> str:
     return "failed"
 
 
-def survey(engine: Any) -> Dict[str, Any]:
-    """The record of one installed peer (an Engine): its version, today's date, and each
+def survey(engine: Engine) -> Dict[str, Any]:
+    """The record of one installed peer: its version, today's date, and each
     peer bug with a case by its script's outcome."""
     cases, _ = peer_bug_cases(engine)
     outcomes: Dict[str, List[str]] = {o: [] for o in OUTCOMES}
