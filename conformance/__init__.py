@@ -45,6 +45,7 @@ Modules and packages, one concept each (docs/conformance.md is the full story):
     json_schema_test_suite.py
                         the JSON-Schema-Test-Suite's schemas and instances as vectors (a corpus beside the default suite)
     bugreport.py        a peer bug's minimal case as a standalone script of the peer's public API
+    filing.py           the survey of those scripts per peer, its record, and the table of it
     maskbench.py        JSONSchemaBench's schemas and instances as vectors; MaskBench's figures
     corpus.py           a corpus of schemas from a checkout or a bare git directory
     bpe.py              a text as the vocabulary's own tokenizer spells it (byte-level BPE)

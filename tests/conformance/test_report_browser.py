@@ -81,7 +81,7 @@ def test_the_page_of_the_committed_results(driver, pages):
     assert rows(d, "matrix") == sorted(ENGINES, key=report._order)
     assert rows(d, "totals") == rows(d, "matrix")
     check_plots(d, ["default-outcomes", "default-kinds", "default-seconds", "maskbench-outcomes", "maskbench-ttfm",
-                    "maskbench-tbm", "schemastore-outcomes"])
+                    "maskbench-tbm", "schemastore-outcomes", "json-schema-test-suite-outcomes"])
     bars = d.find_elements(By.CSS_SELECTOR, 'svg[data-plot="default-outcomes"] text.label')
     assert [b.text for b in bars] == rows(d, "matrix")
     target = os.environ.get("MASKREF_SCREENSHOT_SCOREBOARD")
