@@ -1328,6 +1328,27 @@ tree_grown(PyObject *tree, Py_ssize_t n, PyObject *shared)
 static int
 copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *start, Py_ssize_t *new_top);
 
+/* The end of both pushes: row.lexer_start = s (what `what` answered), the lexeme ended,
+ * the walk goes on from that start in the row above `top` (scan's last lines). 1, or -1
+ * with the error set. */
+static int
+placed_start(Walk *w, PyObject *row, PyObject *s, const char *what, Py_ssize_t top, long *start,
+             Py_ssize_t *new_top)
+{
+    if (set_attr(row, "lexer_start", s) < 0)
+        return -1;
+    const long st = lexer_start_of(row);
+    if (st < 0) {  /* not a lexer state: Python's to refuse, as in scan_lookup */
+        if (st == -1)
+            PyErr_Format(PyExc_ValueError, "%s answered a value that is not a lexer state", what);
+        return -1;
+    }
+    w->short_ended++;
+    *start = st;
+    *new_top = top + 1;
+    return 1;
+}
+
 static int
 scan_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *start, Py_ssize_t *new_top)
 {
@@ -1396,18 +1417,7 @@ scan_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
         Py_INCREF(s);
     else if (PyErr_Occurred() || (s = PyObject_CallOneArg(PyTuple_GET_ITEM(w->push_parts, 7), allowed)) == NULL)
         goto fail;
-    if (set_attr(row, "lexer_start", s) < 0)
-        goto fail;
-    const long st = lexer_start_of(row);
-    if (st < 0) {  /* not a lexer state: Python's to refuse, as in scan_lookup */
-        if (st == -1)
-            PyErr_SetString(PyExc_ValueError, "lexer.start_after() answered a value that is not a lexer state");
-        goto fail;
-    }
-    w->short_ended++;
-    *start = st;
-    *new_top = top + 1;
-    r = 1;
+    r = placed_start(w, row, s, "lexer.start_after()", top, start, new_top);
     goto done;
 fail:
     r = -1;
@@ -1520,18 +1530,8 @@ copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
         PyObject *args[2] = {below, once};
         s = PyObject_Vectorcall(PyTuple_GET_ITEM(w->push_parts, 8), args, 2, NULL);
     }
-    if (s == NULL || set_attr(row, "lexer_start", s) < 0)
-        goto done;
-    const long st = lexer_start_of(row);
-    if (st < 0) {  /* not a lexer state: Python's to refuse, as in scan_lookup */
-        if (st == -1)
-            PyErr_SetString(PyExc_ValueError, "lexer.without() answered a value that is not a lexer state");
-        goto done;
-    }
-    w->short_ended++;
-    *start = st;
-    *new_top = top + 1;
-    r = 1;
+    if (s != NULL)
+        r = placed_start(w, row, s, "lexer.without()", top, start, new_top);
 done:
     Py_XDECREF(s);
     Py_XDECREF(below);
