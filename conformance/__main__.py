@@ -297,7 +297,7 @@ def _survey(args: argparse.Namespace) -> int:
     """bugreport --survey PEER: every bug report of the peer run, the record updated, and
     with --markdown the page's table regenerated (conformance/filing.py)."""
     from .bugreport import DRIVERS, PEERS
-    from .filing import read_record, survey, table, write_record, write_table
+    from .filing import MARKS, block, read_record, survey, table, write_record, write_table
 
     peer = ALIASES.get(args.survey, args.survey)
     if peer not in PEERS or peer not in DRIVERS:
@@ -305,6 +305,12 @@ def _survey(args: argparse.Namespace) -> int:
                          % (args.survey, ", ".join(p for p in PEERS if p in DRIVERS)))
     with culprit("--record", args.record):
         record = read_record(args.record)
+    if args.markdown:
+        with culprit("--markdown", args.markdown):
+            with open(args.markdown, encoding="utf-8") as f:
+                if block(f.read()) is None:
+                    raise SetupError("--markdown %s: no block %s ... %s to write the table into"
+                                     % ((args.markdown,) + MARKS))
     record["peers"][peer] = survey(_engine(peer))
     write_record(record, args.record)
     seen = record["peers"][peer]

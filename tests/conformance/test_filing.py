@@ -72,3 +72,7 @@ def test_the_command_line_refuses_what_it_cannot_survey(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{", encoding="utf-8")
     cli.fails(main, capsys, ["bugreport", "--survey", "kbnf", "--record", str(bad)], "--record")
+    page = tmp_path / "page.md"
+    page.write_text("# no block here\n", encoding="utf-8")
+    cli.fails(main, capsys, ["bugreport", "--survey", "kbnf", "--markdown", str(page)], "--markdown", "BEGIN bugreports")
+    cli.fails(main, capsys, ["bugreport", "--survey", "kbnf", "--markdown", str(tmp_path / "none.md")], "none.md")
