@@ -98,12 +98,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.repros:
         with culprit("--repros", args.repros):
             os.makedirs(args.repros, exist_ok=True)
+    supported = None
+    if args.supported:
+        from .results import supported as supported_in
+
+        with culprit("--supported", args.supported):
+            supported = supported_in(args.supported)
     repros = Repros(args.repros, args.max_repros)
     status = 0
     rows = []
     for engine in engines:
         report = run_suite(engine, args.suite, repros, jobs=1 if args.first else args.jobs, quiet=args.quiet,
-                           first=args.first, results=args.results, limits=limits, ray=args.ray)
+                           first=args.first, results=args.results, limits=limits, ray=args.ray, supported=supported)
         if args.results:
             print("resumed %d of %d vectors from %s" % (report.resumed, report.total()["vectors"], args.results))
         print(report.table())
@@ -374,6 +380,8 @@ def _main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--matrix", action="store_true", help="then the compliance matrix's rows, in Markdown")
     p.add_argument("--results", metavar="FILE", help="append each vector's result to FILE (JSON lines) as it completes; "
                    "the vectors FILE already holds for the engine are not checked again (a stopped run resumes)")
+    p.add_argument("--supported", metavar="FILE", help="a results file of an earlier run (plain or .gz): a vector it "
+                   "records as supported that the engine refuses now (unsupported) is a failure, support lost")
     p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="spread the vectors over a Ray cluster: a local "
                    "one (no ADDRESS), or a running one's (needs the 'cluster' extra)")
     p.add_argument("--timeout", type=positive_float, metavar="SECONDS", help="each vector's time limit, in a child process "

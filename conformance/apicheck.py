@@ -6,7 +6,9 @@ testing (tools/mutation.py) found bugs that masks alone never show: forced bytes
 tokens, whether the output may end, rollback. For those backends `run` and `fuzz` also
 compare, after every token, `is_accepting()`, `forced_bytes()` and `forced_tokens()`, and
 `fuzz` rolls both back by a drawn number of steps at the end of a path and compares the
-masks (and that rolling back past the start is refused by both).
+masks (and that rolling back past the start is refused by both). `run` offers every engine
+built on refimpl (the token index's own API too) the ids just outside the vocabulary
+before each mask: both must be refused.
 
 A difference is a disagreement like a mask's (`Divergence.error` says which call). A
 fault of the engine's process (isolation.fault_of: a worker that died, hung or answered
@@ -57,6 +59,30 @@ def api_difference(ref: Matcher, other: Any) -> Optional[str]:
             return "%s: the engine raised %s: %s" % (name, type(e).__name__, e)
         if _plain(got) != _plain(want):
             return "%s: the engine answers %r, refimpl %r" % (name, _plain(got), _plain(want))
+    return None
+
+
+def out_of_range_difference(session: Session, n_tokens: int) -> Optional[str]:
+    """Offer the session the ids just outside the vocabulary: -1 (which Python's indexing
+    reads as the last token) and `n_tokens`. Each must be refused — consume answers False,
+    or raises an error that is not a fault of the process — and leave the state as it was
+    (the next mask compared shows it). None if so.
+
+    >>> from refimpl import Grammar, Vocabulary
+    >>> from .refimpl_engines import MatcherSession
+    >>> v = Vocabulary.from_bytes([b"a", b"b"])
+    >>> out_of_range_difference(MatcherSession(Matcher(Grammar.from_regex("a*"), v)), len(v)) is None
+    True
+    """
+    for t in (-1, n_tokens):
+        try:
+            took = session.consume(t)
+        except Exception as e:  # noqa: BLE001 - an error is a refusal, a fault is not
+            if fault_of(e):
+                raise
+            continue
+        if took:
+            return "consume(%d), an id outside the vocabulary's %d: the engine took it" % (t, n_tokens)
     return None
 
 

@@ -896,6 +896,11 @@ BLINDSPOTS: List[Tuple[str, GrammarSpec, Sequence[Union[str, Vocabulary]], List[
     # token index must decline it (issue 35's held-out sample: an index built for it)
     ("one-lexeme-twice", GrammarSpec("lark", 'start: x x?\nx: /[a-z]/\n'), ("bytes", "gpt2"), ["ab", "c"],
      ["index", "lexing"]),
+    # the vocabulary's last id an ordinary token the grammar allows (`"<s>`), which an id of
+    # -1 would name under Python's indexing: an id out of range must be refused (issue 35's
+    # held-out sample: the token index's next_state took -1 as the last token)
+    ("last-id-allowed", GrammarSpec("regex", r'(a|"<s>)+b?'), (MULTI_EOS_VOCAB,), [['"<s>', "a", "b"], ["a", '"<s>']],
+     ["index", "token-id"]),
     # GBNF's <text>: a plain token named by its text, here `<x>`, not only a special one,
     # among tokens sorting before and after it (issue 35's held-out samples: seed 38, the
     # tokens sorting after the text taken too; seed 39, those before it, `<a>`)

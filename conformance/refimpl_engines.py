@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
 from refimpl.limits import DEFAULT_LIMITS
-from refimpl.masks.index import NotRegular, Steps, TokenIndex, build_index
+from refimpl.masks.index import DEAD, NotRegular, Steps, TokenIndex, build_index
 from refimpl.masks.slicer import JSON_SLICES
 
 from .engine import Engine, Session
@@ -111,7 +111,8 @@ def _worker_unsupported(error: Exception) -> bool:
 class TokenIndexSession(Session):
     """A generation on a token index's own API only: the state starts at `index.start`, a
     mask is `index.mask(state)` (EOS where the state is final), a token moves it by
-    `index.next_state` (to DEAD after EOS: nothing follows)."""
+    `index.next_state` — DEAD for a token the state does not allow, which is refused, but for
+    EOS where the state is final (nothing follows it: DEAD is the state after it)."""
 
     def __init__(self, index: TokenIndex) -> None:
         self.index = index
@@ -121,9 +122,10 @@ class TokenIndexSession(Session):
         return self.index.mask(self.state).to_bytes()
 
     def consume(self, token: int) -> bool:
-        if token not in ids_of(self.mask()):
+        target = self.index.next_state(self.state, token)
+        if target == DEAD and not (token in self.index.eos_token_ids and self.index.is_final(self.state)):
             return False
-        self.state = self.index.next_state(self.state, token)
+        self.state = target
         return True
 
 

@@ -115,6 +115,12 @@ def _read(path: str) -> bytes:
         raise FormatError("%s: not a whole gzip file (%s)" % (path, e)) from None
 
 
+def supported(paths: Union[str, Iterable[str]]) -> Set[Tuple[str, str]]:
+    """(id, digest) of every vector the files record as supported (any status but
+    unsupported), by any engine they hold: the expectation of `run --supported`."""
+    return {(r["id"], r["digest"]) for r in read_results(paths) if r["status"] != "unsupported"}
+
+
 def done_keys(paths: Union[str, Iterable[str]]) -> Set[Key]:
     """The keys the files hold a record of."""
     return {key(r) for r in read_results(paths, on_torn=None)}

@@ -21,7 +21,7 @@ import re
 import shlex
 import sys
 import time
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, TextIO, Tuple, Union
 
 from refimpl import Grammar, MaskrefError, Matcher, Vocabulary, progress
 
@@ -240,7 +240,7 @@ def _follow(engine: Engine, session: Session, vector: Vector, path: Path, res: R
     replaying the path (conformance/apicheck.py), and at the path's end a rollback of half
     of it. Returns the last step's outcome (None if no step was compared, or the session
     was rolled back)."""
-    from .apicheck import api_difference, api_of, rollback_difference
+    from .apicheck import api_difference, api_of, out_of_range_difference, rollback_difference
 
     api = api_of(engine, session) if grammar is not None else None
     ref = Matcher(grammar, vector.vocab) if api is not None and grammar is not None else None
@@ -252,6 +252,10 @@ def _follow(engine: Engine, session: Session, vector: Vector, path: Path, res: R
             if wrong is not None:
                 res.status, res.divergence = "disagree", divergence_data(path.divergence(error=wrong))
                 return None
+        wrong = out_of_range_difference(session, len(vector.vocab)) if engine.uses_refimpl else None
+        if wrong is not None:
+            res.status, res.divergence = "disagree", divergence_data(path.divergence(error=wrong))
+            return None
         last = out = compare_step(engine, session, path, step.mask, step.accepting, _next_token(step.token))
         if out.compared:
             if res.first_mask_us is None:
@@ -416,8 +420,13 @@ class Report:
         self.resumed = 0  # results read from a results file, not checked again
         self.repros: List[str] = []  # the repros written (.txt paths), in order
         self.unwritten = 0  # failures left without a repro (over the cap of their kind)
+        #: the vectors unsupported now that the results given to run_suite(supported=)
+        #: record as supported (the same vector: id and digest): support lost
+        self.lost: List[Result] = []
 
-    def add(self, r: Result) -> None:
+    def add(self, r: Result, was_supported: bool = False) -> None:
+        """Count a vector's result; `was_supported`: an earlier run supported the vector, so
+        unsupported now it is support lost."""
         row = self.rows.setdefault(r.kind, collections.Counter())
         row["vectors"] += 1
         row["steps"] += r.steps
@@ -426,6 +435,8 @@ class Report:
             self.known[k] += 1
         if r.status == "unsupported":
             self.reasons[r.reason] += 1
+            if was_supported:
+                self.lost.append(r)
         if r.status == "disagree" and r.fault:
             row["fault"] += 1
             self.faults.append(r)
@@ -440,8 +451,9 @@ class Report:
             self.repros.append(path)
 
     def failures(self) -> List[Result]:
-        """The vectors that disagree or whose engine's process failed (undeclared)."""
-        return self.disagreements + self.faults
+        """The vectors that disagree, whose engine's process failed (undeclared), or that
+        the engine no longer supports."""
+        return self.disagreements + self.faults + self.lost
 
     def total(self) -> collections.Counter:
         out: collections.Counter = collections.Counter()
@@ -477,12 +489,16 @@ class Report:
                                                           "  -> " + r.repro if r.repro else ""))
             if len(results) > 20:
                 lines.append("  ... %d more %s" % (len(results) - 20, "disagreements" if label == "DISAGREE" else "faults"))
+        for r in self.lost[:20]:
+            lines.append("  SUPPORT LOST %s: %s" % (r.id, _first_line(r.reason, 120)))
+        if len(self.lost) > 20:
+            lines.append("  ... %d more vectors whose support was lost" % (len(self.lost) - 20))
         return "\n".join(lines)
 
     def repro_summary(self, repros: "Repros") -> str:
         """Where the repros of this run's failures went, how many, how many were not
         written (over the cap) and how many failures were resumed from a results file."""
-        failures = len(self.failures())
+        failures = len(self.disagreements) + len(self.faults)  # (support lost has no repro)
         if not failures:
             return ""
         where = os.path.join(repros.folder or "?", safe_name(self.engine.name))
@@ -716,7 +732,8 @@ def raw_lines(suite: str) -> List[str]:
 
 def run_suite(engine: Engine, suite: str, out_dir: Union[str, Repros, None] = None, jobs: Optional[int] = 1,
               quiet: bool = False, stream: Optional[TextIO] = None, first: bool = False, results: Optional[str] = None,
-              limits: Optional[Limits] = None, ray: Optional[str] = None, max_repros: Optional[int] = 1) -> Report:
+              limits: Optional[Limits] = None, ray: Optional[str] = None, max_repros: Optional[int] = 1,
+              supported: Optional[Set[Tuple[str, str]]] = None) -> Report:
     """Check every vector of `suite`; returns the report (repros already written).
     first=True stops at the first failure, a disagreement or a fault (meant for jobs=1:
     the order is the suite's).
@@ -729,7 +746,9 @@ def run_suite(engine: Engine, suite: str, out_dir: Union[str, Repros, None] = No
     are not checked again, their records counted instead (report.resumed of them).
     limits: each vector checked in a child process within them (containment.py).
     ray: the vectors spread over a Ray cluster ("" a local one, of `jobs` CPUs, all the
-    machine's if None; else the address of a running one: conformance/cluster.py)."""
+    machine's if None; else the address of a running one: conformance/cluster.py).
+    supported: (id, digest) of the vectors an earlier run supported
+    (results.supported): one of them unsupported now is a failure (report.lost)."""
     repros = out_dir if isinstance(out_dir, Repros) else Repros(out_dir, max_repros)
     report = Report(engine)
     done = _stored(engine, results, None if quiet else stream or sys.stderr)
@@ -742,7 +761,7 @@ def run_suite(engine: Engine, suite: str, out_dir: Union[str, Repros, None] = No
         if record is None:
             pending.append(line)
         else:
-            report.add(Result.from_json(record))
+            report.add(Result.from_json(record), supported is not None and (data["id"], digests[line]) in supported)
             report.resumed += 1
     version = _safe_version(engine) if results is not None else ""
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
@@ -765,7 +784,7 @@ def run_suite(engine: Engine, suite: str, out_dir: Union[str, Repros, None] = No
             if results is not None:
                 stored.append(results, dict(r.to_json(), engine=engine.name, version=version, digest=digests[line],
                                             tags=tags[line], seconds=round(seconds, 6), date=today))
-            report.add(r)
+            report.add(r, supported is not None and (r.id, digests[line]) in supported)
             task.advance(note=progress_note(report, task.done + 1, len(pending), time.monotonic() - t0))
             if first and report.failures():
                 break

@@ -95,6 +95,12 @@ GROUPS = FAMILIES["engine"]
 #: the worker's options for a group whose code only a non-default Matcher runs
 #: (refimpl/serving/worker.py): the token index, and the mask cache with its compaction
 WORKER_OPTIONS: Dict[str, str] = {"index": "--backend index", "caches": "--mask-cache"}
+#: the groups whose worker may answer "unsupported" (the index backend declines a grammar
+#: that is not regular), each with the results file of the unmutated backend on the
+#: default suite: the worker's run is given it (`conformance run --supported`), so a mutant
+#: that declines a vector the backend supports fails the run (support lost) instead of
+#: being skipped there
+SUPPORT_JUDGED: Dict[str, str] = {"index": "results/default/index.jsonl.gz"}
 #: the groups whose code no worker runs (no grammar kind of the protocol comes from a Python
 #: type), each with the suite group that pins it: a mutant of one is judged by regenerating
 #: that group with the mutated refimpl (`conformance generate --only GROUP`) and comparing
@@ -314,10 +320,12 @@ def worker_backend(mutant_dir: Path, python: str = sys.executable, options: str 
             % (mutant_dir, python, options)).rstrip()
 
 
-def run_argv(backend: str, out: Path, python: str = sys.executable, suite: Optional[str] = None) -> List[str]:
-    """`conformance run --first` on the default suite (or `suite`)."""
+def run_argv(backend: str, out: Path, python: str = sys.executable, suite: Optional[str] = None,
+             supported: Optional[str] = None) -> List[str]:
+    """`conformance run --first` on the default suite (or `suite`); `supported`: a results
+    file whose supported vectors the engine must support (`--supported`)."""
     return ([python, "-m", "conformance", "run", "--engine", backend, "--first", "--quiet", "--out", str(out)]
-            + (["--suite", suite] if suite else []))
+            + (["--suite", suite] if suite else []) + (["--supported", supported] if supported else []))
 
 
 def fuzz_argv(backend: str, seconds: float, seed: int, out: Path, python: str = sys.executable) -> List[str]:
@@ -403,7 +411,7 @@ class Campaign:
 
     def __init__(self, clone: Path, out: Path, fuzz_seconds: float, seed: int, python: str = sys.executable,
                  run_timeout: Optional[float] = None, nice: int = 15, suite: Optional[str] = None,
-                 worker_options: str = "", groups: Iterable[str] = ()) -> None:
+                 worker_options: str = "", groups: Iterable[str] = (), supported: Optional[str] = None) -> None:
         self.clone, self.out, self.fuzz_seconds, self.seed = clone, out, fuzz_seconds, seed
         self.python, self.nice, self.suite = python, nice, suite
         self.mutant_dir = clone / ".mutant"
@@ -411,6 +419,10 @@ class Campaign:
         self.run_timeout = run_timeout
         self.repros = out / "repros"
         self.groups = list(groups)
+        #: the results file the worker's run must keep the support of: `supported`, else
+        #: SUPPORT_JUDGED's for the default suite (a results file names vectors by digest)
+        judged = sorted({SUPPORT_JUDGED[g] for g in self.groups if g in SUPPORT_JUDGED})
+        self.supported = supported or (judged[0] if len(judged) == 1 and suite is None else None)
         #: the time limit of each regenerated suite group's check (set by `baseline`)
         self.generate_timeouts: Dict[str, float] = {}
         #: the time limit of each IN_COPY_ENGINES engine's run, and of each HOSTILE_REPLAYED
@@ -438,7 +450,8 @@ class Campaign:
                               if g in table})
         seconds = 0.0
         if not self.groups or any(g not in REGENERATED for g in self.groups):
-            c = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone, 900, self.nice)
+            c = run_check(run_argv(self.backend, self.repros, self.python, self.suite, self.supported), self.clone,
+                          900, self.nice)
             if c.rc != 0:
                 raise SystemExit("the unmutated worker does not agree with the suite (exit %s):\n%s" % (c.rc, c.tail))
             if self.run_timeout is None:
@@ -504,7 +517,7 @@ class Campaign:
         if group in REGENERATED:
             return self.regenerate(REGENERATED[group], self.generate_timeouts.get(REGENERATED[group], 600.0))
         assert self.run_timeout is not None
-        run = run_check(run_argv(self.backend, self.repros, self.python, self.suite), self.clone,
+        run = run_check(run_argv(self.backend, self.repros, self.python, self.suite, self.supported), self.clone,
                         self.run_timeout, self.nice)
         if run.rc == 0 and group in IN_COPY_ENGINES:
             engine = IN_COPY_ENGINES[group]

@@ -77,8 +77,8 @@ def test_refimpl_backends_must_refuse_a_refused_token():
 
     class Wrong(Matcher):
         def consume(self, token_id):
-            super().consume(token_id)
-            return True
+            took = super().consume(token_id)
+            return took or 0 <= token_id < len(self.vocab)  # (an id out of range still refused)
 
     class Engine(MatcherEngine):
         def start(self, spec, vocab, grammar=None):
@@ -89,3 +89,28 @@ def test_refimpl_backends_must_refuse_a_refused_token():
     res = check_vector(wrong, digits_vector((0x31, 0x32)))
     assert res.status == "disagree" and "took a token the mask refuses" in res.divergence["error"], res.divergence
     assert check_vector(MatcherEngine("python"), digits_vector((0x31, 0x32))).status == "agree"
+
+
+def test_refimpl_engines_must_refuse_an_id_outside_the_vocabulary():
+    """An id of -1 read as the last token (Python's indexing) is taken; `run` offers every
+    engine built on refimpl -1 and len(vocab) before each mask (apicheck.out_of_range_difference)."""
+    from conformance.refimpl_engines import MatcherEngine, MatcherSession, TokenIndexEngine
+
+    class Wrong(Matcher):
+        def consume(self, token_id):
+            return super().consume(token_id % len(self.vocab))
+
+    class Engine(MatcherEngine):
+        def start(self, spec, vocab, grammar=None):
+            return MatcherSession(Wrong(grammar or spec.compile(), vocab))
+
+    spec = GrammarSpec("regex", "[ab]+")
+    vocab = Vocabulary.from_bytes([b"<eos>", b"a", b"b"], eos_token_id=0)
+    v = record(spec.compile(), spec, vocab, [2, 1, 0], "test/last-id")
+    wrong = Engine()
+    wrong.name = "wrong-ids"
+    res = check_vector(wrong, v)
+    assert res.status == "disagree" and res.divergence["error"] == (
+        "consume(-1), an id outside the vocabulary's 3: the engine took it"), res.divergence
+    for engine in (MatcherEngine("python"), MatcherEngine("index"), TokenIndexEngine(workers=1)):
+        assert check_vector(engine, v).status == "agree", engine.name

@@ -134,3 +134,45 @@ def test_a_run_killed_midway_resumes_with_every_vector_once(tmp_path):
     run_suite(get_engine("refimpl"), suite, str(tmp_path / "repros"), quiet=True, results=whole)
     expected = {r["id"]: comparable(r) for r in results.read_results(whole)}
     assert {r["id"]: comparable(r) for r in lines} == expected
+
+
+def test_support_lost_against_an_earlier_run_is_a_failure(tmp_path, capsys):
+    """`run --supported FILE`: a vector the file records as supported that the engine
+    declines now fails the run (exit 1, SUPPORT LOST), a resumed one too; one it declined
+    there too, or that changed since (another digest), does not."""
+    suite = small_suite(tmp_path, n=70)
+    lines = raw_lines(suite)
+    declined = [json.loads(line)["id"] for line in lines if run_suite(
+        get_engine("index"), _one(tmp_path, line), quiet=True).total()["unsupported"]]
+    assert declined  # the regex suite's grammars without a lexeme: no index
+    earlier = str(tmp_path / "earlier.jsonl")
+    for line in lines:
+        v = json.loads(line)
+        results.append(earlier, {"engine": "index", "id": v["id"], "digest": results.digest(line),
+                                 "status": "agree" if v["id"] == declined[0] else "unsupported"})
+    argv = ["run", "--engine", "index", "--suite", suite, "--quiet", "--max-repros", "0"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(argv + ["--supported", earlier]) == 1
+    out = capsys.readouterr().out
+    assert "SUPPORT LOST %s: no token index" % declined[0] in out
+    assert out.count("SUPPORT LOST") == 1 and "repros:" not in out
+    path = str(tmp_path / "r.jsonl")  # resumed from a results file: the same verdict
+    assert main(argv + ["--results", path]) == 0
+    assert main(argv + ["--results", path, "--supported", earlier]) == 1
+    assert "SUPPORT LOST %s" % declined[0] in capsys.readouterr().out
+    with open(earlier, "a", encoding="utf-8") as f:  # the earlier record of another digest
+        f.write(json.dumps({"engine": "index", "id": declined[0], "digest": "0" * 16, "status": "agree"}) + "\n")
+    rewritten = str(tmp_path / "rewritten.jsonl")
+    with open(earlier, encoding="utf-8") as f, open(rewritten, "w", encoding="utf-8") as g:
+        g.writelines(line for line in f if '"status":"agree"' not in line.replace(" ", "") or '"0000' in line)
+    assert main(argv + ["--supported", rewritten]) == 0
+    assert main(argv + ["--supported", str(tmp_path / "none.jsonl")]) == 2
+    assert "--supported" in capsys.readouterr().err
+
+
+def _one(tmp_path, line):
+    path = str(tmp_path / "one.jsonl")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(line)
+    return path

@@ -272,6 +272,29 @@ def test_an_index_mutant_the_worker_misses_is_judged_by_the_token_index_engine_i
     assert kept["outcome"] == "survived" and kept["run"]["rc"] == 0, kept
 
 
+def test_an_index_mutant_that_declines_what_the_backend_supports_is_killed(campaign, tmp_path):
+    """The index backend declines a grammar that is not regular (unsupported, a skip); a
+    mutant that declines every grammar (seed 43's `len(s) >= 1`) loses the support the
+    unmutated backend's results record, and `run --supported` fails on it (SUPPORT_JUDGED)."""
+    from conformance.__main__ import main as conformance_main
+
+    assert mutation.SUPPORT_JUDGED["index"] == "results/default/index.jsonl.gz"
+    assert (ROOT / mutation.SUPPORT_JUDGED["index"]).is_file()
+    supported = str(tmp_path / "index.jsonl")
+    assert conformance_main(["run", "--engine", "index", "--suite", campaign.suite, "--quiet", "--no-contain",
+                             "--results", supported]) == 0
+    c = mutation.Campaign(campaign.clone, campaign.clone / "out-support", fuzz_seconds=0, seed=0, nice=0,
+                          suite=campaign.suite, run_timeout=120, worker_options="--backend index", groups=["index"],
+                          supported=supported)
+    c.baseline()
+    path = "refimpl/masks/index/regular.py"
+    source = (c.clone / path).read_text(encoding="utf-8")
+    none_regular = source.replace("if any(len(s) > 1 for s in partial):", "if any(len(s) >= 1 for s in partial):")
+    assert none_regular != source
+    killed = c.check_source(mutation.Mutant(path, "core/ReplaceComparisonOperator_Gt_GtE", 0, 1, "index"), none_regular)
+    assert killed["outcome"] == "killed-run" and "SUPPORT LOST tiny/0" in killed["run"]["tail"], killed
+
+
 def test_a_held_out_sample_leaves_out_the_mutants_drawn_before(tmp_path):
     """`--exclude`: the keys of every results.jsonl below a campaign folder."""
     for group, keys in (("lark", ["a.py:X:0", "a.py:X:1"]), ("ebnf", ["b.py:Y:3"])):

@@ -18,7 +18,6 @@ stored bitmask; the next state of a token is two indexings.
 """
 from __future__ import annotations
 
-import sys
 from array import array
 from typing import Dict, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -104,12 +103,6 @@ class TokenIndex:
             return DEAD
         k = row.of[token]
         return row.targets[k - 1] if k else DEAD
-
-    def memory_size(self) -> int:
-        """Bytes held by the table (rows, their vectors and bitmasks, the dict), not the DFA."""
-        return sys.getsizeof(self.rows) + sum(
-            sys.getsizeof(row) + sys.getsizeof(row.targets) + sys.getsizeof(row.of) + sys.getsizeof(row.allowed)
-            for row in self.rows.values())
 
     def canonical(self) -> Tuple[Tuple[bytes, Tuple[Tuple[int, bytes], ...]], ...]:
         """The table with the states renumbered in a fixed order — breadth-first from the
