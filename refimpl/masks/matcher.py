@@ -35,6 +35,7 @@ from ..errors import MaskrefError
 from ..frontends.grammar import Grammar
 from ..html import STYLE, escape, items, table
 from ..limits import Limits
+from ..recognition.earley import Closure
 from ..recognition.lexer import DEAD
 from ..recognition.recognizer import Recognizer
 from ..tokens.special import TokenBinding
@@ -156,8 +157,9 @@ class MatcherLike(Protocol):
 class Matcher:
     """One generation's matcher, its masks computed by refimpl's trie walk (masks/walk.py)
     or by another in-process walker with the same signature. Backends are chosen by name
-    with `refimpl.open_matcher(grammar, vocab, backend=...)`, which passes the walker;
-    `backend="index"` answers from a token index instead (regular grammars: index/).
+    with `refimpl.open_matcher(grammar, vocab, backend=...)`, which passes the walker and
+    the backend's Earley row build (`row_builder`: a faster equal of earley.closure, or
+    None); `backend="index"` answers from a token index instead (regular grammars: index/).
     `mask_cache=True` keeps masks by (lexer state, compacted Earley sets): maskcache.py."""
 
     def __init__(
@@ -167,6 +169,7 @@ class Matcher:
         *,
         backend: str = "python",
         walker: Optional[Callable[..., int]] = None,
+        row_builder: Optional[Closure] = None,
         limits: Optional[Limits] = None,
         slices: Optional[Sequence[str]] = None,
         index: Optional[TokenIndex] = None,
@@ -190,7 +193,8 @@ class Matcher:
         self.grammar = grammar
         self.vocab = vocab
         self.backend = backend
-        self.recognizer = Recognizer(grammar.compiled, limits or grammar.limits, token_boundaries=True)
+        self.recognizer = Recognizer(grammar.compiled, limits or grammar.limits, token_boundaries=True,
+                                     row_builder=row_builder)
         self.tokens = TokenBinding(grammar.compiled, vocab)
         self.lexeme_tokens = 0  # tokens that gave bytes to the pending lexeme (for budgets)
         self.trie = vocab.trie

@@ -116,7 +116,7 @@ class Parser(Generic[R]):
     rows keeps what it derives from each (the recogniser's lexer start: recognizer.py)."""
 
     def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True,
-                 row: Type[R] = Row) -> None:  # type: ignore[assignment]
+                 row: Type[R] = Row, row_builder: Optional["Closure"] = None) -> None:  # type: ignore[assignment]
         self.g = grammar
         self.limits = limits
         self.leo = leo
@@ -134,7 +134,7 @@ class Parser(Generic[R]):
                                accept_pos)
         #: a faster equal of `closure` with its arguments and answers, or None: the native
         #: backend's (accel/_native.c), which answers None for what it leaves to `closure`
-        self.fast: Optional[Closure] = None
+        self.row_builder = row_builder
         seeds = [p for p in grammar.rules_of[grammar.start]]
         key = (limits.rows, limits.items_per_row, leo, row)
         self.tree = RowTree.of(grammar, key, lambda: self._build(0, seeds))
@@ -222,11 +222,11 @@ class Parser(Generic[R]):
     # -- building a row -------------------------------------------------------------------
 
     def _build(self, j: int, seeds: List[int]) -> R:
-        """Row j from its seeds: `closure` (or the parser's faster equal of it, `fast`)."""
+        """Row j from its seeds: `closure` (or the parser's faster equal of it, `row_builder`)."""
         transitive = self._transitive if self.leo else None
         built = None
-        if self.fast is not None:
-            built = self.fast(self.tables, self.rows, j, seeds, transitive)
+        if self.row_builder is not None:
+            built = self.row_builder(self.tables, self.rows, j, seeds, transitive)
         if built is None:
             built = closure(self.tables, self.rows, j, seeds, transitive)
         self.rows_built += 1
@@ -287,7 +287,7 @@ class Parser(Generic[R]):
 #: (dot_symbol, lhs, rules_of, nullable, n_nonterminals, shift, mask, items_per_row,
 #: accept_item): the grammar's flat rules (CompiledGrammar) and the parser's item layout
 Tables = Tuple[List[int], List[int], List[List[int]], List[bool], int, int, int, int, int]
-#: what builds a row: (items, waiting, allowed, accepting), or None (`Parser.fast`: left to `closure`)
+#: what builds a row: (items, waiting, allowed, accepting), or None (`Parser.row_builder`: left to `closure`)
 Built = Tuple[List[int], Dict[int, List[int]], int, bool]
 Closure = Callable[[Tables, List[R], int, List[int], Optional[Callable[[int, int], Optional[int]]]],
                    Optional[Built]]

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 from ..grammar.ir import CompiledGrammar
 from ..limits import DEFAULT_LIMITS, Limits
 from .compaction import Compaction
-from .earley import SHARED_ITEMS, Parser, Row
+from .earley import SHARED_ITEMS, Closure, Parser, Row
 from .lexer import DEAD, Lexer
 
 if TYPE_CHECKING:
@@ -63,13 +63,13 @@ class Recognizer:
     Only `consume_*`, `end_*` and `rollback` change `state` and `top`."""
 
     def __init__(self, grammar: CompiledGrammar, limits: Limits = DEFAULT_LIMITS, leo: bool = True,
-                 token_boundaries: bool = False) -> None:
+                 token_boundaries: bool = False, row_builder: Optional[Closure] = None) -> None:
         self.grammar = grammar
         self.lexer = Lexer.of(grammar)  # shared by every recogniser of the grammar
         #: the lexemes after which a token must end (`stop=`), when tokens are read
         #: (the Matcher); on plain bytes there are no token ends, and stop= is suffix=
         self.hidden_mask = self.lexer.hidden_mask if token_boundaries else 0
-        self.parser: Parser[LexedRow] = Parser(grammar, limits, leo=leo, row=LexedRow)
+        self.parser: Parser[LexedRow] = Parser(grammar, limits, leo=leo, row=LexedRow, row_builder=row_builder)
         row0 = self.parser.rows[0]
         row0.lexer_start = self.lexer.row_start(row0.allowed, True, grammar.allow_initial_skip)
         self.state = row0.lexer_start
@@ -148,8 +148,8 @@ class Recognizer:
     def push_path(self) -> Optional[Tuple[object, ...]]:
         """What `scan` reads where it pushes a new row — for a lexeme, or the copy for an
         %ignore matched once (`push_copy`) — for a walker in another language whose own row
-        build is the parser's `fast` (the native backend's, accel/_native.c, which mirrors
-        those lines of `scan`, Parser.push and Parser.push_copy): the parser's `fast` and
+        build is the parser's `row_builder` (the native backend's, accel/_native.c, which mirrors
+        those lines of `scan`, Parser.push and Parser.push_copy): the parser's `row_builder` and
         `tables`, its Leo transitive items (None without; their memo, each row's `leo`, may
         be read first), the row class (LexedRow: such a walker may make its rows as
         LexedRow.__init__ does), the `rows` limit, the tree of rows (and SHARED_ITEMS, for
@@ -160,7 +160,7 @@ class Recognizer:
         if self.tracer is not None:
             return None
         p = self.parser
-        return (p.fast, p.tables, p._transitive if p.leo else None, p.row, p.limits.rows, p.tree,
+        return (p.row_builder, p.tables, p._transitive if p.leo else None, p.row, p.limits.rows, p.tree,
                 self.lexer._starts_after, self.lexer.start_after, self.lexer.without, SHARED_ITEMS,
                 self.lexer.possible, self.lexer._starts)
 

@@ -44,7 +44,7 @@ from ..tokens.vocab import Vocabulary
 WALKERS: Dict[str, Callable[..., int]] = {"python": walk}
 #: In-process backends' faster equals of refimpl.recognition.earley.closure (the Earley row
 #: build): name -> a function with its arguments and answers, or None where it leaves the
-#: row to `closure` (`Parser.fast`; accel/_native.c's for "native").
+#: row to `closure` (`Parser.row_builder`; accel/_native.c's for "native").
 ROW_BUILDERS: Dict[str, Callable[..., Any]] = {}
 #: Process backends: name -> factory(grammar, vocab, backend=name, **options) -> MatcherLike.
 PROCESS_BACKENDS: Dict[str, Callable[..., MatcherLike]] = {}
@@ -72,9 +72,7 @@ def open_matcher(grammar: Grammar, vocab: Vocabulary, *, backend: str = "python"
     walker = WALKERS.get(backend)
     if walker is None:
         raise ValueError(unavailable_message(backend))
-    matcher = Matcher(grammar, vocab, backend=backend, walker=walker, **options)
-    matcher.recognizer.parser.fast = ROW_BUILDERS.get(backend)
-    return matcher
+    return Matcher(grammar, vocab, backend=backend, walker=walker, row_builder=ROW_BUILDERS.get(backend), **options)
 
 
 def unavailable_message(backend: str) -> str:

@@ -811,7 +811,7 @@ def test_random_mangled_walks(case):
 
 
 def checking_closure(answers):
-    """A parser's `fast` that builds each row both ways and checks that they agree."""
+    """A parser's `row_builder` that builds each row both ways and checks that they agree."""
 
     def fast(tables, rows, j, seeds, transitive):
         got = _native.closure(tables, rows, j, list(seeds), transitive)
@@ -835,11 +835,11 @@ def test_closure_equals_earley_closure(ir, tokens, choices, leo):
     own, so that it builds them with the C closure) against a Python one: the same masks
     and stats."""
     vocab = vocabulary(tokens)
-    py = open_matcher(cfg_grammar(ir), vocab, backend="python", slices=[])
-    nat = open_matcher(cfg_grammar(ir), vocab, backend="native", slices=[])
-    assert nat.recognizer.parser.fast is _native.closure and py.recognizer.parser.fast is None
     answers = []
-    py.recognizer.parser.fast = checking_closure(answers)
+    py = Matcher(cfg_grammar(ir), vocab, slices=[], row_builder=checking_closure(answers))
+    nat = open_matcher(cfg_grammar(ir), vocab, backend="native", slices=[])
+    assert nat.recognizer.parser.row_builder is _native.closure
+    assert open_matcher(cfg_grammar(ir), vocab, backend="python").recognizer.parser.row_builder is None
     py.recognizer.parser.leo = nat.recognizer.parser.leo = leo
     lockstep(py, nat, vocab, choices, same_stats=True)
     event("rows built: %s" % ("none" if not answers else "some"))
@@ -852,10 +852,9 @@ def test_closure_on_the_json_array():
 
     v = Vocabulary.load("gpt2")
     tokens = greedy_tokens(v, document(6))
-    py = open_matcher(Grammar.from_json_schema(ARRAY), v, backend="python")
-    nat = open_matcher(Grammar.from_json_schema(ARRAY), v, backend="native")
     answers = []
-    py.recognizer.parser.fast = checking_closure(answers)
+    py = Matcher(Grammar.from_json_schema(ARRAY), v, row_builder=checking_closure(answers))
+    nat = open_matcher(Grammar.from_json_schema(ARRAY), v, backend="native")
     for t in tokens:
         assert py.mask() == nat.mask() and work(py.stats) == work(nat.stats)
         assert py.consume(t) and nat.consume(t)
