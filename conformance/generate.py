@@ -146,6 +146,10 @@ EBNF: List[Tuple[str, str, str, List[str], List[str]]] = [
     ("xgrammar-lookahead", "xgrammar", 'root ::= pair ("," pair)*\npair ::= key "=" value\nkey ::= [a-z_]+ (= "=")\n'
                                       'value ::= [0-9]+\n    | "\'" [^\'\\n]* "\'"\n',
      ["max_len=12,name='Zoë'"], ["lookahead", "utf8"]),
+    # a lookahead ending the grammar's last rule, at the end of the text (issue 35's
+    # held-out sample, seed 44: the check that a lookahead ends its rule read as an error)
+    ("xgrammar-lookahead-last", "xgrammar", 'root ::= key "=" [0-9]+\nkey ::= [a-z_]+ (= "=")', ["max_len=12"],
+     ["lookahead"]),
     ("xgrammar-substring", "xgrammar", 'root ::= "fox: " Substring("The quick ", "brown fox ", "jumps") "."\n',
      ["fox: brown fox jumps.", "fox: ."], ["substring"]),
     # escapes in classes and literals, {m,n} and xgrammar's {m,-1}; [^] is any character

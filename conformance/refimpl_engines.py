@@ -7,7 +7,7 @@ masks computed another way: docs/backends.md), and the naive oracle.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from refimpl import Grammar, MatcherLike, Vocabulary, naive_mask, open_matcher
 from refimpl.limits import DEFAULT_LIMITS
@@ -129,20 +129,31 @@ class TokenIndexSession(Session):
         return True
 
 
+#: the token-index engine's build: every step, the rows by two processes
+PARALLEL = Steps(workers=2)
+#: the token-index-bare engine's: every step off (one process)
+BARE = Steps(dead_bytes=False, byte_classes=False, prefix_graph=False, muted_literals=False)
+
+
 class TokenIndexEngine(Engine):
     """refimpl's token index (masks/index/, docs/token-index.md) through its own API —
     `TokenIndex.mask`, `next_state`, `is_final` — not the Matcher's index backend, which reads
-    the rows itself; each index built by `workers` processes (step 4, the parallel build:
-    forked per build, since the DFA must be complete before the processes start), once per
-    grammar and vocabulary of a run. Regular grammars only (NotSupported otherwise, with
-    the reason)."""
+    the rows itself; each index made by `build(grammar, vocab)` once per grammar and
+    vocabulary of a run. Regular grammars only (NotSupported otherwise, with the reason).
 
-    name = "token-index"
+    Three builds are engines (registry.py): every step, the rows made by two processes
+    (step 4, the parallel build: forked per build, since the DFA must be complete before the
+    processes start) — `token-index`; every step off — `token-index-bare`, the construction
+    the steps speed up; and the index by definition (`naive_index`) — `token-index-naive`.
+    They must answer alike: each step only saves work."""
+
     uses_refimpl = True
 
-    def __init__(self, workers: int = 2) -> None:
-        self.steps = Steps(workers=workers)
-        self.description = "refimpl's TokenIndex by its own API (mask, next_state), built by %d processes" % workers
+    def __init__(self, name: str = "token-index",
+                 build: Callable[[Grammar, Vocabulary], TokenIndex] = lambda g, v: build_index(g, v, PARALLEL),
+                 description: str = "refimpl's TokenIndex by its own API (mask, next_state), built by 2 processes"
+                 ) -> None:
+        self.name, self.build, self.description = name, build, description
         #: (grammar, vocab) -> its index, the pair kept so that the ids stay theirs
         self._built: Dict[Tuple[int, int], Tuple[Grammar, Vocabulary, TokenIndex]] = {}
 
@@ -151,7 +162,7 @@ class TokenIndexEngine(Engine):
         key = (id(chosen), id(vocab))
         if key not in self._built:
             try:
-                self._built[key] = (chosen, vocab, build_index(chosen, vocab, self.steps))
+                self._built[key] = (chosen, vocab, self.build(chosen, vocab))
             except NotRegular as e:
                 raise NotSupported("no token index: %s" % e) from None
         return TokenIndexSession(self._built[key][2])

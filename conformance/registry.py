@@ -4,6 +4,8 @@ builds.
     refimpl, python         refimpl's Matcher (the reference itself)
     index                   refimpl's Matcher, masks from the token index (regular grammars)
     token-index             refimpl's token index by its own API, built by two processes
+    token-index-bare,       the same API, the index built with every step off, and by
+    token-index-naive       its definition (naive_index): each step only saves work
     native, pypy, cmd:...   refimpl's Matcher with that backend (accel registers them)
     oracle                  refimpl's naive definition of the mask (small vocabularies)
     llguidance, outlines-core, xgrammar, kbnf, llama.cpp,
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Tuple
 
+from refimpl.masks.index import build_index, naive_index
+
 from .engine import Engine
 from .faults import FAULTS, PROCESS_FAULTS, FaultEngine
 from .isolation import Isolated
@@ -33,7 +37,7 @@ from .peers.outlines_core.spec import OutlinesCoreSpecEngine
 from .peers.xgrammar import XgrammarEngine
 from .peers.xgrammar.converted import XgrammarCppEngine
 from .peers.xgrammar.defaults import XgrammarDefaultEngine
-from .refimpl_engines import MatcherEngine, OracleEngine, TokenIndexEngine
+from .refimpl_engines import BARE, MatcherEngine, OracleEngine, TokenIndexEngine
 
 ALIASES = {"python": "refimpl", "outlines": "outlines-core", "outlines_core": "outlines-core",
            "llama-cpp": "llama.cpp", "llama_cpp": "llama.cpp",
@@ -73,6 +77,12 @@ REGISTRY: List[Tuple[str, str, Callable[[str], Engine]]] = [
     ("index", "refimpl's Matcher with the token index (regular grammars only; docs/token-index.md)", MatcherEngine),
     ("token-index", "refimpl's TokenIndex by its own API (mask, next_state), built by two processes "
      "(regular grammars only; step 4 of docs/token-index.md)", lambda name: TokenIndexEngine()),
+    ("token-index-bare", "refimpl's TokenIndex by its own API, built with every step of docs/token-index.md off "
+     "(regular grammars only)", lambda name: TokenIndexEngine(
+         name, lambda g, v: build_index(g, v, BARE), "refimpl's TokenIndex by its own API, every step off")),
+    ("token-index-naive", "refimpl's TokenIndex by its own API, the index by definition (naive_index: every token "
+     "from every state; regular grammars only)", lambda name: TokenIndexEngine(
+         name, naive_index, "refimpl's TokenIndex by its own API, the index by definition")),
     ("native", "refimpl's Matcher with accel's C walker", MatcherEngine),
     ("pypy", "refimpl under PyPy in a worker process (docs/protocol.md)", MatcherEngine),
     ("cmd:", "any program speaking the worker protocol", _command),

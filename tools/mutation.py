@@ -111,13 +111,14 @@ REGENERATED: Dict[str, str] = {"typed": "types"}
 #: jsontext.py read the numbers and strings of refimpl.typed's `parse`): a mutant the suite
 #: does not find is also judged by regenerating that suite group
 ALSO_REGENERATED: Dict[str, str] = {"jsonschema": "types"}
-#: the groups whose code an engine of conformance runs in-process and no worker does
-#: (the token index's own API and its parallel build: conformance/refimpl_engines.py's
-#: TokenIndexEngine), each with that engine: a mutant the worker's run does not find is
-#: also judged by `conformance run --engine ENGINE` started in the copy (`python -m`
-#: there imports the mutated refimpl). Honest only because the reference in that process,
-#: refimpl's Matcher with its python walker, runs no code of the group.
-IN_COPY_ENGINES: Dict[str, str] = {"index": "token-index"}
+#: the groups whose code engines of conformance run in-process and no worker does (the
+#: token index's own API, its parallel build, its construction with every step off and
+#: by definition: conformance/refimpl_engines.py's TokenIndexEngine), each with those
+#: engines: a mutant the worker's run does not find is also judged by `conformance run
+#: --engine ENGINE` started in the copy (`python -m` there imports the mutated refimpl),
+#: engine after engine while none finds it. Honest only because the reference in that
+#: process, refimpl's Matcher with its python walker, runs no code of the group.
+IN_COPY_ENGINES: Dict[str, Tuple[str, ...]] = {"index": ("token-index", "token-index-bare", "token-index-naive")}
 #: the groups whose entry points take what no vector and no worker can carry — a JSON
 #: schema as a Python value (a key that is not a string, a tuple, NaN: JSON text holds
 #: none, and a worker is sent JSON) —, each with hostile/'s fuzz targets of those entry
@@ -463,7 +464,7 @@ class Campaign:
                 raise SystemExit("the unmutated refimpl does not regenerate %s as checked in:\n%s" % (group, c.tail))
             self.generate_timeouts[group] = max(60.0, 6 * c.seconds)
             seconds += c.seconds
-        for engine in sorted({IN_COPY_ENGINES[g] for g in self.groups if g in IN_COPY_ENGINES}):
+        for engine in sorted({e for g in self.groups if g in IN_COPY_ENGINES for e in IN_COPY_ENGINES[g]}):
             c = self.in_copy_run(engine, 900)
             if c.rc != 0:
                 raise SystemExit("the unmutated refimpl does not agree with the suite as %s (exit %s):\n%s"
@@ -519,10 +520,10 @@ class Campaign:
         assert self.run_timeout is not None
         run = run_check(run_argv(self.backend, self.repros, self.python, self.suite, self.supported), self.clone,
                         self.run_timeout, self.nice)
-        if run.rc == 0 and group in IN_COPY_ENGINES:
-            engine = IN_COPY_ENGINES[group]
-            again = self.in_copy_run(engine, self.in_copy_timeouts.get(engine, 600.0))
-            run = _then(run, again)
+        for engine in IN_COPY_ENGINES.get(group, ()):
+            if run.rc != 0:
+                break
+            run = _then(run, self.in_copy_run(engine, self.in_copy_timeouts.get(engine, 600.0)))
         if run.rc == 0 and group in HOSTILE_REPLAYED:
             again = self.replay(group, self.replay_timeouts.get(group, 600.0))
             run = _then(run, again)
@@ -556,7 +557,7 @@ class Campaign:
             result["check"] = "run, %sthen generate --only %s" % (
                 "then hostile replay, " if mutant.group in HOSTILE_REPLAYED else "", ALSO_REGENERATED[mutant.group])
         elif mutant.group in IN_COPY_ENGINES:
-            result["check"] = "run, then run --engine %s in the copy" % IN_COPY_ENGINES[mutant.group]
+            result["check"] = "run, then run --engine %s in the copy" % ", ".join(IN_COPY_ENGINES[mutant.group])
         try:
             if run is None:
                 run = self.suite_check(mutant.group)

@@ -37,6 +37,24 @@ def test_token_index_engine_declines_a_grammar_without_an_index_saying_why():
         get_engine("token-index").start(GrammarSpec("lark", 'start: "(" start ")" | "x"'), vocab)
 
 
-def test_token_index_engine_agrees_with_the_regex_suite(tmp_path):
+@pytest.mark.parametrize("name", ["token-index", "token-index-bare", "token-index-naive"])
+def test_token_index_engines_agree_with_the_regex_suite(tmp_path, name):
     suite = os.path.join(SUITE_DIR, "regex.jsonl")
-    assert main(["run", "--engine", "token-index", "--suite", suite, "--quiet", "--out", str(tmp_path)]) == 0
+    assert main(["run", "--engine", name, "--suite", suite, "--quiet", "--out", str(tmp_path)]) == 0
+
+
+def test_the_bare_and_naive_engines_build_their_own_way(monkeypatch):
+    """token-index-bare builds with every step off (walk_each: no prefix graph), and
+    token-index-naive by the definition (naive_index), never by build_index's steps."""
+    import refimpl.masks.index.naive as naive
+
+    seen = []
+    each, definition = build.walk_each, naive.naive_index
+    monkeypatch.setattr(build, "walk_each", lambda *a: (seen.append("each"), each(*a))[1])
+    vocab = Vocabulary.from_bytes([b"<eos>", b"1", b"12", b"a"], eos_token_id=0)
+    spec = GrammarSpec("regex", "[0-9]+")
+    assert ids_of(get_engine("token-index-bare").start(spec, vocab).mask()) == [1, 2] and "each" in seen
+    seen.clear()
+    monkeypatch.setattr(build, "_Builder", None)  # the naive index builds no V2 rows
+    engine = get_engine("token-index-naive")
+    assert engine.build is definition and ids_of(engine.start(spec, vocab).mask()) == [1, 2] and not seen

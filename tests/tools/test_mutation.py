@@ -266,7 +266,8 @@ def test_an_index_mutant_the_worker_misses_is_judged_by_the_token_index_engine_i
     no_eos = source.replace("for t in self.eos_token_ids:", "for t in []:")
     assert no_eos != source
     killed = c.check_source(m, no_eos)
-    assert killed["outcome"] == "killed-run" and killed["check"] == "run, then run --engine token-index in the copy"
+    assert killed["outcome"] == "killed-run" and killed["check"] == (
+        "run, then run --engine token-index, token-index-bare, token-index-naive in the copy")
     assert killed["run"]["rc"] == 1 and "token-index" in killed["run"]["tail"], killed
     kept = c.check_source(m, source + "\n# a comment\n")
     assert kept["outcome"] == "survived" and kept["run"]["rc"] == 0, kept
