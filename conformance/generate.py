@@ -132,6 +132,10 @@ GBNF: List[Tuple[str, str, List[str], List[str]]] = [
      ["keys", "strings", "numbers", "escapes"]),
     # every derivation of root is infinite: the empty language
     ("empty-language", 'root ::= root "a"\n', [""], ["empty-language"]),
+    # GBNF's three hex escapes, \x (2 digits), \u (4) and \U (8), in literals and class
+    # ranges (issue 35's held-out sample, seed 45: no vector had \U)
+    ("hex-escapes", 'root ::= "\\U0001F600" [\\U0001F300-\\U0001F5FF]+ "\\u00e9\\x41"\n', ["😀🌍🎉éA"],
+     ["utf8", "escapes"]),
 ]
 
 

@@ -119,6 +119,12 @@ XGRAMMAR: List[Tuple[str, str, str]] = [
     # as regex-bad-count): a tuple argument of a macro closed by a character that is not ')'
     # (the mutant took any character above ')' for it)
     ("tuple-not-closed", 'root ::= TagDispatch(("<c>", c])\nc ::= "!"\n', "a macro's tuple argument ended by ']'"),
+    # issue 35's held-out sample (seed 45): TokenTagDispatch's trigger among its excludes
+    # (the mutant made the error's message a TypeError), and TagDispatch's counterpart
+    ("token-trigger-excluded", 'root ::= TokenTagDispatch((5, c), excludes=(5,))\nc ::= "!"\n',
+     "a TokenTagDispatch trigger id that is also excluded"),
+    ("exclude-prefixes-trigger", 'root ::= TagDispatch(("<call>", c), excludes=("<ca",))\nc ::= "!"\n',
+     "a TagDispatch exclude that is a prefix of a trigger"),
     ("regex-reversed-count", 'root ::= Regex("a{3,1}")\n', "a Regex macro whose repetition's maximum is below its minimum"),
     ("regex-count-separator", 'root ::= Regex("a{2+}")\n', "a Regex macro whose repetition bounds are not separated by ','"),
     # issue 35's line coverage: errors of xgrammar.py that no vector reached
