@@ -225,7 +225,7 @@ FORMATS = {
     "date": _DATE,
     "time": _TIME,
     "date-time": "%s[tT]%s" % (_DATE, _TIME),
-    "uri": MASKREF_FORMATS["uri"].replace(MASKREF_IPV6, _IPV6),
+    "uri": str(MASKREF_FORMATS["uri"]).replace(MASKREF_IPV6, _IPV6),
 }
 
 

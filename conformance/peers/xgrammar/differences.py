@@ -513,3 +513,8 @@ def accepts_omitted(d: Divergence, strict_mode: bool = False) -> bool:
 from .maskbench import MASKBENCH_DIFFERENCES  # noqa: E402
 
 KNOWN_DIFFERENCES.extend(MASKBENCH_DIFFERENCES)
+
+# ... and those first met on the JSON-Schema-Test-Suite (json_schema_test_suite.py), after them
+from .json_schema_test_suite import JSON_SCHEMA_TEST_SUITE_DIFFERENCES  # noqa: E402
+
+KNOWN_DIFFERENCES.extend(JSON_SCHEMA_TEST_SUITE_DIFFERENCES)
