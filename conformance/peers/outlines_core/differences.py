@@ -91,7 +91,7 @@ def pruned_after_match(d: Divergence, whitespace: Optional[str] = None) -> bool:
 
 
 #: the length of outlines-core's regex for a schema from which its Index build outlasts a
-#: vector's 30 s (measured on the byte vocabulary, 2026-11-29; docs/findings.md, finding 4):
+#: vector's 30 s (measured on the byte vocabulary, 2026-11-29; docs/findings.md, O4):
 #: {"type": ["array", "object"]}'s 13,743 characters took 61 s, {"type": "object"}'s 6,900 7 s
 LONG_SCHEMA_REGEX = 10000
 
@@ -103,7 +103,7 @@ LONG_SCHEMA_REGEX = 10000
     "build takes 15-77 s on the 257-token byte vocabulary for {\"type\": [\"array\", \"object\"]} "
     "(a 13,743-character regex: 61 s, where {\"type\": \"array\"} alone takes 4 s and "
     "{\"type\": \"object\"} 7 s) or prefixItems of arrays of objects; refimpl answers at once "
-    "(docs/findings.md, finding 4)",
+    "(docs/findings.md, O4)",
     ends_path=True,
     cites=("outlines-core's Index (https://github.com/dottxt-ai/outlines-core): a schema its "
            "build_regex_from_schema accepts must be indexed and answered, not take minutes"))
