@@ -7,8 +7,9 @@ PATTERN_ADDITIONAL, ESCAPED_NAMES, last in READINGS), so they combine with the o
 a `$ref` that is no JSON pointer is any value; `unevaluatedProperties: false` is read as
 absent; beside `patternProperties` and `properties` the additional properties' key is any
 key; a named key spelled with an escape is an additional key too. The named keys' raw
-text also lets a raw control character into a key (`raw_control_of_named_key`), and a
-`const` or `enum` string has one spelling (`const_one_spelling`).
+text also lets a raw control character, or an invalid escape, into a key
+(`raw_character_of_named_key`), and a `const` or `enum` string has one spelling
+(`const_one_spelling`).
 
 >>> from conformance.vectors import GrammarSpec, load_builtin
 >>> spec = GrammarSpec("json_schema", schema={"enum": ["foo\\nbar"]})
@@ -69,10 +70,16 @@ def _named_keys(schema: object) -> List[str]:
     return [k for s in schemas(schema) if isinstance(s.get("properties"), dict) for k in s["properties"]]
 
 
-def raw_control_of_named_key(d: Divergence) -> bool:
-    """The text ends inside an object key whose content so far is followed, in a named
-    key of the schema, by a control character; every token only the peer allows begins
-    with that raw character, and none is refimpl's alone."""
+#: the bytes that may follow a backslash in maskref's JSON strings
+_ESCAPES = b'"\\bfnrtu'
+
+
+def raw_character_of_named_key(d: Divergence) -> bool:
+    """The text ends inside an object key that xgrammar's key trie reads as the raw text of
+    a named key of the schema, and only the peer allows the differing tokens: each begins
+    with the control character that follows in such a key (written raw), or, where the key
+    so far ends with a backslash that is a named key's own (`foo\\bar`'s), with anything but
+    an escape's character (the trie goes on past the raw backslash: an invalid escape)."""
     from .differences import _in_key
 
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_engine:
@@ -81,10 +88,16 @@ def raw_control_of_named_key(d: Divergence) -> bool:
     start = open_string(text)
     if start is None or not _in_key(text):
         return False
-    content = "".join(c for c, _ in decoded_chars(text[start - 1:]))
-    following = {k[len(content)] for k in _named_keys(d.grammar.schema)
-                 if len(k) > len(content) and k.startswith(content) and k[len(content)] < " "}
-    return bool(following) and all(d.vocab.tokens[t][:1].decode("latin-1") in following for t in d.only_engine)
+    try:
+        raw = text[start:].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    named = [k for k in _named_keys(d.grammar.schema) if k.startswith(raw)]
+    firsts = [d.vocab.tokens[t][:1] for t in d.only_engine]
+    if raw.endswith("\\") and named:
+        return all(b and b not in _ESCAPES for b in firsts)
+    following = {k[len(raw)] for k in named if len(k) > len(raw) and k[len(raw)] < " "}
+    return bool(following) and all(b.decode("latin-1") in following for b in firsts)
 
 
 @JSON_SCHEMA_TEST_SUITE_DIFFERENCES.declare(
@@ -92,15 +105,17 @@ def raw_control_of_named_key(d: Divergence) -> bool:
     "xgrammar 0.2.9 leaves the named keys out of its additional properties' key trie by their raw "
     "text, not their JSON spelling: a named key spelled with an escape (`foo\\\\\"bar`) is an additional "
     "key too (its value the additional schema or its own), and where a named key has a control "
-    "character the trie allows it raw (invalid JSON): with the property `foo\\nbar`, after `{\"foo` a "
-    "raw newline (the key-without-escapes trie's, docs/findings.md, X17)",
+    "character or a backslash the trie takes it raw (invalid JSON): with the property `foo\\nbar`, "
+    "after `{\"foo` a raw newline; with `foo\\\\bar`, after `{\"foo\\\\` any character, an invalid "
+    "escape (the key-without-escapes trie's, docs/findings.md, X17)",
     cites=('RFC 8259 (JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be '
            'escaped (%s) (object keys are strings); JSON Schema 2020-12 Core §10.3.2.3 additionalProperties '
            '(the properties `properties` did not match) (%s)' % (_JSON, _CORE)))
 def named_keys_by_raw_text(d: Divergence) -> bool:
     """The peer answers as refimpl on the schema with each escaped named key also an
-    additional one (ESCAPED_NAMES), or allows a named key's control character raw."""
-    return raw_control_of_named_key(d) or reading_explains(ESCAPED_NAMES)(d)
+    additional one (ESCAPED_NAMES), or allows a named key's raw character
+    (raw_character_of_named_key)."""
+    return raw_character_of_named_key(d) or reading_explains(ESCAPED_NAMES)(d)
 
 
 @JSON_SCHEMA_TEST_SUITE_DIFFERENCES.declare(

@@ -435,6 +435,12 @@ def test_named_keys_by_raw_text():
     assert not k.applies(_obj(newline, '{"foo', only_b=[ord("\r")]))  # no named key has a CR there
     assert not k.applies(_obj(newline, '{"fo', only_b=[ord("\n")]))  # not next in a named key
     assert not k.applies(_obj({"type": "array", "items": {"enum": ["foo\nbar"]}}, '["foo', only_b=[ord("\n")]))
+    backslash = {"type": "object", "properties": {"foo\\bar": {"type": "number"}}}
+    assert k.applies(_obj(backslash, '{"foo\\', only_b=[ord("x"), ord(" ")]))  # past the key's raw backslash
+    assert not k.applies(_obj(backslash, '{"foo\\', only_b=[ord("x")], only_r=[ord("n")]))
+    closed = dict(backslash, additionalProperties=False)  # where refimpl takes only the key's own escape
+    assert not k.applies(_obj(closed, '{"foo\\', only_b=[ord("n")]))  # an escape: not the trie's
+    assert not k.applies(_obj(newline, '{"foo\\', only_b=[ord("x")]))  # no named key has a backslash
 
 
 def test_const_one_spelling():
