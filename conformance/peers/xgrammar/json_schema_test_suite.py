@@ -23,7 +23,7 @@ from typing import List
 from ...differences import KnownDifferences
 from ...divergence import Divergence
 from ...readings.json_schemas import schemas
-from ...readings.json_text import decoded_chars, escape_in_string, open_string, puts
+from ...readings.json_text import decoded_chars, escape_in_string, in_key, open_string, puts
 from .reading import ESCAPED_NAMES, NON_POINTER_REF, PATTERN_ADDITIONAL, UNEVALUATED_FALSE, reading_explains
 
 JSON_SCHEMA_TEST_SUITE_DIFFERENCES = KnownDifferences()
@@ -80,13 +80,11 @@ def raw_character_of_named_key(d: Divergence) -> bool:
     with the control character that follows in such a key (written raw), or, where the key
     so far ends with a backslash that is a named key's own (`foo\\bar`'s), with anything but
     an escape's character (the trie goes on past the raw backslash: an invalid escape)."""
-    from .differences import _in_key
-
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_engine:
         return False
     text = d.text()
     start = open_string(text)
-    if start is None or not _in_key(text):
+    if start is None or not in_key(text):
         return False
     try:
         raw = text[start:].decode("utf-8")
