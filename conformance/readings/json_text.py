@@ -56,6 +56,25 @@ def open_string(text: bytes) -> Optional[int]:
     return start
 
 
+def in_key(text: bytes) -> bool:
+    """Does the JSON text end inside an object key (a string opened after `{` or `,`, its
+    innermost container an object)?
+
+    >>> in_key(b'{"a": 1, "b'), in_key(b'{"a": "b'), in_key(b'["a')
+    (True, False, False)
+    """
+    start = open_string(text)
+    if start is None:
+        return False
+    containers: List[int] = []
+    for _, b, in_string, _ in string_bytes(text[:start - 1]):
+        if not in_string and b in b"{[":
+            containers.append(b)
+        elif not in_string and b in b"}]" and containers:
+            containers.pop()
+    return containers[-1:] == [ord("{")] and text[:start - 1].rstrip()[-1:] in (b"{", b",")
+
+
 def puts(text: bytes, token: bytes, wanted: Callable[[int, bool, bool], bool]) -> bool:
     """Does the token, written after the text, write a byte `wanted(byte, in_string,
     escaped)` holds for?"""

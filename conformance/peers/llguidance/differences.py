@@ -695,12 +695,15 @@ def hostname_any_length(d: Divergence) -> bool:
 @KNOWN_DIFFERENCES.declare(
     "ipv6-without-ipv4-tail", "peer-bug",
     "llguidance 1.9.1's `ipv6` format has none of the forms that end in an IPv4 address "
-    "(::ffff:1.2.3.4, ::1.2.3.4), which RFC 4291 §2.2 allows; maskref allows them "
-    "(docs/findings.md, L21)",
-    cites=('JSON Schema 2020-12 Validation §7.3.4 ipv6: RFC 4291 §2.2 '
+    "(::ffff:1.2.3.4, ::1.2.3.4), which RFC 4291 §2.2 allows, nor has a `uri`'s IPv6 literal "
+    "(http://[::ffff:1.2.3.4]/, RFC 3986's IPv6address); maskref allows them (docs/findings.md, L21)",
+    cites=('JSON Schema 2020-12 Validation §7.3.4 ipv6: RFC 4291 §2.2, §7.3.5 uri: RFC 3986 '
            '(https://json-schema.org/draft/2020-12/json-schema-validation); RFC 4291 §2.2 form 3 '
-           '(x:x:x:x:x:x:d.d.d.d) (https://www.rfc-editor.org/rfc/rfc4291#section-2.2)'))
+           '(x:x:x:x:x:x:d.d.d.d) (https://www.rfc-editor.org/rfc/rfc4291#section-2.2); RFC 3986 §3.2.2 '
+           'IPv6address ( 6( h16 ":" ) ls32, ls32 = ( h16 ":" h16 ) / IPv4address ) '
+           '(https://www.rfc-editor.org/rfc/rfc3986#section-3.2.2)'))
 def ipv6_without_ipv4_tail(d: Divergence) -> bool:
-    """A schema with an `ipv6` format, on which llguidance answers every differing token
-    as refimpl does when `ipv6` is llguidance's regex."""
-    return _as_its_formats(d, {"ipv6"})
+    """A schema with an `ipv6` or `uri` format, on which llguidance answers every differing
+    token as refimpl does when those are llguidance's regexes (a `uri` is maskref's with
+    llguidance's `ipv6` as its IP literal)."""
+    return _as_its_formats(d, {"ipv6", "uri"})

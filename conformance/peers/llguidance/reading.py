@@ -20,6 +20,8 @@ import json
 from typing import Any, Collection, Dict, List, Optional, Tuple
 
 from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
+from refimpl.frontends.jsonschema.formats import _FORMATS as MASKREF_FORMATS  # the formats' regexes
+from refimpl.frontends.jsonschema.formats import _IPV6 as MASKREF_IPV6
 from refimpl.recognition.lexer import DEAD
 
 from ...divergence import Divergence
@@ -214,7 +216,8 @@ _IPV6 = "|".join([
 #: as ECMA-262 patterns of the decoded string: `email` with dot-string local parts and IPv4
 #: literals only (no quoted local part, no IPv6 literal); `date` with February 29 in every
 #: year; `time` with a leap second at any minute; `hostname` of any length, its labels any
-#: LDH string; `ipv6` without the forms that end in an IPv4 address
+#: LDH string; `ipv6` without the forms that end in an IPv4 address, and so `uri`, whose IP
+#: literal (`http://[::1]/`) is that `ipv6` (maskref's `uri` otherwise)
 FORMATS = {
     "hostname": "{0}(?:\\.{0})*".format("[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"),
     "ipv6": _IPV6,
@@ -222,6 +225,7 @@ FORMATS = {
     "date": _DATE,
     "time": _TIME,
     "date-time": "%s[tT]%s" % (_DATE, _TIME),
+    "uri": str(MASKREF_FORMATS["uri"]).replace(MASKREF_IPV6, _IPV6),
 }
 
 

@@ -225,7 +225,8 @@ def token_reading(d: Divergence, spec: GrammarSpec, eos_when_dead: bool, offered
 IGNORED_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format",
                     "minProperties", "maxProperties", "uniqueItems", "not", "if", "then", "else",
                     "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
-                    "patternProperties", "contains", "minContains", "maxContains")
+                    "patternProperties", "contains", "minContains", "maxContains", "unevaluatedProperties",
+                    "unevaluatedItems")
 #: whitespace lm-format-enforcer allows in a row (CharacterLevelParserConfig.max_consecutive_whitespaces)
 MAX_WHITESPACE = 12
 MAX_ARRAY = 20  # max_json_array_length: the arrays' maxItems unless the schema says otherwise
@@ -313,7 +314,8 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
     properties and required keys), each option merged with
     the base's properties
     and required keys (_merged_option); with `one_of_objects` every option so, as it
-    does, else only options that are objects' schemas (the others stay as they are).
+    does, else only options that are objects' schemas (the others stay as they are), and a
+    oneOf beside `type: string` (which get_parser takes first) is not read.
     With `type_lists`, a type list it reaches is a choice of the bare types, every other
     keyword dropped (`[get_parser(JsonSchemaObject(type=t)) ...]`); with `whole_patterns`,
     a pattern matches the whole string (whole_pattern); with `ignored_refs`, a `$ref`
@@ -325,6 +327,8 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
     {'type': 'object', 'properties': {'a': {}}, 'required': ['a']}
     >>> dispatch_reading({"oneOf": [{"type": "null"}]}, one_of_objects=True)
     {'anyOf': [{'type': 'object', 'required': []}]}
+    >>> dispatch_reading({"type": "string", "oneOf": [{"minLength": 2}, {"maxLength": 4}]}, one_of_objects=True)
+    {'type': 'string'}
     >>> dispatch_reading({"type": ["object", "null"], "properties": {"a": {}}}, type_lists=True)
     {'anyOf': [{'type': 'object'}, {'type': 'null'}]}
     """
@@ -352,6 +356,9 @@ def dispatch_reading(node: Dict[str, Any], one_of_objects: bool = False, type_li
         whole = whole_pattern(node["pattern"])
         if whole is not None:
             node = dict(node, pattern=whole)
+    if one_of_objects and isinstance(node.get("oneOf"), list) and not earlier and node.get("type") == "string":
+        # get_parser takes `type: string` before `oneOf`: the options are never read
+        return {k: v for k, v in node.items() if k != "oneOf"}
     if isinstance(node.get("oneOf"), list) and not earlier and node.get("type") != "string":
         options = [_merged_option(node, o) if isinstance(o, dict) and (one_of_objects or object_schema(o)) else o
                    for o in node["oneOf"]]

@@ -8,6 +8,7 @@ from refimpl import Grammar
 
 from ...differences import LENIENT_SCHEMA, KnownDifferences, all_differing, answers_as
 from ...divergence import Divergence, compiled
+from ...isolation import timed_out
 from ...vectors import GrammarSpec
 from .reading import effective_regex
 
@@ -87,3 +88,30 @@ def pruned_after_match(d: Divergence, whitespace: Optional[str] = None) -> bool:
         if not matched:
             return False
     return True
+
+
+#: the length of outlines-core's regex for a schema from which its Index build outlasts a
+#: vector's 30 s (measured on the byte vocabulary, 2026-11-29; docs/findings.md, O4):
+#: {"type": ["array", "object"]}'s 13,743 characters took 61 s, {"type": "object"}'s 6,900 7 s
+LONG_SCHEMA_REGEX = 10000
+
+
+@KNOWN_DIFFERENCES.declare(
+    "no-answer-on-generic-values", "peer-bug",
+    "outlines-core 0.2.14 does not answer in 30 s on a JSON schema whose regex nests its generic "
+    "JSON value (an untyped value, an object or array of `type` alone) more than once: its Index "
+    "build takes 15-77 s on the 257-token byte vocabulary for {\"type\": [\"array\", \"object\"]} "
+    "(a 13,743-character regex: 61 s, where {\"type\": \"array\"} alone takes 4 s and "
+    "{\"type\": \"object\"} 7 s) or prefixItems of arrays of objects; refimpl answers at once "
+    "(docs/findings.md, O4)",
+    ends_path=True,
+    cites=("outlines-core's Index (https://github.com/dottxt-ai/outlines-core): a schema its "
+           "build_regex_from_schema accepts must be indexed and answered, not take minutes"))
+def no_answer_on_generic_values(d: Divergence, whitespace: Optional[str] = None) -> bool:
+    """outlines-core did not answer in time on a JSON schema whose regex (reading.regex_of,
+    with `whitespace`) is LONG_SCHEMA_REGEX characters or more: its Index build is what
+    outlasts the vector (the regex itself is written at once)."""
+    if not timed_out(d) or d.grammar.kind != "json_schema":
+        return False
+    regex = effective_regex(d.grammar, whitespace)
+    return regex is not None and len(regex) >= LONG_SCHEMA_REGEX

@@ -16,13 +16,14 @@ from refimpl import Grammar, Vocabulary
 from ...engine import Session
 from ...vectors import GrammarSpec
 from . import session
-from .differences import KNOWN_DIFFERENCES, json_schema_regex, pruned_after_match
+from .differences import KNOWN_DIFFERENCES, json_schema_regex, no_answer_on_generic_values, pruned_after_match
 from .engine import OutlinesCoreEngine
 from .reading import JSON_WHITESPACE
 
 SPEC_KNOWN_DIFFERENCES = KNOWN_DIFFERENCES.replacing({
     json_schema_regex: functools.partial(json_schema_regex, whitespace=JSON_WHITESPACE),
     pruned_after_match: functools.partial(pruned_after_match, whitespace=JSON_WHITESPACE),
+    no_answer_on_generic_values: functools.partial(no_answer_on_generic_values, whitespace=JSON_WHITESPACE),
 })
 
 

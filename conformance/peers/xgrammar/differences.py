@@ -14,7 +14,7 @@ reading of JSON schemas (reading.py), one known difference per way it reads them
 """
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any
 
 from refimpl import Matcher
 from refimpl.regex import ExprSet
@@ -27,12 +27,11 @@ from ...readings.json_schemas import NUMBER_BOUNDS, schemas
 from ...readings.json_text import (
     escape_in_string,
     fraction_digits,
+    in_key,
     number_at,
-    open_string,
     puts,
     raw_control_in_string,
     respelling_explains,
-    string_bytes,
 )
 from ...vectors import GrammarSpec
 from .reading import (
@@ -444,21 +443,6 @@ KNOWN_DIFFERENCES.declare(
 )(reading_explains(PATTERN_DOT))
 
 
-def _in_key(text: bytes) -> bool:
-    """Does the JSON text end inside an object key (a string opened after `{` or `,`, its
-    innermost container an object)?"""
-    start = open_string(text)
-    if start is None:
-        return False
-    containers: List[int] = []
-    for _, b, in_string, _ in string_bytes(text[:start - 1]):
-        if not in_string and b in b"{[":
-            containers.append(b)
-        elif not in_string and b in b"}]" and containers:
-            containers.pop()
-    return containers[-1:] == [ord("{")] and text[:start - 1].rstrip()[-1:] in (b"{", b",")
-
-
 @KNOWN_DIFFERENCES.declare(
     "key-without-escapes", "peer-bug",
     "xgrammar writes the key of a property the schema does not name (its key trie, "
@@ -472,7 +456,7 @@ def key_without_escapes(d: Divergence) -> bool:
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
         return False
     text = d.text()
-    if not _in_key(text):
+    if not in_key(text):
         return False
     return all(puts(text, d.vocab.tokens[t], escape_in_string) for t in d.only_refimpl)
 
@@ -513,3 +497,8 @@ def accepts_omitted(d: Divergence, strict_mode: bool = False) -> bool:
 from .maskbench import MASKBENCH_DIFFERENCES  # noqa: E402
 
 KNOWN_DIFFERENCES.extend(MASKBENCH_DIFFERENCES)
+
+# ... and those first met on the JSON-Schema-Test-Suite (json_schema_test_suite.py), after them
+from .json_schema_test_suite import JSON_SCHEMA_TEST_SUITE_DIFFERENCES  # noqa: E402
+
+KNOWN_DIFFERENCES.extend(JSON_SCHEMA_TEST_SUITE_DIFFERENCES)

@@ -105,14 +105,17 @@ _UNREAD = ("not", "if", "then", "else", "dependentRequired", "dependentSchemas",
            "minContains", "maxContains")
 #: the readings: each a difference of xgrammar's schema parser from JSON Schema
 (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, PATTERN_DOT, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY, FORMATS,
- PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD, REQUIRED, NAMED_FIRST, STRING_ONE) = (
+ PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD, REQUIRED, NAMED_FIRST, STRING_ONE, NON_POINTER_REF,
+ UNEVALUATED_FALSE, PATTERN_ADDITIONAL, ESCAPED_NAMES) = (
     "ref-siblings", "untyped", "pattern-classes", "pattern-dot", "one-keyword", "allof-any", "oneof-anyof",
     "untyped-any", "formats", "pattern-keys", "whole-pattern", "optional-groups", "unread", "required-outside",
-    "named-first", "one-string-keyword")
+    "named-first", "one-string-keyword", "non-pointer-ref", "unevaluated-false", "pattern-additional",
+    "escaped-names")
 #: in the order the predicates add them up (semantic readings first; those first met on
-#: MaskBench last, as their differences are declared last)
+#: MaskBench, then on the JSON-Schema-Test-Suite, last, as their differences are declared last)
 READINGS = (REF_SIBLINGS, UNTYPED, PATTERN_CLASSES, PATTERN_DOT, ONE_KEYWORD, ALL_OF_ANY, ONE_OF_ANY, UNTYPED_ANY,
-            FORMATS, PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD, REQUIRED, NAMED_FIRST, STRING_ONE)
+            FORMATS, PATTERN_KEYS, WHOLE_PATTERN, OPTIONAL_GROUPS, UNREAD, REQUIRED, NAMED_FIRST, STRING_ONE,
+            NON_POINTER_REF, UNEVALUATED_FALSE, PATTERN_ADDITIONAL, ESCAPED_NAMES)
 #: the formats xgrammar has a regex for (JSONSchemaConverter::JSONFormatToRegexPattern): beside
 #: one of them a string's `pattern`, `minLength` and `maxLength` are not read (0.2.9; `iri`
 #: and `regex`, which it has none for, leave them read)
@@ -233,12 +236,88 @@ def _read_required(s: Dict[str, Any], readings: FrozenSet[str]) -> Dict[str, Any
     return s
 
 
+def is_pointer(ref: str) -> bool:
+    """Is a `$ref` one xgrammar resolves: a JSON pointer into the schema itself (`#`,
+    `#/...`)? Any other — an `$anchor`'s `#name`, a URI, a URN, a relative `other.json` —
+    it reads as any value, its siblings unread."""
+    return ref == "#" or ref.startswith("#/")
+
+
+def _additional(s: Dict[str, Any]) -> Any:
+    """The schema of an object's additional properties as xgrammar reads it without
+    strict mode: `additionalProperties`, else any value."""
+    return s.get("additionalProperties", True)
+
+
+def _whole_match(pattern: str, key: str) -> bool:
+    """Does the key match the pattern as xgrammar matches a patternProperties key (the
+    whole key: _whole_key)? False where Python's `re` cannot read the pattern."""
+    import re
+
+    try:
+        return re.fullmatch(_whole_key(pattern), key) is not None
+    except re.error:
+        return False
+
+
+def _pattern_additional(s: Dict[str, Any]) -> Dict[str, Any]:
+    """An object with both `properties` and `patternProperties` as xgrammar writes it: a
+    member is a named property, a pattern property or an additional property, each with
+    its own value, and the additional properties' key is any key (the named keys and the
+    patterns' keys not left out): a named key's value is its schema, a pattern's that it
+    matches whole, or the additional schema; a pattern key's, the pattern's or the
+    additional schema (none where additionalProperties is false). Not modelled: a named key
+    that a pattern also matches keeps, in maskref's reading, the pattern's schema beside
+    (JSON Schema applies both), so where the named schema alone allows a token the reading
+    may not explain it.
+
+    >>> _pattern_additional({"properties": {"foo": {"type": "array"}}, "patternProperties": {"f.o": {"minItems": 2}},
+    ...                      "additionalProperties": {"type": "integer"}})["properties"]
+    {'foo': {'anyOf': [{'type': 'array'}, {'minItems': 2}, {'type': 'integer'}]}}
+    """
+    named, patterns = s.get("properties"), s.get("patternProperties")
+    if not isinstance(named, dict) or not named or not isinstance(patterns, dict) or not patterns:
+        return s
+    extra = [] if _additional(s) is False else [_additional(s)]
+    return dict(s, properties={
+        n: {"anyOf": [v] + [p_schema for p, p_schema in patterns.items() if _whole_match(p, n)] + extra}
+        for n, v in named.items()}, patternProperties={p: {"anyOf": [v] + extra} for p, v in patterns.items()})
+
+
+def needs_escape(name: str) -> bool:
+    """Does a property name's JSON spelling have an escape (`"`, `\\`, a control character)?"""
+    return any(c in '"\\' or c < " " for c in name)
+
+
+def _escaped_names(s: Dict[str, Any]) -> Dict[str, Any]:
+    """An object's named properties whose JSON spelling has an escape as xgrammar reads
+    them: its additional properties' key trie leaves out the named keys by their raw text,
+    not by their spelling, so `foo\\"bar` is an additional key too: its value is the named
+    schema or the additional one (unless additionalProperties is false).
+
+    >>> _escaped_names({"properties": {'a"b': {"type": "integer"}, "c": {}}})["properties"]
+    {'a"b': {'anyOf': [{'type': 'integer'}, True]}, 'c': {}}
+    """
+    named = s.get("properties")
+    if not isinstance(named, dict) or _additional(s) is False or not any(needs_escape(n) for n in named):
+        return s
+    return dict(s, properties={n: {"anyOf": [v, _additional(s)]} if needs_escape(n) else v for n, v in named.items()})
+
+
 def _read_as_xgrammar(s: Dict[str, Any], readings: FrozenSet[str]) -> Any:
     """One schema object as xgrammar reads it, with the given readings (its subschemas
     already read)."""
+    if NON_POINTER_REF in readings and isinstance(s.get("$ref"), str) and not is_pointer(s["$ref"]):
+        return {k: v for k, v in s.items() if k in _KEPT}
     s = _read_keywords(s, readings)
     if isinstance(s, dict) and (REQUIRED in readings or NAMED_FIRST in readings):
         s = _read_required(s, readings)
+    if isinstance(s, dict) and UNEVALUATED_FALSE in readings and s.get("unevaluatedProperties") is False:
+        s = {k: v for k, v in s.items() if k != "unevaluatedProperties"}  # read as absent: the object open
+    if isinstance(s, dict) and PATTERN_ADDITIONAL in readings:
+        s = _pattern_additional(s)
+    if isinstance(s, dict) and ESCAPED_NAMES in readings:
+        s = _escaped_names(s)
     return s
 
 

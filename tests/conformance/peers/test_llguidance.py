@@ -345,6 +345,13 @@ def test_llguidance_hostname_any_length_and_ipv6_without_ipv4_tail():
     assert k["ipv6-without-ipv4-tail"].applies(Divergence(ipv6, b, one, 4, [], [ord(".")]))
     assert not k["ipv6-without-ipv4-tail"].applies(Divergence(ipv6, b, one, 4, [], [ord(":")]))
     assert not k["hostname-any-length"].applies(Divergence(ipv6, b, one, 4, [], [ord(".")]))
+    # the JSON-Schema-Test-Suite's `uri` (optional/format/uri): an IPv6 literal's IPv4 tail
+    uri = GrammarSpec("json_schema", schema={"format": "uri"})
+    literal = [ord(c) for c in '"ldap://[2001:db8::7']
+    assert k["ipv6-without-ipv4-tail"].applies(Divergence(uri, b, literal, 20, [], [ord(".")]))
+    assert not k["ipv6-without-ipv4-tail"].applies(Divergence(uri, b, literal, 20, [], [ord("]")]))
+    host = [ord(c) for c in '"ldap://a']
+    assert not k["ipv6-without-ipv4-tail"].applies(Divergence(uri, b, host, 9, [], [ord(".")]))
 
 
 # strings on which llguidance's format regexes and maskref's differ, or nearly so
@@ -355,6 +362,8 @@ FORMAT_SAMPLES = {
     "date-time": ["2021-02-29t08:38:60Z", "2020-01-01T00:00:00+05:30", "2020-01-01 00:00:00Z"],
     "hostname": ["a-b.c", "ab--c", "xn--abc", ("a" * 62 + ".") * 4 + "ab", "a" * 64, "a."],
     "ipv6": ["::ffff:1.2.3.4", "::1.2.3.4", "1:2:3:4:5:6:7:8", "1::8", "1:2:3:4:5:6:7::", "::", "1:2::3::4"],
+    "uri": ["http://[::ffff:1.2.3.4]/", "ldap://[2001:db8::7]/c=GB?objectClass?one", "http://[::1]:80/a",
+            "http://[v1.x]/", "http://1.2.3.4/", "urn:oasis:names", "h2c:x", "http://a b", "http://[::1.2.3.4]"],
 }
 
 

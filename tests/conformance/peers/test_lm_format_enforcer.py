@@ -170,6 +170,11 @@ EMPTY_OR_ONE = {"anyOf": [{"type": "array", "items": {"type": "integer"}, "maxIt
     ({"type": "object", "properties": {"ab": {}}}, '{"a', [b'"'], [b"b"], None),
     ({"enum": ["a\\"]}, '"a\\', [b"n"], [], "raw-allowed-strings"),  # an enum value too
     ({"enum": ["a\\"]}, '"a\\', [], [b"\\"], None),  # JSON's spelling is among its escapes
+    # a control character of a walked string is offered raw only (JSON-Schema-Test-Suite const/enum)
+    ({"const": "hello\u0000there"}, '"hello', [b"\x00"], [b"\\"], "raw-allowed-strings"),
+    ({"enum": ["foo\nbar", "foo\rbar"]}, '"foo', [b"\n", b"\r"], [b"\\"], "raw-allowed-strings"),
+    ({"const": "hello there"}, '"hello', [b"\x00"], [b"\\"], None),  # no control character in it
+    ({"const": "hello\u0000there"}, '"hello', [b"\x01"], [b"\\"], None),  # not its character
     # two differences on one token: a oneOf of a $ref makes the object open (one-of-objects),
     # and the key takes a raw control character (control-characters-in-strings)
     (ONE_OF_REF, '{"', [b"\x01"], [], "control-characters-in-strings"),
@@ -267,6 +272,8 @@ EXCLUSIVE = {"type": "object", "required": ["n"], "properties": {"n": {"type": "
 # `b` is required and no property: lm-format-enforcer offers only "a" and never lets the object end
 UNLISTED = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a", "b"]}
 LISTED = dict(UNLISTED, required=["a"])
+STRING_ONE_OF = {"type": "string", "oneOf": [{"minLength": 2}, {"maxLength": 4}]}
+UNEVALUATED = {"type": "object", "unevaluatedProperties": False}
 INNER_UNLISTED = {"type": "object", "properties": {"x": UNLISTED, "y": {"type": "object", "properties": {}}}}
 
 
@@ -306,6 +313,12 @@ def test_untyped_subschema():
     ({"type": "object", "properties": {"r": {}}, "required": ["r"]}, '{"', [b"x"], [], None),  # closed
     (EXCLUSIVE, "", [b" "], [], "json-reading"),  # the reading compiles: its oneOf is an anyOf
     (EXCLUSIVE, "", [b"x"], [], None),
+    # a oneOf beside type string is never read (get_parser takes the string first)
+    (STRING_ONE_OF, '"fo', [b'"'], [], "one-of-objects"),  # "fo" is valid under both options
+    (dict(STRING_ONE_OF, type="object"), '{"', [b"x"], [b"a"], None),
+    # unevaluatedProperties is not read: an object without properties takes any key
+    (UNEVALUATED, '{"', [b"x"], [], "json-reading"),
+    (UNEVALUATED, '{"', [b"x"], [b"}"], None),  # the reading allows } too
     # a required name its properties do not name (E24): the object is read as it reads it (the
     # listed keys, never ending), so whitespace before it is its JSON's; its bug is the comma it
     # refuses before the required key

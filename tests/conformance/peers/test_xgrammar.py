@@ -388,6 +388,71 @@ def test_keywords_unread():
     assert not k.applies(Divergence(s, B, ids('{"r": "'), 7, [ord("q")], []))
 
 
+# -- first met on the JSON-Schema-Test-Suite (json_schema_test_suite.py; docs/findings.md, X17)
+
+VALUE_START = [ord(c) for c in '"-0123456789[ftn{']  # the bytes that begin a JSON value
+
+
+def test_non_pointer_ref_as_any():
+    k = known()["non-pointer-ref-as-any"]
+    anchor = {"$ref": "#foo", "$defs": {"A": {"$anchor": "foo", "type": "integer"}}}
+    integer_start = [ord(c) for c in "-0123456789"]
+    assert k.applies(_obj(anchor, "", only_b=[b for b in VALUE_START if b not in integer_start]))
+    assert k.applies(_obj({"type": "integer", "$ref": "other.json"}, "", only_b=[ord('"')]))  # siblings unread
+    assert not k.applies(_obj(anchor, "", only_r=[ord("1")]))  # any value: the integers too
+    pointer = {"$ref": "#/$defs/A", "$defs": {"A": {"type": "integer"}}}
+    assert not k.applies(_obj(pointer, "", only_b=[ord('"')]))  # a pointer it resolves
+
+
+def test_unevaluated_properties_false_unread():
+    k = known()["unevaluated-properties-false-unread"]
+    s = {"type": "object", "properties": {"foo": {"type": "string"}}, "unevaluatedProperties": False}
+    assert k.applies(_obj(s, '{"', only_b=[ord("x")]))  # another key
+    assert not k.applies(_obj(s, '{"', only_b=[ord("x")], only_r=[ord("f")]))
+    assert not k.applies(_obj(dict(s, unevaluatedProperties={"type": "integer"}), '{"x":', only_b=[ord('"')]))
+
+
+def test_additional_keys_beside_patterns():
+    k = known()["additional-keys-beside-patterns"]
+    s = {"type": "object", "properties": {"foo": {"type": "array"}}, "patternProperties": {"x": {"type": "string"}},
+         "additionalProperties": {"type": "integer"}}
+    assert k.applies(_obj(s, '{"foo":', only_b=[ord("1")]))  # the named key as an additional one
+    assert k.applies(_obj(s, '{"x":', only_b=[ord("1")]))  # a pattern's key too
+    assert not k.applies(_obj(s, '{"foo":', only_b=[ord("t")]))  # no schema of the key takes true
+    closed = dict(s, additionalProperties=False)
+    assert not k.applies(_obj(closed, '{"foo":', only_b=[ord("1")]))
+    assert not k.applies(_obj({"type": "object", "properties": {"foo": {"type": "array"}},
+                               "additionalProperties": {"type": "integer"}}, '{"foo":', only_b=[ord("1")]))
+
+
+def test_named_keys_by_raw_text():
+    k = known()["named-keys-by-raw-text"]
+    quoted = {"type": "object", "properties": {'foo"bar': {"type": "number"}}}
+    assert k.applies(_obj(quoted, '{"foo\\"bar":', only_b=[ord('"'), ord("t")]))  # an additional key too
+    assert not k.applies(_obj(dict(quoted, additionalProperties=False), '{"foo\\"bar":', only_b=[ord('"')]))
+    newline = {"type": "object", "properties": {"foo\nbar": {"type": "number"}, "foo\tbar": {}}}
+    assert k.applies(_obj(newline, '{"foo', only_b=[ord("\n"), ord("\t")]))  # raw, as in the key's raw text
+    assert not k.applies(_obj(newline, '{"foo', only_b=[ord("\r")]))  # no named key has a CR there
+    assert not k.applies(_obj(newline, '{"fo', only_b=[ord("\n")]))  # not next in a named key
+    assert not k.applies(_obj({"type": "array", "items": {"enum": ["foo\nbar"]}}, '["foo', only_b=[ord("\n")]))
+    backslash = {"type": "object", "properties": {"foo\\bar": {"type": "number"}}}
+    assert k.applies(_obj(backslash, '{"foo\\', only_b=[ord("x"), ord(" ")]))  # past the key's raw backslash
+    assert not k.applies(_obj(backslash, '{"foo\\', only_b=[ord("x")], only_r=[ord("n")]))
+    closed = dict(backslash, additionalProperties=False)  # where refimpl takes only the key's own escape
+    assert not k.applies(_obj(closed, '{"foo\\', only_b=[ord("n")]))  # an escape: not the trie's
+    assert not k.applies(_obj(newline, '{"foo\\', only_b=[ord("x")]))  # no named key has a backslash
+
+
+def test_const_one_spelling():
+    k = known()["const-one-spelling"]
+    s = {"enum": ["foo\nbar", "foo\rbar"]}
+    assert k.applies(_obj(s, '"foo\\', only_r=[ord("u")]))  # \u000a, the same string
+    assert k.applies(_obj({"const": "a\u0001"}, '"a', only_r=[ord("\\")]))
+    assert not k.applies(_obj(s, '"foo\\', only_r=[ord("u")], only_b=[ord("t")]))
+    assert not k.applies(_obj(s, '"fox', only_r=[ord("\\")]))  # no value begins so
+    assert not k.applies(_obj({"type": "string"}, '"foo\\', only_r=[ord("u")]))
+
+
 def test_special_tokens_are_not_supported():
     """A Lark grammar with special tokens and options is NotSupported, installed or not."""
     with pytest.raises(NotSupported):

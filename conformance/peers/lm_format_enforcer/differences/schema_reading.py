@@ -12,6 +12,7 @@ from refimpl.errors import GrammarError
 from ....differences import KnownDifferences
 from ....divergence import Divergence
 from ....readings.json_schemas import schemas
+from ....readings.json_text import open_string
 from ....vectors import GrammarSpec
 from ..reading import (
     DISPATCHED,
@@ -262,19 +263,41 @@ def any_key_order(d: Divergence) -> bool:
     return all(key_order_readings(d, t) for t in d.only_engine)
 
 
+def _walked(schema: Any) -> List[str]:
+    """The property names, required keys, string enum values and string consts of the
+    schema's subschemas: the strings lm-format-enforcer walks unescaped."""
+    words: List[Any] = []
+    for node in schemas(schema):
+        words += list(node.get("properties") or ()) if isinstance(node.get("properties"), dict) else []
+        for k in ("required", "enum"):
+            words += node.get(k) if isinstance(node.get(k), list) else []
+        words.append(node.get("const"))
+    return [w for w in words if isinstance(w, str)]
+
+
 def _walked_strings(schema: Any) -> bool:
     """Has some subschema a property name, a required key, a string enum value or a
     string const holding `"` or `\\`?"""
-    def raw(s: Any) -> bool:
-        return isinstance(s, str) and ('"' in s or "\\" in s)
+    return any('"' in w or "\\" in w for w in _walked(schema))
 
-    for node in schemas(schema):
-        words = list(node.get("properties") or ()) if isinstance(node.get("properties"), dict) else []
-        for k in ("required", "enum"):
-            words += node.get(k) if isinstance(node.get(k), list) else []
-        if any(raw(w) for w in words + [node.get("const")]):
-            return True
-    return False
+
+def _raw_control_next(d: Divergence) -> bool:
+    """The text ends inside a string whose content so far is followed, in a string
+    lm-format-enforcer walks unescaped (_walked), by a control character: every token only
+    refimpl allows begins an escape (of that character: lm-format-enforcer has only its raw
+    byte), and every token only lm-format-enforcer allows begins with that raw character."""
+    text = d.text()
+    start = open_string(text)
+    if start is None or not d.only_refimpl or d.error is not None or d.refused is not None:
+        return False
+    try:
+        content = text[start:].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    following = {w[len(content)] for w in _walked(d.grammar.schema)
+                 if len(w) > len(content) and w.startswith(content) and w[len(content)] < " "}
+    return bool(following) and all(d.vocab.tokens[t][:1] == b"\\" for t in d.only_refimpl) and all(
+        d.vocab.tokens[t][:1].decode("latin-1") in following for t in d.only_engine)
 
 
 @KNOWN_DIFFERENCES.declare(
@@ -283,15 +306,21 @@ def _walked_strings(schema: Any) -> bool:
     "character, unescaped: a `\"` in it closes the string there (with the property `a\\\"b`, the key "
     "`a` is allowed and `a\\\\\"b` refused) and a `\\\\` in it is any escape (the key `\\\\` is written "
     "`\\\\\"`, `\\\\/`, `\\\\n`, `\\\\u0041`, ..., JSON's `\\\\\\\\` among them); where a key so closed "
-    "names no property, its parser raises KeyError and it allows only EOS",
+    "names no property, its parser raises KeyError and it allows only EOS; a control character in it "
+    "is written raw only (the const `hello\\u0000there` after `\"hello` allows a raw NUL, not `\\\\`)",
     ends_path=True)
 def raw_allowed_strings(d: Divergence) -> bool:
     """A schema with such a name or value, and refimpl on the reading with them walked so
     (json_reading's raw_strings) answers as lm-format-enforcer on every differing token,
     the properties of the object the text ends inside in any order where a token needs it
     (any-key-order: both act on one key); or its parser raised KeyError on a property name
-    cut at its `"`."""
-    if d.grammar.kind != "json_schema" or d.grammar.options or not _walked_strings(d.grammar.schema):
+    cut at its `"`; or a control character comes next in such a string, which it offers raw
+    only (_raw_control_next)."""
+    if d.grammar.kind != "json_schema" or d.grammar.options:
+        return False
+    if _raw_control_next(d):
+        return True
+    if not _walked_strings(d.grammar.schema):
         return False
     cut = {p.split('"', 1)[0] for node in schemas(d.grammar.schema) if isinstance(node.get("properties"), dict)
            for p in node["properties"] if '"' in p}
