@@ -7,8 +7,8 @@ tokens, whether the output may end, rollback. For those backends `run` and `fuzz
 compare, after every token, `is_accepting()`, `forced_bytes()` and `forced_tokens()`, and
 `fuzz` rolls both back by a drawn number of steps at the end of a path and compares the
 masks (and that rolling back past the start is refused by both). `run` offers every engine
-built on refimpl (the token index's own API too) the ids just outside the vocabulary
-before each mask: both must be refused.
+built on refimpl (the token index's own API too) ids outside the vocabulary before each
+mask: each must be refused, as refimpl's Matcher refuses it.
 
 A difference is a disagreement like a mask's (`Divergence.error` says which call). A
 fault of the engine's process (isolation.fault_of: a worker that died, hung or answered
@@ -63,10 +63,11 @@ def api_difference(ref: Matcher, other: Any) -> Optional[str]:
 
 
 def out_of_range_difference(session: Session, n_tokens: int) -> Optional[str]:
-    """Offer the session the ids just outside the vocabulary: -1 (which Python's indexing
-    reads as the last token) and `n_tokens`. Each must be refused — consume answers False,
-    or raises an error that is not a fault of the process — and leave the state as it was
-    (the next mask compared shows it). None if so.
+    """Offer the session ids outside the vocabulary: -1 (which Python's indexing reads as
+    the last token), `n_tokens` and the one after it (a model's logits are often padded past
+    the vocabulary). Each must be refused as refimpl's Matcher refuses it — consume answers
+    False, raising nothing — and leave the state as it was (the next mask compared shows
+    it). None if so.
 
     >>> from refimpl import Grammar, Vocabulary
     >>> from .refimpl_engines import MatcherSession
@@ -74,13 +75,14 @@ def out_of_range_difference(session: Session, n_tokens: int) -> Optional[str]:
     >>> out_of_range_difference(MatcherSession(Matcher(Grammar.from_regex("a*"), v)), len(v)) is None
     True
     """
-    for t in (-1, n_tokens):
+    for t in (-1, n_tokens, n_tokens + 1):
         try:
             took = session.consume(t)
-        except Exception as e:  # noqa: BLE001 - an error is a refusal, a fault is not
-            if fault_of(e):
+        except Exception as e:  # noqa: BLE001 - a crash is a difference
+            if fault_of(e):  # the process failed: not an answer to compare
                 raise
-            continue
+            return "consume(%d), an id outside the vocabulary's %d: the engine raised %s: %s" % (
+                t, n_tokens, type(e).__name__, e)
         if took:
             return "consume(%d), an id outside the vocabulary's %d: the engine took it" % (t, n_tokens)
     return None

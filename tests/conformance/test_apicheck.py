@@ -92,25 +92,39 @@ def test_refimpl_backends_must_refuse_a_refused_token():
 
 
 def test_refimpl_engines_must_refuse_an_id_outside_the_vocabulary():
-    """An id of -1 read as the last token (Python's indexing) is taken; `run` offers every
-    engine built on refimpl -1 and len(vocab) before each mask (apicheck.out_of_range_difference)."""
-    from conformance.refimpl_engines import MatcherEngine, MatcherSession, TokenIndexEngine
+    """An id of -1 read as the last token (Python's indexing) is taken, an id past the
+    vocabulary raises: `run` offers every engine built on refimpl -1, len(vocab) and the id
+    after it before each mask, each to be refused as the Matcher does (False, no error)."""
+    from conformance.refimpl_engines import MatcherEngine, MatcherSession
+    from conformance.registry import get_engine
 
-    class Wrong(Matcher):
+    class Wraps(Matcher):
         def consume(self, token_id):
             return super().consume(token_id % len(self.vocab))
 
-    class Engine(MatcherEngine):
-        def start(self, spec, vocab, grammar=None):
-            return MatcherSession(Wrong(grammar or spec.compile(), vocab))
+    class Raises(Matcher):
+        def consume(self, token_id):
+            if token_id > len(self.vocab):
+                raise IndexError("list index out of range")
+            return super().consume(token_id)
+
+    def engine(matcher, name):
+        class Engine(MatcherEngine):
+            def start(self, spec, vocab, grammar=None):
+                return MatcherSession(matcher(grammar or spec.compile(), vocab))
+
+        e = Engine()
+        e.name = name
+        return e
 
     spec = GrammarSpec("regex", "[ab]+")
     vocab = Vocabulary.from_bytes([b"<eos>", b"a", b"b"], eos_token_id=0)
     v = record(spec.compile(), spec, vocab, [2, 1, 0], "test/last-id")
-    wrong = Engine()
-    wrong.name = "wrong-ids"
-    res = check_vector(wrong, v)
+    res = check_vector(engine(Wraps, "wrong-ids"), v)
     assert res.status == "disagree" and res.divergence["error"] == (
         "consume(-1), an id outside the vocabulary's 3: the engine took it"), res.divergence
-    for engine in (MatcherEngine("python"), MatcherEngine("index"), TokenIndexEngine(workers=1)):
-        assert check_vector(engine, v).status == "agree", engine.name
+    res = check_vector(engine(Raises, "raising-ids"), v)
+    assert res.status == "disagree" and res.divergence["error"] == (
+        "consume(4), an id outside the vocabulary's 3: the engine raised IndexError: list index out of range")
+    for name in ("refimpl", "index", "token-index", "token-index-bare", "token-index-naive"):
+        assert check_vector(get_engine(name), v).status == "agree", name
