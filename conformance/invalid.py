@@ -101,6 +101,8 @@ GBNF: List[Tuple[str, str, str]] = [
     # issue 35's line coverage (gbnf.py, d4fcb70): errors no vector reached, one each
     ("undefined-rule", 'root ::= "a" item\n', "a rule that is never defined"),
     ("missing-rule-name", '::= "a"\n', "a rule definition without its name"),
+    ("rule-defined-twice", 'root ::= "a"\nroot ::= "b"\n', "a rule defined twice (docs/ebnf.md: llama.cpp keeps the last)"),
+    ("empty-class", 'root ::= []\n', "an empty character class (docs/ebnf.md: llama.cpp reads it as the empty string)"),
     ("surrogate-escape", 'root ::= "\\uD800"\n', "a \\u escape of a UTF-16 surrogate, which is no Unicode scalar value"),
     ("class-ends-in-range", 'root ::= [a-', "a character class that ends the grammar after a range's '-'"),
     ("reversed-class-range", 'root ::= [z-a]\n', "a character class range whose end comes before its start"),
@@ -160,6 +162,7 @@ XGRAMMAR: List[Tuple[str, str, str]] = [
     ("repetition-not-integer", 'root ::= "a"{x}\n', "a counted repetition whose count is no integer"),
     ("bad-hex-escape", 'root ::= "\\xZZ"\n', "a hexadecimal escape without hexadecimal digits"),
     ("surrogate-escape", 'root ::= "\\xD800"\n', "a \\x escape of a UTF-16 surrogate, which is no Unicode scalar value"),
+    ("class-ends-grammar", 'root ::= [a-z', "a character class that the end of the grammar leaves open"),
     ("class-escape-in-class", 'root ::= [a\\d]\n', "a class escape \\d inside a character class"),
     ("number-too-long", 'root ::= Token(1234567890123456789)\n', "a token id of more than 18 digits"),
     ("macro-arguments-no-comma", 'root ::= Regex("a" "b")\n', "macro arguments not separated by ','"),
