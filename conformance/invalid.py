@@ -98,6 +98,15 @@ GBNF: List[Tuple[str, str, str]] = [
     ("bad-hex-escape", 'root ::= "\\xZZ"\n', "a hexadecimal escape without hexadecimal digits"),
     # issue 35's line coverage: an error of gbnf.py that no vector reached
     ("repetition-not-integer", 'root ::= "a"{x}\n', "a counted repetition whose count is no integer"),
+    # issue 35's line coverage (gbnf.py, d4fcb70): errors no vector reached, one each
+    ("undefined-rule", 'root ::= "a" item\n', "a rule that is never defined"),
+    ("missing-rule-name", '::= "a"\n', "a rule definition without its name"),
+    ("class-ends-in-range", 'root ::= [a-', "a character class that ends the grammar after a range's '-'"),
+    ("bang-without-token", 'root ::= !a\n', "a '!' not followed by a token <...>"),
+    ("token-id-not-integer", 'root ::= <[x]>\n', "a token <[...]> whose id is no integer"),
+    ("unclosed-token-id", 'root ::= <[5x\n', "a token <[5 without its ']>'"),
+    ("unclosed-token", 'root ::= <abc\n', "a token <... without its '>'"),
+    ("repetition-not-closed", 'root ::= "a"{2,3 x}\n', "a counted repetition whose bounds are followed by no '}'"),
 ]
 
 XGRAMMAR: List[Tuple[str, str, str]] = [
@@ -133,6 +142,52 @@ XGRAMMAR: List[Tuple[str, str, str]] = [
     ("lookahead-not-last", 'root ::= "a" (= "b") "c"\n', "a lookahead assertion that does not end its rule"),
     ("two-repetitions", 'root ::= "a"*+\n', "two repetition operators in a row"),
     ("reversed-class-range", 'root ::= [z-a]\n', "a character class range whose lower bound is above its upper"),
+    # issue 35's line coverage (xgrammar.py, reader.py, d4fcb70): errors no vector reached,
+    # one each
+    ("no-rules", '# only a comment\n', "a grammar without any rule"),
+    ("options-then-text", 'root[lazy]] ::= "a"\n', "rule options followed by something other than '::='"),
+    ("lookahead-in-group", 'root ::= ("a" (= "b"))\n', "a lookahead assertion inside a group"),
+    ("nesting-too-deep", 'root ::= ' + '(' * 1001 + '"a"' + ')' * 1001 + '\n', "groups nested deeper than 1000"),
+    ("empty-alternative", 'root ::= "a" |\n', "an alternative with no element, at the end of a rule"),
+    ("empty-alternative-in-group", 'root ::= ("a" | )\n', "an alternative with no element, in a group"),
+    ("lookahead-choices", 'root ::= "a" (= "b" | "c")\n', "a lookahead assertion that holds choices"),
+    ("lookahead-macro", 'root ::= "a" (= Substring("b"))\n', "a lookahead assertion that holds a macro"),
+    ("repetition-no-comma", 'root ::= "a"{2 3}\n', "a counted repetition whose bounds are not separated by ','"),
+    ("unclosed-repetition", 'root ::= "a"{2,3\n', "a counted repetition without its '}'"),
+    ("repetition-not-integer", 'root ::= "a"{x}\n', "a counted repetition whose count is no integer"),
+    ("bad-hex-escape", 'root ::= "\\xZZ"\n', "a hexadecimal escape without hexadecimal digits"),
+    ("class-ends-grammar", 'root ::= [a-z', "a character class that the end of the grammar leaves open"),
+    ("class-escape-in-class", 'root ::= [a\\d]\n', "a class escape \\d inside a character class"),
+    ("number-too-long", 'root ::= Token(1234567890123456789)\n', "a token id of more than 18 digits"),
+    ("macro-arguments-no-comma", 'root ::= Regex("a" "b")\n', "macro arguments not separated by ','"),
+    ("macro-nesting-too-deep", 'root ::= TagDispatch(' + '(' * 1002 + ')' * 1002 + ')\n',
+     "a macro argument's tuples nested deeper than 1000"),
+    ("macro-bad-value", 'root ::= Regex(+)\n', "a macro argument that is no string, integer, boolean or tuple"),
+    ("regex-no-argument", 'root ::= Regex()\n', "a Regex macro without its pattern"),
+    ("regex-not-string", 'root ::= Regex(1)\n', "a Regex macro whose pattern is a number"),
+    ("regex-unknown-argument", 'root ::= Regex("a", colour=1)\n', "a Regex macro's named argument that does not exist"),
+    ("regex-json-string-not-bool", 'root ::= Regex("a", json_string=1)\n', "a Regex macro's json_string that is no boolean"),
+    ("regex-flags-not-string", 'root ::= Regex("a", flags=1)\n', "a Regex macro's flags that are no string"),
+    ("dispatch-unknown-argument", 'root ::= TagDispatch(("a", c), colour=1)\nc ::= "!"\n',
+     "a TagDispatch named argument that does not exist"),
+    ("dispatch-loop-not-bool", 'root ::= TagDispatch(("a", c), loop_after_dispatch=1)\nc ::= "!"\n',
+     "a TagDispatch loop_after_dispatch that is no boolean"),
+    ("dispatch-element-not-tuple", 'root ::= TagDispatch("a")\n', "a TagDispatch element that is no tuple"),
+    ("dispatch-element-not-pair", 'root ::= TagDispatch(("a", c, c))\nc ::= "!"\n', "a TagDispatch element of three values"),
+    ("token-dispatch-id-not-integer", 'root ::= TokenTagDispatch(("a", c))\nc ::= "!"\n',
+     "a TokenTagDispatch trigger that is a string, not a token id"),
+    ("dispatch-empty-tag", 'root ::= TagDispatch(("", c))\nc ::= "!"\n', "a TagDispatch tag that is the empty string"),
+    ("dispatch-rule-not-name", 'root ::= TagDispatch(("a", "c"))\nc ::= "!"\n', "a TagDispatch rule given as a string"),
+    ("dispatch-excludes-not-tuple", 'root ::= TagDispatch(("a", c), excludes="x")\nc ::= "!"\n',
+     "a TagDispatch excludes that is no tuple"),
+    ("token-dispatch-exclude-not-integer", 'root ::= TokenTagDispatch((5, c), excludes=("x",))\nc ::= "!"\n',
+     "a TokenTagDispatch exclude that is a string, not a token id"),
+    ("dispatch-exclude-not-string", 'root ::= TagDispatch(("a", c), excludes=(1,))\nc ::= "!"\n',
+     "a TagDispatch exclude that is a number"),
+    ("substring-not-string", 'root ::= Substring(a)\n', "a Substring macro's argument that is no string"),
+    ("substring-trailing-comma", 'root ::= Substring("a",)\n', "a Substring macro's ',' followed by no string"),
+    ("substring-no-comma", 'root ::= Substring("a" "b")\n', "Substring macro arguments not separated by ','"),
+    ("token-no-comma", 'root ::= Token(1 2)\n', "Token macro ids not separated by ','"),
 ]
 
 KBNF: List[Tuple[str, str, str]] = [
@@ -154,6 +209,21 @@ KBNF: List[Tuple[str, str, str]] = [
     # as unclosed-option and unclosed-group): except! without its parenthesis, a character
     # below '(' after it (the mutant skipped it)
     ("except-without-paren", 'start ::= except! "ab";\n', "except! without the '(' of its argument"),
+    # issue 35's line coverage (kbnf.py, d4fcb70): errors no vector reached, one each
+    ("no-rules", '(* only a comment *)\n', "a grammar without any rule"),
+    ("rule-name-not-name", '1 ::= "a";\n', "a rule whose name is a number"),
+    ("empty-alternative", 'start ::= "a" | ;\n', "an alternative with no element"),
+    ("comma-without-element", 'start ::= "a", ;\n', "a ',' followed by no element"),
+    ("mismatched-bracket", 'start ::= ("a"];\n', "a group opened by '(' and closed by ']'"),
+    ("stray-character", 'start ::= "a" @;\n', "a character that begins no element"),
+    ("bad-hex-escape", 'start ::= "\\x4";\n', "a \\x escape with one hex digit (it takes two)"),
+    ("bad-braced-escape", 'start ::= "\\u{1234567}";\n', "a \\u{...} escape of seven hex digits (at most six)"),
+    ("short-unicode-escape", 'start ::= "\\u12";\n', "a \\u escape of two hex digits (it takes four)"),
+    ("except-empty-string", 'start ::= except!("");\n', "except! of the empty string"),
+    ("except-not-string-or-name", 'start ::= except!(+);\n', "except! of something that is no string or rule name"),
+    ("except-bound-not-number", 'start ::= except!("a", x);\n', "except!(..., n) whose n is no number"),
+    ("except-unclosed", 'start ::= except!("a" x);\n', "except!( without its ')'"),
+    ("except-rule-not-strings", 'start ::= except!(x);\nx ::= #"a";\n', "except!(rule) whose rule is a regex, not strings"),
 ]
 
 JSON_SCHEMA: List[Tuple[str, Any, str]] = [

@@ -41,7 +41,9 @@ def test_each_vector_is_an_error_vector_refimpl_refuses_as_recorded(engine):
         r = check_vector(refimpl, v)
         assert (r.status, r.reason.split(":")[0]) == ("agree", v.error["type"]), (v.id, r.to_json())
     assert set(by_table) == {name for name, _, _, _ in TABLES} and min(by_table.values()) >= 10, by_table
-    assert 60 <= sum(by_table.values()) <= 120
+    # a bound on the group's size (181 since issue 35's error vectors of the ebnf
+    # frontends, one per error no vector reached; about 1 s per engine)
+    assert 60 <= sum(by_table.values()) <= 200
 
 
 def test_positions_are_recorded():
