@@ -11,6 +11,8 @@ torch; not in CI).
     converted.py    XgrammarCppEngine, the engine `xgrammar.cpp`: a JSON schema as llama.cpp's
                     converter writes it in GBNF (MaskBench's XGrammar.cpp), its differences
     maskbench.py    those first met on MaskBench (appended to differences.py's list)
+    json_schema_test_suite.py  those first met on the JSON-Schema-Test-Suite (appended
+                    after MaskBench's; X17)
     regex_fsm.py    how its `Regex` macro builds an automaton (a JSON schema's pattern), as a
                     regex: its optional groups (X14)
 """
