@@ -40,3 +40,13 @@ def test_the_docs_give_each_suite_files_size():
         assert int(n.replace(",", "")) == len(lines), name
         if m:
             assert int(m.replace(",", "")) == sum(masks_of(line) for line in lines), name
+
+
+def test_the_readme_gives_the_number_of_error_vectors():
+    """The README's "N malformed grammars every engine must refuse": the suite's error
+    vectors (invalid.jsonl's, and any other file's)."""
+    errors = sum(1 for path in sorted(pathlib.Path(SUITE_DIR).glob("*.jsonl"))
+                 for line in path.read_text().splitlines() if "error" in json.loads(line))
+    text = " ".join((ROOT / "README.md").read_text().split())
+    said = re.search(r"(\d[\d,]*) malformed grammars every engine must refuse", text)
+    assert said and int(said.group(1).replace(",", "")) == errors
