@@ -132,6 +132,9 @@ GBNF: List[Tuple[str, str, List[str], List[str]]] = [
      ["keys", "strings", "numbers", "escapes"]),
     # every derivation of root is infinite: the empty language
     ("empty-language", 'root ::= root "a"\n', [""], ["empty-language"]),
+    # `.` (any character) and rules ended by CRLF, one rule unused (issue 35's line coverage
+    # of gbnf.py: no vector had either)
+    ("any-char-crlf", 'root ::= . "a"\r\nb ::= "c"\r\n', ["éa", "xa"], ["utf8"]),
     # GBNF's three hex escapes, \x (2 digits), \u (4) and \U (8), in literals and class
     # ranges (issue 35's held-out sample, seed 45: no vector had \U)
     ("hex-escapes", 'root ::= "\\U0001F600" [\\U0001F300-\\U0001F5FF]+ "\\u00e9\\x41"\n', ["😀🌍🎉éA"],
@@ -154,6 +157,13 @@ EBNF: List[Tuple[str, str, str, List[str], List[str]]] = [
     # held-out sample, seed 44: the check that a lookahead ends its rule read as an error)
     ("xgrammar-lookahead-last", "xgrammar", 'root ::= key "=" [0-9]+\nkey ::= [a-z_]+ (= "=")', ["max_len=12"],
      ["lookahead"]),
+    # corners only valid grammars reach (issue 35's line coverage of xgrammar.py and
+    # xgrammar_dispatch.py): `{n}`, an empty group, a dispatch with no excludes that does not
+    # loop, and one with no tags at all (free text to the end)
+    ("xgrammar-corners", "xgrammar", 'root ::= "a"{2} ( ) "b" TagDispatch(("<t>", c), excludes=(), '
+                                     'loop_after_dispatch=false)\nc ::= "!"\n', ["aab hi<t>!"],
+     ["repetition", "dispatch"]),
+    ("xgrammar-empty-dispatch", "xgrammar", 'root ::= "x" TagDispatch()\n', ["xhello"], ["dispatch"]),
     ("xgrammar-substring", "xgrammar", 'root ::= "fox: " Substring("The quick ", "brown fox ", "jumps") "."\n',
      ["fox: brown fox jumps.", "fox: ."], ["substring"]),
     # escapes in classes and literals, {m,n} and xgrammar's {m,-1}; [^] is any character
