@@ -9,7 +9,7 @@ b'["a/\\\\u007f", "\\\\u1c00"]'
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from refimpl import Grammar
 
@@ -54,6 +54,33 @@ def open_string(text: bytes) -> Optional[int]:
         if b == 0x22 and not escaped:
             start = None if in_string else i + 1
     return start
+
+
+def string_so_far(text: bytes) -> Optional[str]:
+    r"""The string the JSON text ends inside, as written so far (escapes not decoded); None
+    outside a string, or where what is written is not UTF-8.
+
+    >>> string_so_far(b'{"a\\n'), string_so_far(b'{"a": 1'), string_so_far(b'"\xc3')
+    ('a\\n', None, None)
+    """
+    start = open_string(text)
+    if start is None:
+        return None
+    try:
+        return text[start:].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def controls_next(so_far: str, words: Iterable[str]) -> Set[str]:
+    r"""The control characters (U+0000-U+001F) that come right after `so_far` in the words
+    beginning with it: what a peer that writes those words raw, unescaped, offers next.
+
+    >>> sorted(controls_next("ab", ["ab\ncd", "ab\t", "abc", "x\n"]))
+    ['\t', '\n']
+    """
+    n = len(so_far)
+    return {w[n] for w in words if len(w) > n and w.startswith(so_far) and w[n] < " "}
 
 
 def in_key(text: bytes) -> bool:

@@ -23,7 +23,7 @@ from typing import List
 from ...differences import KnownDifferences
 from ...divergence import Divergence
 from ...readings.json_schemas import schemas
-from ...readings.json_text import decoded_chars, escape_in_string, in_key, open_string, puts
+from ...readings.json_text import controls_next, decoded_chars, escape_in_string, in_key, open_string, puts, string_so_far
 from .reading import ESCAPED_NAMES, NON_POINTER_REF, PATTERN_ADDITIONAL, UNEVALUATED_FALSE, reading_explains
 
 JSON_SCHEMA_TEST_SUITE_DIFFERENCES = KnownDifferences()
@@ -83,18 +83,14 @@ def raw_character_of_named_key(d: Divergence) -> bool:
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_engine:
         return False
     text = d.text()
-    start = open_string(text)
-    if start is None or not in_key(text):
-        return False
-    try:
-        raw = text[start:].decode("utf-8")
-    except UnicodeDecodeError:
+    raw = string_so_far(text)
+    if raw is None or not in_key(text):
         return False
     named = [k for k in _named_keys(d.grammar.schema) if k.startswith(raw)]
     firsts = [d.vocab.tokens[t][:1] for t in d.only_engine]
     if raw.endswith("\\") and named:
         return all(b and b not in _ESCAPES for b in firsts)
-    following = {k[len(raw)] for k in named if len(k) > len(raw) and k[len(raw)] < " "}
+    following = controls_next(raw, named)
     return bool(following) and all(b.decode("latin-1") in following for b in firsts)
 
 

@@ -7,6 +7,7 @@ its converter reads it (`schema_reading`, one reading per difference, READINGS).
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from refimpl import Grammar, MaskrefError, Matcher
@@ -252,8 +253,6 @@ def _additional(s: Dict[str, Any]) -> Any:
 def _whole_match(pattern: str, key: str) -> bool:
     """Does the key match the pattern as xgrammar matches a patternProperties key (the
     whole key: _whole_key)? False where Python's `re` cannot read the pattern."""
-    import re
-
     try:
         return re.fullmatch(_whole_key(pattern), key) is not None
     except re.error:

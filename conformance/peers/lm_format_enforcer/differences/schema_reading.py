@@ -12,7 +12,7 @@ from refimpl.errors import GrammarError
 from ....differences import KnownDifferences
 from ....divergence import Divergence
 from ....readings.json_schemas import schemas
-from ....readings.json_text import open_string
+from ....readings.json_text import controls_next, string_so_far
 from ....vectors import GrammarSpec
 from ..reading import (
     DISPATCHED,
@@ -286,16 +286,10 @@ def _raw_control_next(d: Divergence) -> bool:
     lm-format-enforcer walks unescaped (_walked), by a control character: every token only
     refimpl allows begins an escape (of that character: lm-format-enforcer has only its raw
     byte), and every token only lm-format-enforcer allows begins with that raw character."""
-    text = d.text()
-    start = open_string(text)
-    if start is None or not d.only_refimpl or d.error is not None or d.refused is not None:
+    so_far = string_so_far(d.text())
+    if so_far is None or not d.only_refimpl or d.error is not None or d.refused is not None:
         return False
-    try:
-        content = text[start:].decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    following = {w[len(content)] for w in _walked(d.grammar.schema)
-                 if len(w) > len(content) and w.startswith(content) and w[len(content)] < " "}
+    following = controls_next(so_far, _walked(d.grammar.schema))
     return bool(following) and all(d.vocab.tokens[t][:1] == b"\\" for t in d.only_refimpl) and all(
         d.vocab.tokens[t][:1].decode("latin-1") in following for t in d.only_engine)
 
