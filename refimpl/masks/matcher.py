@@ -47,7 +47,7 @@ from .index import TokenIndex, shared_index
 from .mask import Mask
 from .maskcache import MaskCache
 from .reading import BY_ID, BYTES, ENDS_LEXEME, ENDS_OUTPUT, REFUSED, Reading, eos_reading, token_lexemes
-from .slicer import SliceOracle, Slicer, default_slices
+from .slicer import Plan, SliceOracle, Slicer, default_slices
 from .walk import walk
 
 
@@ -196,11 +196,15 @@ class Matcher:
         self.recognizer = Recognizer(grammar.compiled, limits or grammar.limits, token_boundaries=True,
                                      row_builder=row_builder)
         self.tokens = TokenBinding(grammar.compiled, vocab)
+        self.reads_ids = bool(self.tokens)  # some token lexeme is read by id
+        self.n_tokens = len(vocab)
         self.lexeme_tokens = 0  # tokens that gave bytes to the pending lexeme (for budgets)
         self.trie = vocab.trie
         patterns = default_slices(vocab) if slices is None else tuple(slices)
         self.slicer = Slicer.of(vocab, patterns) if patterns else None
         self._slice_oracle = SliceOracle.of(self.slicer, self.recognizer.lexer) if self.slicer else None
+        self._plans: Dict[int, Optional[Plan]] = {}  # lexer state -> the slicer's plan there (`_plan`)
+        self._whole = (self.trie,)  # the tries walked without a plan
         self.eos_consumed = False  # EOS consumed (stop_reason "eos")
         self._steps: List[Step] = []
         # what the last mask of the current state told (cleared by every move, `_moved`):
@@ -236,7 +240,7 @@ class Matcher:
 
     def _mask_flags(self) -> bytearray:
         """The flags of `mask()`, computed."""
-        n = len(self.vocab)
+        n = self.n_tokens
         walked = applied = 0
         if self.eos_consumed:
             flags = bytearray(n)
@@ -259,7 +263,7 @@ class Matcher:
             else:
                 flags, walked, applied = self._walked(state, top, n)
             # the bytes are the walk's; the rest as `Reading.how` reads it
-            if self.tokens:
+            if self.reads_ids:
                 self.tokens.allow(flags, token_lexemes(rec, self.tokens, state, top))
             if eos_reading(rec, state, top) != REFUSED:
                 for t in self.vocab.eos_token_ids:
@@ -275,11 +279,13 @@ class Matcher:
         """The tokens' flags by the trie walk (over the slices' tries where a slicer
         applies), the trie nodes walked and the slices applied."""
         rec = self.recognizer
-        walked = applied = 0
-        if self.slicer is not None and self._slice_oracle is not None:
-            flags, tries, applied = self._sliced(self.slicer, self._slice_oracle, state, n)
+        walked = 0
+        tries: Sequence[TokenTrie]
+        plan = self._plan(state)
+        if plan is None:
+            flags, tries, applied = bytearray(n), self._whole, 0
         else:
-            flags, tries = bytearray(n), [self.trie]
+            flags, tries, applied = bytearray(plan.flags), plan.tries, plan.applied
         tracer = rec.tracer
         for trie in tries:
             if tracer is None:
@@ -288,6 +294,19 @@ class Matcher:
                 tracer.trie_walked(trie, self._applied_slices(state) if applied else ())
                 walked += self._walk(trie, rec.lexer, rec, state, top, flags, tracer)
         return flags, walked, applied
+
+    def _plan(self, state: int) -> Optional[Plan]:
+        """The slicer's plan in lexer state `state` (Slicer.plan of the slices certainly
+        allowed there), kept per state; None where the vocabulary's one trie is walked
+        (no slicer, or slicing does not pay)."""
+        try:
+            return self._plans[state]
+        except KeyError:
+            plan = None
+            if self.slicer is not None and self._slice_oracle is not None:
+                plan = self.slicer.plan(self._slice_oracle.certain(state))
+            self._plans[state] = plan
+            return plan
 
     def _applied_slices(self, state: int) -> List[str]:
         """The patterns of the slices applied whole in `state` (for the tracer)."""
@@ -305,15 +324,6 @@ class Matcher:
             return None
         at = self.index.start if fresh else self.index.state_of(pairs[0][1])
         return None if at is None else self.index.token_flags(at)
-
-    def _sliced(self, slicer: Slicer, oracle: SliceOracle, state: int, n: int) -> Tuple[bytearray, List[TokenTrie], int]:
-        """The flags of the slices certain to be allowed whole in `state`, the tries still
-        to walk (the other slices' and the tokens in no slice), and how many were applied.
-        Where slicing does not pay (Slicer.plan), the vocabulary's one trie is walked."""
-        plan = slicer.plan(oracle.certain(state))
-        if plan is None:
-            return bytearray(n), [self.trie], 0
-        return bytearray(plan.flags), plan.tries, plan.applied
 
     def reading(self) -> Reading:
         """How each token is read in the current state (reading.py): the rule `consume`
@@ -463,7 +473,7 @@ class Matcher:
     #: built from them (trie, slicer, token binding, index, mask cache). Every other
     #: attribute is the state of one generation, and a clone copies it.
     SHARED = frozenset(("grammar", "vocab", "backend", "_walk", "index", "tokens", "trie", "slicer",
-                        "_slice_oracle", "cache"))
+                        "_slice_oracle", "_plans", "_whole", "cache"))
 
     def clone(self) -> "Matcher":
         """An independent matcher in the same state: consuming or rolling back one does not
