@@ -288,10 +288,7 @@ walk_free(Walk *w)
     Py_XDECREF(w->once_skip_mask);
     Py_XDECREF(w->hidden_mask);
     Py_XDECREF(w->push_parts);
-    PyMem_Free(w->states);
-    PyMem_Free(w->scan_depths);
-    PyMem_Free(w->scan_tops);
-    PyMem_Free(w->serials);
+    PyMem_Free(w->serials);  /* the block of the four per-depth arrays */
     PyMem_Free(w->restarts.keys);
     PyMem_Free(w->restarts.values);
 }
@@ -852,7 +849,15 @@ closure_answer(const Items *s, PyObject *dot_symbol, int64_t mask, int64_t accep
         goto fail;
     /* accept_item in seen */
     PyObject *accepting = items_has(s, accept_item) ? Py_True : Py_False;
-    return Py_BuildValue("(NNNO)", items, waiting, allowed, accepting);
+    PyObject *answer = PyTuple_New(4);
+    if (answer == NULL)
+        goto fail;
+    Py_INCREF(accepting);
+    PyTuple_SET_ITEM(answer, 0, items);
+    PyTuple_SET_ITEM(answer, 1, waiting);
+    PyTuple_SET_ITEM(answer, 2, allowed);
+    PyTuple_SET_ITEM(answer, 3, accepting);
+    return answer;
 fail:
     Py_XDECREF(items);
     Py_XDECREF(waiting);
@@ -865,11 +870,11 @@ fail:
    to be the parser's `_transitive` over these `rows` (the push path's), whose memo in
    rows[k].leo is then read here before calling it. */
 static PyObject *
-closure_of(PyObject *tables, PyObject *rows, PyObject *j_obj, PyObject *seeds, PyObject *transitive, int leo_memo)
+closure_of(PyObject *tables, PyObject *rows, PyObject *j_obj, const int64_t *seeds, Py_ssize_t n_seeds,
+           PyObject *transitive, int leo_memo)
 {
     /* dot_symbol, lhs, rules_of, nullable, n, shift, mask, limit, accept_item = tables */
-    if (!PyTuple_CheckExact(tables) || PyTuple_GET_SIZE(tables) != 9 || !PyList_CheckExact(rows)
-        || !PyList_CheckExact(seeds))
+    if (!PyTuple_CheckExact(tables) || PyTuple_GET_SIZE(tables) != 9 || !PyList_CheckExact(rows))
         Py_RETURN_NONE;
     PyObject *dot_symbol = PyTuple_GET_ITEM(tables, 0), *lhs = PyTuple_GET_ITEM(tables, 1);
     PyObject *rules_of = PyTuple_GET_ITEM(tables, 2), *nullable = PyTuple_GET_ITEM(tables, 3);
@@ -901,12 +906,9 @@ closure_of(PyObject *tables, PyObject *rows, PyObject *j_obj, PyObject *seeds, P
     memset(s.slots, 0xff, (s.mask + 1) * sizeof *s.slots);
     /* items = list(dict.fromkeys(seeds)); seen = set(items) */
     int r = 0;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(seeds) && r == 0; i++) {
-        int64_t x;
-        r = small_int(PyList_GET_ITEM(seeds, i), ITEM_MAX, &x);
-        if (r == 0 && items_add(&s, x) < 0)
+    for (Py_ssize_t i = 0; i < n_seeds && r == 0; i++)
+        if (items_add(&s, seeds[i]) < 0)
             r = -1;
-    }
     if (r == 0)
         r = closure_run(dot_symbol, lhs, rules_of, nullable, n, shift, mask, (Py_ssize_t)limit, rows, j,
                         transitive, leo_memo, &s, predicted, &lexemes, &lexeme_words);
@@ -1189,54 +1191,64 @@ push_ready(Walk *w)
     return 0;
 }
 
-/* Parser.seeds(parent, lexemes) for `lexemes` below 2^64 (else *seeds stays NULL, no
-   exception: the hook's):
+/* Parser.seeds(parent, lexemes) as C ints, for `lexemes` below 2^64 and items below 2^62
+   (else *n_seeds is -1, no exception: the hook's):
        n, waiting = self.g.n_nonterminals, parent.waiting
        for lexeme in _bits(lexemes): seeds.extend(item + 1 for item in waiting.get(n + lexeme, ()))
-   0, or -1 with an exception. */
+   *seeds (PyMem_Free'd by the caller) and *n_seeds; 0, or -1 with an exception. */
 static int
-seeds_of(PyObject *parent, PyObject *lexemes, PyObject *tables, PyObject **seeds)
+seeds_of(PyObject *parent, PyObject *lexemes, PyObject *tables, int64_t **seeds, Py_ssize_t *n_seeds)
 {
     *seeds = NULL;
+    *n_seeds = -1;
     const unsigned long long bits = PyLong_AsUnsignedLongLong(lexemes);
+    int64_t n;
     if (bits == (unsigned long long)-1 && PyErr_Occurred()) {
         PyErr_Clear();
         return 0;
     }
-    PyObject *n = PyTuple_GET_ITEM(tables, 4);  /* tables is a 9-tuple: scan_push checked */
-    static PyObject *one = NULL;  /* the int 1, kept for the life of the process */
-    if (one == NULL && (one = PyLong_FromLong(1)) == NULL)
-        return -1;
+    const int r = small_int(PyTuple_GET_ITEM(tables, 4), ITEM_MAX - 64, &n);  /* tables is a 9-tuple: scan_push checked */
+    if (r != 0)
+        return r < 0 ? -1 : 0;
     PyObject *waiting = get_attr(parent, "waiting");
     if (waiting == NULL)
         return -1;
-    PyObject *out = PyDict_CheckExact(waiting) ? PyList_New(0) : NULL;
+    Py_ssize_t len = 0, cap = 8;
+    int64_t *out = PyDict_CheckExact(waiting) ? PyMem_Malloc((size_t)cap * sizeof *out) : NULL;
+    int err = PyDict_CheckExact(waiting) && out == NULL ? (PyErr_NoMemory(), -1) : 0;
     for (int bit = 0; out != NULL && bit < 64; bit++) {
         if (!(bits >> bit & 1))
             continue;
-        PyObject *b = PyLong_FromLong(bit), *key = b == NULL ? NULL : PyNumber_Add(n, b);
-        Py_XDECREF(b);
+        PyObject *key = PyLong_FromLongLong(n + bit);
         PyObject *items = key == NULL ? NULL : PyDict_GetItemWithError(waiting, key);  /* borrowed */
         Py_XDECREF(key);
         if (items == NULL && (key == NULL || PyErr_Occurred()))
-            Py_CLEAR(out);
-        else if (items != NULL) {
-            PyObject *seq = PySequence_Fast(items, "row.waiting must hold sequences");
-            for (Py_ssize_t i = 0; seq != NULL && out != NULL && i < PySequence_Fast_GET_SIZE(seq); i++) {
-                PyObject *x = PyNumber_Add(PySequence_Fast_GET_ITEM(seq, i), one);
-                if (x == NULL || PyList_Append(out, x) < 0)
-                    Py_CLEAR(out);
-                Py_XDECREF(x);
+            err = -1;
+        else if (items != NULL && !PyList_CheckExact(items))
+            err = 1;  /* not refimpl's waiting lists: the hook's */
+        for (Py_ssize_t i = 0; !err && items != NULL && i < PyList_GET_SIZE(items); i++) {
+            if (len == cap) {
+                int64_t *more = PyMem_Realloc(out, (size_t)(cap *= 2) * sizeof *more);
+                if (more == NULL) {
+                    err = (PyErr_NoMemory(), -1);
+                    break;
+                }
+                out = more;
             }
-            if (seq == NULL)
-                Py_CLEAR(out);
-            Py_XDECREF(seq);
+            int64_t item;
+            if ((err = small_int(PyList_GET_ITEM(items, i), ITEM_MAX - 1, &item)) == 0)
+                out[len++] = item + 1;
+        }
+        if (err) {
+            PyMem_Free(out);
+            out = NULL;
         }
     }
     Py_DECREF(waiting);
     if (out == NULL)
-        return PyErr_Occurred() ? -1 : 0;
+        return err < 0 ? -1 : 0;
     *seeds = out;
+    *n_seeds = len;
     return 0;
 }
 
@@ -1373,13 +1385,14 @@ scan_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
         Py_DECREF(children);
         return 0;
     }
-    PyObject *seeds;
-    if (seeds_of(parent, lexemes, tables, &seeds) < 0 || seeds == NULL) {
+    int64_t *seeds;
+    Py_ssize_t n_seeds;
+    if (seeds_of(parent, lexemes, tables, &seeds, &n_seeds) < 0 || n_seeds < 0) {
         Py_DECREF(children);
         return PyErr_Occurred() ? -1 : 0;
     }
-    if (PyList_GET_SIZE(seeds) == 0) {  /* if not seeds: return 0 (scan: DEAD, top) */
-        Py_DECREF(seeds);
+    if (n_seeds == 0) {  /* if not seeds: return 0 (scan: DEAD, top) */
+        PyMem_Free(seeds);
         Py_DECREF(children);
         *start = DEAD;
         *new_top = top;
@@ -1393,7 +1406,7 @@ scan_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
     j = PyLong_FromSsize_t(top);
     if (j == NULL)
         goto fail;
-    built = closure_of(tables, w->rows, j, seeds, PyTuple_GET_ITEM(w->push_parts, 2), 1);
+    built = closure_of(tables, w->rows, j, seeds, n_seeds, PyTuple_GET_ITEM(w->push_parts, 2), 1);
     if (built == NULL)
         goto fail;
     if (built == Py_None)  /* left to Python's closure: the hook */
@@ -1427,7 +1440,7 @@ done:
     Py_XDECREF(row);
     Py_XDECREF(built);
     Py_XDECREF(j);
-    Py_DECREF(seeds);
+    PyMem_Free(seeds);
     Py_DECREF(children);
     if (lexer_acquire(w) < 0 && r >= 0)
         r = -1;
@@ -2227,10 +2240,19 @@ native_walk(PyObject *module, PyObject *const *argv, Py_ssize_t nargs, PyObject 
     if (w.loop == NULL || get_array(&w.loop_of, lexer, "loop_of", "lexer.loop_of") < 0
         || get_array(&w.escape_words, lexer, "escape_words", "lexer.escape_words") < 0)
         goto done;
-    PyObject *subtrees = name_of("subtrees");
-    PyObject *sub = subtrees == NULL ? NULL : PyObject_CallMethodNoArgs(trie, subtrees);
-    if (sub == NULL)
+    /* trie.subtrees(): its memo `_subtrees` once built (a call costs more than the read) */
+    PyObject *sub = get_attr(trie, "_subtrees");
+    if (sub == NULL && PyErr_ExceptionMatches(PyExc_AttributeError))
+        PyErr_Clear();  /* a trie without the memo: the method */
+    else if (sub == NULL)
         goto done;
+    if (sub == NULL || sub == Py_None) {
+        Py_XDECREF(sub);
+        PyObject *subtrees = name_of("subtrees");
+        sub = subtrees == NULL ? NULL : PyObject_CallMethodNoArgs(trie, subtrees);
+        if (sub == NULL)
+            goto done;
+    }
     int sub_err = get_array(&w.below, sub, "below", "trie.subtrees().below") < 0
         || get_array(&w.set_words, sub, "byte_set_words", "trie.subtrees().byte_set_words") < 0
         || get_array(&w.subtree_tokens, sub, "tokens", "trie.subtrees().tokens") < 0
@@ -2266,14 +2288,18 @@ native_walk(PyObject *module, PyObject *const *argv, Py_ssize_t nargs, PyObject 
         PyErr_SetString(PyExc_ValueError, "trie.max_depth must be an int in 0..65535");
         goto done;
     }
-    w.states = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.states);
-    w.scan_depths = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.scan_depths);
-    w.scan_tops = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.scan_tops);
-    w.serials = PyMem_Calloc((size_t)w.max_depth + 1, sizeof *w.serials);
-    if (w.states == NULL || w.scan_depths == NULL || w.scan_tops == NULL || w.serials == NULL) {
+    /* the four per-depth arrays in one block (the widest first, each aligned): walk_free frees it */
+    const size_t depths = (size_t)w.max_depth + 1;
+    char *block = PyMem_Calloc(depths, sizeof *w.serials + sizeof *w.scan_tops + sizeof *w.states
+                               + sizeof *w.scan_depths);
+    if (block == NULL) {
         PyErr_NoMemory();
         goto done;
     }
+    w.serials = (uint64_t *)block;
+    w.scan_tops = (Py_ssize_t *)(block + depths * sizeof *w.serials);
+    w.states = (int32_t *)(block + depths * (sizeof *w.serials + sizeof *w.scan_tops));
+    w.scan_depths = w.states + depths;
 
     if (array_acquire(&w.byte, 'B', 1, 0) < 0 || array_acquire(&w.depth, 'H', 2, 0) < 0
         || array_acquire(&w.end, 'i', 4, 0) < 0 || array_acquire(&w.token, 'i', 4, 0) < 0
@@ -2304,7 +2330,21 @@ native_closure(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Format(PyExc_TypeError, "closure() takes 5 arguments (%zd given)", nargs);
         return NULL;
     }
-    return closure_of(args[0], args[1], args[2], args[3], args[4], 0);
+    /* the seeds as C ints (a list of ints below 2^62; anything else is Python's) */
+    PyObject *seeds = args[3];
+    if (!PyList_CheckExact(seeds))
+        Py_RETURN_NONE;
+    const Py_ssize_t n_seeds = PyList_GET_SIZE(seeds);
+    int64_t *values = PyMem_Malloc((size_t)(n_seeds ? n_seeds : 1) * sizeof *values);
+    if (values == NULL)
+        return PyErr_NoMemory();
+    int r = 0;
+    for (Py_ssize_t i = 0; i < n_seeds && r == 0; i++)
+        r = small_int(PyList_GET_ITEM(seeds, i), ITEM_MAX, &values[i]);
+    PyObject *result = r < 0 ? NULL : r ? (Py_INCREF(Py_None), Py_None)
+        : closure_of(args[0], args[1], args[2], values, n_seeds, args[4], 0);
+    PyMem_Free(values);
+    return result;
 }
 
 static PyMethodDef native_methods[] = {

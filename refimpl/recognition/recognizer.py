@@ -80,6 +80,9 @@ class Recognizer:
         #: hears of each byte consumed and lexeme scanned (trace.py); None: off
         self.tracer: Optional[Tracer] = None
         self._compaction: Optional[Compaction] = None
+        # what short_path and push_path hand over, made on first use
+        self._short_parts: Optional[Tuple[List[LexedRow], List[int], List[int], int, int, int]] = None
+        self._push_parts: Optional[Tuple[object, ...]] = None
 
     def scan(self, lexemes: int, top: int) -> Tuple[int, int]:
         """End the pending lexeme as one of `lexemes` (a bit mask) after rows[:top].
@@ -133,9 +136,11 @@ class Recognizer:
         and the lexemes it ended with `short_path_taken`."""
         if self.tracer is not None:
             return None
-        lexer = self.lexer
-        return (self.parser.rows, lexer.greedy_accepting, lexer.lazy_accepting, lexer.skip_mask,
-                lexer.once_skip_mask, self.hidden_mask)
+        if self._short_parts is None:  # the same objects for the recogniser's life (a copy's own: __copy__)
+            lexer = self.lexer
+            self._short_parts = (self.parser.rows, lexer.greedy_accepting, lexer.lazy_accepting, lexer.skip_mask,
+                                 lexer.once_skip_mask, self.hidden_mask)
+        return self._short_parts
 
     def short_path_taken(self, reused: int, ended: int, built: int = 0) -> None:
         """Count, as `scan` does, what a walker did on the short path (`short_path`): the
@@ -159,10 +164,12 @@ class Recognizer:
         the rows it built with `short_path_taken`."""
         if self.tracer is not None:
             return None
-        p = self.parser
-        return (p.row_builder, p.tables, p._transitive if p.leo else None, p.row, p.limits.rows, p.tree,
-                self.lexer._starts_after, self.lexer.start_after, self.lexer.without, SHARED_ITEMS,
-                self.lexer.possible, self.lexer._starts)
+        if self._push_parts is None:  # as short_path's
+            p, lexer = self.parser, self.lexer
+            self._push_parts = (p.row_builder, p.tables, p._transitive if p.leo else None, p.row, p.limits.rows,
+                                p.tree, lexer._starts_after, lexer.start_after, lexer.without, SHARED_ITEMS,
+                                lexer.possible, lexer._starts)
+        return self._push_parts
 
     def lexer_start(self, top: int) -> int:
         """The lexer state at the start of a lexeme after rows[:top]."""
@@ -325,6 +332,7 @@ class Recognizer:
         new.parser.rows = list(self.parser.rows)
         new._history = list(self._history)
         new._compaction = None  # its memos are keyed by this parser's rows
+        new._short_parts = new._push_parts = None  # they hold this parser's rows
         new.tracer = None
         return new
 

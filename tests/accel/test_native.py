@@ -297,6 +297,7 @@ def stand_in_recognizer(lexer):
     rec = Recognizer.__new__(Recognizer)
     rec.lexer, rec.parser = lexer, SimpleNamespace(rows=[root], rows_reused=0)
     rec.tracer, rec.hidden_mask, rec.lexemes_ended = None, 0, 0
+    rec._short_parts = rec._push_parts = None  # short_path's and push_path's, made on first use
     return rec
 
 
