@@ -50,6 +50,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>  /* T_OBJECT_EX, READONLY: a __slots__ field's member descriptor */
 
 #include <stdint.h>
 #include <string.h>
@@ -504,6 +505,87 @@ get_attr(PyObject *obj, const char *literal)
     return name == NULL ? NULL : PyObject_GetAttr(obj, name);
 }
 
+/* ---- the rows' fields ------------------------------------------------------------- */
+
+/* earley.py's Row and recognizer.py's LexedRow keep their fields in __slots__. Reading
+ * one with getattr walks the class's attribute lookup each time; the walk reads and
+ * writes them as their member descriptors do (PyMember_GetOne / PyMember_SetOne for an
+ * object slot: the pointer at the descriptor's offset), at offsets found once for the
+ * class of the rows met last. A field that is not such a slot in that class (a property,
+ * a __dict__ entry), an empty slot (getattr's AttributeError) and any other object are
+ * read and written through getattr and setattr. */
+enum { ROW_ITEMS, ROW_WAITING, ROW_ALLOWED, ROW_ACCEPTING, ROW_LEO, ROW_CHILDREN, ROW_LEXER_START, ROW_FIELDS };
+static const char *const row_fields[ROW_FIELDS] = {"items", "waiting", "allowed", "accepting", "leo", "children",
+                                                   "lexer_start"};
+static struct {
+    PyTypeObject *type;  /* a strong reference, kept until another class is met */
+    Py_ssize_t offset[ROW_FIELDS];  /* -1: not an object slot of `type` */
+} row_layout;
+
+/* The offsets of `type`'s fields (row_layout), found if it is not the class met last; NULL
+   with an exception. */
+static const Py_ssize_t *
+row_offsets(PyTypeObject *type)
+{
+    if (type == row_layout.type)
+        return row_layout.offset;
+    Py_ssize_t offset[ROW_FIELDS];
+    for (int f = 0; f < ROW_FIELDS; f++) {
+        offset[f] = -1;
+        PyObject *d = get_attr((PyObject *)type, row_fields[f]);  /* type.field: the descriptor itself */
+        if (d == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                return NULL;
+            PyErr_Clear();
+            continue;
+        }
+        if (Py_IS_TYPE(d, &PyMemberDescr_Type) && PyType_IsSubtype(type, PyDescr_TYPE(d))) {
+            const PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+            if (m->type == T_OBJECT_EX && !(m->flags & READONLY))
+                offset[f] = m->offset;
+        }
+        Py_DECREF(d);
+    }
+    Py_INCREF(type);
+    Py_XSETREF(row_layout.type, type);
+    memcpy(row_layout.offset, offset, sizeof offset);
+    return row_layout.offset;
+}
+
+/* row.field, a new reference (or NULL with an exception). */
+static PyObject *
+row_get(PyObject *row, int field)
+{
+    const Py_ssize_t *offset = row_offsets(Py_TYPE(row));
+    if (offset == NULL)
+        return NULL;
+    if (offset[field] >= 0) {
+        PyObject *v = *(PyObject **)((char *)row + offset[field]);
+        if (v != NULL) {
+            Py_INCREF(v);
+            return v;
+        }
+    }
+    return get_attr(row, row_fields[field]);  /* or its AttributeError */
+}
+
+/* row.field = value: 0, or -1 with an exception. */
+static int
+row_set(PyObject *row, int field, PyObject *value)
+{
+    const Py_ssize_t *offset = row_offsets(Py_TYPE(row));
+    if (offset == NULL)
+        return -1;
+    if (offset[field] < 0)
+        return set_attr(row, row_fields[field], value);
+    PyObject **slot = (PyObject **)((char *)row + offset[field]);
+    PyObject *old = *slot;
+    Py_INCREF(value);
+    *slot = value;
+    Py_XDECREF(old);
+    return 0;
+}
+
 /* ---- building an Earley row -------------------------------------------------------- */
 
 /* refimpl/recognition/earley.py, `closure(tables, rows, j, seeds, transitive)`: row j run
@@ -663,7 +745,7 @@ closure_run(PyObject *dot_symbol, PyObject *lhs, PyObject *rules_of, PyObject *n
                    parser's, over these rows):
                        row = self.rows[k]
                        if symbol in row.leo: top = row.leo[symbol]; break   (returned) */
-                PyObject *leo = get_attr(PyList_GET_ITEM(rows, (Py_ssize_t)origin), "leo");
+                PyObject *leo = row_get(PyList_GET_ITEM(rows, (Py_ssize_t)origin), ROW_LEO);
                 if (leo == NULL)
                     return -1;
                 if (PyDict_CheckExact(leo)) {
@@ -711,7 +793,7 @@ closure_run(PyObject *dot_symbol, PyObject *lhs, PyObject *rules_of, PyObject *n
                 /* for w in rows[origin].waiting.get(symbol, ()): w += 1 ... (added if not seen) */
                 if (origin < 0 || origin >= PyList_GET_SIZE(rows))
                     return NOT_HANDLED;
-                PyObject *waiting = get_attr(PyList_GET_ITEM(rows, (Py_ssize_t)origin), "waiting");
+                PyObject *waiting = row_get(PyList_GET_ITEM(rows, (Py_ssize_t)origin), ROW_WAITING);
                 if (waiting == NULL)
                     return -1;
                 if (!PyDict_CheckExact(waiting)) {
@@ -996,7 +1078,7 @@ short_ready(Walk *w)
 static long
 lexer_start_of(PyObject *row)
 {
-    PyObject *v = get_attr(row, "lexer_start");
+    PyObject *v = row_get(row, ROW_LEXER_START);
     if (v == NULL)
         return -2;
     long s = -1;
@@ -1075,7 +1157,7 @@ scan_lookup(Walk *w, PyObject *parent, PyObject *lexemes, long *start, PyObject 
         Py_DECREF(key);
         return -1;
     } else if (keyed) {
-        PyObject *children = get_attr(parent, "children");
+        PyObject *children = row_get(parent, ROW_CHILDREN);
         if (children == NULL) {
             Py_DECREF(key);
             return -1;
@@ -1210,7 +1292,7 @@ seeds_of(PyObject *parent, PyObject *lexemes, PyObject *tables, int64_t **seeds,
     const int r = small_int(PyTuple_GET_ITEM(tables, 4), ITEM_MAX - 64, &n);  /* tables is a 9-tuple: scan_push checked */
     if (r != 0)
         return r < 0 ? -1 : 0;
-    PyObject *waiting = get_attr(parent, "waiting");
+    PyObject *waiting = row_get(parent, ROW_WAITING);
     if (waiting == NULL)
         return -1;
     Py_ssize_t len = 0, cap = 8;
@@ -1280,10 +1362,10 @@ row_new(PyObject *cls, PyObject *items, PyObject *waiting, PyObject *allowed, Py
     if (row == NULL)
         return NULL;
     PyObject *leo = PyDict_New(), *children = PyDict_New();
-    int err = leo == NULL || children == NULL || set_attr(row, "items", items) < 0
-        || set_attr(row, "waiting", waiting) < 0 || set_attr(row, "allowed", allowed) < 0
-        || set_attr(row, "accepting", accepting) < 0 || set_attr(row, "leo", leo) < 0
-        || set_attr(row, "children", children) < 0 || set_attr(row, "lexer_start", minus_one) < 0;
+    int err = leo == NULL || children == NULL || row_set(row, ROW_ITEMS, items) < 0
+        || row_set(row, ROW_WAITING, waiting) < 0 || row_set(row, ROW_ALLOWED, allowed) < 0
+        || row_set(row, ROW_ACCEPTING, accepting) < 0 || row_set(row, ROW_LEO, leo) < 0
+        || row_set(row, ROW_CHILDREN, children) < 0 || row_set(row, ROW_LEXER_START, minus_one) < 0;
     Py_XDECREF(leo);
     Py_XDECREF(children);
     if (err)
@@ -1347,7 +1429,7 @@ static int
 placed_start(Walk *w, PyObject *row, PyObject *s, const char *what, Py_ssize_t top, long *start,
              Py_ssize_t *new_top)
 {
-    if (set_attr(row, "lexer_start", s) < 0)
+    if (row_set(row, ROW_LEXER_START, s) < 0)
         return -1;
     const long st = lexer_start_of(row);
     if (st < 0) {  /* not a lexer state: Python's to refuse, as in scan_lookup */
@@ -1372,7 +1454,7 @@ scan_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
         if (skip != 0)
             return skip < 0 ? -1 : copy_push(w, parent, lexemes, top, start, new_top);  /* an %ignore */
     }
-    PyObject *children = get_attr(parent, "children");
+    PyObject *children = row_get(parent, ROW_CHILDREN);
     if (children == NULL)
         return -1;
     int present = PyDict_CheckExact(children) ? PyDict_Contains(children, lexemes) : 1;
@@ -1422,7 +1504,7 @@ scan_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
     if (row_place(w, top, row) < 0)
         goto fail;
     /* start = row.lexer_start = lexer.start_after(row.allowed), the row being new (-1) */
-    allowed = get_attr(row, "allowed");
+    allowed = row_get(row, ROW_ALLOWED);
     if (allowed == NULL)
         goto fail;
     s = PyDict_GetItemWithError(PyTuple_GET_ITEM(w->push_parts, 6), allowed);
@@ -1503,7 +1585,7 @@ copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
     if (once == NULL)
         return -1;
     const int any = PyObject_IsTrue(once);
-    PyObject *children = any > 0 ? get_attr(parent, "children") : NULL;
+    PyObject *children = any > 0 ? row_get(parent, ROW_CHILDREN) : NULL;
     const int present = children == NULL ? -1 : PyDict_CheckExact(children) ? PyDict_Contains(children, once) : 1;
     if (any <= 0 || present != 0 || top >= w->rows_limit) {
         /* not a once-%ignore, a copy there already (not scanned onto), past the limit: the hook's */
@@ -1514,10 +1596,10 @@ copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
     int r = -1;
     PyObject *items = NULL, *row = NULL, *below = NULL, *s = NULL;
     lexer_release(w);  /* Python code may run from here on */
-    static const char *const copied[4] = {"items", "waiting", "allowed", "accepting"};
+    static const int copied[4] = {ROW_ITEMS, ROW_WAITING, ROW_ALLOWED, ROW_ACCEPTING};
     PyObject *parts[4] = {NULL, NULL, NULL, NULL};
     for (int i = 0; i < 4; i++)
-        if ((parts[i] = get_attr(parent, copied[i])) == NULL)
+        if ((parts[i] = row_get(parent, copied[i])) == NULL)
             break;
     row = parts[3] == NULL ? NULL : row_new(PyTuple_GET_ITEM(w->push_parts, 3), parts[0], parts[1], parts[2], parts[3]);
     for (int i = 0; i < 4; i++)
@@ -1525,7 +1607,7 @@ copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
     if (row == NULL || PyDict_SetItem(children, once, row) < 0)
         goto done;
     w->short_built++;
-    items = get_attr(row, "items");
+    items = row_get(row, ROW_ITEMS);
     if (items == NULL)
         goto done;
     if (!PyList_Check(items)) {  /* not refimpl's rows: len() as Python reads it */
@@ -1537,7 +1619,7 @@ copy_push(Walk *w, PyObject *parent, PyObject *lexemes, Py_ssize_t top, long *st
     Py_INCREF(row);
     if (row_place(w, top, row) < 0)
         goto done;
-    below = get_attr(parent, "lexer_start");
+    below = row_get(parent, ROW_LEXER_START);
     s = below == NULL ? NULL : without_memo(w, below, once);
     if (s == NULL && below != NULL && !PyErr_Occurred()) {  /* not memoised yet: lexer.without() */
         PyObject *args[2] = {below, once};

@@ -998,3 +998,42 @@ def test_tree_full_counted_in_c(monkeypatch):
     py, nat, _ = grown_apart(ARRAY, v, greedy_tokens(v, document(2)))
     assert nat.parser.tree.full and py.parser.tree.full
     assert py.parser.tree.items == nat.parser.tree.items > 40
+
+
+def test_row_fields_not_slots_read_through_getattr():
+    """The C walk reads and writes a row's fields at their slots' offsets, found once per
+    row class; a class whose field is a property instead (here `children` and
+    `lexer_start`) has those read and written through getattr and setattr, and rows of
+    two classes in one tree (the root a LexedRow, the rows pushed after it of the
+    subclass) switch between the two. The same masks, trees and counts as Python."""
+    from benchmarks.mask_cache import ARRAY, document, greedy_tokens
+    from refimpl.recognition.recognizer import LexedRow
+
+    class PropertyRow(LexedRow):
+        @property
+        def children(self):
+            return self._kids
+
+        @children.setter
+        def children(self, value):
+            self._kids = value
+
+        @property
+        def lexer_start(self):
+            return self._start
+
+        @lexer_start.setter
+        def lexer_start(self, value):
+            self._start = value
+
+    v = Vocabulary.load("gpt2")
+    matchers = [open_matcher(Grammar.from_json_schema(ARRAY), v, backend=b) for b in ("python", "native")]
+    for m in matchers:
+        m.recognizer.parser.row = PropertyRow
+    py, nat = matchers
+    for t in greedy_tokens(v, document(3)):
+        assert py.mask() == nat.mask() and work(py.stats) == work(nat.stats)
+        assert py.consume(t) and nat.consume(t)
+    rows = tree_rows(nat.recognizer.parser.tree)
+    assert {kind for _, kind, _ in rows} == {"LexedRow", "PropertyRow"}
+    assert tree_rows(py.recognizer.parser.tree) == rows
