@@ -178,14 +178,16 @@ class Recognizer:
     def advance(self, state: int, top: int, b: int) -> Tuple[int, int]:
         """The state after byte b from (state, top); (DEAD, _) if b is rejected."""
         lexer = self.lexer
-        t = lexer.table[state << 8 | b]  # lexer.step(state, b), inline: the walk calls advance
+        t = lexer.table[state << 8 | b]  # lexer.step(state, b), inline (twice): the walk calls advance
         if t < 0:
             t = lexer.fill(state, b)
         if t == DEAD:
             start, top = self.restart(state, top)
             if start == DEAD:
                 return DEAD, top
-            t = lexer.step(start, b)
+            t = lexer.table[start << 8 | b]
+            if t < 0:
+                t = lexer.fill(start, b)
             if t == DEAD:
                 return DEAD, top
         ended = lexer.lazy_accepting[t]
