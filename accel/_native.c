@@ -243,7 +243,7 @@ typedef struct {
     /* The push path (below, "A new row, pushed in C"): parser.push_path()'s parts, asked
        the first time a row is missing; push_known as short_known. */
     int push_known;
-    PyObject *push_parts;  /* the tuple: fast, tables, transitive, row class, rows limit, tree, starts,
+    PyObject *push_parts;  /* the tuple: row_builder, tables, transitive, row class, rows limit, tree, starts,
                               start_after, without, SHARED_ITEMS, lexer.possible, lexer._starts */
     Py_ssize_t rows_limit;
 } Walk;
@@ -947,8 +947,8 @@ fail:
     return NULL;
 }
 
-/* earley.py's `closure(tables, rows, j, seeds, transitive)`: its answer, None where it
-   leaves the row to Python, or NULL with an exception. `leo_memo`: `transitive` is known
+/* earley.py's `closure(tables, rows, j, seeds, transitive)`, the seeds given as C ints: its
+   answer, None where it leaves the row to Python, or NULL with an exception. `leo_memo`: `transitive` is known
    to be the parser's `_transitive` over these `rows` (the push path's), whose memo in
    rows[k].leo is then read here before calling it. */
 static PyObject *
@@ -1225,7 +1225,7 @@ row_place(Walk *w, Py_ssize_t top, PyObject *row)
 
 /* Where the short path misses because the row is new — the lexeme (not an %ignore) was
  * never scanned after this parent — recognizer.py's `scan` pushes it: Parser.push builds
- * it with the parser's `fast`. When that is this module's `closure` (the native backend's
+ * it with the parser's `row_builder`. When that is this module's `closure` (the native backend's
  * parsers: refimpl.serving.backends.ROW_BUILDERS), the walk does those lines itself too,
  * from what `parser.push_path()` hands over; wherever they would raise or the closure
  * leaves the row to Python (None), the hook is called, nothing having changed. It makes
@@ -1235,7 +1235,7 @@ row_place(Walk *w, Py_ssize_t top, PyObject *row)
  * hold yet — so the lexer's views are released around it. The rows it built are counted
  * as `_build` counts them and handed back with the short path's counts. */
 
-/* Ask the parser for its push path, once per walk: 1 if usable (its `fast` is
+/* Ask the parser for its push path, once per walk: 1 if usable (its `row_builder` is
    native_closure), 0 if not, -1 with an exception. */
 static PyObject *native_closure(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 
@@ -1257,11 +1257,11 @@ push_ready(Walk *w)
     if (r == NULL)
         return -1;
     if (PyTuple_CheckExact(r) && PyTuple_GET_SIZE(r) == 12) {
-        PyObject *fast = PyTuple_GET_ITEM(r, 0);
+        PyObject *builder = PyTuple_GET_ITEM(r, 0);
         Py_ssize_t limit = PyLong_CheckExact(PyTuple_GET_ITEM(r, 4)) ? PyLong_AsSsize_t(PyTuple_GET_ITEM(r, 4)) : -1;
         if (limit == -1 && PyErr_Occurred())
             PyErr_Clear();  /* a limit beyond Py_ssize_t: left to the hook */
-        else if (PyCFunction_Check(fast) && PyCFunction_GET_FUNCTION(fast) == (PyCFunction)(void (*)(void))native_closure
+        else if (PyCFunction_Check(builder) && PyCFunction_GET_FUNCTION(builder) == (PyCFunction)(void (*)(void))native_closure
                  && PyDict_CheckExact(PyTuple_GET_ITEM(r, 6)) && limit >= 0) {
             w->push_parts = r;
             w->rows_limit = limit;
@@ -1406,7 +1406,7 @@ tree_grown(PyObject *tree, Py_ssize_t n, PyObject *shared)
            if not seeds: return 0
            self._check_rows(top)                        (past the limit: the hook raises)
            row = parent.children[lexemes] = self._build(top, seeds)
-               built = self.fast(self.tables, self.rows, j, seeds, transitive)   (None: the hook)
+               built = self.row_builder(self.tables, self.rows, j, seeds, transitive)   (None: the hook)
                self.rows_built += 1
                row = self.row(built[0]); row.waiting, row.allowed, row.accepting = built[1:]
            self.tree.grown(row)

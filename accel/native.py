@@ -44,5 +44,5 @@ def _unavailable(*args: Any, **kwargs: Any) -> NoReturn:
 walk: Callable[..., int] = _native.walk if _native is not None else _unavailable
 #: closure(tables, rows, j, seeds, transitive) -> (items, waiting, allowed, accepting) or
 #: None: refimpl.recognition.earley.closure in C (the Earley row build), None where it
-#: leaves the row to that function; a parser's `fast`
+#: leaves the row to that function; a parser's `row_builder`
 closure: Callable[..., Any] = _native.closure if _native is not None else _unavailable

@@ -61,7 +61,8 @@ from ..limits import DEFAULT_LIMITS, Limits
 
 class Row:
     """One Earley set: its items, what it waits for, and what the lexer may see next.
-    (accel/_native.c's `row_new` makes LexedRows as these two __init__ do: change both.)"""
+    (accel/_native.c's `row_new` makes LexedRows as these two __init__ do, and the C walk
+    reads and writes the fields at their slots' offsets: change both.)"""
 
     __slots__ = ("items", "waiting", "allowed", "accepting", "leo", "children")
 
