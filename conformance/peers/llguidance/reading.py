@@ -20,8 +20,7 @@ import json
 from typing import Any, Collection, Dict, List, Optional, Tuple
 
 from refimpl import Grammar, MaskrefError, Matcher, Vocabulary
-from refimpl.frontends.jsonschema.formats import _FORMATS as MASKREF_FORMATS  # the formats' regexes
-from refimpl.frontends.jsonschema.formats import _IPV6 as MASKREF_IPV6
+from refimpl.frontends.jsonschema.formats import uri_pattern
 from refimpl.recognition.lexer import DEAD
 
 from ...divergence import Divergence
@@ -225,7 +224,7 @@ FORMATS = {
     "date": _DATE,
     "time": _TIME,
     "date-time": "%s[tT]%s" % (_DATE, _TIME),
-    "uri": str(MASKREF_FORMATS["uri"]).replace(MASKREF_IPV6, _IPV6),
+    "uri": uri_pattern(ipv6=_IPV6),
 }
 
 

@@ -1,7 +1,8 @@
 """What JSON schema's `pattern` and `format` mean, as regexes over decoded strings:
 ECMA-262 patterns rewritten into the Rust syntax maskref parses (`ecma_to_rust`) and
 searched anywhere in the string (`search_expr`); formats as exact regular languages
-(`format_expr`), or a reason why a format is not one (`UNSUPPORTED_FORMATS`)."""
+(`format_expr`; the URI and IRI family's regex: `uri_pattern`), or a reason why a format
+is not one (`UNSUPPORTED_FORMATS`)."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Union
@@ -184,8 +185,10 @@ _UCSCHAR = (r"\x{A0}-\x{D7FF}\x{F900}-\x{FDCF}\x{FDF0}-\x{FFEF}\x{10000}-\x{1FFF
 _IPRIVATE = r"\x{E000}-\x{F8FF}\x{F0000}-\x{FFFFD}\x{100000}-\x{10FFFD}"
 
 
-def _uri_pattern(iri: bool, reference: bool) -> str:
-    """RFC 3986 URI / URI-reference, or RFC 3987 IRI / IRI-reference, as a regex."""
+def uri_pattern(iri: bool = False, reference: bool = False, ipv6: str = _IPV6) -> str:
+    """RFC 3986 URI / URI-reference, or RFC 3987 IRI / IRI-reference, as a regex; `ipv6` is
+    the regex of an IP literal's IPv6 address (a reading of another engine may give its own:
+    conformance/peers/llguidance/reading.py)."""
     unres = _UNRESERVED + (_UCSCHAR if iri else "")
     pct = "%[0-9A-Fa-f]{2}"
     pchar = "(?:[%s%s:@]|%s)" % (unres, _SUB_DELIMS, pct)
@@ -193,7 +196,7 @@ def _uri_pattern(iri: bool, reference: bool) -> str:
     userinfo = "(?:[%s%s:]|%s)*" % (unres, _SUB_DELIMS, pct)
     reg_name = "(?:[%s%s]|%s)*" % (unres, _SUB_DELIMS, pct)
     ip_future = r"v[0-9A-Fa-f]+\.[%s%s:]+" % (_UNRESERVED, _SUB_DELIMS)
-    host = r"(?:\[(?:%s|%s)\]|%s|%s)" % (_IPV6, ip_future, _IPV4, reg_name)
+    host = r"(?:\[(?:%s|%s)\]|%s|%s)" % (ipv6, ip_future, _IPV4, reg_name)
     authority = "(?:%s@)?%s(?::[0-9]*)?" % (userinfo, host)
     abempty = "(?:/%s*)*" % pchar
     absolute = "/(?:%s+(?:/%s*)*)?" % (pchar, pchar)
@@ -230,10 +233,10 @@ _FORMATS: Dict[str, Optional[str]] = {
     "ipv4": _IPV4,
     "ipv6": _IPV6,
     "uuid": r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}",
-    "uri": _uri_pattern(False, False),
-    "uri-reference": _uri_pattern(False, True),
-    "iri": _uri_pattern(True, False),
-    "iri-reference": _uri_pattern(True, True),
+    "uri": uri_pattern(),
+    "uri-reference": uri_pattern(reference=True),
+    "iri": uri_pattern(iri=True),
+    "iri-reference": uri_pattern(iri=True, reference=True),
     "uri-template": _uri_template(),
     "json-pointer": r"(?:/(?:[^/~]|~[01])*)*",
     "relative-json-pointer": r"(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^/~]|~[01])*)*)",
