@@ -114,6 +114,15 @@ def escape_in_string(b: int, in_string: bool, escaped: bool) -> bool:
     return in_string and (escaped or b == 0x5C)
 
 
+def whitespace_between_tokens(b: int, in_string: bool, escaped: bool) -> bool:
+    """JSON whitespace (space, tab, newline, carriage return) outside strings (for `puts`).
+
+    >>> puts(b'{"a":', b' "b\tc"', whitespace_between_tokens), puts(b'{"a": "', b'b\tc', whitespace_between_tokens)
+    (True, False)
+    """
+    return not in_string and b in b" \t\n\r"
+
+
 def raw_control_in_string(b: int, in_string: bool, escaped: bool) -> bool:
     """A raw control character U+0000-U+001F inside a string (for `puts`)."""
     return in_string and not escaped and b < 0x20

@@ -32,6 +32,7 @@ from ...readings.json_text import (
     puts,
     raw_control_in_string,
     respelling_explains,
+    whitespace_between_tokens,
 )
 from ...vectors import GrammarSpec
 from .reading import (
@@ -110,15 +111,17 @@ def eos_before_exclude_token(d: Divergence) -> bool:
     return set(d.only_refimpl) <= eos and not m.recognizer.is_accepting()
 
 
-JSON_WHITESPACE = b" \n\r\t"
-
-
 @KNOWN_DIFFERENCES.declare(
     "json-whitespace", "semantic",
     "xgrammar's JSON whitespace (any_whitespace, its own separators) differs from "
     "llguidance's flexible whitespace")
 def json_whitespace(d: Divergence) -> bool:
-    return d.grammar.kind == "json_schema" and all_differing(d, lambda t: any(b in JSON_WHITESPACE for b in t))
+    """Every token where the two differ writes JSON whitespace between tokens, after the
+    text so far (a raw tab or newline inside a string is a string's rule, not this one)."""
+    if d.grammar.kind != "json_schema":
+        return False
+    text = d.text()
+    return all_differing(d, lambda t: puts(text, t, whitespace_between_tokens))
 
 
 # -------------------------------------------------------------------------------- regex dialect
@@ -298,20 +301,22 @@ def unproductive_rules(d: Divergence) -> bool:
     "pattern-without-escapes", "peer-bug",
     "xgrammar matches a string `pattern` against the JSON text between the quotes with escapes "
     "removed from the alphabet: no escape is allowed, so `\"` and `\\\\` (which the pattern may "
-    "allow) cannot be written",
+    "allow) cannot be written, and a control character the pattern allows is written raw (invalid "
+    "JSON): `^\\t$` takes a raw tab, not `\\t`",
     cites=('JSON Schema 2020-12 Validation §6.3.3 pattern: an ECMA-262 regex over the string\'s value, "not '
            'implicitly anchored" (https://json-schema.org/draft/2020-12/json-schema-validation); RFC 8259 '
            '(JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be escaped '
            '(https://www.rfc-editor.org/rfc/rfc8259)'))
 def pattern_without_escapes(d: Divergence) -> bool:
-    """In a schema with a string pattern, every token only refimpl allows (none only the
-    peer allows) puts an escape into a string."""
-    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_engine or not d.only_refimpl:
+    """In a schema with a string pattern, every token only refimpl allows puts an escape
+    into a string, and every token only the peer allows a raw control character."""
+    if d.grammar.kind != "json_schema" or d.error or d.refused is not None or not d.only_refimpl:
         return False
     if not any("pattern" in s for s in schemas(d.grammar.schema)):
         return False
     text = d.text()
-    return all(puts(text, d.vocab.tokens[t], escape_in_string) for t in d.only_refimpl)
+    return (all(puts(text, d.vocab.tokens[t], escape_in_string) for t in d.only_refimpl)
+            and all(puts(text, d.vocab.tokens[t], raw_control_in_string) for t in d.only_engine))
 
 
 @KNOWN_DIFFERENCES.declare(

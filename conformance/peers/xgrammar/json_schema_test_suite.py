@@ -79,17 +79,22 @@ def raw_character_of_named_key(d: Divergence) -> bool:
     a named key of the schema, and only the peer allows the differing tokens: each begins
     with the control character that follows in such a key (written raw), or, where the key
     so far ends with a backslash that is a named key's own (`foo\\bar`'s), with anything but
-    an escape's character (the trie goes on past the raw backslash: an invalid escape)."""
+    an escape's character (the trie goes on past the raw backslash: an invalid escape), or,
+    where that backslash is followed by a quote (`{"foo\\"`), with JSON whitespace (the trie
+    read the quote as the end of the key `foo\\`, and whitespace may follow a key)."""
     if d.grammar.kind != "json_schema" or d.error or d.refused is not None or d.only_refimpl or not d.only_engine:
         return False
     text = d.text()
     raw = string_so_far(text)
     if raw is None or not in_key(text):
         return False
-    named = [k for k in _named_keys(d.grammar.schema) if k.startswith(raw)]
+    keys = _named_keys(d.grammar.schema)
+    named = [k for k in keys if k.startswith(raw)]
     firsts = [d.vocab.tokens[t][:1] for t in d.only_engine]
     if raw.endswith("\\") and named:
         return all(b and b not in _ESCAPES for b in firsts)
+    if raw.endswith('\\"') and any(k.startswith(raw[:-1]) for k in keys):
+        return all(b and b in b" \t\n\r" for b in firsts)
     following = controls_next(raw, named)
     return bool(following) and all(b.decode("latin-1") in following for b in firsts)
 
@@ -101,7 +106,8 @@ def raw_character_of_named_key(d: Divergence) -> bool:
     "key too (its value the additional schema or its own), and where a named key has a control "
     "character or a backslash the trie takes it raw (invalid JSON): with the property `foo\\nbar`, "
     "after `{\"foo` a raw newline; with `foo\\\\bar`, after `{\"foo\\\\` any character, an invalid "
-    "escape (the key-without-escapes trie's, docs/findings.md, X17)",
+    "escape (the key-without-escapes trie's, docs/findings.md, X17), and after `{\"foo\\\\\"` the key "
+    "ended: whitespace, a raw tab or newline inside the JSON string",
     cites=('RFC 8259 (JSON) §7 Strings: control characters U+0000-U+001F must be escaped; any character may be '
            'escaped (%s) (object keys are strings); JSON Schema 2020-12 Core §10.3.2.3 additionalProperties '
            '(the properties `properties` did not match) (%s)' % (_JSON, _CORE)))

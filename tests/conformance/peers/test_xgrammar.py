@@ -135,6 +135,19 @@ def test_pattern_without_escapes():
     assert not k.applies(Divergence(s, B, ids('"'), 1, [], [ord("d")]))
     plain = GrammarSpec("json_schema", schema={"type": "string"})
     assert not k.applies(Divergence(plain, B, ids('"'), 1, [], [ord("\\")]))
+    tab = GrammarSpec("json_schema", schema={"type": "string", "pattern": "^\\t$"})
+    assert k.applies(Divergence(tab, B, ids('"'), 1, [ord("\t")], [ord("\\")]))  # the pattern's tab written raw
+    assert not k.applies(Divergence(tab, B, ids('"'), 1, [ord("a")], [ord("\\")]))  # no control character
+
+
+def test_json_whitespace():
+    """Whitespace between JSON's tokens, not a raw tab or newline inside a string."""
+    k = known()["json-whitespace"]
+    s = GrammarSpec("json_schema", schema={"type": "object", "properties": {"a": {"type": "string"}}})
+    assert k.applies(Divergence(s, B, ids('{"a":'), 5, [ord("\t"), ord("\n")], []))
+    assert k.applies(Divergence(s, B, ids('{"a":'), 5, [], [ord(" ")]))
+    assert not k.applies(Divergence(s, B, ids('{"a": "x'), 8, [ord("\t")], []))  # inside the string
+    assert not k.applies(Divergence(s, B, ids('{"a'), 3, [ord("\n")], []))  # inside the key
 
 
 def test_no_answer_on_left_recursion():
@@ -441,6 +454,10 @@ def test_named_keys_by_raw_text():
     closed = dict(backslash, additionalProperties=False)  # where refimpl takes only the key's own escape
     assert not k.applies(_obj(closed, '{"foo\\', only_b=[ord("n")]))  # an escape: not the trie's
     assert not k.applies(_obj(newline, '{"foo\\', only_b=[ord("x")]))  # no named key has a backslash
+    # past the raw backslash, the quote ended the key `foo\` for xgrammar: whitespace may follow
+    assert k.applies(_obj(backslash, '{"foo\\"', only_b=[ord("\t"), ord("\n"), ord(" ")]))
+    assert not k.applies(_obj(backslash, '{"foo\\"', only_b=[1]))  # a raw U+0001: no whitespace
+    assert not k.applies(_obj(newline, '{"foo\\"', only_b=[ord("\t")]))  # no named key has a backslash
 
 
 def test_const_one_spelling():
