@@ -522,20 +522,21 @@ static struct {
     Py_ssize_t offset[ROW_FIELDS];  /* -1: not an object slot of `type` */
 } row_layout;
 
-/* The offsets of `type`'s fields (row_layout), found if it is not the class met last; NULL
-   with an exception. */
-static const Py_ssize_t *
-row_offsets(PyTypeObject *type)
+/* row_layout made `type`'s if it is not the class met last: 0, or -1 with an exception.
+   (Its readers check row_layout.type again after it: releasing the class met before may
+   run code that makes the layout another class's.) */
+static int
+row_learn(PyTypeObject *type)
 {
     if (type == row_layout.type)
-        return row_layout.offset;
+        return 0;
     Py_ssize_t offset[ROW_FIELDS];
     for (int f = 0; f < ROW_FIELDS; f++) {
         offset[f] = -1;
         PyObject *d = get_attr((PyObject *)type, row_fields[f]);  /* type.field: the descriptor itself */
         if (d == NULL) {
             if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-                return NULL;
+                return -1;
             PyErr_Clear();
             continue;
         }
@@ -546,39 +547,43 @@ row_offsets(PyTypeObject *type)
         }
         Py_DECREF(d);
     }
+    PyTypeObject *old = row_layout.type;  /* released once the new layout is whole */
     Py_INCREF(type);
-    Py_XSETREF(row_layout.type, type);
+    row_layout.type = type;
     memcpy(row_layout.offset, offset, sizeof offset);
-    return row_layout.offset;
+    Py_XDECREF(old);
+    return 0;
+}
+
+/* The slot of row.field, or NULL where the field is read through getattr/setattr (or
+   with an exception, if learning the row's class failed). */
+static PyObject **
+row_slot(PyObject *row, int field)
+{
+    if (row_learn(Py_TYPE(row)) < 0 || Py_TYPE(row) != row_layout.type || row_layout.offset[field] < 0)
+        return NULL;
+    return (PyObject **)((char *)row + row_layout.offset[field]);
 }
 
 /* row.field, a new reference (or NULL with an exception). */
 static PyObject *
 row_get(PyObject *row, int field)
 {
-    const Py_ssize_t *offset = row_offsets(Py_TYPE(row));
-    if (offset == NULL)
-        return NULL;
-    if (offset[field] >= 0) {
-        PyObject *v = *(PyObject **)((char *)row + offset[field]);
-        if (v != NULL) {
-            Py_INCREF(v);
-            return v;
-        }
+    PyObject **slot = row_slot(row, field);
+    if (slot != NULL && *slot != NULL) {
+        Py_INCREF(*slot);
+        return *slot;
     }
-    return get_attr(row, row_fields[field]);  /* or its AttributeError */
+    return PyErr_Occurred() ? NULL : get_attr(row, row_fields[field]);  /* or its AttributeError */
 }
 
 /* row.field = value: 0, or -1 with an exception. */
 static int
 row_set(PyObject *row, int field, PyObject *value)
 {
-    const Py_ssize_t *offset = row_offsets(Py_TYPE(row));
-    if (offset == NULL)
-        return -1;
-    if (offset[field] < 0)
-        return set_attr(row, row_fields[field], value);
-    PyObject **slot = (PyObject **)((char *)row + offset[field]);
+    PyObject **slot = row_slot(row, field);
+    if (slot == NULL)
+        return PyErr_Occurred() ? -1 : set_attr(row, row_fields[field], value);
     PyObject *old = *slot;
     Py_INCREF(value);
     *slot = value;
