@@ -114,13 +114,17 @@ def escape_in_string(b: int, in_string: bool, escaped: bool) -> bool:
     return in_string and (escaped or b == 0x5C)
 
 
+#: JSON's whitespace: space, tab, newline, carriage return (RFC 8259 §2)
+JSON_WHITESPACE = b" \t\n\r"
+
+
 def whitespace_between_tokens(b: int, in_string: bool, escaped: bool) -> bool:
-    """JSON whitespace (space, tab, newline, carriage return) outside strings (for `puts`).
+    """JSON whitespace outside strings (for `puts`).
 
     >>> puts(b'{"a":', b' "b\tc"', whitespace_between_tokens), puts(b'{"a": "', b'b\tc', whitespace_between_tokens)
     (True, False)
     """
-    return not in_string and b in b" \t\n\r"
+    return not in_string and b in JSON_WHITESPACE
 
 
 def raw_control_in_string(b: int, in_string: bool, escaped: bool) -> bool:

@@ -23,7 +23,16 @@ from typing import List
 from ...differences import KnownDifferences
 from ...divergence import Divergence
 from ...readings.json_schemas import schemas
-from ...readings.json_text import controls_next, decoded_chars, escape_in_string, in_key, open_string, puts, string_so_far
+from ...readings.json_text import (
+    JSON_WHITESPACE,
+    controls_next,
+    decoded_chars,
+    escape_in_string,
+    in_key,
+    open_string,
+    puts,
+    string_so_far,
+)
 from .reading import ESCAPED_NAMES, NON_POINTER_REF, PATTERN_ADDITIONAL, UNEVALUATED_FALSE, reading_explains
 
 JSON_SCHEMA_TEST_SUITE_DIFFERENCES = KnownDifferences()
@@ -94,7 +103,7 @@ def raw_character_of_named_key(d: Divergence) -> bool:
     if raw.endswith("\\") and named:
         return all(b and b not in _ESCAPES for b in firsts)
     if raw.endswith('\\"') and any(k.startswith(raw[:-1]) for k in keys):
-        return all(b and b in b" \t\n\r" for b in firsts)
+        return all(b and b in JSON_WHITESPACE for b in firsts)
     following = controls_next(raw, named)
     return bool(following) and all(b.decode("latin-1") in following for b in firsts)
 
