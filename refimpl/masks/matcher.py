@@ -196,15 +196,12 @@ class Matcher:
         self.recognizer = Recognizer(grammar.compiled, limits or grammar.limits, token_boundaries=True,
                                      row_builder=row_builder)
         self.tokens = TokenBinding(grammar.compiled, vocab)
-        self.reads_ids = bool(self.tokens)  # some token lexeme is read by id
-        self.n_tokens = len(vocab)
         self.lexeme_tokens = 0  # tokens that gave bytes to the pending lexeme (for budgets)
         self.trie = vocab.trie
         patterns = default_slices(vocab) if slices is None else tuple(slices)
         self.slicer = Slicer.of(vocab, patterns) if patterns else None
         self._slice_oracle = SliceOracle.of(self.slicer, self.recognizer.lexer) if self.slicer else None
         self._plans: Dict[int, Optional[Plan]] = {}  # lexer state -> the slicer's plan there (`_plan`)
-        self._whole = (self.trie,)  # the tries walked without a plan
         self.eos_consumed = False  # EOS consumed (stop_reason "eos")
         self._steps: List[Step] = []
         # what the last mask of the current state told (cleared by every move, `_moved`):
@@ -240,7 +237,7 @@ class Matcher:
 
     def _mask_flags(self) -> bytearray:
         """The flags of `mask()`, computed."""
-        n = self.n_tokens
+        n = len(self.vocab)
         walked = applied = 0
         if self.eos_consumed:
             flags = bytearray(n)
@@ -263,7 +260,7 @@ class Matcher:
             else:
                 flags, walked, applied = self._walked(state, top, n)
             # the bytes are the walk's; the rest as `Reading.how` reads it
-            if self.reads_ids:
+            if self.tokens:
                 self.tokens.allow(flags, token_lexemes(rec, self.tokens, state, top))
             if eos_reading(rec, state, top) != REFUSED:
                 for t in self.vocab.eos_token_ids:
@@ -283,7 +280,7 @@ class Matcher:
         tries: Sequence[TokenTrie]
         plan = self._plan(state)
         if plan is None:
-            flags, tries, applied = bytearray(n), self._whole, 0
+            flags, tries, applied = bytearray(n), (self.trie,), 0
         else:
             flags, tries, applied = bytearray(plan.flags), plan.tries, plan.applied
         tracer = rec.tracer
@@ -473,7 +470,7 @@ class Matcher:
     #: built from them (trie, slicer, token binding, index, mask cache). Every other
     #: attribute is the state of one generation, and a clone copies it.
     SHARED = frozenset(("grammar", "vocab", "backend", "_walk", "index", "tokens", "trie", "slicer",
-                        "_slice_oracle", "_plans", "_whole", "cache"))
+                        "_slice_oracle", "_plans", "cache"))
 
     def clone(self) -> "Matcher":
         """An independent matcher in the same state: consuming or rolling back one does not
